@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ktrace error convention.
+ *
+ * Every library function that can fail returns a negative errno-style code
+ * (-EINVAL, -ENOMEM, -EBADMSG for corrupt input, -ENODATA for truncated input,
+ * -EOVERFLOW for a size that does not fit) or NULL with errno set. Functions that
+ * take a `struct ktrace_error *` also leave a human-readable message there, with the
+ * file offset the problem was found at when there is one. The library never prints
+ * and never exits: the caller decides what to show.
+ */
+#ifndef KTRACE_ERROR_H
+#define KTRACE_ERROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KTRACE_ERROR_MESSAGE_MAX 256
+
+struct ktrace_error {
+	int code;              /* negative errno value; 0 when no error was recorded */
+	int has_offset;        /* offset below is meaningful */
+	uint64_t offset;       /* input offset the error refers to */
+	char message[KTRACE_ERROR_MESSAGE_MAX];
+};
+
+/* Records an error (if err is not NULL) and returns code, so that callers can write
+ * `return ktrace_error_set(err, -EINVAL, "bad %s", what);`. */
+int ktrace_error_set(struct ktrace_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Same, for an error found at an input offset. */
+int ktrace_error_at(struct ktrace_error *err, int code, uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void ktrace_error_clear(struct ktrace_error *err);
+
+/* "offset 0x1a2c: chunk size 9999999 exceeds file" (or the message alone when no offset
+ * is known, or strerror(-code) when no message was set). Returns buf. */
+const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

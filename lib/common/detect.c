@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* Format detection by content. Magic numbers first; raw ftrace pages last, since they
+ * have none and are recognised by their headers making sense. */
+#include <ktrace/detect.h>
+#include <ktrace/ftrace_pages.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "common/cursor.h"
+
+static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+static bool is_kcdata_begin(uint32_t type)
+{
+	switch (type) {
+	case 0x59a25807: /* stackshot */
+	case 0xDE17A59A: /* delta stackshot */
+	case 0xDEADF157: /* crash info */
+	case 0x53A20900: /* os reason */
+	case 0x1e21c09f: /* xnupost test config */
+	case 0x46414E47: /* btinfo */
+	case 0x434f4d50: /* compressed */
+		return true;
+	}
+	return false;
+}
+
+enum ktrace_format ktrace_detect_format(const void *head, size_t len)
+{
+	const uint8_t *p = head;
+	struct ktrace_pages_layout layout = { 0, 0, -1 };
+
+	if (len >= sizeof(tracedat_magic) && !memcmp(p, tracedat_magic, sizeof(tracedat_magic)))
+		return KTRACE_FORMAT_TRACEDAT;
+	if (len >= 4 && !memcmp(p, "\x7f" "ELF", 4))
+		return KTRACE_FORMAT_ELF;
+	if (len >= 8 && !memcmp(p, "KOFFBUF", 7))
+		return KTRACE_FORMAT_KOFF;
+	if (len >= 4) {
+		uint32_t w = kt_load_u32(p, false);
+
+		if (w == 0x55aa0300 || w == 0x00001000)
+			return KTRACE_FORMAT_DARWIN_V3;
+		if (w == 0x55aa0101 || w == 0x55aa0200)
+			return KTRACE_FORMAT_DARWIN_RAW;
+		if (len >= 16 && is_kcdata_begin(w))
+			return KTRACE_FORMAT_KCDATA;
+	}
+	if (ktrace_pages_detect(head, len, &layout) > 0)
+		return KTRACE_FORMAT_FTRACE_PAGES;
+	return KTRACE_FORMAT_UNKNOWN;
+}
+
+const char *ktrace_format_name(enum ktrace_format format)
+{
+	switch (format) {
+	case KTRACE_FORMAT_FTRACE_PAGES: return "ftrace ring-buffer pages";
+	case KTRACE_FORMAT_TRACEDAT:     return "trace-cmd trace.dat";
+	case KTRACE_FORMAT_DARWIN_V3:    return "Darwin ktrace file (V3)";
+	case KTRACE_FORMAT_DARWIN_RAW:   return "Darwin kdebug raw stream";
+	case KTRACE_FORMAT_KCDATA:       return "kcdata";
+	case KTRACE_FORMAT_KOFF:         return "KOFF trace buffer";
+	case KTRACE_FORMAT_ELF:          return "ELF file";
+	case KTRACE_FORMAT_UNKNOWN:      break;
+	}
+	return "unknown";
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/* Input sources: mmap for regular files, a forward-only window buffer for streams. */
+#include <ktrace/input.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ktrace_input {
+	char *name;
+	int fd;                 /* -1 for memory inputs */
+	bool owns_fd;
+	bool mapped;            /* data/size hold the whole input */
+	bool munmap_on_close;
+	const uint8_t *data;
+	size_t size;
+	/* stream window: bytes [win_off, win_off + win_len) of the input */
+	uint8_t *win;
+	size_t win_cap;
+	size_t win_len;
+	uint64_t win_off;
+	bool eof;
+};
+
+static struct ktrace_input *input_new(const char *name)
+{
+	struct ktrace_input *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->name = strdup(name ? name : "(input)");
+	if (!in->name) {
+		free(in);
+		return NULL;
+	}
+	in->fd = -1;
+	return in;
+}
+
+int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace_error *err)
+{
+	struct ktrace_input *in;
+	struct stat st;
+	bool is_stdin = strcmp(path, "-") == 0;
+
+	*out = NULL;
+	in = input_new(is_stdin ? "(stdin)" : path);
+	if (!in)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (is_stdin) {
+		in->fd = STDIN_FILENO;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			int e = errno;
+
+			ktrace_input_close(in);
+			return ktrace_error_set(err, -e, "%s", strerror(e));
+		}
+		in->owns_fd = true;
+	}
+	if (fstat(in->fd, &st) < 0) {
+		int e = errno;
+
+		ktrace_input_close(in);
+		return ktrace_error_set(err, -e, "%s", strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ktrace_input_close(in);
+		return ktrace_error_set(err, -EISDIR, "is a directory");
+	}
+	/* Regular files with a size are mapped; tracefs and procfs files report size 0
+	 * and are read as streams, like pipes. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *map;
+
+		if ((uint64_t)st.st_size > SIZE_MAX) {
+			ktrace_input_close(in);
+			return ktrace_error_set(err, -EFBIG, "file too large to map");
+		}
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in->fd, 0);
+		if (map != MAP_FAILED) {
+			madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+			in->data = map;
+			in->size = (size_t)st.st_size;
+			in->mapped = true;
+			in->munmap_on_close = true;
+		}
+	}
+	*out = in;
+	return 0;
+}
+
+int ktrace_input_from_memory(const void *data, size_t len, const char *name,
+			     struct ktrace_input **out, struct ktrace_error *err)
+{
+	struct ktrace_input *in = input_new(name);
+
+	*out = NULL;
+	if (!in)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	in->data = data;
+	in->size = len;
+	in->mapped = true;
+	*out = in;
+	return 0;
+}
+
+void ktrace_input_close(struct ktrace_input *in)
+{
+	if (!in)
+		return;
+	if (in->munmap_on_close && in->size)
+		munmap((void *)in->data, in->size);
+	if (in->owns_fd && in->fd >= 0)
+		close(in->fd);
+	free(in->win);
+	free(in->name);
+	free(in);
+}
+
+const char *ktrace_input_name(const struct ktrace_input *in)
+{
+	return in->name;
+}
+
+int64_t ktrace_input_size(const struct ktrace_input *in)
+{
+	return in->mapped ? (int64_t)in->size : -1;
+}
+
+bool ktrace_input_is_mapped(const struct ktrace_input *in)
+{
+	return in->mapped;
+}
+
+const uint8_t *ktrace_input_data(const struct ktrace_input *in)
+{
+	return in->mapped ? in->data : NULL;
+}
+
+/* Reads more bytes into the window until it holds want bytes or the input ends. */
+static int window_fill(struct ktrace_input *in, size_t want, struct ktrace_error *err)
+{
+	if (want > in->win_cap) {
+		size_t cap = in->win_cap ? in->win_cap : 65536;
+		uint8_t *p;
+
+		while (cap < want)
+			cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+		p = realloc(in->win, cap);
+		if (!p)
+			return ktrace_error_set(err, -ENOMEM, "out of memory (%zu byte window)", cap);
+		in->win = p;
+		in->win_cap = cap;
+	}
+	while (in->win_len < want && !in->eof) {
+		ssize_t n = read(in->fd, in->win + in->win_len, in->win_cap - in->win_len);
+
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			return ktrace_error_at(err, -e, in->win_off + in->win_len, "read: %s",
+					       strerror(e));
+		}
+		if (n == 0)
+			in->eof = true;
+		in->win_len += (size_t)n;
+	}
+	return 0;
+}
+
+/* Moves the window start to offset, dropping what lies before it. */
+static int window_seek(struct ktrace_input *in, uint64_t offset, struct ktrace_error *err)
+{
+	uint64_t end;
+
+	if (offset < in->win_off)
+		return ktrace_error_at(err, -ESPIPE, offset,
+				       "cannot go back in a stream (window starts at 0x%llx)",
+				       (unsigned long long)in->win_off);
+	end = in->win_off + in->win_len;
+	if (offset <= end) {
+		size_t drop = (size_t)(offset - in->win_off);
+
+		memmove(in->win, in->win + drop, in->win_len - drop);
+		in->win_len -= drop;
+		in->win_off = offset;
+		return 0;
+	}
+	/* Skip forward through bytes nobody asked for. */
+	in->win_off = end;
+	in->win_len = 0;
+	while (in->win_off < offset && !in->eof) {
+		uint64_t gap = offset - in->win_off;
+		size_t chunk = gap > 65536 ? 65536 : (size_t)gap;
+		int ret = window_fill(in, chunk, err);
+
+		if (ret)
+			return ret;
+		chunk = in->win_len < chunk ? in->win_len : chunk;
+		memmove(in->win, in->win + chunk, in->win_len - chunk);
+		in->win_len -= chunk;
+		in->win_off += chunk;
+	}
+	return 0;
+}
+
+int64_t ktrace_input_peek(struct ktrace_input *in, uint64_t offset, size_t len,
+			  const uint8_t **out, struct ktrace_error *err)
+{
+	int ret;
+
+	*out = NULL;
+	if (in->mapped) {
+		if (offset >= in->size)
+			return 0;
+		*out = in->data + offset;
+		return (int64_t)(in->size - offset < len ? in->size - offset : len);
+	}
+	ret = window_seek(in, offset, err);
+	if (ret)
+		return ret;
+	if (in->win_off != offset)
+		return 0;  /* the stream ended before offset */
+	ret = window_fill(in, len, err);
+	if (ret)
+		return ret;
+	*out = in->win;
+	return (int64_t)(in->win_len < len ? in->win_len : len);
+}
+
+int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
+		     const uint8_t **out, struct ktrace_error *err)
+{
+	int64_t got = ktrace_input_peek(in, offset, len, out, err);
+
+	if (got < 0)
+		return (int)got;
+	if ((uint64_t)got < len) {
+		*out = NULL;
+		return ktrace_error_at(err, -ENODATA, offset,
+				       "truncated: need %zu bytes, input ends after %lld", len,
+				       (long long)got);
+	}
+	return 0;
+}

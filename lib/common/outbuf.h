@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Buffered output for report-style printing: writes to a file descriptor in large
+ * blocks, with fast integer formatting. The first write error is kept and returned
+ * by kt_out_flush (EPIPE included, so `ktrace report | head` stops quietly).
+ */
+#ifndef KTRACE_COMMON_OUTBUF_H
+#define KTRACE_COMMON_OUTBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KT_OUT_SIZE (256 * 1024)
+
+struct kt_out {
+	int fd;
+	int error;        /* first negative errno from write, 0 if none */
+	size_t len;
+	char buf[KT_OUT_SIZE];
+};
+
+void kt_out_init(struct kt_out *o, int fd);
+int kt_out_flush(struct kt_out *o);
+void kt_out_write(struct kt_out *o, const void *p, size_t n);
+void kt_out_printf(struct kt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal, right-aligned in width (0: no padding). */
+void kt_out_u64(struct kt_out *o, uint64_t v, int width);
+void kt_out_i64(struct kt_out *o, int64_t v, int width);
+/* Lower-case hex without prefix, zero-padded to digits (0: no padding). */
+void kt_out_hex(struct kt_out *o, uint64_t v, int digits);
+void kt_out_spaces(struct kt_out *o, int n);
+
+static inline void kt_out_putc(struct kt_out *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		kt_out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+static inline void kt_out_puts(struct kt_out *o, const char *s)
+{
+	kt_out_write(o, s, strlen(s));
+}
+
+/* Formats v in decimal at the end of buf[0..32); returns the first digit. */
+char *kt_fmt_u64(char buf[32], uint64_t v);
+
+#endif

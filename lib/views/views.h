@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Views: what the CLI prints, one function per format and report style. */
+#ifndef KTRACE_VIEWS_H
+#define KTRACE_VIEWS_H
+
+#include <ktrace/error.h>
+#include <ktrace/ftrace_pages.h>
+#include <ktrace/input.h>
+
+#include "common/outbuf.h"
+
+/*
+ * Lists every sub-buffer of a raw ring-buffer dump and every event in it: file
+ * offset, timestamp, length, event id, and lost-event counts. layout fields left at
+ * their "detect" values are inferred. Returns 0, or a negative error code with err set
+ * (after printing everything that could be read) for truncated or corrupt input.
+ */
+int ktrace_view_pages(struct ktrace_input *in, struct ktrace_pages_layout *layout,
+		      struct kt_out *out, struct ktrace_error *err);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* The ktrace command line: one file per subcommand, each defining a cli_command. */
+#ifndef KTRACE_CLI_H
+#define KTRACE_CLI_H
+
+#include <ktrace/error.h>
+
+/* Exit statuses of every subcommand. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+struct cli_command {
+	const char *name;
+	const char *summary;     /* one line for `ktrace --help` */
+	const char *help;        /* the full manual text for `ktrace help NAME` */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cli_command cli_report;
+
+/* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
+void cli_error(const char *file, const struct ktrace_error *err);
+void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* For a bad option: the message, then "Try 'ktrace help NAME'." Returns CLI_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a command's manual to stdout. */
+void cli_print_help(const struct cli_command *cmd);
+/* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
+int cli_parse_size(const char *s, unsigned long long *out);
+
+#endif

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* ktrace report: print the contents of any supported trace file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ktrace/detect.h>
+#include <ktrace/ftrace_pages.h>
+#include <ktrace/input.h>
+
+#include "cli.h"
+#include "views/views.h"
+
+static const char report_help[] =
+"NAME\n"
+"    ktrace report - print the records of a trace file\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace report [OPTIONS] [-i] FILE\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads FILE (or standard input when FILE is '-') and prints its records. The\n"
+"    format is recognised by content:\n"
+"\n"
+"    raw ftrace ring-buffer dump\n"
+"        A copy of tracefs per_cpu/cpuN/trace_pipe_raw: a sequence of sub-buffers.\n"
+"        ktrace infers the sub-buffer size (4 KiB, or larger with Linux 6.8+\n"
+"        buffer_subbuf_size_kb), the kernel's long size and byte order from the\n"
+"        sub-buffer headers, then lists every sub-buffer (file offset, timestamp,\n"
+"        commit size, events lost before it) and every event in it (file offset of\n"
+"        its header, timestamp, payload length, event id).\n"
+"\n"
+"    A corrupt or truncated input is reported on standard error as\n"
+"    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
+"    been printed, and the exit status is 1.\n"
+"\n"
+"OPTIONS\n"
+"    -i FILE\n"
+"        The input file (the same as giving FILE as an argument).\n"
+"    --pages\n"
+"        Treat the input as a raw ring-buffer dump whatever its content looks like.\n"
+"    --page-size SIZE\n"
+"        Sub-buffer size of a raw dump, in bytes (suffixes k and M accepted).\n"
+"    --long-size 4|8\n"
+"        Size of the traced kernel's long: 8 for 64-bit kernels, 4 for 32-bit ones.\n"
+"    --endian little|big\n"
+"        Byte order of the traced kernel.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace report examples/sched_cpu0.trace_pipe_raw\n"
+"    cat /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw | ktrace report -\n"
+"    ktrace report --pages --long-size 4 cpu0-32.raw\n"
+"\n"
+"EXIT STATUS\n"
+"    0 when the whole input was read, 1 for unreadable, corrupt or truncated input,\n"
+"    2 for usage errors.\n";
+
+enum { OPT_PAGES = 256, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN };
+
+static const struct option report_options[] = {
+	{ "pages",     no_argument,       NULL, OPT_PAGES },
+	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+	{ "long-size", required_argument, NULL, OPT_LONG_SIZE },
+	{ "endian",    required_argument, NULL, OPT_ENDIAN },
+	{ "input",     required_argument, NULL, 'i' },
+	{ "help",      no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct report_opts {
+	const char *file;
+	bool force_pages;
+	struct ktrace_pages_layout layout;
+};
+
+static int parse_options(int argc, char **argv, struct report_opts *o)
+{
+	unsigned long long v;
+	int c;
+
+	o->layout.big_endian = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", report_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->file = optarg;
+			break;
+		case OPT_PAGES:
+			o->force_pages = true;
+			break;
+		case OPT_PAGE_SIZE:
+			if (cli_parse_size(optarg, &v) || v < 64 || v > (1ULL << 27) || (v & 7))
+				return cli_usage_error("report", "invalid page size '%s'", optarg);
+			o->layout.page_size = (size_t)v;
+			o->force_pages = true;
+			break;
+		case OPT_LONG_SIZE:
+			if (strcmp(optarg, "4") && strcmp(optarg, "8"))
+				return cli_usage_error("report", "--long-size must be 4 or 8");
+			o->layout.long_size = atoi(optarg);
+			o->force_pages = true;
+			break;
+		case OPT_ENDIAN:
+			if (!strcmp(optarg, "little"))
+				o->layout.big_endian = 0;
+			else if (!strcmp(optarg, "big"))
+				o->layout.big_endian = 1;
+			else
+				return cli_usage_error("report", "--endian must be little or big");
+			o->force_pages = true;
+			break;
+		case 'h':
+			cli_print_help(&cli_report);
+			exit(CLI_OK);
+		default:
+			return cli_usage_error("report", "invalid option");
+		}
+	}
+	if (optind < argc) {
+		if (o->file || optind + 1 < argc)
+			return cli_usage_error("report", "one input file, please");
+		o->file = argv[optind];
+	}
+	if (!o->file)
+		return cli_usage_error("report", "no input file");
+	return CLI_OK;
+}
+
+static int run_report(int argc, char **argv)
+{
+	struct report_opts opts = { 0 };
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in = NULL;
+	enum ktrace_format format;
+	const uint8_t *head;
+	struct kt_out *out;
+	int64_t got;
+	int ret;
+
+	ret = parse_options(argc, argv, &opts);
+	if (ret)
+		return ret;
+	if (ktrace_input_open(opts.file, &in, &err) < 0) {
+		cli_error(opts.file, &err);
+		return CLI_FAILED;
+	}
+	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
+	if (got < 0) {
+		cli_error(opts.file, &err);
+		ktrace_input_close(in);
+		return CLI_FAILED;
+	}
+	format = opts.force_pages ? KTRACE_FORMAT_FTRACE_PAGES
+				  : ktrace_detect_format(head, (size_t)got);
+
+	out = malloc(sizeof(*out));
+	if (!out) {
+		cli_errorf(opts.file, "out of memory");
+		ktrace_input_close(in);
+		return CLI_FAILED;
+	}
+	kt_out_init(out, STDOUT_FILENO);
+	switch (format) {
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		ret = ktrace_view_pages(in, &opts.layout, out, &err);
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");
+		break;
+	default:
+		ret = ktrace_error_set(&err, -ENOTSUP, "%s: not supported yet",
+				       ktrace_format_name(format));
+		break;
+	}
+	/* Whatever was read is printed before the error that stopped the reading. */
+	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
+		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	if (ret < 0)
+		cli_error(opts.file, &err);
+	free(out);
+	ktrace_input_close(in);
+	return ret < 0 ? CLI_FAILED : CLI_OK;
+}
+
+const struct cli_command cli_report = {
+	.name = "report",
+	.summary = "print the records of a trace file (any supported format)",
+	.help = report_help,
+	.run = run_report,
+};
