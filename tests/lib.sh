@@ -1,0 +1,22 @@
+# Shell helpers for script tests (sourced). Each check prints "ok - name" or
+# "not ok - name", which tests/run.sh counts.
+# Environment: B (build dir), KTRACE (the CLI), SHARED (../shared), TMP (scratch dir).
+: "${B:=build}"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+KTRACE="$ROOT/$B/ktrace"
+SHARED="$ROOT/../shared"
+TMP=${TMPDIR:-/tmp}/ktrace-test.$$.$(basename "$0" .sh)
+mkdir -p "$TMP"
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1"; }
+# check NAME COMMAND...: passes when COMMAND exits 0
+check() {
+	name=$1; shift
+	if "$@" >"$TMP/check.out" 2>&1; then ok "$name"; else not_ok "$name"; sed 's/^/#   /' "$TMP/check.out" | head -20; fi
+}
+# check_same NAME FILE1 FILE2: passes when both files are byte-identical
+check_same() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -20 | sed 's/^/#   /'; fi
+}
