@@ -102,7 +102,7 @@ $(B)/.test-deps:
 
 check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(TEST_ALL)
-	@B=$(B) ./tests/run.sh
+	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40
@@ -116,6 +116,7 @@ fuzz:
 	        -o build-fuzz/$$n $$f $(LIB_SRC) $(LIBS) -pthread || exit 1; done
 
 bench: all
+	@./scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -C bench B=../$(B)
 
 install: all
