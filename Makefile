@@ -80,10 +80,12 @@ $(SHARED): $(LIB_OBJ) lib/libktrace.map
 $(CLI): $(CLI_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS)
 
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	     -e 's|@VERSION@|$(VERSION)|'
+
 $(PCFILE): ktrace.pc.in Makefile
 	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 $(B)/tests/%: tests/%.c tests/testlib.h $(STATIC)
 	@mkdir -p $(dir $@)
@@ -127,7 +129,7 @@ install: all
 	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
 	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/ktrace/
-	install -m 644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(PC_SED) ktrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 
 uninstall:
