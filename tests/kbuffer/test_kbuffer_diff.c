@@ -405,41 +405,25 @@ static uint8_t *read_zst(const char *path, size_t *len)
 
 static struct stats recorded_total;
 
-static void shared_schedviz(void)
+/* One of the shared conformance dumps, as recorded and (optionally) converted. */
+static void compare_shared(const char *name, int long_size, bool converted)
 {
+	char path[256];
 	size_t len;
-	uint8_t *d = read_file("../shared/data/ftrace/schedviz_cpu0.trace_pipe_raw", &len);
+	uint8_t *d;
 	struct stats t = { 0 };
 
+	snprintf(path, sizeof(path), "../shared/data/ftrace/%s.trace_pipe_raw", name);
+	d = read_file(path, &len);
 	CHECK(d != NULL);
 	if (d)
-		compare_dump("schedviz_cpu0", d, len, 8, false, true, &t);
+		compare_dump(name, d, len, long_size, false, converted, &t);
 	free(d);
 }
 
-static void shared_synthetic_edge(void)
-{
-	size_t len;
-	uint8_t *d = read_file("../shared/data/ftrace/synthetic_edge_cpu0.trace_pipe_raw", &len);
-	struct stats t = { 0 };
-
-	CHECK(d != NULL);
-	if (d)
-		compare_dump("synthetic_edge_cpu0", d, len, 8, false, true, &t);
-	free(d);
-}
-
-static void shared_schedviz_32bit(void)
-{
-	size_t len;
-	uint8_t *d = read_file("../shared/data/ftrace/schedviz_cpu0-32.trace_pipe_raw", &len);
-	struct stats t = { 0 };
-
-	CHECK(d != NULL);
-	if (d)
-		compare_dump("schedviz_cpu0-32", d, len, 4, false, false, &t);
-	free(d);
-}
+static void shared_schedviz(void) { compare_shared("schedviz_cpu0", 8, true); }
+static void shared_synthetic_edge(void) { compare_shared("synthetic_edge_cpu0", 8, true); }
+static void shared_schedviz_32bit(void) { compare_shared("schedviz_cpu0-32", 4, false); }
 
 /* Every recorded dump: several MB of real pages with many event types and lost events. */
 static void recorded_dumps(void)
