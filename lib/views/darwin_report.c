@@ -195,8 +195,14 @@ static void event_text(const struct ktrace_kdebug_info *info,
 		       const struct ktrace_kdebug_event *ev, char out[33])
 {
 	size_t w = info->is64 ? 8 : 4, n = 0;
+	int first = 0;
 
-	for (int a = 0; a < 4; a++)
+	/* kdebug_trace_string(): the first event of a string (START) carries the string's
+	 * debugid and id in arg1/arg2, the text in arg3/arg4; later ones text only. */
+	if (KTRACE_KDEBUG_EVENTID(ev->debugid) == KTRACE_TRACE_STRING_GLOBAL &&
+	    (ev->debugid & KTRACE_KDEBUG_FUNC_START))
+		first = 2;
+	for (int a = first; a < 4; a++)
 		for (size_t b = 0; b < w; b++)
 			out[n++] = (char)(ev->arg[a] >> (8 * b));
 	out[n] = 0;
