@@ -133,44 +133,139 @@ static void intervals_free(struct intervals *iv)
 	free(iv->nodes);
 }
 
-/* --- output ------------------------------------------------------------------- */
+/* --- output: each line is built in a local buffer, then written at once ----------- */
 
-static void pad_right(struct kt_out *o, size_t written, size_t width)
+#define LINE_MAX_BYTES 2048
+
+struct line {
+	char b[LINE_MAX_BYTES];
+	size_t n;
+};
+
+static void l_putc(struct line *l, char c)
 {
-	if (written < width)
-		kt_out_spaces(o, (int)(width - written));
+	if (l->n < LINE_MAX_BYTES)
+		l->b[l->n++] = c;
 }
 
-static void put_time_col(struct kt_out *o, uint64_t ns, int width)
+static void l_mem(struct line *l, const char *s, size_t n)
 {
-	char digits[32];
-	int len = 10 + (int)strlen(kt_fmt_u64(digits, ns / 1000000000ULL));
-
-	if (len < width)
-		kt_out_spaces(o, width - len);
-	kt_darwin_put_time(o, ns);
+	if (n > LINE_MAX_BYTES - l->n)
+		n = LINE_MAX_BYTES - l->n;
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
 }
 
-static void put_hex(struct kt_out *o, uint64_t v)
+static void l_str(struct line *l, const char *s)
 {
-	kt_out_puts(o, "0x");
-	kt_out_hex(o, v, 0);
+	l_mem(l, s, strlen(s));
 }
 
-static void put_hex_col(struct kt_out *o, uint64_t v, int width)
+static void l_spaces(struct line *l, size_t n)
 {
-	int digits = 1;
-
-	for (uint64_t t = v >> 4; t; t >>= 4)
-		digits++;
-	if (digits + 2 < width)
-		kt_out_spaces(o, width - digits - 2);
-	put_hex(o, v);
+	if (n > LINE_MAX_BYTES - l->n)
+		n = LINE_MAX_BYTES - l->n;
+	memset(l->b + l->n, ' ', n);
+	l->n += n;
 }
 
-static void put_i64_col(struct kt_out *o, int64_t v, int width)
+/* Decimal, right-aligned in width. */
+static void l_u64(struct line *l, uint64_t v, size_t width)
 {
-	kt_out_i64(o, v, width);
+	char buf[32], *d = kt_fmt_u64(buf, v);
+	size_t n = (size_t)(buf + 31 - d);
+
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+static void l_i64(struct line *l, int64_t v, size_t width)
+{
+	char buf[32], *d = kt_fmt_u64(buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	size_t n = (size_t)(buf + 31 - d);
+
+	if (v < 0) {
+		*--d = '-';
+		n++;
+	}
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* 0x-prefixed hex, right-aligned in width. */
+static void l_hex(struct line *l, uint64_t v, size_t width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[20], *d = buf + sizeof(buf);
+	size_t n;
+
+	do {
+		*--d = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	*--d = 'x';
+	*--d = '0';
+	n = (size_t)(buf + sizeof(buf) - d);
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* Seconds with 9 decimals, right-aligned in width. */
+static void l_time(struct line *l, uint64_t ns, size_t width)
+{
+	char buf[40], *d = buf + sizeof(buf);
+	uint64_t frac = ns % 1000000000ULL, sec = ns / 1000000000ULL;
+	size_t n;
+
+	for (int i = 0; i < 9; i++) {
+		*--d = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	*--d = '.';
+	do {
+		*--d = (char)('0' + sec % 10);
+		sec /= 10;
+	} while (sec);
+	n = (size_t)(buf + sizeof(buf) - d);
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* Text with non-printable bytes as '?', optionally CSV-quoted; left-aligned in width. */
+static void l_text(struct line *l, const char *s, size_t max, bool csv, size_t width)
+{
+	size_t n = 0;
+	char *d;
+
+	/* Room for the worst case: every byte doubled, two quotes, the padding. */
+	if (LINE_MAX_BYTES - l->n < 2 * max + 2 + width) {
+		size_t room = LINE_MAX_BYTES - l->n;
+
+		if (room < 2 + width)
+			return;      /* cannot happen: lines are far shorter than the buffer */
+		max = (room - 2 - width) / 2;
+	}
+	d = l->b + l->n;
+	if (csv)
+		*d++ = '"';
+	for (; n < max && s[n]; n++) {
+		unsigned char ch = (unsigned char)s[n];
+
+		if (ch < 0x20 || ch >= 0x7f)
+			ch = '?';
+		else if (csv && ch == '"')
+			*d++ = '"';
+		*d++ = (char)ch;
+	}
+	if (csv)
+		*d++ = '"';
+	for (; n < width; n++)
+		*d++ = ' ';
+	l->n = (size_t)(d - l->b);
 }
 
 static const char *func_name(uint32_t debugid)
@@ -208,6 +303,32 @@ static void event_text(const struct ktrace_kdebug_info *info,
 	out[n] = 0;
 }
 
+/* Event names, cached per event id (a direct-mapped cache). */
+#define NAME_CACHE 4096
+
+struct name_slot {
+	uint32_t id;
+	bool used;
+	const char *name;
+	char buf[64];
+};
+
+static const char *cached_name(struct name_slot *cache, const struct ktrace_kdebug_codes *codes,
+			       uint32_t debugid)
+{
+	uint32_t id = KTRACE_KDEBUG_EVENTID(debugid);
+	struct name_slot *s = &cache[(id ^ (id >> 12) ^ (id >> 24)) & (NAME_CACHE - 1)];
+
+	if (!s->used || s->id != id) {
+		const char *n = codes ? ktrace_kdebug_codes_lookup(codes, id) : NULL;
+
+		s->used = true;
+		s->id = id;
+		s->name = n ? n : ktrace_kdebug_builtin_name(id, s->buf, sizeof(s->buf));
+	}
+	return s->name;
+}
+
 struct report_state {
 	const struct ktrace_darwin_view_opts *o;
 	const struct ktrace_kdebug_info *info;
@@ -216,6 +337,8 @@ struct report_state {
 	uint64_t read, shown, lost_markers;
 	uint64_t prev_ns;
 	bool have_prev;
+	struct line line;
+	struct name_slot names[NAME_CACHE];
 };
 
 static bool wanted(struct report_state *st, const struct ktrace_kdebug_event *ev,
@@ -242,83 +365,84 @@ static void print_event(struct report_state *st, struct kt_out *out,
 			const struct ktrace_kdebug_event *ev, const struct ktrace_kdebug_thread *t,
 			bool has_elapsed, uint64_t elapsed)
 {
-	const struct ktrace_darwin_view_opts *o = st->o;
-	char namebuf[64], text[33];
-	const char *name = kt_darwin_event_name(o->codes, ev->debugid, namebuf, sizeof(namebuf));
+	const char *name = cached_name(st->names, st->o->codes, ev->debugid);
+	const char *func = func_name(ev->debugid);
 	int64_t delta = st->have_prev ? (int64_t)(ev->ns - st->prev_ns) : 0;
+	struct line *l = &st->line;
+	char text[33];
 
 	st->prev_ns = ev->ns;
 	st->have_prev = true;
-	if (o->csv) {
-		kt_out_u64(out, ev->ns, 0);
-		kt_out_putc(out, ',');
-		kt_out_i64(out, delta, 0);
-		kt_out_putc(out, ',');
-		kt_out_u64(out, ev->cpu, 0);
-		kt_out_putc(out, ',');
-		put_hex(out, ev->thread);
-		kt_out_putc(out, ',');
+	l->n = 0;
+	if (st->o->csv) {
+		l_u64(l, ev->ns, 0);
+		l_putc(l, ',');
+		l_i64(l, delta, 0);
+		l_putc(l, ',');
+		l_u64(l, ev->cpu, 0);
+		l_putc(l, ',');
+		l_hex(l, ev->thread, 0);
+		l_putc(l, ',');
 		if (t) {
-			kt_out_i64(out, t->pid, 0);
-			kt_out_putc(out, ',');
-			kt_darwin_put_text(out, t->command, 20, KT_QUOTE_CSV);
+			l_i64(l, t->pid, 0);
+			l_putc(l, ',');
+			l_text(l, t->command, 20, true, 0);
 		} else {
-			kt_out_putc(out, ',');
+			l_putc(l, ',');
 		}
-		kt_out_puts(out, ",0x");
-		kt_out_hex(out, ev->debugid, 8);
-		kt_out_putc(out, ',');
-		kt_out_u64(out, KTRACE_KDEBUG_CLASS(ev->debugid), 0);
-		kt_out_putc(out, ',');
-		kt_out_u64(out, KTRACE_KDEBUG_SUBCLASS(ev->debugid), 0);
-		kt_out_putc(out, ',');
-		kt_out_u64(out, KTRACE_KDEBUG_CODE(ev->debugid), 0);
-		kt_out_putc(out, ',');
-		kt_out_puts(out, func_name(ev->debugid));
-		kt_out_putc(out, ',');
-		kt_darwin_put_text(out, name, 256, KT_QUOTE_CSV);
+		l_str(l, ",0x");
+		for (int shift = 28; shift >= 0; shift -= 4)
+			l_putc(l, "0123456789abcdef"[(ev->debugid >> shift) & 15]);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_KDEBUG_CLASS(ev->debugid), 0);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_KDEBUG_SUBCLASS(ev->debugid), 0);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_KDEBUG_CODE(ev->debugid), 0);
+		l_putc(l, ',');
+		l_str(l, func);
+		l_putc(l, ',');
+		l_text(l, name, 256, true, 0);
 		for (int a = 0; a < 4; a++) {
-			kt_out_putc(out, ',');
-			put_hex(out, ev->arg[a]);
+			l_putc(l, ',');
+			l_hex(l, ev->arg[a], 0);
 		}
-		kt_out_putc(out, ',');
+		l_putc(l, ',');
 		if (has_elapsed)
-			kt_out_u64(out, elapsed, 0);
-		kt_out_putc(out, '\n');
-		return;
-	}
-	put_time_col(out, ev->ns, 20);
-	put_i64_col(out, delta, 13);
-	kt_out_u64(out, ev->cpu, 5);
-	kt_out_putc(out, ' ');
-	put_hex_col(out, ev->thread, 12);
-	if (t) {
-		put_i64_col(out, t->pid, 8);
-		kt_out_putc(out, ' ');
-		pad_right(out, kt_darwin_put_text(out, t->command, 20, KT_QUOTE_NONE), 16);
+			l_u64(l, elapsed, 0);
 	} else {
-		kt_out_puts(out, "       - -               ");
+		l_time(l, ev->ns, 20);
+		l_i64(l, delta, 13);
+		l_u64(l, ev->cpu, 5);
+		l_hex(l, ev->thread, 13);
+		if (t) {
+			l_i64(l, t->pid, 8);
+			l_putc(l, ' ');
+			l_text(l, t->command, 20, false, 16);
+		} else {
+			l_str(l, "       - -               ");
+		}
+		l_putc(l, ' ');
+		l_text(l, func, 5, false, 5);
+		l_putc(l, ' ');
+		l_text(l, name, 256, false, 32);
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ' ');
+			l_hex(l, ev->arg[a], 0);
+		}
+		if (is_string_event(ev->debugid)) {
+			event_text(st->info, ev, text);
+			l_str(l, " \"");
+			l_text(l, text, 32, false, 0);
+			l_putc(l, '"');
+		}
+		if (has_elapsed) {
+			l_str(l, " elapsed_ns=");
+			l_u64(l, elapsed, 0);
+		}
 	}
-	kt_out_putc(out, ' ');
-	kt_out_puts(out, func_name(ev->debugid));
-	pad_right(out, strlen(func_name(ev->debugid)), 5);
-	kt_out_putc(out, ' ');
-	pad_right(out, kt_darwin_put_text(out, name, 256, KT_QUOTE_NONE), 32);
-	for (int a = 0; a < 4; a++) {
-		kt_out_putc(out, ' ');
-		put_hex(out, ev->arg[a]);
-	}
-	if (is_string_event(ev->debugid)) {
-		event_text(st->info, ev, text);
-		kt_out_puts(out, " \"");
-		kt_darwin_put_text(out, text, 32, KT_QUOTE_NONE);
-		kt_out_putc(out, '"');
-	}
-	if (has_elapsed) {
-		kt_out_puts(out, " elapsed_ns=");
-		kt_out_u64(out, elapsed, 0);
-	}
-	kt_out_putc(out, '\n');
+	l_putc(l, '\n');
+	kt_out_write(out, l->b, l->n);
 }
 
 /* Non-event chunks of a mapped V3 file, listed as comments before the events. */
@@ -349,56 +473,62 @@ static void list_other_chunks(struct ktrace_kdebug *k, struct kt_out *out)
 int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_darwin_view_opts *o,
 			      struct kt_out *out, struct ktrace_error *err)
 {
-	struct report_state st = { .o = o };
+	struct report_state *stp = calloc(1, sizeof(*stp));
 	struct ktrace_kdebug_event ev;
 	char desc[128];
 	int ret;
 
-	ret = ktrace_kdebug_open(in, &o->kdebug, &st.k, err);
-	if (ret < 0)
+	if (!stp)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	stp->o = o;
+	ret = ktrace_kdebug_open(in, &o->kdebug, &stp->k, err);
+	if (ret < 0) {
+		free(stp);
 		return ret;
-	st.info = ktrace_kdebug_get_info(st.k);
+	}
+	stp->info = ktrace_kdebug_get_info(stp->k);
 	if (o->csv) {
 		kt_out_puts(out, "time_ns,delta_ns,cpu,thread,pid,process,debugid,class,subclass,"
 				 "code,func,event,arg1,arg2,arg3,arg4,elapsed_ns\n");
 	} else {
 		kt_out_printf(out, "# %s: %s, %s kd_buf\n", ktrace_input_name(in),
-			      kt_darwin_format_desc(st.info, desc, sizeof(desc)),
-			      st.info->is64 ? "64-bit" : "32-bit");
-		kt_out_printf(out, "# timebase %" PRIu64 "/%" PRIu64 "%s, ", st.info->timebase_numer,
-			      st.info->timebase_denom, st.info->timebase_known ? "" : " (assumed)");
-		if (st.info->events >= 0)
-			kt_out_printf(out, "%" PRId64 " events, ", st.info->events);
-		kt_out_printf(out, "%" PRIu64 " threads in the thread map\n", st.info->threads);
-		list_other_chunks(st.k, out);
+			      kt_darwin_format_desc(stp->info, desc, sizeof(desc)),
+			      stp->info->is64 ? "64-bit" : "32-bit");
+		kt_out_printf(out, "# timebase %" PRIu64 "/%" PRIu64 "%s, ", stp->info->timebase_numer,
+			      stp->info->timebase_denom, stp->info->timebase_known ? "" : " (assumed)");
+		if (stp->info->events >= 0)
+			kt_out_printf(out, "%" PRId64 " events, ", stp->info->events);
+		kt_out_printf(out, "%" PRIu64 " threads in the thread map\n", stp->info->threads);
+		list_other_chunks(stp->k, out);
 		kt_out_puts(out, "#              time(s)    delta(ns)  cpu       thread     pid "
 				 "process          func  event                            "
 				 "arg1 arg2 arg3 arg4\n");
 	}
-	while ((ret = ktrace_kdebug_next(st.k, &ev, err)) > 0) {
-		const struct ktrace_kdebug_thread *t = ktrace_kdebug_find_thread(st.k, ev.thread);
+	while ((ret = ktrace_kdebug_next(stp->k, &ev, err)) > 0) {
+		const struct ktrace_kdebug_thread *t = ktrace_kdebug_find_thread(stp->k, ev.thread);
 		uint32_t func = KTRACE_KDEBUG_FUNC(ev.debugid);
 		uint32_t id = KTRACE_KDEBUG_EVENTID(ev.debugid);
 		uint64_t start = 0;
 		bool has_elapsed = false;
 
-		st.read++;
+		stp->read++;
 		if (id == KTRACE_TRACE_LOST_EVENTS)
-			st.lost_markers++;
+			stp->lost_markers++;
 		if (func == KTRACE_KDEBUG_FUNC_START)
-			push_start(&st.iv, ev.thread, id, ev.ns);
+			push_start(&stp->iv, ev.thread, id, ev.ns);
 		else if (func == KTRACE_KDEBUG_FUNC_END)
-			has_elapsed = pop_start(&st.iv, ev.thread, id, &start);
-		if (!wanted(&st, &ev, t))
+			has_elapsed = pop_start(&stp->iv, ev.thread, id, &start);
+		if (!wanted(stp, &ev, t))
 			continue;
-		st.shown++;
-		print_event(&st, out, &ev, t, has_elapsed, has_elapsed ? ev.ns - start : 0);
+		stp->shown++;
+		print_event(stp, out, &ev, t, has_elapsed, has_elapsed ? ev.ns - start : 0);
 	}
 	if (!o->csv)
 		kt_out_printf(out, "# %" PRIu64 " events read, %" PRIu64 " shown, %" PRIu64
 			      " lost-events markers (TRACE_LOST_EVENTS)\n",
-			      st.read, st.shown, st.lost_markers);
-	intervals_free(&st.iv);
-	ktrace_kdebug_close(st.k);
+			      stp->read, stp->shown, stp->lost_markers);
+	intervals_free(&stp->iv);
+	ktrace_kdebug_close(stp->k);
+	free(stp);
 	return ret < 0 ? ret : 0;
 }
