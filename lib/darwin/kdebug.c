@@ -218,26 +218,44 @@ static int load_cpus(struct ktrace_kdebug *k, const uint8_t *p, size_t n,
 }
 
 /* A V3 CPU map chunk: kd_cpumap[] entries, optionally after a kd_cpumap_header
- * {RAW_VERSION1, cpu_count}. Trailing bytes that make no whole entry are ignored. */
+ * {RAW_VERSION1, cpu_count}. Trailing bytes that make no whole entry are ignored.
+ * Read in bounded pieces: on streams nothing is allocated before the bytes arrive. */
 static int load_cpu_chunk(struct ktrace_kdebug *k, const struct ktrace_chunk *c,
 			  struct ktrace_error *err)
 {
 	const uint8_t *p;
-	uint64_t size = c->data_size, n;
+	uint64_t size = c->data_size, n, off = 0;
 	int ret;
 
-	ret = ktrace_file_chunk_data(k->file, c, &p, err);
-	if (ret < 0)
-		return ret;
-	if (size >= CPUMAP_HEADER_SIZE && kt_load_u32(p, false) == KTRACE_RAW_VERSION1) {
-		n = kt_load_u32(p + 4, false);
-		if (n > (size - CPUMAP_HEADER_SIZE) / CPUMAP_ENTRY_SIZE)
-			return ktrace_error_at(err, -EBADMSG, c->offset,
-					       "CPU map: %llu CPUs do not fit in %llu bytes",
-					       (unsigned long long)n, (unsigned long long)size);
-		return load_cpus(k, p + CPUMAP_HEADER_SIZE, (size_t)n, err);
+	if (size >= CPUMAP_HEADER_SIZE) {
+		ret = ktrace_file_chunk_read(k->file, c, 0, CPUMAP_HEADER_SIZE, &p, err);
+		if (ret < 0)
+			return ret;
+		if (kt_load_u32(p, false) == KTRACE_RAW_VERSION1) {
+			n = kt_load_u32(p + 4, false);
+			if (n > (size - CPUMAP_HEADER_SIZE) / CPUMAP_ENTRY_SIZE)
+				return ktrace_error_at(err, -EBADMSG, c->offset,
+						       "CPU map: %llu CPUs do not fit in %llu bytes",
+						       (unsigned long long)n, (unsigned long long)size);
+			off = CPUMAP_HEADER_SIZE;
+			size = off + n * CPUMAP_ENTRY_SIZE;
+		}
 	}
-	return load_cpus(k, p, (size_t)(size / CPUMAP_ENTRY_SIZE), err);
+	n = (size - off) / CPUMAP_ENTRY_SIZE;
+	while (n) {
+		size_t m = n < MAX_MAP_BLOCK / CPUMAP_ENTRY_SIZE ? (size_t)n
+							      : MAX_MAP_BLOCK / CPUMAP_ENTRY_SIZE;
+
+		ret = ktrace_file_chunk_read(k->file, c, off, m * CPUMAP_ENTRY_SIZE, &p, err);
+		if (ret < 0)
+			return ret;
+		ret = load_cpus(k, p, m, err);
+		if (ret < 0)
+			return ret;
+		off += m * CPUMAP_ENTRY_SIZE;
+		n -= m;
+	}
+	return 0;
 }
 
 static int load_thread_chunk(struct ktrace_kdebug *k, const struct ktrace_chunk *c,

@@ -132,7 +132,7 @@ const char *ktrace_kdebug_codes_lookup(const struct ktrace_kdebug_codes *c, uint
 
 static bool is_blank(char ch)
 {
-	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\v' || ch == '\f';
 }
 
 /* One line: "0xDEBUGID NAME" (also plain decimal/hex digits without 0x). */
@@ -201,37 +201,33 @@ int ktrace_kdebug_codes_load_buffer(struct ktrace_kdebug_codes *c, const char *t
 int ktrace_kdebug_codes_load_file(struct ktrace_kdebug_codes *c, const char *path,
 				  struct ktrace_error *err)
 {
-	struct ktrace_input *in;
-	const uint8_t *p;
-	int64_t size;
-	int ret = ktrace_input_open(path, &in, err);
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int added = 0, ret = 0;
 
-	if (ret < 0) {
-		char msg[KTRACE_ERROR_MESSAGE_MAX];
+	if (!f) {
+		int e = errno;
 
-		snprintf(msg, sizeof(msg), "%s", err ? err->message : "");
-		return ktrace_error_set(err, ret, "trace codes file %s: %s", path, msg);
+		return ktrace_error_set(err, -e, "trace codes file %s: %s", path, strerror(e));
 	}
-	size = ktrace_input_size(in);
-	if (size < 0) {
-		/* A pipe: read it in lines-sized steps is overkill; take up to 64 MiB. */
-		int64_t got = ktrace_input_peek(in, 0, 64u << 20, &p, err);
-
-		if (got < 0) {
-			ktrace_input_close(in);
-			return (int)got;
-		}
-		size = got;
-	} else if (size > 0) {
-		ret = ktrace_input_get(in, 0, (size_t)size, &p, err);
-		if (ret < 0) {
-			ktrace_input_close(in);
-			return ret;
-		}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		ret = parse_line(c, line, line + n, err);
+		if (ret < 0)
+			break;
+		if (added < INT32_MAX)
+			added += ret;
 	}
-	ret = size > 0 ? ktrace_kdebug_codes_load_buffer(c, (const char *)p, (size_t)size, err) : 0;
-	ktrace_input_close(in);
-	return ret;
+	if (ret >= 0 && ferror(f)) {
+		int e = errno;
+
+		ret = ktrace_error_set(err, -e, "trace codes file %s: %s", path, strerror(e));
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret < 0 ? ret : added;
 }
 
 /* --- built-in names ------------------------------------------------------------ */

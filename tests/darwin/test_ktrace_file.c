@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/detect.h>
 #include <ktrace/ktrace_file.h>
 
 #include "testlib.h"
@@ -466,6 +467,29 @@ static void bad_magic_and_short_files(void)
 	free(b);
 }
 
+static void detection(void)
+{
+	struct bb *b = calloc(1, sizeof(*b));
+
+	b_header(b, KTRACE_FILE_KERNEL_MAGIC, 40, 1);
+	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_V3);
+	b->n = 0;
+	b_header(b, KTRACE_FILE_MAGIC, 40, 1);
+	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_V3);
+	/* The kernel tag alone, with a header size that cannot be, is not enough. */
+	b->n = 0;
+	b_header(b, KTRACE_FILE_KERNEL_MAGIC, 8, 1);
+	CHECK(ktrace_detect_format(b->d, b->n) != KTRACE_FORMAT_DARWIN_V3);
+	b->n = 0;
+	b_u32(b, 0x55aa0200);
+	b_zero(b, 60);
+	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_RAW);
+	b->d[2] = 0x01;
+	b->d[1] = 0x01;
+	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_RAW);
+	free(b);
+}
+
 static char tmpdir[64];
 
 static void writer_bytes_exact(void)
@@ -593,6 +617,7 @@ int main(void)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ktrace-darwin-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return 1;
+	RUN(detection);
 	RUN(header_fields);
 	RUN(chunks_in_order_with_padding);
 	RUN(find_chunk_by_tag);
