@@ -128,18 +128,20 @@ static int open_owned(struct ktrace_input *in, int ret, struct ktrace_file **out
 int ktrace_file_open(const char *path, struct ktrace_file **out, struct ktrace_error *err)
 {
 	struct ktrace_input *in = NULL;
+	int ret = ktrace_input_open(path, &in, err);
 
 	*out = NULL;
-	return open_owned(in, ktrace_input_open(path, &in, err), out, err);
+	return open_owned(in, ret, out, err);
 }
 
 int ktrace_file_open_memory(const void *data, size_t len, const char *name,
 			    struct ktrace_file **out, struct ktrace_error *err)
 {
 	struct ktrace_input *in = NULL;
+	int ret = ktrace_input_from_memory(data, len, name, &in, err);
 
 	*out = NULL;
-	return open_owned(in, ktrace_input_from_memory(data, len, name, &in, err), out, err);
+	return open_owned(in, ret, out, err);
 }
 
 void ktrace_file_close(struct ktrace_file *f)

@@ -484,7 +484,7 @@ static void detection(void)
 	b_u32(b, 0x55aa0200);
 	b_zero(b, 60);
 	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_RAW);
-	b->d[2] = 0x01;
+	b->d[0] = 0x01;
 	b->d[1] = 0x01;
 	CHECK_EQ(ktrace_detect_format(b->d, b->n), KTRACE_FORMAT_DARWIN_RAW);
 	free(b);
