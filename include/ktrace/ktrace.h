@@ -9,5 +9,7 @@
 #include <ktrace/detect.h>
 #include <ktrace/kbuffer.h>
 #include <ktrace/ftrace_pages.h>
+#include <ktrace/ktrace_file.h>
+#include <ktrace/darwin.h>
 
 #endif
