@@ -268,7 +268,10 @@ static int expect_tag(struct kt_cursor *c, const char *tag, size_t n)
 
 static int parse_header_info(struct tracedat *td, struct kt_cursor *c)
 {
-	int ret = expect_tag(c, "header_page", 12);
+	int ret;
+
+	td->header_page_at = kt_cursor_offset(c);
+	ret = expect_tag(c, "header_page", 12);
 
 	if (!ret)
 		ret = read_text64(c, &td->header_page, "header_page");
@@ -407,9 +410,9 @@ static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
 		td->hdr.old_format = true;
 		td->hdr.kernel_long_size = td->hdr.long_size;
 		if (td->hdr.long_size != 4 && td->hdr.long_size != 8)
-			return ktrace_error_set(err, -EBADMSG,
-						"no header_page and a long size of %u",
-						td->hdr.long_size);
+			return ktrace_error_at(err, -EBADMSG, td->header_page_at,
+					       "no header_page and a long size of %u",
+					       td->hdr.long_size);
 		return 0;
 	}
 	if (p) {
@@ -427,9 +430,9 @@ static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
 			while (sz < nl && *sz >= '0' && *sz <= '9' && v < 1000)
 				v = v * 10 + (unsigned int)(*sz++ - '0');
 			if (v != 4 && v != 8)
-				return ktrace_error_set(err, -EBADMSG,
-							"header_page: commit field of %u bytes (4 or 8 expected)",
-							v);
+				return ktrace_error_at(err, -EBADMSG, td->header_page_at,
+						       "header_page: commit field of %u bytes (4 or 8 expected)",
+						       v);
 			td->hdr.kernel_long_size = v;
 			return 0;
 		}
@@ -1285,6 +1288,8 @@ static int metadata_section(struct tracedat *td, const struct td_secopts *so, un
 	switch (id) {
 	case TRACEDAT_OPT_HEADER_INFO:
 		ret = parse_header_info(td, &c);
+		if (r.compressed)
+			td->header_page_at = r.offset;
 		break;
 	case TRACEDAT_OPT_FTRACE_EVENTS:
 		ret = parse_ftrace_formats(td, &c, cap);

@@ -112,6 +112,7 @@ struct tracedat {
 	struct td_codec codec;      /* for metadata */
 
 	struct td_text header_page, header_event;
+	uint64_t header_page_at;    /* where header_page was found (for errors) */
 	struct td_format *formats;  /* ftrace formats first (nftrace), then events */
 	size_t nformats, nftrace;
 	struct td_system *systems;
