@@ -202,7 +202,7 @@ def compare(ktrace, path):
 
 
 VOLATILE = {'compression', 'compression_version', 'file_size', 'sections', 'flyrecord_bytes',
-            'offset', 'size', 'chunks', 'compressed', 'warnings'}
+            'offset', 'size', 'chunks', 'compressed', 'warnings', 'options'}
 
 
 def strip(o):
