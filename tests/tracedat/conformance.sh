@@ -35,12 +35,15 @@ for f in "$FT"/*.dat; do
 	cmp_one "$f"
 done
 
-# zlib twins of the shared v7 zstd files
+# zlib twins of the shared v7 zstd files. Both twins are made from an uncompressed
+# copy: trace-cmd 3.1.6's convert loses data when it reads a file whose compressed CPU
+# sizes are recorded 4 bytes short (it drops CPU 0 of trappy_tests_raw_trace).
 for f in "$FT"/*.v7zstd.dat; do
 	n=$(basename "$f" .v7zstd.dat)
 	convert "$f" "$TMP/$n.v7none.dat" 7 none || continue
+	convert "$TMP/$n.v7none.dat" "$TMP/$n.v7zstd.dat" 7 zstd || continue
 	python3 "$TOOLS/v7zlib.py" --short-size "$TMP/$n.v7none.dat" "$TMP/$n.v7zlib.dat"
-	cmp_one "$f" "$TMP/$n.v7zlib.dat"
+	cmp_one "$TMP/$n.v7zstd.dat" "$TMP/$n.v7zlib.dat"
 done
 
 for z in "$ROOT"/tests/data/tracedat/*.v6.dat.zst; do
