@@ -117,12 +117,17 @@ struct td_sechdr {
 	uint64_t size;
 };
 
-static int read_sechdr(struct tracedat *td, uint64_t off, struct td_sechdr *h,
+/* The section header at off, an offset read from the file at `from`. */
+static int read_sechdr(struct tracedat *td, uint64_t off, uint64_t from, struct td_sechdr *h,
 		       struct ktrace_error *err)
 {
 	struct kt_cursor c;
 
-	if (off > td->size || td->size - off < 16)
+	if (off >= td->size)
+		return ktrace_error_at(err, -ENODATA, from,
+				       "truncated: points to a section at 0x%" PRIx64
+				       ", past the end of the file (0x%" PRIx64 ")", off, td->size);
+	if (td->size - off < 16)
 		return ktrace_error_at(err, -ENODATA, off,
 				       "truncated: section header needs 16 bytes, file ends at 0x%" PRIx64,
 				       td->size);
@@ -140,7 +145,8 @@ static int load_block(struct tracedat *td, struct td_codec *codec, uint64_t off,
 		      uint8_t **out, size_t *outlen, struct ktrace_error *err)
 {
 	uint32_t csize, usize;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
 	int ret;
 
 	*out = NULL;
@@ -159,12 +165,13 @@ static int load_block(struct tracedat *td, struct td_codec *codec, uint64_t off,
 		return ktrace_error_at(err, -EOVERFLOW, off,
 				       "compressed block claims %u bytes uncompressed (limit %llu)",
 				       usize, (unsigned long long)TD_MAX_SECTION_BYTES);
-	buf = malloc(usize ? usize : 1);
-	if (!buf)
-		return oom(err);
-	ret = usize ? td_decompress(codec, td->map + off + 8, csize, buf, usize) : 0;
+	ret = td_decompress_grow(codec, td->map + off + 8, csize, &buf, &cap, usize);
+	if (!ret && !buf && !(buf = malloc(1)))
+		ret = -ENOMEM;
 	if (ret) {
 		free(buf);
+		if (ret == -ENOMEM)
+			return oom(err);
 		return ktrace_error_at(err, ret, off,
 				       "cannot decompress %s block (%u -> %u bytes)",
 				       td->comp_name, csize, usize);
@@ -175,14 +182,14 @@ static int load_block(struct tracedat *td, struct td_codec *codec, uint64_t off,
 }
 
 /* Reads the section at off, which must have id `id`, into r (decompressed if needed). */
-static int load_section(struct tracedat *td, uint64_t off, unsigned int id, const char *what,
-			struct td_region *r, struct ktrace_error *err)
+static int load_section(struct tracedat *td, uint64_t off, uint64_t from, unsigned int id,
+			const char *what, struct td_region *r, struct ktrace_error *err)
 {
 	struct td_sechdr h;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = read_sechdr(td, off, &h, err);
+	ret = read_sechdr(td, off, from, &h, err);
 	if (ret)
 		return ret;
 	if (h.id != id)
@@ -561,6 +568,7 @@ static int parse_buffer_option(struct tracedat *td, uint16_t id, const uint8_t *
 	b->pub.name = name;
 	b->pub.clock = clock;
 	b->pub.offset = offset;
+	b->from = at;
 	b->pub.page_size = page_size;
 	b->pub.latency = id == TRACEDAT_OPT_BUFFER_TEXT;
 	if (ncpus) {
@@ -570,6 +578,7 @@ static int parse_buffer_option(struct tracedat *td, uint16_t id, const uint8_t *
 		for (uint32_t i = 0; i < ncpus; i++) {
 			struct td_cpu *cpu = &b->cpus[i];
 
+			cpu->from = at;
 			kt_cursor_u32(&c, &cpu->pub.cpu);
 			kt_cursor_u64(&c, &cpu->pub.offset);
 			kt_cursor_u64(&c, &cpu->pub.size);
@@ -671,6 +680,7 @@ static int parse_time_shift(struct tracedat *td, const uint8_t *data, uint32_t s
 
 struct td_secopts {
 	uint64_t offset[TRACEDAT_OPT_CMDLINES + 1];
+	uint64_t from[TRACEDAT_OPT_CMDLINES + 1];   /* where the offset was read */
 	bool present[TRACEDAT_OPT_CMDLINES + 1];
 };
 
@@ -755,6 +765,7 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 		if (size >= 8) {
 			so->present[id] = true;
 			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
+			so->from[id] = at;
 		}
 		break;
 	case TRACEDAT_OPT_CPUSTAT:
@@ -804,6 +815,7 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 	uint64_t visited[64];
 	size_t nvisited = 0;
 	uint64_t off = td->hdr.options_offset;
+	uint64_t from = td->options_offset_at;
 
 	for (unsigned int n = 0; off; n++) {
 		struct td_region r;
@@ -821,7 +833,7 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 						       "options sections form a loop");
 		if (nvisited < 64)
 			visited[nvisited++] = off;
-		ret = load_section(td, off, TRACEDAT_OPT_DONE, "options", &r, err);
+		ret = load_section(td, off, from, TRACEDAT_OPT_DONE, "options", &r, err);
 		if (ret)
 			return ret;
 		if (r.owned) {
@@ -854,6 +866,7 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 				if (ret)
 					return ret;
 				next = kt_load_u64(data, td->hdr.big_endian);
+				from = at;
 				done = true;
 			} else {
 				ret = handle_option(td, so, id, data, size, at, err);
@@ -883,7 +896,7 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 		return 0;
 	}
 	if (p->offset > td->size)
-		return ktrace_error_at(err, -ENODATA, p->offset,
+		return ktrace_error_at(err, -ENODATA, cpu->from,
 				       "truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
 				       b->pub.name, p->cpu, td->size);
 	if (!b->pub.compressed) {
@@ -948,7 +961,7 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 {
 	unsigned int want = b->pub.latency ? TRACEDAT_OPT_BUFFER_TEXT : TRACEDAT_OPT_BUFFER;
 	struct td_sechdr h;
-	int ret = read_sechdr(td, b->pub.offset, &h, err);
+	int ret = read_sechdr(td, b->pub.offset, b->from, &h, err);
 
 	if (ret)
 		return ret;
@@ -993,6 +1006,10 @@ static int read_flyrecord_v6(struct tracedat *td, struct td_buffer *b, uint64_t 
 	const uint8_t *tag;
 	int ret;
 
+	if (off >= td->size)
+		return ktrace_error_at(err, -ENODATA, b->from,
+				       "truncated: buffer \"%s\" at 0x%" PRIx64 " is past the end of the file (0x%" PRIx64 ")",
+				       b->pub.name, off, td->size);
 	cursor_at(td, &c, off, err);
 	for (int round = 0;; round++) {
 		uint64_t at = kt_cursor_offset(&c);
@@ -1031,6 +1048,7 @@ static int read_flyrecord_v6(struct tracedat *td, struct td_buffer *b, uint64_t 
 	b->pub.offset = off;
 	for (unsigned int i = 0; i < ncpus; i++) {
 		b->cpus[i].pub.cpu = i;
+		b->cpus[i].from = kt_cursor_offset(&c);
 		kt_cursor_u64(&c, &b->cpus[i].pub.offset);
 		kt_cursor_u64(&c, &b->cpus[i].pub.size);
 	}
@@ -1109,6 +1127,7 @@ static int parse_initial(struct tracedat *td, struct kt_cursor *c)
 		else if (strcmp(td->comp_name, "none"))
 			return ktrace_error_at(c->err, -ENOTSUP, at,
 					       "unsupported compression \"%s\"", td->comp_name);
+		td->options_offset_at = kt_cursor_offset(c);
 		ret = kt_cursor_u64(c, &td->hdr.options_offset);
 		if (ret)
 			return ret;
@@ -1213,7 +1232,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		struct td_sechdr h;
 		struct tracedat_section *s;
 
-		read_sechdr(td, off, &h, NULL);
+		read_sechdr(td, off, off, &h, NULL);
 		if (td->nsections == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct tracedat_section *n = realloc(td->sections, ncap * sizeof(*n));
@@ -1233,7 +1252,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 			struct td_region r;
 			struct ktrace_error e2 = { 0 };
 
-			if (load_section(td, off, h.id, "strings", &r, &e2) == 0) {
+			if (load_section(td, off, off, h.id, "strings", &r, &e2) == 0) {
 				char *n = realloc(td->strings, td->strings_len + r.len + 1);
 
 				if (!n) {
@@ -1281,7 +1300,7 @@ static int metadata_section(struct tracedat *td, const struct td_secopts *so, un
 
 	if (!so->present[id])
 		return 0;
-	ret = load_section(td, so->offset[id], id, what, &r, err);
+	ret = load_section(td, so->offset[id], so->from[id], id, what, &r, err);
 	if (ret)
 		return ret;
 	cursor_over(td, &c, &r, err);
@@ -1565,7 +1584,7 @@ static int lazy_get(struct tracedat *td, struct td_lazy *lz, const char **text, 
 	if (!lz->loaded) {
 		struct td_region r;
 		struct kt_cursor c;
-		int ret = load_section(td, lz->region.offset,
+		int ret = load_section(td, lz->region.offset, lz->region.offset,
 				       lz == &td->kallsyms ? TRACEDAT_OPT_KALLSYMS
 				       : lz == &td->printk ? TRACEDAT_OPT_PRINTK
 				       : TRACEDAT_OPT_CMDLINES, what, &r, err);

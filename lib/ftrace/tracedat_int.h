@@ -13,7 +13,7 @@
 
 /* Limits that keep memory bounded by the file (and sane) whatever the bytes say. */
 #define TD_MIN_PAGE_SIZE      64u
-#define TD_MAX_PAGE_SIZE      (16u << 20)
+#define TD_MAX_PAGE_SIZE      (1u << 20)
 #define TD_PAGES_PER_CHUNK    10u               /* trace-cmd's PAGES_IN_CHUNK */
 #define TD_MAX_SECTION_BYTES  (1ull << 30)      /* one decompressed metadata section */
 #define TD_MAX_OPTION_SECTIONS 4096
@@ -29,9 +29,11 @@ struct td_codec {
 
 int td_codec_init(struct td_codec *c, enum td_codec_kind kind);
 void td_codec_fini(struct td_codec *c);
-/* Decompresses src into exactly dlen bytes at dst. 0, or -EBADMSG (corrupt data or a
- * size other than dlen). */
-int td_decompress(struct td_codec *c, const void *src, size_t slen, void *dst, size_t dlen);
+/* Decompresses src, which must produce exactly want bytes, into *buf (of *cap bytes),
+ * growing it as the output really appears (never beyond want). 0, -EBADMSG (corrupt
+ * data or another size) or -ENOMEM. */
+int td_decompress_grow(struct td_codec *c, const void *src, size_t slen, uint8_t **buf,
+		       size_t *cap, size_t want);
 
 /* ---- metadata ---- */
 struct td_text {
@@ -66,6 +68,7 @@ struct td_system {
 struct td_cpu {
 	struct tracedat_cpu pub;
 	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
+	uint64_t from;              /* where its offset was read (for errors) */
 };
 
 struct td_buffer {
@@ -75,6 +78,7 @@ struct td_buffer {
 	uint64_t latency_offset;    /* latency text: content offset and size */
 	uint64_t latency_size;
 	bool host_sync;             /* TIME_SHIFT corrections apply (top buffer only) */
+	uint64_t from;              /* where its offset was read (for errors) */
 };
 
 struct td_tsync_sample {
@@ -113,6 +117,7 @@ struct tracedat {
 
 	struct td_text header_page, header_event;
 	uint64_t header_page_at;    /* where header_page was found (for errors) */
+	uint64_t options_offset_at; /* where the first options offset is (v7) */
 	struct td_format *formats;  /* ftrace formats first (nftrace), then events */
 	size_t nformats, nftrace;
 	struct td_system *systems;

@@ -191,16 +191,15 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	/* check_cpu_data validated every chunk header and size already */
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
-	if (usize > s->chunk_cap) {
-		uint8_t *n = realloc(s->chunk, usize);
-
-		if (!n)
-			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
-		s->chunk = n;
-		s->chunk_cap = usize;
-	}
-	if (td_decompress(codec, td->map + s->chunk_next + 8, csize, s->chunk, usize))
+	switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, &s->chunk,
+				   &s->chunk_cap, usize)) {
+	case 0:
+		break;
+	case -ENOMEM:
+		return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
+	default:
 		return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
+	}
 	s->chunk_pos += s->chunk_len;
 	s->chunk_len = usize;
 	s->chunk_file = s->chunk_next;
@@ -502,6 +501,7 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 	uint64_t off, end;
 	uint32_t count;
 	uint8_t *buf = NULL;
+	size_t cap = 0;
 	int ret = 0;
 
 	if (buffer >= td->nbufs || !td->bufs[buffer].pub.latency)
@@ -519,7 +519,6 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 	off += 4;
 	for (uint32_t i = 0; i < count && !ret; i++) {
 		uint32_t csize, usize;
-		uint8_t *n;
 
 		if (end - off < 8) {
 			ret = ktrace_error_at(err, -ENODATA, off, "truncated: latency chunk header");
@@ -535,17 +534,14 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			ret = ktrace_error_at(err, -EBADMSG, off, "latency chunk of %u bytes", usize);
 			break;
 		}
-		n = realloc(buf, usize ? usize : 1);
-		if (!n) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
+		if (ret) {
+			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
+					     : ktrace_error_at(err, -EBADMSG, off,
+							       "cannot decompress latency chunk");
 			break;
 		}
-		buf = n;
-		if (usize && td_decompress(&codec, td->map + off + 8, csize, buf, usize)) {
-			ret = ktrace_error_at(err, -EBADMSG, off, "cannot decompress latency chunk");
-			break;
-		}
-		ret = fn((const char *)buf, usize, arg);
+		ret = fn(buf ? (const char *)buf : "", usize, arg);
 		off += 8 + (uint64_t)csize;
 	}
 	free(buf);
