@@ -6,7 +6,8 @@
 #    each as v6, v7 uncompressed and v7 zstd (trace-cmd convert), plus zlib copies
 #    (tools/v7zlib.py; Debian's trace-cmd cannot write zlib) that must read exactly like
 #    their zstd twins;
-#  - copies with OFFSET, DATE and TSC2NSEC options added (timestamp corrections).
+#  - copies with OFFSET, DATE and TSC2NSEC options added (timestamp corrections);
+#  - the fuzz seed files (instance holding dropped-events markers, v6 latency).
 . "$(dirname "$0")/../lib.sh"
 TOOLS="$ROOT/tests/tracedat/tools"
 FT="$SHARED/data/ftrace"
@@ -66,5 +67,14 @@ python3 "$TOOLS/tdslim.py" --tsc2nsec 3,1,5 --offset -1000 "$TMP/instance.v6.dat
 for f in mixed-offset-date mixed-tsc2nsec instance-tsc-offset; do
 	cmp_one "$TMP/$f.v6.dat"
 	convert "$TMP/$f.v6.dat" "$TMP/$f.v7zstd.dat" 7 zstd && cmp_one "$TMP/$f.v7zstd.dat"
+done
+# the fuzz seeds (tools/mkcorpus.py): zlib ones against their uncompressed twin
+C="$ROOT/fuzz/corpus/fuzz_tracedat"
+for f in "$C"/*.dat; do
+	case $f in
+	*zlib*) python3 "$TOOLS/compare.py" "$KTRACE" "$C/instance.v7none.dat" --twin-only --twin "$f" ||
+			status=1 ;;
+	*) cmp_one "$f" ;;
+	esac
 done
 exit $status

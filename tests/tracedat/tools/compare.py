@@ -4,7 +4,7 @@
 usage: compare.py KTRACE FILE [--twin OTHER.dat] [--twin-only]
 
 From `trace-cmd report -t` (records, one per line, instance records prefixed with
-"name:"): per buffer and CPU the number of events, the first and last timestamps in
+"name:", a prefix that goes on the dropped-events marker line when there is one): per buffer and CPU the number of events, the first and last timestamps in
 nanoseconds and the dropped-events markers ("CPU:N [X EVENTS DROPPED]" precedes the
 record it belongs to). From `trace-cmd dump --summary` and `--head-page`: the header
 facts. Prints "ok - ..." / "not ok - ..." lines; exits 1 on any difference.
@@ -47,13 +47,10 @@ def report_stats(path, instances):
     cpus = None
     stats = {}
     pending = None
+    pending_buf = ''
     for line in out.splitlines():
         if cpus is None and line.startswith('cpus='):
             cpus = int(line[5:])
-            continue
-        m = DROP.match(line.strip())
-        if m:
-            pending = -1 if m.group(2) is None else int(m.group(2))
             continue
         buf = ''
         for name in instances:
@@ -61,6 +58,14 @@ def report_stats(path, instances):
                 buf = name
                 line = line[len(name) + 1:]
                 break
+        m = DROP.match(line.strip())
+        if m:
+            # the instance name, if any, is printed before the marker, not the record
+            pending = -1 if m.group(2) is None else int(m.group(2))
+            pending_buf = buf
+            continue
+        if pending is not None:
+            buf = pending_buf
         m = REC.search(line)
         if not m:
             continue
