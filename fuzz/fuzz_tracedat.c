@@ -38,6 +38,41 @@ static void iterate(struct tracedat *td, int buffer, int cpu)
 	(void)acc;
 }
 
+/* The built-in page walker and kbuffer must give the same records: differential. */
+static void compare_walkers(struct ktrace_input *in)
+{
+	struct tracedat *td[2] = { NULL, NULL };
+	struct tracedat_iter *it[2] = { NULL, NULL };
+
+	if (tracedat_open_input(in, 0, &td[0], NULL) ||
+	    tracedat_open_input(in, TRACEDAT_KBUFFER_WALK, &td[1], NULL))
+		goto out;
+	if (tracedat_iter_new(td[0], TRACEDAT_ALL_BUFFERS, -1, &it[0], NULL) ||
+	    tracedat_iter_new(td[1], TRACEDAT_ALL_BUFFERS, -1, &it[1], NULL))
+		goto out;
+	for (unsigned int n = 0; n < 1000000; n++) {
+		const struct tracedat_record *a, *b;
+		int ra = tracedat_iter_next(it[0], &a, NULL);
+		int rb = tracedat_iter_next(it[1], &b, NULL);
+
+		if (ra != rb)
+			__builtin_trap();
+		if (ra <= 0)
+			break;
+		if (a->ts != b->ts || a->size != b->size || (const uint8_t *)a->data - (const uint8_t *)a->page !=
+		    (const uint8_t *)b->data - (const uint8_t *)b->page ||
+		    memcmp(a->data, b->data, a->size) ||
+		    a->missed_events != b->missed_events || a->offset != b->offset ||
+		    a->record_size != b->record_size)
+			__builtin_trap();
+	}
+out:
+	tracedat_iter_free(it[0]);
+	tracedat_iter_free(it[1]);
+	tracedat_close(td[0]);
+	tracedat_close(td[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -71,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				iterate(td, (int)b, (int)tracedat_buffer_cpu(td, b, c)->cpu);
 		}
 		tracedat_close(td);
+		compare_walkers(in);
 	}
 	ktrace_input_close(in);
 	return 0;

@@ -76,6 +76,9 @@ enum {
 	 * set small (they are read again from the file if touched). Never set it for
 	 * ktrace_input_from_memory inputs. tracedat_open sets it by itself. */
 	TRACEDAT_MAPPED_FILE = 1 << 2,
+	/* Walk sub-buffers with kbuffer (ktrace/kbuffer.h) instead of the reader's own
+	 * faster walker; the records are the same (the tests check it). */
+	TRACEDAT_KBUFFER_WALK = 1 << 3,
 };
 
 /* The initial header and what the whole file says about the traced machine. */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,6 +45,18 @@ struct td_stream {
 	const uint8_t *page;
 	size_t page_len;
 	uint64_t page_pos;
+	/* the built-in page walker (kbuffer is used instead for the old ring-buffer
+	 * layout and with TRACEDAT_KBUFFER_WALK) */
+	bool use_kb;
+	bool big;                  /* big-endian data */
+	unsigned int hdr;          /* sub-buffer header size: 12 or 16 */
+	const uint8_t *pdata;      /* page + hdr */
+	size_t avail;              /* page_len - hdr */
+	size_t commit;             /* bytes of records */
+	size_t next;               /* next record header, from pdata */
+	uint64_t wts;              /* time of the last record walked */
+	long long page_lost;
+	bool correct;              /* timestamps need correcting */
 	uint64_t released;         /* file offset up to which mapped pages were released */
 	/* current record, or the error met */
 	struct tracedat_record rec;
@@ -242,10 +255,142 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 	s->pos += s->page_len;
 	if (s->page_len < hdr)
 		return stream_error(s, -ENODATA, page_file, "truncated sub-buffer at the end of the data");
-	kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);
-	if (kbuffer_corrupt(s->kb))
-		return stream_error(s, -EBADMSG, page_file, "sub-buffer commit size exceeds the page");
+	s->rec.page = s->page;
+	s->rec.page_len = s->page_len;
+	if (s->b->pub.compressed) {
+		s->rec.page_offset = s->page_pos;
+		s->rec.chunk_offset = s->chunk_file;
+	} else {
+		s->rec.page_offset = s->cpu->pub.offset + s->page_pos;
+		s->rec.chunk_offset = 0;
+	}
+	if (s->use_kb) {
+		kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);
+		if (kbuffer_corrupt(s->kb))
+			return stream_error(s, -EBADMSG, page_file,
+					    "sub-buffer commit size exceeds the page");
+		return 1;
+	}
+	/* u64 timestamp, kernel long commit: bits 0-26 bytes of records, bit 31 events
+	 * were lost before the page, bit 30 their count follows the records */
+	{
+		uint64_t commit = hdr == 16 ? kt_load_u64(s->page + 8, s->big)
+					    : kt_load_u32(s->page + 8, s->big);
+
+		s->pdata = s->page + hdr;
+		s->avail = s->page_len - hdr;
+		s->commit = (size_t)(commit & ((1u << 27) - 1));
+		s->wts = kt_load_u64(s->page, s->big);
+		s->next = 0;
+		if (s->commit > s->avail)
+			return stream_error(s, -EBADMSG, page_file,
+					    "sub-buffer commit size exceeds the page");
+		if (!(commit & (1ull << 31)))
+			s->page_lost = 0;
+		else if ((commit & (1ull << 30)) && s->avail - s->commit >= hdr - 8)
+			s->page_lost = (long long)(hdr == 16 ? kt_load_u64(s->pdata + s->commit, s->big)
+							     : kt_load_u32(s->pdata + s->commit, s->big));
+		else
+			s->page_lost = -1;
+	}
 	return 1;
+}
+
+/*
+ * Walks to the next event of the page, as kbuffer does (same records, timestamps and
+ * sizes), filling the record. 1 an event, 0 end of the page, -1 corrupt.
+ */
+static inline int walk_next(struct td_stream *s, struct tracedat_record *r)
+{
+	const uint8_t *d = s->pdata;
+	size_t avail = s->avail;
+
+	while (s->next < s->commit) {
+		size_t off = s->next, payload;
+		uint32_t w, type_len;
+		uint64_t delta, length;
+
+		if (avail - off < 4)
+			return -1;
+		/* Hardware prefetchers stop at page boundaries, and the next page of this
+		 * CPU follows this one (in the file or the chunk): read ahead by hand. A
+		 * prefetch never faults, whatever the address. */
+		__builtin_prefetch(d + off + 1024);
+		w = kt_load_u32(d + off, s->big);
+		if (s->big) {
+			type_len = w >> 27;
+			delta = w & ((1u << 27) - 1);
+		} else {
+			type_len = w & 31;
+			delta = w >> 5;
+		}
+		switch (type_len) {
+		case KBUFFER_TYPE_PADDING:
+			s->wts += delta;
+			if (avail - off < 8) {
+				/* a padding ending the page may lack its length word */
+				if (delta)
+					return -1;
+				length = avail - off - 4;
+			} else {
+				int32_t l = (int32_t)kt_load_u32(d + off + 4, s->big);
+
+				if (l < 0)
+					return -1;
+				length = (uint64_t)l;
+			}
+			s->next = (size_t)(off + 4 + length > SIZE_MAX / 2 ? SIZE_MAX / 2
+									   : off + 4 + length);
+			continue;
+		case KBUFFER_TYPE_TIME_EXTEND:
+			if (avail - off < 8)
+				return -1;
+			s->wts += ((uint64_t)kt_load_u32(d + off + 4, s->big) << TS_SHIFT) + delta;
+			s->next = off + 8;
+			continue;
+		case KBUFFER_TYPE_TIME_STAMP: {
+			uint64_t ext;
+
+			if (avail - off < 8)
+				return -1;
+			ext = ((uint64_t)kt_load_u32(d + off + 4, s->big) << TS_SHIFT) + delta;
+			s->wts = ext | (s->wts & (0xf8ull << 56));
+			s->next = off + 8;
+			continue;
+		}
+		case 0: {
+			int32_t l;
+
+			if (avail - off < 8)
+				return -1;
+			l = (int32_t)(kt_load_u32(d + off + 4, s->big) - 4);
+			if (l > INT32_MAX - 3)
+				return -1;
+			l = (int32_t)(((uint32_t)l + 3) & ~3u);
+			if (l < 0)
+				return -1;
+			length = (uint64_t)l;
+			payload = off + 8;
+			break;
+		}
+		default:
+			length = (uint64_t)type_len * 4;
+			payload = off + 4;
+			break;
+		}
+		s->wts += delta;
+		if (length > avail - payload)
+			return -1;
+		r->raw_ts = s->wts;
+		r->data = d + payload;
+		r->size = (uint32_t)length;
+		r->record_size = (uint32_t)(payload + length - off);
+		r->missed_events = off == 0 ? s->page_lost : 0;
+		r->offset = r->page_offset + s->hdr + off;
+		s->next = payload + (size_t)length;
+		return 1;
+	}
+	return 0;
 }
 
 /* Positions the stream on its next record (the kbuffer's current event or later).
@@ -253,15 +398,30 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_page, bool raw)
 {
 	struct tracedat_record *r = &s->rec;
+	int ret;
 
 	for (;;) {
-		if (s->page) {
+		if (s->page && !s->use_kb) {
+			ret = walk_next(s, r);
+			if (ret > 0) {
+				r->ts = !s->correct ? r->raw_ts
+					: correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, r->raw_ts);
+				return 1;
+			}
+			if (ret < 0) {
+				uint64_t at = s->b->pub.compressed ? s->chunk_file
+								   : s->cpu->pub.offset + s->page_pos;
+
+				s->page = NULL;
+				return stream_error(s, -EBADMSG, at,
+						    "corrupt sub-buffer (a record runs past its end)");
+			}
+		} else if (s->page) {
 			unsigned long long ts;
 			void *data = kbuffer_read_event(s->kb, &ts);
 
 			if (data) {
 				long long lost = kbuffer_lost_events(s->kb);
-				int idx = kbuffer_curr_offset(s->kb);
 
 				r->raw_ts = ts;
 				r->ts = raw ? ts : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, ts);
@@ -271,16 +431,8 @@ static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_p
 				/* trace-cmd reports lost events on the page's first record only
 				 * when it starts the data (no time record before it) */
 				r->missed_events = kbuffer_curr_index(s->kb) == 0 ? lost : 0;
-				r->page = s->page;
-				r->page_len = s->page_len;
-				if (s->b->pub.compressed) {
-					r->page_offset = s->page_pos;
-					r->chunk_offset = s->chunk_file;
-				} else {
-					r->page_offset = s->cpu->pub.offset + s->page_pos;
-					r->chunk_offset = 0;
-				}
-				r->offset = r->page_offset + (uint64_t)idx;
+				r->offset = r->page_offset + (uint64_t)kbuffer_curr_offset(s->kb);
+				kbuffer_next_event(s->kb, NULL);   /* the walk is one ahead */
 				return 1;
 			}
 			if (kbuffer_corrupt(s->kb)) {
@@ -288,16 +440,14 @@ static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_p
 								   : s->cpu->pub.offset + s->page_pos;
 
 				s->page = NULL;
-				return stream_error(s, -EBADMSG, at, "corrupt sub-buffer (a record runs past its end)");
+				return stream_error(s, -EBADMSG, at,
+						    "corrupt sub-buffer (a record runs past its end)");
 			}
 		}
 		s->page = NULL;
-		{
-			int ret = next_page(s, codec, sys_page);
-
-			if (ret <= 0)
-				return ret;
-		}
+		ret = next_page(s, codec, sys_page);
+		if (ret <= 0)
+			return ret;
 	}
 }
 
@@ -423,6 +573,11 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 			}
 			if (td->hdr.old_format)
 				kbuffer_set_old_format(s->kb);
+			s->use_kb = td->hdr.old_format || (td->flags & TRACEDAT_KBUFFER_WALK);
+			s->big = td->hdr.big_endian;
+			s->hdr = td->hdr.kernel_long_size + 8;
+			s->correct = !it->raw && (td->ts_offset || (td->has_tsc && td->tsc_mult) ||
+						  (buf->host_sync && td->tsync));
 		}
 	}
 	*out = it;
@@ -455,9 +610,16 @@ int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **
 		for (i = 0; i < it->nstreams; i++)
 			requeue(it, i, stream_fill(&it->streams[i], &it->codec, it->sys_page, it->raw));
 	} else if (it->last >= 0) {
+		int ret;
+
 		s = &it->streams[it->last];
-		kbuffer_next_event(s->kb, NULL);
-		requeue(it, (size_t)it->last, stream_fill(s, &it->codec, it->sys_page, it->raw));
+		ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
+		/* still the earliest: no need to go through the heap */
+		if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0]))) {
+			*rec = &s->rec;
+			return 1;
+		}
+		requeue(it, (size_t)it->last, ret);
 		it->last = -1;
 	}
 	if (!it->nheap)

@@ -474,6 +474,62 @@ static int read_all(const uint8_t *data, size_t len, bool *bad_error)
 	return ret;
 }
 
+/* Reads data with the built-in page walker and with kbuffer: the records (and the
+ * error, if any) must be the same. Returns false on a difference. */
+static bool walkers_agree(const uint8_t *data, size_t len)
+{
+	struct ktrace_input *in;
+	struct tracedat *td[2] = { NULL, NULL };
+	struct tracedat_iter *it[2] = { NULL, NULL };
+	int ret[2];
+	bool same = true;
+
+	ktrace_input_from_memory(data, len, "mem", &in, NULL);
+	ret[0] = tracedat_open_input(in, 0, &td[0], NULL);
+	ret[1] = tracedat_open_input(in, TRACEDAT_KBUFFER_WALK, &td[1], NULL);
+	if (ret[0] || ret[1]) {
+		same = ret[0] == ret[1];
+		goto out;
+	}
+	tracedat_iter_new(td[0], TRACEDAT_ALL_BUFFERS, -1, &it[0], NULL);
+	tracedat_iter_new(td[1], TRACEDAT_ALL_BUFFERS, -1, &it[1], NULL);
+	for (;;) {
+		const struct tracedat_record *a, *b;
+		struct ktrace_error ea = { 0 }, eb = { 0 };
+
+		ret[0] = tracedat_iter_next(it[0], &a, &ea);
+		ret[1] = tracedat_iter_next(it[1], &b, &eb);
+		if (ret[0] != ret[1]) {
+			same = false;
+			break;
+		}
+		if (ret[0] <= 0) {
+			same = ret[0] == 0 || (ea.offset == eb.offset && !strcmp(ea.message, eb.message));
+			break;
+		}
+		if (a->ts != b->ts || a->raw_ts != b->raw_ts || a->size != b->size ||
+		    a->record_size != b->record_size || (const uint8_t *)a->data - (const uint8_t *)a->page !=
+		    (const uint8_t *)b->data - (const uint8_t *)b->page ||
+		    memcmp(a->data, b->data, a->size) ||
+		    a->missed_events != b->missed_events || a->offset != b->offset ||
+		    a->page_offset != b->page_offset || a->cpu != b->cpu || a->buffer != b->buffer) {
+			printf("#   walkers differ at offset 0x%llx: ts %llu/%llu size %u/%u missed %lld/%lld offset 0x%llx\n",
+			       (unsigned long long)a->offset, (unsigned long long)a->ts,
+			       (unsigned long long)b->ts, a->size, b->size, a->missed_events,
+			       b->missed_events, (unsigned long long)b->offset);
+			same = false;
+			break;
+		}
+	}
+out:
+	tracedat_iter_free(it[0]);
+	tracedat_iter_free(it[1]);
+	tracedat_close(td[0]);
+	tracedat_close(td[1]);
+	ktrace_input_close(in);
+	return same;
+}
+
 static const char *const damage_files[] = {
 	"synthetic_edge.v6.dat", "synthetic_edge.v7zstd.dat", "schedviz_cpu0.v6.dat",
 	"schedviz_cpu0.v7none.dat", "schedviz_cpu0.v7zstd.dat",
@@ -497,6 +553,38 @@ static void check_alloc(size_t len, const char *what)
 	(void)len;
 	(void)what;
 #endif
+}
+
+static uint64_t rng(void);
+
+/* The reader's page walker and kbuffer give the same records, on real files and on
+ * damaged copies of them. */
+static void walker_matches_kbuffer(void)
+{
+	for (size_t f = 0; f < sizeof(damage_files) / sizeof(damage_files[0]); f++) {
+		size_t len;
+		uint8_t *data = slurp(damage_files[f], &len);
+		uint8_t *copy;
+
+		CHECK(data != NULL);
+		if (!data)
+			continue;
+		CHECK(walkers_agree(data, len));
+		copy = malloc(len);
+		for (int i = 0; i < 100; i++) {
+			memcpy(copy, data, len);
+			/* damage the ring-buffer data: the last 3/4 of the file */
+			for (int k = 0; k < 3; k++)
+				copy[len / 4 + (size_t)(rng() % (len - len / 4))] = (uint8_t)rng();
+			if (!walkers_agree(copy, len)) {
+				printf("#   %s: walkers differ on damaged copy %d\n", damage_files[f], i);
+				tl_case_failed = 1;
+				break;
+			}
+		}
+		free(copy);
+		free(data);
+	}
 }
 
 static void truncated_prefixes(void)
@@ -596,6 +684,7 @@ int main(int argc, char **argv)
 	RUN(schedviz_all_versions_same_records);
 	RUN(sparse_cpus_and_merge_order);
 	RUN(refuses_non_tracedat);
+	RUN(walker_matches_kbuffer);
 	RUN(truncated_prefixes);
 	RUN(corrupted_copies);
 	return TEST_EXIT();
