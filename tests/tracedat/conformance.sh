@@ -72,8 +72,8 @@ done
 C="$ROOT/fuzz/corpus/fuzz_tracedat"
 for f in "$C"/*.dat; do
 	case $f in
-	*zlib*) python3 "$TOOLS/compare.py" "$KTRACE" "$C/instance.v7none.dat" --twin-only --twin "$f" ||
-			status=1 ;;
+	*zlib*) python3 "$TOOLS/compare.py" "$KTRACE" "${f%.v7zlib.dat}.v7none.dat" --twin-only \
+			--twin "$f" || status=1 ;;
 	*) cmp_one "$f" ;;
 	esac
 done

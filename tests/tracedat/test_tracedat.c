@@ -405,6 +405,47 @@ static void sparse_cpus_and_merge_order(void)
 	tracedat_close(td);
 }
 
+static int collect_text(const char *text, size_t len, void *arg)
+{
+	char *buf = arg;
+	size_t have = strlen(buf);
+
+	if (have + len < 256) {
+		memcpy(buf + have, text, len);
+		buf[have + len] = 0;
+	}
+	return 0;
+}
+
+/* Latency (text) buffers of v6, v7 and v7 zlib (fuzz seeds made by mkcorpus.py). */
+static void latency_text(void)
+{
+	static const char *const names[] = { "latency.v6.dat", "latency.v7none.dat",
+					      "latency.v7zlib.dat" };
+
+	for (int i = 0; i < 3; i++) {
+		struct ktrace_error err = { 0 };
+		const struct tracedat_record *r;
+		struct tracedat_iter *it;
+		struct tracedat *td;
+		char path[256], buf[256] = "";
+
+		snprintf(path, sizeof(path), "fuzz/corpus/fuzz_tracedat/%s", names[i]);
+		CHECK_EQ(tracedat_open(path, 0, &td, &err), 0);
+		if (!td)
+			continue;
+		CHECK_EQ(tracedat_buffer_count(td), 1);
+		CHECK(tracedat_buffer(td, 0)->latency);
+		CHECK_EQ(tracedat_buffer(td, 0)->compressed, i == 2);
+		CHECK_EQ(tracedat_latency_text(td, 0, collect_text, buf, &err), 0);
+		CHECK_STR(buf, "# tracer: irqsoff\n#\n  <idle>-0  0d.h1  1us : foo\n");
+		CHECK_EQ(tracedat_iter_new(td, 0, -1, &it, &err), 0);
+		CHECK_EQ(tracedat_iter_next(it, &r, &err), 0);
+		tracedat_iter_free(it);
+		tracedat_close(td);
+	}
+}
+
 static void refuses_non_tracedat(void)
 {
 	static const uint8_t junk[64] = "not a trace file";
@@ -683,6 +724,7 @@ int main(int argc, char **argv)
 	RUN(synthetic_edge_v7zstd);
 	RUN(schedviz_all_versions_same_records);
 	RUN(sparse_cpus_and_merge_order);
+	RUN(latency_text);
 	RUN(refuses_non_tracedat);
 	RUN(walker_matches_kbuffer);
 	RUN(truncated_prefixes);

@@ -46,6 +46,31 @@ def main():
     lat = d[:j] + b'latency  \0' + b'# tracer: irqsoff\n#\n  <idle>-0  0d.h1  1us : foo\n'
     open(os.path.join(out, 'latency.v6.dat'), 'wb').write(lat)
 
+    # v7 latency (trace-cmd cannot convert one): headers, BUFFER_TEXT, options; + zlib
+    text = b'# tracer: irqsoff\n#\n  <idle>-0  0d.h1  1us : foo\n'
+    e = v.e
+    b = bytearray(b'\x17\x08Dtracing7\0' + bytes([v.endian, v.long]) + struct.pack(e + 'I', v.page))
+    b += b'none\0\0'
+    at_opt = len(b)
+    b += bytes(8)
+    hdr_off = len(b)
+    body = (b'header_page\0' + struct.pack(e + 'Q', len(v.header_page)) + v.header_page +
+            b'header_event\0' + struct.pack(e + 'Q', len(v.header_event)) + v.header_event)
+    b += struct.pack(e + 'HHiQ', 16, 0, -1, len(body)) + body
+    lat_off = len(b)
+    b += struct.pack(e + 'HHiQ', 22, 0, -1, len(text)) + text
+    opt_off = len(b)
+    opts = struct.pack(e + 'HIQ', 16, 8, hdr_off)
+    bt = struct.pack(e + 'Q', lat_off) + b'\0local\0'
+    opts += struct.pack(e + 'HI', 22, len(bt)) + bt
+    opts += struct.pack(e + 'HIQ', 0, 8, 0)
+    b += struct.pack(e + 'HHiQ', 0, 0, -1, len(opts)) + opts
+    struct.pack_into(e + 'Q', b, at_opt, opt_off)
+    lat7 = os.path.join(out, 'latency.v7none.dat')
+    open(lat7, 'wb').write(b)
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), 'v7zlib.py'),
+                    lat7, os.path.join(out, 'latency.v7zlib.dat')], check=True)
+
 
 if __name__ == '__main__':
     main()
