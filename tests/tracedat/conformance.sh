@@ -6,7 +6,8 @@
 #    each as v6, v7 uncompressed and v7 zstd (trace-cmd convert), plus zlib copies
 #    (tools/v7zlib.py; Debian's trace-cmd cannot write zlib) that must read exactly like
 #    their zstd twins;
-#  - copies with OFFSET, DATE and TSC2NSEC options added (timestamp corrections);
+#  - copies with OFFSET, DATE, TSC2NSEC and TIME_SHIFT options added (timestamp
+#    corrections);
 #  - the fuzz seed files (instance holding dropped-events markers, v6 latency).
 . "$(dirname "$0")/../lib.sh"
 TOOLS="$ROOT/tests/tracedat/tools"
@@ -64,7 +65,12 @@ done
 python3 "$TOOLS/tdslim.py" --offset 123456789 --date 0x5f5e100 "$TMP/mixed.v6.dat" "$TMP/mixed-offset-date.v6.dat"
 python3 "$TOOLS/tdslim.py" --tsc2nsec 0x12345678,24,777 "$TMP/mixed.v6.dat" "$TMP/mixed-tsc2nsec.v6.dat"
 python3 "$TOOLS/tdslim.py" --tsc2nsec 3,1,5 --offset -1000 "$TMP/instance.v6.dat" "$TMP/instance-tsc-offset.v6.dat"
-for f in mixed-offset-date mixed-tsc2nsec instance-tsc-offset; do
+python3 "$TOOLS/tdslim.py" --time-shift 1:413000000000,1000,414000000000,-5000000,415000000000,77 \
+	"$TMP/mixed.v6.dat" "$TMP/mixed-timeshift-interp.v6.dat"
+python3 "$TOOLS/tdslim.py" --time-shift 0:400000000000,123456,420000000000,-777 \
+	"$TMP/instance.v6.dat" "$TMP/instance-timeshift.v6.dat"
+for f in mixed-offset-date mixed-tsc2nsec instance-tsc-offset mixed-timeshift-interp \
+	instance-timeshift; do
 	cmp_one "$TMP/$f.v6.dat"
 	convert "$TMP/$f.v6.dat" "$TMP/$f.v7zstd.dat" 7 zstd && cmp_one "$TMP/$f.v7zstd.dat"
 done

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Makes a small copy of a version 6 trace.dat file, for committing as test data.
 
-usage: tdslim.py [--offset NS] [--date HEX] [--tsc2nsec MULT,SHIFT,OFFSET] IN.v6.dat OUT.v6.dat
+usage: tdslim.py [--offset NS] [--date HEX] [--tsc2nsec MULT,SHIFT,OFFSET]
+                 [--time-shift FLAGS:TIME,OFFSET,...] IN.v6.dat OUT.v6.dat
 
 The copy keeps the header texts, the ftrace formats, printk formats, saved cmdlines,
 options and every buffer's CPU data unchanged, but drops kallsyms and keeps only the
 format files of the events that occur in the data. `trace-cmd report` reads it the
-same way (minus symbol names). --offset, --date, --tsc2nsec add an OFFSET, DATE or TSC2NSEC option (timestamp
+same way (minus symbol names). --offset, --date, --tsc2nsec, --time-shift add an OFFSET, DATE, TSC2NSEC or TIME_SHIFT
+(the same samples for every CPU, scaling 1) option (timestamp
 corrections that only some recorders write). Written for the tests; it trusts its input.
 """
 import re
@@ -203,6 +205,11 @@ if __name__ == '__main__':
             extra.append((7, val.encode() + b'\0'))
         elif opt == '--date':
             extra.append((1, val.encode() + b'\0'))
+        elif opt == '--time-shift':
+            # FLAGS:TIME,OFFSET[,TIME,OFFSET...], the same samples for every CPU
+            fl, samples = val.split(':')
+            nums = [int(x, 0) for x in samples.split(',')]
+            extra.append((12, (int(fl, 0), nums[0::2], nums[1::2])))
         elif opt == '--tsc2nsec':
             m, s_, o = (int(x, 0) for x in val.split(','))
             extra.append((14, (m, s_, o)))
@@ -211,5 +218,18 @@ if __name__ == '__main__':
     if len(args) != 2:
         sys.exit(__doc__)
     v = V6(open(args[0], 'rb').read())
-    extra = [(i, struct.pack(v.e + 'IIQ', *d) if i == 14 else d) for i, d in extra]
+    def encode(i, d):
+        if i == 14:
+            return struct.pack(v.e + 'IIQ', *d)
+        if i == 12:
+            fl, times, offs = d
+            b = struct.pack(v.e + 'QII', 0x1234, fl, v.ncpu)
+            for _ in range(v.ncpu):
+                b += struct.pack(v.e + 'I', len(times))
+                b += b''.join(struct.pack(v.e + 'q', t) for t in times)
+                b += b''.join(struct.pack(v.e + 'q', o) for o in offs)
+                b += b''.join(struct.pack(v.e + 'q', 1) for _ in times)
+            return b
+        return d
+    extra = [(i, encode(i, d)) for i, d in extra]
     write(v, args[1], extra)
