@@ -2,7 +2,8 @@
 # ktrace info --json against trace-cmd 3.1.6 (dump --summary, report -t) on:
 #  - every trace.dat of ../shared/data/ftrace;
 #  - traces recorded on a 2-CPU VM (tests/data/tracedat/*.v6.dat.zst: mixed events with
-#    dropped events, all events, an instance buffer; made small with tools/tdslim.py),
+#    dropped events, all events, an instance buffer, made small with tools/tdslim.py;
+#    8 KiB sub-buffers, built with tools/fromraw.py from raw per-CPU dumps),
 #    each as v6, v7 uncompressed and v7 zstd (trace-cmd convert), plus zlib copies
 #    (tools/v7zlib.py; Debian's trace-cmd cannot write zlib) that must read exactly like
 #    their zstd twins;
