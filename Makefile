@@ -119,7 +119,7 @@ fuzz:
 
 bench: all
 	@./scripts/deps.sh bench
-	@$(MAKE) --no-print-directory -C bench B=../$(B)
+	@$(MAKE) --no-print-directory -C bench B=$(abspath $(B))
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ktrace \

@@ -43,4 +43,14 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_darwi
 int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_darwin_view_opts *o,
 			    struct kt_out *out, struct ktrace_error *err);
 
+/*
+ * `ktrace info` for a trace.dat file: header, metadata and option summary, then per
+ * buffer and CPU the event counts, first/last timestamps and lost events (every record
+ * is visited). flags: TRACEDAT_* open flags (TRACEDAT_MAPPED_FILE only when in comes
+ * from ktrace_input_open). json: one JSON object instead of text. Returns 0 or a
+ * negative error code (after printing what could be read).
+ */
+int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
+			      struct kt_out *out, struct ktrace_error *err);
+
 #endif

@@ -12,12 +12,12 @@ cat "$S" | "$KTRACE" info --json - >"$TMP/pipe.json"
 check "info --json from a pipe counts 15552 events" grep -q '"events": 15552,' "$TMP/pipe.json"
 check "info --json from a pipe: 1606 threads" grep -q '"threads": 1606,' "$TMP/pipe.json"
 
-# A trace.dat magic: recognised, not handled by info yet.
+# A trace.dat magic and nothing more: recognised, then reported as truncated.
 printf '\027\010Dtracing6\000\000\000\000' >"$TMP/x.dat"
 "$KTRACE" info "$TMP/x.dat" >"$TMP/out" 2>&1
 st=$?
-check "info on trace.dat exits 1" test $st -eq 1
-check "info on trace.dat says not supported yet" grep -q 'not supported yet' "$TMP/out"
+check "info on a truncated trace.dat exits 1" test $st -eq 1
+check "info on a truncated trace.dat names the offset" grep -q "^ktrace: $TMP/x.dat: offset 0xe: truncated" "$TMP/out"
 
 "$KTRACE" info >/dev/null 2>&1
 check "info without a file is a usage error" test $? -eq 2
