@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Differential test of the event formatter against Debian's libtraceevent.
+ *
+ * Both sides get the same format texts (a tracefs-like directory: header_page,
+ * SYSTEM/EVENT/format, and optionally kallsyms[.gz], printk_formats, saved_cmdlines)
+ * and the same records (raw per-CPU ring-buffer dumps, walked with our kbuffer and
+ * merged in timestamp order). For every record the comm, latency, event text and raw
+ * (-R) text must be byte-identical.
+ *
+ * libtraceevent is loaded with dlopen (RTLD_DEEPBIND) because its kbuffer_* symbols
+ * clash with ours; its plugins are loaded the way trace-cmd loads them.
+ *
+ *   test_evdiff                      the datasets committed or in ../shared/data
+ *   test_evdiff [options] FORMATDIR CPU0.raw [CPU1.raw ...]
+ *       --long 4|8  --big-endian  --page-size N  --max-report N  --quiet
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/trace-seq.h>
+
+#include <ktrace/ftrace_event.h>
+#include <ktrace/ftrace_pages.h>
+#include <ktrace/kbuffer.h>
+
+/* ---- libtraceevent through dlsym ---- */
+
+static struct {
+	void *lib;
+	struct tep_handle *(*alloc)(void);
+	void (*free_)(struct tep_handle *);
+	void (*set_long_size)(struct tep_handle *, int);
+	void (*set_file_bigendian)(struct tep_handle *, enum tep_endian);
+	void (*set_local_bigendian)(struct tep_handle *, enum tep_endian);
+	int (*parse_header_page)(struct tep_handle *, char *, unsigned long, int);
+	enum tep_errno (*parse_event)(struct tep_handle *, const char *, unsigned long,
+				      const char *);
+	int (*parse_kallsyms)(struct tep_handle *, const char *);
+	int (*parse_printk_formats)(struct tep_handle *, const char *);
+	int (*parse_saved_cmdlines)(struct tep_handle *, const char *);
+	struct tep_plugin_list *(*load_plugins)(struct tep_handle *);
+	void (*unload_plugins)(struct tep_plugin_list *, struct tep_handle *);
+	void (*print_event)(struct tep_handle *, struct trace_seq *, struct tep_record *,
+			    const char *, ...);
+	int (*data_pid)(struct tep_handle *, struct tep_record *);
+	void (*seq_init)(struct trace_seq *);
+	void (*seq_reset)(struct trace_seq *);
+	void (*seq_destroy)(struct trace_seq *);
+	void (*seq_terminate)(struct trace_seq *);
+} T;
+
+static int load_libtraceevent(void)
+{
+	if (T.lib)
+		return 0;
+	T.lib = dlopen("libtraceevent.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+	if (!T.lib) {
+		printf("# cannot load libtraceevent.so.1: %s\n", dlerror());
+		return -1;
+	}
+#define SYM(field, name)                                                            \
+	do {                                                                        \
+		*(void **)&T.field = dlsym(T.lib, name);                            \
+		if (!T.field) {                                                     \
+			printf("# libtraceevent has no %s\n", name);                \
+			return -1;                                                  \
+		}                                                                   \
+	} while (0)
+	SYM(alloc, "tep_alloc");
+	SYM(free_, "tep_free");
+	SYM(set_long_size, "tep_set_long_size");
+	SYM(set_file_bigendian, "tep_set_file_bigendian");
+	SYM(set_local_bigendian, "tep_set_local_bigendian");
+	SYM(parse_header_page, "tep_parse_header_page");
+	SYM(parse_event, "tep_parse_event");
+	SYM(parse_kallsyms, "tep_parse_kallsyms");
+	SYM(parse_printk_formats, "tep_parse_printk_formats");
+	SYM(parse_saved_cmdlines, "tep_parse_saved_cmdlines");
+	SYM(load_plugins, "tep_load_plugins");
+	SYM(unload_plugins, "tep_unload_plugins");
+	SYM(print_event, "tep_print_event");
+	SYM(data_pid, "tep_data_pid");
+	SYM(seq_init, "trace_seq_init");
+	SYM(seq_reset, "trace_seq_reset");
+	SYM(seq_destroy, "trace_seq_destroy");
+	SYM(seq_terminate, "trace_seq_terminate");
+#undef SYM
+	return 0;
+}
+
+/* ---- files ---- */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t got;
+
+		if (n + 65536 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 131072;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static char *read_gz(const char *path, size_t *len)
+{
+	gzFile g = gzopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!g)
+		return NULL;
+	for (;;) {
+		int got;
+
+		if (n + 65536 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 1 << 20;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				gzclose(g);
+				return NULL;
+			}
+			buf = nb;
+		}
+		got = gzread(g, buf + n, 65536);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	gzclose(g);
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static char *read_maybe_gz(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	char *r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = read_file(path, len);
+	if (r)
+		return r;
+	snprintf(path, sizeof(path), "%s/%s.gz", dir, name);
+	return read_gz(path, len);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entries of a directory (names only). */
+static char **list_dir(const char *path, size_t *n)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = realloc(names, cap * sizeof(*names));
+		}
+		names[(*n)++] = strdup(de->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* ---- records ---- */
+
+struct rec {
+	uint64_t ts;
+	int cpu;
+	uint32_t size;
+	void *data;
+};
+
+struct dataset {
+	const char *name;
+	const char *formats;
+	int long_size;
+	bool big_endian;
+	size_t page_size;
+	const char *cpus[64];
+	int ncpus;
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->data < y->data ? -1 : x->data > y->data;   /* page order within a CPU */
+}
+
+static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***pages_out,
+				size_t *npages_out)
+{
+	struct rec *recs = NULL;
+	size_t n = 0, cap = 0, npages = 0, cap_pages = 0;
+	void **pages = NULL;
+
+	for (int cpu = 0; cpu < ds->ncpus; cpu++) {
+		size_t len, psize = ds->page_size;
+		char *raw = read_file(ds->cpus[cpu], &len);
+		struct kbuffer *kb;
+
+		if (!raw) {
+			printf("# cannot read %s\n", ds->cpus[cpu]);
+			continue;
+		}
+		if (!psize) {
+			struct ktrace_pages_layout lay = { 0, ds->long_size, ds->big_endian };
+
+			if (ktrace_pages_detect(raw, len, &lay) > 0)
+				psize = lay.page_size;
+			else
+				psize = 4096;
+		}
+		kb = kbuffer_alloc(ds->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				   ds->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		for (size_t off = 0; off + psize <= len; off += psize) {
+			unsigned long long ts;
+			void *page = aligned_alloc(4096, (psize + 4095) & ~(size_t)4095);
+			void *data;
+
+			memcpy(page, raw + off, psize);
+			if (npages == cap_pages) {
+				cap_pages = cap_pages ? cap_pages * 2 : 256;
+				pages = realloc(pages, cap_pages * sizeof(*pages));
+			}
+			pages[npages++] = page;
+			kbuffer_load_subbuffer_len(kb, page, psize);
+			for (data = kbuffer_read_event(kb, &ts); data;
+			     data = kbuffer_next_event(kb, &ts)) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 4096;
+					recs = realloc(recs, cap * sizeof(*recs));
+				}
+				recs[n].ts = ts;
+				recs[n].cpu = cpu;
+				recs[n].size = (uint32_t)kbuffer_event_size(kb);
+				recs[n].data = data;
+				n++;
+			}
+		}
+		kbuffer_free(kb);
+		free(raw);
+	}
+	/* merged in timestamp order (ties: the lowest CPU first) */
+	if (n)
+		qsort(recs, n, sizeof(*recs), cmp_rec);
+	*nrec = n;
+	*pages_out = pages;
+	*npages_out = npages;
+	return recs;
+}
+
+/* ---- comparison ---- */
+
+struct stat_ev {
+	char name[96];
+	size_t seen, bad;
+};
+
+static struct stat_ev *stats;
+static size_t nstats;
+static int max_report = 20;
+static bool quiet;
+
+static struct stat_ev *stat_for(const char *name)
+{
+	for (size_t i = 0; i < nstats; i++)
+		if (!strcmp(stats[i].name, name))
+			return &stats[i];
+	stats = realloc(stats, (nstats + 1) * sizeof(*stats));
+	memset(&stats[nstats], 0, sizeof(stats[0]));
+	snprintf(stats[nstats].name, sizeof(stats[0].name), "%s", name);
+	return &stats[nstats++];
+}
+
+static void show(const char *tag, const char *s, size_t n)
+{
+	printf("#   %s: \"", tag);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c == '\t')
+			fputs("\\t", stdout);
+		else if (c < 0x20 || c >= 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	printf("\"\n");
+}
+
+static char *mine_buf;
+static size_t mine_cap;
+
+static size_t mine_format(struct ktrace_events *evs, struct ktrace_record *r, unsigned flags)
+{
+	size_t n = ktrace_events_format(evs, r, flags, mine_buf, mine_cap, NULL);
+
+	if (n >= mine_cap) {
+		mine_cap = n + 1024;
+		mine_buf = realloc(mine_buf, mine_cap);
+		n = ktrace_events_format(evs, r, flags, mine_buf, mine_cap, NULL);
+	}
+	return n;
+}
+
+static bool compare(struct stat_ev *st, const char *what, const struct rec *r, const char *mine,
+		    size_t mlen, const struct trace_seq *ref)
+{
+	if (mlen == ref->len && !memcmp(mine, ref->buffer, mlen))
+		return true;
+	if (!st->bad && !quiet)
+		printf("# first difference for %s (%s), cpu %d ts %llu:\n", st->name, what, r->cpu,
+		       (unsigned long long)r->ts);
+	if (st->bad < (size_t)max_report && !quiet) {
+		show("ours  ", mine, mlen);
+		show("libtep", ref->buffer, ref->len);
+	}
+	return false;
+}
+
+static int run_dataset(const struct dataset *ds)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_events *evs;
+	struct tep_plugin_list *plugins;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	size_t nsys, nrec = 0, npages = 0, len, nbad = 0, nevents = 0;
+	char **systems;
+	struct rec *recs;
+	void **pages;
+	char *text;
+	int failed = 0;
+
+	if (load_libtraceevent())
+		return -1;
+	evs = ktrace_events_new(ds->long_size, ds->big_endian);
+	tep = T.alloc();
+	/* trace-cmd loads the plugins before it parses anything */
+	plugins = T.load_plugins(tep);
+	T.set_file_bigendian(tep, ds->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	T.set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	T.set_long_size(tep, ds->long_size);
+
+	text = read_maybe_gz(ds->formats, "header_page", &len);
+	if (text) {
+		T.parse_header_page(tep, text, len, ds->long_size);
+		if (ktrace_events_parse_header_page(evs, text, len, &err))
+			printf("# header_page: %s\n", err.message);
+		free(text);
+	}
+	systems = list_dir(ds->formats, &nsys);
+	for (size_t i = 0; i < nsys; i++) {
+		char sdir[4096];
+		char **evnames;
+		size_t nev;
+
+		snprintf(sdir, sizeof(sdir), "%s/%s", ds->formats, systems[i]);
+		if (!is_dir(sdir))
+			continue;
+		evnames = list_dir(sdir, &nev);
+		for (size_t j = 0; j < nev; j++) {
+			char path[8300];
+
+			snprintf(path, sizeof(path), "%s/%s/format", sdir, evnames[j]);
+			text = read_file(path, &len);
+			if (text) {
+				int r1 = T.parse_event(tep, text, len, systems[i]);
+				int r2 = ktrace_events_add_format(evs, systems[i], text, len, NULL, &err);
+
+				/* both keep an event whose name and ID could be read */
+				if ((r1 == 0 || r1 == TEP_ERRNO__READ_FORMAT_FAILED ||
+				     r1 == TEP_ERRNO__READ_PRINT_FAILED) != (r2 == 0)) {
+					printf("# %s/%s: libtraceevent %d, ours %d\n", systems[i],
+					       evnames[j], r1, r2);
+					failed++;
+				}
+				nevents++;
+				free(text);
+			}
+			free(evnames[j]);
+		}
+		free(evnames);
+		free(systems[i]);
+	}
+	free(systems);
+
+	text = read_maybe_gz(ds->formats, "kallsyms", &len);
+	if (text) {
+		T.parse_kallsyms(tep, text);
+		ktrace_events_parse_kallsyms(evs, text, len, &err);
+		free(text);
+	}
+	text = read_maybe_gz(ds->formats, "printk_formats", &len);
+	if (text) {
+		T.parse_printk_formats(tep, text);
+		ktrace_events_parse_printk_formats(evs, text, len, &err);
+		free(text);
+	}
+	text = read_maybe_gz(ds->formats, "saved_cmdlines", &len);
+	if (text) {
+		T.parse_saved_cmdlines(tep, text);
+		ktrace_events_parse_cmdlines(evs, text, len, &err);
+		free(text);
+	}
+
+	recs = load_records(ds, &nrec, &pages, &npages);
+	T.seq_init(&seq);
+	stats = NULL;
+	nstats = 0;
+	for (size_t i = 0; i < nrec; i++) {
+		struct tep_record tr;
+		struct ktrace_record kr = { recs[i].data, recs[i].size, recs[i].cpu, recs[i].ts,
+					    NULL };
+		const struct ktrace_event *ev = ktrace_events_record_event(evs, &kr);
+		struct stat_ev *st = stat_for(ev ? ktrace_event_name(ev) : "(unknown)");
+		bool ok = true;
+		size_t n;
+		int pid;
+
+		memset(&tr, 0, sizeof(tr));
+		tr.ts = recs[i].ts;
+		tr.cpu = recs[i].cpu;
+		tr.size = (int)recs[i].size;
+		tr.data = recs[i].data;
+		st->seen++;
+
+		/* the comm column comes first on a report line */
+		pid = ktrace_events_record_pid(evs, &kr);
+		T.seq_reset(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_COMM);
+		{
+			const char *c = ktrace_events_comm(evs, pid);
+
+			ok &= compare(st, "comm", &recs[i], c, strlen(c), &seq);
+		}
+		T.seq_reset(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_LATENCY);
+		n = ktrace_events_latency(evs, &kr, mine_buf, mine_cap);
+		if (n >= mine_cap) {
+			mine_cap = n + 1024;
+			mine_buf = realloc(mine_buf, mine_cap);
+			n = ktrace_events_latency(evs, &kr, mine_buf, mine_cap);
+		}
+		ok &= compare(st, "latency", &recs[i], mine_buf, n, &seq);
+		T.seq_reset(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_INFO);
+		n = mine_format(evs, &kr, 0);
+		ok &= compare(st, "info", &recs[i], mine_buf, n, &seq);
+		T.seq_reset(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_INFO_RAW);
+		n = mine_format(evs, &kr, KTRACE_EVFMT_RAW);
+		ok &= compare(st, "raw", &recs[i], mine_buf, n, &seq);
+		if (!ok) {
+			st->bad++;
+			nbad++;
+		}
+	}
+	T.seq_destroy(&seq);
+
+	if (!quiet) {
+		printf("# %s: %zu formats, %zu records, %zu differ\n", ds->name, nevents, nrec, nbad);
+		for (size_t i = 0; i < nstats; i++)
+			printf("#   %-32s %8zu records %6zu differ\n", stats[i].name, stats[i].seen,
+			       stats[i].bad);
+	}
+	printf("%s - %s: %zu records identical to libtraceevent\n",
+	       nbad || failed ? "not ok" : "ok", ds->name, nrec - nbad);
+	free(stats);
+	stats = NULL;
+	for (size_t i = 0; i < npages; i++)
+		free(pages[i]);
+	free(pages);
+	free(recs);
+	T.unload_plugins(plugins, tep);
+	T.free_(tep);
+	ktrace_events_free(evs);
+	return nbad || failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct dataset ds = { .long_size = 8 };
+	int i = 1, bad = 0;
+
+	mine_cap = 1 << 16;
+	mine_buf = malloc(mine_cap);
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--long") && i + 1 < argc)
+			ds.long_size = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--big-endian"))
+			ds.big_endian = true;
+		else if (!strcmp(argv[i], "--page-size") && i + 1 < argc)
+			ds.page_size = (size_t)atol(argv[++i]);
+		else if (!strcmp(argv[i], "--max-report") && i + 1 < argc)
+			max_report = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--quiet"))
+			quiet = true;
+		else {
+			fprintf(stderr, "unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (i < argc) {
+		ds.name = argv[i];
+		ds.formats = argv[i++];
+		for (; i < argc && ds.ncpus < 64; i++)
+			ds.cpus[ds.ncpus++] = argv[i];
+		return run_dataset(&ds) ? 1 : 0;
+	}
+
+	/* the built-in datasets */
+	{
+		struct dataset sv = {
+			.name = "schedviz_cpu0",
+			.formats = "../shared/data/ftrace/schedviz_formats",
+			.long_size = 8,
+			.page_size = 4096,
+			.cpus = { "../shared/data/ftrace/schedviz_cpu0.trace_pipe_raw" },
+			.ncpus = 1,
+		};
+
+		bad += run_dataset(&sv) != 0;
+	}
+	{
+		static const char *const sets[] = { "mixed", "kmem", "allevents" };
+
+		for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+			static char fdir[256], c0[300], c1[300];
+			struct dataset d = { .long_size = 8, .page_size = 4096, .ncpus = 2 };
+
+			snprintf(fdir, sizeof(fdir), "tests/data/eventfmt/%s", sets[k]);
+			if (!is_dir(fdir))
+				continue;
+			snprintf(c0, sizeof(c0), "%s/cpu0.raw", fdir);
+			snprintf(c1, sizeof(c1), "%s/cpu1.raw", fdir);
+			d.name = sets[k];
+			d.formats = fdir;
+			d.cpus[0] = c0;
+			d.cpus[1] = c1;
+			bad += run_dataset(&d) != 0;
+		}
+	}
+	free(mine_buf);
+	return bad ? 1 : 0;
+}
