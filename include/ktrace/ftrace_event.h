@@ -110,6 +110,15 @@ struct ktrace_record {
 	 * ktrace_events_format sets KTRACE_EVFMT_OUT_CONSUMED_NEXT in *out_flags.
 	 */
 	const struct ktrace_record *next;
+	/*
+	 * Bytes readable at data (0: just size). libtraceevent reads fixed-size fields
+	 * past the end of records shorter than their format (kernel_stack's caller[8]
+	 * holds only the frames recorded, then the next record's bytes follow), and
+	 * trace-cmd has the CPU's data mapped contiguously: give the distance to the end
+	 * of the contiguous data to print what trace-cmd prints. Nothing is read
+	 * beyond it.
+	 */
+	uint32_t avail;
 };
 
 /* The event a record belongs to (by common_type), or NULL ("[UNKNOWN EVENT]"). */

@@ -451,7 +451,9 @@ struct ev_ctx {
 	struct ktrace_events *evs;
 	const struct ktrace_record *rec;
 	const uint8_t *data;
-	uint32_t size;
+	uint32_t size;          /* the record */
+	uint32_t avail;         /* readable from data (>= size): libtraceevent reads past
+				 * the record where it does not check */
 	struct ktrace_event *ev;
 	unsigned out_flags;
 	int depth;

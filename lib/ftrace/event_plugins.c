@@ -47,6 +47,7 @@ static int get_common_val(struct ev_ctx *c, struct ev_out *o, struct ktrace_even
 
 	rc.data = rec->data;
 	rc.size = rec->size;
+	rc.avail = rec->avail > rec->size ? rec->avail : rec->size;
 	return field_val(&rc, o, ev_find_common_field(ev, name), name, val, err);
 }
 
@@ -152,9 +153,9 @@ static void write_and_save_comm(struct ev_ctx *c, struct ev_out *o, const struct
 {
 	size_t n = 0;
 
-	if (f->offset < c->size) {
+	if (f->offset < c->avail) {
 		const uint8_t *p = c->data + f->offset;
-		size_t max = f->size < c->size - f->offset ? f->size : c->size - f->offset;
+		size_t max = f->size < c->avail - f->offset ? f->size : c->avail - f->offset;
 
 		while (n < max && p[n])
 			n++;
@@ -403,7 +404,7 @@ static int kernel_stack(struct ev_ctx *c, struct ev_out *o)
 	}
 	ev_out_puts(o, "<stack trace >\n");
 	for (uint64_t off = f->offset; off < c->size; off += ls) {
-		uint64_t addr = off + ls <= c->size ? ev_read_number(c->evs, c->data + off, ls) : 0;
+		uint64_t addr = off + ls <= c->avail ? ev_read_number(c->evs, c->data + off, ls) : 0;
 		const struct ev_sym *fn;
 
 		if ((ls == 8 && addr == UINT64_MAX) || (int32_t)addr == -1)
@@ -510,6 +511,7 @@ static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
 		nc.ev = ret;
 		nc.data = next->data;
 		nc.size = next->size;
+		nc.avail = next->avail > next->size ? next->avail : next->size;
 		/* a leaf: the next record is this function's exit */
 		if (!get_common_val(&nc, o, ret, next, "common_type", &type, true) &&
 		    type == (uint64_t)ret->id &&
@@ -671,10 +673,10 @@ static void mac_string(struct ev_ctx *c, struct ev_out *o, const char *name)
 		off = v & 0xffff;
 		len = (v >> 16) & 0xffff;
 	}
-	if (off >= c->size)
+	if (off >= c->avail)
 		return;
-	if (len > c->size - off)
-		len = c->size - off;
+	if (len > c->avail - off)
+		len = c->avail - off;
 	{
 		const uint8_t *p = c->data + off;
 		const uint8_t *nul = memchr(p, 0, len);
@@ -873,7 +875,7 @@ static int kvm_emulate_insn(struct ev_ctx *c, struct ev_out *o)
 	for (uint64_t i = 0; i < len && i < 15; i++) {
 		if (i)
 			ev_out_putc(o, ' ');
-		ev_out_hex2(o, off + i < c->size ? c->data[off + i] : 0);
+		ev_out_hex2(o, off + i < c->avail ? c->data[off + i] : 0);
 	}
 	if (failed)
 		ev_out_puts(o, " FAIL");

@@ -20,15 +20,22 @@ static inline bool in_rec(const struct ev_ctx *c, uint64_t off, uint64_t len)
 	return off <= c->size && len <= c->size - off;
 }
 
+/* Where libtraceevent does not check a read against the record, it reads whatever
+ * follows in the sub-buffer: so do we, up to avail. */
+static inline bool in_avail(const struct ev_ctx *c, uint64_t off, uint64_t len)
+{
+	return off <= c->avail && len <= c->avail - off;
+}
+
 static inline uint8_t byte_at(const struct ev_ctx *c, uint64_t off)
 {
-	return off < c->size ? c->data[off] : 0;
+	return off < c->avail ? c->data[off] : 0;
 }
 
 /* A number of 1/2/4/8 bytes at off, 0 when it does not lie inside the record. */
 static uint64_t read_at(const struct ev_ctx *c, uint64_t off, unsigned size)
 {
-	if (!in_rec(c, off, size))
+	if (!in_avail(c, off, size))
 		return 0;
 	return ev_read_number(c->evs, c->data + off, size);
 }
@@ -38,7 +45,7 @@ static uint64_t read_host(const struct ev_ctx *c, uint64_t off, unsigned size)
 {
 	uint64_t v = 0;
 
-	if (!in_rec(c, off, size))
+	if (!in_avail(c, off, size))
 		return 0;
 	for (unsigned i = 0; i < size; i++)
 		v |= (uint64_t)c->data[off + i] << (8 * i);
@@ -85,10 +92,10 @@ static size_t str_len_at(const struct ev_ctx *c, uint64_t off)
 {
 	const uint8_t *nul;
 
-	if (off >= c->size)
+	if (off >= c->avail)
 		return 0;
-	nul = memchr(c->data + off, 0, c->size - off);
-	return nul ? (size_t)(nul - (c->data + off)) : c->size - off;
+	nul = memchr(c->data + off, 0, c->avail - off);
+	return nul ? (size_t)(nul - (c->data + off)) : c->avail - off;
 }
 
 static uint64_t apply_cast(uint64_t val, enum ev_cast cast)
@@ -303,7 +310,7 @@ static bool rec_ptr(const struct ev_ctx *c, uint64_t p, uint64_t len, uint64_t *
 {
 	uintptr_t base = (uintptr_t)c->data;
 
-	if (p < base || p - base > c->size || len > c->size - (p - base))
+	if (p < base || p - base > c->avail || len > c->avail - (p - base))
 		return false;
 	*off = p - base;
 	return true;
@@ -359,7 +366,7 @@ static uint64_t run_func(struct ev_ctx *c, struct ev_out *o, struct ev_arg *arg)
 		uint64_t off;
 
 		if (rec_ptr(c, args[1], 0, &off))
-			ev_scsi_parse_cdb(o, c->data + off, c->size - off, (int)args[2]);
+			ev_scsi_parse_cdb(o, c->data + off, c->avail - off, (int)args[2]);
 		return 0;
 	}
 	case FN_XEN_HYPERCALL_NAME: {
@@ -547,12 +554,12 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		}
 		/* zero-sized fields mean the rest of the record */
 		len = f->size ? f->size : (uint32_t)(c->size - f->offset);
-		if (f->offset >= c->size) {
+		if (f->offset >= c->avail) {
 			put_str(o, seg, len_arg, "", 0);
 			return;
 		}
-		if (len > c->size - f->offset)
-			len = c->size - f->offset;
+		if (len > c->avail - f->offset)
+			len = c->avail - f->offset;
 		{
 			const uint8_t *p = c->data + f->offset;
 			const uint8_t *nul = memchr(p, 0, len);
@@ -621,7 +628,7 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 			return;
 		}
 		len = (uint32_t)ev_eval(c, arg->hex.size);
-		for (uint64_t i = 0; i < len && off + i < c->size; i++) {
+		for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 			if (i && arg->type == PA_HEX)
 				ev_out_putc(o, ' ');
 			ev_out_hex2(o, c->data[off + i]);
@@ -648,7 +655,7 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		}
 		len = (uint32_t)ev_eval(c, arg->int_array.count);
 		el_size = (int)ev_eval(c, arg->int_array.el_size);
-		for (uint64_t i = 0; i < len && off < c->size; i++) {
+		for (uint64_t i = 0; i < len && off < c->avail; i++) {
 			if (i)
 				ev_out_putc(o, ' ');
 			switch (el_size) {
@@ -672,8 +679,8 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		dyn_offset(c, arg->string.field, &off, &len);
 		if (!len)
 			return;     /* libtraceevent prints nothing, not even padding */
-		put_str(o, seg, len_arg, (const char *)c->data + (off < c->size ? off : 0),
-			off < c->size ? str_len_at(c, off) : 0);
+		put_str(o, seg, len_arg, (const char *)c->data + (off < c->avail ? off : 0),
+			off < c->avail ? str_len_at(c, off) : 0);
 		return;
 	}
 	case PA_BSTRING:
@@ -1137,7 +1144,7 @@ static void print_raw_buff(struct ev_ctx *c, struct ev_out *o, const char *p,
 	if (plen < 1)
 		return;
 	ev_out_hex2(o, byte_at(c, off));
-	for (int k = 1; k < plen && off + (uint64_t)k < c->size; k++) {
+	for (int k = 1; k < plen && off + (uint64_t)k < c->avail; k++) {
 		ev_out_puts(o, delim);
 		ev_out_hex2(o, byte_at(c, off + (uint64_t)k));
 	}
@@ -1428,12 +1435,14 @@ static void bprint_print(struct ev_ctx *c, struct ev_out *o)
 			if (s->start && pos >= end)
 				break;
 			if (kind == BS_PEXT)
-				kind = pos < end && c_is_print((signed char)c->data[pos]) ? BS_STR : BS_NUM;
+				kind = pos < c->avail && c_is_print((signed char)c->data[pos]) ? BS_STR
+											: BS_NUM;
 			a->type = kind == BS_STR ? PA_BSTRING : PA_ATOM;
 			if (kind == BS_STR) {
-				size_t n = pos < end ? str_len_at(c, pos) : 0;
+				size_t n = pos < c->avail ? str_len_at(c, pos) : 0;
 
-				a->string.string = (char *)(pos < end ? (const char *)c->data + pos : "");
+				a->string.string = (char *)(pos < c->avail ? (const char *)c->data + pos
+									  : "");
 				a->string.slen = (uint32_t)n;
 				pos += n + 1;
 			} else {
@@ -1478,7 +1487,7 @@ static bool printable_array(const struct ev_ctx *c, uint64_t off, uint64_t len)
 	for (uint64_t i = 0; i < len; i++) {
 		int ch;
 
-		if (off + i >= c->size)
+		if (off + i >= c->avail)
 			break;
 		ch = (signed char)c->data[off + i];
 		if (!ch)
@@ -1505,11 +1514,11 @@ static void print_field_raw(struct ev_ctx *c, struct ev_out *o, struct ev_field 
 			len = f->size;
 		}
 		if ((f->flags & EVF_STRING) && printable_array(c, off, len)) {
-			if (off < c->size)
+			if (off < c->avail)
 				ev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
 		} else {
 			ev_out_puts(o, "ARRAY[");
-			for (uint64_t i = 0; i < len && off + i < c->size; i++) {
+			for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 				if (i)
 					ev_out_puts(o, ", ");
 				ev_out_hex2(o, c->data[off + i]);
@@ -1651,6 +1660,7 @@ size_t ktrace_events_format(struct ktrace_events *evs, const struct ktrace_recor
 		c.rec = rec;
 		c.data = rec->data;
 		c.size = rec->size;
+		c.avail = rec->avail > rec->size ? rec->avail : rec->size;
 		c.ev = (struct ktrace_event *)ev;
 		if (flags & KTRACE_EVFMT_RAW) {
 			ev_print_fields(&c, &o);
@@ -1675,20 +1685,21 @@ size_t ktrace_events_latency(struct ktrace_events *evs, const struct ktrace_reco
 {
 	struct ev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
 	const uint8_t *data = rec->data;
+	uint32_t size = rec->avail > rec->size ? rec->avail : rec->size;
 	int lat_flags, pc, lock_depth = 0, migrate_disable = 0;
 	bool hardirq, softirq;
 
-	lat_flags = ev_common_value(evs, data, rec->size, "common_flags", &evs->flags_offset,
+	lat_flags = ev_common_value(evs, data, size, "common_flags", &evs->flags_offset,
 				    &evs->flags_size);
-	pc = ev_common_value(evs, data, rec->size, "common_preempt_count", &evs->pc_offset,
+	pc = ev_common_value(evs, data, size, "common_preempt_count", &evs->pc_offset,
 			     &evs->pc_size);
 	/* lock_depth and migrate_disable may not exist; libtraceevent shares one slot for
 	 * both, so when both exist the second reads the first's value */
 	if (evs->lock_depth_exists) {
-		lock_depth = ev_common_value(evs, data, rec->size, "common_lock_depth",
+		lock_depth = ev_common_value(evs, data, size, "common_lock_depth",
 					     &evs->ld_offset, &evs->ld_size);
 	} else if (evs->check_lock_depth) {
-		lock_depth = ev_common_value(evs, data, rec->size, "common_lock_depth",
+		lock_depth = ev_common_value(evs, data, size, "common_lock_depth",
 					     &evs->ld_offset, &evs->ld_size);
 		if (lock_depth < 0)
 			evs->check_lock_depth = false;
@@ -1696,10 +1707,10 @@ size_t ktrace_events_latency(struct ktrace_events *evs, const struct ktrace_reco
 			evs->lock_depth_exists = true;
 	}
 	if (evs->migrate_disable_exists) {
-		migrate_disable = ev_common_value(evs, data, rec->size, "common_migrate_disable",
+		migrate_disable = ev_common_value(evs, data, size, "common_migrate_disable",
 						  &evs->ld_offset, &evs->ld_size);
 	} else if (evs->check_migrate_disable) {
-		migrate_disable = ev_common_value(evs, data, rec->size, "common_migrate_disable",
+		migrate_disable = ev_common_value(evs, data, size, "common_migrate_disable",
 						  &evs->ld_offset, &evs->ld_size);
 		if (migrate_disable < 0)
 			evs->check_migrate_disable = false;

@@ -12,8 +12,11 @@
  * clash with ours; its plugins are loaded the way trace-cmd loads them.
  *
  *   test_evdiff                      the datasets committed or in ../shared/data
- *   test_evdiff [options] FORMATDIR CPU0.raw [CPU1.raw ...]
- *       --long 4|8  --big-endian  --page-size N  --max-report N  --quiet
+ *   test_evdiff [options] FORMATDIR [CPU0.raw CPU1.raw ...]
+ *       --long 4|8  --kernel-long 4|8  --big-endian  --page-size N  --max-report N
+ *       --quiet     --report MODE (print trace-cmd report lines instead: MODE is
+ *       "-" or letters R (raw), l (latency), t (nanoseconds))
+ *   Without CPU files, FORMATDIR/meta and FORMATDIR/cpuN.raw are used.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -227,28 +230,20 @@ struct rec {
 	int cpu;
 	uint32_t size;
 	void *data;
+	long long missed;       /* events lost before this record (first of its page) */
+	uint32_t avail;         /* bytes to the end of its sub-buffer */
 };
 
 struct dataset {
 	const char *name;
 	const char *formats;
-	int long_size;
+	int long_size;          /* libtraceevent's (the trace.dat header's) */
+	int kernel_long;        /* the ring buffer's (header_page commit size), 0: long_size */
 	bool big_endian;
 	size_t page_size;
 	const char *cpus[64];
 	int ncpus;
 };
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->data < y->data ? -1 : x->data > y->data;   /* page order within a CPU */
-}
 
 static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***pages_out,
 				size_t *npages_out)
@@ -261,6 +256,7 @@ static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***
 		size_t len, psize = ds->page_size;
 		char *raw = read_file(ds->cpus[cpu], &len);
 		struct kbuffer *kb;
+		bool raw_keep = false;
 
 		if (!raw) {
 			printf("# cannot read %s\n", ds->cpus[cpu]);
@@ -274,22 +270,34 @@ static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***
 			else
 				psize = 4096;
 		}
-		kb = kbuffer_alloc(ds->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+		kb = kbuffer_alloc((ds->kernel_long ? ds->kernel_long : ds->long_size) == 8 ?
+				   KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				   ds->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		for (size_t off = 0; off + psize <= len; off += psize) {
-			unsigned long long ts;
-			void *page = aligned_alloc(4096, (psize + 4095) & ~(size_t)4095);
-			void *data;
+		{
+			/* the CPU's data stays contiguous, as in trace-cmd's mapping of the
+			 * file: what libtraceevent reads past a record is the same */
+			char *copy = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 
-			memcpy(page, raw + off, psize);
+			memcpy(copy, raw, len);
+			free(raw);
+			raw = copy;
 			if (npages == cap_pages) {
 				cap_pages = cap_pages ? cap_pages * 2 : 256;
 				pages = realloc(pages, cap_pages * sizeof(*pages));
 			}
-			pages[npages++] = page;
+			pages[npages++] = raw;
+			raw_keep = true;
+		}
+		for (size_t off = 0; off + psize <= len; off += psize) {
+			unsigned long long ts;
+			void *page = raw + off;
+			void *data;
+
 			kbuffer_load_subbuffer_len(kb, page, psize);
 			for (data = kbuffer_read_event(kb, &ts); data;
 			     data = kbuffer_next_event(kb, &ts)) {
+				long long missed = kbuffer_missed_events(kb);
+
 				if (n == cap) {
 					cap = cap ? cap * 2 : 4096;
 					recs = realloc(recs, cap * sizeof(*recs));
@@ -298,15 +306,39 @@ static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***
 				recs[n].cpu = cpu;
 				recs[n].size = (uint32_t)kbuffer_event_size(kb);
 				recs[n].data = data;
+				recs[n].missed = missed;
+				recs[n].avail = (uint32_t)(raw + len - (char *)data);
 				n++;
 			}
 		}
 		kbuffer_free(kb);
-		free(raw);
+		if (!raw_keep)
+			free(raw);
 	}
-	/* merged in timestamp order (ties: the lowest CPU first) */
-	if (n)
-		qsort(recs, n, sizeof(*recs), cmp_rec);
+	/* merged as trace-cmd merges: each CPU in its own order, the smallest next
+	 * timestamp first, ties to the lowest CPU */
+	if (n) {
+		struct rec *merged = malloc(n * sizeof(*merged));
+		size_t head[64], end[64], k = 0, pos = 0;
+
+		for (int cpu = 0; cpu < ds->ncpus; cpu++) {
+			head[cpu] = pos;
+			while (pos < n && recs[pos].cpu == cpu)
+				pos++;
+			end[cpu] = pos;
+		}
+		while (k < n) {
+			int best = -1;
+
+			for (int cpu = 0; cpu < ds->ncpus; cpu++)
+				if (head[cpu] < end[cpu] &&
+				    (best < 0 || recs[head[cpu]].ts < recs[head[best]].ts))
+					best = cpu;
+			merged[k++] = recs[head[best]++];
+		}
+		free(recs);
+		recs = merged;
+	}
 	*nrec = n;
 	*pages_out = pages;
 	*npages_out = npages;
@@ -477,7 +509,7 @@ static int run_dataset(const struct dataset *ds)
 	for (size_t i = 0; i < nrec; i++) {
 		struct tep_record tr;
 		struct ktrace_record kr = { recs[i].data, recs[i].size, recs[i].cpu, recs[i].ts,
-					    NULL };
+					    NULL, recs[i].avail };
 		const struct ktrace_event *ev = ktrace_events_record_event(evs, &kr);
 		struct stat_ev *st = stat_for(ev ? ktrace_event_name(ev) : "(unknown)");
 		bool ok = true;
@@ -544,9 +576,179 @@ static int run_dataset(const struct dataset *ds)
 	return nbad || failed ? 1 : 0;
 }
 
+/* ---- report mode: whole trace-cmd report lines from our side only ---- */
+
+static struct ktrace_events *load_ours(const struct dataset *ds)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_events *evs = ktrace_events_new(ds->long_size, ds->big_endian);
+	size_t nsys, len;
+	char **systems;
+	char *text;
+
+	text = read_maybe_gz(ds->formats, "header_page", &len);
+	if (text) {
+		ktrace_events_parse_header_page(evs, text, len, &err);
+		free(text);
+	}
+	systems = list_dir(ds->formats, &nsys);
+	for (size_t i = 0; i < nsys; i++) {
+		char sdir[4096];
+		char **evnames;
+		size_t nev;
+
+		snprintf(sdir, sizeof(sdir), "%s/%s", ds->formats, systems[i]);
+		if (is_dir(sdir)) {
+			evnames = list_dir(sdir, &nev);
+			for (size_t j = 0; j < nev; j++) {
+				char path[8300];
+
+				snprintf(path, sizeof(path), "%s/%s/format", sdir, evnames[j]);
+				text = read_file(path, &len);
+				if (text) {
+					ktrace_events_add_format(evs, systems[i], text, len, NULL, &err);
+					free(text);
+				}
+				free(evnames[j]);
+			}
+			free(evnames);
+		}
+		free(systems[i]);
+	}
+	free(systems);
+	text = read_maybe_gz(ds->formats, "kallsyms", &len);
+	if (text) {
+		ktrace_events_parse_kallsyms(evs, text, len, &err);
+		free(text);
+	}
+	text = read_maybe_gz(ds->formats, "printk_formats", &len);
+	if (text) {
+		ktrace_events_parse_printk_formats(evs, text, len, &err);
+		free(text);
+	}
+	text = read_maybe_gz(ds->formats, "saved_cmdlines", &len);
+	if (text) {
+		ktrace_events_parse_cmdlines(evs, text, len, &err);
+		free(text);
+	}
+	return evs;
+}
+
+/* trace-cmd 3.1.6's trace_show_data for one record (mode: R raw, l latency, t nsecs). */
+static int report_dataset(const struct dataset *ds, const char *mode)
+{
+	bool raw = strchr(mode, 'R'), lat = strchr(mode, 'l'), nsec = strchr(mode, 't');
+	struct ktrace_events *evs = load_ours(ds);
+	size_t nrec, npages;
+	void **pages;
+	struct rec *recs = load_records(ds, &nrec, &pages, &npages);
+	struct ktrace_record *krs = calloc(nrec + 1, sizeof(*krs));
+
+	if (nsec)
+		ktrace_events_set_ts_format(evs, KTRACE_EVOPT_TS_NSECS);
+	for (size_t i = 0; i < nrec; i++) {
+		krs[i] = (struct ktrace_record){ recs[i].data, recs[i].size, recs[i].cpu, recs[i].ts,
+						 i + 1 < nrec ? &krs[i + 1] : NULL, recs[i].avail };
+	}
+	printf("cpus=%d\n", ds->ncpus);
+	for (size_t i = 0; i < nrec; i++) {
+		struct ktrace_record *kr = &krs[i];
+		const struct ktrace_event *ev = ktrace_events_record_event(evs, kr);
+		unsigned outf = 0;
+		size_t n;
+		int pid;
+
+		if (recs[i].missed > 0)
+			printf("CPU:%d [%lld EVENTS DROPPED]\n", recs[i].cpu, recs[i].missed);
+		else if (recs[i].missed < 0)
+			printf("CPU:%d [EVENTS DROPPED]\n", recs[i].cpu);
+		if (!ev) {
+			printf("[UNKNOWN EVENT][UNKNOWN EVENT] (NULL): %14s[UNKNOWN EVENT]\n", "");
+			continue;
+		}
+		pid = ktrace_events_record_pid(evs, kr);
+		if (lat)
+			printf("%8.8s-%-5d %3d", ktrace_events_comm(evs, pid), pid, recs[i].cpu);
+		else
+			printf("%16s-%-5d [%03d]", ktrace_events_comm(evs, pid), pid, recs[i].cpu);
+		if (lat) {
+			if (raw) {
+				printf("-0x%x", ktrace_events_record_flags(evs, kr));
+			} else {
+				ktrace_events_latency(evs, kr, mine_buf, mine_cap);
+				fputs(mine_buf, stdout);
+			}
+		}
+		if (nsec)
+			printf(" %5llu.%09llu:", (unsigned long long)(recs[i].ts / 1000000000ULL),
+			       (unsigned long long)(recs[i].ts % 1000000000ULL));
+		else {
+			unsigned long long us = (recs[i].ts + 500) / 1000;
+
+			printf(" %5llu.%06llu:", us / 1000000ULL, us % 1000000ULL);
+		}
+		printf(" %s: ", ktrace_event_name(ev));
+		if (strlen(ktrace_event_name(ev)) < 20)
+			printf("%.*s", (int)(20 - strlen(ktrace_event_name(ev))), "                    ");
+		n = ktrace_events_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap, &outf);
+		if (n >= mine_cap) {
+			mine_cap = n + 1024;
+			mine_buf = realloc(mine_buf, mine_cap);
+			n = ktrace_events_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap,
+						 &outf);
+		}
+		if (n && mine_buf[n - 1] == '\n')
+			n--;
+		fwrite(mine_buf, 1, n, stdout);
+		putchar('\n');
+		if (outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT)
+			i++;
+	}
+	for (size_t i = 0; i < npages; i++)
+		free(pages[i]);
+	free(pages);
+	free(recs);
+	free(krs);
+	ktrace_events_free(evs);
+	return 0;
+}
+
+/* DIR/meta, written by tracedat_extract.py. */
+static void read_meta(struct dataset *ds)
+{
+	char path[4096], *text;
+	size_t len;
+	int cpus = 0, v;
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/meta", ds->formats);
+	text = read_file(path, &len);
+	if (!text)
+		return;
+	if ((p = strstr(text, "long=")) && p == text)
+		ds->long_size = atoi(p + 5);
+	if ((p = strstr(text, "kernel_long=")))
+		ds->kernel_long = atoi(p + 12);
+	if ((p = strstr(text, "big_endian=")))
+		ds->big_endian = atoi(p + 11);
+	if ((p = strstr(text, "page_size=")))
+		ds->page_size = (size_t)atol(p + 10);
+	if ((p = strstr(text, "cpus=")))
+		cpus = atoi(p + 5);
+	free(text);
+	for (v = 0; v < cpus && v < 64; v++) {
+		static char names[64][4200];
+
+		snprintf(names[v], sizeof(names[v]), "%s/cpu%d.raw", ds->formats, v);
+		ds->cpus[v] = names[v];
+	}
+	ds->ncpus = cpus;
+}
+
 int main(int argc, char **argv)
 {
 	struct dataset ds = { .long_size = 8 };
+	const char *report = NULL;
 	int i = 1, bad = 0;
 
 	mine_cap = 1 << 16;
@@ -562,6 +764,10 @@ int main(int argc, char **argv)
 			max_report = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
+		else if (!strcmp(argv[i], "--kernel-long") && i + 1 < argc)
+			ds.kernel_long = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--report") && i + 1 < argc)
+			report = argv[++i];
 		else {
 			fprintf(stderr, "unknown option %s\n", argv[i]);
 			return 2;
@@ -572,6 +778,10 @@ int main(int argc, char **argv)
 		ds.formats = argv[i++];
 		for (; i < argc && ds.ncpus < 64; i++)
 			ds.cpus[ds.ncpus++] = argv[i];
+		if (!ds.ncpus)
+			read_meta(&ds);
+		if (report)
+			return report_dataset(&ds, report);
 		return run_dataset(&ds) ? 1 : 0;
 	}
 
