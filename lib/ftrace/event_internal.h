@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <ktrace/ftrace_event.h>
 
@@ -68,21 +69,35 @@ struct ev_out {
 	size_t len;        /* may exceed cap: the length the full text needs */
 };
 
-void ev_out_write(struct ev_out *o, const char *p, size_t n);
+void ev_out_write_slow(struct ev_out *o, const char *p, size_t n);
+static inline void ev_out_write(struct ev_out *o, const char *p, size_t n)
+{
+	if (__builtin_expect(o->len <= o->cap && n <= o->cap - o->len, 1)) {
+		char *d = o->buf + o->len;
+
+		o->len += n;
+		if (n <= 8) {
+			while (n--)
+				*d++ = *p++;
+		} else {
+			memcpy(d, p, n);
+		}
+		return;
+	}
+	ev_out_write_slow(o, p, n);
+}
 static inline void ev_out_putc(struct ev_out *o, char c)
 {
-	if (o->len < o->cap)
+	if (__builtin_expect(o->len < o->cap, 1))
 		o->buf[o->len] = c;
 	o->len++;
 }
 static inline void ev_out_puts(struct ev_out *o, const char *s)
 {
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	ev_out_write(o, s, n);
+	ev_out_write(o, s, strlen(s));
 }
+/* A string literal, without strlen. */
+#define ev_out_lit(o, s) ev_out_write((o), (s), sizeof(s) - 1)
 void ev_out_spaces(struct ev_out *o, size_t n);
 void ev_out_u64(struct ev_out *o, uint64_t v);
 void ev_out_i64(struct ev_out *o, int64_t v);
@@ -130,6 +145,7 @@ struct ev_field {
 	struct ktrace_event *event;
 	const char *type;
 	const char *name;
+	uint32_t name_len;
 	uint32_t offset;
 	uint32_t size;
 	uint32_t arraylen;
@@ -163,6 +179,7 @@ struct ev_flag_sym {
 	struct ev_flag_sym *next;
 	const char *value;
 	const char *str;
+	uint32_t str_len;
 	int64_t fval;       /* compiled: libtraceevent's eval_flag(value) */
 };
 
@@ -324,6 +341,9 @@ struct ktrace_event {
 	struct ev_arg *args;
 	struct ev_seg *segs;
 	enum ev_handler handler;
+	/* fields a print handler looks up by name, found once */
+	struct ev_field *hf[16];
+	uint32_t hf_known;
 };
 
 /* What libtraceevent's make_bprint_args does at one '%' of a bprint format. */
@@ -350,6 +370,15 @@ struct ev_sym {
 	uint64_t addr;
 	const char *name;
 	const char *mod;
+	uint32_t name_len;
+};
+
+/* Recent function lookups (the same call sites come back all the time). */
+#define EV_FCACHE 1024
+struct ev_fcache {
+	uint64_t addr;
+	const struct ev_sym *sym;   /* NULL: not found */
+	bool valid;
 };
 
 struct ev_printk {
@@ -394,6 +423,11 @@ struct ktrace_events {
 	struct ev_sym *syms;
 	size_t nsyms, cap_syms;
 	bool syms_sorted;
+	struct ev_fcache *fcache;
+
+	/* the last comm looked up */
+	int last_pid;
+	const char *last_comm;
 
 	struct ev_printk *printks;
 	size_t nprintks, cap_printks;

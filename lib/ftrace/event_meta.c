@@ -42,6 +42,7 @@ void ktrace_events_free(struct ktrace_events *evs)
 	free(evs->events);
 	free(evs->by_id);
 	free(evs->syms);
+	free(evs->fcache);
 	free(evs->printks);
 	for (size_t i = 0; i < evs->ncomms; i++)
 		free((char *)evs->comms[i].comm);
@@ -398,6 +399,7 @@ int ktrace_events_parse_kallsyms(struct ktrace_events *evs, const char *text, si
 		evs->syms = syms;
 		syms[evs->nsyms].addr = addr;
 		syms[evs->nsyms].name = ev_arena_strndup(&evs->arena, line + fs, fe - fs);
+		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
 		syms[evs->nsyms].mod = me > ms ? ev_arena_strndup(&evs->arena, line + ms,
 								   me - ms - 1) : NULL;
 		if (!syms[evs->nsyms].name)
@@ -405,6 +407,8 @@ int ktrace_events_parse_kallsyms(struct ktrace_events *evs, const char *text, si
 		evs->nsyms++;
 		evs->syms_sorted = false;
 	}
+	if (evs->fcache)
+		memset(evs->fcache, 0, EV_FCACHE * sizeof(*evs->fcache));
 	return 0;
 }
 
@@ -453,12 +457,10 @@ sentinel:
 	}
 }
 
-const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
+static const struct ev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
 {
 	size_t l = 0, u;
 
-	if (!evs->nsyms)
-		return NULL;
 	sort_syms(evs);
 	u = evs->nsyms;
 	/* glibc's bsearch with libtraceevent's "address within" comparison */
@@ -474,6 +476,26 @@ const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
 			l = idx + 1;
 	}
 	return NULL;
+}
+
+const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
+{
+	struct ev_fcache *e;
+
+	if (!evs->nsyms)
+		return NULL;
+	if (!evs->fcache) {
+		evs->fcache = calloc(EV_FCACHE, sizeof(*evs->fcache));
+		if (!evs->fcache)
+			return find_func_search(evs, addr);
+	}
+	e = &evs->fcache[(addr ^ (addr >> 10) ^ (addr >> 20)) & (EV_FCACHE - 1)];
+	if (e->valid && e->addr == addr)
+		return e->sym;
+	e->addr = addr;
+	e->sym = find_func_search(evs, addr);
+	e->valid = true;
+	return e->sym;
 }
 
 const char *ktrace_events_function(struct ktrace_events *evs, uint64_t addr, uint64_t *start)
@@ -706,9 +728,13 @@ const char *ev_comm_lookup(struct ktrace_events *evs, int pid)
 
 	if (!pid)
 		return "<idle>";
+	if (evs->last_comm && evs->last_pid == pid)
+		return evs->last_comm;
 	comms_init(evs);
 	c = comm_bsearch(evs, pid);
-	return c ? c->comm : "<...>";
+	evs->last_pid = pid;
+	evs->last_comm = c ? c->comm : "<...>";
+	return evs->last_comm;
 }
 
 const char *ktrace_events_comm(struct ktrace_events *evs, int pid)
@@ -754,6 +780,7 @@ static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t
 	comms[pos].pid = pid;
 	comms[pos].comm = copy;
 	evs->ncomms++;
+	evs->last_comm = NULL;
 	return 0;
 }
 

@@ -518,6 +518,7 @@ static int read_fields(struct ps *p, struct ev_field **fields)
 			if (read_expect_type(p, T_NEWLINE, &token))
 				return -1;
 		}
+		field->name_len = (uint32_t)strlen(field->name);
 		if (field->flags & (EVF_ARRAY | EVF_DYNAMIC)) {
 			if (field->arraylen)
 				field->elementsize = field->size / field->arraylen;
@@ -1070,6 +1071,7 @@ static enum tt process_fields(struct ps *p, struct ev_flag_sym **list, char **to
 		if (!value)
 			goto fail;
 		field->str = value;
+		field->str_len = (uint32_t)strlen(value);
 		*list = field;
 		list = &field->next;
 		type = read_token_item(p, &token);

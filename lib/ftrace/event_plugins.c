@@ -34,9 +34,27 @@ static int field_val(struct ev_ctx *c, struct ev_out *o, const struct ev_field *
 	return 0;
 }
 
+/* A field of the event by name; slot (0..15, distinct per name within a handler)
+ * keeps what the lookup found. */
+static inline struct ev_field *hfield(struct ktrace_event *ev, int slot, const char *name,
+				      bool any)
+{
+	if (!(ev->hf_known & (1u << slot))) {
+		ev->hf[slot] = any ? ev_find_any_field(ev, name) : ev_find_field(ev, name);
+		ev->hf_known |= 1u << slot;
+	}
+	return ev->hf[slot];
+}
+
 static int get_val(struct ev_ctx *c, struct ev_out *o, const char *name, uint64_t *val, bool err)
 {
 	return field_val(c, o, ev_find_field(c->ev, name), name, val, err);
+}
+
+static int get_slot(struct ev_ctx *c, struct ev_out *o, int slot, const char *name, uint64_t *val,
+		    bool err)
+{
+	return field_val(c, o, hfield(c->ev, slot, name, false), name, val, err);
 }
 
 static int get_common_val(struct ev_ctx *c, struct ev_out *o, struct ktrace_event *ev,
@@ -87,10 +105,10 @@ static void put_num(struct ev_out *o, enum numfmt f, uint64_t v)
 	}
 }
 
-static int print_num_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
-			   enum numfmt f, const char *post, const char *name, bool err)
+static int print_num_field_f(struct ev_ctx *c, struct ev_out *o, const char *pre,
+			     enum numfmt f, const char *post, const char *name, bool err,
+			     const struct ev_field *fd)
 {
-	const struct ev_field *fd = ev_find_field(c->ev, name);
 	uint64_t v;
 
 	if (!fd || !ev_field_value(c, fd, &v)) {
@@ -107,11 +125,16 @@ static int print_num_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
 	return 1;
 }
 
+static int print_num_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
+			   enum numfmt f, const char *post, const char *name, bool err)
+{
+	return print_num_field_f(c, o, pre, f, post, name, err, ev_find_field(c->ev, name));
+}
+
 /* tep_print_func_field(s, " function=%s", ...) */
 static void print_func_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
-			     const char *name)
+			     const char *name, const struct ev_field *fd)
 {
-	const struct ev_field *fd = ev_find_field(c->ev, name);
 	const struct ev_sym *f;
 	uint64_t v;
 
@@ -120,7 +143,7 @@ static void print_func_field(struct ev_ctx *c, struct ev_out *o, const char *pre
 	f = ev_find_func(c->evs, v);
 	ev_out_puts(o, pre);
 	if (f) {
-		ev_out_puts(o, f->name);
+		ev_out_write(o, f->name, f->name_len);
 		ev_out_puts(o, "/0x");
 		ev_out_hex(o, f->addr - v, false);
 	} else {
@@ -171,36 +194,36 @@ static int sched_switch(struct ev_ctx *c, struct ev_out *o)
 	const struct ev_field *f;
 	uint64_t val;
 
-	if (get_val(c, o, "prev_pid", &val, true)) {
+	if (get_slot(c, o, 0, "prev_pid", &val, true)) {
 		ev_out_putc(o, '!');
 		return 1;
 	}
-	f = ev_find_any_field(c->ev, "prev_comm");
+	f = hfield(c->ev, 1, "prev_comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
 		ev_out_putc(o, ':');
 	}
 	ev_out_i64(o, (int64_t)val);
 	ev_out_putc(o, ' ');
-	if (!get_val(c, o, "prev_prio", &val, true)) {
+	if (!get_slot(c, o, 2, "prev_prio", &val, true)) {
 		ev_out_putc(o, '[');
 		ev_out_i64(o, (int32_t)val);
 		ev_out_puts(o, "] ");
 	}
-	if (!get_val(c, o, "prev_state", &val, true))
+	if (!get_slot(c, o, 3, "prev_state", &val, true))
 		write_state(o, (int)val);
 	ev_out_puts(o, " ==> ");
-	if (get_val(c, o, "next_pid", &val, true)) {
+	if (get_slot(c, o, 4, "next_pid", &val, true)) {
 		ev_out_putc(o, '!');
 		return 1;
 	}
-	f = ev_find_any_field(c->ev, "next_comm");
+	f = hfield(c->ev, 5, "next_comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
 		ev_out_putc(o, ':');
 	}
 	ev_out_i64(o, (int64_t)val);
-	if (!get_val(c, o, "next_prio", &val, true)) {
+	if (!get_slot(c, o, 6, "next_prio", &val, true)) {
 		ev_out_puts(o, " [");
 		ev_out_i64(o, (int32_t)val);
 		ev_out_putc(o, ']');
@@ -213,26 +236,26 @@ static int sched_wakeup(struct ev_ctx *c, struct ev_out *o)
 	const struct ev_field *f;
 	uint64_t val;
 
-	if (get_val(c, o, "pid", &val, true)) {
+	if (get_slot(c, o, 0, "pid", &val, true)) {
 		ev_out_putc(o, '!');
 		return 1;
 	}
-	f = ev_find_any_field(c->ev, "comm");
+	f = hfield(c->ev, 1, "comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
 		ev_out_putc(o, ':');
 	}
 	ev_out_i64(o, (int64_t)val);
-	if (!get_val(c, o, "prio", &val, true)) {
+	if (!get_slot(c, o, 2, "prio", &val, true)) {
 		ev_out_puts(o, " [");
 		ev_out_i64(o, (int64_t)val);
 		ev_out_putc(o, ']');
 	}
-	if (!get_val(c, o, "success", &val, false)) {
+	if (!get_slot(c, o, 3, "success", &val, false)) {
 		ev_out_puts(o, " success=");
 		ev_out_i64(o, (int64_t)val);
 	}
-	if (!get_val(c, o, "target_cpu", &val, false))
+	if (!get_slot(c, o, 4, "target_cpu", &val, false))
 		ev_out_printf(o, " CPU:%03llu", (unsigned long long)val);
 	return 0;
 }
@@ -241,7 +264,7 @@ static int sched_wakeup(struct ev_ctx *c, struct ev_out *o)
 
 static int kmem_call_site(struct ev_ctx *c, struct ev_out *o)
 {
-	const struct ev_field *f = ev_find_field(c->ev, "call_site");
+	const struct ev_field *f = hfield(c->ev, 0, "call_site", false);
 	const struct ev_sym *fn;
 	uint64_t val;
 
@@ -251,7 +274,7 @@ static int kmem_call_site(struct ev_ctx *c, struct ev_out *o)
 	if (!fn)
 		return 1;
 	ev_out_putc(o, '(');
-	ev_out_puts(o, fn->name);
+	ev_out_write(o, fn->name, fn->name_len);
 	ev_out_puts(o, "+0x");
 	ev_out_hex(o, (uint32_t)(val - fn->addr), false);
 	ev_out_puts(o, ") ");
@@ -260,28 +283,31 @@ static int kmem_call_site(struct ev_ctx *c, struct ev_out *o)
 
 static void hrtimer_timer(struct ev_ctx *c, struct ev_out *o)
 {
-	ev_out_puts(o, "hrtimer=");
-	if (print_num_field(c, o, "", NF_HEX0X, "", "timer", false) == -1)
-		print_num_field(c, o, "", NF_HEX0X, "", "hrtimer", true);
+	ev_out_lit(o, "hrtimer=");
+	if (print_num_field_f(c, o, "", NF_HEX0X, "", "timer", false,
+			      hfield(c->ev, 0, "timer", false)) == -1)
+		print_num_field_f(c, o, "", NF_HEX0X, "", "hrtimer", true,
+				  hfield(c->ev, 1, "hrtimer", false));
 }
 
 static int hrtimer_expire(struct ev_ctx *c, struct ev_out *o)
 {
 	hrtimer_timer(c, o);
-	ev_out_puts(o, " now=");
-	print_num_field(c, o, "", NF_LLU, "", "now", true);
-	print_func_field(c, o, " function=", "function");
+	ev_out_lit(o, " now=");
+	print_num_field_f(c, o, "", NF_LLU, "", "now", true, hfield(c->ev, 2, "now", false));
+	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
 	return 0;
 }
 
 static int hrtimer_start(struct ev_ctx *c, struct ev_out *o)
 {
 	hrtimer_timer(c, o);
-	print_func_field(c, o, " function=", "function");
-	ev_out_puts(o, " expires=");
-	print_num_field(c, o, "", NF_LLU, "", "expires", true);
-	ev_out_puts(o, " softexpires=");
-	print_num_field(c, o, "", NF_LLU, "", "softexpires", true);
+	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
+	ev_out_lit(o, " expires=");
+	print_num_field_f(c, o, "", NF_LLU, "", "expires", true, hfield(c->ev, 4, "expires", false));
+	ev_out_lit(o, " softexpires=");
+	print_num_field_f(c, o, "", NF_LLU, "", "softexpires", true,
+			  hfield(c->ev, 5, "softexpires", false));
 	return 0;
 }
 
@@ -346,12 +372,12 @@ static int function_handler(struct ev_ctx *c, struct ev_out *o)
 	uint64_t ip, pip;
 	int index = 0;
 
-	if (get_val(c, o, "ip", &ip, true)) {
+	if (get_slot(c, o, 0, "ip", &ip, true)) {
 		ev_out_putc(o, '!');
 		return 1;
 	}
 	func = ev_find_func(c->evs, ip);
-	if (get_val(c, o, "parent_ip", &pip, true)) {
+	if (get_slot(c, o, 1, "parent_ip", &pip, true)) {
 		ev_out_putc(o, '!');
 		return 1;
 	}
@@ -361,7 +387,7 @@ static int function_handler(struct ev_ctx *c, struct ev_out *o)
 		index = fstack_index(c->evs, parent->name, func ? func->name : NULL, c->rec->cpu);
 	ev_out_spaces(o, (size_t)index * 3);
 	if (func) {
-		ev_out_puts(o, func->name);
+		ev_out_write(o, func->name, func->name_len);
 	} else {
 		ev_out_puts(o, "0x");
 		ev_out_hex(o, ip, false);
@@ -412,7 +438,7 @@ static int kernel_stack(struct ev_ctx *c, struct ev_out *o)
 		fn = ev_find_func(c->evs, addr);
 		if (fn) {
 			ev_out_puts(o, "=> ");
-			ev_out_puts(o, fn->name);
+			ev_out_write(o, fn->name, fn->name_len);
 			ev_out_puts(o, " (");
 			ev_out_hex(o, addr, false);
 			ev_out_puts(o, ")\n");
@@ -547,7 +573,7 @@ static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
 	}
 	fn = ev_find_func(c->evs, func);
 	if (fn)
-		ev_out_puts(o, fn->name);
+		ev_out_write(o, fn->name, fn->name_len);
 	else
 		ev_out_hex(o, func, false);
 	ev_out_puts(o, leaf ? "();" : "() {");
@@ -601,9 +627,9 @@ static int futex(struct ev_ctx *c, struct ev_out *o)
 	};
 	uint64_t uaddr, op, val, utime, uaddr2, val3, cmd;
 
-	if (get_val(c, o, "uaddr", &uaddr, true) || get_val(c, o, "op", &op, true) ||
-	    get_val(c, o, "val", &val, true) || get_val(c, o, "utime", &utime, true) ||
-	    get_val(c, o, "uaddr2", &uaddr2, true) || get_val(c, o, "val3", &val3, true))
+	if (get_slot(c, o, 0, "uaddr", &uaddr, true) || get_slot(c, o, 1, "op", &op, true) ||
+	    get_slot(c, o, 2, "val", &val, true) || get_slot(c, o, 3, "utime", &utime, true) ||
+	    get_slot(c, o, 4, "uaddr2", &uaddr2, true) || get_slot(c, o, 5, "val3", &val3, true))
 		return 1;
 	cmd = op & ~(uint64_t)(128 | 256);
 	if (cmd >= sizeof(ops) / sizeof(ops[0]))

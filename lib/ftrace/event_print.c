@@ -416,6 +416,12 @@ static void put_cstr(struct ev_out *o, const struct ev_seg *seg, int len_arg, co
 	put_str(o, seg, len_arg, s, strlen(s));
 }
 
+static inline void put_flag(struct ev_out *o, const struct ev_seg *seg, int len_arg,
+			    const struct ev_flag_sym *fl)
+{
+	put_str(o, seg, len_arg, fl->str, fl->str_len);
+}
+
 static void print_bitmask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
@@ -574,13 +580,13 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 
 		for (struct ev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
 			if (!val && fl->fval < 0) {
-				put_cstr(o, seg, len_arg, fl->str);
+				put_flag(o, seg, len_arg, fl);
 				break;
 			}
 			if (fl->fval > 0 && (val & fl->fval) == fl->fval) {
 				if (print && arg->flags.delim)
 					ev_out_puts(o, arg->flags.delim);
-				put_cstr(o, seg, len_arg, fl->str);
+				put_flag(o, seg, len_arg, fl);
 				print = true;
 				val &= ~fl->fval;
 			}
@@ -599,7 +605,7 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 
 		for (fl = arg->symbol.symbols; fl; fl = fl->next) {
 			if (val == fl->fval) {
-				put_cstr(o, seg, len_arg, fl->str);
+				put_flag(o, seg, len_arg, fl);
 				break;
 			}
 		}
@@ -797,7 +803,7 @@ static void print_function(struct ev_ctx *c, struct ev_out *o, char how, struct 
 	const struct ev_sym *f = ev_find_func(c->evs, val);
 
 	if (f) {
-		ev_out_puts(o, f->name);
+		ev_out_write(o, f->name, f->name_len);
 		if (how == 'F' || how == 'S') {
 			ev_out_puts(o, "+0x");
 			ev_out_hex(o, val - f->addr, false);
@@ -1604,7 +1610,7 @@ void ev_print_fields(struct ev_ctx *c, struct ev_out *o)
 
 	for (struct ev_field *f = c->ev->fields; f; f = f->next) {
 		ev_out_putc(o, ' ');
-		ev_out_puts(o, f->name);
+		ev_out_write(o, f->name, f->name_len);
 		ev_out_putc(o, '=');
 		print_field(c, o, f, &parse);
 	}

@@ -106,7 +106,7 @@ void ev_str_free(struct ev_str *s)
 
 /* ---- output ---- */
 
-void ev_out_write(struct ev_out *o, const char *p, size_t n)
+void ev_out_write_slow(struct ev_out *o, const char *p, size_t n)
 {
 	if (o->len < o->cap) {
 		size_t room = o->cap - o->len;
@@ -207,6 +207,9 @@ void ev_out_printf(struct ev_out *o, const char *fmt, ...)
 
 /* ---- conversion specifications ---- */
 
+void ev_out_int_full(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+		     uint64_t value, bool is_signed);
+
 bool ev_spec_parse(const char *fmt, struct ev_spec *spec)
 {
 	const char *p = fmt;
@@ -276,6 +279,63 @@ bool ev_spec_parse(const char *fmt, struct ev_spec *spec)
 
 void ev_out_int(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed)
+{
+	if (width <= 0 && prec < 0 && !spec->minus && !spec->zero && !spec->hash && !spec->plus &&
+	    !spec->space) {
+		/* plain %d %u %x: the common case */
+		switch (spec->conv) {
+		case 'd':
+		case 'i':
+			ev_out_i64(o, (int64_t)value);
+			return;
+		case 'u':
+			ev_out_u64(o, value);
+			return;
+		case 'x':
+			ev_out_hex(o, value, false);
+			return;
+		case 'X':
+			ev_out_hex(o, value, true);
+			return;
+		default:
+			break;
+		}
+	}
+	if (spec->zero && width > 0 && width <= 24 && prec < 0 && !spec->minus && !spec->hash &&
+	    !spec->plus && !spec->space &&
+	    (spec->conv == 'x' || spec->conv == 'X' || spec->conv == 'u' ||
+	     ((spec->conv == 'd' || spec->conv == 'i') && (int64_t)value >= 0))) {
+		/* "%08lx" and friends */
+		char buf[24];
+		char *p = buf + sizeof(buf);
+		const char *digits = spec->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+		uint64_t v = value;
+		int n;
+
+		if (spec->conv == 'x' || spec->conv == 'X') {
+			do {
+				*--p = digits[v & 15];
+				v >>= 4;
+			} while (v);
+		} else {
+			do {
+				*--p = (char)('0' + v % 10);
+				v /= 10;
+			} while (v);
+		}
+		n = (int)(buf + sizeof(buf) - p);
+		while (n < width) {
+			*--p = '0';
+			n++;
+		}
+		ev_out_write(o, p, (size_t)n);
+		return;
+	}
+	ev_out_int_full(o, spec, width, prec, value, is_signed);
+}
+
+void ev_out_int_full(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+		     uint64_t value, bool is_signed)
 {
 	char digits[32];
 	char *d = digits + sizeof(digits);
