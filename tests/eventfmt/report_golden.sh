@@ -7,7 +7,7 @@
 # Extra trace.dat files can be checked with: report_golden.sh FILE.dat...
 . "$(dirname "$0")/../lib.sh"
 EVDIFF="$ROOT/$B/tests/eventfmt/test_evdiff"
-EXTRACT="$ROOT/tests/eventfmt/tracedat_extract.py"
+EXTRACT="$ROOT/tests/eventfmt/tools/tracedat_extract.py"
 D="$SHARED/data/ftrace"
 E="$D/expected"
 
