@@ -11,11 +11,13 @@
  * libtraceevent is loaded with dlopen (RTLD_DEEPBIND) because its kbuffer_* symbols
  * clash with ours; its plugins are loaded the way trace-cmd loads them.
  *
- *   test_evdiff                      the datasets committed or in ../shared/data
+ *   test_evdiff                      the raw dump in ../shared/data (datasets.sh runs
+ *                                    the committed ones in tests/data/eventfmt)
  *   test_evdiff [options] FORMATDIR [CPU0.raw CPU1.raw ...]
  *       --long 4|8  --kernel-long 4|8  --big-endian  --page-size N  --max-report N
  *       --quiet     --report MODE (print trace-cmd report lines instead: MODE is
  *       "-" or letters R (raw), l (latency), t (nanoseconds))
+ *       --list      "cpu sub-buffer event-id" of every record
  *   Without CPU files, FORMATDIR/meta and FORMATDIR/cpuN.raw are used.
  */
 #include <dirent.h>
@@ -232,6 +234,7 @@ struct rec {
 	void *data;
 	long long missed;       /* events lost before this record (first of its page) */
 	uint32_t avail;         /* bytes to the end of its sub-buffer */
+	uint32_t page;          /* index of its sub-buffer in the CPU's data */
 };
 
 struct dataset {
@@ -308,6 +311,7 @@ static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***
 				recs[n].data = data;
 				recs[n].missed = missed;
 				recs[n].avail = (uint32_t)(raw + len - (char *)data);
+				recs[n].page = (uint32_t)(off / psize);
 				n++;
 			}
 		}
@@ -768,6 +772,8 @@ int main(int argc, char **argv)
 			ds.kernel_long = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--report") && i + 1 < argc)
 			report = argv[++i];
+		else if (!strcmp(argv[i], "--list"))
+			report = "list";
 		else {
 			fprintf(stderr, "unknown option %s\n", argv[i]);
 			return 2;
@@ -780,6 +786,17 @@ int main(int argc, char **argv)
 			ds.cpus[ds.ncpus++] = argv[i];
 		if (!ds.ncpus)
 			read_meta(&ds);
+		if (report && !strcmp(report, "list")) {
+			/* "cpu page event-id" of every record, for tools/make_dataset.py */
+			size_t nrec, npages;
+			void **pages;
+			struct rec *recs = load_records(&ds, &nrec, &pages, &npages);
+
+			for (size_t k = 0; k < nrec; k++)
+				printf("%d %u %u\n", recs[k].cpu, recs[k].page,
+				       recs[k].size >= 2 ? *(uint16_t *)recs[k].data : 0xffffu);
+			return 0;
+		}
 		if (report)
 			return report_dataset(&ds, report);
 		return run_dataset(&ds) ? 1 : 0;
@@ -797,25 +814,6 @@ int main(int argc, char **argv)
 		};
 
 		bad += run_dataset(&sv) != 0;
-	}
-	{
-		static const char *const sets[] = { "mixed", "kmem", "allevents" };
-
-		for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
-			static char fdir[256], c0[300], c1[300];
-			struct dataset d = { .long_size = 8, .page_size = 4096, .ncpus = 2 };
-
-			snprintf(fdir, sizeof(fdir), "tests/data/eventfmt/%s", sets[k]);
-			if (!is_dir(fdir))
-				continue;
-			snprintf(c0, sizeof(c0), "%s/cpu0.raw", fdir);
-			snprintf(c1, sizeof(c1), "%s/cpu1.raw", fdir);
-			d.name = sets[k];
-			d.formats = fdir;
-			d.cpus[0] = c0;
-			d.cpus[1] = c1;
-			bad += run_dataset(&d) != 0;
-		}
 	}
 	free(mine_buf);
 	return bad ? 1 : 0;
