@@ -6,6 +6,7 @@
 EVDIFF="$ROOT/$B/tests/eventfmt/test_evdiff"
 for t in "$ROOT"/tests/data/eventfmt/*.tar.gz; do
 	name=$(basename "$t" .tar.gz)
+	[ "$name" = seeds ] && continue
 	if ! tar -xzf "$t" -C "$TMP"; then
 		not_ok "$name: unpack"
 		continue

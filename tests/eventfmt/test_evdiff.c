@@ -18,6 +18,8 @@
  *       --quiet     --report MODE (print trace-cmd report lines instead: MODE is
  *       "-" or letters R (raw), l (latency), t (nanoseconds))
  *       --list      "cpu sub-buffer event-id" of every record
+ *       --dump-first OUTDIR   the payload of the first record of each event id
+ *       --seeds     FORMATDIR is a fuzz corpus of fuzz_eventfmt: compare each seed
  *   Without CPU files, FORMATDIR/meta and FORMATDIR/cpuN.raw are used.
  */
 #include <dirent.h>
@@ -749,10 +751,115 @@ static void read_meta(struct dataset *ds)
 	ds->ncpus = cpus;
 }
 
+/* ---- fuzz seeds: one format and one record each (fuzz/fuzz_eventfmt.c's layout) ---- */
+
+static const char seed_kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81001000 t do_one_initcall\n"
+	"ffffffff81002000 T schedule\n"
+	"ffffffff81002000 t schedule_alias\n"
+	"ffffffff81003000 T kmalloc\n"
+	"ffffffff81004000 A absolute\n"
+	"ffffffffc0000000 t mod_func\t[mod]\n";
+static const char seed_printk[] =
+	"0xffffffff82000000 : \"hello %d %s\\n\"\n"
+	"0xffffffff82000100 : \"%pS %*ph %ps\"\n";
+static const char seed_cmdlines[] = "1 init\n42 worker\n";
+static const char *const seed_systems[] = { "ftrace", "sched", "kmem", "timer", "syscalls",
+					    "kvm", "kvmmmu", "fuzz" };
+
+static int run_seed(const char *path)
+{
+	size_t size, flen, plen;
+	char *data = read_file(path, &size);
+	struct ktrace_events *evs;
+	const struct ktrace_event *ev = NULL;
+	struct tep_plugin_list *plugins;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	bool big, ok = true;
+	int long_size;
+	char *text, *copy;
+	uint8_t *payload;
+	const char *system;
+
+	if (!data || size < 3) {
+		free(data);
+		return 0;
+	}
+	flen = (size_t)((uint8_t)data[1] | (uint8_t)data[2] << 8);
+	if (flen > size - 3)
+		flen = size - 3;
+	long_size = (data[0] & 1) ? 4 : 8;
+	big = data[0] & 2;
+	system = seed_systems[((uint8_t)data[0] >> 2) & 7];
+	evs = ktrace_events_new(long_size, big);
+	tep = T.alloc();
+	plugins = T.load_plugins(tep);
+	T.set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	T.set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	T.set_long_size(tep, long_size);
+	text = malloc(flen + 1);
+	memcpy(text, data + 3, flen);
+	text[flen] = 0;
+	T.parse_event(tep, text, flen, system);
+	ktrace_events_add_format(evs, system, text, flen, &ev, NULL);
+	copy = strdup(seed_kallsyms);
+	T.parse_kallsyms(tep, copy);
+	free(copy);
+	ktrace_events_parse_kallsyms(evs, seed_kallsyms, sizeof(seed_kallsyms) - 1, NULL);
+	copy = strdup(seed_printk);
+	T.parse_printk_formats(tep, copy);
+	free(copy);
+	ktrace_events_parse_printk_formats(evs, seed_printk, sizeof(seed_printk) - 1, NULL);
+	copy = strdup(seed_cmdlines);
+	T.parse_saved_cmdlines(tep, copy);
+	free(copy);
+	ktrace_events_parse_cmdlines(evs, seed_cmdlines, sizeof(seed_cmdlines) - 1, NULL);
+	plen = size - 3 - flen;
+	payload = aligned_alloc(16, (plen + 64 + 15) & ~(size_t)15);
+	memset(payload, 0, plen + 64);
+	memcpy(payload, data + 3 + flen, plen);
+	if (ev && plen >= 2) {
+		int id = ktrace_event_id(ev);
+		struct ktrace_record kr = { payload, (uint32_t)plen, 0, 1000, NULL,
+					    (uint32_t)plen + 64 };
+		struct tep_record tr;
+		struct stat_ev st = { 0 };
+		struct rec r = { 1000, 0, (uint32_t)plen, payload, 0, 0, 0 };
+		size_t n;
+
+		snprintf(st.name, sizeof(st.name), "%.90s", path);
+		payload[big ? 1 : 0] = (uint8_t)id;
+		payload[big ? 0 : 1] = (uint8_t)(id >> 8);
+		memset(&tr, 0, sizeof(tr));
+		tr.ts = 1000;
+		tr.size = (int)plen;
+		tr.data = payload;
+		T.seq_init(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_INFO);
+		n = mine_format(evs, &kr, 0);
+		ok &= compare(&st, "info", &r, mine_buf, n, &seq);
+		T.seq_reset(&seq);
+		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_INFO_RAW);
+		n = mine_format(evs, &kr, KTRACE_EVFMT_RAW);
+		ok &= compare(&st, "raw", &r, mine_buf, n, &seq);
+		T.seq_destroy(&seq);
+	}
+	printf("%s - seed %s\n", ok ? "ok" : "not ok", path);
+	free(payload);
+	free(text);
+	free(data);
+	T.unload_plugins(plugins, tep);
+	T.free_(tep);
+	ktrace_events_free(evs);
+	return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct dataset ds = { .long_size = 8 };
-	const char *report = NULL;
+	const char *report = NULL, *dump_dir = NULL;
 	int i = 1, bad = 0;
 
 	mine_cap = 1 << 16;
@@ -774,6 +881,12 @@ int main(int argc, char **argv)
 			report = argv[++i];
 		else if (!strcmp(argv[i], "--list"))
 			report = "list";
+		else if (!strcmp(argv[i], "--seeds"))
+			report = "seeds";
+		else if (!strcmp(argv[i], "--dump-first") && i + 1 < argc) {
+			report = "dump";
+			dump_dir = argv[++i];
+		}
 		else {
 			fprintf(stderr, "unknown option %s\n", argv[i]);
 			return 2;
@@ -786,6 +899,22 @@ int main(int argc, char **argv)
 			ds.cpus[ds.ncpus++] = argv[i];
 		if (!ds.ncpus)
 			read_meta(&ds);
+		if (report && !strcmp(report, "seeds")) {
+			size_t nf;
+			char **names = list_dir(argv[i - 1], &nf);
+
+			if (load_libtraceevent())
+				return 1;
+			for (size_t k = 0; k < nf; k++) {
+				char path[4300];
+
+				snprintf(path, sizeof(path), "%s/%s", argv[i - 1], names[k]);
+				bad += run_seed(path);
+				free(names[k]);
+			}
+			free(names);
+			return bad ? 1 : 0;
+		}
 		if (report && !strcmp(report, "list")) {
 			/* "cpu page event-id" of every record, for tools/make_dataset.py */
 			size_t nrec, npages;
@@ -795,6 +924,30 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < nrec; k++)
 				printf("%d %u %u\n", recs[k].cpu, recs[k].page,
 				       recs[k].size >= 2 ? *(uint16_t *)recs[k].data : 0xffffu);
+			return 0;
+		}
+		if (report && !strcmp(report, "dump")) {
+			/* the payload of the first record of each event id, for fuzz seeds */
+			size_t nrec, npages;
+			void **pages;
+			struct rec *recs = load_records(&ds, &nrec, &pages, &npages);
+			static bool done[65536];
+
+			for (size_t k = 0; k < nrec; k++) {
+				unsigned id = recs[k].size >= 2 ? *(uint16_t *)recs[k].data : 0;
+				char path[4300];
+				FILE *f;
+
+				if (done[id])
+					continue;
+				done[id] = true;
+				snprintf(path, sizeof(path), "%s/%u.bin", dump_dir, id);
+				f = fopen(path, "wb");
+				if (f) {
+					fwrite(recs[k].data, 1, recs[k].size, f);
+					fclose(f);
+				}
+			}
 			return 0;
 		}
 		if (report)
