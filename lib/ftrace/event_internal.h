@@ -29,6 +29,7 @@ struct ev_arena {
 };
 
 void *ev_arena_alloc(struct ev_arena *a, size_t size);       /* zeroed, 16-aligned */
+void *ev_arena_alloc_raw(struct ev_arena *a, size_t size);   /* not zeroed, 8-aligned */
 char *ev_arena_strndup(struct ev_arena *a, const char *s, size_t n);
 void ev_arena_free(struct ev_arena *a);
 
@@ -39,7 +40,15 @@ struct ev_str {
 	bool oom;
 };
 void ev_str_add(struct ev_str *s, const char *p, size_t n);
-void ev_str_addc(struct ev_str *s, char c);
+static inline void ev_str_addc(struct ev_str *s, char c)
+{
+	if (s->len + 2 <= s->cap) {
+		s->p[s->len++] = c;
+		s->p[s->len] = 0;
+		return;
+	}
+	ev_str_add(s, &c, 1);
+}
 static inline void ev_str_adds(struct ev_str *s, const char *p)
 {
 	size_t n = 0;
@@ -407,7 +416,8 @@ struct ktrace_events {
 
 	struct ktrace_event **events;      /* sorted by id like libtraceevent's array */
 	size_t nevents, cap_events;
-	struct ktrace_event **by_id;       /* 65536 direct entries, built lazily */
+	struct ktrace_event **by_id;       /* direct table up to the largest id, built lazily */
+	size_t nby_id;
 	bool by_id_valid;
 
 	/* common fields (from the event with the lowest id, found on first use) */
@@ -451,6 +461,36 @@ struct ktrace_events {
 	char scratch[64];
 };
 
+/* A 1/2/4/8-byte number of the record's byte order (0 for other sizes). */
+static inline uint64_t ev_read_number(const struct ktrace_events *evs, const uint8_t *p,
+				      unsigned size)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return evs->big_endian ? __builtin_bswap16(v) : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return evs->big_endian ? __builtin_bswap32(v) : v;
+	}
+	case 8: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return evs->big_endian ? __builtin_bswap64(v) : v;
+	}
+	default:
+		return 0;
+	}
+}
+
 /* event_parse.c */
 struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *system, const char *text,
 				 size_t len, struct ktrace_error *err);
@@ -493,7 +533,6 @@ struct ev_ctx {
 	int depth;
 };
 
-uint64_t ev_read_number(const struct ktrace_events *evs, const uint8_t *p, unsigned size);
 /* A field's number when it lies inside the record (tep_read_number_field). */
 bool ev_field_value(const struct ev_ctx *c, const struct ev_field *f, uint64_t *val);
 uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg);

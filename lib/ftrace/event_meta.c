@@ -149,17 +149,20 @@ static struct ktrace_event *bsearch_id(struct ktrace_events *evs, int id)
 
 const struct ktrace_event *ktrace_events_find(struct ktrace_events *evs, int id)
 {
-	if (id < 0 || id > 0xffff)
-		return bsearch_id(evs, id);
 	if (!evs->by_id_valid) {
-		if (!evs->by_id) {
-			evs->by_id = calloc(0x10000, sizeof(*evs->by_id));
-			if (!evs->by_id)
-				return bsearch_id(evs, id);
-		} else {
-			memset(evs->by_id, 0, 0x10000 * sizeof(*evs->by_id));
-		}
+		size_t n = 0;
+
+		/* a direct table up to the largest id (ids are 16 bits in records) */
 		for (size_t i = 0; i < evs->nevents; i++) {
+			int eid = evs->events[i]->id;
+
+			if (eid >= 0 && eid <= 0xffff && (size_t)eid + 1 > n)
+				n = (size_t)eid + 1;
+		}
+		free(evs->by_id);
+		evs->by_id = n ? calloc(n, sizeof(*evs->by_id)) : NULL;
+		evs->nby_id = evs->by_id ? n : 0;
+		for (size_t i = 0; i < evs->nevents && evs->by_id; i++) {
 			int eid = evs->events[i]->id;
 
 			if (eid >= 0 && eid <= 0xffff && !evs->by_id[eid])
@@ -167,7 +170,11 @@ const struct ktrace_event *ktrace_events_find(struct ktrace_events *evs, int id)
 		}
 		evs->by_id_valid = true;
 	}
-	return evs->by_id[id];
+	if (id >= 0 && (size_t)id < evs->nby_id)
+		return evs->by_id[id];
+	if (id >= 0 && id <= 0xffff && evs->by_id)
+		return NULL;
+	return bsearch_id(evs, id);
 }
 
 const struct ktrace_event *ktrace_events_find_by_name(const struct ktrace_events *evs,
@@ -208,30 +215,6 @@ const char *ktrace_event_print_fmt(const struct ktrace_event *ev)
 }
 
 /* ---- common fields ---- */
-
-uint64_t ev_read_number(const struct ktrace_events *evs, const uint8_t *p, unsigned size)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return evs->big_endian ? (uint64_t)p[0] << 8 | p[1] : (uint64_t)p[1] << 8 | p[0];
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		return evs->big_endian ? __builtin_bswap32(v) : v;
-	}
-	case 8: {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		return evs->big_endian ? __builtin_bswap64(v) : v;
-	}
-	default:
-		return 0;
-	}
-}
 
 /*
  * libtraceevent's __parse_common: the common field is located on the event with the
@@ -484,6 +467,8 @@ const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
 
 	if (!evs->nsyms)
 		return NULL;
+	if (evs->nsyms < 1024)
+		return find_func_search(evs, addr);
 	if (!evs->fcache) {
 		evs->fcache = calloc(EV_FCACHE, sizeof(*evs->fcache));
 		if (!evs->fcache)

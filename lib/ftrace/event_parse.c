@@ -115,6 +115,17 @@ static char *intern_s(struct ps *p, const char *s)
 
 static enum tt force_token(struct ps *p, const char *str, char **tok);
 
+/* One-character tokens are shared: nothing ever writes into a token. */
+static char *one_char(struct ps *p, int ch)
+{
+	static char table[128][2];
+
+	if (ch <= 0 || ch >= 128)
+		return intern(p, (const char *)&ch, 1);
+	table[ch][0] = (char)ch;
+	return table[ch];
+}
+
 static enum tt read_tok_raw(struct ps *p, char **tok)
 {
 	struct ev_str *s = &p->tmp;
@@ -128,13 +139,34 @@ static enum tt read_tok_raw(struct ps *p, char **tok)
 	type = get_type(ch);
 	if (type == T_NONE)
 		return type;
+	if (type == T_ITEM || type == T_SPACE) {
+		/* a run of the same class: taken straight from the text */
+		size_t start = p->pos - 1;
+
+		while (p->pos < p->len && get_type((signed char)p->buf[p->pos]) == type)
+			p->pos++;
+		*tok = intern(p, p->buf + start, p->pos - start);
+		if (!*tok)
+			return T_ERROR;
+		if (type == T_ITEM && p->pos - start >= 10) {
+			/* Old mac80211 formats use macros that were never expanded. */
+			if (!strcmp(*tok, "LOCAL_PR_FMT"))
+				return force_token(p, "\"%s\" ", tok);
+			if (!strcmp(*tok, "STA_PR_FMT"))
+				return force_token(p, "\" sta:%pM\" ", tok);
+			if (!strcmp(*tok, "VIF_PR_FMT"))
+				return force_token(p, "\" vif:%p(%d)\" ", tok);
+		}
+		return type;
+	}
+	if (type == T_NEWLINE || type == T_DELIM) {
+		*tok = one_char(p, ch);
+		return *tok ? type : T_ERROR;
+	}
 	s->len = 0;
 	ev_str_addc(s, (char)ch);
 
 	switch (type) {
-	case T_NEWLINE:
-	case T_DELIM:
-		goto done;
 	case T_OP:
 		switch (ch) {
 		case '-':

@@ -724,10 +724,29 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 
 /* ---- numbers ---- */
 
+/* ev_eval, with the common cases (a field, a cast field) inline. */
+static inline uint64_t eval_fast(struct ev_ctx *c, struct ev_arg *arg)
+{
+	const struct ev_field *f;
+	enum ev_cast cast = CAST_NONE;
+
+	if (arg && arg->type == PA_TYPE && arg->typecast.item &&
+	    arg->typecast.item->type == PA_FIELD) {
+		cast = arg->typecast.cast;
+		arg = arg->typecast.item;
+	}
+	if (!arg || arg->type != PA_FIELD)
+		return ev_eval(c, arg);
+	f = arg->field.field;
+	if (!f || !in_rec(c, f->offset, f->size))
+		return 0;
+	return apply_cast(ev_read_number(c->evs, c->data + f->offset, f->size), cast);
+}
+
 static void print_arg_number(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
 			     int plen, bool has_plen)
 {
-	uint64_t val = ev_eval(c, seg->arg);
+	uint64_t val = eval_fast(c, seg->arg);
 	bool is_signed = seg->spec.conv == 'd' || seg->spec.conv == 'i';
 	int width, prec;
 

@@ -18,16 +18,37 @@ struct ev_arena_chunk {
 
 #define EV_CHUNK_MIN (64 * 1024)
 
+static void *arena_get(struct ev_arena *a, size_t size, size_t align);
+
 void *ev_arena_alloc(struct ev_arena *a, size_t size)
+{
+	void *p = arena_get(a, size ? size : 1, 16);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+void *ev_arena_alloc_raw(struct ev_arena *a, size_t size)
+{
+	return arena_get(a, size ? size : 1, 8);
+}
+
+static void *arena_get(struct ev_arena *a, size_t size, size_t align)
 {
 	struct ev_arena_chunk *c = a->head;
 	void *p;
 
-	size = (size + 15) & ~(size_t)15;
-	if (!size)
-		size = 16;
+	if (c) {
+		c->used = (c->used + align - 1) & ~(align - 1);
+		if (c->used > c->size)
+			c->used = c->size;
+	}
+	size = (size + 7) & ~(size_t)7;
 	if (!c || c->size - c->used < size) {
-		size_t want = size > EV_CHUNK_MIN ? size : EV_CHUNK_MIN;
+		/* chunks grow from 4 KiB to 64 KiB: a registry with a few formats stays small */
+		size_t chunk = c ? (c->size * 2 > EV_CHUNK_MIN ? EV_CHUNK_MIN : c->size * 2) : 4096;
+		size_t want = size > chunk ? size : chunk;
 
 		c = malloc(sizeof(*c) + want);
 		if (!c)
@@ -40,13 +61,12 @@ void *ev_arena_alloc(struct ev_arena *a, size_t size)
 	}
 	p = c->data + c->used;
 	c->used += size;
-	memset(p, 0, size);
 	return p;
 }
 
 char *ev_arena_strndup(struct ev_arena *a, const char *s, size_t n)
 {
-	char *p = ev_arena_alloc(a, n + 1);
+	char *p = ev_arena_alloc_raw(a, n + 1);
 
 	if (p) {
 		memcpy(p, s, n);
@@ -93,11 +113,6 @@ void ev_str_add(struct ev_str *s, const char *p, size_t n)
 	s->p[s->len] = 0;
 }
 
-void ev_str_addc(struct ev_str *s, char c)
-{
-	ev_str_add(s, &c, 1);
-}
-
 void ev_str_free(struct ev_str *s)
 {
 	free(s->p);
@@ -134,15 +149,31 @@ static void out_fill(struct ev_out *o, char c, size_t n)
 		ev_out_putc(o, c);
 }
 
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void ev_out_u64(struct ev_out *o, uint64_t v)
 {
 	char buf[24];
 	char *p = buf + sizeof(buf);
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		p -= 2;
+		p[0] = digit_pairs[2 * r];
+		p[1] = digit_pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		p -= 2;
+		p[0] = digit_pairs[2 * v];
+		p[1] = digit_pairs[2 * v + 1];
+	} else {
+		*--p = (char)('0' + v);
+	}
 	ev_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 
