@@ -11,11 +11,15 @@ for t in "$ROOT"/tests/data/eventfmt/*.tar.gz; do
 		not_ok "$name: unpack"
 		continue
 	fi
-	"$EVDIFF" --quiet "$TMP/$name" > "$TMP/$name.log" 2>&1
-	if grep -q '^ok ' "$TMP/$name.log"; then
-		ok "$name: $(sed -n 's/^ok - [^:]*: //p' "$TMP/$name.log")"
-	else
-		not_ok "$name"
-		"$EVDIFF" --max-report 3 "$TMP/$name" 2>&1 | grep -v '  0 differ' | head -30 | sed 's/^/#   /'
-	fi
+	# as recorded, then byte-swapped to big-endian records
+	for swap in "" --swap; do
+		"$EVDIFF" --quiet $swap "$TMP/$name" > "$TMP/$name.log" 2>&1
+		if grep -q '^ok ' "$TMP/$name.log"; then
+			ok "$name$swap: $(sed -n 's/^ok - [^:]*: //p' "$TMP/$name.log")"
+		else
+			not_ok "$name$swap"
+			"$EVDIFF" --max-report 3 $swap "$TMP/$name" 2>&1 | grep -v '  0 differ' |
+				head -30 | sed 's/^/#   /'
+		fi
+	done
 done

@@ -15,6 +15,7 @@
  *                                    the committed ones in tests/data/eventfmt)
  *   test_evdiff [options] FORMATDIR [CPU0.raw CPU1.raw ...]
  *       --long 4|8  --kernel-long 4|8  --big-endian  --page-size N  --max-report N
+ *       --swap      byte-swap every record (after reading it) and compare big-endian
  *       --quiet     --report MODE (print trace-cmd report lines instead: MODE is
  *       "-" or letters R (raw), l (latency), t (nanoseconds))
  *       --list      "cpu sub-buffer event-id" of every record
@@ -39,6 +40,8 @@
 #include <ktrace/ftrace_event.h>
 #include <ktrace/ftrace_pages.h>
 #include <ktrace/kbuffer.h>
+
+#include "ftrace/event_internal.h"     /* field layouts, for --swap */
 
 /* ---- libtraceevent through dlsym ---- */
 
@@ -362,6 +365,66 @@ static struct stat_ev *stats;
 static size_t nstats;
 static int max_report = 20;
 static bool quiet;
+static bool swap_records;
+
+static void swap_bytes(uint8_t *p, unsigned n)
+{
+	for (unsigned i = 0; i < n / 2; i++) {
+		uint8_t t = p[i];
+
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
+static void swap_field(uint8_t *data, uint32_t size, const struct ev_field *f)
+{
+	if (f->offset >= size || f->size > size - f->offset)
+		return;
+	if (f->flags & EVF_DYNAMIC) {
+		uint32_t loc = 0;
+
+		if (f->size == 4)
+			memcpy(&loc, data + f->offset, 4);
+		else if (f->size == 2)
+			loc = (uint32_t)(data[f->offset] | data[f->offset + 1] << 8);
+		swap_bytes(data + f->offset, f->size);
+		/* numbers in the dynamic data are swapped too (strings stay as they are) */
+		if (!(f->flags & EVF_STRING) && f->size == 4 && f->elementsize > 1) {
+			uint32_t off = loc & 0xffff, len = loc >> 16;
+
+			if (f->flags & EVF_RELATIVE)
+				off += f->offset + f->size;
+			for (uint32_t k = 0; k + f->elementsize <= len && off + k + f->elementsize <= size;
+			     k += f->elementsize)
+				swap_bytes(data + off + k, f->elementsize);
+		}
+		return;
+	}
+	if (f->flags & EVF_ARRAY) {
+		if (f->elementsize <= 1 || (f->flags & EVF_STRING))
+			return;
+		for (uint32_t k = 0; k + f->elementsize <= f->size; k += f->elementsize)
+			swap_bytes(data + f->offset + k, f->elementsize);
+		return;
+	}
+	if (f->size == 2 || f->size == 4 || f->size == 8)
+		swap_bytes(data + f->offset, f->size);
+}
+
+/* Turns a little-endian record into the big-endian record of the same event. */
+static void swap_record(struct ktrace_events *le, uint8_t *data, uint32_t size)
+{
+	struct ktrace_record r = { data, size, 0, 0, NULL, 0 };
+	const struct ktrace_event *ev = ktrace_events_record_event(le, &r);
+
+	if (!ev)
+		return;
+	for (const struct ev_field *f = ev->common; f; f = f->next)
+		swap_field(data, size, f);
+	for (const struct ev_field *f = ev->fields; f; f = f->next)
+		swap_field(data, size, f);
+}
 
 static struct stat_ev *stat_for(const char *name)
 {
@@ -422,8 +485,11 @@ static bool compare(struct stat_ev *st, const char *what, const struct rec *r, c
 	return false;
 }
 
+static struct ktrace_events *load_ours(const struct dataset *ds);
+
 static int run_dataset(const struct dataset *ds)
 {
+	bool big = ds->big_endian ^ swap_records;
 	struct ktrace_error err = { 0 };
 	struct ktrace_events *evs;
 	struct tep_plugin_list *plugins;
@@ -438,11 +504,11 @@ static int run_dataset(const struct dataset *ds)
 
 	if (load_libtraceevent())
 		return -1;
-	evs = ktrace_events_new(ds->long_size, ds->big_endian);
+	evs = ktrace_events_new(ds->long_size, big);
 	tep = T.alloc();
 	/* trace-cmd loads the plugins before it parses anything */
 	plugins = T.load_plugins(tep);
-	T.set_file_bigendian(tep, ds->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	T.set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	T.set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	T.set_long_size(tep, ds->long_size);
 
@@ -509,6 +575,14 @@ static int run_dataset(const struct dataset *ds)
 	}
 
 	recs = load_records(ds, &nrec, &pages, &npages);
+	if (swap_records) {
+		/* the same records, big-endian: a registry reads them as little-endian first */
+		struct ktrace_events *le = load_ours(ds);
+
+		for (size_t i = 0; i < nrec; i++)
+			swap_record(le, recs[i].data, recs[i].size);
+		ktrace_events_free(le);
+	}
 	T.seq_init(&seq);
 	stats = NULL;
 	nstats = 0;
@@ -875,6 +949,8 @@ int main(int argc, char **argv)
 			max_report = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
+		else if (!strcmp(argv[i], "--swap"))
+			swap_records = true;
 		else if (!strcmp(argv[i], "--kernel-long") && i + 1 < argc)
 			ds.kernel_long = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--report") && i + 1 < argc)
