@@ -1020,11 +1020,116 @@ int ev_run_handler(struct ev_ctx *c, struct ev_out *o)
 	}
 }
 
-/* The scsi plugin's CDB decoding is not reproduced yet: it prints nothing. */
-void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *cdb, size_t avail, int len)
+/* ---- scsi: the CDB decoding of scsi_trace_parse_cdb() ---- */
+
+struct cdb {
+	const uint8_t *p;
+	size_t avail;
+};
+
+static inline uint64_t cb(const struct cdb *c, size_t i)
 {
-	(void)o;
-	(void)cdb;
-	(void)avail;
+	return i < c->avail ? c->p[i] : 0;
+}
+
+/* (b << 24) is an int shift in the plugin: a set top bit extends to 64 bits */
+static inline uint64_t cb24(const struct cdb *c, size_t i)
+{
+	return (uint64_t)(int64_t)(int32_t)((uint32_t)cb(c, i) << 24);
+}
+
+static uint64_t be64_at(const struct cdb *c, size_t i)
+{
+	return cb(c, i) << 56 | cb(c, i + 1) << 48 | cb(c, i + 2) << 40 | cb(c, i + 3) << 32 |
+	       cb24(c, i + 4) | cb(c, i + 5) << 16 | cb(c, i + 6) << 8 | cb(c, i + 7);
+}
+
+static uint64_t be32s_at(const struct cdb *c, size_t i)
+{
+	return cb24(c, i) | cb(c, i + 1) << 16 | cb(c, i + 2) << 8 | cb(c, i + 3);
+}
+
+void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *p, size_t avail, int len)
+{
+	struct cdb c = { p, avail };
+	unsigned op = (unsigned)cb(&c, 0);
+	unsigned sa32 = (unsigned)(cb(&c, 8) << 8 | cb(&c, 9));
+	const char *cmd;
+
 	(void)len;
+	switch (op) {
+	case 0x08: case 0x0a:   /* READ_6, WRITE_6 */
+		ev_out_printf(o, "lba=%llu txlen=%llu",
+			      (unsigned long long)((cb(&c, 1) & 0x1f) << 16 | cb(&c, 2) << 8 | cb(&c, 3)),
+			      (unsigned long long)cb(&c, 4));
+		return;
+	case 0x28: case 0x2f: case 0x2a: case 0x41:   /* READ_10 VERIFY WRITE_10 WRITE_SAME */
+		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+			      (unsigned long long)(cb(&c, 7) << 8 | cb(&c, 8)),
+			      (unsigned)(cb(&c, 1) >> 5));
+		if (op == 0x41)
+			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+		return;
+	case 0xa8: case 0xaf: case 0xaa:   /* READ_12 VERIFY_12 WRITE_12 */
+		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+			      (unsigned long long)be32s_at(&c, 6), (unsigned)(cb(&c, 1) >> 5));
+		return;
+	case 0x88: case 0x8f: case 0x8a: case 0x93:   /* READ_16 VERIFY_16 WRITE_16 WRITE_SAME_16 */
+		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be64_at(&c, 2),
+			      (unsigned long long)be32s_at(&c, 10), (unsigned)(cb(&c, 1) >> 5));
+		if (op == 0x93)
+			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+		return;
+	case 0x42: {   /* UNMAP */
+		unsigned regions = (unsigned)(cb(&c, 7) << 8 | cb(&c, 8));
+
+		ev_out_printf(o, "regions=%u", (regions - 8) / 16);
+		return;
+	}
+	case 0x9e:     /* SERVICE_ACTION_IN_16 */
+		switch (cb(&c, 1) & 0x1f) {
+		case 0x10:
+			cmd = "READ_CAPACITY_16";
+			break;
+		case 0x12:
+			cmd = "GET_LBA_STATUS";
+			break;
+		default:
+			ev_out_lit(o, "UNKNOWN");
+			return;
+		}
+		ev_out_printf(o, "%s lba=%llu alloc_len=%u", cmd, (unsigned long long)be64_at(&c, 2),
+			      (unsigned)(cb(&c, 10) << 24 | cb(&c, 11) << 16 | cb(&c, 12) << 8 |
+					 cb(&c, 13)));
+		return;
+	case 0x7f:     /* VARIABLE_LENGTH_CMD */
+		switch (sa32) {
+		case 0x09:
+			cmd = "READ";
+			break;
+		case 0x0a:
+			cmd = "VERIFY";
+			break;
+		case 0x0b:
+			cmd = "WRITE";
+			break;
+		case 0x0d:
+			cmd = "WRITE_SAME";
+			break;
+		default:
+			ev_out_putc(o, '-');
+			return;
+		}
+		ev_out_printf(o, "%s_32 lba=%llu txlen=%llu protect=%u ei_lbrt=%u", cmd,
+			      (unsigned long long)be64_at(&c, 12), (unsigned long long)be32s_at(&c, 28),
+			      (unsigned)(cb(&c, 10) >> 5),
+			      (unsigned)(cb(&c, 20) << 24 | cb(&c, 21) << 16 | cb(&c, 22) << 8 |
+					 cb(&c, 23)));
+		if (sa32 == 0x0d)
+			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 10) >> 3 & 1));
+		return;
+	default:
+		ev_out_putc(o, '-');
+		return;
+	}
 }

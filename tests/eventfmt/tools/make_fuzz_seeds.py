@@ -124,11 +124,36 @@ BPRINT2_P = (HDR + struct.pack('<QQ', 0xffffffff81003004, 0xffffffff82000100) +
              struct.pack('<Q', 0xffffffff81001000))
 BPRINT3_P = HDR + struct.pack('<QQ', 0x1234, 0x999) + struct.pack('<Q', 77)
 
+
+SCSI = 'name: scsi_dispatch_cmd_start\nID: 354\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:unsigned int host_no;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:unsigned int channel;\toffset:12;\tsize:4;\tsigned:0;\n\tfield:unsigned int id;\toffset:16;\tsize:4;\tsigned:0;\n\tfield:unsigned int lun;\toffset:20;\tsize:4;\tsigned:0;\n\tfield:unsigned int opcode;\toffset:24;\tsize:4;\tsigned:0;\n\tfield:unsigned int cmd_len;\toffset:28;\tsize:4;\tsigned:0;\n\tfield:unsigned int data_sglen;\toffset:32;\tsize:4;\tsigned:0;\n\tfield:unsigned int prot_sglen;\toffset:36;\tsize:4;\tsigned:0;\n\tfield:unsigned char prot_op;\toffset:40;\tsize:1;\tsigned:0;\n\tfield:__data_loc unsigned char[] cmnd;\toffset:44;\tsize:4;\tsigned:0;\n\nprint fmt: "host_no=%u channel=%u id=%u lun=%u data_sgl=%u prot_sgl=%u prot_op=%s cmnd=(%s %s raw=%s)", REC->host_no, REC->channel, REC->id, REC->lun, REC->data_sglen, REC->prot_sglen, __print_symbolic(REC->prot_op, { SCSI_PROT_NORMAL, "SCSI_PROT_NORMAL" }, { SCSI_PROT_READ_INSERT, "SCSI_PROT_READ_INSERT" }, { SCSI_PROT_WRITE_STRIP, "SCSI_PROT_WRITE_STRIP" }, { SCSI_PROT_READ_STRIP, "SCSI_PROT_READ_STRIP" }, { SCSI_PROT_WRITE_INSERT, "SCSI_PROT_WRITE_INSERT" }, { SCSI_PROT_READ_PASS, "SCSI_PROT_READ_PASS" }, { SCSI_PROT_WRITE_PASS, "SCSI_PROT_WRITE_PASS" }), __print_symbolic(REC->opcode, { 0x00, "TEST_UNIT_READY" }, { 0x01, "REZERO_UNIT" }, { 0x03, "REQUEST_SENSE" }, { 0x04, "FORMAT_UNIT" }, { 0x05, "READ_BLOCK_LIMITS" }, { 0x07, "REASSIGN_BLOCKS" }, { 0x07, "INITIALIZE_ELEMENT_STATUS" }, { 0x08, "READ_6" }, { 0x0a, "WRITE_6" }, { 0x0b, "SEEK_6" }, { 0x0f, "READ_REVERSE" }, { 0x10, "WRITE_FILEMARKS" }, { 0x11, "SPACE" }, { 0x12, "INQUIRY" }, { 0x14, "RECOVER_BUFFERED_DATA" }, { 0x15, "MODE_SELECT" }, { 0x16, "RESERVE" }, { 0x17, "RELEASE" }, { 0x18, "COPY" }, { 0x19, "ERASE" }, { 0x1a, "MODE_SENSE" }, { 0x1b, "START_STOP" }, { 0x1c, "RECEIVE_DIAGNOSTIC" }, { 0x1d, "SEND_DIAGNOSTIC" }, { 0x1e, "ALLOW_MEDIUM_REMOVAL" }, { 0x24, "SET_WINDOW" }, { 0x25, "READ_CAPACITY" }, { 0x28, "READ_10" }, { 0x2a, "WRITE_10" }, { 0x2b, "SEEK_10" }, { 0x2b, "POSITION_TO_ELEMENT" }, { 0x2e, "WRITE_VERIFY" }, { 0x2f, "VERIFY" }, { 0x30, "SEARCH_HIGH" }, { 0x31, "SEARCH_EQUAL" }, { 0x32, "SEARCH_LOW" }, { 0x33, "SET_LIMITS" }, { 0x34, "PRE_FETCH" }, { 0x34, "READ_POSITION" }, { 0x35, "SYNCHRONIZE_CACHE" }, { 0x36, "LOCK_UNLOCK_CACHE" }, { 0x37, "READ_DEFECT_DATA" }, { 0x38, "MEDIUM_SCAN" }, { 0x39, "COMPARE" }, { 0x3a, "COPY_VERIFY" }, { 0x3b, "WRITE_BUFFER" }, { 0x3c, "READ_BUFFER" }, { 0x3d, "UPDATE_BLOCK" }, { 0x3e, "READ_LONG" }, { 0x3f, "WRITE_LONG" }, { 0x40, "CHANGE_DEFINITION" }, { 0x41, "WRITE_SAME" }, { 0x42, "UNMAP" }, { 0x43, "READ_TOC" }, { 0x4c, "LOG_SELECT" }, { 0x4d, "LOG_SENSE" }, { 0x53, "XDWRITEREAD_10" }, { 0x55, "MODE_SELECT_10" }, { 0x56, "RESERVE_10" }, { 0x57, "RELEASE_10" }, { 0x5a, "MODE_SENSE_10" }, { 0x5e, "PERSISTENT_RESERVE_IN" }, { 0x5f, "PERSISTENT_RESERVE_OUT" }, { 0x7f, "VARIABLE_LENGTH_CMD" }, { 0xa0, "REPORT_LUNS" }, { 0xa3, "MAINTENANCE_IN" }, { 0xa4, "MAINTENANCE_OUT" }, { 0xa5, "MOVE_MEDIUM" }, { 0xa6, "EXCHANGE_MEDIUM" }, { 0xa8, "READ_12" }, { 0xaa, "WRITE_12" }, { 0xae, "WRITE_VERIFY_12" }, { 0xb0, "SEARCH_HIGH_12" }, { 0xb1, "SEARCH_EQUAL_12" }, { 0xb2, "SEARCH_LOW_12" }, { 0xb8, "READ_ELEMENT_STATUS" }, { 0xb6, "SEND_VOLUME_TAG" }, { 0xea, "WRITE_LONG_2" }, { 0x88, "READ_16" }, { 0x8a, "WRITE_16" }, { 0x8f, "VERIFY_16" }, { 0x93, "WRITE_SAME_16" }, { 0x9e, "SERVICE_ACTION_IN" }, { 0x10, "SAI_READ_CAPACITY_16" }, { 0x12, "SAI_GET_LBA_STATUS" }, { 0x0a, "MI_REPORT_TARGET_PGS" }, { 0x0a, "MO_SET_TARGET_PGS" }, { 0x09, "READ_32" }, { 0x0b, "WRITE_32" }, { 0x0d, "WRITE_SAME_32" }, { 0x85, "ATA_16" }, { 0xa1, "ATA_12" }), scsi_trace_parse_cdb(p, __get_dynamic_array(cmnd), REC->cmd_len), __print_hex(__get_dynamic_array(cmnd), REC->cmd_len)\n'
+
+
+def scsi_payload(cdb):
+    hdr = struct.pack('<HBBi', 0, 0, 0, 9)
+    body = struct.pack('<IIIIIIII', 0, 0, 1, 0, cdb[0], len(cdb), 1, 0) + bytes([0, 0, 0, 0])
+    return hdr + body + loc(48, len(cdb)) + bytes(cdb)
+
+
+CDBS = [
+    [0x08, 0x1f, 0x12, 0x34, 0x08, 0],                                # READ_6
+    [0x2a, 0xe0, 0x80, 0x01, 0x02, 0x03, 0, 0x01, 0x00, 0],           # WRITE_10, top bit set
+    [0x41, 0x08, 0, 0, 0, 1, 0, 0, 8, 0],                             # WRITE_SAME unmap
+    [0xa8, 0x20, 0, 0, 1, 0, 0x80, 0, 0, 4, 0, 0],                    # READ_12
+    [0x93, 0x28, 0, 0, 0, 1, 0x80, 0, 0, 2, 0, 0, 0, 8, 0, 0],        # WRITE_SAME_16
+    [0x42, 0, 0, 0, 0, 0, 0, 0, 0x18, 0],                             # UNMAP
+    [0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0],        # READ CAPACITY 16
+    [0x9e, 0x11] + [0] * 14,                                          # unknown service action
+    [0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0, 0x0d, 0x08] + [0] * 9 + [0, 0, 0, 7] + [0] * 4 + [0, 0, 1, 0],
+    [0x7f, 0, 0, 0, 0, 0, 0, 0x18, 0, 0x99],                           # unknown 32-byte
+    [0x12, 0, 0, 0, 0x24, 0],                                         # INQUIRY: "-"
+    [0x88],                                                           # short READ_16
+]
+
 SYNTHETIC = [
     ('fuzz', NET, NET_P), ('fuzz', DYN, DYN_P), ('fuzz', OPS, OPS_P), ('fuzz', MASKS, MASKS_P),
     ('ftrace', FGRAPH, FGRAPH_P), ('ftrace', REPEATS, REPEATS_P), ('ftrace', BPRINT, BPRINT_P),
     ('ftrace', BPRINT, BPRINT2_P), ('ftrace', BPRINT, BPRINT3_P),
-]
+] + [('scsi', SCSI, scsi_payload(c)) for c in CDBS]
 
 
 def seed(system, text, payload, opts=0):
@@ -164,7 +189,7 @@ def main():
             n += 1
     for i, (system, text, payload) in enumerate(SYNTHETIC):
         name = re.search(r'name: (\w+)', text).group(1)
-        for opts in (0, 1):
+        for opts in ((1,) if system == 'scsi' else (0, 1)):
             with open(os.path.join(out, 'synth-%s-%d-%d' % (name, i, opts)), 'wb') as f:
                 f.write(seed(system, text, payload, opts))
             n += 1
