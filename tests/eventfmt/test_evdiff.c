@@ -8,8 +8,9 @@
  * merged in timestamp order). For every record the comm, latency, event text and raw
  * (-R) text must be byte-identical.
  *
- * libtraceevent is loaded with dlopen (RTLD_DEEPBIND) because its kbuffer_* symbols
- * clash with ours; its plugins are loaded the way trace-cmd loads them.
+ * libtraceevent is loaded with dlopen (RTLD_DEEPBIND, except under the sanitizers)
+ * because its kbuffer_* symbols clash with ours; RTLD_GLOBAL, because its plugins,
+ * loaded the way trace-cmd loads them, find tep_* there.
  *
  *   test_evdiff                      the raw dump in ../shared/data (datasets.sh runs
  *                                    the committed ones in tests/data/eventfmt)
@@ -73,7 +74,13 @@ static int load_libtraceevent(void)
 {
 	if (T.lib)
 		return 0;
+#ifdef __SANITIZE_ADDRESS__
+	/* The sanitizer runtime refuses RTLD_DEEPBIND. Without it, libtraceevent still binds
+	 * to its own kbuffer_*: this executable does not export ours dynamically. */
+	T.lib = dlopen("libtraceevent.so.1", RTLD_NOW | RTLD_GLOBAL);
+#else
 	T.lib = dlopen("libtraceevent.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_DEEPBIND);
+#endif
 	if (!T.lib) {
 		printf("# cannot load libtraceevent.so.1: %s\n", dlerror());
 		return -1;
@@ -526,8 +533,10 @@ static int run_dataset(const struct dataset *ds)
 		size_t nev;
 
 		snprintf(sdir, sizeof(sdir), "%s/%s", ds->formats, systems[i]);
-		if (!is_dir(sdir))
+		if (!is_dir(sdir)) {
+			free(systems[i]);
 			continue;
+		}
 		evnames = list_dir(sdir, &nev);
 		for (size_t j = 0; j < nev; j++) {
 			char path[8300];
@@ -861,6 +870,15 @@ static int run_seed(const char *path)
 		free(data);
 		return 0;
 	}
+#ifdef __SANITIZE_ADDRESS__
+	/* libtraceevent 1.7.1 reads a freed token after sizeof(int) (process_sizeof): the
+	 * sanitizers stop it, so those seeds are compared in the normal build only */
+	if (memmem(data, size, "sizeof(", 7)) {
+		printf("ok - seed %s # SKIP libtraceevent's own use-after-free\n", path);
+		free(data);
+		return 0;
+	}
+#endif
 	flen = (size_t)((uint8_t)data[1] | (uint8_t)data[2] << 8);
 	if (flen > size - 3)
 		flen = size - 3;
