@@ -85,9 +85,19 @@ static inline void ev_out_write(struct ev_out *o, const char *p, size_t n)
 		char *d = o->buf + o->len;
 
 		o->len += n;
-		if (n <= 8) {
-			while (n--)
-				*d++ = *p++;
+		/* short pieces: two overlapping fixed-size copies, no call */
+		if (n >= 8 && n <= 16) {
+			memcpy(d, p, 8);
+			memcpy(d + n - 8, p + n - 8, 8);
+		} else if (n >= 4 && n < 8) {
+			memcpy(d, p, 4);
+			memcpy(d + n - 4, p + n - 4, 4);
+		} else if (n < 4) {
+			if (n) {
+				d[0] = p[0];
+				d[n / 2] = p[n / 2];
+				d[n - 1] = p[n - 1];
+			}
 		} else {
 			memcpy(d, p, n);
 		}

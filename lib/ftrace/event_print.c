@@ -422,7 +422,7 @@ static inline void put_flag(struct ev_out *o, const struct ev_seg *seg, int len_
 	put_str(o, seg, len_arg, fl->str, fl->str_len);
 }
 
-static void print_bitmask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+__attribute__((noinline)) static void print_bitmask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[256], *str = small;
@@ -502,7 +502,7 @@ static void cpumask_text(struct ev_ctx *c, struct ev_out *t, uint64_t off, uint3
 	}
 }
 
-static void print_cpumask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+__attribute__((noinline)) static void print_cpumask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[512];
@@ -833,7 +833,7 @@ static void print_function(struct ev_ctx *c, struct ev_out *o, char how, struct 
 	}
 }
 
-static void print_mac(struct ev_ctx *c, struct ev_out *o, const char *fmt, struct ev_arg *arg)
+__attribute__((noinline)) static void print_mac(struct ev_ctx *c, struct ev_out *o, const char *fmt, struct ev_arg *arg)
 {
 	const char *sep = ":";
 	bool reverse = fmt[1] == 'R';
@@ -892,7 +892,7 @@ static void print_ip6(struct ev_ctx *c, struct ev_out *o, char i, uint64_t off)
 }
 
 /* Compressed IPv6 (%pI6c), with IPv4-mapped and ISATAP addresses ending in a.b.c.d. */
-static void print_ip6c(struct ev_ctx *c, struct ev_out *o, uint64_t off)
+__attribute__((noinline)) static void print_ip6c(struct ev_ctx *c, struct ev_out *o, uint64_t off)
 {
 	uint8_t a[16];
 	uint16_t w[8];
@@ -958,7 +958,7 @@ static int ip4_order(struct ev_ctx *c, const char *p, bool *reverse)
 	}
 }
 
-static void print_ip(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
+__attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
 {
 	char i = p[0];
 	const struct ev_field *f;
@@ -1091,7 +1091,7 @@ static void print_ip(struct ev_ctx *c, struct ev_out *o, const char *p, struct e
 	}
 }
 
-static void print_uuid(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
+__attribute__((noinline)) static void print_uuid(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
 {
 	static const int guid_index[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
 	bool upper = false, guid = false;
@@ -1137,7 +1137,7 @@ static void print_uuid(struct ev_ctx *c, struct ev_out *o, const char *p, struct
 	}
 }
 
-static void print_raw_buff(struct ev_ctx *c, struct ev_out *o, const char *p,
+__attribute__((noinline)) static void print_raw_buff(struct ev_ctx *c, struct ev_out *o, const char *p,
 			   struct ev_arg *arg, int plen)
 {
 	const char *delim = " ";
@@ -1503,8 +1503,12 @@ void ev_pretty_print(struct ev_ctx *c, struct ev_out *o)
 		bprint_print(c, o);
 		return;
 	}
-	for (const struct ev_seg *seg = c->ev->segs; seg; seg = seg->next)
-		print_seg(c, o, seg);
+	for (const struct ev_seg *seg = c->ev->segs; seg; seg = seg->next) {
+		if (seg->type == SEG_STRING)
+			ev_out_write(o, seg->format, seg->flen);
+		else
+			print_seg(c, o, seg);
+	}
 }
 
 static bool printable_array(const struct ev_ctx *c, uint64_t off, uint64_t len)

@@ -191,13 +191,13 @@ void ev_out_hex(struct ev_out *o, uint64_t v, bool upper)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char buf[16];
-	char *p = buf + sizeof(buf);
+	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
 
-	do {
-		*--p = digits[v & 15];
+	for (int i = n - 1; i >= 0; i--) {
+		buf[i] = digits[v & 15];
 		v >>= 4;
-	} while (v);
-	ev_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
+	}
+	ev_out_write(o, buf, (size_t)n);
 }
 
 void ev_out_hex2(struct ev_out *o, unsigned v)
