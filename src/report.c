@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "darwin_cli.h"
+#include "report_tracedat.h"
 #include "views/views.h"
 
 static const char report_help[] =
@@ -184,6 +185,10 @@ static int run_report(int argc, char **argv)
 	int64_t got;
 	int ret;
 
+	/* trace.dat files take trace-cmd report's options */
+	ret = report_tracedat_main(argc, argv);
+	if (ret >= 0)
+		return ret;
 	ret = parse_options(argc, argv, &opts);
 	if (ret) {
 		darwin_cli_free(&opts.darwin);
@@ -220,6 +225,11 @@ static int run_report(int argc, char **argv)
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
 		ret = ktrace_view_darwin_report(in, &opts.darwin.view, out, &err);
+		break;
+	case KTRACE_FORMAT_TRACEDAT:
+		/* report_tracedat_main took every trace.dat file it could map */
+		ret = ktrace_error_set(&err, -ESPIPE, "a trace.dat file cannot be read from a pipe: "
+				       "save it to a file first");
 		break;
 	case KTRACE_FORMAT_UNKNOWN:
 		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");

@@ -53,4 +53,57 @@ int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_darwin_
 int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
 			      struct kt_out *out, struct ktrace_error *err);
 
+/*
+ * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
+ * prints, line for line (lib/views/tracedat_report.c, docs/report.md).
+ */
+struct ktrace_tdreport_filter {
+	const char *text;             /* -F text, libtraceevent's filter syntax */
+	bool negative;                /* given after -v */
+};
+
+struct ktrace_tdreport_file {
+	const char *path;
+	const struct ktrace_tdreport_filter *filters;
+	size_t nfilters;
+	int64_t ts_offset;            /* --ts-offset, nanoseconds */
+};
+
+enum ktrace_tdreport_mode {
+	KTRACE_TDREPORT_RECORDS = 0,
+	KTRACE_TDREPORT_STAT,         /* --stat */
+	KTRACE_TDREPORT_UNAME,        /* --uname (then the version, as trace-cmd does) */
+	KTRACE_TDREPORT_VERSION,      /* --version */
+	KTRACE_TDREPORT_CPUS,         /* --cpus, --first-event, --last-event */
+	KTRACE_TDREPORT_EVENTS,       /* -E */
+	KTRACE_TDREPORT_PRINTK,       /* -P */
+	KTRACE_TDREPORT_FUNCS,        /* -f */
+	KTRACE_TDREPORT_FILTER_TEST,  /* -T */
+};
+
+struct ktrace_tdreport_opts {
+	const struct ktrace_tdreport_file *files;
+	size_t nfiles;
+	bool multi;                   /* several -i: lines are labelled with the file */
+	enum ktrace_tdreport_mode mode;
+	bool nsec, raw, latency;      /* -t, -R, -l */
+	bool ts_diff;                 /* --ts-diff */
+	bool no_irqs, no_softirqs;    /* -I, -S */
+	bool first_event, last_event;
+	bool raw_ts, no_date;         /* --raw-ts, --nodate */
+	bool debug;                   /* --debug */
+	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */
+	size_t ncpus;
+	bool progress;                /* progress line on stderr */
+	bool line_flush;              /* flush at line ends every few KiB (terminal) */
+};
+
+/*
+ * Prints the report of every file of o. Returns 0, or a negative error code with err
+ * set (and *err_file, if not NULL, the path at fault or NULL) after printing what
+ * could be printed. A bad -F filter gives -EINVAL with libtraceevent's message.
+ */
+int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_out *out,
+				struct ktrace_error *err, const char **err_file);
+
 #endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Listings of what an event registry (ktrace/ftrace_event.h) learnt from a trace's
+ * metadata, in the order libtraceevent keeps them: `trace-cmd report -f` prints the
+ * functions, `-P` the printk formats.
+ */
+#ifndef KTRACE_FTRACE_META_H
+#define KTRACE_FTRACE_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/ftrace_event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* kallsyms functions kept (absolute symbols and ARM '$' symbols are not), sorted by
+ * address as libtraceevent sorts them. */
+size_t ktrace_events_function_count(struct ktrace_events *evs);
+/* The i-th function: address, name, module (NULL for the kernel itself). */
+void ktrace_events_function_at(struct ktrace_events *evs, size_t i, uint64_t *addr,
+			       const char **name, const char **mod);
+
+/* printk formats, sorted by address, as stored (quotes and a final "\n" removed). */
+size_t ktrace_events_printk_count(struct ktrace_events *evs);
+void ktrace_events_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr,
+			     const char **fmt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

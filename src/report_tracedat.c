@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `ktrace report` for trace.dat files: trace-cmd report's command line.
+ *
+ * trace-cmd's options do not fit the other formats' (-f is trace-cmd's function list but
+ * the Darwin event filter elsewhere), so the command line is first scanned for its input
+ * files: when the first one is a trace.dat file (or no file is named and ./trace.dat is
+ * one, as trace-cmd defaults to), it is parsed here with trace-cmd's options.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ktrace/detect.h>
+#include <ktrace/input.h>
+#include <ktrace/tracedat.h>
+
+#include "cli.h"
+#include "report_tracedat.h"
+#include "views/views.h"
+
+enum {
+	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
+	O_TSOFFSET, O_NODATE, O_RAWTS, O_DEBUG, O_INPUT, O_UNSUPPORTED, O_UNSUPPORTED_ARG,
+	O_IGNORED, O_PID, O_COMM, O_HELP,
+};
+
+static const struct option td_options[] = {
+	{ "cpu",          required_argument, NULL, O_CPU },
+	{ "cpus",         no_argument,       NULL, O_CPUS },
+	{ "first-event",  no_argument,       NULL, O_FIRST },
+	{ "last-event",   no_argument,       NULL, O_LAST },
+	{ "stat",         no_argument,       NULL, O_STAT },
+	{ "uname",        no_argument,       NULL, O_UNAME },
+	{ "version",      no_argument,       NULL, O_VERSION },
+	{ "ts-diff",      no_argument,       NULL, O_TSDIFF },
+	{ "ts-offset",    required_argument, NULL, O_TSOFFSET },
+	{ "nodate",       no_argument,       NULL, O_NODATE },
+	{ "raw-ts",       no_argument,       NULL, O_RAWTS },
+	{ "debug",        no_argument,       NULL, O_DEBUG },
+	{ "input",        required_argument, NULL, 'i' },
+	{ "filter-test",  no_argument,       NULL, 'T' },
+	{ "pid",          required_argument, NULL, O_PID },
+	{ "comm",         required_argument, NULL, O_COMM },
+	{ "verbose",      optional_argument, NULL, O_IGNORED },
+	{ "events",       no_argument,       NULL, O_UNSUPPORTED },
+	{ "event",        required_argument, NULL, O_UNSUPPORTED_ARG },
+	{ "kallsyms",     required_argument, NULL, O_UNSUPPORTED_ARG },
+	{ "check-events", no_argument,       NULL, O_UNSUPPORTED },
+	{ "boundary",     no_argument,       NULL, O_UNSUPPORTED },
+	{ "profile",      no_argument,       NULL, O_UNSUPPORTED },
+	{ "by-comm",      no_argument,       NULL, O_UNSUPPORTED },
+	{ "ts2secs",      required_argument, NULL, O_UNSUPPORTED_ARG },
+	{ "ts-check",     no_argument,       NULL, O_UNSUPPORTED },
+	{ "align-ts",     no_argument,       NULL, O_UNSUPPORTED },
+	{ "help",         no_argument,       NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* trace-cmd report's short options (those it takes an argument for included). */
+static const char td_short[] = ":hSIi:feGpRr:tPNn:LlEwF:V::vTqO:H:";
+
+struct td_cli {
+	struct ktrace_tdreport_opts o;
+	struct ktrace_tdreport_file *files;
+	size_t nfiles, cap_files;
+	struct ktrace_tdreport_filter *filters;   /* in command-line order */
+	size_t *filter_file;                      /* the -i index each filter follows */
+	size_t nfilters, cap_filters;
+	size_t ninputs;                           /* -i given */
+	char **positional;
+	size_t npos, cap_pos;
+	int *cpus;
+	size_t ncpus, cap_cpus;
+	char **owned;                             /* strings we made (pid filters) */
+	size_t nowned, cap_owned;
+	bool neg;
+	bool endian, page_size;
+};
+
+static void td_free(struct td_cli *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		free((void *)c->files[i].filters);
+	free(c->files);
+	free(c->filters);
+	free(c->filter_file);
+	free(c->positional);
+	free(c->cpus);
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	void *n;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return -1;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
+static int add_file(struct td_cli *c, const char *path)
+{
+	if (grow((void **)&c->files, &c->cap_files, c->nfiles + 1, sizeof(*c->files)))
+		return -1;
+	memset(&c->files[c->nfiles], 0, sizeof(c->files[0]));
+	c->files[c->nfiles++].path = path;
+	return 0;
+}
+
+static int add_filter(struct td_cli *c, const char *text, bool negative)
+{
+	size_t cap = c->cap_filters;
+
+	if (grow((void **)&c->filters, &c->cap_filters, c->nfilters + 1, sizeof(*c->filters)))
+		return -1;
+	if (grow((void **)&c->filter_file, &cap, c->nfilters + 1, sizeof(*c->filter_file)))
+		return -1;
+	c->filters[c->nfilters].text = text;
+	c->filters[c->nfilters].negative = negative;
+	/* trace-cmd gives the filters that follow the k-th -i (k >= 2) to that file, the
+	 * others to the first one */
+	c->filter_file[c->nfilters] = c->ninputs >= 2 ? c->ninputs - 1 : 0;
+	c->nfilters++;
+	return 0;
+}
+
+/* trace-cmd's parse_cpulist: "1,3-5:7", spaces allowed before numbers. */
+static int parse_cpus(struct td_cli *c, const char *s)
+{
+	const char *p = s;
+
+	do {
+		unsigned long a, b;
+		char *end;
+
+		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+			p++;
+		if (*p < '0' || *p > '9')
+			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
+					       *p ? *p : ' ', s);
+		a = b = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+				p++;
+			if (*p < '0' || *p > '9')
+				return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
+						       *p ? *p : ' ', s);
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b)
+			return cli_usage_error("report", "range of cpu numbers must be lower to greater");
+		if (b - a > 65536 || b > 1u << 20)
+			return cli_usage_error("report", "cpu number too large in '%s'", s);
+		for (; a <= b; a++) {
+			if (grow((void **)&c->cpus, &c->cap_cpus, c->ncpus + 1, sizeof(*c->cpus)))
+				return cli_usage_error("report", "out of memory");
+			c->cpus[c->ncpus++] = (int)a;
+		}
+		if (*p == ',' || *p == ':')
+			p++;
+		else if (*p)
+			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
+					       *p, s);
+	} while (*p);
+	return 0;
+}
+
+/* --pid: trace-cmd turns the pids into one filter on every event. */
+static int add_pid_filter(struct td_cli *c, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok, *f = NULL;
+	size_t len = 0;
+
+	if (!copy)
+		return -1;
+	/* trace-cmd lists the pids of all --pid options newest first */
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *n;
+		int k = asprintf(&n, "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
+				 f ? "||" : ".*:", tok, tok, tok);
+
+		if (k < 0) {
+			free(copy);
+			free(f);
+			return -1;
+		}
+		if (f) {
+			char *m = malloc(len + (size_t)k + 1);
+
+			if (!m) {
+				free(n);
+				free(copy);
+				free(f);
+				return -1;
+			}
+			memcpy(m, f, len);
+			memcpy(m + len, n, (size_t)k + 1);
+			free(f);
+			free(n);
+			f = m;
+		} else {
+			f = n;
+		}
+		len += (size_t)k;
+	}
+	free(copy);
+	if (!f)
+		return 0;
+	if (grow((void **)&c->owned, &c->cap_owned, c->nowned + 1, sizeof(char *))) {
+		free(f);
+		return -1;
+	}
+	c->owned[c->nowned++] = f;
+	return add_filter(c, f, false);
+}
+
+static int parse(struct td_cli *c, int argc, char **argv)
+{
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, td_short, td_options, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			c->ninputs++;
+			if (add_file(c, optarg))
+				return cli_usage_error("report", "out of memory");
+			break;
+		case 'F':
+			if (add_filter(c, optarg, c->neg))
+				return cli_usage_error("report", "out of memory");
+			break;
+		case 'v':
+			if (c->neg)
+				return cli_usage_error("report", "only 1 -v can be used");
+			c->neg = true;
+			break;
+		case 't': c->o.nsec = true; break;
+		case 'R': c->o.raw = true; break;
+		case 'l': c->o.latency = true; break;
+		case 'I': c->o.no_irqs = true; break;
+		case 'S': c->o.no_softirqs = true; break;
+		case 'E': c->o.mode = KTRACE_TDREPORT_EVENTS; break;
+		case 'P': c->o.mode = KTRACE_TDREPORT_PRINTK; break;
+		case 'f': c->o.mode = KTRACE_TDREPORT_FUNCS; break;
+		case 'T': c->o.mode = KTRACE_TDREPORT_FILTER_TEST; break;
+		case 'e': c->endian = true; break;
+		case 'p': c->page_size = true; break;
+		case 'q': case 'G': case 'V': case O_IGNORED:
+			break;
+		case O_CPU: {
+			int r = parse_cpus(c, optarg);
+
+			if (r)
+				return r;
+			break;
+		}
+		case O_CPUS: c->o.mode = KTRACE_TDREPORT_CPUS; break;
+		case O_FIRST: c->o.mode = KTRACE_TDREPORT_CPUS; c->o.first_event = true; break;
+		case O_LAST: c->o.mode = KTRACE_TDREPORT_CPUS; c->o.last_event = true; break;
+		case O_STAT: c->o.mode = KTRACE_TDREPORT_STAT; break;
+		case O_UNAME: c->o.mode = KTRACE_TDREPORT_UNAME; break;
+		case O_VERSION: c->o.mode = KTRACE_TDREPORT_VERSION; break;
+		case O_TSDIFF: c->o.ts_diff = true; break;
+		case O_NODATE: c->o.no_date = true; break;
+		case O_RAWTS: c->o.raw_ts = true; break;
+		case O_DEBUG: c->o.debug = true; break;
+		case O_TSOFFSET: {
+			char *end;
+			long long v;
+
+			errno = 0;
+			v = strtoll(optarg, &end, 0);
+			if (errno || end == optarg || *end)
+				return cli_usage_error("report", "invalid --ts-offset '%s'", optarg);
+			if (!c->nfiles)
+				return cli_usage_error("report", "--ts-offset must come after -i");
+			c->files[c->nfiles - 1].ts_offset = v;
+			break;
+		}
+		case O_PID:
+			if (add_pid_filter(c, optarg))
+				return cli_usage_error("report", "out of memory");
+			break;
+		case 'h': case O_HELP:
+			cli_print_help(&cli_report);
+			return -2;
+		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG: case O_COMM:
+		case 'r': case 'n': case 'O': case 'H': case 'N': case 'L': case 'w':
+			return cli_usage_error("report", "option '%s' of trace-cmd report is not supported",
+					       argv[optind - 1]);
+		case ':':
+			return cli_usage_error("report", "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cli_usage_error("report", "invalid option '%s'", argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (grow((void **)&c->positional, &c->cap_pos, c->npos + 1, sizeof(char *)))
+			return cli_usage_error("report", "out of memory");
+		c->positional[c->npos++] = argv[i];
+	}
+	return 0;
+}
+
+/* Does the command line name a trace.dat file first (or default to ./trace.dat)? */
+static const char *first_input(int argc, char **argv)
+{
+	const char *found = NULL;
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, td_short, td_options, NULL)) != -1)
+		if (opt == 'i' && !found)
+			found = optarg;
+	if (!found && optind < argc)
+		found = argv[optind];
+	return found;
+}
+
+static bool is_tracedat(const char *path)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in;
+	const uint8_t *head;
+	bool yes = false;
+	int64_t got;
+
+	if (!strcmp(path, "-") || ktrace_input_open(path, &in, &err) < 0)
+		return false;
+	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
+	if (got > 0)
+		yes = ktrace_detect_format(head, (size_t)got) == KTRACE_FORMAT_TRACEDAT;
+	ktrace_input_close(in);
+	return yes;
+}
+
+static void assign_filters(struct td_cli *c)
+{
+	/* -F before the second -i (or with a single input) belong to the first file */
+	for (size_t f = 0; f < c->nfiles; f++) {
+		struct ktrace_tdreport_filter *v = NULL;
+		size_t n = 0;
+
+		for (size_t i = 0; i < c->nfilters; i++) {
+			bool mine = c->ninputs >= 2 ? c->filter_file[i] == f : true;
+
+			if (!mine)
+				continue;
+			if (!v)
+				v = calloc(c->nfilters, sizeof(*v));
+			if (!v)
+				break;
+			v[n++] = c->filters[i];
+		}
+		c->files[f].filters = v;
+		c->files[f].nfilters = n;
+	}
+}
+
+static int simple_info(struct td_cli *c)
+{
+	struct ktrace_error err = { 0 };
+	struct tracedat *td;
+	const struct tracedat_header *h;
+
+	if (tracedat_open(c->files[0].path, 0, &td, &err) < 0) {
+		cli_error(c->files[0].path, &err);
+		return CLI_FAILED;
+	}
+	h = tracedat_header(td);
+	if (c->endian)
+		printf("file is %s endian and host is %s endian\n", h->big_endian ? "big" : "little",
+		       __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "big" : "little");
+	else
+		printf("file page size is %u, and host page size is %ld\n", h->page_size,
+		       sysconf(_SC_PAGESIZE));
+	tracedat_close(td);
+	return CLI_OK;
+}
+
+int report_tracedat_main(int argc, char **argv)
+{
+	struct td_cli c = { 0 };
+	struct ktrace_error err = { 0 };
+	const char *err_file = NULL;
+	const char *first;
+	struct kt_out *out;
+	char **copy;
+	int ret;
+
+	/* getopt moves arguments around: scan a copy */
+	copy = malloc(((size_t)argc + 1) * sizeof(*copy));
+	if (!copy)
+		return -1;
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	first = first_input(argc, copy);
+	if (!first && !access("trace.dat", R_OK))
+		first = "trace.dat";
+	if (!first || !is_tracedat(first)) {
+		free(copy);
+		optind = 0;
+		return -1;
+	}
+	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
+	ret = parse(&c, argc, copy);
+	if (ret) {
+		free(copy);
+		td_free(&c);
+		return ret == -2 ? CLI_OK : ret;
+	}
+	if (c.nfiles && c.npos)
+		ret = cli_usage_error("report", "give the input files either with -i or as arguments");
+	for (size_t i = 0; !ret && i < c.npos; i++)
+		if (add_file(&c, c.positional[i]))
+			ret = cli_usage_error("report", "out of memory");
+	if (!ret && !c.nfiles && add_file(&c, "trace.dat"))
+		ret = cli_usage_error("report", "out of memory");
+	if (ret) {
+		free(copy);
+		td_free(&c);
+		return ret;
+	}
+	if (c.endian || c.page_size) {
+		ret = simple_info(&c);
+		free(copy);
+		td_free(&c);
+		return ret;
+	}
+	assign_filters(&c);
+	c.o.files = c.files;
+	c.o.nfiles = c.nfiles;
+	c.o.multi = c.nfiles > 1;
+	c.o.cpus = c.ncpus ? c.cpus : NULL;
+	c.o.ncpus = c.ncpus;
+	c.o.line_flush = isatty(STDOUT_FILENO);
+	c.o.progress = !c.o.line_flush && isatty(STDERR_FILENO);
+
+	out = malloc(sizeof(*out));
+	if (!out) {
+		free(copy);
+		td_free(&c);
+		cli_errorf(NULL, "out of memory");
+		return CLI_FAILED;
+	}
+	kt_out_init(out, STDOUT_FILENO);
+	ret = ktrace_view_tracedat_report(&c.o, out, &err, &err_file);
+	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
+		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	if (ret < 0)
+		cli_error(err_file, &err);
+	free(out);
+	free(copy);
+	td_free(&c);
+	if (ret == -EINVAL && !err_file)
+		return CLI_USAGE;
+	return ret < 0 ? CLI_FAILED : CLI_OK;
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* `ktrace report` for trace.dat files, with trace-cmd report's options. */
+#ifndef KTRACE_REPORT_TRACEDAT_H
+#define KTRACE_REPORT_TRACEDAT_H
+
+/* Runs the report when the command line's first input is a trace.dat file (or names
+ * none and ./trace.dat is one) and returns the exit status; returns -1, having done
+ * nothing, for any other input. */
+int report_tracedat_main(int argc, char **argv);
+
+#endif
