@@ -26,7 +26,7 @@
 enum {
 	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
 	O_TSOFFSET, O_NODATE, O_RAWTS, O_DEBUG, O_INPUT, O_UNSUPPORTED, O_UNSUPPORTED_ARG,
-	O_IGNORED, O_PID, O_COMM, O_HELP,
+	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS,
 };
 
 static const struct option td_options[] = {
@@ -57,6 +57,7 @@ static const struct option td_options[] = {
 	{ "ts2secs",      required_argument, NULL, O_UNSUPPORTED_ARG },
 	{ "ts-check",     no_argument,       NULL, O_UNSUPPORTED },
 	{ "align-ts",     no_argument,       NULL, O_UNSUPPORTED },
+	{ "threads",      required_argument, NULL, O_THREADS },
 	{ "help",         no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -296,6 +297,15 @@ static int parse(struct td_cli *c, int argc, char **argv)
 			if (!c->nfiles)
 				return cli_usage_error("report", "--ts-offset must come after -i");
 			c->files[c->nfiles - 1].ts_offset = v;
+			break;
+		}
+		case O_THREADS: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || v > 64)
+				return cli_usage_error("report", "--threads takes 0 (automatic) to 64");
+			c->o.threads = (unsigned)v;
 			break;
 		}
 		case O_PID:

@@ -7,6 +7,7 @@
 #ifndef KTRACE_FTRACE_META_H
 #define KTRACE_FTRACE_META_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,16 @@ void ktrace_events_function_at(struct ktrace_events *evs, size_t i, uint64_t *ad
 size_t ktrace_events_printk_count(struct ktrace_events *evs);
 void ktrace_events_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr,
 			     const char **fmt);
+
+/*
+ * Whether formatting a record of ev reads or changes state the registry keeps from one
+ * record to the next (comm names learnt by the sched plugins, the function plugin's call
+ * stacks, function-graph look-ahead, a bprint or field flag set by an earlier record):
+ * such records must be formatted in output order by one registry. Records of the other
+ * events give the same text from any registry loaded with the same metadata, in any
+ * order, which lets `ktrace report` format them on several threads. raw: for -R output.
+ */
+bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
 
 #ifdef __cplusplus
 }

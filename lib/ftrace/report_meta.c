@@ -44,3 +44,37 @@ void ktrace_events_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr
 	*addr = evs->printks[i].addr;
 	*fmt = evs->printks[i].fmt;
 }
+
+/* Keep in step with the state event_print.c and event_plugins.c keep between records. */
+bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
+{
+	switch (ev->handler) {
+	case H_SCHED_SWITCH:        /* learn comms */
+	case H_SCHED_WAKEUP:
+	case H_FUNCTION:            /* per-CPU call stacks */
+	case H_FUNC_REPEATS:
+	case H_FGRAPH_ENTRY:        /* looks at the next record */
+	case H_FGRAPH_EXIT:
+		return true;
+	default:
+		break;
+	}
+	/* a bprint record can fail the event for the records after it */
+	if (ev->flags & (EV_ISBPRINT | EV_FAILED))
+		return true;
+	/* -R (and [FAILED TO PARSE]) output turns a string field into an array for good
+	 * once it held a non-printable byte */
+	if (raw)
+		for (const struct ev_field *f = ev->fields; f; f = f->next)
+			if (f->flags & EVF_STRING)
+				return true;
+	if (raw)
+		for (const struct ev_field *f = ev->common; f; f = f->next)
+			if (f->flags & EVF_STRING)
+				return true;
+	/* a conversion libtraceevent cannot print fails the event on first use */
+	for (const struct ev_seg *s = ev->segs; s; s = s->next)
+		if (s->ls < -2 || s->ls > 2)
+			return true;
+	return false;
+}

@@ -18,6 +18,14 @@
  * newline of the whole line is dropped and the line ends at the first NUL byte. When a
  * file has instances (or several files are read), every line starts with the buffer
  * (file) name right-aligned to the longest one.
+ *
+ * Records go through in chunks. The main thread reads them in order and does everything
+ * that depends on what came before: filters, the comm column (the sched plugins teach
+ * comms while printing), the latency column, --ts-diff, and the text of the events whose
+ * formatting keeps state (ktrace_event_ordered: sched, function, function graph,
+ * bprint...). The other events' texts and the whole lines are made by worker threads,
+ * each with its own registry loaded from the same metadata, and the chunks are written
+ * out in order: the output is the single-threaded one, byte for byte.
  */
 #include <ktrace/ftrace_event.h>
 #include <ktrace/ftrace_filter.h>
@@ -26,6 +34,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +43,13 @@
 
 #include "views/views.h"
 
+/* A metadata text, kept to load more registries (worker threads). */
+struct mtext {
+	const char *system;           /* NULL for header_page / kallsyms... */
+	const char *text;
+	size_t len;
+};
+
 /* One input file: its reader, registry and filters. */
 struct rfile {
 	const struct ktrace_tdreport_file *arg;
@@ -41,6 +57,13 @@ struct rfile {
 	struct tracedat *td;
 	struct ktrace_events *evs;
 	const struct ktrace_event *fg_entry;    /* funcgraph_entry, if any */
+	/* formats and texts, to load the workers' registries */
+	struct mtext header_page, kallsyms, printk, cmdlines;
+	struct mtext *formats;
+	size_t nformats;
+	/* events formatted by the main thread (1), by anyone (2), not known yet (0) */
+	uint8_t *ordered;
+	size_t nordered;
 	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
 	struct ktrace_filter **pos, **neg;
 	size_t npos, nneg;
@@ -51,10 +74,22 @@ struct rfile {
 	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
+	struct ktrace_input *raw;          /* the file, to read chunk headers */
+	bool raw_failed;
+};
+
+/* Where a CPU's compressed stream is: the chunk holding the current record. */
+struct zcpu {
+	bool init;
+	uint64_t next_file;                /* file offset of the next chunk header to walk */
+	uint64_t dnext;                    /* its offset in the decompressed stream */
+	uint64_t cur_file;                 /* the current chunk's header */
+	uint64_t dstart, dend;             /* its decompressed bytes */
 };
 
 /* One buffer of one file: a stream of records in timestamp order. */
 struct rstream {
+	struct zcpu *z;                    /* per CPU index, for compressed data */
 	struct rfile *f;
 	unsigned buffer;
 	const char *label;                 /* line prefix name ("" for a top buffer) */
@@ -62,6 +97,71 @@ struct rstream {
 	const struct tracedat_record *head;
 	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
 	unsigned page_size;
+};
+
+/* A record waiting to be printed, with what the main thread worked out for it. */
+struct jrec {
+	struct ktrace_record kr;
+	const struct ktrace_event *ev;     /* in the main registry; NULL: unknown event */
+	const struct rfile *f;
+	const char *comm;
+	const char *label;                 /* NULL: no prefix */
+	long long missed;
+	int64_t diff;
+	int pid;
+	uint32_t data_off;                 /* data copied into the chunk (else NO_OFF) */
+	uint32_t text_off, text_len;       /* text formatted by the main thread */
+	uint32_t lat_off, lat_len;         /* latency column */
+	bool has_text, has_diff;
+};
+
+#define NO_OFF UINT32_MAX
+
+enum { C_FREE, C_FILLED, C_DONE };
+
+struct chunk {
+	struct jrec *recs;
+	size_t n, cap;
+	char *text;                        /* texts the main thread made */
+	size_t text_len, text_cap;
+	uint8_t *data;                     /* copies of records of compressed data */
+	size_t data_len, data_cap;
+	char *out;                         /* the lines */
+	size_t out_len, out_cap;
+	int state;
+	bool oom;
+};
+
+/* A name column (" name: " and padding), rendered once per event. */
+struct namecol {
+	const struct ktrace_event *ev;
+	char *s;
+	uint32_t len;
+};
+
+/* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
+struct commcol {
+	const char *comm;
+	int pid;
+	uint8_t len;
+	char s[46];
+};
+
+#define NAMECACHE 1024
+#define COMMCACHE 1024
+
+/* What formats lines: the main thread or a worker, with its registries and caches. */
+struct wctx {
+	struct report *r;
+	struct ktrace_events **evs;        /* per file */
+	struct namecol names[NAMECACHE];
+	struct commcol comms[COMMCACHE];
+	uint64_t sec_key;                  /* the seconds part last rendered */
+	char sec[24];
+	uint8_t sec_len;
+	pthread_t th;
+	bool started;
+	int error;
 };
 
 struct report {
@@ -78,23 +178,25 @@ struct report {
 	int width;                         /* trace-cmd's max_file_size */
 	/* --ts-diff */
 	uint64_t last_ts;
-	/* scratch */
-	char *big;                         /* event texts that do not fit the output buffer */
-	size_t big_cap;
+	/* the main thread's scratch */
 	uint8_t *copy;                     /* a function-graph entry kept while looking ahead */
 	size_t copy_cap;
+	/* chunks and workers */
+	struct chunk *slots;
+	size_t nslots, chunk_recs;
+	struct wctx *main_ctx;
+	struct wctx *workers;
+	size_t nworkers;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_free;
+	uint64_t filled, taken, written;
+	bool finished, writing, stop;
+	int write_error;
 	/* progress */
 	uint64_t done, total_bytes;
 	struct timespec last_progress;
 	bool progress_shown;
-	size_t flush_mark;
 };
-
-static void out_room(struct kt_out *o, size_t n)
-{
-	if (sizeof(o->buf) - o->len < n)
-		kt_out_flush(o);
-}
 
 /* ---- loading ---- */
 
@@ -105,45 +207,69 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static int load_registry(struct rfile *f, struct ktrace_error *err)
+/* Collects the metadata texts of a file (they stay valid until tracedat_close). */
+static int collect_texts(struct rfile *f, struct ktrace_error *err)
 {
 	struct tracedat *td = f->td;
-	const struct tracedat_header *h = tracedat_header(td);
-	struct ktrace_error ignore = { 0 };
+	size_t n = tracedat_ftrace_format_count(td), k = 0;
 	const char *text;
 	size_t len;
 
-	f->evs = ktrace_events_new((int)h->long_size, h->big_endian);
-	if (!f->evs)
-		return ktrace_error_set(err, -errno, "cannot create the event registry: %s",
-					strerror(errno));
-	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
+	for (size_t s = 0; s < tracedat_system_count(td); s++)
+		n += tracedat_system_event_count(td, s);
+	f->formats = calloc(n ? n : 1, sizeof(*f->formats));
+	if (!f->formats)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (!tracedat_header_page(td, &text, &len))
-		ktrace_events_parse_header_page(f->evs, text, len, &ignore);
+		f->header_page = (struct mtext){ NULL, text, len };
 	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++)
 		if (!tracedat_ftrace_format(td, i, &text, &len))
-			ktrace_events_add_format(f->evs, "ftrace", text, len, NULL, &ignore);
+			f->formats[k++] = (struct mtext){ "ftrace", text, len };
 	for (size_t s = 0; s < tracedat_system_count(td); s++) {
 		const char *sys = tracedat_system_name(td, s);
 
 		for (size_t i = 0; i < tracedat_system_event_count(td, s); i++)
 			if (!tracedat_event_format(td, s, i, &text, &len))
-				ktrace_events_add_format(f->evs, sys, text, len, NULL, &ignore);
+				f->formats[k++] = (struct mtext){ sys, text, len };
 	}
+	f->nformats = k;
 	if (tracedat_kallsyms(td, &text, &len, err) < 0)
 		return err->code;
-	if (len)
-		ktrace_events_parse_kallsyms(f->evs, text, len, &ignore);
+	f->kallsyms = (struct mtext){ NULL, text, len };
 	if (tracedat_printk_formats(td, &text, &len, err) < 0)
 		return err->code;
-	if (len)
-		ktrace_events_parse_printk_formats(f->evs, text, len, &ignore);
+	f->printk = (struct mtext){ NULL, text, len };
 	if (tracedat_cmdlines(td, &text, &len, err) < 0)
 		return err->code;
-	if (len)
-		ktrace_events_parse_cmdlines(f->evs, text, len, &ignore);
-	f->fg_entry = ktrace_events_find_by_name(f->evs, "ftrace", "funcgraph_entry");
+	f->cmdlines = (struct mtext){ NULL, text, len };
 	return 0;
+}
+
+/* A registry loaded the way trace-cmd loads its tep handle. Safe to call from several
+ * threads at once for the same file. */
+static struct ktrace_events *load_registry(const struct rfile *f, const struct ktrace_tdreport_opts *o)
+{
+	const struct tracedat_header *h = tracedat_header(f->td);
+	struct ktrace_error ignore = { 0 };
+	struct ktrace_events *evs = ktrace_events_new((int)h->long_size, h->big_endian);
+
+	if (!evs)
+		return NULL;
+	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
+	if (f->header_page.text)
+		ktrace_events_parse_header_page(evs, f->header_page.text, f->header_page.len, &ignore);
+	for (size_t i = 0; i < f->nformats; i++)
+		ktrace_events_add_format(evs, f->formats[i].system, f->formats[i].text,
+					 f->formats[i].len, NULL, &ignore);
+	if (f->kallsyms.len)
+		ktrace_events_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
+	if (f->printk.len)
+		ktrace_events_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
+	if (f->cmdlines.len)
+		ktrace_events_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
+	ktrace_events_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
+				    : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
+	return evs;
 }
 
 /* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */
@@ -193,11 +319,14 @@ static int open_file(struct report *r, struct rfile *f, const struct ktrace_tdre
 		if (*tracedat_buffer(f->td, i)->name)
 			f->ninstances++;
 	time_format(f, o);
-	ret = load_registry(f, r->err);
+	ret = collect_texts(f, r->err);
 	if (ret)
 		return ret;
-	ktrace_events_set_ts_format(f->evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
-				    : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
+	f->evs = load_registry(f, o);
+	if (!f->evs)
+		return ktrace_error_set(r->err, -errno, "cannot create the event registry: %s",
+					strerror(errno));
+	f->fg_entry = ktrace_events_find_by_name(f->evs, "ftrace", "funcgraph_entry");
 	*r->err_file = NULL;
 	return 0;
 }
@@ -364,26 +493,6 @@ static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
 	return put_zdigits(p, ts % 1000000u, 6);
 }
 
-static void put_prefix(struct report *r, const char *label)
-{
-	struct kt_out *o = r->out;
-	size_t n = strlen(label);
-	char *p;
-
-	out_room(o, (size_t)r->width + n + 4);
-	p = o->buf + o->len;
-	if (*label) {
-		p = put_spaces(p, r->width - (int)n);
-		memcpy(p, label, n);
-		p += n;
-		*p++ = ':';
-		*p++ = ' ';
-	} else {
-		p = put_spaces(p, r->width + 2);
-	}
-	o->len = (size_t)(p - o->buf);
-}
-
 /* ---- progress on stderr ---- */
 
 static void progress(struct report *r, const struct tracedat_record *rec)
@@ -412,15 +521,77 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 	r->progress_shown = true;
 }
 
-/* ---- one record ---- */
+/* ---- main thread: records into chunks ---- */
 
-static uint32_t record_avail(const struct rstream *s, const struct tracedat_record *rec)
+/* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
+ * record to the end of that buffer: find the chunk's end in the decompressed stream. */
+static uint32_t zavail(struct rstream *s, const struct tracedat_record *rec)
+{
+	const uint8_t *data = rec->data, *page = rec->page;
+	uint32_t page_avail = (uint32_t)(page + rec->page_len - data);
+	struct rfile *f = s->f;
+	const struct tracedat_cpu *cpu;
+	struct zcpu *z;
+	uint64_t pos;
+
+	if (!s->z || f->raw_failed)
+		return page_avail;
+	if (!f->raw) {
+		struct ktrace_error e = { 0 };
+
+		if (ktrace_input_open(f->arg->path, &f->raw, &e) < 0 || !ktrace_input_is_mapped(f->raw)) {
+			f->raw_failed = true;
+			return page_avail;
+		}
+	}
+	z = &s->z[rec->cpu_index];
+	if (!z->init) {
+		cpu = tracedat_buffer_cpu(f->td, s->buffer, rec->cpu_index);
+		z->init = true;
+		z->next_file = cpu->offset + 4;
+		z->dnext = 0;
+		z->cur_file = UINT64_MAX;
+	}
+	if (rec->chunk_offset != z->cur_file) {
+		bool big = tracedat_header(f->td)->big_endian;
+
+		while (z->next_file <= rec->chunk_offset) {
+			const uint8_t *h;
+			struct ktrace_error e = { 0 };
+			uint32_t csize, usize;
+
+			if (ktrace_input_get(f->raw, z->next_file, 8, &h, &e) < 0)
+				return page_avail;
+			csize = big ? (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]
+				    : (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0];
+			usize = big ? (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7]
+				    : (uint32_t)h[7] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[5] << 8 | h[4];
+			if (z->next_file == rec->chunk_offset) {
+				z->cur_file = z->next_file;
+				z->dstart = z->dnext;
+				z->dend = z->dnext + usize;
+			}
+			z->dnext += usize;
+			z->next_file += 8 + (uint64_t)csize;
+		}
+		if (z->cur_file != rec->chunk_offset)
+			return page_avail;
+	}
+	pos = rec->page_offset + (uint64_t)(data - page);
+	if (pos < z->dstart || pos + rec->size > z->dend || z->dend - pos > UINT32_MAX)
+		return page_avail;
+	return (uint32_t)(z->dend - pos);
+}
+
+static uint32_t record_avail(struct rstream *s, const struct tracedat_record *rec)
 {
 	const uint8_t *data = rec->data, *page = rec->page;
 	uint64_t end, pos, chunk;
 	const struct tracedat_cpu *cpu;
 
-	if (rec->compressed || !s->map_size)
+	if (rec->compressed)
+		return zavail(s, rec);
+	if (!s->map_size)
 		return (uint32_t)(page + rec->page_len - data);
 	/* trace-cmd maps the CPU data in windows of map_size bytes: it reads on to the end
 	 * of the window holding the record */
@@ -439,7 +610,7 @@ static uint32_t record_avail(const struct rstream *s, const struct tracedat_reco
 	return (uint32_t)(end - pos);
 }
 
-static void fill_krec(const struct rstream *s, const struct tracedat_record *rec,
+static void fill_krec(struct rstream *s, const struct tracedat_record *rec,
 		      struct ktrace_record *kr)
 {
 	kr->data = rec->data;
@@ -470,69 +641,75 @@ static bool cpu_wanted(const struct ktrace_tdreport_opts *o, unsigned cpu)
 	return false;
 }
 
-/* Writes the event text (format into the output buffer when it fits). */
-static void put_event_text(struct report *r, struct ktrace_events *evs,
-			   const struct ktrace_record *kr, unsigned flags, unsigned *outf)
+static bool grow_buf(void **p, size_t *cap, size_t need)
 {
-	struct kt_out *o = r->out;
-	size_t room, n;
-	char *dst;
+	size_t c = *cap ? *cap : 4096;
+	void *n;
 
-	out_room(o, 4096);
-	room = sizeof(o->buf) - o->len;
-	dst = o->buf + o->len;
-	n = ktrace_events_format(evs, kr, flags, dst, room, outf);
-	if (n >= room) {
-		if (r->big_cap <= n) {
-			char *b = realloc(r->big, n + 1);
-
-			if (!b) {
-				n = room - 1;
-				goto have;
-			}
-			r->big = b;
-			r->big_cap = n + 1;
-		}
-		n = ktrace_events_format(evs, kr, flags, r->big, r->big_cap, outf);
-		if (n >= r->big_cap)
-			n = r->big_cap - 1;
-		{
-			const char *z = memchr(r->big, 0, n);
-
-			if (z)
-				n = (size_t)(z - r->big);
-		}
-		if (n && r->big[n - 1] == '\n')
-			n--;
-		kt_out_write(o, r->big, n);
-		kt_out_putc(o, '\n');
-		return;
-	}
-have:
-	{
-		const char *z = memchr(dst, 0, n);
-
-		if (z)
-			n = (size_t)(z - dst);
-	}
-	if (n && dst[n - 1] == '\n')
-		n--;
-	dst[n] = '\n';
-	o->len += n + 1;
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = c;
+	return true;
 }
 
-/* Prints the record at the head of s (and moves s on). */
-static int print_head(struct report *r, struct rstream *s)
+/* Must the main thread format this event? (cached per event id) */
+static bool is_ordered(struct report *r, struct rfile *f, const struct ktrace_event *ev)
+{
+	int id = ktrace_event_id(ev);
+
+	if (id < 0 || id > 1 << 20)
+		return true;
+	if ((size_t)id >= f->nordered) {
+		size_t n = (size_t)id + 64;
+		uint8_t *v = realloc(f->ordered, n);
+
+		if (!v)
+			return true;
+		memset(v + f->nordered, 0, n - f->nordered);
+		f->ordered = v;
+		f->nordered = n;
+	}
+	if (!f->ordered[id])
+		f->ordered[id] = ktrace_event_ordered(ev, r->o->raw) ? 1 : 2;
+	return f->ordered[id] == 1;
+}
+
+/* The main thread formats a record's text into the chunk (never twice: the state it
+ * keeps would move twice). */
+static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct ktrace_events *evs,
+		       const struct ktrace_record *kr, unsigned *outf)
+{
+	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
+
+	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + room))
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	n = ktrace_events_format(evs, kr, r->o->raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
+				 room, outf);
+	if (n >= room)
+		n = room - 1;
+	j->text_off = (uint32_t)c->text_len;
+	j->text_len = (uint32_t)n;
+	j->has_text = true;
+	c->text_len += n;
+	return 0;
+}
+
+/* Takes the head record of s into the chunk (or drops it), and moves s on. */
+static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 {
 	const struct ktrace_tdreport_opts *o = r->o;
 	const struct tracedat_record *rec = s->head;
 	struct rfile *f = s->f;
 	struct ktrace_events *evs = f->evs;
-	struct ktrace_record kr, nkr;
+	struct ktrace_record kr;
 	const struct ktrace_event *ev;
-	struct kt_out *out = r->out;
-	unsigned outf = 0;
-	char *p;
+	struct jrec *j;
 	int ret;
 
 	fill_krec(s, rec, &kr);
@@ -547,154 +724,75 @@ static int print_head(struct report *r, struct rstream *s)
 		if ((o->no_irqs && (fl & 0x08)) || (o->no_softirqs && (fl & 0x10)))
 			return advance(r, s);
 	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct jrec *v = realloc(c->recs, ncap * sizeof(*v));
 
-	if (r->prefix)
-		put_prefix(r, s->label);
-	if (rec->missed_events) {
-		out_room(out, 64);
-		p = out->buf + out->len;
-		memcpy(p, "CPU:", 4);
-		p = put_u64(p + 4, rec->cpu);
-		if (rec->missed_events > 0) {
-			memcpy(p, " [", 2);
-			p = put_i64(p + 2, rec->missed_events);
-			memcpy(p, " EVENTS DROPPED]\n", 17);
-			p += 17;
-		} else {
-			memcpy(p, " [EVENTS DROPPED]\n", 18);
-			p += 18;
-		}
-		out->len = (size_t)(p - out->buf);
+		if (!v)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		c->recs = v;
+		c->cap = ncap;
 	}
-
-	if (!ev) {
-		/* tep_print_event prints only this for an event it does not know */
-		out_room(out, 160);
-		p = out->buf + out->len;
-		memcpy(p, "[UNKNOWN EVENT]", 15);
-		p += 15;
-		if (o->latency) {
-			if (o->raw)
-				p += sprintf(p, "-0x%x", (unsigned)ktrace_events_record_flags(evs, &kr));
-			else {
-				memcpy(p, "[UNKNOWN EVENT]", 15);
-				p += 15;
-			}
-		}
-		memcpy(p, "[UNKNOWN EVENT]", 15);
-		p += 15;
-		out->len = (size_t)(p - out->buf);
-		goto diff_name;
+	j = &c->recs[c->n++];
+	j->kr = kr;
+	j->ev = ev;
+	j->f = f;
+	j->label = r->prefix ? s->label : NULL;
+	j->missed = rec->missed_events;
+	j->data_off = NO_OFF;
+	j->has_text = false;
+	j->has_diff = false;
+	j->lat_len = 0;
+	j->comm = NULL;
+	j->pid = 0;
+	if (ev) {
+		j->pid = ktrace_events_record_pid(evs, &kr);
+		j->comm = ktrace_events_comm(evs, j->pid);
 	}
+	if (o->latency) {
+		char lat[64];
+		size_t n;
 
-	{
-		int pid = ktrace_events_record_pid(evs, &kr);
-		const char *comm = ktrace_events_comm(evs, pid);
-		size_t clen = strlen(comm);
-
-		out_room(out, clen + 160);
-		p = out->buf + out->len;
-		if (o->latency) {
-			/* "%8.8s-%-5d %3d" */
-			size_t n = clen > 8 ? 8 : clen;
-			char *q;
-
-			p = put_spaces(p, 8 - (int)n);
-			memcpy(p, comm, n);
-			p += n;
-			*p++ = '-';
-			q = p;
-			p = put_i64(p, pid);
-			p = put_spaces(p, 5 - (int)(p - q));
-			*p++ = ' ';
-			p = put_u64w(p, rec->cpu, 3);
-			out->len = (size_t)(p - out->buf);
-			if (o->raw) {
-				p += sprintf(p, "-0x%x", (unsigned)ktrace_events_record_flags(evs, &kr));
-				out->len = (size_t)(p - out->buf);
-			} else {
-				size_t room = sizeof(out->buf) - out->len;
-				size_t n2 = ktrace_events_latency(evs, &kr, p, room);
-
-				if (n2 >= room)
-					n2 = 0;
-				out->len += n2;
-				p += n2;
-			}
-		} else {
-			/* "%16s-%-5d [%03d]" */
-			char *q;
-
-			p = put_spaces(p, 16 - (int)clen);
-			memcpy(p, comm, clen);
-			p += clen;
-			*p++ = '-';
-			q = p;
-			p = put_i64(p, pid);
-			p = put_spaces(p, 5 - (int)(p - q));
-			*p++ = ' ';
-			*p++ = '[';
-			if (rec->cpu < 1000)
-				p = put_zdigits(p, rec->cpu, 3);
-			else
-				p = put_u64(p, rec->cpu);
-			*p++ = ']';
-		}
-		if (f->usecs)
-			*p++ = ' ';
-		p = put_time(p, f, o->nsec, rec->ts);
-		*p++ = ':';
-		out->len = (size_t)(p - out->buf);
+		if (o->raw || !ev)
+			n = o->raw ? (size_t)snprintf(lat, sizeof(lat), "-0x%x",
+						      (unsigned)ktrace_events_record_flags(evs, &kr))
+				   : 0;
+		else
+			n = ktrace_events_latency(evs, &kr, lat, sizeof(lat));
+		if (n >= sizeof(lat))
+			n = sizeof(lat) - 1;
+		if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + n))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		memcpy(c->text + c->text_len, lat, n);
+		j->lat_off = (uint32_t)c->text_len;
+		j->lat_len = (uint32_t)n;
+		c->text_len += n;
 	}
-
-diff_name:
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;
-		char buf[50] = "";
 
 		if (f->use_trace_clock && !o->nsec)
 			ts = ts / 1000 + (ts % 1000 >= 500);
-		if (r->last_ts)
-			snprintf(buf, sizeof(buf), "(+%lld)", (long long)(ts - r->last_ts));
-		r->last_ts = ts;
-		out_room(out, 64);
-		out->len += (size_t)sprintf(out->buf + out->len, " %-8s", buf);
-	}
-	{
-		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
-		size_t n = strlen(name);
-
-		out_room(out, n + 32);
-		p = out->buf + out->len;
-		*p++ = ' ';
-		memcpy(p, name, n);
-		p += n;
-		*p++ = ':';
-		*p++ = ' ';
-		if (n < 20)
-			p = put_spaces(p, 20 - (int)n);
-		out->len = (size_t)(p - out->buf);
-	}
-	if (!ev) {
-		out_room(out, 32);
-		memcpy(out->buf + out->len, "[UNKNOWN EVENT]\n", 16);
-		out->len += 16;
-		return advance(r, s);
-	}
-
-	if (ev == f->fg_entry && ev) {
-		/* look at the next record of this buffer: a leaf function prints as one line */
-		if (r->copy_cap < kr.size + 64) {
-			uint8_t *c = realloc(r->copy, kr.size + 64);
-
-			if (!c)
-				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-			r->copy = c;
-			r->copy_cap = kr.size + 64;
+		if (r->last_ts) {
+			j->diff = (int64_t)(ts - r->last_ts);
+			j->has_diff = true;
 		}
+		r->last_ts = ts;
+	}
+	if (ev && is_ordered(r, f, ev)) {
+		unsigned outf = 0;
+		struct ktrace_record nkr;
+
+		if (ev != f->fg_entry) {
+			ret = main_format(r, c, j, evs, &kr, &outf);
+			return ret ? ret : advance(r, s);
+		}
+		/* look at the next record of this buffer: a leaf function prints as one line */
 		{
 			uint32_t keep = kr.avail < kr.size + 64 ? kr.avail : kr.size + 64;
 
+			if (!grow_buf((void **)&r->copy, &r->copy_cap, keep))
+				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 			memcpy(r->copy, kr.data, keep);
 			kr.data = r->copy;
 			kr.avail = keep;
@@ -706,13 +804,525 @@ diff_name:
 			fill_krec(s, s->head, &nkr);
 			kr.next = &nkr;
 		}
-		put_event_text(r, evs, &kr, o->raw ? KTRACE_EVFMT_RAW : 0, &outf);
+		ret = main_format(r, c, j, evs, &kr, &outf);
+		if (ret)
+			return ret;
 		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
 			return advance(r, s);
 		return 0;
 	}
-	put_event_text(r, evs, &kr, o->raw ? KTRACE_EVFMT_RAW : 0, &outf);
+	if (rec->compressed) {
+		/* the reader reuses its buffers: keep a copy (with what lies after it) */
+		uint32_t keep = kr.avail < kr.size + 1024 ? kr.avail : kr.size + 1024;
+
+		if (!grow_buf((void **)&c->data, &c->data_cap, c->data_len + keep))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		memcpy(c->data + c->data_len, kr.data, keep);
+		j->data_off = (uint32_t)c->data_len;
+		j->kr.avail = keep;
+		c->data_len += keep;
+	}
 	return advance(r, s);
+}
+
+/* Fills a chunk; returns 0 (c->n == 0 at the end of the records) or an error. */
+static int fill_chunk(struct report *r, struct chunk *c)
+{
+	const struct ktrace_tdreport_opts *o = r->o;
+	int ret = 0;
+
+	c->n = 0;
+	c->text_len = 0;
+	c->data_len = 0;
+	c->out_len = 0;
+	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20)) {
+		struct rstream *best = NULL;
+
+		if (r->nstreams == 1) {
+			best = r->streams[0].head ? &r->streams[0] : NULL;
+		} else {
+			for (size_t i = 0; i < r->nstreams; i++) {
+				struct rstream *s = &r->streams[i];
+
+				if (s->head && (!best || s->head->ts < best->head->ts))
+					best = s;
+			}
+		}
+		if (!best)
+			break;
+		if (o->progress && !(++r->done & 0xffff))
+			progress(r, best->head);
+		ret = take_record(r, c, best);
+		if (ret)
+			break;
+	}
+	/* the copies are in place now: point the records at them */
+	for (size_t i = 0; i < c->n; i++)
+		if (c->recs[i].data_off != NO_OFF)
+			c->recs[i].kr.data = c->data + c->recs[i].data_off;
+	return ret;
+}
+
+/* ---- any thread: chunks into lines ---- */
+
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v < 10^digits, digits even: two digits at a time */
+static inline char *put_z2(char *p, uint64_t v, int digits)
+{
+	for (int i = digits - 2; i >= 0; i -= 2) {
+		memcpy(p + i, digits2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	return p + digits;
+}
+
+/* The time column, the seconds part rendered once per second. */
+static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint64_t ts)
+{
+	uint64_t sec, frac;
+
+	if (!f->usecs)
+		return put_u64w(p, ts, 12);
+	if (w->r->o->nsec) {
+		sec = ts / 1000000000u;
+		frac = ts % 1000000000u;
+	} else {
+		ts = ts / 1000 + (ts % 1000 >= 500);
+		sec = ts / 1000000u;
+		frac = ts % 1000000u;
+	}
+	if (sec + 1 != w->sec_key) {
+		char *q = put_u64w(w->sec, sec, 5);
+
+		*q++ = '.';
+		w->sec_len = (uint8_t)(q - w->sec);
+		w->sec_key = sec + 1;
+	}
+	memcpy(p, w->sec, w->sec_len);
+	p += w->sec_len;
+	if (w->r->o->nsec) {
+		*p++ = (char)('0' + frac / 100000000u);
+		return put_z2(p, frac % 100000000u, 8);
+	}
+	return put_z2(p, frac, 6);
+}
+
+static const struct namecol *name_col(struct wctx *w, const struct ktrace_event *ev)
+{
+	struct namecol *n = &w->names[((uintptr_t)ev >> 4) & (NAMECACHE - 1)];
+
+	if (n->ev != ev) {
+		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
+		size_t len = strlen(name);
+		char *s = malloc(len + 24);
+
+		if (!s)
+			return NULL;
+		s[0] = ' ';
+		memcpy(s + 1, name, len);
+		s[len + 1] = ':';
+		s[len + 2] = ' ';
+		n->len = (uint32_t)(len + 3);
+		if (len < 20) {
+			memset(s + len + 3, ' ', 20 - len);
+			n->len += (uint32_t)(20 - len);
+		}
+		free(n->s);
+		n->s = s;
+		n->ev = ev;
+	}
+	return n;
+}
+
+/* "%16s-%-5d" (or with -l "%8.8s-%-5d") */
+static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
+{
+	struct commcol *cc = &w->comms[((unsigned)pid * 2654435761u >> 22) & (COMMCACHE - 1)];
+	bool lat = w->r->o->latency;
+	char *q;
+
+	if (cc->comm == comm && cc->pid == pid) {
+		memcpy(p, cc->s, cc->len);
+		return p + cc->len;
+	}
+	{
+		size_t clen = strlen(comm), n = clen;
+		char *start = p;
+
+		if (lat && n > 8)
+			n = 8;
+		p = put_spaces(p, (lat ? 8 : 16) - (int)n);
+		memcpy(p, comm, n);
+		p += n;
+		*p++ = '-';
+		q = p;
+		p = put_i64(p, pid);
+		p = put_spaces(p, 5 - (int)(p - q));
+		if ((size_t)(p - start) <= sizeof(cc->s)) {
+			cc->comm = comm;
+			cc->pid = pid;
+			cc->len = (uint8_t)(p - start);
+			memcpy(cc->s, start, cc->len);
+		}
+	}
+	return p;
+}
+
+/* One line into the chunk's output. */
+static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
+{
+	const struct ktrace_tdreport_opts *o = w->r->o;
+	const struct namecol *nc = name_col(w, j->ev);
+	size_t need = 256 + (j->comm ? strlen(j->comm) : 0) + (nc ? nc->len : 0) + j->lat_len +
+		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0) + j->text_len;
+	char *p, *text;
+	size_t n;
+
+	if (!nc || !grow_buf((void **)&c->out, &c->out_cap, c->out_len + need + 4096))
+		return -ENOMEM;
+	p = c->out + c->out_len;
+	if (j->label) {
+		size_t l = strlen(j->label);
+
+		if (*j->label) {
+			p = put_spaces(p, w->r->width - (int)l);
+			memcpy(p, j->label, l);
+			p += l;
+			*p++ = ':';
+			*p++ = ' ';
+		} else {
+			p = put_spaces(p, w->r->width + 2);
+		}
+	}
+	if (j->missed) {
+		memcpy(p, "CPU:", 4);
+		p = put_u64(p + 4, (unsigned)j->kr.cpu);
+		if (j->missed > 0) {
+			memcpy(p, " [", 2);
+			p = put_i64(p + 2, j->missed);
+			memcpy(p, " EVENTS DROPPED]\n", 17);
+			p += 17;
+		} else {
+			memcpy(p, " [EVENTS DROPPED]\n", 18);
+			p += 18;
+		}
+	}
+	if (!j->ev) {
+		/* tep_print_event prints only this for an event it does not know */
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+		if (o->latency) {
+			if (o->raw) {
+				memcpy(p, c->text + j->lat_off, j->lat_len);
+				p += j->lat_len;
+			} else {
+				memcpy(p, "[UNKNOWN EVENT]", 15);
+				p += 15;
+			}
+		}
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+	} else {
+		p = put_comm(w, p, j->comm, j->pid);
+		if (o->latency) {
+			*p++ = ' ';
+			p = put_u64w(p, (unsigned)j->kr.cpu, 3);
+			memcpy(p, c->text + j->lat_off, j->lat_len);
+			p += j->lat_len;
+		} else {
+			*p++ = ' ';
+			*p++ = '[';
+			if ((unsigned)j->kr.cpu < 1000)
+				p = put_zdigits(p, (unsigned)j->kr.cpu, 3);
+			else
+				p = put_u64(p, (unsigned)j->kr.cpu);
+			*p++ = ']';
+		}
+		if (j->f->usecs)
+			*p++ = ' ';
+		p = put_time_fast(w, p, j->f, j->kr.ts);
+		*p++ = ':';
+	}
+	if (o->ts_diff) {
+		char buf[32] = "";
+		int k;
+
+		if (j->has_diff)
+			snprintf(buf, sizeof(buf), "(+%lld)", (long long)j->diff);
+		k = sprintf(p, " %-8s", buf);
+		p += k;
+	}
+	memcpy(p, nc->s, nc->len);
+	p += nc->len;
+	c->out_len = (size_t)(p - c->out);
+
+	if (!j->ev) {
+		memcpy(p, "[UNKNOWN EVENT]\n", 16);
+		c->out_len += 16;
+		return 0;
+	}
+	if (j->has_text) {
+		text = c->text + j->text_off;
+		n = j->text_len;
+		memcpy(p, text, n);
+	} else {
+		struct ktrace_events *evs = w->evs[j->f - w->r->files];
+		size_t room = c->out_cap - c->out_len;
+
+		n = ktrace_events_format(evs, &j->kr, o->raw ? KTRACE_EVFMT_RAW : 0, p, room, NULL);
+		if (n + 2 >= room) {
+			if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + 4096))
+				return -ENOMEM;
+			p = c->out + c->out_len;
+			room = c->out_cap - c->out_len;
+			n = ktrace_events_format(evs, &j->kr, o->raw ? KTRACE_EVFMT_RAW : 0, p, room,
+						 NULL);
+			if (n >= room)
+				n = room - 2;
+		}
+	}
+	/* printf("%.*s") of the line stops at a NUL; one final newline goes */
+	{
+		const char *z = memchr(p, 0, n);
+
+		if (z)
+			n = (size_t)(z - p);
+	}
+	if (n && p[n - 1] == '\n')
+		n--;
+	p[n] = '\n';
+	c->out_len += n + 1;
+	return 0;
+}
+
+static int format_chunk(struct wctx *w, struct chunk *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (render(w, c, &c->recs[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* ---- workers ---- */
+
+static void *worker_main(void *arg)
+{
+	struct wctx *w = arg;
+	struct report *r = w->r;
+
+	for (size_t i = 0; i < r->nfiles; i++) {
+		w->evs[i] = load_registry(&r->files[i], r->o);
+		if (!w->evs[i])
+			w->error = -ENOMEM;
+	}
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		struct chunk *c;
+		int ret;
+
+		while (r->taken == r->filled && !r->finished)
+			pthread_cond_wait(&r->cv_work, &r->mu);
+		if (r->taken == r->filled)
+			break;
+		c = &r->slots[r->taken++ % r->nslots];
+		pthread_mutex_unlock(&r->mu);
+		ret = w->error ? w->error : format_chunk(w, c);
+		pthread_mutex_lock(&r->mu);
+		if (ret) {
+			c->oom = true;
+			r->stop = true;
+		}
+		c->state = C_DONE;
+		/* one thread at a time writes the finished chunks, in order */
+		if (r->writing)
+			continue;
+		r->writing = true;
+		for (;;) {
+			struct chunk *o = &r->slots[r->written % r->nslots];
+
+			if (r->written == r->filled || o->state != C_DONE)
+				break;
+			pthread_mutex_unlock(&r->mu);
+			ret = o->oom || r->write_error ? 0 : write_all(r->out->fd, o->out, o->out_len);
+			pthread_mutex_lock(&r->mu);
+			if (ret) {
+				r->write_error = ret;
+				r->stop = true;
+			}
+			o->state = C_FREE;
+			r->written++;
+			pthread_cond_broadcast(&r->cv_free);
+		}
+		r->writing = false;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void free_ctx(struct wctx *w, size_t nfiles, bool own_evs)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < NAMECACHE; i++)
+		free(w->names[i].s);
+	if (own_evs && w->evs)
+		for (size_t i = 0; i < nfiles; i++)
+			if (w->evs[i])
+				ktrace_events_free(w->evs[i]);
+	free(w->evs);
+}
+
+static struct wctx *new_ctx(struct report *r)
+{
+	struct wctx *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->r = r;
+	w->evs = calloc(r->nfiles ? r->nfiles : 1, sizeof(*w->evs));
+	if (!w->evs) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static size_t pick_workers(const struct report *r)
+{
+	const struct ktrace_tdreport_opts *o = r->o;
+	uint64_t bytes = 0;
+	long cpus;
+
+	if (o->threads == 1 || o->line_flush)
+		return 0;
+	if (o->threads > 1)
+		return (size_t)o->threads;
+	for (size_t i = 0; i < r->nfiles; i++)
+		bytes += tracedat_header(r->files[i].td)->file_size;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	/* a small trace is done before more registries would be loaded */
+	if (cpus < 2 || bytes < (16u << 20))
+		return 0;
+	return cpus > 8 ? 8 : (size_t)cpus;
+}
+
+static int run_records(struct report *r)
+{
+	const struct ktrace_tdreport_opts *o = r->o;
+	int ret = 0, wret;
+
+	if (o->progress)
+		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
+	r->chunk_recs = o->line_flush ? 64 : 4096;
+	r->main_ctx = new_ctx(r);
+	if (!r->main_ctx)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nfiles; i++)
+		r->main_ctx->evs[i] = r->files[i].evs;
+	kt_out_flush(r->out);
+	if (r->out->error)
+		return 0;
+
+	r->nworkers = pick_workers(r);
+	if (!r->nworkers) {
+		struct chunk c = { 0 };
+
+		for (;;) {
+			ret = fill_chunk(r, &c);
+			if (format_chunk(r->main_ctx, &c)) {
+				ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+				break;
+			}
+			wret = write_all(r->out->fd, c.out, c.out_len);
+			if (wret) {
+				r->out->error = wret;
+				break;
+			}
+			if (ret || !c.n)
+				break;
+		}
+		free(c.recs);
+		free(c.text);
+		free(c.data);
+		free(c.out);
+		return ret;
+	}
+
+	r->nslots = 2 * r->nworkers + 2;
+	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	r->workers = calloc(r->nworkers, sizeof(*r->workers));
+	if (!r->slots || !r->workers)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv_work, NULL);
+	pthread_cond_init(&r->cv_free, NULL);
+	for (size_t i = 0; i < r->nworkers; i++) {
+		struct wctx *w = &r->workers[i];
+
+		w->r = r;
+		w->evs = calloc(r->nfiles, sizeof(*w->evs));
+		if (!w->evs || pthread_create(&w->th, NULL, worker_main, w)) {
+			ret = ktrace_error_set(r->err, -ENOMEM, "cannot start threads");
+			break;
+		}
+		w->started = true;
+	}
+	while (!ret) {
+		struct chunk *c = &r->slots[r->filled % r->nslots];
+		bool end;
+
+		pthread_mutex_lock(&r->mu);
+		while (c->state != C_FREE && !r->stop)
+			pthread_cond_wait(&r->cv_free, &r->mu);
+		end = r->stop;
+		pthread_mutex_unlock(&r->mu);
+		if (end)
+			break;
+		ret = fill_chunk(r, c);
+		end = ret || !c->n;
+		pthread_mutex_lock(&r->mu);
+		if (c->n) {
+			c->state = C_FILLED;
+			r->filled++;
+			pthread_cond_signal(&r->cv_work);
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (end)
+			break;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->finished = true;
+	pthread_cond_broadcast(&r->cv_work);
+	pthread_mutex_unlock(&r->mu);
+	for (size_t i = 0; i < r->nworkers; i++)
+		if (r->workers[i].started)
+			pthread_join(r->workers[i].th, NULL);
+	if (r->write_error)
+		r->out->error = r->write_error;
+	for (size_t i = 0; i < r->nslots; i++)
+		if (r->slots[i].oom && !ret)
+			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	return ret;
 }
 
 /* ---- the header lines, listings ---- */
@@ -928,12 +1538,32 @@ stats_done:
 }
 
 /* ---- driver ---- */
+/* ---- driver ---- */
 
 static void close_all(struct report *r)
 {
-	for (size_t i = 0; i < r->nstreams; i++)
+	for (size_t i = 0; i < r->nstreams; i++) {
 		tracedat_iter_free(r->streams[i].it);
+		free(r->streams[i].z);
+	}
 	free(r->streams);
+	for (size_t i = 0; i < r->nslots; i++) {
+		free(r->slots[i].recs);
+		free(r->slots[i].text);
+		free(r->slots[i].data);
+		free(r->slots[i].out);
+	}
+	free(r->slots);
+	if (r->workers) {
+		for (size_t i = 0; i < r->nworkers; i++)
+			free_ctx(&r->workers[i], r->nfiles, true);
+		free(r->workers);
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv_work);
+		pthread_cond_destroy(&r->cv_free);
+	}
+	free_ctx(r->main_ctx, r->nfiles, false);
+	free(r->main_ctx);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		struct rfile *f = &r->files[i];
 
@@ -944,13 +1574,16 @@ static void close_all(struct report *r)
 		free(f->pos);
 		free(f->neg);
 		free(f->last_printed);
+		free(f->formats);
+		free(f->ordered);
 		if (f->evs)
 			ktrace_events_free(f->evs);
 		if (f->td)
 			tracedat_close(f->td);
+		if (f->raw)
+			ktrace_input_close(f->raw);
 	}
 	free(r->files);
-	free(r->big);
 	free(r->copy);
 }
 
@@ -987,6 +1620,11 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 	s->label = *b->name ? b->name : (r->o->multi ? f->base : "");
 	s->page_size = b->page_size;
 	s->map_size = map_window(f->td, buffer);
+	if (b->compressed) {
+		s->z = calloc(b->cpus ? b->cpus : 1, sizeof(*s->z));
+		if (!s->z)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	}
 	if (s->map_size & (s->map_size - 1))
 		s->map_size = 0;
 	ret = tracedat_iter_new(f->td, (int)buffer, -1, &s->it, r->err);
@@ -996,42 +1634,6 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 	}
 	r->nstreams++;
 	return advance(r, s);
-}
-
-static int run_records(struct report *r)
-{
-	const struct ktrace_tdreport_opts *o = r->o;
-	int ret = 0;
-
-	r->flush_mark = 0;
-	if (o->progress)
-		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
-	for (;;) {
-		struct rstream *best = NULL;
-
-		if (r->nstreams == 1) {
-			best = r->streams[0].head ? &r->streams[0] : NULL;
-		} else {
-			for (size_t i = 0; i < r->nstreams; i++) {
-				struct rstream *s = &r->streams[i];
-
-				if (s->head && (!best || s->head->ts < best->head->ts))
-					best = s;
-			}
-		}
-		if (!best)
-			break;
-		if (o->progress && !(++r->done & 0xffff))
-			progress(r, best->head);
-		ret = print_head(r, best);
-		if (ret)
-			break;
-		if (o->line_flush && r->out->len >= 4096)
-			kt_out_flush(r->out);
-		if (r->out->error)
-			break;
-	}
-	return ret;
 }
 
 int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_out *out,

@@ -96,6 +96,7 @@ struct ktrace_tdreport_opts {
 	size_t ncpus;
 	bool progress;                /* progress line on stderr */
 	bool line_flush;              /* flush at line ends every few KiB (terminal) */
+	unsigned threads;             /* 0: as many as the CPUs (big traces), 1: no threads */
 };
 
 /*
