@@ -30,11 +30,13 @@
 #include <ktrace/ftrace_event.h>
 #include <ktrace/ftrace_filter.h>
 #include <ktrace/ftrace_meta.h>
+#include <ktrace/kbuffer.h>
 #include <ktrace/tracedat.h>
 
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,7 @@ struct rfile {
 	size_t ninstances;
 	struct ktrace_input *raw;          /* the file, to read chunk headers */
 	bool raw_failed;
+	struct kbuffer *kb;                /* --debug: walks sub-buffers */
 };
 
 /* Where a CPU's compressed stream is: the chunk holding the current record. */
@@ -90,6 +93,7 @@ struct zcpu {
 /* One buffer of one file: a stream of records in timestamp order. */
 struct rstream {
 	struct zcpu *z;                    /* per CPU index, for compressed data */
+	uint64_t *vbase;                   /* --debug: trace-cmd's offsets of compressed data */
 	struct rfile *f;
 	unsigned buffer;
 	const char *label;                 /* line prefix name ("" for a top buffer) */
@@ -112,6 +116,8 @@ struct jrec {
 	uint32_t data_off;                 /* data copied into the chunk (else NO_OFF) */
 	uint32_t text_off, text_len;       /* text formatted by the main thread */
 	uint32_t lat_off, lat_len;         /* latency column */
+	uint32_t dpre_off, dpre_len;       /* --debug: before the line, after the text */
+	uint32_t dsuf_off, dsuf_len;
 	bool has_text, has_diff;
 };
 
@@ -700,6 +706,84 @@ static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct
 	return 0;
 }
 
+static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + 256))
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	va_start(ap, fmt);
+	n = vsnprintf(c->text + c->text_len, 256, fmt, ap);
+	va_end(ap);
+	if (n > 255)
+		n = 255;
+	c->text_len += (size_t)(n > 0 ? n : 0);
+	return 0;
+}
+
+/* --debug: the sub-buffer start line, and after the text the record's delta, offset and
+ * size and the time-extend, padding and time-stamp entries that follow it. */
+static int debug_info(struct report *r, struct chunk *c, struct jrec *j, struct rstream *s,
+		      const struct tracedat_record *rec)
+{
+	struct rfile *f = s->f;
+	uint64_t in_page = rec->offset - rec->page_offset, off;
+	unsigned ps = s->page_size ? s->page_size : 4096;
+	struct kbuffer_raw_info info, *pi;
+	uint8_t *page = (uint8_t *)rec->page;
+	int ret;
+
+	if (!f->kb) {
+		const struct tracedat_header *h = tracedat_header(f->td);
+
+		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
+				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!f->kb)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		if (h->old_format)
+			kbuffer_set_old_format(f->kb);
+	}
+	if (kbuffer_load_subbuffer_len(f->kb, page, rec->page_len) < 0)
+		return 0;
+	off = rec->offset;
+	if (rec->compressed)
+		off = s->vbase ? s->vbase[rec->cpu_index] + rec->offset : rec->offset;
+	j->dpre_off = (uint32_t)c->text_len;
+	if (in_page == (uint64_t)kbuffer_start_of_data(f->kb)) {
+		ret = text_printf(r, c, "CPU:%u [SUBBUFFER START] [%lld:0x%llx]\n", rec->cpu,
+				  (long long)kbuffer_subbuf_timestamp(f->kb, page),
+				  (unsigned long long)(off & ~(uint64_t)(ps - 1)));
+		if (ret)
+			return ret;
+	}
+	j->dpre_len = (uint32_t)(c->text_len - j->dpre_off);
+	j->dsuf_off = (uint32_t)c->text_len;
+	ret = text_printf(r, c, " [%d:0x%llx:%d]", (int)kbuffer_ptr_delta(f->kb, page + in_page),
+			  (unsigned long long)(off & (ps - 1)), (int)rec->size);
+	if (ret)
+		return ret;
+	info.next = page + in_page;
+	pi = kbuffer_raw_get(f->kb, page, &info);
+	while (pi && (pi = kbuffer_raw_get(f->kb, page, pi))) {
+		if (pi->type < KBUFFER_TYPE_PADDING)
+			break;
+		if (pi->type == KBUFFER_TYPE_TIME_STAMP)
+			ret = text_printf(r, c, "\n TIME STAMP: timestamp:%lld length:%d",
+					  (long long)pi->delta, pi->length);
+		else
+			ret = text_printf(r, c, "\n %s: delta:%lld length:%d",
+					  pi->type == KBUFFER_TYPE_PADDING ? "PADDING" : "TIME EXTEND",
+					  (long long)pi->delta, pi->length);
+		if (ret)
+			return ret;
+	}
+	j->dsuf_len = (uint32_t)(c->text_len - j->dsuf_off);
+	return 0;
+}
+
 /* Takes the head record of s into the chunk (or drops it), and moves s on. */
 static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 {
@@ -767,6 +851,12 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		j->lat_off = (uint32_t)c->text_len;
 		j->lat_len = (uint32_t)n;
 		c->text_len += n;
+	}
+	j->dpre_len = j->dsuf_len = 0;
+	if (o->debug) {
+		ret = debug_info(r, c, j, s, rec);
+		if (ret)
+			return ret;
 	}
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;
@@ -978,7 +1068,8 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 	const struct ktrace_tdreport_opts *o = w->r->o;
 	const struct namecol *nc = name_col(w, j->ev);
 	size_t need = 256 + (j->comm ? strlen(j->comm) : 0) + (nc ? nc->len : 0) + j->lat_len +
-		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0) + j->text_len;
+		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0) + j->text_len +
+		      j->dpre_len + j->dsuf_len;
 	char *p, *text;
 	size_t n;
 
@@ -1010,6 +1101,10 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 			memcpy(p, " [EVENTS DROPPED]\n", 18);
 			p += 18;
 		}
+	}
+	if (j->dpre_len) {
+		memcpy(p, c->text + j->dpre_off, j->dpre_len);
+		p += j->dpre_len;
 	}
 	if (!j->ev) {
 		/* tep_print_event prints only this for an event it does not know */
@@ -1061,8 +1156,14 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 	c->out_len = (size_t)(p - c->out);
 
 	if (!j->ev) {
-		memcpy(p, "[UNKNOWN EVENT]\n", 16);
-		c->out_len += 16;
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+		if (j->dsuf_len) {
+			memcpy(p, c->text + j->dsuf_off, j->dsuf_len);
+			p += j->dsuf_len;
+		}
+		*p++ = '\n';
+		c->out_len = (size_t)(p - c->out);
 		return 0;
 	}
 	if (j->has_text) {
@@ -1094,6 +1195,13 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 	}
 	if (n && p[n - 1] == '\n')
 		n--;
+	if (j->dsuf_len) {
+		if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + j->dsuf_len + 2))
+			return -ENOMEM;
+		p = c->out + c->out_len;
+		memcpy(p + n, c->text + j->dsuf_off, j->dsuf_len);
+		n += j->dsuf_len;
+	}
 	p[n] = '\n';
 	c->out_len += n + 1;
 	return 0;
@@ -1335,6 +1443,16 @@ static void put_file_prefix(struct report *r, const char *label, bool labelled)
 		      label && *label ? label : "");
 }
 
+/* --debug: libtracecmd's "CPU N is empty" as it sets the buffer's CPUs up */
+static void empty_cpus(struct report *r, struct rfile *f, size_t buffer)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
+
+	for (size_t i = 0; i < b->cpus; i++)
+		if (!tracedat_buffer_cpu(f->td, buffer, i)->data_size)
+			kt_out_printf(r->out, "CPU %zu is empty\n", i);
+}
+
 static int latency_cb(const char *text, size_t len, void *arg)
 {
 	kt_out_write(arg, text, len);
@@ -1545,6 +1663,7 @@ static void close_all(struct report *r)
 	for (size_t i = 0; i < r->nstreams; i++) {
 		tracedat_iter_free(r->streams[i].it);
 		free(r->streams[i].z);
+		free(r->streams[i].vbase);
 	}
 	free(r->streams);
 	for (size_t i = 0; i < r->nslots; i++) {
@@ -1582,6 +1701,8 @@ static void close_all(struct report *r)
 			tracedat_close(f->td);
 		if (f->raw)
 			ktrace_input_close(f->raw);
+		if (f->kb)
+			kbuffer_free(f->kb);
 	}
 	free(r->files);
 	free(r->copy);
@@ -1624,6 +1745,36 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 		s->z = calloc(b->cpus ? b->cpus : 1, sizeof(*s->z));
 		if (!s->z)
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	}
+	if (b->compressed && r->o->debug) {
+		/* trace-cmd gives the decompressed CPU streams offsets of their own: from one
+		 * page on, each CPU with data after the previous one, page aligned; instances
+		 * go on from where the top buffer ends */
+		int top = tracedat_find_buffer(f->td, "");
+		uint64_t next = tracedat_header(f->td)->page_size, ps;
+
+		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
+		if (!s->vbase)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		if (top >= 0 && (size_t)top != buffer) {
+			const struct tracedat_buffer *tb = tracedat_buffer(f->td, (size_t)top);
+
+			ps = tb->page_size ? tb->page_size : 4096;
+			for (size_t i = 0; i < tb->cpus; i++) {
+				uint64_t sz = tracedat_buffer_cpu(f->td, (size_t)top, i)->data_size;
+
+				if (sz)
+					next = (next + sz + ps - 1) & ~(ps - 1);
+			}
+		}
+		ps = b->page_size ? b->page_size : 4096;
+		for (size_t i = 0; i < b->cpus; i++) {
+			uint64_t sz = tracedat_buffer_cpu(f->td, buffer, i)->data_size;
+
+			s->vbase[i] = next;
+			if (sz)
+				next = (next + sz + ps - 1) & ~(ps - 1);
+		}
 	}
 	if (s->map_size & (s->map_size - 1))
 		s->map_size = 0;
@@ -1714,6 +1865,8 @@ int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_
 				filter_test(&r, f);
 				goto out;
 			}
+			if (o->debug && top >= 0)
+				empty_cpus(&r, f, (size_t)top);
 			put_file_prefix(&r, f->base, o->multi || instances);
 			kt_out_printf(out, "cpus=%u\n", f->ncpus);
 			if (top >= 0 && tracedat_buffer(f->td, (size_t)top)->latency) {
@@ -1754,6 +1907,9 @@ int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_
 					goto out;
 			}
 			instances = f->ninstances;
+			for (size_t b = 0; o->debug && b < tracedat_buffer_count(f->td); b++)
+				if (*tracedat_buffer(f->td, b)->name && !tracedat_buffer(f->td, b)->latency)
+					empty_cpus(&r, f, b);
 			/* the instances' handles join trace-cmd's list (and the width of the
 			 * names) after their file's "cpus=" line */
 			for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
