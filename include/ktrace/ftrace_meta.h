@@ -39,6 +39,11 @@ void ktrace_events_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr
  */
 bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
 
+/* The end of ev's last fixed-size field: formatting a record of ev may read that many
+ * bytes from its start even when the record is shorter (a stack trace records fewer
+ * frames than its caller[] array holds). */
+uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev);
+
 #ifdef __cplusplus
 }
 #endif

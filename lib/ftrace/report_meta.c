@@ -78,3 +78,16 @@ bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
 			return true;
 	return false;
 }
+
+uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev)
+{
+	uint64_t end = 0;
+
+	for (const struct ev_field *f = ev->common; f; f = f->next)
+		if ((uint64_t)f->offset + f->size > end)
+			end = (uint64_t)f->offset + f->size;
+	for (const struct ev_field *f = ev->fields; f; f = f->next)
+		if ((uint64_t)f->offset + f->size > end)
+			end = (uint64_t)f->offset + f->size;
+	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+}

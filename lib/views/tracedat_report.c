@@ -63,9 +63,13 @@ struct rfile {
 	struct mtext header_page, kallsyms, printk, cmdlines;
 	struct mtext *formats;
 	size_t nformats;
-	/* events formatted by the main thread (1), by anyone (2), not known yet (0) */
-	uint8_t *ordered;
-	size_t nordered;
+	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
+	 * and how many bytes formatting may read */
+	struct evinfo {
+		uint8_t ordered;
+		uint32_t fixed;
+	} *evinfo;
+	size_t nevinfo;
 	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
 	struct ktrace_filter **pos, **neg;
 	size_t npos, nneg;
@@ -664,26 +668,29 @@ static bool grow_buf(void **p, size_t *cap, size_t need)
 	return true;
 }
 
-/* Must the main thread format this event? (cached per event id) */
-static bool is_ordered(struct report *r, struct rfile *f, const struct ktrace_event *ev)
+/* What the main thread needs to know of an event (cached per event id). */
+static const struct evinfo *ev_info(struct report *r, struct rfile *f, const struct ktrace_event *ev)
 {
+	static const struct evinfo fallback = { 1, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
-		return true;
-	if ((size_t)id >= f->nordered) {
+		return &fallback;
+	if ((size_t)id >= f->nevinfo) {
 		size_t n = (size_t)id + 64;
-		uint8_t *v = realloc(f->ordered, n);
+		struct evinfo *v = realloc(f->evinfo, n * sizeof(*v));
 
 		if (!v)
-			return true;
-		memset(v + f->nordered, 0, n - f->nordered);
-		f->ordered = v;
-		f->nordered = n;
+			return &fallback;
+		memset(v + f->nevinfo, 0, (n - f->nevinfo) * sizeof(*v));
+		f->evinfo = v;
+		f->nevinfo = n;
 	}
-	if (!f->ordered[id])
-		f->ordered[id] = ktrace_event_ordered(ev, r->o->raw) ? 1 : 2;
-	return f->ordered[id] == 1;
+	if (!f->evinfo[id].ordered) {
+		f->evinfo[id].ordered = ktrace_event_ordered(ev, r->o->raw) ? 1 : 2;
+		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
+	}
+	return &f->evinfo[id];
 }
 
 /* The main thread formats a record's text into the chunk (never twice: the state it
@@ -793,6 +800,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 	struct ktrace_events *evs = f->evs;
 	struct ktrace_record kr;
 	const struct ktrace_event *ev;
+	const struct evinfo *ei;
 	struct jrec *j;
 	int ret;
 
@@ -869,7 +877,8 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		}
 		r->last_ts = ts;
 	}
-	if (ev && is_ordered(r, f, ev)) {
+	ei = ev ? ev_info(r, f, ev) : NULL;
+	if (ei && ei->ordered == 1) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
@@ -901,9 +910,16 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 			return advance(r, s);
 		return 0;
 	}
-	if (rec->compressed) {
-		/* the reader reuses its buffers: keep a copy (with what lies after it) */
-		uint32_t keep = kr.avail < kr.size + 1024 ? kr.avail : kr.size + 1024;
+	if (rec->compressed || r->nworkers) {
+		/* the reader reuses its buffers, and hands mapped pages it is done with back
+		 * to the kernel: keep a copy (with what formatting may read after it) for the
+		 * workers */
+		uint32_t want = kr.size, keep;
+
+		if (ei && ei->fixed > want)
+			want = ei->fixed;
+		want += 64;
+		keep = kr.avail < want ? kr.avail : want;
 
 		if (!grow_buf((void **)&c->data, &c->data_cap, c->data_len + keep))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
@@ -924,7 +940,6 @@ static int fill_chunk(struct report *r, struct chunk *c)
 	c->n = 0;
 	c->text_len = 0;
 	c->data_len = 0;
-	c->out_len = 0;
 	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20)) {
 		struct rstream *best = NULL;
 
@@ -1278,6 +1293,7 @@ static void *worker_main(void *arg)
 				r->stop = true;
 			}
 			o->state = C_FREE;
+			o->out_len = 0;
 			r->written++;
 			pthread_cond_broadcast(&r->cv_free);
 		}
@@ -1353,18 +1369,25 @@ static int run_records(struct report *r)
 
 	r->nworkers = pick_workers(r);
 	if (!r->nworkers) {
+		/* one thread: a few records at a time (they stay in the cache), the lines
+		 * written in big blocks (or every 64 records on a terminal) */
 		struct chunk c = { 0 };
+		size_t block = o->line_flush ? 1 : 256 * 1024;
 
+		r->chunk_recs = o->line_flush ? 64 : 16;
 		for (;;) {
 			ret = fill_chunk(r, &c);
 			if (format_chunk(r->main_ctx, &c)) {
 				ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
 				break;
 			}
-			wret = write_all(r->out->fd, c.out, c.out_len);
-			if (wret) {
-				r->out->error = wret;
-				break;
+			if (c.out_len >= block || ret || !c.n) {
+				wret = write_all(r->out->fd, c.out, c.out_len);
+				c.out_len = 0;
+				if (wret) {
+					r->out->error = wret;
+					break;
+				}
 			}
 			if (ret || !c.n)
 				break;
@@ -1694,7 +1717,7 @@ static void close_all(struct report *r)
 		free(f->neg);
 		free(f->last_printed);
 		free(f->formats);
-		free(f->ordered);
+		free(f->evinfo);
 		if (f->evs)
 			ktrace_events_free(f->evs);
 		if (f->td)
