@@ -778,6 +778,8 @@ int ktrace_events_register_comm(struct ktrace_events *evs, int pid, const char *
 
 void ev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n)
 {
+	/* in trace-cmd the comm column has always been looked up before an event prints */
+	comms_init(evs);
 	comm_add(evs, pid, comm, n);
 }
 
