@@ -29,6 +29,7 @@ enum tt {
 
 #define EV_MAX_DEPTH 200
 #define EV_MAX_FORMAT (1u << 20)
+#define EV_MAX_FIELDS 4096
 
 struct ps {
 	const char *buf;
@@ -389,7 +390,9 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 		type = read_token(p, &token);
 		if (type == T_NEWLINE)
 			return count;
-		count++;
+		/* field lookups are linear: thousands of fields are refused, not slow */
+		if (++count > EV_MAX_FIELDS)
+			return -1;
 		if (test_type_token(type, token, T_ITEM, "field"))
 			return -1;
 		type = read_token(p, &token);
