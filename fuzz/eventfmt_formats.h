@@ -569,6 +569,19 @@ static const struct {
 	"\n"
 	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->fmt\n" },
 	{ 0,
+	"name: bputs\n"
+	"ID: 15\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * str;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->str\n" },
+	{ 0,
 	"name: func_repeats\n"
 	"ID: 20\n"
 	"format:\n"

@@ -10,34 +10,34 @@
 
 #include "ftrace/event_internal.h"
 
-struct ev_field *ev_find_common_field(const struct ktrace_event *ev, const char *name)
+struct ftev_field *ftev_find_common_field(const struct ktrace_event *ev, const char *name)
 {
-	for (struct ev_field *f = ev->common; f; f = f->next)
+	for (struct ftev_field *f = ev->common; f; f = f->next)
 		if (!strcmp(f->name, name))
 			return f;
 	return NULL;
 }
 
-struct ev_field *ev_find_field(const struct ktrace_event *ev, const char *name)
+struct ftev_field *ftev_find_field(const struct ktrace_event *ev, const char *name)
 {
-	for (struct ev_field *f = ev->fields; f; f = f->next)
+	for (struct ftev_field *f = ev->fields; f; f = f->next)
 		if (!strcmp(f->name, name))
 			return f;
 	return NULL;
 }
 
-struct ev_field *ev_find_any_field(const struct ktrace_event *ev, const char *name)
+struct ftev_field *ftev_find_any_field(const struct ktrace_event *ev, const char *name)
 {
-	struct ev_field *f = ev_find_common_field(ev, name);
+	struct ftev_field *f = ftev_find_common_field(ev, name);
 
-	return f ? f : ev_find_field(ev, name);
+	return f ? f : ftev_find_field(ev, name);
 }
 
 /* The print handlers Debian's trace-cmd has: libtraceevent1-plugin's and trace-cmd's
  * own function-graph ones (the function plugin's "function" wins over trace-cmd's). */
 static const struct {
 	const char *system, *name;
-	enum ev_handler handler;
+	enum ftev_handler handler;
 } handlers[] = {
 	{ "sched", "sched_switch", H_SCHED_SWITCH },
 	{ "sched", "sched_wakeup", H_SCHED_WAKEUP },
@@ -71,7 +71,7 @@ static const struct {
 	{ "kvmmmu", "kvm_mmu_prepare_zap_page", H_KVM_MMU_ROLE },
 };
 
-enum ev_handler ev_handler_for(const char *system, const char *name)
+enum ftev_handler ftev_handler_for(const char *system, const char *name)
 {
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
 		if (!strcmp(handlers[i].name, name) && !strcmp(handlers[i].system, system))
@@ -81,7 +81,7 @@ enum ev_handler ev_handler_for(const char *system, const char *name)
 
 static const struct {
 	const char *name;
-	enum ev_func func;
+	enum ftev_func func;
 	int nargs;
 } funcs[] = {
 	{ "jbd2_dev_to_name", FN_JBD2_DEV_TO_NAME, 1 },
@@ -92,7 +92,7 @@ static const struct {
 	{ "xen_hypercall_name", FN_XEN_HYPERCALL_NAME, 1 },
 };
 
-bool ev_func_lookup(const char *name, enum ev_func *func, int *nargs)
+bool ftev_func_lookup(const char *name, enum ftev_func *func, int *nargs)
 {
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
 		if (!strcmp(funcs[i].name, name)) {
@@ -104,7 +104,7 @@ bool ev_func_lookup(const char *name, enum ev_func *func, int *nargs)
 }
 
 /* libtraceevent's eval_type_str: casts only ever mask (its "signed" path is dead). */
-static enum ev_cast cast_of(const char *type, bool pointer)
+static enum ftev_cast cast_of(const char *type, bool pointer)
 {
 	size_t len = strlen(type);
 
@@ -140,7 +140,7 @@ static enum ev_cast cast_of(const char *type, bool pointer)
 	return CAST_NONE;
 }
 
-static uint64_t apply_cast(uint64_t val, enum ev_cast c)
+static uint64_t apply_cast(uint64_t val, enum ftev_cast c)
 {
 	switch (c) {
 	case CAST_U8:
@@ -154,7 +154,7 @@ static uint64_t apply_cast(uint64_t val, enum ev_cast c)
 	}
 }
 
-uint64_t ev_cast_value(uint64_t val, const char *type, bool pointer)
+uint64_t ftev_cast_value(uint64_t val, const char *type, bool pointer)
 {
 	return apply_cast(val, cast_of(type, pointer));
 }
@@ -180,7 +180,7 @@ static int64_t eval_flag(const char *flag)
 	return -1;
 }
 
-static enum ev_op op_code(const char *op)
+static enum ftev_op op_code(const char *op)
 {
 	if (!op || !op[0])
 		return OP_BAD;
@@ -218,21 +218,21 @@ static enum ev_op op_code(const char *op)
 	}
 }
 
-static void compile_flags(struct ev_flag_sym *f)
+static void compile_flags(struct ftev_flag_sym *f)
 {
 	for (; f; f = f->next)
 		f->fval = eval_flag(f->value);
 }
 
-static void compile_one(struct ktrace_event *ev, struct ev_arg *arg, int depth);
+static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth);
 
-static void compile_list(struct ktrace_event *ev, struct ev_arg *arg, int depth)
+static void compile_list(struct ktrace_event *ev, struct ftev_arg *arg, int depth)
 {
 	for (int n = 0; arg && n < 100000; arg = arg->next, n++)
 		compile_one(ev, arg, depth);
 }
 
-static void compile_one(struct ktrace_event *ev, struct ev_arg *arg, int depth)
+static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth)
 {
 	if (!arg || depth > 2000)
 		return;
@@ -243,7 +243,7 @@ static void compile_one(struct ktrace_event *ev, struct ev_arg *arg, int depth)
 		break;
 	case PA_FIELD:
 		if (!arg->field.field && arg->field.name)
-			arg->field.field = ev_find_any_field(ev, arg->field.name);
+			arg->field.field = ftev_find_any_field(ev, arg->field.name);
 		break;
 	case PA_FLAGS:
 		compile_one(ev, arg->flags.field, depth + 1);
@@ -270,12 +270,12 @@ static void compile_one(struct ktrace_event *ev, struct ev_arg *arg, int depth)
 		break;
 	case PA_STRING:
 		if (!arg->string.field && arg->string.string)
-			arg->string.field = ev_find_any_field(ev, arg->string.string);
+			arg->string.field = ftev_find_any_field(ev, arg->string.string);
 		break;
 	case PA_BITMASK:
 	case PA_CPUMASK:
 		if (!arg->bitmask.field && arg->bitmask.bitmask)
-			arg->bitmask.field = ev_find_any_field(ev, arg->bitmask.bitmask);
+			arg->bitmask.field = ftev_find_any_field(ev, arg->bitmask.bitmask);
 		break;
 	case PA_OP:
 		arg->op.code = op_code(arg->op.op);
@@ -290,20 +290,20 @@ static void compile_one(struct ktrace_event *ev, struct ev_arg *arg, int depth)
 	}
 }
 
-void ev_compile_segments(struct ev_seg *segs)
+void ftev_compile_segments(struct ftev_seg *segs)
 {
-	for (struct ev_seg *s = segs; s; s = s->next) {
+	for (struct ftev_seg *s = segs; s; s = s->next) {
 		if (s->type == SEG_STRING) {
 			s->ends_0x = s->flen > 1 && s->format[s->flen - 2] == '0' &&
 				     s->format[s->flen - 1] == 'x';
 			continue;
 		}
-		s->spec_ok = ev_spec_parse(s->format, &s->spec);
+		s->spec_ok = ftev_spec_parse(s->format, &s->spec);
 	}
 }
 
-void ev_compile_event(struct ktrace_event *ev)
+void ftev_compile_event(struct ktrace_event *ev)
 {
 	compile_list(ev, ev->args, 0);
-	ev_compile_segments(ev->segs);
+	ftev_compile_segments(ev->segs);
 }

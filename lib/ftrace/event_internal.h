@@ -22,42 +22,42 @@
 
 /* ---- memory: everything parsed lives in the registry's arena ---- */
 
-struct ev_arena_chunk;
-struct ev_arena {
-	struct ev_arena_chunk *head;
+struct ftev_arena_chunk;
+struct ftev_arena {
+	struct ftev_arena_chunk *head;
 	size_t total;
 };
 
-void *ev_arena_alloc(struct ev_arena *a, size_t size);       /* zeroed, 16-aligned */
-void *ev_arena_alloc_raw(struct ev_arena *a, size_t size);   /* not zeroed, 8-aligned */
-char *ev_arena_strndup(struct ev_arena *a, const char *s, size_t n);
-void ev_arena_free(struct ev_arena *a);
+void *ftev_arena_alloc(struct ftev_arena *a, size_t size);       /* zeroed, 16-aligned */
+void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size);   /* not zeroed, 8-aligned */
+char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n);
+void ftev_arena_free(struct ftev_arena *a);
 
 /* A growable string for building tokens and concatenations (malloc'd). */
-struct ev_str {
+struct ftev_str {
 	char *p;
 	size_t len, cap;
 	bool oom;
 };
-void ev_str_add(struct ev_str *s, const char *p, size_t n);
-static inline void ev_str_addc(struct ev_str *s, char c)
+void ftev_str_add(struct ftev_str *s, const char *p, size_t n);
+static inline void ftev_str_addc(struct ftev_str *s, char c)
 {
 	if (s->len + 2 <= s->cap) {
 		s->p[s->len++] = c;
 		s->p[s->len] = 0;
 		return;
 	}
-	ev_str_add(s, &c, 1);
+	ftev_str_add(s, &c, 1);
 }
-static inline void ev_str_adds(struct ev_str *s, const char *p)
+static inline void ftev_str_adds(struct ftev_str *s, const char *p)
 {
 	size_t n = 0;
 
 	while (p[n])
 		n++;
-	ev_str_add(s, p, n);
+	ftev_str_add(s, p, n);
 }
-void ev_str_free(struct ev_str *s);
+void ftev_str_free(struct ftev_str *s);
 
 /* C-locale character classes (chars >= 0x80 are negative and match nothing). */
 static inline bool c_is_alnum(int c)
@@ -72,14 +72,14 @@ static inline bool c_is_print(int c)
 
 /* ---- output: a bounded buffer that counts what did not fit ---- */
 
-struct ev_out {
+struct ftev_out {
 	char *buf;
 	size_t cap;
 	size_t len;        /* may exceed cap: the length the full text needs */
 };
 
-void ev_out_write_slow(struct ev_out *o, const char *p, size_t n);
-static inline void ev_out_write(struct ev_out *o, const char *p, size_t n)
+void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n);
+static inline void ftev_out_write(struct ftev_out *o, const char *p, size_t n)
 {
 	if (__builtin_expect(o->len <= o->cap && n <= o->cap - o->len, 1)) {
 		char *d = o->buf + o->len;
@@ -103,29 +103,29 @@ static inline void ev_out_write(struct ev_out *o, const char *p, size_t n)
 		}
 		return;
 	}
-	ev_out_write_slow(o, p, n);
+	ftev_out_write_slow(o, p, n);
 }
-static inline void ev_out_putc(struct ev_out *o, char c)
+static inline void ftev_out_putc(struct ftev_out *o, char c)
 {
 	if (__builtin_expect(o->len < o->cap, 1))
 		o->buf[o->len] = c;
 	o->len++;
 }
-static inline void ev_out_puts(struct ev_out *o, const char *s)
+static inline void ftev_out_puts(struct ftev_out *o, const char *s)
 {
-	ev_out_write(o, s, strlen(s));
+	ftev_out_write(o, s, strlen(s));
 }
 /* A string literal, without strlen. */
-#define ev_out_lit(o, s) ev_out_write((o), (s), sizeof(s) - 1)
-void ev_out_spaces(struct ev_out *o, size_t n);
-void ev_out_u64(struct ev_out *o, uint64_t v);
-void ev_out_i64(struct ev_out *o, int64_t v);
-void ev_out_hex(struct ev_out *o, uint64_t v, bool upper);
-void ev_out_hex2(struct ev_out *o, unsigned v);     /* "%02x" of a byte */
-void ev_out_printf(struct ev_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define ftev_out_lit(o, s) ftev_out_write((o), (s), sizeof(s) - 1)
+void ftev_out_spaces(struct ftev_out *o, size_t n);
+void ftev_out_u64(struct ftev_out *o, uint64_t v);
+void ftev_out_i64(struct ftev_out *o, int64_t v);
+void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper);
+void ftev_out_hex2(struct ftev_out *o, unsigned v);     /* "%02x" of a byte */
+void ftev_out_printf(struct ftev_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A printf conversion specification, parsed once. */
-struct ev_spec {
+struct ftev_spec {
 	char conv;          /* d i u x X o s p, or 0 */
 	bool minus, zero, hash, plus, space;
 	bool width_star, prec_star;
@@ -135,14 +135,14 @@ struct ev_spec {
 
 /* Parses the spec of a format piece ("%-10s"...); returns false if glibc would not
  * accept it as one conversion. */
-bool ev_spec_parse(const char *fmt, struct ev_spec *spec);
+bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec);
 /* printf of one integer per spec, with the width and precision to use (-1: none; a
  * negative '*' width must have been turned into the '-' flag by the caller). value is
  * already converted to the argument type: is_signed reads it as int64 (d, i). */
-void ev_out_int(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed);
 /* printf("%s") per spec, the string being s[0..n). */
-void ev_out_str(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		const char *s, size_t n);
 
 /* ---- fields ---- */
@@ -159,8 +159,8 @@ enum {
 
 struct ktrace_event;
 
-struct ev_field {
-	struct ev_field *next;
+struct ftev_field {
+	struct ftev_field *next;
 	struct ktrace_event *event;
 	const char *type;
 	const char *name;
@@ -194,8 +194,8 @@ enum pa_type {     /* numbered as libtraceevent's (they appear in some messages)
 	PA_CPUMASK,
 };
 
-struct ev_flag_sym {
-	struct ev_flag_sym *next;
+struct ftev_flag_sym {
+	struct ftev_flag_sym *next;
 	const char *value;
 	const char *str;
 	uint32_t str_len;
@@ -203,7 +203,7 @@ struct ev_flag_sym {
 };
 
 /* Operators after compilation. */
-enum ev_op {
+enum ftev_op {
 	OP_BAD = 0,
 	OP_ARRAY, OP_COND, OP_NOT, OP_NE, OP_TILDE, OP_LOR, OP_OR, OP_LAND, OP_AND,
 	OP_LT, OP_SHL, OP_LE, OP_GT, OP_SHR, OP_GE, OP_EQ, OP_SUB, OP_ADD, OP_DIV, OP_MOD,
@@ -211,12 +211,12 @@ enum ev_op {
 };
 
 /* Casts after compilation (libtraceevent's eval_type_str). */
-enum ev_cast {
+enum ftev_cast {
 	CAST_NONE = 0, CAST_U8, CAST_U16, CAST_U32,
 };
 
 /* Helper functions plugins register (tep_register_print_function). */
-enum ev_func {
+enum ftev_func {
 	FN_JBD2_DEV_TO_NAME = 1,
 	FN_JIFFIES_TO_MSECS,
 	FN_LE16_TO_CPUP,
@@ -225,8 +225,8 @@ enum ev_func {
 	FN_XEN_HYPERCALL_NAME,
 };
 
-struct ev_arg {
-	struct ev_arg *next;
+struct ftev_arg {
+	struct ftev_arg *next;
 	enum pa_type type;
 	union {
 		struct {
@@ -238,55 +238,55 @@ struct ev_arg {
 		} atom;
 		struct {
 			char *name;
-			struct ev_field *field;
+			struct ftev_field *field;
 		} field;
 		struct {
-			struct ev_arg *field;
+			struct ftev_arg *field;
 			char *delim;
-			struct ev_flag_sym *flags;
+			struct ftev_flag_sym *flags;
 		} flags;
 		struct {
-			struct ev_arg *field;
-			struct ev_flag_sym *symbols;
+			struct ftev_arg *field;
+			struct ftev_flag_sym *symbols;
 		} symbol;
 		struct {
-			struct ev_arg *field;
-			struct ev_arg *size;
+			struct ftev_arg *field;
+			struct ftev_arg *size;
 		} hex;
 		struct {
-			struct ev_arg *field;
-			struct ev_arg *count;
-			struct ev_arg *el_size;
+			struct ftev_arg *field;
+			struct ftev_arg *count;
+			struct ftev_arg *el_size;
 		} int_array;
 		struct {
 			char *type;
-			struct ev_arg *item;
-			enum ev_cast cast;        /* compiled, for a value */
-			enum ev_cast ptr_cast;    /* compiled, for "(type *)" array reads */
+			struct ftev_arg *item;
+			enum ftev_cast cast;        /* compiled, for a value */
+			enum ftev_cast ptr_cast;    /* compiled, for "(type *)" array reads */
 		} typecast;
 		struct {
 			char *string;
-			struct ev_field *field;
+			struct ftev_field *field;
 			uint32_t slen;            /* BSTRING: its length */
 		} string;
 		struct {
 			char *bitmask;
-			struct ev_field *field;
+			struct ftev_field *field;
 		} bitmask;
 		struct {
-			struct ev_field *field;
+			struct ftev_field *field;
 		} dynarray;
 		struct {
 			char *op;
-			struct ev_arg *left;
-			struct ev_arg *right;
+			struct ftev_arg *left;
+			struct ftev_arg *right;
 			int prio;
-			enum ev_op code;          /* compiled */
+			enum ftev_op code;          /* compiled */
 		} op;
 		struct {
-			enum ev_func func;
+			enum ftev_func func;
 			int nargs;
-			struct ev_arg *args;
+			struct ftev_arg *args;
 		} func;
 	};
 };
@@ -300,15 +300,15 @@ enum seg_type {
 	SEG_STR,        /* %s */
 };
 
-struct ev_seg {
-	struct ev_seg *next;
+struct ftev_seg {
+	struct ftev_seg *next;
 	enum seg_type type;
 	char *format;           /* the conversion text, or the literal */
 	size_t flen;
-	struct ev_arg *arg;
-	struct ev_arg *len_arg;
+	struct ftev_arg *arg;
+	struct ftev_arg *len_arg;
 	int ls;                 /* length modifier: -2 hh, -1 h, 0, 1 l, 2 ll */
-	struct ev_spec spec;    /* compiled */
+	struct ftev_spec spec;    /* compiled */
 	bool spec_ok;
 	bool ends_0x;           /* literal ending in "0x" (for -R) */
 };
@@ -322,7 +322,7 @@ enum {
 };
 
 /* Print handlers of the plugins (and of trace-cmd itself, for function graphs). */
-enum ev_handler {
+enum ftev_handler {
 	H_NONE = 0,
 	H_SCHED_SWITCH,
 	H_SCHED_WAKEUP,
@@ -353,20 +353,20 @@ struct ktrace_event {
 	char *name;
 	char *system;
 	unsigned flags;
-	struct ev_field *common;
-	struct ev_field *fields;
+	struct ftev_field *common;
+	struct ftev_field *fields;
 	int ncommon, nfields;
 	char *print_fmt;
-	struct ev_arg *args;
-	struct ev_seg *segs;
-	enum ev_handler handler;
+	struct ftev_arg *args;
+	struct ftev_seg *segs;
+	enum ftev_handler handler;
 	/* fields a print handler looks up by name, found once */
-	struct ev_field *hf[16];
+	struct ftev_field *hf[16];
 	uint32_t hf_known;
 };
 
 /* What libtraceevent's make_bprint_args does at one '%' of a bprint format. */
-struct ev_bscan {
+struct ftev_bscan {
 	uint8_t kind;           /* BS_NUM, BS_STR, BS_PEXT */
 	uint8_t vsize;          /* bytes of a number */
 	bool start;             /* first read of a conversion: the data must remain */
@@ -374,18 +374,18 @@ struct ev_bscan {
 enum { BS_NUM, BS_STR, BS_PEXT };
 
 /* bprint formats, compiled once per printk address. */
-struct ev_bprint {
+struct ftev_bprint {
 	uint64_t addr;
-	struct ev_bprint *next; /* hash chain */
+	struct ftev_bprint *next; /* hash chain */
 	char *fmt;              /* "%ps: " + the printk format */
-	struct ev_seg *segs;
-	struct ev_arg *ph;      /* placeholders the segments point to: ip, then args */
+	struct ftev_seg *segs;
+	struct ftev_arg *ph;      /* placeholders the segments point to: ip, then args */
 	int nph;
-	struct ev_bscan *scan;
+	struct ftev_bscan *scan;
 	int nscan;
 };
 
-struct ev_sym {
+struct ftev_sym {
 	uint64_t addr;
 	const char *name;
 	const char *mod;
@@ -394,29 +394,29 @@ struct ev_sym {
 
 /* Recent function lookups (the same call sites come back all the time). */
 #define EV_FCACHE 1024
-struct ev_fcache {
+struct ftev_fcache {
 	uint64_t addr;
-	const struct ev_sym *sym;   /* NULL: not found */
+	const struct ftev_sym *sym;   /* NULL: not found */
 	bool valid;
 };
 
-struct ev_printk {
+struct ftev_printk {
 	uint64_t addr;
 	const char *fmt;
 };
 
-struct ev_comm {
+struct ftev_comm {
 	int pid;
 	const char *comm;
 };
 
-struct ev_fstack {     /* the function plugin's per-CPU stack of names */
+struct ftev_fstack {     /* the function plugin's per-CPU stack of names */
 	const char **names;
 	int size;
 };
 
 struct ktrace_events {
-	struct ev_arena arena;
+	struct ftev_arena arena;
 	int long_size;
 	bool big_endian;
 	enum ktrace_events_option ts_format;
@@ -440,29 +440,29 @@ struct ktrace_events {
 	bool lock_depth_exists, migrate_disable_exists;
 
 	/* kallsyms, sorted as libtraceevent sorts them, plus a sentinel */
-	struct ev_sym *syms;
+	struct ftev_sym *syms;
 	size_t nsyms, cap_syms;
 	bool syms_sorted;
-	struct ev_fcache *fcache;
+	struct ftev_fcache *fcache;
 
 	/* the last comm looked up */
 	int last_pid;
 	const char *last_comm;
 
-	struct ev_printk *printks;
+	struct ftev_printk *printks;
 	size_t nprintks, cap_printks;
 	bool printks_sorted;
 
-	struct ev_comm *comms;
+	struct ftev_comm *comms;
 	size_t ncomms, cap_comms;
 	bool comms_sorted;          /* the table was looked up: new pids are inserted */
 
 	/* bprint */
-	struct ev_field *bprint_fmt_field, *bprint_ip_field, *bprint_buf_field;
-	struct ev_bprint *bprint_hash[256];
+	struct ftev_field *bprint_fmt_field, *bprint_ip_field, *bprint_buf_field;
+	struct ftev_bprint *bprint_hash[256];
 
 	/* function plugin state */
-	struct ev_fstack *fstack;
+	struct ftev_fstack *fstack;
 	int fstack_cpus;            /* highest cpu + 1 */
 
 	/* trace-cmd's function graph */
@@ -472,7 +472,7 @@ struct ktrace_events {
 };
 
 /* A 1/2/4/8-byte number of the record's byte order (0 for other sizes). */
-static inline uint64_t ev_read_number(const struct ktrace_events *evs, const uint8_t *p,
+static inline uint64_t ftev_read_number(const struct ktrace_events *evs, const uint8_t *p,
 				      unsigned size)
 {
 	switch (size) {
@@ -502,36 +502,36 @@ static inline uint64_t ev_read_number(const struct ktrace_events *evs, const uin
 }
 
 /* event_parse.c */
-struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *system, const char *text,
+struct ktrace_event *ftev_parse_format(struct ktrace_events *evs, const char *system, const char *text,
 				 size_t len, struct ktrace_error *err);
-int ev_parse_header_page(struct ktrace_events *evs, const char *text, size_t len);
+int ftev_parse_header_page(struct ktrace_events *evs, const char *text, size_t len);
 /* Builds the segment list of a print fmt (libtraceevent's parse_args); may set
  * EV_FAILED on ev. */
-struct ev_seg *ev_build_segments(struct ktrace_event *ev, const char *format, struct ev_arg *args);
-uint64_t ev_cast_value(uint64_t val, const char *type, bool pointer);
+struct ftev_seg *ftev_build_segments(struct ktrace_event *ev, const char *format, struct ftev_arg *args);
+uint64_t ftev_cast_value(uint64_t val, const char *type, bool pointer);
 /* Parses a print fmt string (a format text's print fmt line) into segments for a
  * bprint format and its argument list built at run time. */
 
 /* event_compile.c */
-void ev_compile_event(struct ktrace_event *ev);
-void ev_compile_segments(struct ev_seg *segs);
-struct ev_field *ev_find_field(const struct ktrace_event *ev, const char *name);
-struct ev_field *ev_find_common_field(const struct ktrace_event *ev, const char *name);
-struct ev_field *ev_find_any_field(const struct ktrace_event *ev, const char *name);
-enum ev_handler ev_handler_for(const char *system, const char *name);
-bool ev_func_lookup(const char *name, enum ev_func *func, int *nargs);
+void ftev_compile_event(struct ktrace_event *ev);
+void ftev_compile_segments(struct ftev_seg *segs);
+struct ftev_field *ftev_find_field(const struct ktrace_event *ev, const char *name);
+struct ftev_field *ftev_find_common_field(const struct ktrace_event *ev, const char *name);
+struct ftev_field *ftev_find_any_field(const struct ktrace_event *ev, const char *name);
+enum ftev_handler ftev_handler_for(const char *system, const char *name);
+bool ftev_func_lookup(const char *name, enum ftev_func *func, int *nargs);
 
 /* event_meta.c */
-const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr);
-const struct ev_printk *ev_find_printk(struct ktrace_events *evs, uint64_t addr);
-uint64_t ev_symbol_value(struct ktrace_events *evs, const char *name);
-const char *ev_comm_lookup(struct ktrace_events *evs, int pid);
-void ev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n);
-int ev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
+const struct ftev_sym *ftev_find_func(struct ktrace_events *evs, uint64_t addr);
+const struct ftev_printk *ftev_find_printk(struct ktrace_events *evs, uint64_t addr);
+uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name);
+const char *ftev_comm_lookup(struct ktrace_events *evs, int pid);
+void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n);
+int ftev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
 		    const char *name, int *offset, int *fsize);
 
 /* event_print.c */
-struct ev_ctx {
+struct ftev_ctx {
 	struct ktrace_events *evs;
 	const struct ktrace_record *rec;
 	const uint8_t *data;
@@ -544,14 +544,14 @@ struct ev_ctx {
 };
 
 /* A field's number when it lies inside the record (tep_read_number_field). */
-bool ev_field_value(const struct ev_ctx *c, const struct ev_field *f, uint64_t *val);
-uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg);
-void ev_pretty_print(struct ev_ctx *c, struct ev_out *o);
-void ev_print_fields(struct ev_ctx *c, struct ev_out *o);
-void ev_print_event_time(struct ev_out *o, const char *format, uint64_t ts);
+bool ftev_field_value(const struct ftev_ctx *c, const struct ftev_field *f, uint64_t *val);
+uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg);
+void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o);
+void ftev_print_fields(struct ftev_ctx *c, struct ftev_out *o);
+void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts);
 
 /* event_plugins.c: returns libtraceevent's "print pretty too" value. */
-void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *cdb, size_t avail, int len);
-int ev_run_handler(struct ev_ctx *c, struct ev_out *o);
+void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *cdb, size_t avail, int len);
+int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o);
 
 #endif

@@ -47,7 +47,7 @@ void ktrace_events_free(struct ktrace_events *evs)
 	for (size_t i = 0; i < evs->ncomms; i++)
 		free((char *)evs->comms[i].comm);
 	free(evs->comms);
-	ev_arena_free(&evs->arena);
+	ftev_arena_free(&evs->arena);
 	free(evs);
 }
 
@@ -79,7 +79,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 int ktrace_events_parse_header_page(struct ktrace_events *evs, const char *text, size_t len,
 				    struct ktrace_error *err)
 {
-	int ret = ev_parse_header_page(evs, text, len);
+	int ret = ftev_parse_header_page(evs, text, len);
 
 	if (ret < 0)
 		return ktrace_error_set(err, ret, "header_page: cannot parse");
@@ -94,7 +94,7 @@ int ktrace_events_add_format(struct ktrace_events *evs, const char *system, cons
 
 	if (out)
 		*out = NULL;
-	ev = ev_parse_format(evs, system, text, len, err);
+	ev = ftev_parse_format(evs, system, text, len, err);
 	if (!ev)
 		return err && err->code ? err->code : -EBADMSG;
 	events = grow(evs->events, &evs->cap_events, evs->nevents + 1, sizeof(*events));
@@ -221,15 +221,15 @@ const char *ktrace_event_print_fmt(const struct ktrace_event *ev)
  * lowest id the first time, then read at that place in every record. Returns the
  * value truncated to int, or -1 when the field does not exist.
  */
-int ev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
+int ftev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
 		    const char *name, int *offset, int *fsize)
 {
 	if (!*fsize) {
-		struct ev_field *f;
+		struct ftev_field *f;
 
 		if (!evs->nevents)
 			return -1;
-		f = ev_find_common_field(evs->events[0], name);
+		f = ftev_find_common_field(evs->events[0], name);
 		if (!f)
 			return -1;
 		*offset = (int)f->offset;
@@ -237,13 +237,13 @@ int ev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t siz
 	}
 	if (*offset < 0 || (uint64_t)(unsigned)*offset + (unsigned)*fsize > size)
 		return 0;
-	return (int)ev_read_number(evs, data + *offset, (unsigned)*fsize);
+	return (int)ftev_read_number(evs, data + *offset, (unsigned)*fsize);
 }
 
 const struct ktrace_event *ktrace_events_record_event(struct ktrace_events *evs,
 						      const struct ktrace_record *rec)
 {
-	int type = ev_common_value(evs, rec->data, rec->size, "common_type", &evs->type_offset,
+	int type = ftev_common_value(evs, rec->data, rec->size, "common_type", &evs->type_offset,
 				   &evs->type_size);
 
 	return ktrace_events_find(evs, type);
@@ -251,13 +251,13 @@ const struct ktrace_event *ktrace_events_record_event(struct ktrace_events *evs,
 
 int ktrace_events_record_pid(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
-	return ev_common_value(evs, rec->data, rec->size, "common_pid", &evs->pid_offset,
+	return ftev_common_value(evs, rec->data, rec->size, "common_pid", &evs->pid_offset,
 			       &evs->pid_size);
 }
 
 int ktrace_events_record_flags(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
-	return ev_common_value(evs, rec->data, rec->size, "common_flags", &evs->flags_offset,
+	return ftev_common_value(evs, rec->data, rec->size, "common_flags", &evs->flags_offset,
 			       &evs->flags_size);
 }
 
@@ -367,7 +367,7 @@ int ktrace_events_parse_kallsyms(struct ktrace_events *evs, const char *text, si
 		size_t fs, fe, ms, me;
 		uint64_t addr;
 		char type;
-		struct ev_sym *syms;
+		struct ftev_sym *syms;
 
 		lineno++;
 		if (!parse_kallsyms_line(line, n, &addr, &type, &fs, &fe, &ms, &me))
@@ -381,9 +381,9 @@ int ktrace_events_parse_kallsyms(struct ktrace_events *evs, const char *text, si
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		evs->syms = syms;
 		syms[evs->nsyms].addr = addr;
-		syms[evs->nsyms].name = ev_arena_strndup(&evs->arena, line + fs, fe - fs);
+		syms[evs->nsyms].name = ftev_arena_strndup(&evs->arena, line + fs, fe - fs);
 		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
-		syms[evs->nsyms].mod = me > ms ? ev_arena_strndup(&evs->arena, line + ms,
+		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->arena, line + ms,
 								   me - ms - 1) : NULL;
 		if (!syms[evs->nsyms].name)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
@@ -398,7 +398,7 @@ int ktrace_events_parse_kallsyms(struct ktrace_events *evs, const char *text, si
 /* Order of libtraceevent's function map: by address; for equal addresses, the symbol
  * registered last first (its list is built backwards and the sort is stable). */
 struct sym_key {
-	struct ev_sym sym;
+	struct ftev_sym sym;
 	size_t index;
 };
 
@@ -440,7 +440,7 @@ sentinel:
 	}
 }
 
-static const struct ev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
+static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
 {
 	size_t l = 0, u;
 
@@ -449,7 +449,7 @@ static const struct ev_sym *find_func_search(struct ktrace_events *evs, uint64_t
 	/* glibc's bsearch with libtraceevent's "address within" comparison */
 	while (l < u) {
 		size_t idx = (l + u) / 2;
-		const struct ev_sym *f = &evs->syms[idx];
+		const struct ftev_sym *f = &evs->syms[idx];
 
 		if (addr == f->addr || (addr > f->addr && addr < f[1].addr))
 			return f;
@@ -461,9 +461,9 @@ static const struct ev_sym *find_func_search(struct ktrace_events *evs, uint64_t
 	return NULL;
 }
 
-const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
+const struct ftev_sym *ftev_find_func(struct ktrace_events *evs, uint64_t addr)
 {
-	struct ev_fcache *e;
+	struct ftev_fcache *e;
 
 	if (!evs->nsyms)
 		return NULL;
@@ -485,7 +485,7 @@ const struct ev_sym *ev_find_func(struct ktrace_events *evs, uint64_t addr)
 
 const char *ktrace_events_function(struct ktrace_events *evs, uint64_t addr, uint64_t *start)
 {
-	const struct ev_sym *f = ev_find_func(evs, addr);
+	const struct ftev_sym *f = ftev_find_func(evs, addr);
 
 	if (!f)
 		return NULL;
@@ -496,7 +496,7 @@ const char *ktrace_events_function(struct ktrace_events *evs, uint64_t addr, uin
 
 /* libtraceevent's test_for_symbol: an atom that is not a number may be a kernel
  * symbol; the first one of that name in its current list order gives the value. */
-uint64_t ev_symbol_value(struct ktrace_events *evs, const char *name)
+uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name)
 {
 	if (evs->syms_sorted) {
 		for (size_t i = 0; i < evs->nsyms; i++)
@@ -520,7 +520,7 @@ int ktrace_events_parse_printk_formats(struct ktrace_events *evs, const char *te
 
 	while (next_line(&pos, end, &line, &n)) {
 		const char *p = line, *lend = line + n, *colon, *fmt;
-		struct ev_printk *pk;
+		struct ftev_printk *pk;
 		uint64_t addr = 0;
 		size_t flen;
 		char *s;
@@ -564,7 +564,7 @@ int ktrace_events_parse_printk_formats(struct ktrace_events *evs, const char *te
 			fmt++;
 			flen--;
 		}
-		s = ev_arena_strndup(&evs->arena, fmt, flen);
+		s = ftev_arena_strndup(&evs->arena, fmt, flen);
 		if (!s)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		/* a closing quote goes, and then a final "\\n" */
@@ -589,7 +589,7 @@ int ktrace_events_parse_printk_formats(struct ktrace_events *evs, const char *te
 }
 
 struct printk_key {
-	struct ev_printk pk;
+	struct ftev_printk pk;
 	size_t index;
 };
 
@@ -602,7 +602,7 @@ static int printk_cmp(const void *a, const void *b)
 	return x->index > y->index ? -1 : x->index < y->index;
 }
 
-const struct ev_printk *ev_find_printk(struct ktrace_events *evs, uint64_t addr)
+const struct ftev_printk *ftev_find_printk(struct ktrace_events *evs, uint64_t addr)
 {
 	size_t l = 0, u;
 
@@ -642,7 +642,7 @@ const struct ev_printk *ev_find_printk(struct ktrace_events *evs, uint64_t addr)
 
 static int comm_cmp(const void *a, const void *b)
 {
-	const struct ev_comm *x = a, *y = b;
+	const struct ftev_comm *x = a, *y = b;
 
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
@@ -651,7 +651,7 @@ static int comm_cmp(const void *a, const void *b)
  * way libtraceevent does (later registrations first among equal pids). */
 static void comms_init(struct ktrace_events *evs)
 {
-	struct ev_comm *c = evs->comms;
+	struct ftev_comm *c = evs->comms;
 	size_t n = evs->ncomms;
 
 	if (evs->comms_sorted)
@@ -659,14 +659,14 @@ static void comms_init(struct ktrace_events *evs)
 	evs->comms_sorted = true;
 	/* reverse (the list was built by prepending), then a stable sort */
 	for (size_t i = 0; i < n / 2; i++) {
-		struct ev_comm t = c[i];
+		struct ftev_comm t = c[i];
 
 		c[i] = c[n - 1 - i];
 		c[n - 1 - i] = t;
 	}
 	/* insertion-merge sort: stable */
 	if (n > 1) {
-		struct ev_comm *tmp = malloc(n * sizeof(*tmp));
+		struct ftev_comm *tmp = malloc(n * sizeof(*tmp));
 
 		if (tmp) {
 			for (size_t width = 1; width < n; width *= 2) {
@@ -689,7 +689,7 @@ static void comms_init(struct ktrace_events *evs)
 	}
 }
 
-static struct ev_comm *comm_bsearch(struct ktrace_events *evs, int pid)
+static struct ftev_comm *comm_bsearch(struct ktrace_events *evs, int pid)
 {
 	size_t l = 0, u = evs->ncomms;
 
@@ -707,9 +707,9 @@ static struct ev_comm *comm_bsearch(struct ktrace_events *evs, int pid)
 	return NULL;
 }
 
-const char *ev_comm_lookup(struct ktrace_events *evs, int pid)
+const char *ftev_comm_lookup(struct ktrace_events *evs, int pid)
 {
-	struct ev_comm *c;
+	struct ftev_comm *c;
 
 	if (!pid)
 		return "<idle>";
@@ -724,12 +724,12 @@ const char *ev_comm_lookup(struct ktrace_events *evs, int pid)
 
 const char *ktrace_events_comm(struct ktrace_events *evs, int pid)
 {
-	return ev_comm_lookup(evs, pid);
+	return ftev_comm_lookup(evs, pid);
 }
 
 static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t n)
 {
-	struct ev_comm *comms;
+	struct ftev_comm *comms;
 	char *copy;
 	size_t pos;
 
@@ -776,8 +776,10 @@ int ktrace_events_register_comm(struct ktrace_events *evs, int pid, const char *
 	return comm_add(evs, pid, comm, strlen(comm));
 }
 
-void ev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n)
+void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n)
 {
+	/* in trace-cmd the comm column has always been looked up before an event prints */
+	comms_init(evs);
 	comm_add(evs, pid, comm, n);
 }
 

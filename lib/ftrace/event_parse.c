@@ -29,17 +29,18 @@ enum tt {
 
 #define EV_MAX_DEPTH 200
 #define EV_MAX_FORMAT (1u << 20)
+#define EV_MAX_FIELDS 4096
 
 struct ps {
 	const char *buf;
 	size_t len, pos;
 	struct ktrace_events *evs;
 	struct ktrace_event *ev;
-	struct ev_arena *a;
+	struct ftev_arena *a;
 	int depth;
 	bool fatal;           /* out of memory or nesting too deep: give up */
 	bool oom;
-	struct ev_str tmp;
+	struct ftev_str tmp;
 };
 
 /* ---- character classes (C locale; bytes >= 0x80 read as negative chars) ---- */
@@ -101,7 +102,7 @@ static inline int peekc(struct ps *p)
 
 static char *intern(struct ps *p, const char *s, size_t n)
 {
-	char *r = ev_arena_strndup(p->a, s, n);
+	char *r = ftev_arena_strndup(p->a, s, n);
 
 	if (!r)
 		p->fatal = p->oom = true;
@@ -128,7 +129,7 @@ static char *one_char(struct ps *p, int ch)
 
 static enum tt read_tok_raw(struct ps *p, char **tok)
 {
-	struct ev_str *s = &p->tmp;
+	struct ftev_str *s = &p->tmp;
 	int ch, last_ch, quote_ch;
 	enum tt type;
 
@@ -164,14 +165,14 @@ static enum tt read_tok_raw(struct ps *p, char **tok)
 		return *tok ? type : T_ERROR;
 	}
 	s->len = 0;
-	ev_str_addc(s, (char)ch);
+	ftev_str_addc(s, (char)ch);
 
 	switch (type) {
 	case T_OP:
 		switch (ch) {
 		case '-':
 			if (peekc(p) == '>') {
-				ev_str_addc(s, (char)rdc(p));
+				ftev_str_addc(s, (char)rdc(p));
 				goto done;
 			}
 			/* fall through */
@@ -183,7 +184,7 @@ static enum tt read_tok_raw(struct ps *p, char **tok)
 			last_ch = ch;
 			if (peekc(p) != last_ch)
 				goto test_equal;
-			ev_str_addc(s, (char)rdc(p));
+			ftev_str_addc(s, (char)rdc(p));
 			if (last_ch == '>' || last_ch == '<')
 				goto test_equal;
 			goto done;
@@ -195,7 +196,7 @@ static enum tt read_tok_raw(struct ps *p, char **tok)
 		}
 test_equal:
 		if (peekc(p) == '=')
-			ev_str_addc(s, (char)rdc(p));
+			ftev_str_addc(s, (char)rdc(p));
 		goto done;
 	case T_DQUOTE:
 	case T_SQUOTE:
@@ -205,7 +206,7 @@ concat:
 		do {
 			last_ch = ch;
 			ch = rdc(p);
-			ev_str_addc(s, (char)ch);
+			ftev_str_addc(s, (char)ch);
 			if (ch == '\\' && last_ch == '\\')
 				last_ch = 0;
 			if (ch <= 0)
@@ -230,7 +231,7 @@ concat:
 		break;
 	}
 	while (get_type(peekc(p)) == type)
-		ev_str_addc(s, (char)rdc(p));
+		ftev_str_addc(s, (char)rdc(p));
 done:
 	if (s->oom) {
 		p->fatal = p->oom = true;
@@ -259,13 +260,13 @@ static enum tt force_token(struct ps *p, const char *str, char **tok)
 	sub.buf = str;
 	sub.len = strlen(str);
 	sub.pos = 0;
-	sub.tmp = (struct ev_str){ 0 };
+	sub.tmp = (struct ftev_str){ 0 };
 	type = read_tok_raw(&sub, tok);
 	if (sub.fatal)
 		p->fatal = true;
 	if (sub.oom)
 		p->oom = true;
-	ev_str_free(&sub.tmp);
+	ftev_str_free(&sub.tmp);
 	return type;
 }
 
@@ -333,7 +334,7 @@ static bool tok_is(const char *tok, const char *s)
 static char *cat3(struct ps *p, const char *a, const char *b, const char *c)
 {
 	size_t la = a ? strlen(a) : 0, lb = strlen(b), lc = strlen(c);
-	char *r = ev_arena_alloc(p->a, la + lb + lc + 1);
+	char *r = ftev_arena_alloc(p->a, la + lb + lc + 1);
 
 	if (!r) {
 		p->fatal = p->oom = true;
@@ -372,14 +373,14 @@ static uint32_t to_u32(const char *tok)
 }
 
 /* Returns the number of fields read, or -1; the fields read stay linked. */
-static int read_fields(struct ps *p, struct ev_field **fields)
+static int read_fields(struct ps *p, struct ftev_field **fields)
 {
 	struct ktrace_event *ev = p->ev;
 	const char *delim = " ";
 	int count = 0;
 
 	for (;;) {
-		struct ev_field *field;
+		struct ftev_field *field;
 		unsigned size_dynamic = 0;
 		char *token, *last_token;
 		enum tt type;
@@ -389,7 +390,9 @@ static int read_fields(struct ps *p, struct ev_field **fields)
 		type = read_token(p, &token);
 		if (type == T_NEWLINE)
 			return count;
-		count++;
+		/* field lookups are linear: thousands of fields are refused, not slow */
+		if (++count > EV_MAX_FIELDS)
+			return -1;
 		if (test_type_token(type, token, T_ITEM, "field"))
 			return -1;
 		type = read_token(p, &token);
@@ -402,7 +405,7 @@ static int read_fields(struct ps *p, struct ev_field **fields)
 			return -1;
 		last_token = token;
 
-		field = ev_arena_alloc(p->a, sizeof(*field));
+		field = ftev_arena_alloc(p->a, sizeof(*field));
 		if (!field) {
 			p->fatal = p->oom = true;
 			return -1;
@@ -463,30 +466,30 @@ static int read_fields(struct ps *p, struct ev_field **fields)
 
 		if (tok_is(token, "[")) {
 			enum tt last_type = type;
-			struct ev_str br = { 0 };
+			struct ftev_str br = { 0 };
 
 			field->flags |= EVF_ARRAY;
-			ev_str_adds(&br, token);
+			ftev_str_adds(&br, token);
 			type = read_token(p, &token);
 			field->arraylen = type == T_ITEM ? to_u32(token) : 0;
 			while (!tok_is(token, "]")) {
 				if (!token || p->fatal) {
-					ev_str_free(&br);
+					ftev_str_free(&br);
 					return -1;
 				}
-				ev_str_adds(&br, last_type == T_ITEM && type == T_ITEM ? " " : "");
+				ftev_str_adds(&br, last_type == T_ITEM && type == T_ITEM ? " " : "");
 				last_type = type;
-				ev_str_adds(&br, token);
+				ftev_str_adds(&br, token);
 				field->arraylen = to_u32(token);
 				type = read_token(p, &token);
 				if (type == T_NONE) {
-					ev_str_free(&br);
+					ftev_str_free(&br);
 					return -1;
 				}
 			}
-			ev_str_adds(&br, "]");
+			ftev_str_adds(&br, "]");
 			if (br.oom) {
-				ev_str_free(&br);
+				ftev_str_free(&br);
 				p->fatal = p->oom = true;
 				return -1;
 			}
@@ -501,7 +504,7 @@ static int read_fields(struct ps *p, struct ev_field **fields)
 			} else {
 				field->type = cat3(p, field->type, "", br.p);
 			}
-			ev_str_free(&br);
+			ftev_str_free(&br);
 			if (p->fatal)
 				return -1;
 		}
@@ -592,19 +595,19 @@ static int read_format(struct ps *p)
 
 /* ---- print arguments ---- */
 
-static struct ev_arg *new_arg(struct ps *p)
+static struct ftev_arg *new_arg(struct ps *p)
 {
-	struct ev_arg *a = ev_arena_alloc(p->a, sizeof(*a));
+	struct ftev_arg *a = ftev_arena_alloc(p->a, sizeof(*a));
 
 	if (!a)
 		p->fatal = p->oom = true;
 	return a;
 }
 
-static enum tt process_arg_token(struct ps *p, struct ev_arg *arg, char **tok, enum tt type);
-static enum tt process_op(struct ps *p, struct ev_arg *arg, char **tok);
+static enum tt process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum tt type);
+static enum tt process_op(struct ps *p, struct ftev_arg *arg, char **tok);
 
-static enum tt process_arg(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_arg(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
 	enum tt type = read_token(p, &token);
@@ -659,7 +662,7 @@ static int get_op_prio(const char *op)
 	return -1;
 }
 
-static int set_op_prio(struct ev_arg *arg)
+static int set_op_prio(struct ftev_arg *arg)
 {
 	if (!arg->op.left || arg->op.left->type == PA_NULL)
 		arg->op.prio = 0;
@@ -668,9 +671,9 @@ static int set_op_prio(struct ev_arg *arg)
 	return arg->op.prio;
 }
 
-static enum tt process_cond(struct ps *p, struct ev_arg *top, char **tok)
+static enum tt process_cond(struct ps *p, struct ftev_arg *top, char **tok)
 {
-	struct ev_arg *arg = new_arg(p), *left = new_arg(p), *right = new_arg(p);
+	struct ftev_arg *arg = new_arg(p), *left = new_arg(p), *right = new_arg(p);
 	char *token = NULL;
 	enum tt type;
 
@@ -702,9 +705,9 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_array(struct ps *p, struct ev_arg *top, char **tok)
+static enum tt process_array(struct ps *p, struct ftev_arg *top, char **tok)
 {
-	struct ev_arg *arg = new_arg(p);
+	struct ftev_arg *arg = new_arg(p);
 	char *token = NULL;
 	enum tt type;
 
@@ -720,9 +723,9 @@ static enum tt process_array(struct ps *p, struct ev_arg *top, char **tok)
 	return type;
 }
 
-static enum tt process_op(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_op(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	struct ev_arg *left, *right = NULL;
+	struct ftev_arg *left, *right = NULL;
 	char *token = *tok;
 	enum tt type;
 
@@ -798,7 +801,7 @@ static enum tt process_op(struct ps *p, struct ev_arg *arg, char **tok)
 		if (type == T_ERROR)
 			goto fail;
 		if (right->type == PA_OP && get_op_prio(arg->op.op) < get_op_prio(right->op.op)) {
-			struct ev_arg tmp;
+			struct ftev_arg tmp;
 
 			/* rotate by priority, as libtraceevent does */
 			arg->op.right = right->op.left;
@@ -844,7 +847,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_entry(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_entry(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
 	enum tt type = read_token_item(p, &token);
@@ -860,7 +863,7 @@ static enum tt process_entry(struct ps *p, struct ev_arg *arg, char **tok)
 		goto fail;
 	arg->type = PA_FIELD;
 	arg->field.name = token;
-	arg->field.field = ev_find_any_field(p->ev, token);
+	arg->field.field = ftev_find_any_field(p->ev, token);
 	type = read_token(p, &token);
 	*tok = token;
 	return type;
@@ -870,7 +873,7 @@ fail:
 }
 
 /* Constant folding of operations on two atoms (libtraceevent's consolidate_op_arg). */
-static int consolidate_op_arg(struct ps *p, struct ev_arg *arg, int depth)
+static int consolidate_op_arg(struct ps *p, struct ftev_arg *arg, int depth)
 {
 	uint64_t val, left, right;
 	char buf[32];
@@ -953,7 +956,7 @@ static int consolidate_op_arg(struct ps *p, struct ev_arg *arg, int depth)
 
 /* Constant evaluation of flag/symbol table entries (libtraceevent's arg_num_eval,
  * signed arithmetic). Returns false when it cannot evaluate. */
-static bool arg_num_eval(struct ev_arg *arg, int64_t *val, int depth)
+static bool arg_num_eval(struct ftev_arg *arg, int64_t *val, int depth)
 {
 	int64_t left = 0, right = 0;
 
@@ -966,7 +969,7 @@ static bool arg_num_eval(struct ev_arg *arg, int64_t *val, int depth)
 	case PA_TYPE:
 		if (!arg_num_eval(arg->typecast.item, val, depth + 1))
 			return false;
-		*val = (int64_t)ev_cast_value((uint64_t)*val, arg->typecast.type, false);
+		*val = (int64_t)ftev_cast_value((uint64_t)*val, arg->typecast.type, false);
 		return true;
 	case PA_OP:
 		break;
@@ -1039,7 +1042,7 @@ static bool arg_num_eval(struct ev_arg *arg, int64_t *val, int depth)
 }
 
 /* libtraceevent's arg_eval: the text of a constant argument, or NULL. */
-static const char *arg_eval(struct ps *p, struct ev_arg *arg)
+static const char *arg_eval(struct ps *p, struct ftev_arg *arg)
 {
 	char buf[32];
 	int64_t val;
@@ -1063,14 +1066,14 @@ static const char *arg_eval(struct ps *p, struct ev_arg *arg)
 	return NULL;
 }
 
-static enum tt process_fields(struct ps *p, struct ev_flag_sym **list, char **tok)
+static enum tt process_fields(struct ps *p, struct ftev_flag_sym **list, char **tok)
 {
 	char *token = *tok;
 	enum tt type;
 
 	do {
-		struct ev_flag_sym *field;
-		struct ev_arg *arg;
+		struct ftev_flag_sym *field;
+		struct ftev_arg *arg;
 		const char *value;
 
 		type = read_token_item(p, &token);
@@ -1086,7 +1089,7 @@ static enum tt process_fields(struct ps *p, struct ev_flag_sym **list, char **to
 			goto fail;
 		if (test_type_token(type, token, T_DELIM, ","))
 			goto fail;
-		field = ev_arena_alloc(p->a, sizeof(*field));
+		field = ftev_arena_alloc(p->a, sizeof(*field));
 		if (!field)
 			goto fail;
 		value = arg_eval(p, arg);
@@ -1115,7 +1118,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_field_arg(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_field_arg(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	enum tt type = process_arg(p, arg, tok);
 
@@ -1124,9 +1127,9 @@ static enum tt process_field_arg(struct ps *p, struct ev_arg *arg, char **tok)
 	return type;
 }
 
-static enum tt process_flags(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_flags(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	struct ev_arg *field;
+	struct ftev_arg *field;
 	char *token = NULL;
 	enum tt type;
 
@@ -1157,9 +1160,9 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_symbols(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_symbols(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	struct ev_arg *field;
+	struct ftev_arg *field;
 	char *token = NULL;
 	enum tt type;
 
@@ -1182,9 +1185,9 @@ fail:
 }
 
 /* Reads one argument ending with the delimiter next_token (",", ")"). */
-static int alloc_and_process_delim(struct ps *p, const char *next_token, struct ev_arg **out)
+static int alloc_and_process_delim(struct ps *p, const char *next_token, struct ftev_arg **out)
 {
-	struct ev_arg *field = new_arg(p);
+	struct ftev_arg *field = new_arg(p);
 	char *token = NULL;
 	enum tt type;
 
@@ -1204,7 +1207,7 @@ static int alloc_and_process_delim(struct ps *p, const char *next_token, struct 
 	return 0;
 }
 
-static enum tt process_hex_common(struct ps *p, struct ev_arg *arg, char **tok,
+static enum tt process_hex_common(struct ps *p, struct ftev_arg *arg, char **tok,
 				  enum pa_type type)
 {
 	memset(arg, 0, sizeof(*arg));
@@ -1218,7 +1221,7 @@ static enum tt process_hex_common(struct ps *p, struct ev_arg *arg, char **tok,
 	return read_token_item(p, tok);
 }
 
-static enum tt process_int_array(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_int_array(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	memset(arg, 0, sizeof(*arg));
 	arg->type = PA_INT_ARRAY;
@@ -1233,9 +1236,9 @@ static enum tt process_int_array(struct ps *p, struct ev_arg *arg, char **tok)
 	return read_token_item(p, tok);
 }
 
-static enum tt process_dynamic_array(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_dynamic_array(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	struct ev_field *field;
+	struct ftev_field *field;
 	char *token;
 	enum tt type;
 
@@ -1245,7 +1248,7 @@ static enum tt process_dynamic_array(struct ps *p, struct ev_arg *arg, char **to
 	*tok = token;
 	if (type != T_ITEM)
 		goto fail;
-	field = ev_find_field(p->ev, token);
+	field = ftev_find_field(p->ev, token);
 	if (!field)
 		goto fail;
 	arg->dynarray.field = field;
@@ -1258,7 +1261,7 @@ static enum tt process_dynamic_array(struct ps *p, struct ev_arg *arg, char **to
 	/* An index: libtraceevent rejects "__get_dynamic_array(x)[i]" (its test is
 	 * inverted) and skips over anything else after the '['. */
 	{
-		struct ev_arg *idx = new_arg(p);
+		struct ftev_arg *idx = new_arg(p);
 
 		if (!idx)
 			goto fail;
@@ -1274,16 +1277,16 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_dynamic_array_len(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_dynamic_array_len(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	struct ev_field *field;
+	struct ftev_field *field;
 	char *token;
 	enum tt type;
 
 	if (read_expect_type(p, T_ITEM, &token) < 0)
 		goto fail;
 	arg->type = PA_DYNAMIC_ARRAY_LEN;
-	field = ev_find_field(p->ev, token);
+	field = ftev_find_field(p->ev, token);
 	if (!field)
 		goto fail;
 	arg->dynarray.field = field;
@@ -1297,7 +1300,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_paren(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_paren(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
 	enum tt type;
@@ -1316,7 +1319,7 @@ static enum tt process_paren(struct ps *p, struct ev_arg *arg, char **tok)
 	type = read_token_item(p, &token);
 	/* An item or '(' after the parenthesis: it was a type cast. */
 	if (type >= T_ITEM || (type == T_DELIM && tok_is(token, "("))) {
-		struct ev_arg *item;
+		struct ftev_arg *item;
 		char *ctype;
 
 		if (arg->type != PA_ATOM)
@@ -1338,7 +1341,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_str(struct ps *p, struct ev_arg *arg, char **tok, enum pa_type t)
+static enum tt process_str(struct ps *p, struct ftev_arg *arg, char **tok, enum pa_type t)
 {
 	char *token;
 	enum tt type;
@@ -1363,10 +1366,10 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_func_handler(struct ps *p, enum ev_func func, int nargs,
-				    struct ev_arg *arg, char **tok)
+static enum tt process_func_handler(struct ps *p, enum ftev_func func, int nargs,
+				    struct ftev_arg *arg, char **tok)
 {
-	struct ev_arg **next_arg;
+	struct ftev_arg **next_arg;
 	char *token;
 	enum tt type;
 
@@ -1376,7 +1379,7 @@ static enum tt process_func_handler(struct ps *p, enum ev_func func, int nargs,
 	*tok = NULL;
 	next_arg = &arg->func.args;
 	for (int i = 0; i < nargs; i++) {
-		struct ev_arg *farg = new_arg(p);
+		struct ftev_arg *farg = new_arg(p);
 
 		if (!farg)
 			return T_ERROR;
@@ -1391,7 +1394,7 @@ static enum tt process_func_handler(struct ps *p, enum ev_func func, int nargs,
 	return type;
 }
 
-static enum tt process_builtin_expect(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_builtin_expect(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token = NULL;
 	enum tt type = process_arg(p, arg, &token);
@@ -1409,7 +1412,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_sizeof(struct ps *p, struct ev_arg *arg, char **tok)
+static enum tt process_sizeof(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token = NULL;
 	enum tt type;
@@ -1439,14 +1442,14 @@ static enum tt process_sizeof(struct ps *p, struct ev_arg *arg, char **tok)
 			ok = true;      /* the token read is the next one */
 		}
 	} else if (tok_is(token, "REC")) {
-		struct ev_field *field;
+		struct ftev_field *field;
 
 		type = read_token_item(p, &token);
 		if (test_type_token(type, token, T_OP, "->"))
 			goto fail;
 		if (read_expect_type(p, T_ITEM, &token) < 0)
 			goto fail;
-		field = ev_find_any_field(p->ev, token);
+		field = ftev_find_any_field(p->ev, token);
 		if (!field || (field->flags & EVF_ARRAY))
 			goto fail;
 		snprintf(buf, sizeof(buf), "%d", (int)field->size);
@@ -1464,9 +1467,9 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_function(struct ps *p, struct ev_arg *arg, char *token, char **tok)
+static enum tt process_function(struct ps *p, struct ftev_arg *arg, char *token, char **tok)
 {
-	enum ev_func func;
+	enum ftev_func func;
 	int nargs;
 
 	if (!strcmp(token, "__print_flags"))
@@ -1495,13 +1498,13 @@ static enum tt process_function(struct ps *p, struct ev_arg *arg, char *token, c
 		return process_builtin_expect(p, arg, tok);
 	if (!strcmp(token, "sizeof"))
 		return process_sizeof(p, arg, tok);
-	if (ev_func_lookup(token, &func, &nargs))
+	if (ftev_func_lookup(token, &func, &nargs))
 		return process_func_handler(p, func, nargs, arg, tok);
 	*tok = NULL;
 	return T_ERROR;         /* function not defined */
 }
 
-static enum tt process_arg_token(struct ps *p, struct ev_arg *arg, char **tok, enum tt type)
+static enum tt process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum tt type)
 {
 	char *token = *tok;
 	enum tt ret;
@@ -1529,19 +1532,19 @@ static enum tt process_arg_token(struct ps *p, struct ev_arg *arg, char **tok, e
 			}
 			/* atoms can be more than one token long */
 			if (ret == T_ITEM) {
-				struct ev_str s = { 0 };
+				struct ftev_str s = { 0 };
 
-				ev_str_adds(&s, atom);
+				ftev_str_adds(&s, atom);
 				while (ret == T_ITEM) {
-					ev_str_addc(&s, ' ');
-					ev_str_adds(&s, token);
+					ftev_str_addc(&s, ' ');
+					ftev_str_adds(&s, token);
 					ret = read_token_item(p, &token);
 				}
 				if (s.oom)
 					p->fatal = p->oom = true;
 				else
 					atom = intern(p, s.p, s.len);
-				ev_str_free(&s);
+				ftev_str_free(&s);
 			}
 			arg->type = PA_ATOM;
 			memset(&arg->atom, 0, sizeof(arg->atom));
@@ -1579,14 +1582,14 @@ static enum tt process_arg_token(struct ps *p, struct ev_arg *arg, char **tok, e
 	return p->fatal ? T_ERROR : ret;
 }
 
-static int read_print_args(struct ps *p, struct ev_arg **list)
+static int read_print_args(struct ps *p, struct ftev_arg **list)
 {
 	enum tt type = T_ERROR;
 	char *token;
 	int args = 0;
 
 	do {
-		struct ev_arg *arg;
+		struct ftev_arg *arg;
 
 		if (p->fatal)
 			return -1;
@@ -1625,7 +1628,7 @@ static int read_print_args(struct ps *p, struct ev_arg **list)
 static int read_print(struct ps *p)
 {
 	struct ktrace_event *ev = p->ev;
-	struct ev_str fmt = { 0 };
+	struct ftev_str fmt = { 0 };
 	char *token;
 	enum tt type;
 
@@ -1634,17 +1637,17 @@ static int read_print(struct ps *p)
 		return -1;
 	if (read_expect_type(p, T_DQUOTE, &token) < 0)
 		return -1;
-	ev_str_adds(&fmt, token);
+	ftev_str_adds(&fmt, token);
 	/* "a" (newline) "b": one string */
 	while ((type = read_token_item(p, &token)) == T_DQUOTE)
-		ev_str_adds(&fmt, token);
+		ftev_str_adds(&fmt, token);
 	if (fmt.oom) {
-		ev_str_free(&fmt);
+		ftev_str_free(&fmt);
 		p->fatal = p->oom = true;
 		return -1;
 	}
 	ev->print_fmt = intern(p, fmt.p, fmt.len);
-	ev_str_free(&fmt);
+	ftev_str_free(&fmt);
 	ev->args = NULL;
 	if (!ev->print_fmt)
 		return -1;
@@ -1657,10 +1660,10 @@ static int read_print(struct ps *p)
 
 /* ---- print fmt segments (libtraceevent's parse_args) ---- */
 
-static void add_seg(struct ps *p, struct ev_seg ***tail, const char *fmt, size_t flen,
-		    enum seg_type type, struct ev_arg *arg, struct ev_arg *len_arg, int ls)
+static void add_seg(struct ps *p, struct ftev_seg ***tail, const char *fmt, size_t flen,
+		    enum seg_type type, struct ftev_arg *arg, struct ftev_arg *len_arg, int ls)
 {
-	struct ev_seg *seg = ev_arena_alloc(p->a, sizeof(*seg));
+	struct ftev_seg *seg = ftev_arena_alloc(p->a, sizeof(*seg));
 
 	if (!seg) {
 		p->fatal = p->oom = true;
@@ -1733,10 +1736,10 @@ static int pointer_ext_len(const char *f)
 	}
 }
 
-static size_t parse_arg_format(struct ps *p, struct ev_seg ***tail, const char *format,
-			       struct ev_arg **arg)
+static size_t parse_arg_format(struct ps *p, struct ftev_seg ***tail, const char *format,
+			       struct ftev_arg **arg)
 {
-	struct ev_arg *len_arg = NULL;
+	struct ftev_arg *len_arg = NULL;
 	const char *start = format;
 	size_t ret = 1, len;
 	int ls = 0;
@@ -1830,9 +1833,9 @@ static size_t parse_arg_format(struct ps *p, struct ev_seg ***tail, const char *
 	return ret;
 }
 
-static size_t parse_arg_string(struct ps *p, struct ev_seg ***tail, const char *format)
+static size_t parse_arg_string(struct ps *p, struct ftev_seg ***tail, const char *format)
 {
-	struct ev_str s = { 0 };
+	struct ftev_str s = { 0 };
 	size_t ret = 0;
 
 	for (; *format; format++) {
@@ -1841,16 +1844,16 @@ static size_t parse_arg_string(struct ps *p, struct ev_seg ***tail, const char *
 			ret++;
 			switch (*format) {
 			case 'n':
-				ev_str_addc(&s, '\n');
+				ftev_str_addc(&s, '\n');
 				break;
 			case 't':
-				ev_str_addc(&s, '\t');
+				ftev_str_addc(&s, '\t');
 				break;
 			case 'r':
-				ev_str_addc(&s, '\r');
+				ftev_str_addc(&s, '\r');
 				break;
 			case '\\':
-				ev_str_addc(&s, '\\');
+				ftev_str_addc(&s, '\\');
 				break;
 			case 0:
 				/* a lone backslash at the end (libtraceevent reads past it) */
@@ -1858,19 +1861,19 @@ static size_t parse_arg_string(struct ps *p, struct ev_seg ***tail, const char *
 				ret--;
 				goto out;
 			default:
-				ev_str_addc(&s, *format);
+				ftev_str_addc(&s, *format);
 				break;
 			}
 		} else if (*format == '%') {
 			if (format[1] == '%') {
-				ev_str_addc(&s, '%');
+				ftev_str_addc(&s, '%');
 				format++;
 				ret++;
 			} else {
 				break;
 			}
 		} else {
-			ev_str_addc(&s, *format);
+			ftev_str_addc(&s, *format);
 		}
 		ret++;
 	}
@@ -1883,13 +1886,13 @@ out:
 
 		add_seg(p, tail, s.p ? s.p : "", n, SEG_STRING, NULL, NULL, 0);
 	}
-	ev_str_free(&s);
+	ftev_str_free(&s);
 	return ret ? ret : 1;
 }
 
-static struct ev_seg *build_segments(struct ps *p, const char *format, struct ev_arg *arg)
+static struct ftev_seg *build_segments(struct ps *p, const char *format, struct ftev_arg *arg)
 {
-	struct ev_seg *head = NULL, **tail = &head;
+	struct ftev_seg *head = NULL, **tail = &head;
 	size_t len = strlen(format), ret;
 
 	while (*format && !p->fatal) {
@@ -1905,22 +1908,22 @@ static struct ev_seg *build_segments(struct ps *p, const char *format, struct ev
 	return head;
 }
 
-struct ev_seg *ev_build_segments(struct ktrace_event *ev, const char *format, struct ev_arg *args)
+struct ftev_seg *ftev_build_segments(struct ktrace_event *ev, const char *format, struct ftev_arg *args)
 {
 	struct ps p = { 0 };
-	struct ev_seg *segs;
+	struct ftev_seg *segs;
 
 	p.evs = ev->evs;
 	p.ev = ev;
 	p.a = &ev->evs->arena;
 	segs = build_segments(&p, format, args);
-	ev_compile_segments(segs);
+	ftev_compile_segments(segs);
 	return p.fatal ? NULL : segs;
 }
 
 /* ---- whole format ---- */
 
-struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *system, const char *text,
+struct ktrace_event *ftev_parse_format(struct ktrace_events *evs, const char *system, const char *text,
 				 size_t len, struct ktrace_error *err)
 {
 	struct ktrace_event *ev;
@@ -1937,7 +1940,7 @@ struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *syst
 	p.len = len;
 	p.evs = evs;
 	p.a = &evs->arena;
-	ev = ev_arena_alloc(p.a, sizeof(*ev));
+	ev = ftev_arena_alloc(p.a, sizeof(*ev));
 	if (!ev)
 		goto oom;
 	p.ev = ev;
@@ -1982,7 +1985,7 @@ struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *syst
 		ev->flags |= EV_FAILED;
 		goto done;
 	}
-	ev->handler = ev_handler_for(ev->system, ev->name);
+	ev->handler = ftev_handler_for(ev->system, ev->name);
 	ret = read_print(&p);
 	if (p.oom)
 		goto oom;
@@ -1992,10 +1995,10 @@ struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *syst
 	}
 	if (ret == 0 && (ev->flags & EV_ISFTRACE)) {
 		/* old ftrace formats have no arguments: print every field */
-		struct ev_arg **list = &ev->args;
+		struct ftev_arg **list = &ev->args;
 
-		for (struct ev_field *f = ev->fields; f; f = f->next) {
-			struct ev_arg *arg = new_arg(&p);
+		for (struct ftev_field *f = ev->fields; f; f = f->next) {
+			struct ftev_arg *arg = new_arg(&p);
 
 			if (!arg)
 				goto oom;
@@ -2013,14 +2016,14 @@ struct ktrace_event *ev_parse_format(struct ktrace_events *evs, const char *syst
 	if (p.fatal)
 		ev->flags |= EV_FAILED;
 done:
-	ev_compile_event(ev);
-	ev_str_free(&p.tmp);
+	ftev_compile_event(ev);
+	ftev_str_free(&p.tmp);
 	return ev;
 oom:
 	ktrace_error_set(err, -ENOMEM, "out of memory");
 	errno = ENOMEM;
 fail:
-	ev_str_free(&p.tmp);
+	ftev_str_free(&p.tmp);
 	return NULL;
 }
 
@@ -2071,7 +2074,7 @@ static void parse_header_field(struct ps *p, const char *field, int *offset, int
 	}
 }
 
-int ev_parse_header_page(struct ktrace_events *evs, const char *text, size_t len)
+int ftev_parse_header_page(struct ktrace_events *evs, const char *text, size_t len)
 {
 	struct ps p = { 0 };
 	int ignore;
@@ -2086,6 +2089,6 @@ int ev_parse_header_page(struct ktrace_events *evs, const char *text, size_t len
 	parse_header_field(&p, "commit", &evs->hp_size_offset, &evs->hp_size_size, true);
 	parse_header_field(&p, "overwrite", &ignore, &ignore, false);
 	parse_header_field(&p, "data", &evs->hp_data_offset, &evs->hp_data_size, true);
-	ev_str_free(&p.tmp);
+	ftev_str_free(&p.tmp);
 	return p.fatal ? -ENOMEM : 0;
 }

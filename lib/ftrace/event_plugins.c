@@ -12,22 +12,22 @@
 #include "ftrace/event_internal.h"
 
 /* tep_get_field_val / tep_get_common_field_val: 0, or -1 after the error text. */
-static int field_val(struct ev_ctx *c, struct ev_out *o, const struct ev_field *f,
+static int field_val(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f,
 		     const char *name, uint64_t *val, bool err)
 {
 	if (!f) {
 		if (err) {
-			ev_out_puts(o, "<CANT FIND FIELD ");
-			ev_out_puts(o, name);
-			ev_out_putc(o, '>');
+			ftev_out_puts(o, "<CANT FIND FIELD ");
+			ftev_out_puts(o, name);
+			ftev_out_putc(o, '>');
 		}
 		return -1;
 	}
-	if (!ev_field_value(c, f, val)) {
+	if (!ftev_field_value(c, f, val)) {
 		if (err) {
-			ev_out_putc(o, ' ');
-			ev_out_puts(o, name);
-			ev_out_puts(o, "=INVALID");
+			ftev_out_putc(o, ' ');
+			ftev_out_puts(o, name);
+			ftev_out_puts(o, "=INVALID");
 		}
 		return -1;
 	}
@@ -36,124 +36,124 @@ static int field_val(struct ev_ctx *c, struct ev_out *o, const struct ev_field *
 
 /* A field of the event by name; slot (0..15, distinct per name within a handler)
  * keeps what the lookup found. */
-static inline struct ev_field *hfield(struct ktrace_event *ev, int slot, const char *name,
+static inline struct ftev_field *hfield(struct ktrace_event *ev, int slot, const char *name,
 				      bool any)
 {
 	if (!(ev->hf_known & (1u << slot))) {
-		ev->hf[slot] = any ? ev_find_any_field(ev, name) : ev_find_field(ev, name);
+		ev->hf[slot] = any ? ftev_find_any_field(ev, name) : ftev_find_field(ev, name);
 		ev->hf_known |= 1u << slot;
 	}
 	return ev->hf[slot];
 }
 
-static int get_val(struct ev_ctx *c, struct ev_out *o, const char *name, uint64_t *val, bool err)
+static int get_val(struct ftev_ctx *c, struct ftev_out *o, const char *name, uint64_t *val, bool err)
 {
-	return field_val(c, o, ev_find_field(c->ev, name), name, val, err);
+	return field_val(c, o, ftev_find_field(c->ev, name), name, val, err);
 }
 
-static int get_slot(struct ev_ctx *c, struct ev_out *o, int slot, const char *name, uint64_t *val,
+static int get_slot(struct ftev_ctx *c, struct ftev_out *o, int slot, const char *name, uint64_t *val,
 		    bool err)
 {
 	return field_val(c, o, hfield(c->ev, slot, name, false), name, val, err);
 }
 
-static int get_common_val(struct ev_ctx *c, struct ev_out *o, struct ktrace_event *ev,
+static int get_common_val(struct ftev_ctx *c, struct ftev_out *o, struct ktrace_event *ev,
 			  const struct ktrace_record *rec, const char *name, uint64_t *val,
 			  bool err)
 {
-	struct ev_ctx rc = *c;
+	struct ftev_ctx rc = *c;
 
 	rc.data = rec->data;
 	rc.size = rec->size;
 	rc.avail = rec->avail > rec->size ? rec->avail : rec->size;
-	return field_val(&rc, o, ev_find_common_field(ev, name), name, val, err);
+	return field_val(&rc, o, ftev_find_common_field(ev, name), name, val, err);
 }
 
 /* tep_print_num_field with the formats plugins use. */
 enum numfmt { NF_HEX0X, NF_LLU, NF_LD, NF_U, NF_D, NF_HEX, NF_HASHX };
 
-static void put_num(struct ev_out *o, enum numfmt f, uint64_t v)
+static void put_num(struct ftev_out *o, enum numfmt f, uint64_t v)
 {
 	switch (f) {
 	case NF_HEX0X:
-		ev_out_puts(o, "0x");
-		ev_out_hex(o, v, false);
+		ftev_out_puts(o, "0x");
+		ftev_out_hex(o, v, false);
 		break;
 	case NF_LLU:
-		ev_out_u64(o, v);
+		ftev_out_u64(o, v);
 		break;
 	case NF_LD:
-		ev_out_i64(o, (int64_t)v);
+		ftev_out_i64(o, (int64_t)v);
 		break;
 	case NF_U:
-		ev_out_u64(o, (uint32_t)v);
+		ftev_out_u64(o, (uint32_t)v);
 		break;
 	case NF_D:
-		ev_out_i64(o, (int32_t)v);
+		ftev_out_i64(o, (int32_t)v);
 		break;
 	case NF_HEX:
-		ev_out_hex(o, v, false);
+		ftev_out_hex(o, v, false);
 		break;
 	case NF_HASHX:
 		if ((uint32_t)v) {
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, (uint32_t)v, false);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, (uint32_t)v, false);
 		} else {
-			ev_out_putc(o, '0');
+			ftev_out_putc(o, '0');
 		}
 		break;
 	}
 }
 
-static int print_num_field_f(struct ev_ctx *c, struct ev_out *o, const char *pre,
+static int print_num_field_f(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
 			     enum numfmt f, const char *post, const char *name, bool err,
-			     const struct ev_field *fd)
+			     const struct ftev_field *fd)
 {
 	uint64_t v;
 
-	if (!fd || !ev_field_value(c, fd, &v)) {
+	if (!fd || !ftev_field_value(c, fd, &v)) {
 		if (err) {
-			ev_out_puts(o, "CAN'T FIND FIELD \"");
-			ev_out_puts(o, name);
-			ev_out_putc(o, '"');
+			ftev_out_puts(o, "CAN'T FIND FIELD \"");
+			ftev_out_puts(o, name);
+			ftev_out_putc(o, '"');
 		}
 		return -1;
 	}
-	ev_out_puts(o, pre);
+	ftev_out_puts(o, pre);
 	put_num(o, f, v);
-	ev_out_puts(o, post);
+	ftev_out_puts(o, post);
 	return 1;
 }
 
-static int print_num_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
+static int print_num_field(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
 			   enum numfmt f, const char *post, const char *name, bool err)
 {
-	return print_num_field_f(c, o, pre, f, post, name, err, ev_find_field(c->ev, name));
+	return print_num_field_f(c, o, pre, f, post, name, err, ftev_find_field(c->ev, name));
 }
 
 /* tep_print_func_field(s, " function=%s", ...) */
-static void print_func_field(struct ev_ctx *c, struct ev_out *o, const char *pre,
-			     const char *name, const struct ev_field *fd)
+static void print_func_field(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
+			     const char *name, const struct ftev_field *fd)
 {
-	const struct ev_sym *f;
+	const struct ftev_sym *f;
 	uint64_t v;
 
-	if (!fd || !ev_field_value(c, fd, &v))
+	if (!fd || !ftev_field_value(c, fd, &v))
 		return;
-	f = ev_find_func(c->evs, v);
-	ev_out_puts(o, pre);
+	f = ftev_find_func(c->evs, v);
+	ftev_out_puts(o, pre);
 	if (f) {
-		ev_out_write(o, f->name, f->name_len);
-		ev_out_puts(o, "/0x");
-		ev_out_hex(o, f->addr - v, false);
+		ftev_out_write(o, f->name, f->name_len);
+		ftev_out_puts(o, "/0x");
+		ftev_out_hex(o, f->addr - v, false);
 	} else {
-		ev_out_printf(o, "0x%08llx", (unsigned long long)v);
+		ftev_out_printf(o, "0x%08llx", (unsigned long long)v);
 	}
 }
 
 /* ---- sched ---- */
 
-static void write_state(struct ev_out *o, int val)
+static void write_state(struct ftev_out *o, int val)
 {
 	static const char states[] = "SDTtZXxW";
 	bool found = false;
@@ -162,16 +162,16 @@ static void write_state(struct ev_out *o, int val)
 		if (!(val & (1 << i)))
 			continue;
 		if (found)
-			ev_out_putc(o, '|');
+			ftev_out_putc(o, '|');
 		found = true;
-		ev_out_putc(o, states[i]);
+		ftev_out_putc(o, states[i]);
 	}
 	if (!found)
-		ev_out_putc(o, 'R');
+		ftev_out_putc(o, 'R');
 }
 
 /* Prints a comm array and registers it for the pid, as the sched plugin does. */
-static void write_and_save_comm(struct ev_ctx *c, struct ev_out *o, const struct ev_field *f,
+static void write_and_save_comm(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f,
 				int pid)
 {
 	size_t n = 0;
@@ -182,130 +182,130 @@ static void write_and_save_comm(struct ev_ctx *c, struct ev_out *o, const struct
 
 		while (n < max && p[n])
 			n++;
-		ev_out_write(o, (const char *)p, n);
-		ev_comm_learn(c->evs, pid, (const char *)p, n);
+		ftev_out_write(o, (const char *)p, n);
+		ftev_comm_learn(c->evs, pid, (const char *)p, n);
 	} else {
-		ev_comm_learn(c->evs, pid, "", 0);
+		ftev_comm_learn(c->evs, pid, "", 0);
 	}
 }
 
-static int sched_switch(struct ev_ctx *c, struct ev_out *o)
+static int sched_switch(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_field *f;
+	const struct ftev_field *f;
 	uint64_t val;
 
 	if (get_slot(c, o, 0, "prev_pid", &val, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 1, "prev_comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
-		ev_out_putc(o, ':');
+		ftev_out_putc(o, ':');
 	}
-	ev_out_i64(o, (int64_t)val);
-	ev_out_putc(o, ' ');
+	ftev_out_i64(o, (int64_t)val);
+	ftev_out_putc(o, ' ');
 	if (!get_slot(c, o, 2, "prev_prio", &val, true)) {
-		ev_out_putc(o, '[');
-		ev_out_i64(o, (int32_t)val);
-		ev_out_puts(o, "] ");
+		ftev_out_putc(o, '[');
+		ftev_out_i64(o, (int32_t)val);
+		ftev_out_puts(o, "] ");
 	}
 	if (!get_slot(c, o, 3, "prev_state", &val, true))
 		write_state(o, (int)val);
-	ev_out_puts(o, " ==> ");
+	ftev_out_puts(o, " ==> ");
 	if (get_slot(c, o, 4, "next_pid", &val, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 5, "next_comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
-		ev_out_putc(o, ':');
+		ftev_out_putc(o, ':');
 	}
-	ev_out_i64(o, (int64_t)val);
+	ftev_out_i64(o, (int64_t)val);
 	if (!get_slot(c, o, 6, "next_prio", &val, true)) {
-		ev_out_puts(o, " [");
-		ev_out_i64(o, (int32_t)val);
-		ev_out_putc(o, ']');
+		ftev_out_puts(o, " [");
+		ftev_out_i64(o, (int32_t)val);
+		ftev_out_putc(o, ']');
 	}
 	return 0;
 }
 
-static int sched_wakeup(struct ev_ctx *c, struct ev_out *o)
+static int sched_wakeup(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_field *f;
+	const struct ftev_field *f;
 	uint64_t val;
 
 	if (get_slot(c, o, 0, "pid", &val, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 1, "comm", true);
 	if (f) {
 		write_and_save_comm(c, o, f, (int)val);
-		ev_out_putc(o, ':');
+		ftev_out_putc(o, ':');
 	}
-	ev_out_i64(o, (int64_t)val);
+	ftev_out_i64(o, (int64_t)val);
 	if (!get_slot(c, o, 2, "prio", &val, true)) {
-		ev_out_puts(o, " [");
-		ev_out_i64(o, (int64_t)val);
-		ev_out_putc(o, ']');
+		ftev_out_puts(o, " [");
+		ftev_out_i64(o, (int64_t)val);
+		ftev_out_putc(o, ']');
 	}
 	if (!get_slot(c, o, 3, "success", &val, false)) {
-		ev_out_puts(o, " success=");
-		ev_out_i64(o, (int64_t)val);
+		ftev_out_puts(o, " success=");
+		ftev_out_i64(o, (int64_t)val);
 	}
 	if (!get_slot(c, o, 4, "target_cpu", &val, false))
-		ev_out_printf(o, " CPU:%03llu", (unsigned long long)val);
+		ftev_out_printf(o, " CPU:%03llu", (unsigned long long)val);
 	return 0;
 }
 
 /* ---- kmem, hrtimer ---- */
 
-static int kmem_call_site(struct ev_ctx *c, struct ev_out *o)
+static int kmem_call_site(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_field *f = hfield(c->ev, 0, "call_site", false);
-	const struct ev_sym *fn;
+	const struct ftev_field *f = hfield(c->ev, 0, "call_site", false);
+	const struct ftev_sym *fn;
 	uint64_t val;
 
-	if (!f || !ev_field_value(c, f, &val))
+	if (!f || !ftev_field_value(c, f, &val))
 		return 1;
-	fn = ev_find_func(c->evs, val);
+	fn = ftev_find_func(c->evs, val);
 	if (!fn)
 		return 1;
-	ev_out_putc(o, '(');
-	ev_out_write(o, fn->name, fn->name_len);
-	ev_out_puts(o, "+0x");
-	ev_out_hex(o, (uint32_t)(val - fn->addr), false);
-	ev_out_puts(o, ") ");
+	ftev_out_putc(o, '(');
+	ftev_out_write(o, fn->name, fn->name_len);
+	ftev_out_puts(o, "+0x");
+	ftev_out_hex(o, (uint32_t)(val - fn->addr), false);
+	ftev_out_puts(o, ") ");
 	return 1;
 }
 
-static void hrtimer_timer(struct ev_ctx *c, struct ev_out *o)
+static void hrtimer_timer(struct ftev_ctx *c, struct ftev_out *o)
 {
-	ev_out_lit(o, "hrtimer=");
+	ftev_out_lit(o, "hrtimer=");
 	if (print_num_field_f(c, o, "", NF_HEX0X, "", "timer", false,
 			      hfield(c->ev, 0, "timer", false)) == -1)
 		print_num_field_f(c, o, "", NF_HEX0X, "", "hrtimer", true,
 				  hfield(c->ev, 1, "hrtimer", false));
 }
 
-static int hrtimer_expire(struct ev_ctx *c, struct ev_out *o)
+static int hrtimer_expire(struct ftev_ctx *c, struct ftev_out *o)
 {
 	hrtimer_timer(c, o);
-	ev_out_lit(o, " now=");
+	ftev_out_lit(o, " now=");
 	print_num_field_f(c, o, "", NF_LLU, "", "now", true, hfield(c->ev, 2, "now", false));
 	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
 	return 0;
 }
 
-static int hrtimer_start(struct ev_ctx *c, struct ev_out *o)
+static int hrtimer_start(struct ftev_ctx *c, struct ftev_out *o)
 {
 	hrtimer_timer(c, o);
 	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
-	ev_out_lit(o, " expires=");
+	ftev_out_lit(o, " expires=");
 	print_num_field_f(c, o, "", NF_LLU, "", "expires", true, hfield(c->ev, 4, "expires", false));
-	ev_out_lit(o, " softexpires=");
+	ftev_out_lit(o, " softexpires=");
 	print_num_field_f(c, o, "", NF_LLU, "", "softexpires", true,
 			  hfield(c->ev, 5, "softexpires", false));
 	return 0;
@@ -316,13 +316,13 @@ static int hrtimer_start(struct ev_ctx *c, struct ev_out *o)
 /* The plugin's guess of the call depth: per CPU, the chain of parents seen. */
 static int fstack_index(struct ktrace_events *evs, const char *parent, const char *child, int cpu)
 {
-	struct ev_fstack *st;
+	struct ftev_fstack *st;
 	int i;
 
 	if (cpu < 0 || cpu >= 65536)
 		return 0;
 	if (cpu >= evs->fstack_cpus) {
-		struct ev_fstack *n = realloc(evs->fstack, (size_t)(cpu + 1) * sizeof(*n));
+		struct ftev_fstack *n = realloc(evs->fstack, (size_t)(cpu + 1) * sizeof(*n));
 
 		if (!n)
 			return 0;
@@ -366,36 +366,36 @@ static int fstack_index(struct ktrace_events *evs, const char *parent, const cha
 	return 0;
 }
 
-static int function_handler(struct ev_ctx *c, struct ev_out *o)
+static int function_handler(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_sym *func, *parent;
+	const struct ftev_sym *func, *parent;
 	uint64_t ip, pip;
 	int index = 0;
 
 	if (get_slot(c, o, 0, "ip", &ip, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
-	func = ev_find_func(c->evs, ip);
+	func = ftev_find_func(c->evs, ip);
 	if (get_slot(c, o, 1, "parent_ip", &pip, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
-	parent = ev_find_func(c->evs, pip);
+	parent = ftev_find_func(c->evs, pip);
 	/* options: parent off, indent on, offset off */
 	if (parent)
 		index = fstack_index(c->evs, parent->name, func ? func->name : NULL, c->rec->cpu);
-	ev_out_spaces(o, (size_t)index * 3);
+	ftev_out_spaces(o, (size_t)index * 3);
 	if (func) {
-		ev_out_write(o, func->name, func->name_len);
+		ftev_out_write(o, func->name, func->name_len);
 	} else {
-		ev_out_puts(o, "0x");
-		ev_out_hex(o, ip, false);
+		ftev_out_puts(o, "0x");
+		ftev_out_hex(o, ip, false);
 	}
 	return 0;
 }
 
-static int func_repeats(struct ev_ctx *c, struct ev_out *o)
+static int func_repeats(struct ftev_ctx *c, struct ftev_out *o)
 {
 	static const char *const tsfmt[] = {
 		[KTRACE_EVOPT_TS_USECS] = "%6.1000d",
@@ -407,73 +407,73 @@ static int func_repeats(struct ev_ctx *c, struct ev_out *o)
 	function_handler(c, o);
 	if (get_val(c, o, "count", &count, true) || get_val(c, o, "top_delta_ts", &top, true) ||
 	    get_val(c, o, "bottom_delta_ts", &bottom, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
-	ev_out_puts(o, " (count: ");
-	ev_out_i64(o, (int64_t)count);
-	ev_out_puts(o, "  last_ts: ");
-	ev_print_event_time(o, tsfmt[c->evs->ts_format <= KTRACE_EVOPT_TS_RAW ? c->evs->ts_format : 0],
+	ftev_out_puts(o, " (count: ");
+	ftev_out_i64(o, (int64_t)count);
+	ftev_out_puts(o, "  last_ts: ");
+	ftev_print_event_time(o, tsfmt[c->evs->ts_format <= KTRACE_EVOPT_TS_RAW ? c->evs->ts_format : 0],
 			    c->rec->ts - ((top << 32) | bottom));
-	ev_out_putc(o, ')');
+	ftev_out_putc(o, ')');
 	return 0;
 }
 
-static int kernel_stack(struct ev_ctx *c, struct ev_out *o)
+static int kernel_stack(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_field *f = ev_find_any_field(c->ev, "caller");
+	const struct ftev_field *f = ftev_find_any_field(c->ev, "caller");
 	unsigned ls = (unsigned)c->evs->long_size;
 
 	if (!f) {
-		ev_out_puts(o, "<CANT FIND FIELD caller>");
+		ftev_out_puts(o, "<CANT FIND FIELD caller>");
 		return 0;
 	}
-	ev_out_puts(o, "<stack trace >\n");
+	ftev_out_puts(o, "<stack trace >\n");
 	for (uint64_t off = f->offset; off < c->size; off += ls) {
-		uint64_t addr = off + ls <= c->avail ? ev_read_number(c->evs, c->data + off, ls) : 0;
-		const struct ev_sym *fn;
+		uint64_t addr = off + ls <= c->avail ? ftev_read_number(c->evs, c->data + off, ls) : 0;
+		const struct ftev_sym *fn;
 
 		if ((ls == 8 && addr == UINT64_MAX) || (int32_t)addr == -1)
 			break;
-		fn = ev_find_func(c->evs, addr);
+		fn = ftev_find_func(c->evs, addr);
 		if (fn) {
-			ev_out_puts(o, "=> ");
-			ev_out_write(o, fn->name, fn->name_len);
-			ev_out_puts(o, " (");
-			ev_out_hex(o, addr, false);
-			ev_out_puts(o, ")\n");
+			ftev_out_puts(o, "=> ");
+			ftev_out_write(o, fn->name, fn->name_len);
+			ftev_out_puts(o, " (");
+			ftev_out_hex(o, addr, false);
+			ftev_out_puts(o, ")\n");
 		} else {
-			ev_out_puts(o, "=> ");
-			ev_out_hex(o, addr, false);
-			ev_out_putc(o, '\n');
+			ftev_out_puts(o, "=> ");
+			ftev_out_hex(o, addr, false);
+			ftev_out_putc(o, '\n');
 		}
 	}
 	return 0;
 }
 
-static int raw_data(struct ev_ctx *c, struct ev_out *o)
+static int raw_data(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_field *f;
+	const struct ftev_field *f;
 	uint64_t id;
 	unsigned ls = (unsigned)c->evs->long_size;
 
 	if (get_val(c, o, "id", &id, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
-	ev_out_puts(o, "# ");
-	ev_out_hex(o, id, false);
-	f = ev_find_any_field(c->ev, "buf");
+	ftev_out_puts(o, "# ");
+	ftev_out_hex(o, id, false);
+	f = ftev_find_any_field(c->ev, "buf");
 	if (!f) {
-		ev_out_puts(o, "<CANT FIND FIELD buf>");
+		ftev_out_puts(o, "<CANT FIND FIELD buf>");
 		return 0;
 	}
 	for (uint64_t off = f->offset; off < c->size; off += ls) {
 		uint64_t left = c->size - off, n = left < 8 ? left : 8;   /* sizeof(long) */
 
 		for (uint64_t i = 0; i < n; i++) {
-			ev_out_putc(o, ' ');
-			ev_out_hex2(o, c->data[off + i]);
+			ftev_out_putc(o, ' ');
+			ftev_out_hex2(o, c->data[off + i]);
 		}
 	}
 	return 0;
@@ -481,45 +481,45 @@ static int raw_data(struct ev_ctx *c, struct ev_out *o)
 
 /* ---- trace-cmd's function graph ---- */
 
-static void graph_overhead(struct ev_out *o, uint64_t duration)
+static void graph_overhead(struct ftev_out *o, uint64_t duration)
 {
 	if (duration == UINT64_MAX)
-		ev_out_puts(o, "  ");
+		ftev_out_puts(o, "  ");
 	else if (duration > 1000000000ULL)
-		ev_out_puts(o, "$ ");
+		ftev_out_puts(o, "$ ");
 	else if (duration > 1000000ULL)
-		ev_out_puts(o, "# ");
+		ftev_out_puts(o, "# ");
 	else if (duration > 100000ULL)
-		ev_out_puts(o, "! ");
+		ftev_out_puts(o, "! ");
 	else if (duration > 10000ULL)
-		ev_out_puts(o, "+ ");
+		ftev_out_puts(o, "+ ");
 	else
-		ev_out_puts(o, "  ");
+		ftev_out_puts(o, "  ");
 }
 
-static void graph_duration(struct ev_out *o, uint64_t duration)
+static void graph_duration(struct ftev_out *o, uint64_t duration)
 {
 	size_t start = o->len, len;
 
-	ev_out_u64(o, duration / 1000);
+	ftev_out_u64(o, duration / 1000);
 	if (o->len - start < 7) {
 		char ns[8];
 
 		snprintf(ns, sizeof(ns), ".%03llu", (unsigned long long)(duration % 1000));
-		ev_out_puts(o, ns);
+		ftev_out_puts(o, ns);
 	}
 	len = o->len - start;
-	ev_out_puts(o, " us ");
+	ftev_out_puts(o, " us ");
 	if (len < 7)
-		ev_out_spaces(o, 7 - len);
-	ev_out_puts(o, "|  ");
+		ftev_out_spaces(o, 7 - len);
+	ftev_out_puts(o, "|  ");
 }
 
-static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
+static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 {
 	struct ktrace_event *ret = c->evs->fgraph_ret;
 	const struct ktrace_record *next = c->rec->next;
-	const struct ev_sym *fn;
+	const struct ftev_sym *fn;
 	uint64_t pid, func, depth;
 	bool leaf = false;
 
@@ -527,12 +527,12 @@ static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
 		return -1;
 	if (get_common_val(c, o, c->ev, c->rec, "common_pid", &pid, true) ||
 	    get_val(c, o, "func", &func, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	if (next) {
 		uint64_t type, npid, nfunc;
-		struct ev_ctx nc = *c;
+		struct ftev_ctx nc = *c;
 
 		nc.ev = ret;
 		nc.data = next->data;
@@ -550,7 +550,7 @@ static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
 			c->out_flags |= KTRACE_EVFMT_OUT_CONSUMED_NEXT;
 			if (get_val(&nc, o, "rettime", &rettime, true) ||
 			    get_val(&nc, o, "calltime", &calltime, true)) {
-				ev_out_putc(o, '!');
+				ftev_out_putc(o, '!');
 				return 0;
 			}
 			graph_overhead(o, rettime - calltime);
@@ -559,28 +559,28 @@ static int fgraph_entry(struct ev_ctx *c, struct ev_out *o)
 	}
 	if (!leaf) {
 		graph_overhead(o, UINT64_MAX);
-		ev_out_puts(o, "           |  ");
+		ftev_out_puts(o, "           |  ");
 	}
 	if (get_val(c, o, "depth", &depth, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 0;
 	}
 	for (uint64_t i = 0; i < depth * 2 && i < (1u << 20); i++)
-		ev_out_putc(o, ' ');
+		ftev_out_putc(o, ' ');
 	if (get_val(c, o, "func", &func, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 0;
 	}
-	fn = ev_find_func(c->evs, func);
+	fn = ftev_find_func(c->evs, func);
 	if (fn)
-		ev_out_write(o, fn->name, fn->name_len);
+		ftev_out_write(o, fn->name, fn->name_len);
 	else
-		ev_out_hex(o, func, false);
-	ev_out_puts(o, leaf ? "();" : "() {");
+		ftev_out_hex(o, func, false);
+	ftev_out_puts(o, leaf ? "();" : "() {");
 	return 0;
 }
 
-static int fgraph_exit(struct ev_ctx *c, struct ev_out *o)
+static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t rettime, calltime, depth;
 
@@ -588,24 +588,24 @@ static int fgraph_exit(struct ev_ctx *c, struct ev_out *o)
 		return -1;
 	if (get_val(c, o, "rettime", &rettime, true) ||
 	    get_val(c, o, "calltime", &calltime, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	graph_overhead(o, rettime - calltime);
 	graph_duration(o, rettime - calltime);
 	if (get_val(c, o, "depth", &depth, true)) {
-		ev_out_putc(o, '!');
+		ftev_out_putc(o, '!');
 		return 1;
 	}
 	for (uint64_t i = 0; i < depth * 2 && i < (1u << 20); i++)
-		ev_out_putc(o, ' ');
-	ev_out_putc(o, '}');
+		ftev_out_putc(o, ' ');
+	ftev_out_putc(o, '}');
 	return 0;
 }
 
 /* ---- futex, tlb ---- */
 
-static int futex(struct ev_ctx *c, struct ev_out *o)
+static int futex(struct ftev_ctx *c, struct ftev_out *o)
 {
 	static const struct {
 		const char *name;
@@ -634,29 +634,29 @@ static int futex(struct ev_ctx *c, struct ev_out *o)
 	cmd = op & ~(uint64_t)(128 | 256);
 	if (cmd >= sizeof(ops) / sizeof(ops[0]))
 		return 1;
-	ev_out_puts(o, "op=");
-	ev_out_puts(o, ops[cmd].name);
+	ftev_out_puts(o, "op=");
+	ftev_out_puts(o, ops[cmd].name);
 	if (op & 128)
-		ev_out_puts(o, "|FUTEX_PRIVATE_FLAG");
+		ftev_out_puts(o, "|FUTEX_PRIVATE_FLAG");
 	if (op & 256)
-		ev_out_puts(o, "|FUTEX_CLOCK_REALTIME");
-	ev_out_printf(o, " uaddr=0x%08llx", (unsigned long long)uaddr);
+		ftev_out_puts(o, "|FUTEX_CLOCK_REALTIME");
+	ftev_out_printf(o, " uaddr=0x%08llx", (unsigned long long)uaddr);
 	if (ops[cmd].val == 1)
-		ev_out_printf(o, " val=0x%08llx", (unsigned long long)val);
+		ftev_out_printf(o, " val=0x%08llx", (unsigned long long)val);
 	else if (ops[cmd].val == 2)
-		ev_out_printf(o, " val=%llu", (unsigned long long)val);
+		ftev_out_printf(o, " val=%llu", (unsigned long long)val);
 	if (ops[cmd].utime == 1)
-		ev_out_printf(o, " utime=0x%08llx", (unsigned long long)utime);
+		ftev_out_printf(o, " utime=0x%08llx", (unsigned long long)utime);
 	else if (ops[cmd].utime == 2)
-		ev_out_printf(o, " val2=%llu", (unsigned long long)utime);
+		ftev_out_printf(o, " val2=%llu", (unsigned long long)utime);
 	if (ops[cmd].uaddr2)
-		ev_out_printf(o, " uaddr2=0x%08llx", (unsigned long long)uaddr2);
+		ftev_out_printf(o, " uaddr2=0x%08llx", (unsigned long long)uaddr2);
 	if (ops[cmd].val3)
-		ev_out_printf(o, " val3=0x%08llx", (unsigned long long)val3);
+		ftev_out_printf(o, " val3=0x%08llx", (unsigned long long)val3);
 	return 0;
 }
 
-static int tlb_flush(struct ev_ctx *c, struct ev_out *o)
+static int tlb_flush(struct ftev_ctx *c, struct ftev_out *o)
 {
 	static const char *const reasons[] = {
 		"flush on task switch", "remote shootdown", "local shootdown",
@@ -664,27 +664,27 @@ static int tlb_flush(struct ev_ctx *c, struct ev_out *o)
 	};
 	uint64_t val;
 
-	ev_out_puts(o, "pages=");
+	ftev_out_puts(o, "pages=");
 	print_num_field(c, o, "", NF_LD, "", "pages", true);
 	if (get_val(c, o, "reason", &val, true) < 0)
 		return -1;
-	ev_out_puts(o, " reason=");
+	ftev_out_puts(o, " reason=");
 	if (val < 4)
-		ev_out_puts(o, reasons[val]);
-	ev_out_printf(o, " (%lld)", (long long)val);
+		ftev_out_puts(o, reasons[val]);
+	ftev_out_printf(o, " (%lld)", (long long)val);
 	return 0;
 }
 
 /* ---- mac80211 ---- */
 
-static void mac_string(struct ev_ctx *c, struct ev_out *o, const char *name)
+static void mac_string(struct ftev_ctx *c, struct ftev_out *o, const char *name)
 {
-	const struct ev_field *f = ev_find_field(c->ev, name);
+	const struct ftev_field *f = ftev_find_field(c->ev, name);
 	uint64_t off, len;
 
 	if (!f) {
-		ev_out_puts(o, "NOTFOUND:");
-		ev_out_puts(o, name);
+		ftev_out_puts(o, "NOTFOUND:");
+		ftev_out_puts(o, name);
 		return;
 	}
 	off = f->offset;
@@ -692,8 +692,8 @@ static void mac_string(struct ev_ctx *c, struct ev_out *o, const char *name)
 	if (!strncmp(f->type, "__data_loc", 10)) {
 		uint64_t v;
 
-		if (!ev_field_value(c, f, &v)) {
-			ev_out_puts(o, "invalid_data_loc");
+		if (!ftev_field_value(c, f, &v)) {
+			ftev_out_puts(o, "invalid_data_loc");
 			return;
 		}
 		off = v & 0xffff;
@@ -707,55 +707,55 @@ static void mac_string(struct ev_ctx *c, struct ev_out *o, const char *name)
 		const uint8_t *p = c->data + off;
 		const uint8_t *nul = memchr(p, 0, len);
 
-		ev_out_write(o, (const char *)p, nul ? (size_t)(nul - p) : len);
+		ftev_out_write(o, (const char *)p, nul ? (size_t)(nul - p) : len);
 	}
 }
 
-static int mac80211_bss(struct ev_ctx *c, struct ev_out *o)
+static int mac80211_bss(struct ftev_ctx *c, struct ftev_out *o)
 {
 	static const char *const l1[] = { "assoc", "aid", "cts", "shortpre", "shortslot",
 					  "dtimper" };
 
 	mac_string(c, o, "wiphy_name");
-	ev_out_puts(o, " vif:");
+	ftev_out_puts(o, " vif:");
 	mac_string(c, o, "vif_name");
 	print_num_field(c, o, "(", NF_D, ")", "vif_type", true);
-	ev_out_putc(o, '\n');
-	ev_out_spaces(o, 65);
+	ftev_out_putc(o, '\n');
+	ftev_out_spaces(o, 65);
 	for (size_t i = 0; i < 6; i++) {
 		char pre[24];
 
 		snprintf(pre, sizeof(pre), "%s:", l1[i]);
 		print_num_field(c, o, pre, NF_D, "", l1[i], false);
-		ev_out_putc(o, ' ');
+		ftev_out_putc(o, ' ');
 	}
-	ev_out_putc(o, '\n');
-	ev_out_spaces(o, 65);
+	ftev_out_putc(o, '\n');
+	ftev_out_spaces(o, 65);
 	/* "name:%d" / "name:%#x" */
 	{
 		uint64_t v;
 		const char *names[] = { "bcnint", "assoc_cap", "basic_rates", "enable_beacon" };
 
 		for (size_t i = 0; i < 4; i++) {
-			const struct ev_field *f = ev_find_field(c->ev, names[i]);
+			const struct ftev_field *f = ftev_find_field(c->ev, names[i]);
 
-			if (f && ev_field_value(c, f, &v)) {
-				ev_out_puts(o, names[i]);
-				ev_out_putc(o, ':');
+			if (f && ftev_field_value(c, f, &v)) {
+				ftev_out_puts(o, names[i]);
+				ftev_out_putc(o, ':');
 				put_num(o, (i == 1 || i == 2) ? NF_HASHX : NF_D, v);
 			}
 			if (i < 3)
-				ev_out_putc(o, ' ');
+				ftev_out_putc(o, ' ');
 		}
 	}
-	ev_out_putc(o, '\n');
-	ev_out_spaces(o, 65);
+	ftev_out_putc(o, '\n');
+	ftev_out_spaces(o, 65);
 	{
-		const struct ev_field *f = ev_find_field(c->ev, "ht_operation_mode");
+		const struct ftev_field *f = ftev_find_field(c->ev, "ht_operation_mode");
 		uint64_t v;
 
-		if (f && ev_field_value(c, f, &v)) {
-			ev_out_puts(o, "ht_operation_mode:");
+		if (f && ftev_field_value(c, f, &v)) {
+			ftev_out_puts(o, "ht_operation_mode:");
 			put_num(o, NF_D, v);
 		}
 	}
@@ -816,7 +816,7 @@ static const struct {
 	{ 0x402, "EXIT_AVIC_UNACCELERATED_ACCESS" }, { -1, "EXIT_ERR" },
 };
 
-static int exit_reason(struct ev_ctx *c, struct ev_out *o, const char *field)
+static int exit_reason(struct ftev_ctx *c, struct ftev_out *o, const char *field)
 {
 	uint64_t val, isa;
 	const char *reason = NULL;
@@ -841,13 +841,13 @@ static int exit_reason(struct ev_ctx *c, struct ev_out *o, const char *field)
 		reason = "UNKNOWN-ISA";
 	}
 	if (reason)
-		ev_out_printf(o, "reason %s", reason);
+		ftev_out_printf(o, "reason %s", reason);
 	else
-		ev_out_printf(o, "reason UNKNOWN (%llu)", (unsigned long long)val);
+		ftev_out_printf(o, "reason UNKNOWN (%llu)", (unsigned long long)val);
 	return 0;
 }
 
-static int kvm_exit(struct ev_ctx *c, struct ev_out *o)
+static int kvm_exit(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t rip, info1, info2;
 
@@ -855,60 +855,60 @@ static int kvm_exit(struct ev_ctx *c, struct ev_out *o)
 		return -1;
 	if (get_val(c, o, "guest_rip", &rip, true) < 0)
 		return -1;
-	ev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
+	ftev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
 	if (get_val(c, o, "info1", &info1, false) >= 0 && get_val(c, o, "info2", &info2, false) >= 0)
-		ev_out_printf(o, " info %llx %llx", (unsigned long long)info1,
+		ftev_out_printf(o, " info %llx %llx", (unsigned long long)info1,
 			      (unsigned long long)info2);
 	return 0;
 }
 
-static int kvm_entry(struct ev_ctx *c, struct ev_out *o)
+static int kvm_entry(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t rip;
 
 	print_num_field(c, o, " vcpu ", NF_U, "", "vcpu_id", true);
 	if (get_val(c, o, "rip", &rip, true) < 0)
 		return -1;
-	ev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
+	ftev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
 	return 0;
 }
 
-static int kvm_emulate_insn(struct ev_ctx *c, struct ev_out *o)
+static int kvm_emulate_insn(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t rip, csbase, len, flags, failed, off;
-	const struct ev_field *f;
+	const struct ftev_field *f;
 
 	if (get_val(c, o, "rip", &rip, true) < 0 || get_val(c, o, "csbase", &csbase, true) < 0 ||
 	    get_val(c, o, "len", &len, true) < 0 || get_val(c, o, "flags", &flags, true) < 0 ||
 	    get_val(c, o, "failed", &failed, true) < 0)
 		return -1;
-	f = ev_find_field(c->ev, "insn");
+	f = ftev_find_field(c->ev, "insn");
 	if (!f) {
-		ev_out_puts(o, "<CANT FIND FIELD insn>");
+		ftev_out_puts(o, "<CANT FIND FIELD insn>");
 		return -1;
 	}
 	off = f->offset;
 	if (f->flags & EVF_DYNAMIC) {
 		uint64_t v = 0;
 
-		ev_field_value(c, f, &v);
+		ftev_field_value(c, f, &v);
 		off = v & 0xffff;
 		if (f->flags & EVF_RELATIVE)
 			off += f->offset + f->size;
 	}
-	ev_out_printf(o, "%llx:%llx: ", (unsigned long long)csbase, (unsigned long long)rip);
+	ftev_out_printf(o, "%llx:%llx: ", (unsigned long long)csbase, (unsigned long long)rip);
 	/* without a disassembler the plugin prints the bytes */
 	for (uint64_t i = 0; i < len && i < 15; i++) {
 		if (i)
-			ev_out_putc(o, ' ');
-		ev_out_hex2(o, off + i < c->avail ? c->data[off + i] : 0);
+			ftev_out_putc(o, ' ');
+		ftev_out_hex2(o, off + i < c->avail ? c->data[off + i] : 0);
 	}
 	if (failed)
-		ev_out_puts(o, " FAIL");
+		ftev_out_puts(o, " FAIL");
 	return 0;
 }
 
-static int kvm_nested_vmexit_inject(struct ev_ctx *c, struct ev_out *o)
+static int kvm_nested_vmexit_inject(struct ftev_ctx *c, struct ftev_out *o)
 {
 	if (exit_reason(c, o, "exit_code") < 0)
 		return -1;
@@ -919,17 +919,17 @@ static int kvm_nested_vmexit_inject(struct ev_ctx *c, struct ev_out *o)
 	return 0;
 }
 
-static int kvm_nested_vmexit(struct ev_ctx *c, struct ev_out *o)
+static int kvm_nested_vmexit(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t rip;
 
 	if (get_val(c, o, "rip", &rip, true) < 0)
 		return -1;
-	ev_out_printf(o, " rip %llx", (unsigned long long)rip);
+	ftev_out_printf(o, " rip %llx", (unsigned long long)rip);
 	return kvm_nested_vmexit_inject(c, o);
 }
 
-static int kvm_mmu_role(struct ev_ctx *c, struct ev_out *o)
+static int kvm_mmu_role(struct ftev_ctx *c, struct ftev_out *o)
 {
 	static const char *const access_str[] = { "---", "--x", "w--", "w-x",
 						  "-u-", "-ux", "wu-", "wux" };
@@ -940,37 +940,37 @@ static int kvm_mmu_role(struct ev_ctx *c, struct ev_out *o)
 		return -1;
 	w = (unsigned)(int)val;
 	if (!c->evs->big_endian) {
-		ev_out_printf(o, "%u q%u%s %s%s %spae %snxe %swp%s%s%s", w & 15, (w >> 5) & 3,
+		ftev_out_printf(o, "%u q%u%s %s%s %spae %snxe %swp%s%s%s", w & 15, (w >> 5) & 3,
 			      (w >> 7) & 1 ? " direct" : "", access_str[(w >> 8) & 7],
 			      (w >> 11) & 1 ? " invalid" : "", (w >> 4) & 1 ? "" : "!",
 			      (w >> 12) & 1 ? "" : "!", (w >> 13) & 1 ? "" : "!",
 			      (w >> 14) & 1 ? " smep" : "", (w >> 15) & 1 ? " smap" : "",
 			      (w >> 24) & 0xff ? " smm" : "");
 	} else {
-		ev_out_printf(o, "WORD: %08x", w);
+		ftev_out_printf(o, "WORD: %08x", w);
 	}
 	print_num_field(c, o, " root ", NF_U, " ", "root_count", true);
 	if (get_val(c, o, "unsync", &val, true) < 0)
 		return -1;
-	ev_out_puts(o, val ? "unsync" : "sync");
-	ev_out_putc(o, 0);
+	ftev_out_puts(o, val ? "unsync" : "sync");
+	ftev_out_putc(o, 0);
 	return 0;
 }
 
-static int kvm_mmu_get_page(struct ev_ctx *c, struct ev_out *o)
+static int kvm_mmu_get_page(struct ftev_ctx *c, struct ftev_out *o)
 {
 	uint64_t val;
 
 	if (get_val(c, o, "created", &val, true) < 0)
 		return -1;
-	ev_out_puts(o, val ? "new " : "existing ");
+	ftev_out_puts(o, val ? "new " : "existing ");
 	if (get_val(c, o, "gfn", &val, true) < 0)
 		return -1;
-	ev_out_printf(o, "sp gfn %llx ", (unsigned long long)val);
+	ftev_out_printf(o, "sp gfn %llx ", (unsigned long long)val);
 	return kvm_mmu_role(c, o);
 }
 
-int ev_run_handler(struct ev_ctx *c, struct ev_out *o)
+int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o)
 {
 	switch (c->ev->handler) {
 	case H_SCHED_SWITCH:
@@ -1049,7 +1049,7 @@ static uint64_t be32s_at(const struct cdb *c, size_t i)
 	return cb24(c, i) | cb(c, i + 1) << 16 | cb(c, i + 2) << 8 | cb(c, i + 3);
 }
 
-void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *p, size_t avail, int len)
+void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *p, size_t avail, int len)
 {
 	struct cdb c = { p, avail };
 	unsigned op = (unsigned)cb(&c, 0);
@@ -1059,31 +1059,31 @@ void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *p, size_t avail, int len
 	(void)len;
 	switch (op) {
 	case 0x08: case 0x0a:   /* READ_6, WRITE_6 */
-		ev_out_printf(o, "lba=%llu txlen=%llu",
+		ftev_out_printf(o, "lba=%llu txlen=%llu",
 			      (unsigned long long)((cb(&c, 1) & 0x1f) << 16 | cb(&c, 2) << 8 | cb(&c, 3)),
 			      (unsigned long long)cb(&c, 4));
 		return;
 	case 0x28: case 0x2f: case 0x2a: case 0x41:   /* READ_10 VERIFY WRITE_10 WRITE_SAME */
-		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
 			      (unsigned long long)(cb(&c, 7) << 8 | cb(&c, 8)),
 			      (unsigned)(cb(&c, 1) >> 5));
 		if (op == 0x41)
-			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
 		return;
 	case 0xa8: case 0xaf: case 0xaa:   /* READ_12 VERIFY_12 WRITE_12 */
-		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
 			      (unsigned long long)be32s_at(&c, 6), (unsigned)(cb(&c, 1) >> 5));
 		return;
 	case 0x88: case 0x8f: case 0x8a: case 0x93:   /* READ_16 VERIFY_16 WRITE_16 WRITE_SAME_16 */
-		ev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be64_at(&c, 2),
+		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be64_at(&c, 2),
 			      (unsigned long long)be32s_at(&c, 10), (unsigned)(cb(&c, 1) >> 5));
 		if (op == 0x93)
-			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
 		return;
 	case 0x42: {   /* UNMAP */
 		unsigned regions = (unsigned)(cb(&c, 7) << 8 | cb(&c, 8));
 
-		ev_out_printf(o, "regions=%u", (regions - 8) / 16);
+		ftev_out_printf(o, "regions=%u", (regions - 8) / 16);
 		return;
 	}
 	case 0x9e:     /* SERVICE_ACTION_IN_16 */
@@ -1095,10 +1095,10 @@ void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *p, size_t avail, int len
 			cmd = "GET_LBA_STATUS";
 			break;
 		default:
-			ev_out_lit(o, "UNKNOWN");
+			ftev_out_lit(o, "UNKNOWN");
 			return;
 		}
-		ev_out_printf(o, "%s lba=%llu alloc_len=%u", cmd, (unsigned long long)be64_at(&c, 2),
+		ftev_out_printf(o, "%s lba=%llu alloc_len=%u", cmd, (unsigned long long)be64_at(&c, 2),
 			      (unsigned)(cb(&c, 10) << 24 | cb(&c, 11) << 16 | cb(&c, 12) << 8 |
 					 cb(&c, 13)));
 		return;
@@ -1117,19 +1117,19 @@ void ev_scsi_parse_cdb(struct ev_out *o, const uint8_t *p, size_t avail, int len
 			cmd = "WRITE_SAME";
 			break;
 		default:
-			ev_out_putc(o, '-');
+			ftev_out_putc(o, '-');
 			return;
 		}
-		ev_out_printf(o, "%s_32 lba=%llu txlen=%llu protect=%u ei_lbrt=%u", cmd,
+		ftev_out_printf(o, "%s_32 lba=%llu txlen=%llu protect=%u ei_lbrt=%u", cmd,
 			      (unsigned long long)be64_at(&c, 12), (unsigned long long)be32s_at(&c, 28),
 			      (unsigned)(cb(&c, 10) >> 5),
 			      (unsigned)(cb(&c, 20) << 24 | cb(&c, 21) << 16 | cb(&c, 22) << 8 |
 					 cb(&c, 23)));
 		if (sa32 == 0x0d)
-			ev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 10) >> 3 & 1));
+			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 10) >> 3 & 1));
 		return;
 	default:
-		ev_out_putc(o, '-');
+		ftev_out_putc(o, '-');
 		return;
 	}
 }

@@ -15,33 +15,33 @@
 
 #define EV_EVAL_DEPTH 1000
 
-static inline bool in_rec(const struct ev_ctx *c, uint64_t off, uint64_t len)
+static inline bool in_rec(const struct ftev_ctx *c, uint64_t off, uint64_t len)
 {
 	return off <= c->size && len <= c->size - off;
 }
 
 /* Where libtraceevent does not check a read against the record, it reads whatever
  * follows in the sub-buffer: so do we, up to avail. */
-static inline bool in_avail(const struct ev_ctx *c, uint64_t off, uint64_t len)
+static inline bool in_avail(const struct ftev_ctx *c, uint64_t off, uint64_t len)
 {
 	return off <= c->avail && len <= c->avail - off;
 }
 
-static inline uint8_t byte_at(const struct ev_ctx *c, uint64_t off)
+static inline uint8_t byte_at(const struct ftev_ctx *c, uint64_t off)
 {
 	return off < c->avail ? c->data[off] : 0;
 }
 
 /* A number of 1/2/4/8 bytes at off, 0 when it does not lie inside the record. */
-static uint64_t read_at(const struct ev_ctx *c, uint64_t off, unsigned size)
+static uint64_t read_at(const struct ftev_ctx *c, uint64_t off, unsigned size)
 {
 	if (!in_avail(c, off, size))
 		return 0;
-	return ev_read_number(c->evs, c->data + off, size);
+	return ftev_read_number(c->evs, c->data + off, size);
 }
 
 /* Host-order (little-endian) read, as libtraceevent dereferences some pointers. */
-static uint64_t read_host(const struct ev_ctx *c, uint64_t off, unsigned size)
+static uint64_t read_host(const struct ftev_ctx *c, uint64_t off, unsigned size)
 {
 	uint64_t v = 0;
 
@@ -52,7 +52,7 @@ static uint64_t read_host(const struct ev_ctx *c, uint64_t off, unsigned size)
 	return v;
 }
 
-bool ev_field_value(const struct ev_ctx *c, const struct ev_field *f, uint64_t *val)
+bool ftev_field_value(const struct ftev_ctx *c, const struct ftev_field *f, uint64_t *val)
 {
 	switch (f->size) {
 	case 1: case 2: case 4: case 8:
@@ -64,7 +64,7 @@ bool ev_field_value(const struct ev_ctx *c, const struct ev_field *f, uint64_t *
 }
 
 /* libtraceevent's dynamic_offset_field (32-bit arithmetic included). */
-static void dyn_offset(const struct ev_ctx *c, const struct ev_field *f, uint32_t *offset,
+static void dyn_offset(const struct ftev_ctx *c, const struct ftev_field *f, uint32_t *offset,
 		       uint32_t *len)
 {
 	uint32_t o, l, size = c->size;
@@ -75,7 +75,7 @@ static void dyn_offset(const struct ev_ctx *c, const struct ev_field *f, uint32_
 		*len = 0;
 		return;
 	}
-	val = ev_read_number(c->evs, c->data + f->offset, f->size);
+	val = ftev_read_number(c->evs, c->data + f->offset, f->size);
 	o = (uint32_t)(val & 0xffff);
 	if (f->size == 2)
 		l = size - o;
@@ -88,7 +88,7 @@ static void dyn_offset(const struct ev_ctx *c, const struct ev_field *f, uint32_
 }
 
 /* Length of the C string at off, bounded by the record. */
-static size_t str_len_at(const struct ev_ctx *c, uint64_t off)
+static size_t str_len_at(const struct ftev_ctx *c, uint64_t off)
 {
 	const uint8_t *nul;
 
@@ -98,7 +98,7 @@ static size_t str_len_at(const struct ev_ctx *c, uint64_t off)
 	return nul ? (size_t)(nul - (c->data + off)) : c->avail - off;
 }
 
-static uint64_t apply_cast(uint64_t val, enum ev_cast cast)
+static uint64_t apply_cast(uint64_t val, enum ftev_cast cast)
 {
 	switch (cast) {
 	case CAST_U8:
@@ -112,9 +112,9 @@ static uint64_t apply_cast(uint64_t val, enum ev_cast cast)
 	}
 }
 
-static uint64_t run_func(struct ev_ctx *c, struct ev_out *o, struct ev_arg *arg);
+static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
 
-static uint64_t atom_value(struct ev_ctx *c, struct ev_arg *arg)
+static uint64_t atom_value(struct ftev_ctx *c, struct ftev_arg *arg)
 {
 	if (!arg->atom.num_zero || !arg->atom.atom)
 		return arg->atom.num;
@@ -126,9 +126,9 @@ static uint64_t atom_value(struct ev_ctx *c, struct ev_arg *arg)
 
 		arg->atom.sym_done = true;
 		if (!(arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9')) {
-			val = ev_symbol_value(c->evs, arg->atom.atom);
+			val = ftev_symbol_value(c->evs, arg->atom.atom);
 			snprintf(buf, sizeof(buf), "%lld", (long long)val);
-			s = ev_arena_strndup(&c->evs->arena, buf, strlen(buf));
+			s = ftev_arena_strndup(&c->evs->arena, buf, strlen(buf));
 			if (s)
 				arg->atom.atom = s;
 			arg->atom.num = val;
@@ -137,7 +137,7 @@ static uint64_t atom_value(struct ev_ctx *c, struct ev_arg *arg)
 	return arg->atom.num;
 }
 
-uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
+uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 {
 	uint64_t val = 0, left, right;
 
@@ -149,17 +149,17 @@ uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
 		val = atom_value(c, arg);
 		break;
 	case PA_FIELD: {
-		const struct ev_field *f = arg->field.field;
+		const struct ftev_field *f = arg->field.field;
 
 		if (f && in_rec(c, f->offset, f->size))
-			val = ev_read_number(c->evs, c->data + f->offset, f->size);
+			val = ftev_read_number(c->evs, c->data + f->offset, f->size);
 		break;
 	}
 	case PA_TYPE:
-		val = apply_cast(ev_eval(c, arg->typecast.item), arg->typecast.cast);
+		val = apply_cast(ftev_eval(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
-		struct ev_out discard = { 0 };
+		struct ftev_out discard = { 0 };
 
 		val = run_func(c, &discard, arg);
 		break;
@@ -167,10 +167,10 @@ uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
 	case PA_OP:
 		switch (arg->op.code) {
 		case OP_ARRAY: {
-			struct ev_arg *larg = arg->op.left, *typearg = NULL;
+			struct ftev_arg *larg = arg->op.left, *typearg = NULL;
 			uint64_t offset, fsize = (uint64_t)c->evs->long_size;
 
-			right = ev_eval(c, arg->op.right);
+			right = ftev_eval(c, arg->op.right);
 			while (larg && larg->type == PA_TYPE) {
 				if (!typearg)
 					typearg = larg;
@@ -184,7 +184,7 @@ uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
 				if (larg->dynarray.field->elementsize)
 					fsize = larg->dynarray.field->elementsize;
 			} else if (larg && larg->type == PA_FIELD) {
-				const struct ev_field *f = larg->field.field;
+				const struct ftev_field *f = larg->field.field;
 
 				if (!f)
 					break;
@@ -192,27 +192,27 @@ uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
 				offset = (uint32_t)(f->offset + (uint32_t)right * f->elementsize);
 			} else {
 				/* libtraceevent's "all bets off": a binary op it cannot do */
-				ev_eval(c, arg->op.left);
+				ftev_eval(c, arg->op.left);
 				break;
 			}
 			if (!in_rec(c, offset, fsize))
 				break;
-			val = ev_read_number(c->evs, c->data + offset, (unsigned)fsize);
+			val = ftev_read_number(c->evs, c->data + offset, (unsigned)fsize);
 			if (typearg)
 				val = apply_cast(val, typearg->typecast.ptr_cast);
 			break;
 		}
 		case OP_COND: {
-			struct ev_arg *r = arg->op.right;
+			struct ftev_arg *r = arg->op.right;
 
-			left = ev_eval(c, arg->op.left);
+			left = ftev_eval(c, arg->op.left);
 			if (r)
-				val = ev_eval(c, left ? r->op.left : r->op.right);
+				val = ftev_eval(c, left ? r->op.left : r->op.right);
 			break;
 		}
 		default:
-			left = ev_eval(c, arg->op.left);
-			right = ev_eval(c, arg->op.right);
+			left = ftev_eval(c, arg->op.left);
+			right = ftev_eval(c, arg->op.right);
 			switch (arg->op.code) {
 			case OP_NOT:
 				val = !right;
@@ -306,7 +306,7 @@ uint64_t ev_eval(struct ev_ctx *c, struct ev_arg *arg)
 /* ---- helper functions of the plugins ---- */
 
 /* A host pointer libtraceevent would dereference: only inside this record. */
-static bool rec_ptr(const struct ev_ctx *c, uint64_t p, uint64_t len, uint64_t *off)
+static bool rec_ptr(const struct ftev_ctx *c, uint64_t p, uint64_t len, uint64_t *off)
 {
 	uintptr_t base = (uintptr_t)c->data;
 
@@ -334,24 +334,24 @@ static const char *const xen_hypercalls[] = {
 };
 
 
-static uint64_t run_func(struct ev_ctx *c, struct ev_out *o, struct ev_arg *arg)
+static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg)
 {
 	uint64_t args[3] = { 0, 0, 0 };
-	struct ev_arg *farg = arg->func.args;
+	struct ftev_arg *farg = arg->func.args;
 
 	for (int i = 0; i < arg->func.nargs && i < 3 && farg; i++, farg = farg->next)
-		args[i] = ev_eval(c, farg);
+		args[i] = ftev_eval(c, farg);
 	switch (arg->func.func) {
 	case FN_JBD2_DEV_TO_NAME: {
 		unsigned dev = (unsigned)args[0];
 
-		ev_out_u64(o, dev >> 20);
-		ev_out_putc(o, ':');
-		ev_out_u64(o, dev & ((1u << 20) - 1));
+		ftev_out_u64(o, dev >> 20);
+		ftev_out_putc(o, ':');
+		ftev_out_u64(o, dev & ((1u << 20) - 1));
 		return 0;
 	}
 	case FN_JIFFIES_TO_MSECS:
-		ev_out_i64(o, (int64_t)args[0]);
+		ftev_out_i64(o, (int64_t)args[0]);
 		return args[0];
 	case FN_LE16_TO_CPUP: {
 		uint64_t off;
@@ -366,14 +366,14 @@ static uint64_t run_func(struct ev_ctx *c, struct ev_out *o, struct ev_arg *arg)
 		uint64_t off;
 
 		if (rec_ptr(c, args[1], 0, &off))
-			ev_scsi_parse_cdb(o, c->data + off, c->avail - off, (int)args[2]);
+			ftev_scsi_parse_cdb(o, c->data + off, c->avail - off, (int)args[2]);
 		return 0;
 	}
 	case FN_XEN_HYPERCALL_NAME: {
 		unsigned op = (unsigned)args[0];
 
 		if (op < sizeof(xen_hypercalls) / sizeof(xen_hypercalls[0]) && xen_hypercalls[op])
-			ev_out_puts(o, xen_hypercalls[op]);
+			ftev_out_puts(o, xen_hypercalls[op]);
 		return 0;
 	}
 	default:
@@ -384,13 +384,13 @@ static uint64_t run_func(struct ev_ctx *c, struct ev_out *o, struct ev_arg *arg)
 /* ---- strings (%s) ---- */
 
 /* printf(format, [len_arg,] str) of one segment's specification. */
-static void put_str(struct ev_out *o, const struct ev_seg *seg, int len_arg, const char *s,
+static void put_str(struct ftev_out *o, const struct ftev_seg *seg, int len_arg, const char *s,
 		    size_t n)
 {
 	int width, prec;
 
 	if (!seg || !seg->spec_ok) {
-		ev_out_write(o, s, n);
+		ftev_out_write(o, s, n);
 		return;
 	}
 	width = seg->spec.width;
@@ -398,31 +398,31 @@ static void put_str(struct ev_out *o, const struct ev_seg *seg, int len_arg, con
 	if (seg->spec.width_star) {
 		if (len_arg < 0) {
 			/* printf: a negative '*' width is the '-' flag */
-			struct ev_spec left = seg->spec;
+			struct ftev_spec left = seg->spec;
 
 			left.minus = true;
-			ev_out_str(o, &left, len_arg == INT_MIN ? 0 : -len_arg, prec, s, n);
+			ftev_out_str(o, &left, len_arg == INT_MIN ? 0 : -len_arg, prec, s, n);
 			return;
 		}
 		width = len_arg;
 	} else if (seg->spec.prec_star) {
 		prec = len_arg < 0 ? -1 : len_arg;
 	}
-	ev_out_str(o, &seg->spec, width, prec, s, n);
+	ftev_out_str(o, &seg->spec, width, prec, s, n);
 }
 
-static void put_cstr(struct ev_out *o, const struct ev_seg *seg, int len_arg, const char *s)
+static void put_cstr(struct ftev_out *o, const struct ftev_seg *seg, int len_arg, const char *s)
 {
 	put_str(o, seg, len_arg, s, strlen(s));
 }
 
-static inline void put_flag(struct ev_out *o, const struct ev_seg *seg, int len_arg,
-			    const struct ev_flag_sym *fl)
+static inline void put_flag(struct ftev_out *o, const struct ftev_seg *seg, int len_arg,
+			    const struct ftev_flag_sym *fl)
 {
 	put_str(o, seg, len_arg, fl->str, fl->str_len);
 }
 
-__attribute__((noinline)) static void print_bitmask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+__attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[256], *str = small;
@@ -457,7 +457,7 @@ __attribute__((noinline)) static void print_bitmask(struct ev_ctx *c, struct ev_
 }
 
 /* The cpus of a cpumask as "0-3,8" (libtraceevent's print_cpumask_to_seq). */
-static void cpumask_text(struct ev_ctx *c, struct ev_out *t, uint64_t off, uint32_t size)
+static void cpumask_text(struct ftev_ctx *c, struct ftev_out *t, uint64_t off, uint32_t size)
 {
 	int64_t firstone = -1, firstzero = -1;
 	uint64_t nbits = (uint64_t)size * 8;
@@ -488,12 +488,12 @@ static void cpumask_text(struct ev_ctx *c, struct ev_out *t, uint64_t off, uint3
 				break;
 			}
 			if (!first)
-				ev_out_putc(t, ',');
+				ftev_out_putc(t, ',');
 			first = false;
-			ev_out_u64(t, (uint64_t)firstone);
+			ftev_out_u64(t, (uint64_t)firstone);
 			if (firstzero > firstone + 1) {
-				ev_out_putc(t, '-');
-				ev_out_u64(t, (uint64_t)(firstzero - 1));
+				ftev_out_putc(t, '-');
+				ftev_out_u64(t, (uint64_t)(firstzero - 1));
 			}
 			firstzero = firstone = -1;
 			if (!byte)
@@ -502,11 +502,11 @@ static void cpumask_text(struct ev_ctx *c, struct ev_out *t, uint64_t off, uint3
 	}
 }
 
-__attribute__((noinline)) static void print_cpumask(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+__attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[512];
-	struct ev_out t = { .buf = small, .cap = sizeof(small) };
+	struct ftev_out t = { .buf = small, .cap = sizeof(small) };
 
 	cpumask_text(c, &t, off, size);
 	if (t.len <= t.cap) {
@@ -517,15 +517,15 @@ __attribute__((noinline)) static void print_cpumask(struct ev_ctx *c, struct ev_
 
 		if (!big)
 			return;
-		t = (struct ev_out){ .buf = big, .cap = need };
+		t = (struct ftev_out){ .buf = big, .cap = need };
 		cpumask_text(c, &t, off, size);
 		put_str(o, seg, len_arg, big, need);
 		free(big);
 	}
 }
 
-static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
-			  int len_arg, struct ev_arg *arg, int depth)
+static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+			  int len_arg, struct ftev_arg *arg, int depth)
 {
 	if (!arg || depth > EV_EVAL_DEPTH)
 		return;
@@ -542,7 +542,7 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		}
 		return;
 	case PA_FIELD: {
-		const struct ev_field *f = arg->field.field;
+		const struct ftev_field *f = arg->field.field;
 		uint64_t len;
 
 		if (!f)
@@ -550,12 +550,12 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		/* a long that is not an array: a pointer, maybe to a printk string */
 		if (!(f->flags & EVF_ARRAY) && f->size == (uint32_t)c->evs->long_size) {
 			uint64_t addr = read_host(c, f->offset, (unsigned)c->evs->long_size);
-			const struct ev_printk *pk = ev_find_printk(c->evs, addr);
+			const struct ftev_printk *pk = ftev_find_printk(c->evs, addr);
 
 			if (pk)
-				ev_out_puts(o, pk->fmt);
+				ftev_out_puts(o, pk->fmt);
 			else
-				ev_out_hex(o, addr, false);
+				ftev_out_hex(o, addr, false);
 			return;
 		}
 		/* zero-sized fields mean the rest of the record */
@@ -575,17 +575,17 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		return;
 	}
 	case PA_FLAGS: {
-		int64_t val = (int64_t)ev_eval(c, arg->flags.field);
+		int64_t val = (int64_t)ftev_eval(c, arg->flags.field);
 		bool print = false;
 
-		for (struct ev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
+		for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
 			if (!val && fl->fval < 0) {
 				put_flag(o, seg, len_arg, fl);
 				break;
 			}
 			if (fl->fval > 0 && (val & fl->fval) == fl->fval) {
 				if (print && arg->flags.delim)
-					ev_out_puts(o, arg->flags.delim);
+					ftev_out_puts(o, arg->flags.delim);
 				put_flag(o, seg, len_arg, fl);
 				print = true;
 				val &= ~fl->fval;
@@ -593,15 +593,15 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		}
 		if (val) {
 			if (print && arg->flags.delim)
-				ev_out_puts(o, arg->flags.delim);
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, (uint64_t)val, false);
+				ftev_out_puts(o, arg->flags.delim);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, (uint64_t)val, false);
 		}
 		return;
 	}
 	case PA_SYMBOL: {
-		int64_t val = (int64_t)ev_eval(c, arg->symbol.field);
-		struct ev_flag_sym *fl;
+		int64_t val = (int64_t)ftev_eval(c, arg->symbol.field);
+		struct ftev_flag_sym *fl;
 
 		for (fl = arg->symbol.symbols; fl; fl = fl->next) {
 			if (val == fl->fval) {
@@ -610,14 +610,14 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 			}
 		}
 		if (!fl) {
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, (uint64_t)val, false);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, (uint64_t)val, false);
 		}
 		return;
 	}
 	case PA_HEX:
 	case PA_HEX_STR: {
-		struct ev_arg *fa = arg->hex.field;
+		struct ftev_arg *fa = arg->hex.field;
 		uint64_t off, len;
 
 		if (!fa)
@@ -633,16 +633,16 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		} else {
 			return;
 		}
-		len = (uint32_t)ev_eval(c, arg->hex.size);
+		len = (uint32_t)ftev_eval(c, arg->hex.size);
 		for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 			if (i && arg->type == PA_HEX)
-				ev_out_putc(o, ' ');
-			ev_out_hex2(o, c->data[off + i]);
+				ftev_out_putc(o, ' ');
+			ftev_out_hex2(o, c->data[off + i]);
 		}
 		return;
 	}
 	case PA_INT_ARRAY: {
-		struct ev_arg *fa = arg->int_array.field;
+		struct ftev_arg *fa = arg->int_array.field;
 		uint64_t off, len;
 		int el_size;
 
@@ -659,17 +659,17 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		} else {
 			return;
 		}
-		len = (uint32_t)ev_eval(c, arg->int_array.count);
-		el_size = (int)ev_eval(c, arg->int_array.el_size);
+		len = (uint32_t)ftev_eval(c, arg->int_array.count);
+		el_size = (int)ftev_eval(c, arg->int_array.el_size);
 		for (uint64_t i = 0; i < len && off < c->avail; i++) {
 			if (i)
-				ev_out_putc(o, ' ');
+				ftev_out_putc(o, ' ');
 			switch (el_size) {
 			case 1: case 2: case 4: case 8:
-				ev_out_u64(o, read_host(c, off, (unsigned)el_size));
+				ftev_out_u64(o, read_host(c, off, (unsigned)el_size));
 				break;
 			default:
-				ev_out_printf(o, "BAD SIZE:%d 0x%x", el_size, byte_at(c, off));
+				ftev_out_printf(o, "BAD SIZE:%d 0x%x", el_size, byte_at(c, off));
 				el_size = 1;
 				break;
 			}
@@ -709,7 +709,7 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 		/* only ?: gives a string */
 		if (arg->op.code != OP_COND || !arg->op.right)
 			return;
-		if (ev_eval(c, arg->op.left))
+		if (ftev_eval(c, arg->op.left))
 			print_str_arg(c, o, seg, len_arg, arg->op.right->op.left, depth + 1);
 		else
 			print_str_arg(c, o, seg, len_arg, arg->op.right->op.right, depth + 1);
@@ -724,11 +724,11 @@ static void print_str_arg(struct ev_ctx *c, struct ev_out *o, const struct ev_se
 
 /* ---- numbers ---- */
 
-/* ev_eval, with the common cases (a field, a cast field) inline. */
-static inline uint64_t eval_fast(struct ev_ctx *c, struct ev_arg *arg)
+/* ftev_eval, with the common cases (a field, a cast field) inline. */
+static inline uint64_t eval_fast(struct ftev_ctx *c, struct ftev_arg *arg)
 {
-	const struct ev_field *f;
-	enum ev_cast cast = CAST_NONE;
+	const struct ftev_field *f;
+	enum ftev_cast cast = CAST_NONE;
 
 	if (arg && arg->type == PA_TYPE && arg->typecast.item &&
 	    arg->typecast.item->type == PA_FIELD) {
@@ -736,14 +736,14 @@ static inline uint64_t eval_fast(struct ev_ctx *c, struct ev_arg *arg)
 		arg = arg->typecast.item;
 	}
 	if (!arg || arg->type != PA_FIELD)
-		return ev_eval(c, arg);
+		return ftev_eval(c, arg);
 	f = arg->field.field;
 	if (!f || !in_rec(c, f->offset, f->size))
 		return 0;
-	return apply_cast(ev_read_number(c->evs, c->data + f->offset, f->size), cast);
+	return apply_cast(ftev_read_number(c->evs, c->data + f->offset, f->size), cast);
 }
 
-static void print_arg_number(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			     int plen, bool has_plen)
 {
 	uint64_t val = eval_fast(c, seg->arg);
@@ -777,7 +777,7 @@ static void print_arg_number(struct ev_ctx *c, struct ev_out *o, const struct ev
 			snprintf(buf, sizeof(buf), fmt, plen, (long long)val);
 		else
 			snprintf(buf, sizeof(buf), fmt, (long long)val);
-		ev_out_puts(o, buf);
+		ftev_out_puts(o, buf);
 		return;
 	}
 	width = seg->spec.width;
@@ -785,10 +785,10 @@ static void print_arg_number(struct ev_ctx *c, struct ev_out *o, const struct ev
 	if (has_plen) {
 		if (seg->spec.width_star) {
 			if (plen < 0) {
-				struct ev_spec left = seg->spec;
+				struct ftev_spec left = seg->spec;
 
 				left.minus = true;
-				ev_out_int(o, &left, plen == INT_MIN ? 0 : -plen, prec, val, is_signed);
+				ftev_out_int(o, &left, plen == INT_MIN ? 0 : -plen, prec, val, is_signed);
 				return;
 			}
 			width = plen;
@@ -798,46 +798,46 @@ static void print_arg_number(struct ev_ctx *c, struct ev_out *o, const struct ev
 	}
 	if (seg->spec.conv == 's' || seg->spec.conv == 'p')
 		return;
-	ev_out_int(o, &seg->spec, width, prec, val, is_signed);
+	ftev_out_int(o, &seg->spec, width, prec, val, is_signed);
 }
 
 /* ---- %p ---- */
 
-static void out_type_not_field(struct ev_out *o, const struct ev_arg *arg)
+static void out_type_not_field(struct ftev_out *o, const struct ftev_arg *arg)
 {
-	ev_out_puts(o, "ARG TYPE NOT FIELD BUT ");
-	ev_out_u64(o, arg->type);
+	ftev_out_puts(o, "ARG TYPE NOT FIELD BUT ");
+	ftev_out_u64(o, arg->type);
 }
 
-static struct ev_arg *skip_casts(struct ev_arg *arg)
+static struct ftev_arg *skip_casts(struct ftev_arg *arg)
 {
 	for (int n = 0; arg && arg->type == PA_TYPE && n < EV_EVAL_DEPTH; n++)
 		arg = arg->typecast.item;
 	return arg;
 }
 
-static void print_function(struct ev_ctx *c, struct ev_out *o, char how, struct ev_arg *arg)
+static void print_function(struct ftev_ctx *c, struct ftev_out *o, char how, struct ftev_arg *arg)
 {
-	uint64_t val = ev_eval(c, arg);
-	const struct ev_sym *f = ev_find_func(c->evs, val);
+	uint64_t val = ftev_eval(c, arg);
+	const struct ftev_sym *f = ftev_find_func(c->evs, val);
 
 	if (f) {
-		ev_out_write(o, f->name, f->name_len);
+		ftev_out_write(o, f->name, f->name_len);
 		if (how == 'F' || how == 'S') {
-			ev_out_puts(o, "+0x");
-			ev_out_hex(o, val - f->addr, false);
+			ftev_out_puts(o, "+0x");
+			ftev_out_hex(o, val - f->addr, false);
 		}
 	} else {
-		ev_out_puts(o, "0x");
-		ev_out_hex(o, val, false);
+		ftev_out_puts(o, "0x");
+		ftev_out_hex(o, val, false);
 	}
 }
 
-__attribute__((noinline)) static void print_mac(struct ev_ctx *c, struct ev_out *o, const char *fmt, struct ev_arg *arg)
+__attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ftev_out *o, const char *fmt, struct ftev_arg *arg)
 {
 	const char *sep = ":";
 	bool reverse = fmt[1] == 'R';
-	const struct ev_field *f;
+	const struct ftev_field *f;
 
 	if (arg->type == PA_FUNC) {
 		run_func(c, o, arg);
@@ -857,42 +857,42 @@ __attribute__((noinline)) static void print_mac(struct ev_ctx *c, struct ev_out 
 	if (!f)
 		return;
 	if (f->size != 6) {
-		ev_out_puts(o, "INVALIDMAC");
+		ftev_out_puts(o, "INVALIDMAC");
 		return;
 	}
 	for (int i = 0; i < 6; i++) {
 		if (i)
-			ev_out_puts(o, sep);
-		ev_out_hex2(o, byte_at(c, f->offset + (reverse ? 5 - i : i)));
+			ftev_out_puts(o, sep);
+		ftev_out_hex2(o, byte_at(c, f->offset + (reverse ? 5 - i : i)));
 	}
 }
 
-static void print_ip4(struct ev_ctx *c, struct ev_out *o, char i, bool reverse, uint64_t off)
+static void print_ip4(struct ftev_ctx *c, struct ftev_out *o, char i, bool reverse, uint64_t off)
 {
 	for (int k = 0; k < 4; k++) {
 		unsigned b = byte_at(c, off + (reverse ? 3 - k : k));
 
 		if (k)
-			ev_out_putc(o, '.');
+			ftev_out_putc(o, '.');
 		if (i == 'i')
-			ev_out_printf(o, "%03u", b);
+			ftev_out_printf(o, "%03u", b);
 		else
-			ev_out_u64(o, b);
+			ftev_out_u64(o, b);
 	}
 }
 
-static void print_ip6(struct ev_ctx *c, struct ev_out *o, char i, uint64_t off)
+static void print_ip6(struct ftev_ctx *c, struct ftev_out *o, char i, uint64_t off)
 {
 	for (int j = 0; j < 16; j += 2) {
-		ev_out_hex2(o, byte_at(c, off + j));
-		ev_out_hex2(o, byte_at(c, off + j + 1));
+		ftev_out_hex2(o, byte_at(c, off + j));
+		ftev_out_hex2(o, byte_at(c, off + j + 1));
 		if (i == 'I' && j < 14)
-			ev_out_putc(o, ':');
+			ftev_out_putc(o, ':');
 	}
 }
 
 /* Compressed IPv6 (%pI6c), with IPv4-mapped and ISATAP addresses ending in a.b.c.d. */
-__attribute__((noinline)) static void print_ip6c(struct ev_ctx *c, struct ev_out *o, uint64_t off)
+__attribute__((noinline)) static void print_ip6c(struct ftev_ctx *c, struct ftev_out *o, uint64_t off)
 {
 	uint8_t a[16];
 	uint16_t w[8];
@@ -920,27 +920,27 @@ __attribute__((noinline)) static void print_ip6c(struct ev_ctx *c, struct ev_out
 	for (int k = 0; k < range; k++) {
 		if (k == colonpos) {
 			if (needcolon || k == 0)
-				ev_out_putc(o, ':');
-			ev_out_putc(o, ':');
+				ftev_out_putc(o, ':');
+			ftev_out_putc(o, ':');
 			needcolon = false;
 			k += longest - 1;
 			continue;
 		}
 		if (needcolon) {
-			ev_out_putc(o, ':');
+			ftev_out_putc(o, ':');
 			needcolon = false;
 		}
-		ev_out_hex(o, w[k], false);
+		ftev_out_hex(o, w[k], false);
 		needcolon = true;
 	}
 	if (v4) {
 		if (needcolon)
-			ev_out_putc(o, ':');
+			ftev_out_putc(o, ':');
 		print_ip4(c, o, 'I', false, off + 12);
 	}
 }
 
-static int ip4_order(struct ev_ctx *c, const char *p, bool *reverse)
+static int ip4_order(struct ftev_ctx *c, const char *p, bool *reverse)
 {
 	*reverse = false;
 	switch (*p) {
@@ -958,10 +958,10 @@ static int ip4_order(struct ev_ctx *c, const char *p, bool *reverse)
 	}
 }
 
-__attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
+__attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ftev_out *o, const char *p, struct ftev_arg *arg)
 {
 	char i = p[0];
-	const struct ev_field *f;
+	const struct ftev_field *f;
 
 	p++;
 	switch (*p) {
@@ -983,7 +983,7 @@ __attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *
 		if (!f)
 			return;
 		if (f->size != 4) {
-			ev_out_puts(o, "INVALIDIPv4");
+			ftev_out_puts(o, "INVALIDIPv4");
 			return;
 		}
 		print_ip4(c, o, i, reverse, f->offset);
@@ -1006,7 +1006,7 @@ __attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *
 		if (!f)
 			return;
 		if (f->size != 16) {
-			ev_out_puts(o, "INVALIDIPv6");
+			ftev_out_puts(o, "INVALIDIPv6");
 			return;
 		}
 		if (have_c)
@@ -1052,36 +1052,36 @@ __attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *
 			off = o32;
 		} else {
 			if (arg) {
-				ev_out_puts(o, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
-				ev_out_u64(o, arg->type);
+				ftev_out_puts(o, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
+				ftev_out_u64(o, arg->type);
 			}
 			return;
 		}
 		family = (unsigned)read_host(c, off, 2);
 		if (family == 2) {          /* AF_INET */
 			if (len < 16) {
-				ev_out_puts(o, "INVALIDIPv4");
+				ftev_out_puts(o, "INVALIDIPv4");
 				return;
 			}
 			print_ip4(c, o, i, reverse, off + 4);
 			if (have_p) {
-				ev_out_putc(o, ':');
-				ev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
+				ftev_out_putc(o, ':');
+				ftev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
 			}
 		} else if (family == 10) {  /* AF_INET6 */
 			if (len < 28) {
-				ev_out_puts(o, "INVALIDIPv6");
+				ftev_out_puts(o, "INVALIDIPv6");
 				return;
 			}
 			if (have_p)
-				ev_out_putc(o, '[');
+				ftev_out_putc(o, '[');
 			if (have_c)
 				print_ip6c(c, o, off + 8);
 			else
 				print_ip6(c, o, i, off + 8);
 			if (have_p) {
-				ev_out_puts(o, "]:");
-				ev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
+				ftev_out_puts(o, "]:");
+				ftev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
 			}
 		}
 		return;
@@ -1091,11 +1091,11 @@ __attribute__((noinline)) static void print_ip(struct ev_ctx *c, struct ev_out *
 	}
 }
 
-__attribute__((noinline)) static void print_uuid(struct ev_ctx *c, struct ev_out *o, const char *p, struct ev_arg *arg)
+__attribute__((noinline)) static void print_uuid(struct ftev_ctx *c, struct ftev_out *o, const char *p, struct ftev_arg *arg)
 {
 	static const int guid_index[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
 	bool upper = false, guid = false;
-	const struct ev_field *f;
+	const struct ftev_field *f;
 
 	switch (p[1]) {
 	case 'L':
@@ -1122,23 +1122,23 @@ __attribute__((noinline)) static void print_uuid(struct ev_ctx *c, struct ev_out
 	if (!f)
 		return;
 	if (f->size != 16) {
-		ev_out_puts(o, "INVALIDUUID");
+		ftev_out_puts(o, "INVALIDUUID");
 		return;
 	}
 	for (int k = 0; k < 16; k++) {
 		uint8_t b = byte_at(c, f->offset + (guid ? guid_index[k] : k));
 
 		if (upper)
-			ev_out_printf(o, "%02X", b);
+			ftev_out_printf(o, "%02X", b);
 		else
-			ev_out_hex2(o, b);
+			ftev_out_hex2(o, b);
 		if (k == 3 || k == 5 || k == 7 || k == 9)
-			ev_out_putc(o, '-');
+			ftev_out_putc(o, '-');
 	}
 }
 
-__attribute__((noinline)) static void print_raw_buff(struct ev_ctx *c, struct ev_out *o, const char *p,
-			   struct ev_arg *arg, int plen)
+__attribute__((noinline)) static void print_raw_buff(struct ftev_ctx *c, struct ftev_out *o, const char *p,
+			   struct ftev_arg *arg, int plen)
 {
 	const char *delim = " ";
 	uint32_t off = 0, len = 0;
@@ -1168,23 +1168,23 @@ __attribute__((noinline)) static void print_raw_buff(struct ev_ctx *c, struct ev
 		plen = (int)len;
 	if (plen < 1)
 		return;
-	ev_out_hex2(o, byte_at(c, off));
+	ftev_out_hex2(o, byte_at(c, off));
 	for (int k = 1; k < plen && off + (uint64_t)k < c->avail; k++) {
-		ev_out_puts(o, delim);
-		ev_out_hex2(o, byte_at(c, off + (uint64_t)k));
+		ftev_out_puts(o, delim);
+		ftev_out_hex2(o, byte_at(c, off + (uint64_t)k));
 	}
 }
 
-static void print_arg_pointer(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg,
+static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			      int plen)
 {
-	struct ev_arg *arg = seg->arg;
+	struct ftev_arg *arg = seg->arg;
 	const char *p = seg->format;
 
 	if (!arg)
 		return;
 	if (arg->type == PA_BSTRING) {
-		ev_out_write(o, arg->string.string, arg->string.slen);
+		ftev_out_write(o, arg->string.string, arg->string.slen);
 		return;
 	}
 	while (*p && *p != 'p')
@@ -1208,14 +1208,14 @@ static void print_arg_pointer(struct ev_ctx *c, struct ev_out *o, const struct e
 		print_raw_buff(c, o, p, arg, plen);
 		return;
 	default: {
-		uint64_t val = ev_eval(c, arg);
+		uint64_t val = ftev_eval(c, arg);
 
 		/* glibc's %p */
 		if (!val) {
-			ev_out_puts(o, "(nil)");
+			ftev_out_puts(o, "(nil)");
 		} else {
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, val, false);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, val, false);
 		}
 		return;
 	}
@@ -1223,12 +1223,12 @@ static void print_arg_pointer(struct ev_ctx *c, struct ev_out *o, const struct e
 }
 
 /* libtraceevent's print_parse_data. */
-static void print_seg(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *seg)
+static void print_seg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg)
 {
 	int len_arg = 0;
 
 	if (seg->len_arg)
-		len_arg = (int)ev_eval(c, seg->len_arg);
+		len_arg = (int)ftev_eval(c, seg->len_arg);
 	switch (seg->type) {
 	case SEG_DIGIT:
 		print_arg_number(c, o, seg, len_arg, seg->len_arg != NULL);
@@ -1239,7 +1239,7 @@ static void print_seg(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *s
 	case SEG_STR:
 		if (seg->len_arg && len_arg < 0) {
 			/* libtraceevent would call printf without the length */
-			struct ev_seg plain = *seg;
+			struct ftev_seg plain = *seg;
 
 			plain.spec_ok = false;
 			print_str_arg(c, o, &plain, -1, seg->arg, 0);
@@ -1248,14 +1248,14 @@ static void print_seg(struct ev_ctx *c, struct ev_out *o, const struct ev_seg *s
 		}
 		break;
 	case SEG_STRING:
-		ev_out_write(o, seg->format, seg->flen);
+		ftev_out_write(o, seg->format, seg->flen);
 		break;
 	}
 }
 
 /* ---- bprint ---- */
 
-static void bprint_scan(struct ktrace_events *evs, struct ev_bprint *bp)
+static void bprint_scan(struct ktrace_events *evs, struct ftev_bprint *bp)
 {
 	const char *ptr = bp->fmt;
 	int n = 0, cap = 0;
@@ -1264,7 +1264,7 @@ static void bprint_scan(struct ktrace_events *evs, struct ev_bprint *bp)
 	for (const char *q = ptr; *q; q++)
 		if (*q == '%' || *q == '*')
 			cap++;
-	bp->scan = ev_arena_alloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan));
+	bp->scan = ftev_arena_alloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan));
 	if (!bp->scan)
 		return;
 	if (strlen(ptr) < 5)
@@ -1366,27 +1366,27 @@ again:
 	bp->nscan = n;
 }
 
-static struct ev_bprint *bprint_get(struct ev_ctx *c, uint64_t addr)
+static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 {
 	struct ktrace_events *evs = c->evs;
 	unsigned h = (unsigned)((addr >> 2) ^ (addr >> 12)) & 255;
-	const struct ev_printk *pk;
-	struct ev_bprint *bp;
-	struct ev_arg *list = NULL, **tail = &list;
+	const struct ftev_printk *pk;
+	struct ftev_bprint *bp;
+	struct ftev_arg *list = NULL, **tail = &list;
 	size_t flen;
 	int nph = 1;
 
 	for (bp = evs->bprint_hash[h]; bp; bp = bp->next)
 		if (bp->addr == addr)
 			return bp;
-	bp = ev_arena_alloc(&evs->arena, sizeof(*bp));
+	bp = ftev_arena_alloc(&evs->arena, sizeof(*bp));
 	if (!bp)
 		return NULL;
 	bp->addr = addr;
-	pk = ev_find_printk(evs, addr);
+	pk = ftev_find_printk(evs, addr);
 	if (pk) {
 		flen = strlen(pk->fmt);
-		bp->fmt = ev_arena_alloc(&evs->arena, flen + 6);
+		bp->fmt = ftev_arena_alloc(&evs->arena, flen + 6);
 		if (!bp->fmt)
 			return NULL;
 		memcpy(bp->fmt, "%ps: ", 5);
@@ -1396,7 +1396,7 @@ static struct ev_bprint *bprint_get(struct ev_ctx *c, uint64_t addr)
 
 		snprintf(buf, sizeof(buf), "%%ps: (NO FORMAT FOUND at %llx)\n",
 			 (unsigned long long)addr);
-		bp->fmt = ev_arena_strndup(&evs->arena, buf, strlen(buf));
+		bp->fmt = ftev_arena_strndup(&evs->arena, buf, strlen(buf));
 		if (!bp->fmt)
 			return NULL;
 	}
@@ -1404,7 +1404,7 @@ static struct ev_bprint *bprint_get(struct ev_ctx *c, uint64_t addr)
 	if (!bp->scan)
 		return NULL;
 	nph += bp->nscan;
-	bp->ph = ev_arena_alloc(&evs->arena, (size_t)nph * sizeof(*bp->ph));
+	bp->ph = ftev_arena_alloc(&evs->arena, (size_t)nph * sizeof(*bp->ph));
 	if (!bp->ph)
 		return NULL;
 	bp->nph = nph;
@@ -1415,22 +1415,22 @@ static struct ev_bprint *bprint_get(struct ev_ctx *c, uint64_t addr)
 	/* With as many placeholders as the scan can produce; at run time a segment whose
 	 * argument was not produced is dropped and fails the event, as libtraceevent's
 	 * parse_args does when it runs out of arguments. */
-	bp->segs = ev_build_segments(c->ev, bp->fmt, list);
+	bp->segs = ftev_build_segments(c->ev, bp->fmt, list);
 	bp->next = evs->bprint_hash[h];
 	evs->bprint_hash[h] = bp;
 	return bp;
 }
 
-static void bprint_print(struct ev_ctx *c, struct ev_out *o)
+static void bprint_print(struct ftev_ctx *c, struct ftev_out *o)
 {
 	struct ktrace_events *evs = c->evs;
 	struct ktrace_event *ev = c->ev;
-	struct ev_bprint *bp;
+	struct ftev_bprint *bp;
 	uint64_t addr, ip, pos, end = c->size;
 	int nargs = 0;
 
 	if (!evs->bprint_fmt_field) {
-		evs->bprint_fmt_field = ev_find_field(ev, "fmt");
+		evs->bprint_fmt_field = ftev_find_field(ev, "fmt");
 		if (!evs->bprint_fmt_field)
 			return;
 	}
@@ -1439,8 +1439,8 @@ static void bprint_print(struct ev_ctx *c, struct ev_out *o)
 	if (!bp)
 		return;
 	if (!evs->bprint_buf_field) {
-		evs->bprint_buf_field = ev_find_field(ev, "buf");
-		evs->bprint_ip_field = ev_find_field(ev, "ip");
+		evs->bprint_buf_field = ftev_find_field(ev, "buf");
+		evs->bprint_ip_field = ftev_find_field(ev, "ip");
 		if (!evs->bprint_buf_field || !evs->bprint_ip_field)
 			evs->bprint_buf_field = NULL;
 	}
@@ -1453,8 +1453,8 @@ static void bprint_print(struct ev_ctx *c, struct ev_out *o)
 		nargs = 1;
 		pos = evs->bprint_buf_field->offset;
 		for (int i = 0; i < bp->nscan; i++) {
-			const struct ev_bscan *s = &bp->scan[i];
-			struct ev_arg *a = &bp->ph[nargs];
+			const struct ftev_bscan *s = &bp->scan[i];
+			struct ftev_arg *a = &bp->ph[nargs];
 			int kind = s->kind;
 
 			if (s->start && pos >= end)
@@ -1480,7 +1480,7 @@ static void bprint_print(struct ev_ctx *c, struct ev_out *o)
 			nargs++;
 		}
 	}
-	for (const struct ev_seg *seg = bp->segs; seg; seg = seg->next) {
+	for (const struct ftev_seg *seg = bp->segs; seg; seg = seg->next) {
 		if ((seg->arg && seg->arg - bp->ph >= nargs) ||
 		    (seg->len_arg && seg->len_arg - bp->ph >= nargs)) {
 			ev->flags |= EV_FAILED;
@@ -1492,26 +1492,26 @@ static void bprint_print(struct ev_ctx *c, struct ev_out *o)
 
 /* ---- the whole event ---- */
 
-void ev_pretty_print(struct ev_ctx *c, struct ev_out *o)
+void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 {
 	if (c->ev->flags & EV_FAILED) {
-		ev_out_puts(o, "[FAILED TO PARSE]");
-		ev_print_fields(c, o);
+		ftev_out_puts(o, "[FAILED TO PARSE]");
+		ftev_print_fields(c, o);
 		return;
 	}
 	if (c->ev->flags & EV_ISBPRINT) {
 		bprint_print(c, o);
 		return;
 	}
-	for (const struct ev_seg *seg = c->ev->segs; seg; seg = seg->next) {
+	for (const struct ftev_seg *seg = c->ev->segs; seg; seg = seg->next) {
 		if (seg->type == SEG_STRING)
-			ev_out_write(o, seg->format, seg->flen);
+			ftev_out_write(o, seg->format, seg->flen);
 		else
 			print_seg(c, o, seg);
 	}
 }
 
-static bool printable_array(const struct ev_ctx *c, uint64_t off, uint64_t len)
+static bool printable_array(const struct ftev_ctx *c, uint64_t off, uint64_t len)
 {
 	for (uint64_t i = 0; i < len; i++) {
 		int ch;
@@ -1527,7 +1527,7 @@ static bool printable_array(const struct ev_ctx *c, uint64_t off, uint64_t len)
 	return true;
 }
 
-static void print_field_raw(struct ev_ctx *c, struct ev_out *o, struct ev_field *f)
+static void print_field_raw(struct ftev_ctx *c, struct ftev_out *o, struct ftev_field *f)
 {
 	if (f->flags & EVF_ARRAY) {
 		uint64_t off, len;
@@ -1544,15 +1544,15 @@ static void print_field_raw(struct ev_ctx *c, struct ev_out *o, struct ev_field 
 		}
 		if ((f->flags & EVF_STRING) && printable_array(c, off, len)) {
 			if (off < c->avail)
-				ev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
+				ftev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
 		} else {
-			ev_out_puts(o, "ARRAY[");
+			ftev_out_puts(o, "ARRAY[");
 			for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 				if (i)
-					ev_out_puts(o, ", ");
-				ev_out_hex2(o, c->data[off + i]);
+					ftev_out_puts(o, ", ");
+				ftev_out_hex2(o, c->data[off + i]);
 			}
-			ev_out_putc(o, ']');
+			ftev_out_putc(o, ']');
 			f->flags &= ~EVF_STRING;   /* libtraceevent remembers this */
 		}
 		return;
@@ -1561,50 +1561,50 @@ static void print_field_raw(struct ev_ctx *c, struct ev_out *o, struct ev_field 
 		uint64_t val = read_at(c, f->offset, f->size);
 
 		if (f->flags & EVF_POINTER) {
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, val, false);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, val, false);
 		} else if (f->flags & EVF_SIGNED) {
 			switch (f->size) {
 			case 4:
 				if (f->flags & EVF_LONG) {
-					ev_out_puts(o, "0x");
-					ev_out_hex(o, (uint32_t)val, false);
+					ftev_out_puts(o, "0x");
+					ftev_out_hex(o, (uint32_t)val, false);
 				} else {
-					ev_out_i64(o, (int32_t)val);
+					ftev_out_i64(o, (int32_t)val);
 				}
 				break;
 			case 2:
-				ev_out_printf(o, "%2d", (int16_t)val);
+				ftev_out_printf(o, "%2d", (int16_t)val);
 				break;
 			case 1:
-				ev_out_i64(o, (int8_t)val);
+				ftev_out_i64(o, (int8_t)val);
 				break;
 			default:
-				ev_out_i64(o, (int64_t)val);
+				ftev_out_i64(o, (int64_t)val);
 				break;
 			}
 		} else if (f->flags & EVF_LONG) {
-			ev_out_puts(o, "0x");
-			ev_out_hex(o, val, false);
+			ftev_out_puts(o, "0x");
+			ftev_out_hex(o, val, false);
 		} else {
-			ev_out_u64(o, val);
+			ftev_out_u64(o, val);
 		}
 	}
 }
 
 /* libtraceevent's print_field: the field through its print fmt conversion when the
  * print fmt uses it directly, else its raw value. */
-static void print_field(struct ev_ctx *c, struct ev_out *o, struct ev_field *f,
-			const struct ev_seg **parse_ptr)
+static void print_field(struct ftev_ctx *c, struct ftev_out *o, struct ftev_field *f,
+			const struct ftev_seg **parse_ptr)
 {
-	const struct ev_seg *parse = *parse_ptr, *start;
+	const struct ftev_seg *parse = *parse_ptr, *start;
 	bool has_0x = false;
 
 	if (!parse || (c->ev->flags & EV_FAILED) || (f->flags & (EVF_ARRAY | EVF_STRING)))
 		goto raw;
 	start = parse;
 	do {
-		struct ev_arg *arg;
+		struct ftev_arg *arg;
 
 		if (parse->type == SEG_STRING) {
 			has_0x = parse->ends_0x;
@@ -1616,7 +1616,7 @@ static void print_field(struct ev_ctx *c, struct ev_out *o, struct ev_field *f,
 			goto next;
 		}
 		if (has_0x)
-			ev_out_puts(o, "0x");
+			ftev_out_puts(o, "0x");
 		print_seg(c, o, parse);
 		*parse_ptr = parse->next;
 		return;
@@ -1627,20 +1627,20 @@ raw:
 	print_field_raw(c, o, f);
 }
 
-void ev_print_fields(struct ev_ctx *c, struct ev_out *o)
+void ftev_print_fields(struct ftev_ctx *c, struct ftev_out *o)
 {
-	const struct ev_seg *parse = (c->ev->flags & EV_ISBPRINT) ? NULL : c->ev->segs;
+	const struct ftev_seg *parse = (c->ev->flags & EV_ISBPRINT) ? NULL : c->ev->segs;
 
-	for (struct ev_field *f = c->ev->fields; f; f = f->next) {
-		ev_out_putc(o, ' ');
-		ev_out_write(o, f->name, f->name_len);
-		ev_out_putc(o, '=');
+	for (struct ftev_field *f = c->ev->fields; f; f = f->next) {
+		ftev_out_putc(o, ' ');
+		ftev_out_write(o, f->name, f->name_len);
+		ftev_out_putc(o, '=');
 		print_field(c, o, f, &parse);
 	}
 }
 
 /* tep_print_event's "%<prec>.<div>d" time format. */
-void ev_print_event_time(struct ev_out *o, const char *format, uint64_t ts)
+void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts)
 {
 	const char *divstr;
 	int prec = 0, div = 0;
@@ -1664,10 +1664,10 @@ void ev_print_event_time(struct ev_out *o, const char *format, uint64_t ts)
 		}
 	}
 	if (p10 > 1)
-		ev_out_printf(o, "%5llu.%0*llu", (unsigned long long)(ts / p10), prec,
+		ftev_out_printf(o, "%5llu.%0*llu", (unsigned long long)(ts / p10), prec,
 			      (unsigned long long)(ts % p10));
 	else
-		ev_out_printf(o, "%12llu", (unsigned long long)ts);
+		ftev_out_printf(o, "%12llu", (unsigned long long)ts);
 }
 
 /* ---- entry points ---- */
@@ -1675,15 +1675,15 @@ void ev_print_event_time(struct ev_out *o, const char *format, uint64_t ts)
 size_t ktrace_events_format(struct ktrace_events *evs, const struct ktrace_record *rec,
 			    unsigned flags, char *buf, size_t cap, unsigned *out_flags)
 {
-	struct ev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
-	struct ev_ctx c = { 0 };
+	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
+	struct ftev_ctx c = { 0 };
 	const struct ktrace_event *ev;
 
 	if (out_flags)
 		*out_flags = 0;
 	ev = ktrace_events_record_event(evs, rec);
 	if (!ev) {
-		ev_out_puts(&o, "[UNKNOWN EVENT]");
+		ftev_out_puts(&o, "[UNKNOWN EVENT]");
 	} else {
 		c.evs = evs;
 		c.rec = rec;
@@ -1692,14 +1692,14 @@ size_t ktrace_events_format(struct ktrace_events *evs, const struct ktrace_recor
 		c.avail = rec->avail > rec->size ? rec->avail : rec->size;
 		c.ev = (struct ktrace_event *)ev;
 		if (flags & KTRACE_EVFMT_RAW) {
-			ev_print_fields(&c, &o);
+			ftev_print_fields(&c, &o);
 		} else {
 			int pretty = 1;
 
 			if (ev->handler != H_NONE)
-				pretty = ev_run_handler(&c, &o);
+				pretty = ftev_run_handler(&c, &o);
 			if (pretty)
-				ev_pretty_print(&c, &o);
+				ftev_pretty_print(&c, &o);
 		}
 		if (out_flags)
 			*out_flags = c.out_flags;
@@ -1712,23 +1712,23 @@ size_t ktrace_events_format(struct ktrace_events *evs, const struct ktrace_recor
 size_t ktrace_events_latency(struct ktrace_events *evs, const struct ktrace_record *rec,
 			     char *buf, size_t cap)
 {
-	struct ev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
+	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
 	const uint8_t *data = rec->data;
 	uint32_t size = rec->avail > rec->size ? rec->avail : rec->size;
 	int lat_flags, pc, lock_depth = 0, migrate_disable = 0;
 	bool hardirq, softirq;
 
-	lat_flags = ev_common_value(evs, data, size, "common_flags", &evs->flags_offset,
+	lat_flags = ftev_common_value(evs, data, size, "common_flags", &evs->flags_offset,
 				    &evs->flags_size);
-	pc = ev_common_value(evs, data, size, "common_preempt_count", &evs->pc_offset,
+	pc = ftev_common_value(evs, data, size, "common_preempt_count", &evs->pc_offset,
 			     &evs->pc_size);
 	/* lock_depth and migrate_disable may not exist; libtraceevent shares one slot for
 	 * both, so when both exist the second reads the first's value */
 	if (evs->lock_depth_exists) {
-		lock_depth = ev_common_value(evs, data, size, "common_lock_depth",
+		lock_depth = ftev_common_value(evs, data, size, "common_lock_depth",
 					     &evs->ld_offset, &evs->ld_size);
 	} else if (evs->check_lock_depth) {
-		lock_depth = ev_common_value(evs, data, size, "common_lock_depth",
+		lock_depth = ftev_common_value(evs, data, size, "common_lock_depth",
 					     &evs->ld_offset, &evs->ld_size);
 		if (lock_depth < 0)
 			evs->check_lock_depth = false;
@@ -1736,10 +1736,10 @@ size_t ktrace_events_latency(struct ktrace_events *evs, const struct ktrace_reco
 			evs->lock_depth_exists = true;
 	}
 	if (evs->migrate_disable_exists) {
-		migrate_disable = ev_common_value(evs, data, size, "common_migrate_disable",
+		migrate_disable = ftev_common_value(evs, data, size, "common_migrate_disable",
 						  &evs->ld_offset, &evs->ld_size);
 	} else if (evs->check_migrate_disable) {
-		migrate_disable = ev_common_value(evs, data, size, "common_migrate_disable",
+		migrate_disable = ftev_common_value(evs, data, size, "common_migrate_disable",
 						  &evs->ld_offset, &evs->ld_size);
 		if (migrate_disable < 0)
 			evs->check_migrate_disable = false;
@@ -1748,28 +1748,28 @@ size_t ktrace_events_latency(struct ktrace_events *evs, const struct ktrace_reco
 	}
 	hardirq = lat_flags & 0x08;
 	softirq = lat_flags & 0x10;
-	ev_out_putc(&o, (lat_flags & 0x01) ? 'd' : (lat_flags & 0x02) ? 'X' : '.');
-	ev_out_putc(&o, (lat_flags & 0x04) ? 'N' : '.');
-	ev_out_putc(&o, (hardirq && softirq) ? 'H' : hardirq ? 'h' : softirq ? 's' : '.');
+	ftev_out_putc(&o, (lat_flags & 0x01) ? 'd' : (lat_flags & 0x02) ? 'X' : '.');
+	ftev_out_putc(&o, (lat_flags & 0x04) ? 'N' : '.');
+	ftev_out_putc(&o, (hardirq && softirq) ? 'H' : hardirq ? 'h' : softirq ? 's' : '.');
 	if (pc & 0xf)
-		ev_out_hex(&o, (unsigned)pc & 0xf, false);
+		ftev_out_hex(&o, (unsigned)pc & 0xf, false);
 	else
-		ev_out_putc(&o, '.');
+		ftev_out_putc(&o, '.');
 	if (pc & 0xf0)
-		ev_out_hex(&o, (unsigned)(pc >> 4), false);
+		ftev_out_hex(&o, (unsigned)(pc >> 4), false);
 	else
-		ev_out_putc(&o, '.');
+		ftev_out_putc(&o, '.');
 	if (evs->migrate_disable_exists) {
 		if (migrate_disable < 0)
-			ev_out_putc(&o, '.');
+			ftev_out_putc(&o, '.');
 		else
-			ev_out_i64(&o, migrate_disable);
+			ftev_out_i64(&o, migrate_disable);
 	}
 	if (evs->lock_depth_exists) {
 		if (lock_depth < 0)
-			ev_out_putc(&o, '.');
+			ftev_out_putc(&o, '.');
 		else
-			ev_out_i64(&o, lock_depth);
+			ftev_out_i64(&o, lock_depth);
 	}
 	if (cap)
 		buf[o.len < cap - 1 ? o.len : cap - 1] = 0;

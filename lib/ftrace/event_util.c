@@ -10,17 +10,17 @@
 
 /* ---- arena ---- */
 
-struct ev_arena_chunk {
-	struct ev_arena_chunk *next;
+struct ftev_arena_chunk {
+	struct ftev_arena_chunk *next;
 	size_t used, size;
 	_Alignas(16) unsigned char data[];
 };
 
 #define EV_CHUNK_MIN (64 * 1024)
 
-static void *arena_get(struct ev_arena *a, size_t size, size_t align);
+static void *arena_get(struct ftev_arena *a, size_t size, size_t align);
 
-void *ev_arena_alloc(struct ev_arena *a, size_t size)
+void *ftev_arena_alloc(struct ftev_arena *a, size_t size)
 {
 	void *p = arena_get(a, size ? size : 1, 16);
 
@@ -29,14 +29,14 @@ void *ev_arena_alloc(struct ev_arena *a, size_t size)
 	return p;
 }
 
-void *ev_arena_alloc_raw(struct ev_arena *a, size_t size)
+void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size)
 {
 	return arena_get(a, size ? size : 1, 8);
 }
 
-static void *arena_get(struct ev_arena *a, size_t size, size_t align)
+static void *arena_get(struct ftev_arena *a, size_t size, size_t align)
 {
-	struct ev_arena_chunk *c = a->head;
+	struct ftev_arena_chunk *c = a->head;
 	void *p;
 
 	if (c) {
@@ -64,9 +64,9 @@ static void *arena_get(struct ev_arena *a, size_t size, size_t align)
 	return p;
 }
 
-char *ev_arena_strndup(struct ev_arena *a, const char *s, size_t n)
+char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n)
 {
-	char *p = ev_arena_alloc_raw(a, n + 1);
+	char *p = ftev_arena_alloc_raw(a, n + 1);
 
 	if (p) {
 		memcpy(p, s, n);
@@ -75,9 +75,9 @@ char *ev_arena_strndup(struct ev_arena *a, const char *s, size_t n)
 	return p;
 }
 
-void ev_arena_free(struct ev_arena *a)
+void ftev_arena_free(struct ftev_arena *a)
 {
-	struct ev_arena_chunk *c = a->head, *next;
+	struct ftev_arena_chunk *c = a->head, *next;
 
 	while (c) {
 		next = c->next;
@@ -90,7 +90,7 @@ void ev_arena_free(struct ev_arena *a)
 
 /* ---- string builder ---- */
 
-void ev_str_add(struct ev_str *s, const char *p, size_t n)
+void ftev_str_add(struct ftev_str *s, const char *p, size_t n)
 {
 	if (s->oom)
 		return;
@@ -113,7 +113,7 @@ void ev_str_add(struct ev_str *s, const char *p, size_t n)
 	s->p[s->len] = 0;
 }
 
-void ev_str_free(struct ev_str *s)
+void ftev_str_free(struct ftev_str *s)
 {
 	free(s->p);
 	memset(s, 0, sizeof(*s));
@@ -121,7 +121,7 @@ void ev_str_free(struct ev_str *s)
 
 /* ---- output ---- */
 
-void ev_out_write_slow(struct ev_out *o, const char *p, size_t n)
+void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n)
 {
 	if (o->len < o->cap) {
 		size_t room = o->cap - o->len;
@@ -131,22 +131,22 @@ void ev_out_write_slow(struct ev_out *o, const char *p, size_t n)
 	o->len += n;
 }
 
-void ev_out_spaces(struct ev_out *o, size_t n)
+void ftev_out_spaces(struct ftev_out *o, size_t n)
 {
 	static const char sp[32] = "                                ";
 
 	while (n) {
 		size_t k = n < 32 ? n : 32;
 
-		ev_out_write(o, sp, k);
+		ftev_out_write(o, sp, k);
 		n -= k;
 	}
 }
 
-static void out_fill(struct ev_out *o, char c, size_t n)
+static void out_fill(struct ftev_out *o, char c, size_t n)
 {
 	while (n--)
-		ev_out_putc(o, c);
+		ftev_out_putc(o, c);
 }
 
 static const char digit_pairs[201] =
@@ -154,7 +154,7 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-void ev_out_u64(struct ev_out *o, uint64_t v)
+void ftev_out_u64(struct ftev_out *o, uint64_t v)
 {
 	char buf[24];
 	char *p = buf + sizeof(buf);
@@ -174,20 +174,20 @@ void ev_out_u64(struct ev_out *o, uint64_t v)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	ev_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
+	ftev_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-void ev_out_i64(struct ev_out *o, int64_t v)
+void ftev_out_i64(struct ftev_out *o, int64_t v)
 {
 	if (v < 0) {
-		ev_out_putc(o, '-');
-		ev_out_u64(o, -(uint64_t)v);
+		ftev_out_putc(o, '-');
+		ftev_out_u64(o, -(uint64_t)v);
 	} else {
-		ev_out_u64(o, (uint64_t)v);
+		ftev_out_u64(o, (uint64_t)v);
 	}
 }
 
-void ev_out_hex(struct ev_out *o, uint64_t v, bool upper)
+void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
 {
 	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char buf[16];
@@ -197,18 +197,18 @@ void ev_out_hex(struct ev_out *o, uint64_t v, bool upper)
 		buf[i] = digits[v & 15];
 		v >>= 4;
 	}
-	ev_out_write(o, buf, (size_t)n);
+	ftev_out_write(o, buf, (size_t)n);
 }
 
-void ev_out_hex2(struct ev_out *o, unsigned v)
+void ftev_out_hex2(struct ftev_out *o, unsigned v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char b[2] = { digits[(v >> 4) & 15], digits[v & 15] };
 
-	ev_out_write(o, b, 2);
+	ftev_out_write(o, b, 2);
 }
 
-void ev_out_printf(struct ev_out *o, const char *fmt, ...)
+void ftev_out_printf(struct ftev_out *o, const char *fmt, ...)
 {
 	char small[256];
 	va_list ap;
@@ -220,7 +220,7 @@ void ev_out_printf(struct ev_out *o, const char *fmt, ...)
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(small)) {
-		ev_out_write(o, small, (size_t)n);
+		ftev_out_write(o, small, (size_t)n);
 		return;
 	}
 	{
@@ -231,17 +231,17 @@ void ev_out_printf(struct ev_out *o, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(big, (size_t)n + 1, fmt, ap);
 		va_end(ap);
-		ev_out_write(o, big, (size_t)n);
+		ftev_out_write(o, big, (size_t)n);
 		free(big);
 	}
 }
 
 /* ---- conversion specifications ---- */
 
-void ev_out_int_full(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		     uint64_t value, bool is_signed);
 
-bool ev_spec_parse(const char *fmt, struct ev_spec *spec)
+bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec)
 {
 	const char *p = fmt;
 
@@ -308,7 +308,7 @@ bool ev_spec_parse(const char *fmt, struct ev_spec *spec)
 	return p[1] == 0;
 }
 
-void ev_out_int(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed)
 {
 	if (width <= 0 && prec < 0 && !spec->minus && !spec->zero && !spec->hash && !spec->plus &&
@@ -317,16 +317,16 @@ void ev_out_int(struct ev_out *o, const struct ev_spec *spec, int width, int pre
 		switch (spec->conv) {
 		case 'd':
 		case 'i':
-			ev_out_i64(o, (int64_t)value);
+			ftev_out_i64(o, (int64_t)value);
 			return;
 		case 'u':
-			ev_out_u64(o, value);
+			ftev_out_u64(o, value);
 			return;
 		case 'x':
-			ev_out_hex(o, value, false);
+			ftev_out_hex(o, value, false);
 			return;
 		case 'X':
-			ev_out_hex(o, value, true);
+			ftev_out_hex(o, value, true);
 			return;
 		default:
 			break;
@@ -359,13 +359,13 @@ void ev_out_int(struct ev_out *o, const struct ev_spec *spec, int width, int pre
 			*--p = '0';
 			n++;
 		}
-		ev_out_write(o, p, (size_t)n);
+		ftev_out_write(o, p, (size_t)n);
 		return;
 	}
-	ev_out_int_full(o, spec, width, prec, value, is_signed);
+	ftev_out_int_full(o, spec, width, prec, value, is_signed);
 }
 
-void ev_out_int_full(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		     uint64_t value, bool is_signed)
 {
 	char digits[32];
@@ -430,18 +430,18 @@ void ev_out_int_full(struct ev_out *o, const struct ev_spec *spec, int width, in
 		if (spec->zero && prec < 0)
 			nzero += (size_t)width - total;
 		else
-			ev_out_spaces(o, (size_t)width - total);
+			ftev_out_spaces(o, (size_t)width - total);
 	}
 	if (sign)
-		ev_out_putc(o, sign);
-	ev_out_puts(o, prefix);
+		ftev_out_putc(o, sign);
+	ftev_out_puts(o, prefix);
 	out_fill(o, '0', nzero);
-	ev_out_write(o, d, ndig);
+	ftev_out_write(o, d, ndig);
 	if (minus && width > 0 && (size_t)width > total)
-		ev_out_spaces(o, (size_t)width - total);
+		ftev_out_spaces(o, (size_t)width - total);
 }
 
-void ev_out_str(struct ev_out *o, const struct ev_spec *spec, int width, int prec,
+void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		const char *s, size_t n)
 {
 	bool minus = spec->minus;
@@ -449,8 +449,8 @@ void ev_out_str(struct ev_out *o, const struct ev_spec *spec, int width, int pre
 	if (prec >= 0 && (size_t)prec < n)
 		n = (size_t)prec;
 	if (!minus && width > 0 && (size_t)width > n)
-		ev_out_spaces(o, (size_t)width - n);
-	ev_out_write(o, s, n);
+		ftev_out_spaces(o, (size_t)width - n);
+	ftev_out_write(o, s, n);
 	if (minus && width > 0 && (size_t)width > n)
-		ev_out_spaces(o, (size_t)width - n);
+		ftev_out_spaces(o, (size_t)width - n);
 }

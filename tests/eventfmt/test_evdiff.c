@@ -384,7 +384,7 @@ static void swap_bytes(uint8_t *p, unsigned n)
 	}
 }
 
-static void swap_field(uint8_t *data, uint32_t size, const struct ev_field *f)
+static void swap_field(uint8_t *data, uint32_t size, const struct ftev_field *f)
 {
 	if (f->offset >= size || f->size > size - f->offset)
 		return;
@@ -427,9 +427,9 @@ static void swap_record(struct ktrace_events *le, uint8_t *data, uint32_t size)
 
 	if (!ev)
 		return;
-	for (const struct ev_field *f = ev->common; f; f = f->next)
+	for (const struct ftev_field *f = ev->common; f; f = f->next)
 		swap_field(data, size, f);
-	for (const struct ev_field *f = ev->fields; f; f = f->next)
+	for (const struct ftev_field *f = ev->fields; f; f = f->next)
 		swap_field(data, size, f);
 }
 

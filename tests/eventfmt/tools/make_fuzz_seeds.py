@@ -149,7 +149,14 @@ CDBS = [
     [0x88],                                                           # short READ_16
 ]
 
+BPUTS = fmt('bputs', 15, """\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;
+\tfield:const char * str;\toffset:16;\tsize:8;\tsigned:0;
+""", '"%ps: %s", (void *)REC->ip, REC->str')
+BPUTS_P = HDR + struct.pack('<QQ', 0xffffffff81003004, 0xffffffff82000000)
+BPUTS2_P = HDR + struct.pack('<QQ', 0xffffffff81003004, 0xffffffff82000008)
+
 SYNTHETIC = [
+    ('ftrace', BPUTS, BPUTS_P), ('ftrace', BPUTS, BPUTS2_P),
     ('fuzz', NET, NET_P), ('fuzz', DYN, DYN_P), ('fuzz', OPS, OPS_P), ('fuzz', MASKS, MASKS_P),
     ('ftrace', FGRAPH, FGRAPH_P), ('ftrace', REPEATS, REPEATS_P), ('ftrace', BPRINT, BPRINT_P),
     ('ftrace', BPRINT, BPRINT2_P), ('ftrace', BPRINT, BPRINT3_P),

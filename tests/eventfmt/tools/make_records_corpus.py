@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""From the fuzz_eventfmt corpus (format + record): fuzz/eventfmt_formats.h (its
+"""From the fuzz_eventfmt seeds (format + record; not the fuzzed-* inputs): fuzz/eventfmt_formats.h (its
 distinct formats) and fuzz/corpus/fuzz_eventfmt_records/ (format index + options +
 the record), for fuzz_eventfmt_records.c.
 
@@ -26,7 +26,8 @@ def cstr(b):
 
 
 def main():
-    files = sorted(glob.glob('fuzz/corpus/fuzz_eventfmt/*'))
+    files = sorted(f for f in glob.glob('fuzz/corpus/fuzz_eventfmt/*')
+                   if not os.path.basename(f).startswith('fuzzed-'))
     idx, fmts = {}, []
     for f in files:
         d = open(f, 'rb').read()
@@ -49,7 +50,8 @@ def main():
     out = 'fuzz/corpus/fuzz_eventfmt_records'
     os.makedirs(out, exist_ok=True)
     for f in glob.glob(out + '/*'):
-        os.remove(f)
+        if not os.path.basename(f).startswith('fuzzed-'):
+            os.remove(f)
     for f in files:
         d = open(f, 'rb').read()
         n = d[1] | d[2] << 8
