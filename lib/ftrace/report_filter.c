@@ -46,7 +46,7 @@ struct fnode {
 	enum fval vtype;                /* FK_VALUE */
 	char *str;                      /* FK_VALUE strings, FK_STR value */
 	uint64_t val;
-	const struct ev_field *field;   /* FK_FIELD, FK_STR */
+	const struct ftev_field *field;   /* FK_FIELD, FK_STR */
 	enum fspecial special;
 	regex_t *reg;                   /* FK_STR regex */
 };
@@ -376,7 +376,7 @@ static int create_item(struct parser *p, enum tok type, struct fnode **out)
 			n->val = strtoull(tok, NULL, 0);
 			break;
 		}
-		n->field = ev_find_any_field(p->ev, tok);
+		n->field = ftev_find_any_field(p->ev, tok);
 		if (!n->field) {
 			if (!strcmp(tok, "COMM")) {
 				n->special = SP_COMM;
@@ -1143,7 +1143,7 @@ struct evalctx {
 	bool err;
 };
 
-static uint64_t field_number(const struct evalctx *c, const struct ev_field *fld)
+static uint64_t field_number(const struct evalctx *c, const struct ftev_field *fld)
 {
 	const struct ktrace_record *rec = c->rec;
 	uint32_t avail = rec->avail > rec->size ? rec->avail : rec->size;
@@ -1151,7 +1151,7 @@ static uint64_t field_number(const struct evalctx *c, const struct ev_field *fld
 
 	if (fld->offset > avail || fld->size > avail - fld->offset)
 		return 0;
-	v = ev_read_number(c->f->evs, (const uint8_t *)rec->data + fld->offset, fld->size);
+	v = ftev_read_number(c->f->evs, (const uint8_t *)rec->data + fld->offset, fld->size);
 	if (!(fld->flags & EVF_SIGNED))
 		return v;
 	switch (fld->size) {
@@ -1223,7 +1223,7 @@ static const char *field_text(struct evalctx *c, const struct fnode *n, char hex
 {
 	struct ktrace_events *evs = c->f->evs;
 	const struct ktrace_record *rec = c->rec;
-	const struct ev_field *fld = n->field;
+	const struct ftev_field *fld = n->field;
 	uint32_t avail = rec->avail > rec->size ? rec->avail : rec->size;
 	const uint8_t *data = rec->data;
 
@@ -1239,7 +1239,7 @@ static const char *field_text(struct evalctx *c, const struct fnode *n, char hex
 		if (off > avail || size > avail - off)
 			return "";
 		if (fld->flags & EVF_DYNAMIC) {
-			uint32_t loc = (uint32_t)ev_read_number(evs, data + off, 4);
+			uint32_t loc = (uint32_t)ftev_read_number(evs, data + off, 4);
 
 			size = loc >> 16;
 			off = loc & 0xffff;

@@ -8,7 +8,7 @@ size_t ktrace_events_function_count(struct ktrace_events *evs)
 {
 	/* a lookup sorts the table the way libtraceevent's func_map_init does */
 	if (evs->nsyms)
-		ev_find_func(evs, 0);
+		ftev_find_func(evs, 0);
 	return evs->nsyms;
 }
 
@@ -29,7 +29,7 @@ void ktrace_events_function_at(struct ktrace_events *evs, size_t i, uint64_t *ad
 size_t ktrace_events_printk_count(struct ktrace_events *evs)
 {
 	if (evs->nprintks)
-		ev_find_printk(evs, 0);
+		ftev_find_printk(evs, 0);
 	return evs->nprintks;
 }
 
@@ -65,15 +65,15 @@ bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
 	/* -R (and [FAILED TO PARSE]) output turns a string field into an array for good
 	 * once it held a non-printable byte */
 	if (raw)
-		for (const struct ev_field *f = ev->fields; f; f = f->next)
+		for (const struct ftev_field *f = ev->fields; f; f = f->next)
 			if (f->flags & EVF_STRING)
 				return true;
 	if (raw)
-		for (const struct ev_field *f = ev->common; f; f = f->next)
+		for (const struct ftev_field *f = ev->common; f; f = f->next)
 			if (f->flags & EVF_STRING)
 				return true;
 	/* a conversion libtraceevent cannot print fails the event on first use */
-	for (const struct ev_seg *s = ev->segs; s; s = s->next)
+	for (const struct ftev_seg *s = ev->segs; s; s = s->next)
 		if (s->ls < -2 || s->ls > 2)
 			return true;
 	return false;
@@ -83,10 +83,10 @@ uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev)
 {
 	uint64_t end = 0;
 
-	for (const struct ev_field *f = ev->common; f; f = f->next)
+	for (const struct ftev_field *f = ev->common; f; f = f->next)
 		if ((uint64_t)f->offset + f->size > end)
 			end = (uint64_t)f->offset + f->size;
-	for (const struct ev_field *f = ev->fields; f; f = f->next)
+	for (const struct ftev_field *f = ev->fields; f; f = f->next)
 		if ((uint64_t)f->offset + f->size > end)
 			end = (uint64_t)f->offset + f->size;
 	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
