@@ -154,7 +154,7 @@ struct commcol {
 	const char *comm;
 	int pid;
 	uint8_t len;
-	char s[46];
+	char s[48];
 };
 
 #define NAMECACHE 1024
@@ -1023,7 +1023,7 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 	if (n->ev != ev) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
 		size_t len = strlen(name);
-		char *s = malloc(len + 24);
+		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
 
 		if (!s)
 			return NULL;
@@ -1051,7 +1051,8 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 	char *q;
 
 	if (cc->comm == comm && cc->pid == pid) {
-		memcpy(p, cc->s, cc->len);
+		/* a fixed-size copy (the room is there): no call, no rep movs */
+		memcpy(p, cc->s, sizeof(cc->s));
 		return p + cc->len;
 	}
 	{
@@ -1082,9 +1083,10 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 {
 	const struct ktrace_tdreport_opts *o = w->r->o;
 	const struct namecol *nc = name_col(w, j->ev);
-	size_t need = 256 + (j->comm ? strlen(j->comm) : 0) + (nc ? nc->len : 0) + j->lat_len +
-		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0) + j->text_len +
-		      j->dpre_len + j->dsuf_len;
+	const struct commcol *cc = &w->comms[((unsigned)j->pid * 2654435761u >> 22) & (COMMCACHE - 1)];
+	size_t need = 512 + (nc ? nc->len : 0) + j->lat_len + j->text_len + j->dpre_len + j->dsuf_len +
+		      (j->comm && (cc->comm != j->comm || cc->pid != j->pid) ? strlen(j->comm) : 0) +
+		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0);
 	char *p, *text;
 	size_t n;
 
@@ -1166,7 +1168,10 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 		k = sprintf(p, " %-8s", buf);
 		p += k;
 	}
-	memcpy(p, nc->s, nc->len);
+	if (nc->len <= 64)
+		memcpy(p, nc->s, 64);      /* fixed size: the buffer has room, the name 64 bytes */
+	else
+		memcpy(p, nc->s, nc->len);
 	p += nc->len;
 	c->out_len = (size_t)(p - c->out);
 
