@@ -531,6 +531,8 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 	r->progress_shown = true;
 }
 
+static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
+
 /* ---- main thread: records into chunks ---- */
 
 /* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
@@ -1675,11 +1677,35 @@ stats_done:
 	top = tracedat_find_buffer(td, "");
 	if (top < 0)
 		return;
-	for (unsigned i = 0; i < f->ncpus && i < tracedat_buffer(td, (size_t)top)->cpus; i++) {
-		const struct tracedat_cpu *c = tracedat_buffer_cpu(td, (size_t)top, i);
+	{
+		const struct tracedat_buffer *b = tracedat_buffer(td, (size_t)top);
+		uint64_t *base = calloc(b->cpus ? b->cpus : 1, sizeof(*base));
 
-		kt_out_printf(r->out, "CPU%u data recorded at offset=0x%" PRIx64 "\n", i, c->offset);
-		kt_out_printf(r->out, "    %" PRIu64 " bytes in size\n", c->size);
+		if (base && b->compressed)
+			virtual_offsets(td, (size_t)top, base);
+		/* trace-cmd lists CPU ids 0..cpus-1; ids without data are at 0, 0 bytes */
+		for (unsigned id = 0, k = 0; id < f->ncpus; id++) {
+			const struct tracedat_cpu *c = NULL;
+			uint64_t off = 0, size = 0;
+
+			while (k < b->cpus && tracedat_buffer_cpu(td, (size_t)top, k)->cpu < id)
+				k++;
+			if (k < b->cpus && tracedat_buffer_cpu(td, (size_t)top, k)->cpu == id)
+				c = tracedat_buffer_cpu(td, (size_t)top, k);
+			if (c) {
+				off = c->offset;
+				size = c->size;
+				/* compressed data: where trace-cmd puts it once decompressed (it
+				 * leaves an empty CPU at offset 0) */
+				if (b->compressed && base) {
+					off = c->data_size ? base[k] : 0;
+					size = c->data_size;
+				}
+			}
+			kt_out_printf(r->out, "CPU%u data recorded at offset=0x%" PRIx64 "\n", id, off);
+			kt_out_printf(r->out, "    %" PRIu64 " bytes in size\n", size);
+		}
+		free(base);
 	}
 }
 
@@ -1757,6 +1783,38 @@ static uint64_t map_window(struct tracedat *td, size_t buffer)
 	return pages * b->page_size;
 }
 
+/*
+ * trace-cmd gives decompressed CPU streams offsets of their own: from one page on, each
+ * CPU with data after the previous one, page aligned; instances go on from where the top
+ * buffer ends. Fills base[] (one per CPU entry of the buffer).
+ */
+static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
+	int top = tracedat_find_buffer(td, "");
+	uint64_t next = tracedat_header(td)->page_size, ps;
+
+	if (top >= 0 && (size_t)top != buffer) {
+		const struct tracedat_buffer *tb = tracedat_buffer(td, (size_t)top);
+
+		ps = tb->page_size ? tb->page_size : 4096;
+		for (size_t i = 0; i < tb->cpus; i++) {
+			uint64_t sz = tracedat_buffer_cpu(td, (size_t)top, i)->data_size;
+
+			if (sz)
+				next = (next + sz + ps - 1) & ~(ps - 1);
+		}
+	}
+	ps = b->page_size ? b->page_size : 4096;
+	for (size_t i = 0; i < b->cpus; i++) {
+		uint64_t sz = tracedat_buffer_cpu(td, buffer, i)->data_size;
+
+		base[i] = next;
+		if (sz)
+			next = (next + sz + ps - 1) & ~(ps - 1);
+	}
+}
+
 static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 {
 	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
@@ -1775,37 +1833,11 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	}
 	if (b->compressed && r->o->debug) {
-		/* trace-cmd gives the decompressed CPU streams offsets of their own: from one
-		 * page on, each CPU with data after the previous one, page aligned; instances
-		 * go on from where the top buffer ends */
-		int top = tracedat_find_buffer(f->td, "");
-		uint64_t next = tracedat_header(f->td)->page_size, ps;
-
 		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
 		if (!s->vbase)
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		if (top >= 0 && (size_t)top != buffer) {
-			const struct tracedat_buffer *tb = tracedat_buffer(f->td, (size_t)top);
-
-			ps = tb->page_size ? tb->page_size : 4096;
-			for (size_t i = 0; i < tb->cpus; i++) {
-				uint64_t sz = tracedat_buffer_cpu(f->td, (size_t)top, i)->data_size;
-
-				if (sz)
-					next = (next + sz + ps - 1) & ~(ps - 1);
-			}
-		}
-		ps = b->page_size ? b->page_size : 4096;
-		for (size_t i = 0; i < b->cpus; i++) {
-			uint64_t sz = tracedat_buffer_cpu(f->td, buffer, i)->data_size;
-
-			s->vbase[i] = next;
-			if (sz)
-				next = (next + sz + ps - 1) & ~(ps - 1);
-		}
+		virtual_offsets(f->td, buffer, s->vbase);
 	}
-	if (s->map_size & (s->map_size - 1))
-		s->map_size = 0;
 	ret = tracedat_iter_new(f->td, (int)buffer, -1, &s->it, r->err);
 	if (ret) {
 		*r->err_file = f->arg->path;
