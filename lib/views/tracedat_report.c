@@ -70,6 +70,11 @@ struct rfile {
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
+#define EVCACHE 256
+	struct evcache {
+		const struct ktrace_event *ev;
+		struct evinfo info;         /* a copy: evinfo moves when it grows */
+	} evcache[EVCACHE];
 	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
 	struct ktrace_filter **pos, **neg;
 	size_t npos, nneg;
@@ -671,7 +676,8 @@ static bool grow_buf(void **p, size_t *cap, size_t need)
 }
 
 /* What the main thread needs to know of an event (cached per event id). */
-static const struct evinfo *ev_info(struct report *r, struct rfile *f, const struct ktrace_event *ev)
+static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
+					 const struct ktrace_event *ev)
 {
 	static const struct evinfo fallback = { 1, 0 };
 	int id = ktrace_event_id(ev);
@@ -693,6 +699,19 @@ static const struct evinfo *ev_info(struct report *r, struct rfile *f, const str
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
+}
+
+/* The same through a small cache keyed by the event pointer (no look at the event). */
+static inline const struct evinfo *ev_info(struct report *r, struct rfile *f,
+					   const struct ktrace_event *ev)
+{
+	struct evcache *e = &f->evcache[((uintptr_t)ev >> 5) & (EVCACHE - 1)];
+
+	if (e->ev != ev) {
+		e->info = *ev_info_slow(r, f, ev);
+		e->ev = ev;
+	}
+	return &e->info;
 }
 
 /* The main thread formats a record's text into the chunk (never twice: the state it
@@ -1081,7 +1100,7 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 }
 
 /* One line into the chunk's output. */
-static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
+static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool careful)
 {
 	const struct ktrace_tdreport_opts *o = w->r->o;
 	const struct namecol *nc = name_col(w, j->ev);
@@ -1208,12 +1227,16 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 				n = room - 2;
 		}
 	}
-	/* printf("%.*s") of the line stops at a NUL; one final newline goes */
-	{
+	/* printf("%.*s") of the line stops at a NUL (event texts never hold one, but the
+	 * chunk is checked: see format_chunk); one final newline goes */
+	if (careful) {
 		const char *z = memchr(p, 0, n);
 
-		if (z)
-			n = (size_t)(z - p);
+		if (z) {
+			p[z - p] = '\n';
+			c->out_len += (size_t)(z - p) + 1;
+			return 0;
+		}
 	}
 	if (n && p[n - 1] == '\n')
 		n--;
@@ -1231,9 +1254,19 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j)
 
 static int format_chunk(struct wctx *w, struct chunk *c)
 {
+	size_t start = c->out_len;
+
 	for (size_t i = 0; i < c->n; i++)
-		if (render(w, c, &c->recs[i]))
+		if (render(w, c, &c->recs[i], false))
 			return -ENOMEM;
+	/* a NUL in a line ends it (trace-cmd prints lines with printf("%.*s")): one sweep
+	 * over the chunk, and in the unlikely case, the chunk again record by record */
+	if (memchr(c->out + start, 0, c->out_len - start)) {
+		c->out_len = start;
+		for (size_t i = 0; i < c->n; i++)
+			if (render(w, c, &c->recs[i], true))
+				return -ENOMEM;
+	}
 	return 0;
 }
 
