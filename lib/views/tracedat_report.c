@@ -88,6 +88,7 @@ struct rfile {
 	struct ktrace_input *raw;          /* the file, to read chunk headers */
 	bool raw_failed;
 	struct kbuffer *kb;                /* --debug: walks sub-buffers */
+	bool raw_borrowed;                 /* raw is the caller's input */
 };
 
 /* Where a CPU's compressed stream is: the chunk holding the current record. */
@@ -323,7 +324,13 @@ static int open_file(struct report *r, struct rfile *f, const struct ktrace_tdre
 	f->arg = a;
 	f->base = base_name(a->path);
 	*r->err_file = a->path;
-	ret = tracedat_open(a->path, flags, &f->td, r->err);
+	if (a->input) {
+		ret = tracedat_open_input(a->input, flags, &f->td, r->err);
+		f->raw = a->input;
+		f->raw_borrowed = true;
+	} else {
+		ret = tracedat_open(a->path, flags, &f->td, r->err);
+	}
 	if (ret)
 		return ret;
 	if (a->ts_offset)
@@ -854,6 +861,8 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 	j->missed = rec->missed_events;
 	j->data_off = NO_OFF;
 	j->has_text = false;
+	j->text_off = j->text_len = 0;
+	j->lat_off = 0;
 	j->has_diff = false;
 	j->lat_len = 0;
 	j->comm = NULL;
@@ -1041,7 +1050,7 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 {
 	struct namecol *n = &w->names[((uintptr_t)ev >> 4) & (NAMECACHE - 1)];
 
-	if (n->ev != ev) {
+	if (n->ev != ev || !n->s) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
 		size_t len = strlen(name);
 		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
@@ -1261,7 +1270,7 @@ static int format_chunk(struct wctx *w, struct chunk *c)
 			return -ENOMEM;
 	/* a NUL in a line ends it (trace-cmd prints lines with printf("%.*s")): one sweep
 	 * over the chunk, and in the unlikely case, the chunk again record by record */
-	if (memchr(c->out + start, 0, c->out_len - start)) {
+	if (c->out_len > start && memchr(c->out + start, 0, c->out_len - start)) {
 		c->out_len = start;
 		for (size_t i = 0; i < c->n; i++)
 			if (render(w, c, &c->recs[i], true))
@@ -1786,7 +1795,7 @@ static void close_all(struct report *r)
 			ktrace_events_free(f->evs);
 		if (f->td)
 			tracedat_close(f->td);
-		if (f->raw)
+		if (f->raw && !f->raw_borrowed)
 			ktrace_input_close(f->raw);
 		if (f->kb)
 			kbuffer_free(f->kb);

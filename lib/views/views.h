@@ -63,7 +63,8 @@ struct ktrace_tdreport_filter {
 };
 
 struct ktrace_tdreport_file {
-	const char *path;
+	const char *path;             /* the file (its name in messages when input is set) */
+	struct ktrace_input *input;   /* NULL, or an input to read instead (kept open) */
 	const struct ktrace_tdreport_filter *filters;
 	size_t nfilters;
 	int64_t ts_offset;            /* --ts-offset, nanoseconds */

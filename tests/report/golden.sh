@@ -114,4 +114,11 @@ for z in "$ROOT"/tests/data/report/*.v6.dat.zst "$ROOT"/tests/data/tracedat/*.v6
 	done
 	rm -f "$TMP/$n".*.dat
 done
+# 3. files kept as they are (a fuzzer-made v7 file: unknown events, TSC2NSEC, OFFSET)
+for f in "$ROOT"/tests/data/report/*.dat; do
+	for m in "" -t -R -l "-l -R" --debug --ts-diff; do
+		# shellcheck disable=SC2086
+		vs_tracecmd "$(basename "$f") $m" "$f" $m
+	done
+done
 echo "# $LINES lines identical"

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzzes `ktrace report` for trace.dat files (lib/views/tracedat_report.c): arbitrary
+ * bytes read as a trace.dat file and reported, written to /dev/null, the way trace-cmd
+ * report would with several option sets: the default lines; -R -l --debug --ts-diff
+ * with -F filters (one negative), -I and a CPU list; -t with three threads; and the
+ * listings (--stat, --cpus with first and last events, -E, -P, -f).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ktrace/input.h>
+
+#include "views/views.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void run(struct ktrace_input *in, struct ktrace_tdreport_opts *o,
+		const struct ktrace_tdreport_filter *filters, size_t nfilters, struct kt_out *out)
+{
+	struct ktrace_tdreport_file file = { "fuzz.dat", in, filters, nfilters, 0 };
+	struct ktrace_error err = { 0 };
+
+	o->files = &file;
+	o->nfiles = 1;
+	kt_out_init(out, out->fd);
+	ktrace_view_tracedat_report(o, out, &err, NULL);
+	out->len = 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct ktrace_tdreport_filter filters[] = {
+		{ "sched.*,irq/.*: prev_pid > 0 || COMM =~ \"a\" || (CPU == 1 && !(common_flags & 1))", false },
+		{ ".*", false },
+		{ "sched_wakeup: pid == 0", true },
+	};
+	static const int cpus[] = { 0, 1, 3 };
+	static const enum ktrace_tdreport_mode listings[] = {
+		KTRACE_TDREPORT_STAT, KTRACE_TDREPORT_CPUS, KTRACE_TDREPORT_EVENTS,
+		KTRACE_TDREPORT_PRINTK, KTRACE_TDREPORT_FUNCS, KTRACE_TDREPORT_UNAME,
+	};
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in = NULL;
+	struct kt_out *out;
+	int fd;
+
+	if (size > (4u << 20))
+		return 0;
+	fd = open("/dev/null", O_WRONLY);
+	out = malloc(sizeof(*out));
+	if (fd < 0 || !out || ktrace_input_from_memory(data, size, "fuzz.dat", &in, &err) < 0) {
+		free(out);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	out->fd = fd;
+	{
+		struct ktrace_tdreport_opts o = { .threads = 1 };
+
+		run(in, &o, NULL, 0, out);
+	}
+	{
+		struct ktrace_tdreport_opts o = { .threads = 1, .raw = true, .latency = true,
+						  .debug = true, .ts_diff = true, .no_irqs = true,
+						  .cpus = cpus, .ncpus = 3 };
+
+		run(in, &o, filters, 3, out);
+	}
+	{
+		struct ktrace_tdreport_opts o = { .threads = 3, .nsec = true };
+
+		run(in, &o, filters + 1, 1, out);
+	}
+	for (size_t i = 0; i < sizeof(listings) / sizeof(listings[0]); i++) {
+		struct ktrace_tdreport_opts o = { .threads = 1, .mode = listings[i],
+						  .first_event = true, .last_event = true };
+
+		run(in, &o, NULL, 0, out);
+	}
+	ktrace_input_close(in);
+	free(out);
+	close(fd);
+	return 0;
+}
