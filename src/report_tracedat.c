@@ -77,8 +77,10 @@ struct td_cli {
 	size_t npos, cap_pos;
 	int *cpus;
 	size_t ncpus, cap_cpus;
-	char **owned;                             /* strings we made (pid filters) */
+	char **owned;                             /* strings we made */
 	size_t nowned, cap_owned;
+	struct ktrace_tdreport_task *tasks;       /* --pid, --comm */
+	size_t ntasks, cap_tasks;
 	bool neg;
 	bool endian, page_size;
 };
@@ -95,6 +97,7 @@ static void td_free(struct td_cli *c)
 	for (size_t i = 0; i < c->nowned; i++)
 		free(c->owned[i]);
 	free(c->owned);
+	free(c->tasks);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -185,53 +188,23 @@ static int parse_cpus(struct td_cli *c, const char *s)
 	return 0;
 }
 
-/* --pid: trace-cmd turns the pids into one filter on every event. */
-static int add_pid_filter(struct td_cli *c, const char *arg)
+/* --pid / --comm: kept for the view, which makes trace-cmd's pid filter of them. */
+static int add_task(struct td_cli *c, const char *arg, bool comm)
 {
-	char *copy = strdup(arg), *save = NULL, *tok, *f = NULL;
-	size_t len = 0;
+	char *copy = strdup(arg), *save = NULL;
 
-	if (!copy)
+	if (!copy || grow((void **)&c->owned, &c->cap_owned, c->nowned + 1, sizeof(char *))) {
+		free(copy);
 		return -1;
-	/* trace-cmd lists the pids of all --pid options newest first */
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *n;
-		int k = asprintf(&n, "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
-				 f ? "||" : ".*:", tok, tok, tok);
-
-		if (k < 0) {
-			free(copy);
-			free(f);
+	}
+	c->owned[c->nowned++] = copy;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (grow((void **)&c->tasks, &c->cap_tasks, c->ntasks + 1, sizeof(*c->tasks)))
 			return -1;
-		}
-		if (f) {
-			char *m = malloc(len + (size_t)k + 1);
-
-			if (!m) {
-				free(n);
-				free(copy);
-				free(f);
-				return -1;
-			}
-			memcpy(m, f, len);
-			memcpy(m + len, n, (size_t)k + 1);
-			free(f);
-			free(n);
-			f = m;
-		} else {
-			f = n;
-		}
-		len += (size_t)k;
+		c->tasks[c->ntasks].name = tok;
+		c->tasks[c->ntasks++].comm = comm;
 	}
-	free(copy);
-	if (!f)
-		return 0;
-	if (grow((void **)&c->owned, &c->cap_owned, c->nowned + 1, sizeof(char *))) {
-		free(f);
-		return -1;
-	}
-	c->owned[c->nowned++] = f;
-	return add_filter(c, f, false);
+	return 0;
 }
 
 static int parse(struct td_cli *c, int argc, char **argv)
@@ -309,13 +282,14 @@ static int parse(struct td_cli *c, int argc, char **argv)
 			break;
 		}
 		case O_PID:
-			if (add_pid_filter(c, optarg))
+		case O_COMM:
+			if (add_task(c, optarg, opt == O_COMM))
 				return cli_usage_error("report", "out of memory");
 			break;
 		case 'h': case O_HELP:
 			cli_print_help(&cli_report);
 			return -2;
-		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG: case O_COMM:
+		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG:
 		case 'r': case 'n': case 'O': case 'H': case 'N': case 'L': case 'w':
 			return cli_usage_error("report", "option '%s' of trace-cmd report is not supported",
 					       argv[optind - 1]);
@@ -462,6 +436,8 @@ int report_tracedat_main(int argc, char **argv)
 	c.o.files = c.files;
 	c.o.nfiles = c.nfiles;
 	c.o.multi = c.nfiles > 1;
+	c.o.tasks = c.tasks;
+	c.o.ntasks = c.ntasks;
 	c.o.cpus = c.ncpus ? c.cpus : NULL;
 	c.o.ncpus = c.ncpus;
 	c.o.line_flush = isatty(STDOUT_FILENO);

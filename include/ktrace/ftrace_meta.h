@@ -30,6 +30,19 @@ void ktrace_events_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr
 			     const char **fmt);
 
 /*
+ * trace-cmd's block-trace hack: when the ftrace "power", else "kmem_free", else
+ * "user_stack" event exists (with the usual common fields), libtracecmd adds an ftrace
+ * event "blktrace" with the next id, printed as its pid field. trace-cmd report does it
+ * once the file is open (so -E does not list it, but -F patterns and records see it).
+ * Returns 1 when added, 0 when not (no such event, or the id is taken).
+ */
+int ktrace_events_add_blktrace(struct ktrace_events *evs);
+
+/* The pids the saved cmdlines give the name comm, in libtraceevent's search order
+ * (tep_data_pid_from_comm); at most max of them in pids. Returns how many there are. */
+size_t ktrace_events_comm_pids(struct ktrace_events *evs, const char *comm, int *pids, size_t max);
+
+/*
  * Whether formatting a record of ev reads or changes state the registry keeps from one
  * record to the next (comm names learnt by the sched plugins, the function plugin's call
  * stacks, function-graph look-ahead, a bprint or field flag set by an earlier record):

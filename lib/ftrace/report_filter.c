@@ -28,6 +28,11 @@
 
 #include "ftrace/event_internal.h"
 
+/* The trees are walked recursively (as libtraceevent walks them); a chain of && and ||
+ * is as deep as it is long (--comm with thousands of pids makes long ones), so the walks
+ * stop at this depth (about 2 MiB of stack). */
+#define FILTER_MAX_DEPTH 20000
+
 /* Node kinds, as libtraceevent's tep_filter_arg_type. */
 enum fk { FK_NONE, FK_BOOL, FK_FIELD, FK_VALUE, FK_OP, FK_EXP, FK_NUM, FK_STR };
 enum fop { OP_AND_ = 1, OP_OR_, OP_NOT_ };
@@ -611,7 +616,7 @@ static int test_arg(struct parser *p, struct fnode *parent, struct fnode *arg, i
 
 	if (!arg)
 		return perr(p, -22, "bad arg in filter tree");
-	if (depth > 1000)
+	if (depth > FILTER_MAX_DEPTH)
 		return perr(p, -23, "filter nested too deeply");
 	switch (arg->kind) {
 	case FK_BOOL:
@@ -1181,7 +1186,7 @@ static uint64_t value_of(struct evalctx *c, const struct fnode *n, int depth)
 {
 	uint64_t l, r;
 
-	if (!n || depth > 1000) {
+	if (!n || depth > FILTER_MAX_DEPTH) {
 		c->err = true;
 		return 0;
 	}
@@ -1287,7 +1292,7 @@ static bool test_node(struct evalctx *c, const struct fnode *n, int depth)
 
 	if (c->err)
 		return false;
-	if (!n || depth > 1000) {
+	if (!n || depth > FILTER_MAX_DEPTH) {
 		c->err = true;
 		return false;
 	}
@@ -1468,7 +1473,7 @@ static char *to_str(const struct fnode *n, int depth)
 					    "=~", "!~" };
 	char *l, *r, *s = NULL;
 
-	if (!n || depth > 1000)
+	if (!n || depth > FILTER_MAX_DEPTH)
 		return NULL;
 	switch (n->kind) {
 	case FK_BOOL:

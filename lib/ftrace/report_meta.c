@@ -2,6 +2,9 @@
 /* Listings of a registry's functions and printk formats (ktrace/ftrace_meta.h). */
 #include <ktrace/ftrace_meta.h>
 
+#include <stdio.h>
+#include <string.h>
+
 #include "ftrace/event_internal.h"
 
 size_t ktrace_events_function_count(struct ktrace_events *evs)
@@ -90,4 +93,75 @@ uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev)
 		if ((uint64_t)f->offset + f->size > end)
 			end = (uint64_t)f->offset + f->size;
 	return end > UINT32_MAX ? UINT32_MAX : (uint32_t)end;
+}
+
+size_t ktrace_events_comm_pids(struct ktrace_events *evs, const char *comm, int *pids, size_t max)
+{
+	size_t n = 0;
+
+	/* before the first lookup the table is in registration order and libtraceevent
+	 * searches its list, newest first; after it, the sorted table from the start */
+	for (size_t k = 0; k < evs->ncomms; k++) {
+		size_t i = evs->comms_sorted ? k : evs->ncomms - 1 - k;
+
+		if (!strcmp(evs->comms[i].comm, comm)) {
+			if (n < max)
+				pids[n] = evs->comms[i].pid;
+			n++;
+		}
+	}
+	return n;
+}
+
+int ktrace_events_add_blktrace(struct ktrace_events *evs)
+{
+	static const char *const after[] = { "power", "kmem_free", "user_stack" };
+	static const struct { const char *name; uint32_t offset, size; } common[] = {
+		{ "common_type", 0, 2 }, { "common_flags", 2, 1 },
+		{ "common_preempt_count", 3, 1 }, { "common_pid", 4, 4 },
+	};
+	const struct ktrace_event *ev = NULL;
+	const struct ftev_field *f;
+	char buf[2048];
+	int id, n;
+
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]) && !ev; i++)
+		ev = ktrace_events_find_by_name(evs, "ftrace", after[i]);
+	if (!ev || ev->id == INT32_MAX)
+		return 0;
+	id = ev->id + 1;
+	if (ktrace_events_find(evs, id))
+		return 0;
+	for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++) {
+		f = ftev_find_common_field(ev, common[i].name);
+		if (!f || f->offset != common[i].offset || f->size != common[i].size)
+			return 0;
+	}
+	n = snprintf(buf, sizeof(buf),
+		     "name: blktrace\nID: %d\nformat:\n"
+		     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n"
+		     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\n"
+		     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\n"
+		     "\tfield:int common_pid;\toffset:4;\tsize:4;\n", id);
+	/* lock depth is optional */
+	f = ftev_find_common_field(ev, "common_lock_depth");
+	if (f) {
+		if (f->offset != 8 || f->size != 4)
+			return 0;
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+			      "\tfield:int common_lock_depth;\toffset:8;\tsize:4;\n");
+	}
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n, "\n"
+		      "\tfield:u64 sector;\toffset:16;\tsize:8;\n"
+		      "\tfield:int bytes;\toffset:24;\tsize:4;\n"
+		      "\tfield:int action;\toffset:28;\tsize:4;\n"
+		      "\tfield:int pid;\toffset:32;\tsize:4;\n"
+		      "\tfield:int device;\toffset:36;\tsize:4;\n"
+		      "\tfield:int cpu;\toffset:40;\tsize:4;\n"
+		      "\tfield:short error;\toffset:44;\tsize:2;\n"
+		      "\tfield:short pdu_len;\toffset:46;\tsize:2;\n"
+		      "\tfield:void data;\toffset:48;\tsize:0;\n"
+		      "\n"
+		      "print fmt: \"%%d\", REC->pid\n");
+	return ktrace_events_add_format(evs, "ftrace", buf, (size_t)n, NULL, NULL) == 0;
 }

@@ -87,6 +87,7 @@ struct rfile {
 	size_t ninstances;
 	struct ktrace_input *raw;          /* the file, to read chunk headers */
 	bool raw_failed;
+	char *task_text;                   /* the --pid/--comm filter */
 	struct kbuffer *kb;                /* --debug: walks sub-buffers */
 	bool raw_borrowed;                 /* raw is the caller's input */
 };
@@ -285,6 +286,11 @@ static struct ktrace_events *load_registry(const struct rfile *f, const struct k
 		ktrace_events_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
 	ktrace_events_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
 				    : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
+	/* libtracecmd adds its block-trace event when it sets the data up: the listings
+	 * (-E -P -f) come before that */
+	if (o->mode != KTRACE_TDREPORT_EVENTS && o->mode != KTRACE_TDREPORT_PRINTK &&
+	    o->mode != KTRACE_TDREPORT_FUNCS)
+		ktrace_events_add_blktrace(evs);
 	return evs;
 }
 
@@ -353,33 +359,135 @@ static int open_file(struct report *r, struct rfile *f, const struct ktrace_tdre
 	return 0;
 }
 
-static int add_filters(struct report *r, struct rfile *f)
+/* --pid and --comm: trace-cmd's one filter of the tasks' pids, in its order (its lists
+ * are built by prepending), or NULL. */
+static char *task_filter(struct report *r, struct rfile *f)
+{
+	const struct ktrace_tdreport_opts *o = r->o;
+	int *pids = NULL;
+	size_t n = 0, cap = 0;
+	char *text = NULL;
+	size_t len = 0;
+
+	/* pids of the comms, the last --comm first; then the --pid pids, the last first */
+	for (size_t k = o->ntasks; k-- > 0;) {
+		const struct ktrace_tdreport_task *t = &o->tasks[k];
+		size_t found;
+
+		if (!t->comm)
+			continue;
+		found = ktrace_events_comm_pids(f->evs, t->name, NULL, 0);
+		if (!found) {
+			fprintf(stderr, "ktrace: comm: %s not in the saved cmdlines\n", t->name);
+			continue;
+		}
+		if (n + found > cap) {
+			int *v = realloc(pids, (n + found) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			pids = v;
+			cap = n + found;
+		}
+		ktrace_events_comm_pids(f->evs, t->name, pids + n, found);
+		n += found;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		int t = pids[i];
+
+		pids[i] = pids[n - 1 - i];
+		pids[n - 1 - i] = t;
+	}
+	for (size_t pass = 0; pass < 2; pass++) {
+		size_t at = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			char one[128];
+			int k = snprintf(one, sizeof(one), "%s(common_pid==%d)||(pid==%d)||(next_pid==%d)",
+					 at ? "||" : ".*:", pids[i], pids[i], pids[i]);
+
+			if (pass)
+				memcpy(text + at, one, (size_t)k);
+			at += (size_t)k;
+		}
+		for (size_t k = o->ntasks; k-- > 0;) {
+			const char *p = o->tasks[k].name;
+			size_t pl = strlen(p);
+
+			if (o->tasks[k].comm)
+				continue;
+			if (pass)
+				at += (size_t)sprintf(text + at, "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
+						      at ? "||" : ".*:", p, p, p);
+			else
+				at += 3 + 3 * pl + 40;
+		}
+		if (!pass) {
+			if (!at)
+				break;
+			len = at + 1;
+			text = malloc(len);
+			if (!text)
+				goto oom;
+		} else {
+			text[at] = 0;
+		}
+	}
+	free(pids);
+	return text;
+oom:
+	free(pids);
+	free(text);
+	return NULL;
+}
+
+static int add_one_filter(struct report *r, struct rfile *f, const char *text, bool negative)
+{
+	struct ktrace_filter *flt = ktrace_filter_new(f->evs, text, r->err);
+
+	if (!flt) {
+		char msg[KTRACE_ERROR_MESSAGE_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", r->err->message);
+		*r->err_file = NULL;
+		return ktrace_error_set(r->err, -EINVAL, "failed to create event filter '%s': %s",
+					text, msg);
+	}
+	if (negative)
+		f->neg[f->nneg++] = flt;
+	else
+		f->pos[f->npos++] = flt;
+	return 0;
+}
+
+static int add_filters(struct report *r, struct rfile *f, bool first)
 {
 	const struct ktrace_tdreport_file *a = f->arg;
 	const struct ktrace_event *ev;
+	char *tasks = first && r->o->ntasks ? task_filter(r, f) : NULL;
+	int ret;
 
-	if (!a->nfilters)
+	if (!a->nfilters && !tasks)
 		return 0;
-	f->pos = calloc(a->nfilters, sizeof(*f->pos));
-	f->neg = calloc(a->nfilters, sizeof(*f->neg));
-	if (!f->pos || !f->neg)
+	f->pos = calloc(a->nfilters + 1, sizeof(*f->pos));
+	f->neg = calloc(a->nfilters + 1, sizeof(*f->neg));
+	if (!f->pos || !f->neg) {
+		free(tasks);
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < a->nfilters; i++) {
-		struct ktrace_filter *flt = ktrace_filter_new(f->evs, a->filters[i].text, r->err);
-
-		if (!flt) {
-			char msg[KTRACE_ERROR_MESSAGE_MAX];
-
-			snprintf(msg, sizeof(msg), "%s", r->err->message);
-			*r->err_file = NULL;
-			return ktrace_error_set(r->err, -EINVAL,
-						"failed to create event filter '%s': %s",
-						a->filters[i].text, msg);
+		ret = add_one_filter(r, f, a->filters[i].text, a->filters[i].negative);
+		if (ret) {
+			free(tasks);
+			return ret;
 		}
-		if (a->filters[i].negative)
-			f->neg[f->nneg++] = flt;
-		else
-			f->pos[f->npos++] = flt;
+	}
+	/* trace-cmd adds the pid filter after the -F ones */
+	if (tasks) {
+		ret = add_one_filter(r, f, tasks, false);
+		f->task_text = tasks;
+		if (ret)
+			return ret;
 	}
 	ev = ktrace_events_find_by_name(f->evs, "ftrace", "kernel_stack");
 	f->kstack_id = ev ? ktrace_event_id(ev) : -1;
@@ -1666,8 +1774,9 @@ static void filter_test(struct report *r, struct rfile *f)
 	const struct ktrace_tdreport_file *a = f->arg;
 	size_t ip = 0, in = 0;
 
-	for (size_t k = 0; k < a->nfilters; k++) {
-		struct ktrace_filter *flt = a->filters[k].negative ? f->neg[in++] : f->pos[ip++];
+	for (size_t k = 0; k < a->nfilters + (f->task_text != NULL); k++) {
+		bool neg = k < a->nfilters && a->filters[k].negative;
+		struct ktrace_filter *flt = neg ? f->neg[in++] : f->pos[ip++];
 		size_t n = ktrace_filter_event_count(flt);
 
 		for (size_t i = 0; i < n; i++) {
@@ -1788,6 +1897,7 @@ static void close_all(struct report *r)
 			ktrace_filter_free(f->neg[k]);
 		free(f->pos);
 		free(f->neg);
+		free(f->task_text);
 		free(f->last_printed);
 		free(f->formats);
 		free(f->evinfo);
@@ -1960,7 +2070,7 @@ int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_
 			struct rfile *f = &r.files[i];
 			int top = tracedat_find_buffer(f->td, "");
 
-			ret = add_filters(&r, f);
+			ret = add_filters(&r, f, i == 0);
 			if (ret)
 				goto out;
 			if (o->mode == KTRACE_TDREPORT_FILTER_TEST && (f->npos || f->nneg)) {

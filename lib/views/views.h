@@ -70,6 +70,12 @@ struct ktrace_tdreport_file {
 	int64_t ts_offset;            /* --ts-offset, nanoseconds */
 };
 
+/* --pid PID or --comm NAME: trace-cmd turns them into one filter of the first file. */
+struct ktrace_tdreport_task {
+	const char *name;             /* a pid, or a comm */
+	bool comm;
+};
+
 enum ktrace_tdreport_mode {
 	KTRACE_TDREPORT_RECORDS = 0,
 	KTRACE_TDREPORT_STAT,         /* --stat */
@@ -93,6 +99,8 @@ struct ktrace_tdreport_opts {
 	bool first_event, last_event;
 	bool raw_ts, no_date;         /* --raw-ts, --nodate */
 	bool debug;                   /* --debug */
+	const struct ktrace_tdreport_task *tasks;   /* in command-line order */
+	size_t ntasks;
 	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */
 	size_t ncpus;
 	bool progress;                /* progress line on stderr */

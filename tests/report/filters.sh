@@ -130,4 +130,15 @@ t allevents -F 'sys_exit: ~ret'
 t sv -T -F 'sched_switch: prev_pid == 1 && (next_comm =~ "a" || nosuch == 2)'
 t sv -T -F 'sched.*: pid == 3'
 t sv -T -F 'sched_switch: prev_state & 3 || prev_prio > 100'
+# --pid and --comm (trace-cmd's pid filter, added after the -F ones)
+t sv --pid 726
+t sv --pid 726,7 --pid 10937
+t sv -T --pid 726,7 --pid 10937
+t kmem --pid 16292 -F sched_switch
+t kmem --comm bash,gzip
+t kmem -T --comm gzip --comm ls
+t kmem --comm ls --pid 7 -F sched_switch
+# libtracecmd's blktrace event is there for patterns (not for -E)
+t kmem -T -F 'ftrace/.*: pid == 3'
+t allevents -T -F '.*'
 echo "# $N filter runs"
