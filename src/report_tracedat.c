@@ -26,7 +26,7 @@
 enum {
 	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
 	O_TSOFFSET, O_NODATE, O_RAWTS, O_DEBUG, O_INPUT, O_UNSUPPORTED, O_UNSUPPORTED_ARG,
-	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS,
+	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS, O_BOUNDARY,
 };
 
 static const struct option td_options[] = {
@@ -51,7 +51,7 @@ static const struct option td_options[] = {
 	{ "event",        required_argument, NULL, O_UNSUPPORTED_ARG },
 	{ "kallsyms",     required_argument, NULL, O_UNSUPPORTED_ARG },
 	{ "check-events", no_argument,       NULL, O_UNSUPPORTED },
-	{ "boundary",     no_argument,       NULL, O_UNSUPPORTED },
+	{ "boundary",     no_argument,       NULL, O_BOUNDARY },
 	{ "profile",      no_argument,       NULL, O_UNSUPPORTED },
 	{ "by-comm",      no_argument,       NULL, O_UNSUPPORTED },
 	{ "ts2secs",      required_argument, NULL, O_UNSUPPORTED_ARG },
@@ -81,6 +81,8 @@ struct td_cli {
 	size_t nowned, cap_owned;
 	struct ktrace_tdreport_task *tasks;       /* --pid, --comm */
 	size_t ntasks, cap_tasks;
+	const char **raw_events;                  /* -r */
+	size_t nraw, cap_raw;
 	bool neg;
 	bool endian, page_size;
 };
@@ -98,6 +100,7 @@ static void td_free(struct td_cli *c)
 		free(c->owned[i]);
 	free(c->owned);
 	free(c->tasks);
+	free(c->raw_events);
 }
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -259,6 +262,12 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case O_NODATE: c->o.no_date = true; break;
 		case O_RAWTS: c->o.raw_ts = true; break;
 		case O_DEBUG: c->o.debug = true; break;
+		case O_BOUNDARY: c->o.boundary = true; break;
+		case 'r':
+			if (grow((void **)&c->raw_events, &c->cap_raw, c->nraw + 1, sizeof(char *)))
+				return cli_usage_error("report", "out of memory");
+			c->raw_events[c->nraw++] = optarg;
+			break;
 		case O_TSOFFSET: {
 			char *end;
 			long long v;
@@ -290,7 +299,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 			cli_print_help(&cli_report);
 			return -2;
 		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG:
-		case 'r': case 'n': case 'O': case 'H': case 'N': case 'L': case 'w':
+		case 'n': case 'O': case 'H': case 'N': case 'L': case 'w':
 			return cli_usage_error("report", "option '%s' of trace-cmd report is not supported",
 					       argv[optind - 1]);
 		case ':':
@@ -436,6 +445,8 @@ int report_tracedat_main(int argc, char **argv)
 	c.o.files = c.files;
 	c.o.nfiles = c.nfiles;
 	c.o.multi = c.nfiles > 1;
+	c.o.raw_events = c.raw_events;
+	c.o.nraw_events = c.nraw;
 	c.o.tasks = c.tasks;
 	c.o.ntasks = c.ntasks;
 	c.o.cpus = c.ncpus ? c.cpus : NULL;

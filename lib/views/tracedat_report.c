@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ struct rfile {
 	 * and how many bytes formatting may read */
 	struct evinfo {
 		uint8_t ordered;
+		bool raw;                   /* -R, or -r names it */
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
@@ -130,6 +132,7 @@ struct jrec {
 	uint32_t dpre_off, dpre_len;       /* --debug: before the line, after the text */
 	uint32_t dsuf_off, dsuf_len;
 	bool has_text, has_diff;
+	bool raw;                          /* fields as with -R */
 };
 
 #define NO_OFF UINT32_MAX
@@ -195,6 +198,9 @@ struct report {
 	int width;                         /* trace-cmd's max_file_size */
 	/* --ts-diff */
 	uint64_t last_ts;
+	/* -r */
+	regex_t *raw_re;
+	size_t nraw_re;
 	/* the main thread's scratch */
 	uint8_t *copy;                     /* a function-graph entry kept while looking ahead */
 	size_t copy_cap;
@@ -794,7 +800,7 @@ static bool grow_buf(void **p, size_t *cap, size_t need)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { 1, 0 };
+	static const struct evinfo fallback = { 1, false, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -810,7 +816,14 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 		f->nevinfo = n;
 	}
 	if (!f->evinfo[id].ordered) {
-		f->evinfo[id].ordered = ktrace_event_ordered(ev, r->o->raw) ? 1 : 2;
+		bool raw = r->o->raw;
+
+		/* -r: trace-cmd's set_event_flags, "^PATTERN$" on the name or the system */
+		for (size_t i = 0; i < r->nraw_re && !raw; i++)
+			raw = !regexec(&r->raw_re[i], ktrace_event_name(ev), 0, NULL, 0) ||
+			      !regexec(&r->raw_re[i], ktrace_event_system(ev), 0, NULL, 0);
+		f->evinfo[id].raw = raw;
+		f->evinfo[id].ordered = ktrace_event_ordered(ev, raw) ? 1 : 2;
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -832,13 +845,13 @@ static inline const struct evinfo *ev_info(struct report *r, struct rfile *f,
 /* The main thread formats a record's text into the chunk (never twice: the state it
  * keeps would move twice). */
 static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct ktrace_events *evs,
-		       const struct ktrace_record *kr, unsigned *outf)
+		       const struct ktrace_record *kr, unsigned *outf, bool raw)
 {
 	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
 
 	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + room))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	n = ktrace_events_format(evs, kr, r->o->raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
+	n = ktrace_events_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
 				 room, outf);
 	if (n >= room)
 		n = room - 1;
@@ -896,13 +909,18 @@ static int debug_info(struct report *r, struct chunk *c, struct jrec *j, struct 
 		off = s->vbase ? s->vbase[rec->cpu_index] + rec->offset : rec->offset;
 	j->dpre_off = (uint32_t)c->text_len;
 	if (in_page == (uint64_t)kbuffer_start_of_data(f->kb)) {
-		ret = text_printf(r, c, "CPU:%u [SUBBUFFER START] [%lld:0x%llx]\n", rec->cpu,
-				  (long long)kbuffer_subbuf_timestamp(f->kb, page),
-				  (unsigned long long)(off & ~(uint64_t)(ps - 1)));
+		if (r->o->debug)
+			ret = text_printf(r, c, "CPU:%u [SUBBUFFER START] [%lld:0x%llx]\n", rec->cpu,
+					  (long long)kbuffer_subbuf_timestamp(f->kb, page),
+					  (unsigned long long)(off & ~(uint64_t)(ps - 1)));
+		else
+			ret = text_printf(r, c, "CPU:%u [SUBBUFFER START]\n", rec->cpu);
 		if (ret)
 			return ret;
 	}
 	j->dpre_len = (uint32_t)(c->text_len - j->dpre_off);
+	if (!r->o->debug)
+		return 0;
 	j->dsuf_off = (uint32_t)c->text_len;
 	ret = text_printf(r, c, " [%d:0x%llx:%d]", (int)kbuffer_ptr_delta(f->kb, page + in_page),
 			  (unsigned long long)(off & (ps - 1)), (int)rec->size);
@@ -999,7 +1017,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		c->text_len += n;
 	}
 	j->dpre_len = j->dsuf_len = 0;
-	if (o->debug) {
+	if (o->debug || o->boundary) {
 		ret = debug_info(r, c, j, s, rec);
 		if (ret)
 			return ret;
@@ -1016,12 +1034,13 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		r->last_ts = ts;
 	}
 	ei = ev ? ev_info(r, f, ev) : NULL;
+	j->raw = ei ? ei->raw : o->raw;
 	if (ei && ei->ordered == 1) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
 		if (ev != f->fg_entry) {
-			ret = main_format(r, c, j, evs, &kr, &outf);
+			ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
 			return ret ? ret : advance(r, s);
 		}
 		/* look at the next record of this buffer: a leaf function prints as one line */
@@ -1041,7 +1060,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 			fill_krec(s, s->head, &nkr);
 			kr.next = &nkr;
 		}
-		ret = main_format(r, c, j, evs, &kr, &outf);
+		ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
 		if (ret)
 			return ret;
 		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
@@ -1332,13 +1351,13 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		struct ktrace_events *evs = w->evs[j->f - w->r->files];
 		size_t room = c->out_cap - c->out_len;
 
-		n = ktrace_events_format(evs, &j->kr, o->raw ? KTRACE_EVFMT_RAW : 0, p, room, NULL);
+		n = ktrace_events_format(evs, &j->kr, j->raw ? KTRACE_EVFMT_RAW : 0, p, room, NULL);
 		if (n + 2 >= room) {
 			if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + 4096))
 				return -ENOMEM;
 			p = c->out + c->out_len;
 			room = c->out_cap - c->out_len;
-			n = ktrace_events_format(evs, &j->kr, o->raw ? KTRACE_EVFMT_RAW : 0, p, room,
+			n = ktrace_events_format(evs, &j->kr, j->raw ? KTRACE_EVFMT_RAW : 0, p, room,
 						 NULL);
 			if (n >= room)
 				n = room - 2;
@@ -1912,6 +1931,9 @@ static void close_all(struct report *r)
 	}
 	free(r->files);
 	free(r->copy);
+	for (size_t i = 0; i < r->nraw_re; i++)
+		regfree(&r->raw_re[i]);
+	free(r->raw_re);
 }
 
 static uint64_t map_window(struct tracedat *td, size_t buffer)
@@ -2015,6 +2037,29 @@ int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_
 	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
 	if (!r.files)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (o->nraw_events) {
+		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
+		if (!r.raw_re) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < o->nraw_events; i++) {
+			char *pat = malloc(strlen(o->raw_events[i]) + 3);
+
+			if (!pat) {
+				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			sprintf(pat, "^%s$", o->raw_events[i]);
+			ret = regcomp(&r.raw_re[r.nraw_re], pat, REG_ICASE | REG_NOSUB);
+			free(pat);
+			if (ret) {
+				ret = ktrace_error_set(err, -EINVAL, "can't parse '%s'", o->raw_events[i]);
+				goto out;
+			}
+			r.nraw_re++;
+		}
+	}
 
 	/* trace-cmd opens every file before printing anything; the listing options print
 	 * from the first file only */

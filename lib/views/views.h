@@ -99,6 +99,9 @@ struct ktrace_tdreport_opts {
 	bool first_event, last_event;
 	bool raw_ts, no_date;         /* --raw-ts, --nodate */
 	bool debug;                   /* --debug */
+	bool boundary;                /* --boundary: mark where each sub-buffer starts */
+	const char *const *raw_events;   /* -r: events printed as with -R (patterns) */
+	size_t nraw_events;
 	const struct ktrace_tdreport_task *tasks;   /* in command-line order */
 	size_t ntasks;
 	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */

@@ -61,6 +61,19 @@ u "$TMP/sv_tsc.dat"
 u -t "$TMP/sv_tsc.dat"
 u --raw-ts "$TMP/sv_tsc.dat"
 
+# --boundary, -r (raw fields for some events)
+u --boundary "$TMP/sv.dat"
+u --boundary "$TMP/kmem.dat"
+u --boundary "$TMP/instance.dat"
+u --boundary --debug "$TMP/sv.dat"
+u -r sched_switch "$TMP/sv.dat"
+u -r sched -r kmalloc "$TMP/kmem.dat"
+u -r 'kmem.*' -l "$TMP/kmem.dat"
+u -r kernel_stack "$TMP/stacks.dat"
+trace-cmd report -r sched_switch "$TMP/kmem.dat" > "$TMP/expect" 2> /dev/null
+"$KTRACE" report --threads 3 -r sched_switch "$TMP/kmem.dat" > "$TMP/out"
+check_same "report -r with 3 threads" "$TMP/out" "$TMP/expect"
+
 # several files, and the filters that follow each -i
 u -i "$TMP/sv.dat" -i "$TMP/kmem.dat"
 u -i "$TMP/kmem.dat" -i "$TMP/instance.dat" -t
