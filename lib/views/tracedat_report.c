@@ -114,6 +114,7 @@ struct rstream {
 	const struct tracedat_record *head;
 	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
 	unsigned page_size;
+	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
 };
 
 /* A record waiting to be printed, with what the main thread worked out for it. */
@@ -139,8 +140,10 @@ struct jrec {
 
 enum { C_FREE, C_FILLED, C_DONE };
 
+/* Chunks are filled by one thread while another formats the next one: each on cache
+ * lines of its own. */
 struct chunk {
-	struct jrec *recs;
+	_Alignas(128) struct jrec *recs;
 	size_t n, cap;
 	char *text;                        /* texts the main thread made */
 	size_t text_len, text_cap;
@@ -177,7 +180,7 @@ struct wctx {
 	struct namecol names[NAMECACHE];
 	struct commcol comms[COMMCACHE];
 	uint64_t sec_key;                  /* the seconds part last rendered */
-	char sec[24];
+	char sec[32];
 	uint8_t sec_len;
 	pthread_t th;
 	bool started;
@@ -725,22 +728,18 @@ static uint32_t record_avail(struct rstream *s, const struct tracedat_record *re
 {
 	const uint8_t *data = rec->data, *page = rec->page;
 	uint64_t end, pos, chunk;
-	const struct tracedat_cpu *cpu;
 
 	if (rec->compressed)
 		return zavail(s, rec);
-	if (!s->map_size)
+	if (!s->map_size || !s->cpu_end)
 		return (uint32_t)(page + rec->page_len - data);
 	/* trace-cmd maps the CPU data in windows of map_size bytes: it reads on to the end
 	 * of the window holding the record */
-	cpu = tracedat_buffer_cpu(s->f->td, s->buffer, rec->cpu_index);
 	pos = rec->page_offset + (uint64_t)(data - page);
 	chunk = (pos & ~(s->map_size - 1)) + s->map_size;
-	end = cpu->offset + cpu->size;
+	end = s->cpu_end[rec->cpu_index];
 	if (chunk < end)
 		end = chunk;
-	if (end > tracedat_header(s->f->td)->file_size)
-		end = tracedat_header(s->f->td)->file_size;
 	if (end < pos + rec->size)
 		return rec->size;
 	if (end - pos > UINT32_MAX)
@@ -1132,16 +1131,6 @@ static const char digits2[] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* v < 10^digits, digits even: two digits at a time */
-static inline char *put_z2(char *p, uint64_t v, int digits)
-{
-	for (int i = digits - 2; i >= 0; i -= 2) {
-		memcpy(p + i, digits2 + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	return p + digits;
-}
-
 /* The time column, the seconds part rendered once per second. */
 static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint64_t ts)
 {
@@ -1164,13 +1153,30 @@ static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint6
 		w->sec_len = (uint8_t)(q - w->sec);
 		w->sec_key = sec + 1;
 	}
-	memcpy(p, w->sec, w->sec_len);
+	memcpy(p, w->sec, 16);         /* fixed size: the longest (20 digits) has its own copy */
+	if (w->sec_len > 16)
+		memcpy(p, w->sec, w->sec_len);
 	p += w->sec_len;
-	if (w->r->o->nsec) {
-		*p++ = (char)('0' + frac / 100000000u);
-		return put_z2(p, frac % 100000000u, 8);
+	{
+		/* 32-bit steps that do not wait on each other much */
+		uint32_t fr = (uint32_t)frac, a, b, rest;
+
+		if (w->r->o->nsec) {
+			uint32_t top = fr / 1000000u;
+
+			fr -= top * 1000000u;
+			*p++ = (char)('0' + top / 100);
+			memcpy(p, digits2 + 2 * (top % 100), 2);
+			p += 2;
+		}
+		a = fr / 10000u;
+		rest = fr - a * 10000u;
+		b = rest / 100u;
+		memcpy(p, digits2 + 2 * a, 2);
+		memcpy(p + 2, digits2 + 2 * b, 2);
+		memcpy(p + 4, digits2 + 2 * (rest - b * 100u), 2);
+		return p + 6;
 	}
-	return put_z2(p, frac, 6);
 }
 
 static const struct namecol *name_col(struct wctx *w, const struct ktrace_event *ev)
@@ -1523,6 +1529,7 @@ static size_t pick_workers(const struct report *r)
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 0;
+	/* one worker per CPU, and the reading thread, which often waits, on top */
 	return cpus > 8 ? 8 : (size_t)cpus;
 }
 
@@ -1576,7 +1583,9 @@ static int run_records(struct report *r)
 	}
 
 	r->nslots = 2 * r->nworkers + 2;
-	r->slots = calloc(r->nslots, sizeof(*r->slots));
+	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
+	if (r->slots)
+		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
 	r->workers = calloc(r->nworkers, sizeof(*r->workers));
 	if (!r->slots || !r->workers)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
@@ -1888,6 +1897,7 @@ static void close_all(struct report *r)
 		tracedat_iter_free(r->streams[i].it);
 		free(r->streams[i].z);
 		free(r->streams[i].vbase);
+		free(r->streams[i].cpu_end);
 	}
 	free(r->streams);
 	for (size_t i = 0; i < r->nslots; i++) {
@@ -2001,6 +2011,18 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 	s->label = *b->name ? b->name : (r->o->multi ? f->base : "");
 	s->page_size = b->page_size;
 	s->map_size = map_window(f->td, buffer);
+	if (s->map_size && !b->compressed) {
+		uint64_t fsize = tracedat_header(f->td)->file_size;
+
+		s->cpu_end = calloc(b->cpus ? b->cpus : 1, sizeof(*s->cpu_end));
+		if (!s->cpu_end)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		for (size_t i = 0; i < b->cpus; i++) {
+			const struct tracedat_cpu *c = tracedat_buffer_cpu(f->td, buffer, i);
+
+			s->cpu_end[i] = c->offset + c->size < fsize ? c->offset + c->size : fsize;
+		}
+	}
 	if (b->compressed) {
 		s->z = calloc(b->cpus ? b->cpus : 1, sizeof(*s->z));
 		if (!s->z)
