@@ -33,6 +33,15 @@ static const char report_help[] =
 "        commit size, events lost before it) and every event in it (file offset of\n"
 "        its header, timestamp, payload length, event id).\n"
 "\n"
+"    kcdata (Apple kernel chunked data: stackshots, corpse crash info, exit\n"
+"        reasons, backtrace info, XNU POST test configurations), raw or gzip'd,\n"
+"        base64-encoded, zlib-compressed (COMPRESSED begin magic) or behind a\n"
+"        Darwin ktrace chunk header. The buffer is decoded with libkdd's rules and\n"
+"        printed as an indented tree (--format text), as JSON (--format json) or\n"
+"        as an XML property list like libkdd's 'kdd -p' (--format plist).\n"
+"        --format info summarises the buffer (begin type, items by type,\n"
+"        containers, sizes); --format items lists every item.\n"
+"\n"
 "    A corrupt or truncated input is reported on standard error as\n"
 "    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
 "    been printed, and the exit status is 1.\n"
@@ -48,6 +57,8 @@ static const char report_help[] =
 "        Size of the traced kernel's long: 8 for 64-bit kernels, 4 for 32-bit ones.\n"
 "    --endian little|big\n"
 "        Byte order of the traced kernel.\n"
+"    --format FORMAT\n"
+"        For kcdata: text (default), json, plist, info or items.\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -55,18 +66,21 @@ static const char report_help[] =
 "    ktrace report examples/sched_cpu0.trace_pipe_raw\n"
 "    cat /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw | ktrace report -\n"
 "    ktrace report --pages --long-size 4 cpu0-32.raw\n"
+"    ktrace report --format json stackshot.kcdata\n"
+"    ktrace report --format plist corpse-sample > corpse.plist\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when the whole input was read, 1 for unreadable, corrupt or truncated input,\n"
 "    2 for usage errors.\n";
 
-enum { OPT_PAGES = 256, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN };
+enum { OPT_PAGES = 256, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN, OPT_FORMAT };
 
 static const struct option report_options[] = {
 	{ "pages",     no_argument,       NULL, OPT_PAGES },
 	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 	{ "long-size", required_argument, NULL, OPT_LONG_SIZE },
 	{ "endian",    required_argument, NULL, OPT_ENDIAN },
+	{ "format",    required_argument, NULL, OPT_FORMAT },
 	{ "input",     required_argument, NULL, 'i' },
 	{ "help",      no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -74,6 +88,7 @@ static const struct option report_options[] = {
 
 struct report_opts {
 	const char *file;
+	const char *format;
 	bool force_pages;
 	struct ktrace_pages_layout layout;
 };
@@ -113,6 +128,9 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			else
 				return cli_usage_error("report", "--endian must be little or big");
 			o->force_pages = true;
+			break;
+		case OPT_FORMAT:
+			o->format = optarg;
 			break;
 		case 'h':
 			cli_print_help(&cli_report);
@@ -168,6 +186,9 @@ static int run_report(int argc, char **argv)
 	switch (format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
 		ret = ktrace_view_pages(in, &opts.layout, out, &err);
+		break;
+	case KTRACE_FORMAT_KCDATA:
+		ret = ktrace_view_kcdata(in, opts.format, out, &err);
 		break;
 	case KTRACE_FORMAT_UNKNOWN:
 		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");

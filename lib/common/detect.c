@@ -3,6 +3,7 @@
  * have none and are recognised by their headers making sense. */
 #include <ktrace/detect.h>
 #include <ktrace/ftrace_pages.h>
+#include <ktrace/kcdata.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -10,21 +11,6 @@
 #include "common/cursor.h"
 
 static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-static bool is_kcdata_begin(uint32_t type)
-{
-	switch (type) {
-	case 0x59a25807: /* stackshot */
-	case 0xDE17A59A: /* delta stackshot */
-	case 0xDEADF157: /* crash info */
-	case 0x53A20900: /* os reason */
-	case 0x1e21c09f: /* xnupost test config */
-	case 0x46414E47: /* btinfo */
-	case 0x434f4d50: /* compressed */
-		return true;
-	}
-	return false;
-}
 
 enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 {
@@ -44,9 +30,10 @@ enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 			return KTRACE_FORMAT_DARWIN_V3;
 		if (w == 0x55aa0101 || w == 0x55aa0200)
 			return KTRACE_FORMAT_DARWIN_RAW;
-		if (len >= 16 && is_kcdata_begin(w))
-			return KTRACE_FORMAT_KCDATA;
 	}
+	/* kcdata: a begin magic, or gzip / base64 / a Darwin chunk around one */
+	if (kcdata_sniff(head, len))
+		return KTRACE_FORMAT_KCDATA;
 	if (ktrace_pages_detect(head, len, &layout) > 0)
 		return KTRACE_FORMAT_FTRACE_PAGES;
 	return KTRACE_FORMAT_UNKNOWN;
