@@ -213,7 +213,7 @@ int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, struct kt_out *
 				kt_out_puts(out, counts[i].kind == 0 ? "items by type:\n"
 						 : counts[i].kind == 1 ? "array elements by type:\n"
 								       : "containers by type:\n");
-			kt_out_printf(out, "  0x%-6x %-36s %10" PRIu64 " %s %12" PRIu64 " bytes\n",
+			kt_out_printf(out, "  0x%-8x %-34s %10" PRIu64 " %s %12" PRIu64 " bytes\n",
 				      counts[i].type, name_of(counts[i].type), n,
 				      counts[i].kind == 2 ? "   " : counts[i].kind ? "el." : "x  ", bytes);
 			i = j;
