@@ -58,3 +58,7 @@ if [ $? -eq 1 ] && grep -q 'offset 0x' "$TMP/corrupt.err"; then ok "corrupt buff
 check "items listing of a corrupt buffer shows what it read" sh -c "'$KTRACE' report --format items '$TMP/corrupt.kcdata' 2>/dev/null | grep -q 'nested_kcdata'"
 "$KTRACE" report --format yaml "$DATA/nested-sample" > /dev/null 2>&1
 if [ $? -ne 0 ]; then ok "unknown format refused"; else not_ok "unknown format refused"; fi
+
+# A compressed buffer (COMPRESSED magic, zlib stream) made outside ktrace from
+# stackshot-sample's items: decodes to libkdd's plist of stackshot-sample.
+check "compressed kcdata" sh -c "'$KTRACE' report --format json '$ROOT/tests/data/kcdata/compressed-stackshot-sample' > '$TMP/c.json' && $CMP '$DATA/stackshot-sample.plist.gz' '$TMP/c.json' json"
