@@ -80,10 +80,12 @@ $(SHARED): $(LIB_OBJ) lib/libktrace.map
 $(CLI): $(CLI_OBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS)
 
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	     -e 's|@VERSION@|$(VERSION)|'
+
 $(PCFILE): ktrace.pc.in Makefile
 	@mkdir -p $(B)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SED) $< > $@
 
 $(B)/tests/%: tests/%.c tests/testlib.h $(STATIC)
 	@mkdir -p $(dir $@)
@@ -102,7 +104,7 @@ $(B)/.test-deps:
 
 check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(TEST_ALL)
-	@B=$(B) ./tests/run.sh
+	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40
@@ -116,7 +118,8 @@ fuzz:
 	        -o build-fuzz/$$n $$f $(LIB_SRC) $(LIBS) -pthread || exit 1; done
 
 bench: all
-	@$(MAKE) --no-print-directory -C bench B=../$(B)
+	@./scripts/deps.sh bench
+	@$(MAKE) --no-print-directory -C bench B=$(abspath $(B))
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/ktrace \
@@ -126,7 +129,7 @@ install: all
 	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so.$(SOVERSION)
 	ln -sf libktrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libktrace.so
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/ktrace/
-	install -m 644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(PC_SED) ktrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 
 uninstall:

@@ -12,6 +12,7 @@
 #include <ktrace/input.h>
 
 #include "cli.h"
+#include "darwin_cli.h"
 #include "views/views.h"
 
 static const char report_help[] =
@@ -33,6 +34,17 @@ static const char report_help[] =
 "        commit size, events lost before it) and every event in it (file offset of\n"
 "        its header, timestamp, payload length, event id).\n"
 "\n"
+"    Darwin ktrace file (V3, magic 0x55aa0300 or kernel tag 0x1000) or kdebug\n"
+"    raw stream (RAW_VERSION1 0x55aa0101, RAW_VERSION2 0x55aa0200, or V0 with\n"
+"    --raw-v0)\n"
+"        One line per kdebug event: time in seconds (ticks converted with the\n"
+"        file's timebase), nanoseconds since the previous line, CPU, thread id,\n"
+"        pid and process name from the thread map, function qualifier (START, END\n"
+"        or -), event name (from -C trace codes files, else built-in class and\n"
+"        subclass names) and arg1..arg4 in hex; END events matched with a START of\n"
+"        the same event on the same thread get elapsed_ns=. TRACE-class string\n"
+"        events also show their text. Comment lines give the format, timebase,\n"
+"        counts, and the chunks that are not events.\n"
 "    kcdata (Apple kernel chunked data: stackshots, corpse crash info, exit\n"
 "        reasons, backtrace info, XNU POST test configurations), raw or gzip'd,\n"
 "        base64-encoded, zlib-compressed (COMPRESSED begin magic) or behind a\n"
@@ -57,6 +69,25 @@ static const char report_help[] =
 "        Size of the traced kernel's long: 8 for 64-bit kernels, 4 for 32-bit ones.\n"
 "    --endian little|big\n"
 "        Byte order of the traced kernel.\n"
+"    --csv\n"
+"        Darwin: comma-separated values with a header row (time_ns, delta_ns,\n"
+"        cpu, thread, pid, process, debugid, class, subclass, code, func, event,\n"
+"        arg1..arg4, elapsed_ns).\n"
+"    -C, --codes FILE\n"
+"        Darwin: event names from a trace codes file (/usr/share/misc/trace.codes\n"
+"        format: '0xDEBUGID NAME' per line). Repeatable; later files win.\n"
+"    -f, --filter DESC\n"
+"        Darwin: show only the events an Apple filter description selects: comma-\n"
+"        separated C<class>, S<class-subclass> and D<debugid>, e.g.\n"
+"        C0x01,S0x0403,D0x07020008. Repeatable.\n"
+"    --pid PID, --process NAME\n"
+"        Darwin: show only the events of threads of this process (by the thread\n"
+"        map and the TRACE events that name new threads). Repeatable.\n"
+"    --raw-v0\n"
+"        Darwin: the input is a headerless RAW_VERSION0 stream.\n"
+"    --timebase NUMER/DENOM\n"
+"        Darwin: convert ticks with this timebase instead of the file's (V0 and\n"
+"        V1 streams carry none; 1/1 is assumed).\n"
 "    --format FORMAT\n"
 "        For kcdata: text (default), json, plist, info or items.\n"
 "    -h, --help\n"
@@ -66,6 +97,8 @@ static const char report_help[] =
 "    ktrace report examples/sched_cpu0.trace_pipe_raw\n"
 "    cat /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw | ktrace report -\n"
 "    ktrace report --pages --long-size 4 cpu0-32.raw\n"
+"    ktrace report -C /usr/share/misc/trace.codes -f C0x01 --process launchd t.ktrace\n"
+"    ktrace report --csv capture.bin > events.csv\n"
 "    ktrace report --format json stackshot.kcdata\n"
 "    ktrace report --format plist corpse-sample > corpse.plist\n"
 "\n"
@@ -82,6 +115,7 @@ static const struct option report_options[] = {
 	{ "endian",    required_argument, NULL, OPT_ENDIAN },
 	{ "format",    required_argument, NULL, OPT_FORMAT },
 	{ "input",     required_argument, NULL, 'i' },
+	DARWIN_CLI_LONG_OPTIONS,
 	{ "help",      no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -91,6 +125,7 @@ struct report_opts {
 	const char *format;
 	bool force_pages;
 	struct ktrace_pages_layout layout;
+	struct darwin_cli darwin;
 };
 
 static int parse_options(int argc, char **argv, struct report_opts *o)
@@ -100,7 +135,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 
 	o->layout.big_endian = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", report_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:hC:f:", report_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->file = optarg;
@@ -128,6 +163,12 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			else
 				return cli_usage_error("report", "--endian must be little or big");
 			o->force_pages = true;
+			break;
+		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
+		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+			if ((v = (unsigned long long)darwin_cli_option(&o->darwin, "report", c, optarg)))
+				return (int)v;
 			break;
 		case OPT_FORMAT:
 			o->format = optarg;
@@ -161,20 +202,26 @@ static int run_report(int argc, char **argv)
 	int ret;
 
 	ret = parse_options(argc, argv, &opts);
-	if (ret)
+	if (ret) {
+		darwin_cli_free(&opts.darwin);
 		return ret;
+	}
 	if (ktrace_input_open(opts.file, &in, &err) < 0) {
 		cli_error(opts.file, &err);
+		darwin_cli_free(&opts.darwin);
 		return CLI_FAILED;
 	}
 	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
 	if (got < 0) {
 		cli_error(opts.file, &err);
 		ktrace_input_close(in);
+		darwin_cli_free(&opts.darwin);
 		return CLI_FAILED;
 	}
 	format = opts.force_pages ? KTRACE_FORMAT_FTRACE_PAGES
 				  : ktrace_detect_format(head, (size_t)got);
+	if (opts.darwin.raw_v0)
+		format = KTRACE_FORMAT_DARWIN_RAW;
 
 	out = malloc(sizeof(*out));
 	if (!out) {
@@ -186,6 +233,10 @@ static int run_report(int argc, char **argv)
 	switch (format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
 		ret = ktrace_view_pages(in, &opts.layout, out, &err);
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		ret = ktrace_view_darwin_report(in, &opts.darwin.view, out, &err);
 		break;
 	case KTRACE_FORMAT_KCDATA:
 		ret = ktrace_view_kcdata(in, opts.format, out, &err);
@@ -205,6 +256,7 @@ static int run_report(int argc, char **argv)
 		cli_error(opts.file, &err);
 	free(out);
 	ktrace_input_close(in);
+	darwin_cli_free(&opts.darwin);
 	return ret < 0 ? CLI_FAILED : CLI_OK;
 }
 

@@ -26,7 +26,12 @@ enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 	if (len >= 4) {
 		uint32_t w = kt_load_u32(p, false);
 
-		if (w == 0x55aa0300 || w == 0x00001000)
+		/* V3 ktrace files: libktrace's magic, or the kernel's header chunk tag with a
+		 * plausible header size (at least its 40 bytes of fixed fields). */
+		if (w == 0x55aa0300)
+			return KTRACE_FORMAT_DARWIN_V3;
+		if (w == 0x00001000 && len >= 16 && kt_load_u64(p + 8, false) >= 40 &&
+		    kt_load_u64(p + 8, false) < (1ULL << 32))
 			return KTRACE_FORMAT_DARWIN_V3;
 		if (w == 0x55aa0101 || w == 0x55aa0200)
 			return KTRACE_FORMAT_DARWIN_RAW;

@@ -189,7 +189,8 @@ static int window_seek(struct ktrace_input *in, uint64_t offset, struct ktrace_e
 	if (offset <= end) {
 		size_t drop = (size_t)(offset - in->win_off);
 
-		memmove(in->win, in->win + drop, in->win_len - drop);
+		if (drop)
+			memmove(in->win, in->win + drop, in->win_len - drop);
 		in->win_len -= drop;
 		in->win_off = offset;
 		return 0;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include <ktrace/darwin.h>
 #include <ktrace/error.h>
 #include <ktrace/ftrace_pages.h>
 #include <ktrace/input.h>
@@ -20,6 +21,40 @@
  */
 int ktrace_view_pages(struct ktrace_input *in, struct ktrace_pages_layout *layout,
 		      struct kt_out *out, struct ktrace_error *err);
+
+/* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
+struct ktrace_darwin_view_opts {
+	bool csv;                               /* report: CSV instead of columns */
+	bool json;                              /* info: JSON */
+	const struct ktrace_kdebug_codes *codes;      /* names; may be NULL */
+	const struct ktrace_kdebug_filter *filter;    /* NULL or empty: every event */
+	const int32_t *pids;                    /* report only these processes... */
+	size_t npids;
+	const char *const *procs;               /* ...or these process names */
+	size_t nprocs;
+	struct ktrace_kdebug_options kdebug;    /* reader options (V0, timebase) */
+};
+
+/*
+ * One line per event: time, delta, CPU, thread, process, qualifier, name, arg1..arg4,
+ * elapsed time for END events matched with their START on the same thread. Returns 0,
+ * or a negative error code with err set after printing what could be read.
+ */
+int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_darwin_view_opts *o,
+			      struct kt_out *out, struct ktrace_error *err);
+/* Summary of the file: format, versions, timebase, counts, first/last event, chunks. */
+int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_darwin_view_opts *o,
+			    struct kt_out *out, struct ktrace_error *err);
+
+/*
+ * `ktrace info` for a trace.dat file: header, metadata and option summary, then per
+ * buffer and CPU the event counts, first/last timestamps and lost events (every record
+ * is visited). flags: TRACEDAT_* open flags (TRACEDAT_MAPPED_FILE only when in comes
+ * from ktrace_input_open). json: one JSON object instead of text. Returns 0 or a
+ * negative error code (after printing what could be read).
+ */
+int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
+			      struct kt_out *out, struct ktrace_error *err);
 
 /*
  * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed

@@ -12,21 +12,21 @@ CMP="python3 $ROOT/tests/kcdata/plistcmp.py"
 n=0
 for f in "$DATA"/*; do
 	case "$f" in *.plist|*.plist.gz|*.md) continue ;; esac
-	name=$(basename "$f")
+	sname=$(basename "$f")
 	exp="$f.plist.gz"
 	[ -f "$exp" ] || exp="$f.plist"
 	n=$((n + 1))
-	check "json $name" sh -c "'$KTRACE' report --format json '$f' > '$TMP/out.json' && $CMP '$exp' '$TMP/out.json' json"
-	check "plist $name" sh -c "'$KTRACE' report --format plist '$f' > '$TMP/out.plist' && $CMP '$exp' '$TMP/out.plist' plist"
+	check "json $sname" sh -c "'$KTRACE' report --format json '$f' > '$TMP/out.json' && $CMP '$exp' '$TMP/out.json' json"
+	check "plist $sname" sh -c "'$KTRACE' report --format plist '$f' > '$TMP/out.plist' && $CMP '$exp' '$TMP/out.plist' plist"
 	case "$exp" in
 	*.gz) gzip -dc "$exp" > "$TMP/exp.plist" ;;
 	*) cp "$exp" "$TMP/exp.plist" ;;
 	esac
 	if head -c 6 "$TMP/exp.plist" | grep -q '<?xml'; then
-		check_same "plist text $name" "$TMP/exp.plist" "$TMP/out.plist"
+		check_same "plist text $sname" "$TMP/exp.plist" "$TMP/out.plist"
 	fi
-	check "text $name" sh -c "'$KTRACE' report '$f' > '$TMP/out.txt' && test -s '$TMP/out.txt'"
-	check "info $name" sh -c "'$KTRACE' report --format info '$f' | grep -q '^decodes: yes'"
+	check "text $sname" sh -c "'$KTRACE' report '$f' > '$TMP/out.txt' && test -s '$TMP/out.txt'"
+	check "info $sname" sh -c "'$KTRACE' report --format info '$f' | grep -q '^decodes: yes'"
 done
 if [ "$n" -ge 10 ]; then ok "found $n samples"; else not_ok "found $n samples in $DATA"; fi
 

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* libktrace: everything in one include. */
+#ifndef KTRACE_KTRACE_H
+#define KTRACE_KTRACE_H
+
+#include <ktrace/version.h>
+#include <ktrace/error.h>
+#include <ktrace/input.h>
+#include <ktrace/detect.h>
+#include <ktrace/kbuffer.h>
+#include <ktrace/ftrace_pages.h>
+#include <ktrace/ktrace_file.h>
+#include <ktrace/darwin.h>
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/* The ktrace_file writer: header, header chunks, body chunks, into a temporary file
+ * that is renamed over the destination when complete. */
+#include <ktrace/ktrace_file.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WBUF_SIZE (1u << 20)
+
+struct ktrace_file_writer {
+	char *path;
+	char *tmp;
+	int fd;
+	int error;               /* sticky: the first failure */
+	struct ktrace_file_header hdr;
+	uint8_t *hchunks;        /* header chunks, kept until the header is written */
+	size_t hlen, hcap;
+	bool header_written;
+	bool in_chunk;           /* a begun chunk still takes ktrace_file_writer_append */
+	uint64_t pending;        /* bytes the begun chunk still expects */
+	uint64_t chunk_len;      /* its data size, for the padding */
+	uint8_t *buf;
+	size_t blen;
+};
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int fail(struct ktrace_file_writer *w, struct ktrace_error *err, int code,
+		const char *what)
+{
+	if (!w->error)
+		w->error = code;
+	return ktrace_error_set(err, code, "%s: %s: %s", w->tmp ? w->tmp : w->path, what,
+				strerror(-code));
+}
+
+static int flush_buf(struct ktrace_file_writer *w, struct ktrace_error *err)
+{
+	size_t done = 0;
+
+	while (done < w->blen) {
+		ssize_t n = write(w->fd, w->buf + done, w->blen - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(w, err, -errno, "write");
+		}
+		done += (size_t)n;
+	}
+	w->blen = 0;
+	return 0;
+}
+
+static int wbytes(struct ktrace_file_writer *w, const void *data, uint64_t len,
+		  struct ktrace_error *err)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		size_t room = WBUF_SIZE - w->blen;
+		size_t n = len < room ? (size_t)len : room;
+
+		if (p) {
+			memcpy(w->buf + w->blen, p, n);
+			p += n;
+		} else {
+			memset(w->buf + w->blen, 0, n);
+		}
+		w->blen += n;
+		len -= n;
+		if (w->blen == WBUF_SIZE && flush_buf(w, err) < 0)
+			return w->error;
+	}
+	return 0;
+}
+
+static void chunk_header(uint8_t out[16], uint32_t tag, uint16_t major, uint16_t minor,
+			 uint64_t size)
+{
+	put_u32(out, tag);
+	put_u16(out + 4, major);
+	put_u16(out + 6, minor);
+	put_u64(out + 8, size);
+}
+
+static uint64_t pad8(uint64_t len)
+{
+	return (8 - (len & 7)) & 7;
+}
+
+static int write_header(struct ktrace_file_writer *w, struct ktrace_error *err)
+{
+	const struct ktrace_file_header *h = &w->hdr;
+	uint8_t b[KTRACE_FILE_HEADER_SIZE];
+
+	if (h->flavour == KTRACE_FILE_KERNEL) {
+		put_u32(b, KTRACE_FILE_KERNEL_MAGIC);
+	} else {
+		put_u32(b, KTRACE_FILE_MAGIC);
+	}
+	put_u16(b + 4, h->major);
+	put_u16(b + 6, h->minor);
+	put_u64(b + 8, KTRACE_FILE_HEADER_FIXED + (uint64_t)w->hlen);
+	put_u32(b + 16, h->timebase_numer);
+	put_u32(b + 20, h->timebase_denom);
+	put_u64(b + 24, h->timestamp);
+	put_u64(b + 32, h->walltime_secs);
+	put_u32(b + 40, h->walltime_usecs);
+	put_u32(b + 44, (uint32_t)h->minutes_west);
+	put_u32(b + 48, h->dst);
+	put_u32(b + 52, h->flags);
+	if (wbytes(w, b, sizeof(b), err) < 0 || wbytes(w, w->hchunks, w->hlen, err) < 0)
+		return w->error;
+	free(w->hchunks);
+	w->hchunks = NULL;
+	w->hlen = w->hcap = 0;
+	w->header_written = true;
+	return 0;
+}
+
+int ktrace_file_writer_create(const char *path, const struct ktrace_file_header *hdr,
+			      struct ktrace_file_writer **out, struct ktrace_error *err)
+{
+	struct ktrace_file_writer *w;
+	mode_t mask;
+
+	*out = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	w->fd = -1;
+	w->hdr = *hdr;
+	w->path = strdup(path);
+	w->buf = malloc(WBUF_SIZE);
+	if (w->path && asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0)
+		w->tmp = NULL;
+	if (!w->path || !w->buf || !w->tmp) {
+		free(w->path);
+		free(w->buf);
+		free(w->tmp);
+		free(w);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	w->fd = mkstemp(w->tmp);
+	if (w->fd < 0) {
+		int e = errno;
+
+		ktrace_error_set(err, -e, "%s: cannot create temporary file: %s", path, strerror(e));
+		free(w->tmp);
+		w->tmp = NULL;
+		ktrace_file_writer_abort(w);
+		return -e;
+	}
+	/* mkstemp creates 0600; give the result the usual permissions. */
+	mask = umask(0);
+	umask(mask);
+	fchmod(w->fd, 0666 & ~mask);
+	*out = w;
+	return 0;
+}
+
+static int check_usable(struct ktrace_file_writer *w, struct ktrace_error *err)
+{
+	if (w->error)
+		return ktrace_error_set(err, w->error, "%s: writer failed earlier", w->path);
+	if (w->in_chunk && w->pending)
+		return ktrace_error_set(err, -EINVAL,
+					"%s: previous chunk still expects %llu bytes", w->path,
+					(unsigned long long)w->pending);
+	return 0;
+}
+
+/* Ends a begun chunk: its padding. */
+static int end_chunk(struct ktrace_file_writer *w, struct ktrace_error *err)
+{
+	if (!w->in_chunk)
+		return 0;
+	w->in_chunk = false;
+	return wbytes(w, NULL, pad8(w->chunk_len), err);
+}
+
+int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t tag,
+					uint16_t major, uint16_t minor, const void *data,
+					uint64_t size, struct ktrace_error *err)
+{
+	uint64_t need;
+	int ret = check_usable(w, err);
+
+	if (ret)
+		return ret;
+	if (w->header_written)
+		return ktrace_error_set(err, -EINVAL,
+					"%s: header chunks must come before body chunks", w->path);
+	if (size > SIZE_MAX / 2 || (size && !data))
+		return ktrace_error_set(err, -EINVAL, "%s: bad header chunk size", w->path);
+	need = KTRACE_CHUNK_HEADER_SIZE + size + pad8(size);
+	if (w->hlen + need > w->hcap) {
+		size_t cap = w->hcap ? w->hcap : 256;
+		uint8_t *p;
+
+		while (cap < w->hlen + need)
+			cap *= 2;
+		p = realloc(w->hchunks, cap);
+		if (!p)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		w->hchunks = p;
+		w->hcap = cap;
+	}
+	chunk_header(w->hchunks + w->hlen, tag, major, minor, size);
+	if (size)
+		memcpy(w->hchunks + w->hlen + KTRACE_CHUNK_HEADER_SIZE, data, (size_t)size);
+	memset(w->hchunks + w->hlen + KTRACE_CHUNK_HEADER_SIZE + size, 0, (size_t)pad8(size));
+	w->hlen += (size_t)need;
+	return 0;
+}
+
+int ktrace_file_writer_begin_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
+				   uint16_t minor, uint64_t size, uint64_t data_size,
+				   struct ktrace_error *err)
+{
+	uint8_t b[KTRACE_CHUNK_HEADER_SIZE];
+	int ret = check_usable(w, err);
+
+	if (ret)
+		return ret;
+	if ((ret = end_chunk(w, err)) < 0)
+		return ret;
+	if (!w->header_written && (ret = write_header(w, err)) < 0)
+		return ret;
+	chunk_header(b, tag, major, minor, size);
+	if ((ret = wbytes(w, b, sizeof(b), err)) < 0)
+		return ret;
+	w->in_chunk = true;
+	w->pending = data_size;
+	w->chunk_len = data_size;
+	return 0;
+}
+
+int ktrace_file_writer_append(struct ktrace_file_writer *w, const void *data, size_t len,
+			      struct ktrace_error *err)
+{
+	if (w->error)
+		return ktrace_error_set(err, w->error, "%s: writer failed earlier", w->path);
+	if (!w->in_chunk || len > w->pending)
+		return ktrace_error_set(err, -EINVAL, "%s: %zu bytes do not fit the current chunk",
+					w->path, len);
+	w->pending -= len;
+	return wbytes(w, data, len, err);
+}
+
+int ktrace_file_writer_add_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
+				 uint16_t minor, const void *data, uint64_t size,
+				 struct ktrace_error *err)
+{
+	int ret;
+
+	if (size && !data)
+		return ktrace_error_set(err, -EINVAL, "%s: chunk without data", w->path);
+	ret = ktrace_file_writer_begin_chunk(w, tag, major, minor, size, size, err);
+	if (ret < 0)
+		return ret;
+	w->pending = 0;
+	return wbytes(w, data, size, err);
+}
+
+int ktrace_file_writer_add_events(struct ktrace_file_writer *w, uint64_t future_timestamp,
+				  const void *events, uint64_t nbytes, bool count_timestamp,
+				  struct ktrace_error *err)
+{
+	uint8_t ts[8];
+	int ret;
+
+	if (nbytes > UINT64_MAX - 8 || (nbytes && !events))
+		return ktrace_error_set(err, -EINVAL, "%s: bad events size", w->path);
+	ret = ktrace_file_writer_begin_chunk(w, KTRACE_TAG_EVENTS, 1, 0,
+					     count_timestamp ? nbytes + 8 : nbytes, nbytes + 8,
+					     err);
+	if (ret < 0)
+		return ret;
+	put_u64(ts, future_timestamp);
+	w->pending = 0;
+	if ((ret = wbytes(w, ts, 8, err)) < 0)
+		return ret;
+	return wbytes(w, events, nbytes, err);
+}
+
+int ktrace_file_writer_close(struct ktrace_file_writer *w, struct ktrace_error *err)
+{
+	int ret = check_usable(w, err);
+
+	if (!ret)
+		ret = end_chunk(w, err);
+	if (!ret && !w->header_written)
+		ret = write_header(w, err);
+	if (!ret)
+		ret = flush_buf(w, err);
+	if (!ret && close(w->fd) < 0)
+		ret = fail(w, err, -errno, "close");
+	w->fd = -1;
+	if (!ret && rename(w->tmp, w->path) < 0)
+		ret = fail(w, err, -errno, "rename");
+	if (!ret) {
+		free(w->tmp);
+		w->tmp = NULL;
+	}
+	ktrace_file_writer_abort(w);
+	return ret;
+}
+
+void ktrace_file_writer_abort(struct ktrace_file_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp)
+		unlink(w->tmp);
+	free(w->tmp);
+	free(w->path);
+	free(w->hchunks);
+	free(w->buf);
+	free(w);
+}

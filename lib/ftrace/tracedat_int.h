@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal state of the trace.dat reader, shared by its source files. */
+#ifndef KTRACE_TRACEDAT_INT_H
+#define KTRACE_TRACEDAT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/input.h>
+#include <ktrace/tracedat.h>
+
+/* Limits that keep memory bounded by the file (and sane) whatever the bytes say. */
+#define TD_MIN_PAGE_SIZE      64u
+#define TD_MAX_PAGE_SIZE      (1u << 20)
+#define TD_PAGES_PER_CHUNK    10u               /* trace-cmd's PAGES_IN_CHUNK */
+#define TD_MAX_SECTION_BYTES  (1ull << 30)      /* one decompressed metadata section */
+#define TD_MAX_OPTION_SECTIONS 4096
+#define TD_MAX_WARNINGS       64
+
+/* ---- decompression ---- */
+enum td_codec_kind { TD_CODEC_NONE, TD_CODEC_ZSTD, TD_CODEC_ZLIB };
+
+struct td_codec {
+	enum td_codec_kind kind;
+	void *zstd;                 /* ZSTD_DCtx */
+};
+
+int td_codec_init(struct td_codec *c, enum td_codec_kind kind);
+void td_codec_fini(struct td_codec *c);
+/* Decompresses src, which must produce exactly want bytes, into *buf (of *cap bytes),
+ * growing it as the output really appears (never beyond want). 0, -EBADMSG (corrupt
+ * data or another size) or -ENOMEM. */
+int td_decompress_grow(struct td_codec *c, const void *src, size_t slen, uint8_t **buf,
+		       size_t *cap, size_t want);
+
+/* ---- metadata ---- */
+struct td_text {
+	const char *data;
+	size_t len;
+};
+
+/* A region of metadata: mapped bytes, or a decompressed copy we own. */
+struct td_region {
+	bool present;
+	bool compressed;
+	uint64_t offset;            /* file offset of the section header (v7) or data (v6) */
+	uint64_t data_offset;       /* file offset of the content (the compression header
+	                               when compressed) */
+	uint64_t size;              /* content bytes in the file */
+	uint8_t *owned;             /* decompressed content, when loaded */
+	const uint8_t *data;        /* content (mapped or owned) */
+	size_t len;
+};
+
+struct td_format {
+	size_t system;              /* index in systems, or SIZE_MAX for ftrace */
+	struct td_text text;
+};
+
+struct td_system {
+	const char *name;
+	size_t first;               /* index of its first format in events[] */
+	size_t count;
+};
+
+struct td_cpu {
+	struct tracedat_cpu pub;
+	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
+	uint64_t from;              /* where its offset was read (for errors) */
+};
+
+struct td_buffer {
+	struct tracedat_buffer pub;
+	struct td_cpu *cpus;
+	size_t ncpus;
+	uint64_t latency_offset;    /* latency text: content offset and size */
+	uint64_t latency_size;
+	bool host_sync;             /* TIME_SHIFT corrections apply (top buffer only) */
+	uint64_t from;              /* where its offset was read (for errors) */
+};
+
+struct td_tsync_sample {
+	int64_t time, offset, scaling, fraction;
+};
+
+struct td_tsync_cpu {
+	struct td_tsync_sample *samples;
+	size_t count;
+};
+
+/* A lazily loaded text section (kallsyms, printk, cmdlines). */
+struct td_lazy {
+	bool present;
+	struct td_region region;    /* the whole section */
+	size_t header_bytes;        /* size field before the text: 4 or 8 */
+	uint64_t text_size;         /* the size field */
+	struct td_text text;        /* once loaded */
+	bool loaded;
+};
+
+struct tracedat {
+	struct ktrace_input *in;
+	bool owns_input;
+	bool release_pages;         /* the map is a file mapping: drop consumed pages */
+	const uint8_t *map;
+	uint64_t size;
+	unsigned int flags;
+
+	struct tracedat_header hdr;
+	char version_str[16];
+	char comp_name[32];
+	char comp_version[64];
+	enum td_codec_kind codec_kind;
+	struct td_codec codec;      /* for metadata */
+
+	struct td_text header_page, header_event;
+	uint64_t header_page_at;    /* where header_page was found (for errors) */
+	uint64_t options_offset_at; /* where the first options offset is (v7) */
+	struct td_format *formats;  /* ftrace formats first (nftrace), then events */
+	size_t nformats, nftrace;
+	struct td_system *systems;
+	size_t nsystems;
+	struct td_lazy kallsyms, printk, cmdlines;
+
+	/* regions we own (decompressed sections kept for their texts) */
+	uint8_t **owned;
+	size_t nowned, owned_cap;
+
+	struct tracedat_section *sections;   /* v7: every section, in file order */
+	size_t nsections;
+	char *strings;              /* v7 STRINGS sections, concatenated */
+	size_t strings_len;
+
+	struct tracedat_option *opts;
+	size_t nopts, opts_cap;
+
+	struct td_buffer *bufs;
+	size_t nbufs;
+
+	/* option values */
+	const char *uname;
+	const char *tracer_version;
+	char *clock_text;           /* trace_clock text, NUL-terminated copy */
+	char top_clock[64];
+	bool has_trace_id;
+	uint64_t trace_id;
+	bool has_tsc;
+	uint32_t tsc_mult, tsc_shift;
+	uint64_t tsc_offset;
+	int64_t ts_offset;
+	bool has_cpucount;
+	unsigned int cpucount;
+	bool has_traceclock_option;
+
+	/* TIME_SHIFT */
+	uint32_t tsync_flags;
+	struct td_tsync_cpu *tsync;
+	size_t tsync_cpus;
+
+	char *warnings[TD_MAX_WARNINGS];
+	size_t nwarnings;
+};
+
+void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/* ktrace info: a summary of a trace file (format, header fields, counts), any format. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ktrace/detect.h>
+#include <ktrace/input.h>
+#include <ktrace/tracedat.h>
+
+#include "cli.h"
+#include "darwin_cli.h"
+#include "views/views.h"
+
+static const char info_help[] =
+"NAME\n"
+"    ktrace info - summarise a trace file\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace info [--json] [OPTIONS] [-i] FILE\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads FILE (or standard input when FILE is '-'), recognises its format by\n"
+"    content and prints what it holds.\n"
+"\n"
+"    trace-cmd trace.dat (versions 6 and 7)\n"
+"        The file header (version, byte order, user and kernel long sizes, page\n"
+"        size, compression), the traced machine (uname, CPU count, trace clock),\n"
+"        the sizes of the metadata (header texts, event formats, kallsyms, printk\n"
+"        formats, saved command lines), the options and sections, then for every\n"
+"        buffer (the top one and each instance) and every CPU: the number of events,\n"
+"        the first and last timestamps, and the events the ring buffer reported lost.\n"
+"        Every record is visited, so this is also a complete check of the data.\n"
+"        Timestamps are corrected as trace-cmd report corrects them (TSC2NSEC, DATE,\n"
+"        OFFSET and TIME_SHIFT options) and shown in seconds.nanoseconds. trace.dat\n"
+"        files are read from regular files only (not pipes).\n"
+"\n"
+"    Darwin ktrace file (V3) or kdebug raw stream (V0/V1/V2)\n"
+"        The format and flavour, header versions, word size, timebase (and the\n"
+"        tick frequency of V2 streams), wall time, the number of events, threads\n"
+"        (non-zero entries of the thread map) and CPUs (CPU map entries, else the\n"
+"        distinct CPUs seen in events), the first and last events, the duration,\n"
+"        TRACE_LOST_EVENTS markers and events out of time order, and for V3 files\n"
+"        the list of chunks (tag, version, offset, size). Every event is read, so a\n"
+"        corrupt file is reported.\n"
+"\n"
+"    Other formats are not supported by this command yet.\n"
+"\n"
+"OPTIONS\n"
+"    -i FILE\n"
+"        The input file (the same as giving FILE as an argument).\n"
+"    -j, --json\n"
+"        Print one JSON object. For trace.dat its keys include format, version,\n"
+"        endian, long_size, kernel_long_size, page_size, compression, cpus, clock,\n"
+"        uname and buffers: a list of { name (\"\" for the top buffer), clock,\n"
+"        page_size, events, lost, cpus: [ { cpu, events, first_ts, last_ts, lost } ] }.\n"
+"        Timestamps are integers in nanoseconds (null for a CPU without events);\n"
+"        lost is -1 where the ring buffer said events were lost without a count.\n"
+"        For Darwin data its keys include format, version,\n"
+"        events, threads, cpus, timebase {numer, denom}, first_event, last_event\n"
+"        and chunks [{tag, name, major, minor, offset, size}], and error (null or\n"
+"        the message of the problem that stopped the reading).\n"
+"    --raw-ts\n"
+"        trace.dat: show timestamps as the ring buffer holds them, uncorrected.\n"
+"    --raw-v0\n"
+"        Darwin: the input is a headerless RAW_VERSION0 stream.\n"
+"    --timebase NUMER/DENOM\n"
+"        Darwin: convert ticks to nanoseconds with this timebase.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace info trace.dat\n"
+"    ktrace info --json trace.dat | python3 -m json.tool\n"
+"    ktrace info trace.ktrace\n"
+"    ktrace info --json coreprofilesessiontap.bin | jq .events\n"
+"\n"
+"EXIT STATUS\n"
+"    0 when the whole input was read, 1 for unreadable, corrupt, truncated or\n"
+"    unsupported input (the summary of what was read is still printed), 2 for\n"
+"    usage errors.\n";
+
+enum { OPT_JSON = 256, OPT_RAW_TS };
+
+static const struct option info_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "input", required_argument, NULL, 'i' },
+	{ "help", no_argument, NULL, 'h' },
+	DARWIN_CLI_LONG_OPTIONS,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int run_info(int argc, char **argv)
+{
+	struct darwin_cli darwin = { 0 };
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in = NULL;
+	enum ktrace_format format;
+	const char *file = NULL;
+	const uint8_t *head;
+	struct kt_out *out = NULL;
+	int64_t got;
+	int c, ret = 0, status = CLI_FAILED;
+	bool raw_ts = false;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:jh", info_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			file = optarg;
+			break;
+		case 'j':
+		case OPT_JSON:
+			darwin.view.json = true;
+			break;
+		case OPT_RAW_TS:
+			raw_ts = true;
+			break;
+		case DARWIN_OPT_RAW_V0:
+		case DARWIN_OPT_TIMEBASE:
+			if ((ret = darwin_cli_option(&darwin, "info", c, optarg)))
+				goto done_usage;
+			break;
+		case 'h':
+			cli_print_help(&cli_info);
+			return CLI_OK;
+		default:
+			ret = cli_usage_error("info", "invalid option");
+			goto done_usage;
+		}
+	}
+	if (optind < argc) {
+		if (file || optind + 1 < argc) {
+			ret = cli_usage_error("info", "one input file, please");
+			goto done_usage;
+		}
+		file = argv[optind];
+	}
+	if (!file) {
+		ret = cli_usage_error("info", "no input file");
+		goto done_usage;
+	}
+	if (ktrace_input_open(file, &in, &err) < 0) {
+		cli_error(file, &err);
+		goto done;
+	}
+	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
+	if (got < 0) {
+		cli_error(file, &err);
+		goto done;
+	}
+	format = ktrace_detect_format(head, (size_t)got);
+	if (darwin.raw_v0)
+		format = KTRACE_FORMAT_DARWIN_RAW;
+	out = malloc(sizeof(*out));
+	if (!out) {
+		cli_errorf(file, "out of memory");
+		goto done;
+	}
+	kt_out_init(out, STDOUT_FILENO);
+	switch (format) {
+	case KTRACE_FORMAT_TRACEDAT:
+		ret = ktrace_view_tracedat_info(in, (ktrace_input_is_mapped(in) ? TRACEDAT_MAPPED_FILE : 0) |
+						(raw_ts ? TRACEDAT_RAW_TS : 0),
+						darwin.view.json, out, &err);
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		ret = ktrace_view_darwin_info(in, &darwin.view, out, &err);
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");
+		break;
+	default:
+		ret = ktrace_error_set(&err, -ENOTSUP, "%s: not supported yet",
+				       ktrace_format_name(format));
+		break;
+	}
+	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
+		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	if (ret < 0)
+		cli_error(file, &err);
+	else
+		status = CLI_OK;
+done:
+	free(out);
+	ktrace_input_close(in);
+	darwin_cli_free(&darwin);
+	return status;
+done_usage:
+	darwin_cli_free(&darwin);
+	return ret;
+}
+
+const struct cli_command cli_info = {
+	.name = "info",
+	.summary = "summarise a trace file: format, header, counts, chunks",
+	.help = info_help,
+	.run = run_info,
+};
