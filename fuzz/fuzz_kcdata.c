@@ -89,8 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ktrace_input_from_memory(data, size, "fuzz", &in, NULL) == 0) {
 			struct kt_out *o = sink();
 
-			ktrace_view_kcdata_info(in, false, o, NULL);
-			ktrace_view_kcdata_info(in, true, o, NULL);
+			ktrace_view_kcdata_info(in, false, false, o, NULL);
+			ktrace_view_kcdata_info(in, false, true, o, NULL);
+			ktrace_view_kcdata_info(in, true, false, o, NULL);
 			kt_out_flush(o);
 			ktrace_input_close(in);
 		}

@@ -425,7 +425,7 @@ int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct kt_ou
 	if (!format)
 		format = "text";
 	if (!strcmp(format, "info") || !strcmp(format, "items"))
-		return ktrace_view_kcdata_info(in, !strcmp(format, "items"), out, err);
+		return ktrace_view_kcdata_info(in, !strcmp(format, "items"), false, out, err);
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "plist"))
 		return ktrace_error_set(err, -EINVAL,
 					"unknown format '%s' for kcdata (text, json, plist, info, items)",

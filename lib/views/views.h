@@ -65,9 +65,10 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
  */
 int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct kt_out *out,
 		       struct ktrace_error *err);
-/* A summary (begin type, item counts by type, containers, sizes; items false) or a
- * listing of every item (items true) from the iterator. */
-int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, struct kt_out *out,
+/* A summary (begin type, item counts by type, containers, sizes, whether it decodes;
+ * items false; as JSON with json) or a listing of every item (items true) from the
+ * iterator. The summary is printed also when the data turns out corrupt. */
+int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, struct kt_out *out,
 			    struct ktrace_error *err);
 /* The tree printers; 0 or -ENOMEM. */
 int ktrace_kcdata_print_json(const struct kcdata_node *root, struct kt_out *out);

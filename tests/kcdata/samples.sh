@@ -26,7 +26,8 @@ for f in "$DATA"/*; do
 		check_same "plist text $sname" "$TMP/exp.plist" "$TMP/out.plist"
 	fi
 	check "text $sname" sh -c "'$KTRACE' report '$f' > '$TMP/out.txt' && test -s '$TMP/out.txt'"
-	check "info $sname" sh -c "'$KTRACE' report --format info '$f' | grep -q '^decodes: yes'"
+	check "info $sname" sh -c "'$KTRACE' info '$f' | grep -q '^decodes: yes'"
+	check "info --json $sname" sh -c "'$KTRACE' info --json '$f' > '$TMP/info.json' && python3 '$ROOT/tests/kcdata/countitems.py' '$f' '$TMP/info.json'"
 done
 if [ "$n" -ge 10 ]; then ok "found $n samples"; else not_ok "found $n samples in $DATA"; fi
 
