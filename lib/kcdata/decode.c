@@ -36,6 +36,7 @@ struct type_slot {
 };
 
 struct session {
+	struct kc_arena *arena;   /* the tree's memory */
 	const uint8_t *base;      /* outermost buffer: offsets in errors are from here */
 	const uint8_t *end;
 	struct ktrace_error *err;
@@ -209,21 +210,21 @@ static struct kcdata_node *scalar(struct session *s, uint8_t elem_type, const ui
 	case KCDATA_ST_CHAR: {
 		size_t len = raw[0] != 0;
 
-		return kc_node_string((const char *)raw, len);
+		return kc_node_string(s->arena, (const char *)raw, len);
 	}
 	case KCDATA_ST_INT8:   v = (int8_t)raw[0]; break;
-	case KCDATA_ST_UINT8:  return kc_node_int(raw[0], false);
+	case KCDATA_ST_UINT8:  return kc_node_int(s->arena, raw[0], false);
 	case KCDATA_ST_INT16:  v = (int16_t)kt_load_u16(raw, false); break;
-	case KCDATA_ST_UINT16: return kc_node_int(kt_load_u16(raw, false), false);
+	case KCDATA_ST_UINT16: return kc_node_int(s->arena, kt_load_u16(raw, false), false);
 	case KCDATA_ST_INT32:  v = (int32_t)kt_load_u32(raw, false); break;
-	case KCDATA_ST_UINT32: return kc_node_int(kt_load_u32(raw, false), false);
+	case KCDATA_ST_UINT32: return kc_node_int(s->arena, kt_load_u32(raw, false), false);
 	case KCDATA_ST_INT64:  v = (int64_t)kt_load_u64(raw, false); break;
-	case KCDATA_ST_UINT64: return kc_node_int(kt_load_u64(raw, false), false);
+	case KCDATA_ST_UINT64: return kc_node_int(s->arena, kt_load_u64(raw, false), false);
 	default:
-		return kc_node_string("<Unknown error occurred>", 24);
+		return kc_node_string(s->arena, "<Unknown error occurred>", 24);
 	}
 	u = (uint64_t)v;
-	return kc_node_int(u, v < 0);
+	return kc_node_int(s->arena, u, v < 0);
 }
 
 /* One field of data[0..length) (libkdd's basic type parse): *out is NULL when the
@@ -260,19 +261,18 @@ static int field_value(struct session *s, const struct kc_field *f, const uint8_
 
 		if (charge(s, 1 + len / 16, p))
 			return -E2BIG;
-		*out = kc_node_string((const char *)p, len);
+		*out = kc_node_string(s->arena, (const char *)p, len);
 		return *out ? 0 : nomem(s);
 	}
 	if (charge(s, 1 + (uint64_t)n, p))
 		return -E2BIG;
-	arr = kc_node_new(KCDATA_NODE_ARRAY);
+	arr = kc_node_new(s->arena, KCDATA_NODE_ARRAY, n);
 	if (!arr)
 		return nomem(s);
 	for (uint32_t i = 0; i < n; i++) {
 		struct kcdata_node *v = scalar(s, f->elem_type, p + (size_t)elem_size * i);
 
-		if (!v || kc_array_push(arr, v)) {
-			kcdata_node_free(arr);
+		if (!v || kc_array_push(s->arena, arr, v)) {
 			return nomem(s);
 		}
 	}
@@ -290,7 +290,7 @@ static int dict_set(struct session *s, struct kcdata_node *d, const char *key,
 		kc_dict_replace(d, i, v);
 		return 0;
 	}
-	return kc_dict_add(d, key, v) ? nomem(s) : 0;
+	return kc_dict_add(s->arena, d, key, v) ? nomem(s) : 0;
 }
 
 static int decode_buffer(struct session *s, const uint8_t *buf, size_t len,
@@ -309,7 +309,7 @@ static int typedef_field_lines(struct session *s, const uint8_t *data, uint32_t 
 	n = (length - KCDATA_TYPEDEF_HEADER_SIZE) / KCDATA_SUBTYPE_DESC_SIZE;
 	if (charge(s, 1 + (uint64_t)n * 6, data))
 		return -E2BIG;
-	arr = kc_node_new(KCDATA_NODE_ARRAY);
+	arr = kc_node_new(s->arena, KCDATA_NODE_ARRAY, n);
 	if (!arr)
 		return nomem(s);
 	for (uint32_t i = 0; i < n; i++) {
@@ -329,10 +329,9 @@ static int typedef_field_lines(struct session *s, const uint8_t *data, uint32_t 
 			len = snprintf(line, sizeof(line), "[%d,%d] %s  %s;", f.offset,
 				       (int32_t)kc_field_total_size(&f), kc_subtype_name(f.elem_type),
 				       f.name);
-		struct kcdata_node *str = kc_node_string(line, (size_t)len);
+		struct kcdata_node *str = kc_node_string(s->arena, line, (size_t)len);
 
-		if (!str || kc_array_push(arr, str)) {
-			kcdata_node_free(arr);
+		if (!str || kc_array_push(s->arena, arr, str)) {
 			return nomem(s);
 		}
 	}
@@ -354,7 +353,7 @@ static int parse_data(struct session *s, const struct kc_type *t, const uint8_t 
 		return decode_buffer(s, data, length, out);
 	if (charge(s, 1, data))
 		return -E2BIG;
-	d = kc_node_new(KCDATA_NODE_DICT);
+	d = kc_node_new(s->arena, KCDATA_NODE_DICT, t->nfields + t->typedef_fields);
 	if (!d)
 		return nomem(s);
 	for (uint32_t i = 0; i < t->nfields; i++) {
@@ -370,7 +369,7 @@ static int parse_data(struct session *s, const struct kc_type *t, const uint8_t 
 		/* d[desc] = d["data"]; then "desc" and "data" go. An item too short to hold
 		 * a description makes libkdd throw; here it is an error. */
 		long di = kc_dict_find(d, "desc"), vi = kc_dict_find(d, "data");
-		struct kcdata_node *desc = di >= 0 ? d->v.d.entries[di].val : NULL;
+		struct kcdata_node *desc = di >= 0 ? d->v.entries[di].val : NULL;
 		struct kcdata_node *val = NULL;
 		char *key;
 
@@ -385,23 +384,22 @@ static int parse_data(struct session *s, const struct kc_type *t, const uint8_t 
 			goto fail;
 		}
 		if (vi >= 0) {
-			val = d->v.d.entries[vi].val;
-			d->v.d.entries[vi].val = NULL;
+			val = d->v.entries[vi].val;
+			d->v.entries[vi].val = NULL;
 		}
 		if (val)
 			ret = dict_set(s, d, key, val);
 		else
-			kc_dict_remove(d, key);
+			kc_dict_remove(s->arena, d, key);
 		free(key);
 		if (ret)
 			goto fail;
-		kc_dict_remove(d, "desc");
-		kc_dict_remove(d, "data");
+		kc_dict_remove(s->arena, d, "desc");
+		kc_dict_remove(s->arena, d, "data");
 	}
 	*out = d;
 	return 0;
 fail:
-	kcdata_node_free(d);
 	return ret;
 }
 
@@ -415,43 +413,39 @@ static int merge(struct session *s, struct kcdata_node *container, struct kcdata
 	int ret = 0;
 
 	for (uint32_t i = 0; i < obj->count && !ret; i++) {
-		struct kc_entry *e = &obj->v.d.entries[i];
+		struct kc_entry *e = &obj->v.entries[i];
 		long at = kc_dict_find(container, e->key);
 		struct kcdata_node *v = e->val;
 
 		e->val = NULL;
 		if (at < 0) {
-			if (kc_dict_add(container, e->key, v))
+			if (kc_dict_add(s->arena, container, e->key, v))
 				ret = nomem(s);
 			continue;
 		}
-		struct kcdata_node *old = container->v.d.entries[at].val;
+		struct kcdata_node *old = container->v.entries[at].val;
 
 		if (old->kind == KCDATA_NODE_ARRAY && v->kind == KCDATA_NODE_ARRAY) {
-			if (kc_array_concat(old, v))
+			if (kc_array_concat(s->arena, old, v))
 				ret = nomem(s);
 		} else {
-			kcdata_node_free(v);
 			ret = ktrace_error_at(s->err, -EBADMSG, off(s, where), "repeated key: %s",
 					      e->key);
 		}
 	}
-	kcdata_node_free(obj);
 	return ret;
 }
 
 /* Wraps v as { key: v } (v consumed). */
 static int wrap(struct session *s, const char *key, struct kcdata_node *v, struct kcdata_node **out)
 {
-	struct kcdata_node *d = kc_node_new(KCDATA_NODE_DICT);
+	struct kcdata_node *d = kc_node_new(s->arena, KCDATA_NODE_DICT, 1);
 
 	*out = NULL;
 	if (!d) {
-		kcdata_node_free(v);
 		return nomem(s);
 	}
-	if (kc_dict_add(d, key, v)) {
-		kcdata_node_free(d);
+	if (kc_dict_add(s->arena, d, key, v)) {
 		return nomem(s);
 	}
 	*out = d;
@@ -515,9 +509,9 @@ static int parse_array(struct session *s, const struct item *it, struct kcdata_n
 	ret = lookup_type(s, a.elem_type, &t);
 	if (ret)
 		return ret;
-	if (charge(s, 1, it->hdr))
+	if (charge(s, 1 + a.count / 4, it->hdr))
 		return -E2BIG;
-	arr = kc_node_new(KCDATA_NODE_ARRAY);
+	arr = kc_node_new(s->arena, KCDATA_NODE_ARRAY, a.count);
 	if (!arr)
 		return nomem(s);
 	for (uint32_t i = 0; i < a.count; i++) {
@@ -532,23 +526,20 @@ static int parse_array(struct session *s, const struct item *it, struct kcdata_n
 				ret = ktrace_error_at(s->err, -EBADMSG, off(s, e),
 						      "array element %u of type 0x%x (%u bytes) gives %u values, not 1",
 						      i, a.elem_type, a.elem_size, d->count);
-				kcdata_node_free(d);
 				goto fail;
 			}
-			v = d->v.d.entries[0].val;
-			d->v.d.entries[0].val = NULL;
-			kcdata_node_free(d);
+			v = d->v.entries[0].val;
+			d->v.entries[0].val = NULL;
 		} else {
 			v = d;
 		}
-		if (kc_array_push(arr, v)) {
+		if (kc_array_push(s->arena, arr, v)) {
 			ret = nomem(s);
 			goto fail;
 		}
 	}
 	return wrap(s, t->name, arr, out);
 fail:
-	kcdata_node_free(arr);
 	return ret;
 }
 
@@ -580,25 +571,22 @@ static int add_container(struct session *s, struct kcdata_node *parent, const ch
 
 	snprintf(ids, sizeof(ids), "%" PRIu64, id);
 	if (i < 0) {
-		byid = kc_node_new(KCDATA_NODE_DICT);
-		if (!byid || kc_dict_add(parent, key, byid)) {
-			kcdata_node_free(value);
+		byid = kc_node_new(s->arena, KCDATA_NODE_DICT, 0);
+		if (!byid || kc_dict_add(s->arena, parent, key, byid)) {
 			return nomem(s);
 		}
 	} else {
-		byid = parent->v.d.entries[i].val;
+		byid = parent->v.entries[i].val;
 		if (byid->kind != KCDATA_NODE_DICT) {
-			kcdata_node_free(value);
 			return ktrace_error_at(s->err, -EBADMSG, off(s, where),
 					       "repeated key: %s (an item and a container)", key);
 		}
 	}
 	if (kc_dict_find(byid, ids) >= 0) {
-		kcdata_node_free(value);
 		return ktrace_error_at(s->err, -EBADMSG, off(s, where),
 				       "repeated container id: %s[%s]", key, ids);
 	}
-	return kc_dict_add(byid, ids, value) ? nomem(s) : 0;
+	return kc_dict_add(s->arena, byid, ids, value) ? nomem(s) : 0;
 }
 
 /*
@@ -630,8 +618,8 @@ static int parse_container(struct session *s, const uint8_t **pp, const uint8_t 
 		ret = -E2BIG;
 		goto out;
 	}
-	container = kc_node_new(KCDATA_NODE_DICT);
-	subs = kc_node_new(KCDATA_NODE_DICT);
+	container = kc_node_new(s->arena, KCDATA_NODE_DICT, 0);
+	subs = kc_node_new(s->arena, KCDATA_NODE_DICT, 0);
 	if (!container || !subs) {
 		ret = nomem(s);
 		goto out;
@@ -688,8 +676,6 @@ static int parse_container(struct session *s, const uint8_t **pp, const uint8_t 
 	*out = container;
 	container = NULL;
 out:
-	kcdata_node_free(container);
-	kcdata_node_free(subs);
 	s->depth--;
 	return ret;
 }
@@ -808,7 +794,7 @@ static int decode_buffer(struct session *s, const uint8_t *buf, size_t len,
 		ret = -E2BIG;
 		goto out;
 	}
-	root = kc_node_new(KCDATA_NODE_DICT);
+	root = kc_node_new(s->arena, KCDATA_NODE_DICT, 0);
 	if (!root) {
 		ret = nomem(s);
 		goto out;
@@ -860,13 +846,13 @@ static int decode_buffer(struct session *s, const uint8_t *buf, size_t len,
 	if (!ret)
 		*out = result;
 out:
-	kcdata_node_free(root);
 	s->depth--;
 	return ret;
 }
 
 int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err)
 {
+	struct kcdata_node *top = NULL;
 	struct session s = {
 		.base = buf, .end = (const uint8_t *)buf + len, .err = err,
 		.max_nodes = 4 * (uint64_t)len + 65536,
@@ -879,7 +865,17 @@ int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct 
 		return ktrace_error_set(err, -EINVAL, "no buffer");
 	if (len > KCDATA_MAX_BUFFER_SIZE)
 		return ktrace_error_set(err, -E2BIG, "kcdata buffer of %zu bytes is too large", len);
-	ret = decode_buffer(&s, buf ? buf : (const void *)"", len, out);
+	s.arena = kc_arena_new();
+	if (!s.arena)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = decode_buffer(&s, buf ? buf : (const void *)"", len, &top);
+	if (!ret) {
+		*out = kc_root_new(s.arena, top);
+		if (!*out)
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (ret)
+		kc_arena_free(s.arena);
 	for (uint32_t i = 0; i < s.types_cap; i++)
 		free_type(s.types[i].type);
 	free(s.types);

@@ -71,45 +71,60 @@ int kc_buffer_open_limited(const void *data, size_t len, size_t max,
 
 /* ---- Tree nodes (tree.c) ---- */
 
+/* A dictionary entry. key points into an interned struct kc_key, which also holds
+ * the key's hash (kc_key_hash). */
 struct kc_entry {
-	char *key;
-	uint32_t hash;
+	const char *key;
 	struct kcdata_node *val;
 };
 
+/*
+ * A node. Integers and strings use only the first 16 bytes (and are allocated that
+ * small); dictionaries and arrays also have cap and index.
+ */
 struct kcdata_node {
-	uint8_t kind;           /* enum kcdata_node_kind */
+	uint8_t kind;           /* enum kcdata_node_kind; high bit: owns the arena */
 	bool negative;          /* integer from a signed field, below zero */
 	uint32_t count;         /* dictionary entries, array elements, string length */
-	uint32_t cap;
 	union {
 		uint64_t u;
 		char *str;
 		struct kcdata_node **items;
-		struct {
-			struct kc_entry *entries;
-			uint32_t *index;        /* hash index (slot -> entry + 1), from 16 entries */
-			uint32_t index_cap;
-		} d;
+		struct kc_entry *entries;
 	} v;
+	/* dictionaries and arrays only */
+	uint32_t cap;
+	uint32_t *index;        /* dictionaries from 16 entries: [0] capacity, then slots */
 };
 
-struct kcdata_node *kc_node_new(enum kcdata_node_kind kind);
-struct kcdata_node *kc_node_int(uint64_t v, bool negative);
+#define KC_SCALAR_NODE_SIZE offsetof(struct kcdata_node, cap)
+
+/* Where a tree's memory comes from; freed all at once. */
+struct kc_arena;
+struct kc_arena *kc_arena_new(void);
+void kc_arena_free(struct kc_arena *a);
+void *kc_alloc(struct kc_arena *a, size_t n);
+
+/* Constructors: NULL when out of memory. cap: room for that many children. */
+struct kcdata_node *kc_node_new(struct kc_arena *a, enum kcdata_node_kind kind, uint32_t cap);
+struct kcdata_node *kc_node_int(struct kc_arena *a, uint64_t v, bool negative);
 /* A string of len bytes (copied, NUL added). */
-struct kcdata_node *kc_node_string(const char *s, size_t len);
+struct kcdata_node *kc_node_string(struct kc_arena *a, const char *s, size_t len);
+/* The node handed to the caller: a copy of top that owns the arena (freed with
+ * kcdata_node_free). */
+struct kcdata_node *kc_root_new(struct kc_arena *a, const struct kcdata_node *top);
 /* Index of key in a dictionary, or -1. */
 long kc_dict_find(const struct kcdata_node *d, const char *key);
-/* Appends key (copied) => val; the key must not be present. val is owned by d
- * afterwards, also on failure (-ENOMEM), when it is freed. */
-int kc_dict_add(struct kcdata_node *d, const char *key, struct kcdata_node *val);
-/* Replaces entry i's value (the old one is freed). */
+/* Appends key => val; the key must not be present. 0 or -ENOMEM. */
+int kc_dict_add(struct kc_arena *a, struct kcdata_node *d, const char *key,
+		struct kcdata_node *val);
+/* Replaces entry i's value. */
 void kc_dict_replace(struct kcdata_node *d, long i, struct kcdata_node *val);
 /* Removes key if present. */
-void kc_dict_remove(struct kcdata_node *d, const char *key);
-/* Appends val (owned afterwards, freed on failure). */
-int kc_array_push(struct kcdata_node *a, struct kcdata_node *val);
-/* Moves src's elements to the end of dst and frees src. */
-int kc_array_concat(struct kcdata_node *dst, struct kcdata_node *src);
+void kc_dict_remove(struct kc_arena *a, struct kcdata_node *d, const char *key);
+/* Appends val. 0 or -ENOMEM. */
+int kc_array_push(struct kc_arena *a, struct kcdata_node *arr, struct kcdata_node *val);
+/* Appends src's elements to dst (src is left as it was). 0 or -ENOMEM. */
+int kc_array_concat(struct kc_arena *a, struct kcdata_node *dst, struct kcdata_node *src);
 
 #endif

@@ -1,13 +1,57 @@
 // SPDX-License-Identifier: MIT
-/* The decoded kcdata tree: dictionaries (insertion order, hashed when large), arrays,
- * integers and strings. */
+/*
+ * The decoded kcdata tree: dictionaries (insertion order, hashed when large), arrays,
+ * integers and strings. Everything of one tree lives in an arena: nodes, strings,
+ * child arrays (grown by copying, the old copy abandoned) and keys, which are interned
+ * (a stackshot repeats the same few hundred keys millions of times). Freeing the root
+ * frees the arena; freeing any other node does nothing.
+ */
 #include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kcdata/kcdata_int.h"
 
-#define INDEX_FROM 16   /* dictionaries with this many entries get a hash index */
+#define INDEX_FROM 16           /* dictionaries with this many entries get a hash index */
+#define CHUNK_SIZE (256 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+struct kc_arena {
+	struct chunk *chunks;
+	/* interned keys: open addressing on the key hash */
+	struct key_slot *keys;
+	uint32_t nkeys, keys_cap;
+};
+
+struct key_slot {
+	uint32_t hash;
+	struct kc_key *key;
+};
+
+struct kc_key {
+	uint32_t hash;
+	char s[];
+};
+
+/* The node kcdata_decode hands out owns the arena. */
+struct kc_root {
+	struct kcdata_node node;
+	struct kc_arena *arena;
+};
+
+#define ROOT_FLAG 0x80          /* in kcdata_node.kind's high bit */
+
+static inline uint8_t kind_of(const struct kcdata_node *n)
+{
+	return n->kind & ~ROOT_FLAG;
+}
 
 static uint32_t hash_key(const char *s)
 {
@@ -20,18 +64,146 @@ static uint32_t hash_key(const char *s)
 	return h;
 }
 
-struct kcdata_node *kc_node_new(enum kcdata_node_kind kind)
+struct kc_arena *kc_arena_new(void)
 {
-	struct kcdata_node *n = calloc(1, sizeof(*n));
+	return calloc(1, sizeof(struct kc_arena));
+}
 
-	if (n)
+void kc_arena_free(struct kc_arena *a)
+{
+	if (!a)
+		return;
+	while (a->chunks) {
+		struct chunk *c = a->chunks;
+
+		a->chunks = c->next;
+		free(c);
+	}
+	free(a->keys);
+	free(a);
+}
+
+void *kc_alloc(struct kc_arena *a, size_t n)
+{
+	struct chunk *c = a->chunks;
+
+	n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	if (!n)
+		n = alignof(max_align_t);
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+
+		if (n > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		if (cap == n && a->chunks) {
+			/* a big block of its own: keep filling the current chunk */
+			c->next = a->chunks->next;
+			a->chunks->next = c;
+		} else {
+			c->next = a->chunks;
+			a->chunks = c;
+		}
+	}
+	void *p = c->data + c->used;
+
+	c->used += n;
+	return p;
+}
+
+static void *kc_zalloc(struct kc_arena *a, size_t n)
+{
+	void *p = kc_alloc(a, n);
+
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+/* The arena's copy of key, shared by every dictionary that uses it. */
+static const struct kc_key *intern(struct kc_arena *a, const char *key)
+{
+	uint32_t h = hash_key(key), mask, i;
+	struct kc_key *k;
+	size_t len;
+
+	if ((a->nkeys + 1) * 2 > a->keys_cap) {
+		uint32_t cap = a->keys_cap ? a->keys_cap * 2 : 256;
+		struct key_slot *keys = calloc(cap, sizeof(*keys));
+
+		if (!keys)
+			return NULL;
+		for (uint32_t j = 0; j < a->keys_cap; j++) {
+			if (!a->keys[j].key)
+				continue;
+			for (i = a->keys[j].hash & (cap - 1); keys[i].key; i = (i + 1) & (cap - 1))
+				;
+			keys[i] = a->keys[j];
+		}
+		free(a->keys);
+		a->keys = keys;
+		a->keys_cap = cap;
+	}
+	mask = a->keys_cap - 1;
+	for (i = h & mask; a->keys[i].key; i = (i + 1) & mask)
+		if (a->keys[i].hash == h && !strcmp(a->keys[i].key->s, key))
+			return a->keys[i].key;
+	len = strlen(key);
+	k = kc_alloc(a, sizeof(*k) + len + 1);
+	if (!k)
+		return NULL;
+	k->hash = h;
+	memcpy(k->s, key, len + 1);
+	a->keys[i].hash = h;
+	a->keys[i].key = k;
+	a->nkeys++;
+	return k;
+}
+
+static struct kcdata_node *scalar_node(struct kc_arena *a, enum kcdata_node_kind kind)
+{
+	struct kcdata_node *n = kc_alloc(a, KC_SCALAR_NODE_SIZE);
+
+	if (n) {
+		memset(n, 0, KC_SCALAR_NODE_SIZE);
 		n->kind = (uint8_t)kind;
+	}
 	return n;
 }
 
-struct kcdata_node *kc_node_int(uint64_t v, bool negative)
+struct kcdata_node *kc_node_new(struct kc_arena *a, enum kcdata_node_kind kind, uint32_t cap)
 {
-	struct kcdata_node *n = kc_node_new(KCDATA_NODE_INT);
+	struct kcdata_node *n;
+
+	if (kind != KCDATA_NODE_DICT && kind != KCDATA_NODE_ARRAY)
+		return scalar_node(a, kind);
+	n = kc_zalloc(a, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->kind = (uint8_t)kind;
+	if (cap) {
+		size_t elem = kind == KCDATA_NODE_DICT ? sizeof(struct kc_entry)
+						       : sizeof(struct kcdata_node *);
+		void *p = kc_alloc(a, (size_t)cap * elem);
+
+		if (!p)
+			return NULL;
+		if (kind == KCDATA_NODE_DICT)
+			n->v.entries = p;
+		else
+			n->v.items = p;
+		n->cap = cap;
+	}
+	return n;
+}
+
+struct kcdata_node *kc_node_int(struct kc_arena *a, uint64_t v, bool negative)
+{
+	struct kcdata_node *n = scalar_node(a, KCDATA_NODE_INT);
 
 	if (n) {
 		n->v.u = v;
@@ -40,20 +212,18 @@ struct kcdata_node *kc_node_int(uint64_t v, bool negative)
 	return n;
 }
 
-struct kcdata_node *kc_node_string(const char *s, size_t len)
+struct kcdata_node *kc_node_string(struct kc_arena *a, const char *s, size_t len)
 {
 	struct kcdata_node *n;
 
 	if (len > UINT32_MAX - 1)
 		return NULL;
-	n = kc_node_new(KCDATA_NODE_STRING);
+	n = scalar_node(a, KCDATA_NODE_STRING);
 	if (!n)
 		return NULL;
-	n->v.str = malloc(len + 1);
-	if (!n->v.str) {
-		free(n);
+	n->v.str = kc_alloc(a, len + 1);
+	if (!n->v.str)
 		return NULL;
-	}
 	if (len)
 		memcpy(n->v.str, s, len);
 	n->v.str[len] = 0;
@@ -61,115 +231,132 @@ struct kcdata_node *kc_node_string(const char *s, size_t len)
 	return n;
 }
 
-void kcdata_node_free(struct kcdata_node *n)
+struct kcdata_node *kc_root_new(struct kc_arena *a, const struct kcdata_node *top)
 {
-	if (!n)
-		return;
-	switch (n->kind) {
-	case KCDATA_NODE_DICT:
-		for (uint32_t i = 0; i < n->count; i++) {
-			free(n->v.d.entries[i].key);
-			kcdata_node_free(n->v.d.entries[i].val);
-		}
-		free(n->v.d.entries);
-		free(n->v.d.index);
-		break;
-	case KCDATA_NODE_ARRAY:
-		for (uint32_t i = 0; i < n->count; i++)
-			kcdata_node_free(n->v.items[i]);
-		free(n->v.items);
-		break;
-	case KCDATA_NODE_STRING:
-		free(n->v.str);
-		break;
-	}
-	free(n);
+	struct kc_root *r = malloc(sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->node = *top;
+	r->node.kind |= ROOT_FLAG;
+	r->arena = a;
+	return &r->node;
 }
 
-static int rebuild_index(struct kcdata_node *d)
+void kcdata_node_free(struct kcdata_node *n)
+{
+	if (n && (n->kind & ROOT_FLAG)) {
+		kc_arena_free(((struct kc_root *)n)->arena);
+		free(n);
+	}
+}
+
+static inline uint32_t key_hash(const char *key)
+{
+	return ((const struct kc_key *)(key - offsetof(struct kc_key, s)))->hash;
+}
+
+static int rebuild_index(struct kc_arena *a, struct kcdata_node *d)
 {
 	uint32_t cap = 64, *index;
 
 	while (cap < d->count * 2u + 2)
 		cap *= 2;
-	index = calloc(cap, sizeof(*index));
+	/* index[0] holds the capacity, slots follow */
+	index = kc_zalloc(a, ((size_t)cap + 1) * sizeof(*index));
 	if (!index)
 		return -ENOMEM;
+	index[0] = cap;
 	for (uint32_t i = 0; i < d->count; i++) {
-		uint32_t slot = d->v.d.entries[i].hash & (cap - 1);
+		uint32_t slot = key_hash(d->v.entries[i].key) & (cap - 1);
 
-		while (index[slot])
+		while (index[1 + slot])
 			slot = (slot + 1) & (cap - 1);
-		index[slot] = i + 1;
+		index[1 + slot] = i + 1;
 	}
-	free(d->v.d.index);
-	d->v.d.index = index;
-	d->v.d.index_cap = cap;
+	d->index = index;
 	return 0;
 }
 
 static long find_hashed(const struct kcdata_node *d, const char *key, uint32_t h)
 {
-	if (d->v.d.index) {
-		uint32_t mask = d->v.d.index_cap - 1, slot = h & mask;
+	const uint32_t *index = d->index;
 
-		while (d->v.d.index[slot]) {
-			const struct kc_entry *e = &d->v.d.entries[d->v.d.index[slot] - 1];
+	if (index) {
+		uint32_t mask = index[0] - 1, slot = h & mask;
 
-			if (e->hash == h && !strcmp(e->key, key))
-				return (long)(d->v.d.index[slot] - 1);
+		while (index[1 + slot]) {
+			const struct kc_entry *e = &d->v.entries[index[1 + slot] - 1];
+
+			if (key_hash(e->key) == h && !strcmp(e->key, key))
+				return (long)(index[1 + slot] - 1);
 			slot = (slot + 1) & mask;
 		}
 		return -1;
 	}
-	for (uint32_t i = 0; i < d->count; i++)
-		if (d->v.d.entries[i].hash == h && !strcmp(d->v.d.entries[i].key, key))
+	for (uint32_t i = 0; i < d->count; i++) {
+		const char *k = d->v.entries[i].key;
+
+		if (k == key || (key_hash(k) == h && !strcmp(k, key)))
 			return (long)i;
+	}
 	return -1;
 }
 
 long kc_dict_find(const struct kcdata_node *d, const char *key)
 {
-	if (!d || d->kind != KCDATA_NODE_DICT)
+	if (!d || kind_of(d) != KCDATA_NODE_DICT)
 		return -1;
 	return find_hashed(d, key, hash_key(key));
 }
 
-int kc_dict_add(struct kcdata_node *d, const char *key, struct kcdata_node *val)
+/* Room for more elements in a dictionary's entries or an array's items: a new arena
+ * block twice as large, the old one abandoned. */
+static int grow(struct kc_arena *a, struct kcdata_node *n, size_t elem, uint32_t more)
 {
-	struct kc_entry *e;
-	char *k;
+	uint32_t cap = n->cap ? n->cap : 4;
+	void *p, **slot = kind_of(n) == KCDATA_NODE_DICT ? (void **)&n->v.entries
+						      : (void **)&n->v.items;
 
-	if (d->count == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 4;
-
-		e = cap > d->cap ? realloc(d->v.d.entries, cap * sizeof(*e)) : NULL;
-		if (!e) {
-			kcdata_node_free(val);
-			return -ENOMEM;
-		}
-		d->v.d.entries = e;
-		d->cap = cap;
-	}
-	k = strdup(key);
-	if (!k) {
-		kcdata_node_free(val);
+	if (more > UINT32_MAX - n->count)
 		return -ENOMEM;
-	}
-	e = &d->v.d.entries[d->count++];
-	e->key = k;
-	e->hash = hash_key(key);
+	if (n->count + more <= n->cap)
+		return 0;
+	while (cap < n->count + more)
+		cap = cap > UINT32_MAX / 2 ? n->count + more : cap * 2;
+	p = kc_alloc(a, (size_t)cap * elem);
+	if (!p)
+		return -ENOMEM;
+	if (n->count)
+		memcpy(p, *slot, (size_t)n->count * elem);
+	*slot = p;
+	n->cap = cap;
+	return 0;
+}
+
+int kc_dict_add(struct kc_arena *a, struct kcdata_node *d, const char *key,
+		struct kcdata_node *val)
+{
+	const struct kc_key *k = intern(a, key);
+	struct kc_entry *e;
+
+	if (!k || grow(a, d, sizeof(struct kc_entry), 1))
+		return -ENOMEM;
+	e = &d->v.entries[d->count++];
+	e->key = k->s;
 	e->val = val;
 	if (d->count >= INDEX_FROM) {
-		if (!d->v.d.index || d->count * 2u + 2 > d->v.d.index_cap) {
-			if (rebuild_index(d))
-				return -ENOMEM;   /* the entry stays; lookups fall back to a scan */
-		} else {
-			uint32_t mask = d->v.d.index_cap - 1, slot = e->hash & mask;
+		uint32_t *index = d->index;
 
-			while (d->v.d.index[slot])
+		if (!index || d->count * 2u + 2 > index[0]) {
+			if (rebuild_index(a, d))
+				return -ENOMEM;
+		} else {
+			uint32_t mask = index[0] - 1, slot = k->hash & mask;
+
+			while (index[1 + slot])
 				slot = (slot + 1) & mask;
-			d->v.d.index[slot] = d->count;
+			index[1 + slot] = d->count;
 		}
 	}
 	return 0;
@@ -177,68 +364,38 @@ int kc_dict_add(struct kcdata_node *d, const char *key, struct kcdata_node *val)
 
 void kc_dict_replace(struct kcdata_node *d, long i, struct kcdata_node *val)
 {
-	kcdata_node_free(d->v.d.entries[i].val);
-	d->v.d.entries[i].val = val;
+	d->v.entries[i].val = val;
 }
 
-void kc_dict_remove(struct kcdata_node *d, const char *key)
+void kc_dict_remove(struct kc_arena *a, struct kcdata_node *d, const char *key)
 {
 	long i = kc_dict_find(d, key);
 
 	if (i < 0)
 		return;
-	free(d->v.d.entries[i].key);
-	kcdata_node_free(d->v.d.entries[i].val);
-	memmove(&d->v.d.entries[i], &d->v.d.entries[i + 1],
+	memmove(&d->v.entries[i], &d->v.entries[i + 1],
 		(d->count - (uint32_t)i - 1) * sizeof(struct kc_entry));
 	d->count--;
-	free(d->v.d.index);
-	d->v.d.index = NULL;
-	d->v.d.index_cap = 0;
+	d->index = NULL;
 	if (d->count >= INDEX_FROM)
-		rebuild_index(d);   /* on failure lookups scan */
+		rebuild_index(a, d);   /* on failure lookups scan */
 }
 
-static int array_reserve(struct kcdata_node *a, uint32_t more)
+int kc_array_push(struct kc_arena *a, struct kcdata_node *arr, struct kcdata_node *val)
 {
-	struct kcdata_node **items;
-	uint32_t cap = a->cap ? a->cap : 4;
-
-	if (more > UINT32_MAX - a->count)
+	if (grow(a, arr, sizeof(*arr->v.items), 1))
 		return -ENOMEM;
-	if (a->count + more <= a->cap)
-		return 0;
-	while (cap < a->count + more)
-		cap = cap > UINT32_MAX / 2 ? a->count + more : cap * 2;
-	items = realloc(a->v.items, (size_t)cap * sizeof(*items));
-	if (!items)
-		return -ENOMEM;
-	a->v.items = items;
-	a->cap = cap;
+	arr->v.items[arr->count++] = val;
 	return 0;
 }
 
-int kc_array_push(struct kcdata_node *a, struct kcdata_node *val)
+int kc_array_concat(struct kc_arena *a, struct kcdata_node *dst, struct kcdata_node *src)
 {
-	if (array_reserve(a, 1)) {
-		kcdata_node_free(val);
+	if (grow(a, dst, sizeof(*dst->v.items), src->count))
 		return -ENOMEM;
-	}
-	a->v.items[a->count++] = val;
-	return 0;
-}
-
-int kc_array_concat(struct kcdata_node *dst, struct kcdata_node *src)
-{
-	if (array_reserve(dst, src->count)) {
-		kcdata_node_free(src);
-		return -ENOMEM;
-	}
 	if (src->count)
 		memcpy(dst->v.items + dst->count, src->v.items, src->count * sizeof(*src->v.items));
 	dst->count += src->count;
-	free(src->v.items);
-	free(src);
 	return 0;
 }
 
@@ -246,12 +403,12 @@ int kc_array_concat(struct kcdata_node *dst, struct kcdata_node *src)
 
 enum kcdata_node_kind kcdata_node_kind(const struct kcdata_node *n)
 {
-	return n ? (enum kcdata_node_kind)n->kind : (enum kcdata_node_kind)0;
+	return n ? (enum kcdata_node_kind)kind_of(n) : (enum kcdata_node_kind)0;
 }
 
 size_t kcdata_node_count(const struct kcdata_node *n)
 {
-	if (!n || (n->kind != KCDATA_NODE_DICT && n->kind != KCDATA_NODE_ARRAY))
+	if (!n || (kind_of(n) != KCDATA_NODE_DICT && kind_of(n) != KCDATA_NODE_ARRAY))
 		return 0;
 	return n->count;
 }
@@ -260,25 +417,25 @@ const struct kcdata_node *kcdata_node_at(const struct kcdata_node *n, size_t i)
 {
 	if (!n || i >= n->count)
 		return NULL;
-	if (n->kind == KCDATA_NODE_DICT)
-		return n->v.d.entries[i].val;
-	if (n->kind == KCDATA_NODE_ARRAY)
+	if (kind_of(n) == KCDATA_NODE_DICT)
+		return n->v.entries[i].val;
+	if (kind_of(n) == KCDATA_NODE_ARRAY)
 		return n->v.items[i];
 	return NULL;
 }
 
 const char *kcdata_node_key(const struct kcdata_node *n, size_t i)
 {
-	if (!n || n->kind != KCDATA_NODE_DICT || i >= n->count)
+	if (!n || kind_of(n) != KCDATA_NODE_DICT || i >= n->count)
 		return NULL;
-	return n->v.d.entries[i].key;
+	return n->v.entries[i].key;
 }
 
 const struct kcdata_node *kcdata_node_get(const struct kcdata_node *n, const char *key)
 {
 	long i = kc_dict_find(n, key);
 
-	return i < 0 ? NULL : n->v.d.entries[i].val;
+	return i < 0 ? NULL : n->v.entries[i].val;
 }
 
 const struct kcdata_node *kcdata_node_path(const struct kcdata_node *n, const char *path)
@@ -302,7 +459,7 @@ const struct kcdata_node *kcdata_node_path(const struct kcdata_node *n, const ch
 
 uint64_t kcdata_node_uint(const struct kcdata_node *n)
 {
-	return n && n->kind == KCDATA_NODE_INT ? n->v.u : 0;
+	return n && kind_of(n) == KCDATA_NODE_INT ? n->v.u : 0;
 }
 
 int64_t kcdata_node_int(const struct kcdata_node *n)
@@ -312,12 +469,12 @@ int64_t kcdata_node_int(const struct kcdata_node *n)
 
 bool kcdata_node_is_negative(const struct kcdata_node *n)
 {
-	return n && n->kind == KCDATA_NODE_INT && n->negative;
+	return n && kind_of(n) == KCDATA_NODE_INT && n->negative;
 }
 
 const char *kcdata_node_string(const struct kcdata_node *n, size_t *len)
 {
-	if (!n || n->kind != KCDATA_NODE_STRING) {
+	if (!n || kind_of(n) != KCDATA_NODE_STRING) {
 		if (len)
 			*len = 0;
 		return NULL;

@@ -60,26 +60,69 @@ static int cmp_natural(const void *a, const void *b)
 	return *x ? 1 : *y ? -1 : 0;
 }
 
-/* The entries of a dictionary, sorted; NULL (and *n = 0) when empty or out of memory. */
-static struct entry *sorted_entries(const struct kcdata_node *d, size_t *n,
+/* Sorting buffers, one per nesting level, kept from one dictionary to the next. */
+#define SORT_LEVELS 512
+
+struct sorter {
+	int depth;
+	struct entry *lv[SORT_LEVELS];
+	size_t cap[SORT_LEVELS];
+};
+
+static struct sorter *sorter_new(void)
+{
+	return calloc(1, sizeof(struct sorter));
+}
+
+static void sorter_free(struct sorter *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < SORT_LEVELS; i++)
+		free(st->lv[i]);
+	free(st);
+}
+
+/* The entries of a non-empty dictionary, sorted, in the buffer of the next level
+ * (give it back with release()); NULL when out of memory or too deep. */
+static struct entry *sorted_entries(struct sorter *st, const struct kcdata_node *d, size_t *n,
 				    int (*cmp)(const void *, const void *))
 {
 	size_t count = kcdata_node_count(d);
+	int level = st->depth;
 	struct entry *e;
 
-	*n = 0;
-	if (!count)
+	*n = count;
+	if (level >= SORT_LEVELS)
 		return NULL;
-	e = malloc(count * sizeof(*e));
-	if (!e)
-		return NULL;
+	if (count > st->cap[level]) {
+		size_t cap = count < 64 ? 64 : count * 2;
+
+		e = realloc(st->lv[level], cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		st->lv[level] = e;
+		st->cap[level] = cap;
+	}
+	e = st->lv[level];
 	for (size_t i = 0; i < count; i++) {
 		e[i].key = kcdata_node_key(d, i);
 		e[i].val = kcdata_node_at(d, i);
 	}
-	qsort(e, count, sizeof(*e), cmp);
-	*n = count;
+	/* Dictionaries are often in order already. */
+	for (size_t i = 1; i < count; i++) {
+		if (cmp(&e[i - 1], &e[i]) > 0) {
+			qsort(e, count, sizeof(*e), cmp);
+			break;
+		}
+	}
+	st->depth++;
 	return e;
+}
+
+static void release(struct sorter *st)
+{
+	st->depth--;
 }
 
 static bool is_scalar(const struct kcdata_node *n)
@@ -99,32 +142,34 @@ static bool all_scalars(const struct kcdata_node *a)
 
 /* ---- JSON ---- */
 
-static int json_node(struct kt_json *j, const struct kcdata_node *n)
+static int json_node(struct kt_json *j, struct sorter *st, const struct kcdata_node *n)
 {
 	size_t count, len;
 	struct entry *e;
-	const char *s;
+	const char *str;
 
 	switch (kcdata_node_kind(n)) {
 	case KCDATA_NODE_DICT:
-		e = sorted_entries(n, &count, cmp_bytes);
-		if (!e && kcdata_node_count(n))
-			return -ENOMEM;
 		kt_json_begin_object(j, false);
-		for (size_t i = 0; i < count; i++) {
-			kt_json_key_cstr(j, e[i].key);
-			if (json_node(j, e[i].val)) {
-				free(e);
+		if (kcdata_node_count(n)) {
+			e = sorted_entries(st, n, &count, cmp_bytes);
+			if (!e)
 				return -ENOMEM;
+			for (size_t i = 0; i < count; i++) {
+				kt_json_key_cstr(j, e[i].key);
+				if (json_node(j, st, e[i].val)) {
+					release(st);
+					return -ENOMEM;
+				}
 			}
+			release(st);
 		}
 		kt_json_end_object(j);
-		free(e);
 		return 0;
 	case KCDATA_NODE_ARRAY:
 		kt_json_begin_array(j, all_scalars(n));
 		for (size_t i = 0; i < kcdata_node_count(n); i++)
-			if (json_node(j, kcdata_node_at(n, i)))
+			if (json_node(j, st, kcdata_node_at(n, i)))
 				return -ENOMEM;
 		kt_json_end_array(j);
 		return 0;
@@ -135,8 +180,8 @@ static int json_node(struct kt_json *j, const struct kcdata_node *n)
 			kt_json_u64(j, kcdata_node_uint(n));
 		return 0;
 	case KCDATA_NODE_STRING:
-		s = kcdata_node_string(n, &len);
-		kt_json_string(j, s, len);
+		str = kcdata_node_string(n, &len);
+		kt_json_string(j, str, len);
 		return 0;
 	}
 	kt_json_null(j);
@@ -146,13 +191,15 @@ static int json_node(struct kt_json *j, const struct kcdata_node *n)
 int ktrace_kcdata_print_json(const struct kcdata_node *root, struct kt_out *out)
 {
 	struct kt_json *j = malloc(sizeof(*j));
-	int ret;
+	struct sorter *st = sorter_new();
+	int ret = -ENOMEM;
 
-	if (!j)
-		return -ENOMEM;
-	kt_json_init(j, out, 2);
-	ret = json_node(j, root);
-	kt_json_finish(j);
+	if (j && st) {
+		kt_json_init(j, out, 2);
+		ret = json_node(j, st, root);
+		kt_json_finish(j);
+	}
+	sorter_free(st);
 	free(j);
 	return ret;
 }
@@ -187,7 +234,7 @@ static void tabs(struct kt_out *o, int n)
 		kt_out_putc(o, '\t');
 }
 
-static int plist_node(struct kt_out *o, const struct kcdata_node *n, int depth)
+static int plist_node(struct kt_out *o, struct sorter *st, const struct kcdata_node *n, int depth)
 {
 	size_t count, len;
 	struct entry *e;
@@ -200,7 +247,7 @@ static int plist_node(struct kt_out *o, const struct kcdata_node *n, int depth)
 			kt_out_puts(o, "<dict/>\n");
 			return 0;
 		}
-		e = sorted_entries(n, &count, cmp_bytes);
+		e = sorted_entries(st, n, &count, cmp_bytes);
 		if (!e)
 			return -ENOMEM;
 		kt_out_puts(o, "<dict>\n");
@@ -209,12 +256,12 @@ static int plist_node(struct kt_out *o, const struct kcdata_node *n, int depth)
 			kt_out_puts(o, "<key>");
 			xml_text(o, e[i].key, strlen(e[i].key));
 			kt_out_puts(o, "</key>\n");
-			if (plist_node(o, e[i].val, depth + 1)) {
-				free(e);
+			if (plist_node(o, st, e[i].val, depth + 1)) {
+				release(st);
 				return -ENOMEM;
 			}
 		}
-		free(e);
+		release(st);
 		tabs(o, depth);
 		kt_out_puts(o, "</dict>\n");
 		return 0;
@@ -225,7 +272,7 @@ static int plist_node(struct kt_out *o, const struct kcdata_node *n, int depth)
 		}
 		kt_out_puts(o, "<array>\n");
 		for (size_t i = 0; i < kcdata_node_count(n); i++)
-			if (plist_node(o, kcdata_node_at(n, i), depth + 1))
+			if (plist_node(o, st, kcdata_node_at(n, i), depth + 1))
 				return -ENOMEM;
 		tabs(o, depth);
 		kt_out_puts(o, "</array>\n");
@@ -250,14 +297,18 @@ static int plist_node(struct kt_out *o, const struct kcdata_node *n, int depth)
 
 int ktrace_kcdata_print_plist(const struct kcdata_node *root, struct kt_out *out)
 {
+	struct sorter *st = sorter_new();
 	int ret;
 
+	if (!st)
+		return -ENOMEM;
 	kt_out_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		    "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" "
 		    "\"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
 		    "<plist version=\"1.0\">\n");
-	ret = plist_node(out, root, 0);
+	ret = plist_node(out, st, root, 0);
 	kt_out_puts(out, "</plist>\n");
+	sorter_free(st);
 	return ret;
 }
 
@@ -304,11 +355,12 @@ static void text_scalar(struct kt_out *o, const struct kcdata_node *n)
 	}
 }
 
-static int text_node(struct kt_out *o, const char *key, const struct kcdata_node *n, int indent,
-		     bool in_list);
+static int text_node(struct kt_out *o, struct sorter *st, const char *key,
+		     const struct kcdata_node *n, int indent, bool in_list);
 
 /* The value part after "key:" (or "- "). */
-static int text_value(struct kt_out *o, const char *key, const struct kcdata_node *n, int indent)
+static int text_value(struct kt_out *o, struct sorter *st, const char *key,
+		      const struct kcdata_node *n, int indent)
 {
 	size_t count = kcdata_node_count(n);
 
@@ -346,34 +398,34 @@ static int text_value(struct kt_out *o, const char *key, const struct kcdata_nod
 	}
 	kt_out_putc(o, '\n');
 	if (kcdata_node_kind(n) == KCDATA_NODE_DICT) {
-		struct entry *e = sorted_entries(n, &count, cmp_natural);
+		struct entry *e = sorted_entries(st, n, &count, cmp_natural);
 
 		if (!e)
 			return -ENOMEM;
 		for (size_t i = 0; i < count; i++) {
-			if (text_node(o, e[i].key, e[i].val, indent + 2, false)) {
-				free(e);
+			if (text_node(o, st, e[i].key, e[i].val, indent + 2, false)) {
+				release(st);
 				return -ENOMEM;
 			}
 		}
-		free(e);
+		release(st);
 		return 0;
 	}
 	for (size_t i = 0; i < count; i++)
-		if (text_node(o, NULL, kcdata_node_at(n, i), indent + 2, true))
+		if (text_node(o, st, NULL, kcdata_node_at(n, i), indent + 2, true))
 			return -ENOMEM;
 	return 0;
 }
 
-static int text_node(struct kt_out *o, const char *key, const struct kcdata_node *n, int indent,
-		     bool in_list)
+static int text_node(struct kt_out *o, struct sorter *st, const char *key,
+		     const struct kcdata_node *n, int indent, bool in_list)
 {
 	kt_out_spaces(o, indent);
 	if (in_list) {
 		/* A list element: a dictionary's entries follow "- " on the same column. */
 		if (kcdata_node_kind(n) == KCDATA_NODE_DICT && kcdata_node_count(n)) {
 			size_t count;
-			struct entry *e = sorted_entries(n, &count, cmp_natural);
+			struct entry *e = sorted_entries(st, n, &count, cmp_natural);
 
 			if (!e)
 				return -ENOMEM;
@@ -383,33 +435,39 @@ static int text_node(struct kt_out *o, const char *key, const struct kcdata_node
 					kt_out_spaces(o, indent + 2);
 				kt_out_puts(o, e[i].key);
 				kt_out_putc(o, ':');
-				if (text_value(o, e[i].key, e[i].val, indent + 2)) {
-					free(e);
+				if (text_value(o, st, e[i].key, e[i].val, indent + 2)) {
+					release(st);
 					return -ENOMEM;
 				}
 			}
-			free(e);
+			release(st);
 			return 0;
 		}
 		kt_out_putc(o, '-');
-		return text_value(o, NULL, n, indent);
+		return text_value(o, st, NULL, n, indent);
 	}
 	kt_out_puts(o, key);
 	kt_out_putc(o, ':');
-	return text_value(o, key, n, indent);
+	return text_value(o, st, key, n, indent);
 }
 
 int ktrace_kcdata_print_text(const struct kcdata_node *root, struct kt_out *out)
 {
+	struct sorter *st = sorter_new();
+	struct entry *e;
 	size_t count;
-	struct entry *e = sorted_entries(root, &count, cmp_natural);
 	int ret = 0;
 
-	if (!e && kcdata_node_count(root))
+	if (!st)
 		return -ENOMEM;
-	for (size_t i = 0; i < count && !ret; i++)
-		ret = text_node(out, e[i].key, e[i].val, 0, false);
-	free(e);
+	if (kcdata_node_count(root)) {
+		e = sorted_entries(st, root, &count, cmp_natural);
+		if (!e)
+			ret = -ENOMEM;
+		for (size_t i = 0; e && i < count && !ret; i++)
+			ret = text_node(out, st, e[i].key, e[i].val, 0, false);
+	}
+	sorter_free(st);
 	return ret;
 }
 
