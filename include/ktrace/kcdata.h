@@ -218,10 +218,14 @@ struct kcdata_node;
  * parent[<container type name>][<decimal id>], arrays as arrays, nested buffers
  * merged in. Items libkdd rejects (repeated keys other than two arrays, repeated
  * container ids, unmatched container ends, a missing BUFFER_END, invalid items or
- * arrays) make it fail with -EBADMSG and the offset of the culprit.
+ * arrays) make it fail with -EBADMSG and the offset of the culprit; -E2BIG when the
+ * tree would exceed about four nodes per input byte (possible only through in-buffer
+ * type definitions).
  */
 int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err);
-void kcdata_node_free(struct kcdata_node *node);
+/* Frees a tree returned by kcdata_decode; the tree's other nodes belong to it (and
+ * freeing one of them does nothing). */
+void kcdata_node_free(struct kcdata_node *root);
 
 enum kcdata_node_kind kcdata_node_kind(const struct kcdata_node *node);
 /* Entries of a dictionary or elements of an array (0 for scalars). */

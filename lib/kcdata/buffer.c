@@ -411,7 +411,8 @@ int kcdata_buffer_read(struct ktrace_input *in, struct kcdata_buffer **out,
 		if (want > KCDATA_MAX_BUFFER_SIZE)
 			return ktrace_error_set(err, -E2BIG, "input exceeds %u bytes",
 						KCDATA_MAX_BUFFER_SIZE);
-		want *= 2;
+		/* one byte past the limit tells whether the input is too large */
+		want = want * 2 > KCDATA_MAX_BUFFER_SIZE ? (size_t)KCDATA_MAX_BUFFER_SIZE + 1 : want * 2;
 	}
 	/* The window belongs to the input: the buffer gets its own copy. */
 	copy = malloc(got ? (size_t)got : 1);
