@@ -271,7 +271,6 @@ static const struct kc_spec specs[] = {
 	  "u64 sharedCacheSlide; " UUID("sharedCacheUUID") "; u64 sharedCacheBaseAddress" },
 	{ 0xaff, "btinfo_flags", "u32 btinfo_flags" },
 
-	/* XNU POST test configurations carry their own type definition (0x1040) */
 
 	/* exit reasons */
 	{ 0x1001, "exit_reason_basic_info", "u32 ers_namespace; u64 ers_code; u64 ers_flags" },
@@ -286,6 +285,11 @@ static const struct kc_spec specs[] = {
 	  "u8 ceri_page_slid; u8 ceri_page_dirty; u32 ceri_page_shadow_depth" },
 	{ 0x1005, "exit_reason_workloop_id", "u64 exit_reason_workloop_id" },
 	{ 0x1006, "exit_reason_dispatch_queue_no", "u64 exit_reason_dispatch_queue_no" },
+
+	/* XNU POST test configurations (buffers carry this definition themselves too) */
+	{ 0x1040, "xnupost_test_config",
+	  "u16 config; u16 test_num; i32 retval; i32 expected_retval; u64 begin_time;"
+	  "u64 end_time; c[132] test_name" },
 };
 
 static const struct kc_spec *find_spec(uint32_t id)

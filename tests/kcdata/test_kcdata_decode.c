@@ -893,6 +893,37 @@ static void other_roots_and_begin_items(void)
 	}
 }
 
+static void test_config_without_definition(void)
+{
+	struct kbuf b = { 0 };
+	uint8_t cfg[160] = { 0 };
+	struct kcdata_node *root;
+	const struct kcdata_node *a;
+	int ret;
+
+	cfg[2] = 10;                     /* test_num */
+	cfg[4] = 0xff;                   /* retval = -1 */
+	cfg[5] = 0xff;
+	cfg[6] = 0xff;
+	cfg[7] = 0xff;
+	cfg[12] = 0x2a;                  /* begin_time */
+	memcpy(cfg + 28, "kalloc_test", 12);
+	kb_begin(&b, KCDATA_BUFFER_BEGIN_XNUPOST_CONFIG);
+	kb_header(&b, KCDATA_TYPE_ARRAY_PAD0, 160, (uint64_t)0x1040 << 32 | 1);
+	kb_bytes(&b, cfg, 160);
+	kb_end(&b);
+	root = kb_decode(&b, &ret);
+	CHECK_EQ(ret, 0);
+	a = kcdata_node_path(root, "xnupost_testconfig.xnupost_test_config");
+	CHECK_EQ(kcdata_node_count(a), 1);
+	CHECK_EQ(path_u64(kcdata_node_at(a, 0), "test_num"), 10);
+	CHECK_EQ(kcdata_node_int(kcdata_node_get(kcdata_node_at(a, 0), "retval")), -1);
+	CHECK_EQ(path_u64(kcdata_node_at(a, 0), "begin_time"), 42);
+	CHECK_STR(path_str(kcdata_node_at(a, 0), "test_name"), "kalloc_test");
+	kcdata_node_free(root);
+	kb_free(&b);
+}
+
 int kc_builtin_selftest(void);
 
 static void builtin_table_is_sane(void)
@@ -929,5 +960,6 @@ int main(void)
 	RUN(type_definitions);
 	RUN(amplification_is_bounded);
 	RUN(other_roots_and_begin_items);
+	RUN(test_config_without_definition);
 	return TEST_EXIT();
 }
