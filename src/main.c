@@ -14,6 +14,7 @@
 
 static const struct cli_command *const commands[] = {
 	&cli_report,
+	&cli_dump,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * KOFF producer: writing records and interning format strings. Lock-free and safe
+ * for many threads in several processes sharing one buffer.
+ *
+ * A record is claimed with one atomic fetch-and-add on the header's head word, which
+ * hands out sequence number s. Its slot is ring[s & (nentries - 1)]. The writer enters
+ * the slot with a compare-and-swap of the slot's stamp from a "ready" value v <= s to
+ * BUSY | s, fills the record, then publishes it by storing s + nentries (release) into
+ * the stamp. The compare-and-swap only fails, or finds a value it cannot take, when
+ * another writer still holds the slot from a lap of the ring earlier (it was delayed
+ * for nentries records) or has already taken it for a later lap: the record is then
+ * dropped and counted, so that two writers never fill one slot at the same time.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "koff/fmt.h"
+#include "koff/producer.h"
+
+int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id,
+		      uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
+{
+	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
+	_Atomic(uint64_t) *stamp;
+	struct koff_rec *r;
+	uint64_t s, v;
+
+	if (__builtin_expect(!ring, 0)) {
+		ring = koff_buffer_ring(b);
+		if (!ring)
+			return -EAGAIN;
+	}
+	s = atomic_fetch_add_explicit(koff_h64(b, KOFF_H_HEAD), 1, memory_order_relaxed);
+	r = &ring[s & b->slot_mask];
+	stamp = (_Atomic(uint64_t) *)&r->stamp;
+	v = atomic_load_explicit(stamp, memory_order_relaxed);
+	for (;;) {
+		if (__builtin_expect((v & KOFF_STAMP_BUSY) || v > s, 0)) {
+			atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1,
+						  memory_order_relaxed);
+			return -EBUSY;
+		}
+		if (atomic_compare_exchange_weak_explicit(stamp, &v, KOFF_STAMP_BUSY | s,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			break;
+	}
+	/* Readers that see any of the stores below see the busy stamp too. */
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->ns, ns, memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->tid, tid, memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->id, id, memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->fmt, fmt, memory_order_relaxed);
+	for (int i = 0; i < 5; i++)
+		atomic_store_explicit((_Atomic(uint64_t) *)&r->args[i], args[i],
+				      memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint32_t) *)&r->str, str, memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint32_t) *)&r->pid, koff_self_pid(), memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint32_t) *)&r->flags, flags, memory_order_relaxed);
+	atomic_store_explicit(stamp, s + b->nentries, memory_order_release);
+	return 0;
+}
+
+/* ---- string table ---------------------------------------------------------------- */
+
+/* Does the entry at off hold s? Checks the offset first: the table is shared with
+ * other processes and is never trusted. */
+static bool entry_is(const struct koff_buffer *b, uint32_t off, uint32_t hash, const char *s,
+		     size_t len)
+{
+	uint32_t elen, ehash;
+
+	if (off < 8 || (off & 7) || (uint64_t)off + 8 + len + 1 > b->strtab_size)
+		return false;
+	memcpy(&elen, b->strtab + off, 4);
+	memcpy(&ehash, b->strtab + off + 4, 4);
+	return elen == len && ehash == hash && !memcmp(b->strtab + off + 8, s, len) &&
+	       b->strtab[off + 8 + len] == '\0';
+}
+
+static uint32_t entry_new(struct koff_buffer *b, uint32_t hash, const char *s, size_t len)
+{
+	uint64_t size = (8 + len + 1 + 7) & ~7ULL;
+	uint64_t off = atomic_fetch_add(koff_h64(b, KOFF_H_STRTAB_USED), size);
+	uint32_t l32 = (uint32_t)len;
+
+	if (off < 8 || off > b->strtab_size || size > b->strtab_size - off) {
+		atomic_fetch_add(koff_h64(b, KOFF_H_STRTAB_FULL), 1);
+		return 0;
+	}
+	memcpy(b->strtab + off, &l32, 4);
+	memcpy(b->strtab + off + 4, &hash, 4);
+	memcpy(b->strtab + off + 8, s, len);
+	b->strtab[off + 8 + len] = '\0';
+	atomic_thread_fence(memory_order_release);
+	return (uint32_t)off;
+}
+
+uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len)
+{
+	uint32_t hash, fresh = 0;
+
+	if (!koff_buffer_ring(b) || !b->strtab || len >= KOFF_MAX_STRING)
+		return 0;
+	hash = koff_hash_str(s, (uint32_t)len);
+	if (!b->hash_slots)
+		return entry_new(b, hash, s, len);
+	for (uint32_t probe = 0; probe < b->hash_slots; probe++) {
+		_Atomic(uint32_t) *slot = &b->hash[(hash + probe) & (b->hash_slots - 1)];
+		uint32_t off = atomic_load_explicit(slot, memory_order_acquire);
+
+		if (!off) {
+			if (!fresh)
+				fresh = entry_new(b, hash, s, len);
+			if (!fresh)
+				return 0;
+			if (atomic_compare_exchange_strong_explicit(slot, &off, fresh,
+								    memory_order_release,
+								    memory_order_acquire))
+				return fresh;
+			/* Someone filled this slot meanwhile: off is theirs. */
+		}
+		if (entry_is(b, off, hash, s, len))
+			return off;
+	}
+	/* Index full: the entry (if any) still serves this record. */
+	return fresh ? fresh : entry_new(b, hash, s, len);
+}
+
+/* ---- KOFF_TRACE and the raw call --------------------------------------------------- */
+
+static int site_check(struct koff_buffer *b, struct koff_site *site)
+{
+	int state = atomic_load_explicit(&site->state, memory_order_acquire);
+
+	if (__builtin_expect(state == 0, 0)) {
+		struct koff_fmt f;
+		size_t len = site->fmt ? strnlen(site->fmt, KOFF_MAX_STRING) : KOFF_MAX_STRING;
+
+		state = len < KOFF_MAX_STRING && !koff_fmt_parse(site->fmt, len, &f) &&
+				(uint32_t)f.nwords <= site->nargs ? 1 : -1;
+		atomic_store_explicit(&site->state, state, memory_order_release);
+	}
+	if (state < 0)
+		atomic_fetch_add_explicit(koff_h64(b, KOFF_H_REJECTED), 1, memory_order_relaxed);
+	return state;
+}
+
+static uint32_t site_str(struct koff_buffer *b, struct koff_site *site)
+{
+	uint32_t str;
+
+	if (__builtin_expect(atomic_load_explicit(&site->owner, memory_order_acquire) == b->ident,
+			     1))
+		return atomic_load_explicit(&site->str, memory_order_relaxed);
+	str = koff_intern(b, site->fmt, strlen(site->fmt));
+	/* Not cached while the buffer is not allocated: retried on the next call. */
+	if (str || (b->strtab == NULL && atomic_load(&b->ring))) {
+		atomic_store_explicit(&site->str, str, memory_order_relaxed);
+		atomic_store_explicit(&site->owner, b->ident, memory_order_release);
+	}
+	return str;
+}
+
+static void trace_into(struct koff_buffer *b, struct koff_site *site, uint64_t id,
+		       const uint64_t args[5])
+{
+	uint64_t ns;
+	uint32_t str;
+
+	if (site_check(b, site) < 0)
+		return;
+	str = site_str(b, site);
+	ns = koff_now_ns();
+	koff_write_record(b, koff_self_tid(), ns, id, (uint64_t)(uintptr_t)site->fmt, str,
+			  KOFF_RF_SITE, args);
+}
+
+void koff__trace(struct koff_site *site, uint64_t mask, uint64_t id, uint64_t a0, uint64_t a1,
+		 uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	uint64_t args[5] = { a0, a1, a2, a3, a4 };
+	struct koff_buffer *b = koff_default();
+
+	/* The first call of the process lands here through the boot gate: check the real
+	 * mask now that the buffer is open. */
+	if (!b || !(atomic_load_explicit(koff_h64(b, KOFF_H_GATE), memory_order_relaxed) & mask))
+		return;
+	trace_into(b, site, id, args);
+}
+
+void koff__trace_to(struct koff_buffer *b, struct koff_site *site, uint64_t mask, uint64_t id,
+		    uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	uint64_t args[5] = { a0, a1, a2, a3, a4 };
+
+	if (!b || !(atomic_load_explicit(koff_h64(b, KOFF_H_GATE), memory_order_relaxed) & mask))
+		return;
+	trace_into(b, site, id, args);
+}
+
+int koff_log_raw(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id, const char *fmt,
+		 const uint64_t args[5])
+{
+	static const uint64_t zero[5];
+	struct koff_fmt f;
+	size_t len;
+
+	if (!b || !fmt)
+		return -EINVAL;
+	len = strnlen(fmt, KOFF_MAX_STRING);
+	if (len >= KOFF_MAX_STRING || koff_fmt_parse(fmt, len, &f))
+		return -EINVAL;
+	if (!koff_buffer_ring(b))
+		return -EAGAIN;
+	return koff_write_record(b, tid, ns, id, (uint64_t)(uintptr_t)fmt, koff_intern(b, fmt, len),
+				 KOFF_RF_RAW, args ? args : zero);
+}
