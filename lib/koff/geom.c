@@ -31,7 +31,13 @@ void koff_geom_layout(struct koff_geom *g, uint64_t nentries, uint64_t strtab)
 	g->version = KOFF_VERSION;
 	g->hdr_size = KOFF_HDR_SIZE;
 	g->rec_size = KOFF_REC_SIZE;
-	g->hash_slots = strtab ? KOFF_HASH_SLOTS : 0;
+	/* One hash slot per 64 bytes of strings, from 64 to KOFF_HASH_SLOTS. */
+	g->hash_slots = 0;
+	if (strtab) {
+		g->hash_slots = 64;
+		while (g->hash_slots < KOFF_HASH_SLOTS && (uint64_t)g->hash_slots * 64 < strtab)
+			g->hash_slots <<= 1;
+	}
 	g->ptr_size = sizeof(void *);
 	g->nentries = nentries;
 	g->hash_off = KOFF_HDR_SIZE;
