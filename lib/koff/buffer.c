@@ -70,14 +70,14 @@ static void anchor_clear(struct koff_buffer *b)
 
 /* ---- process identity ---------------------------------------------------------------- */
 
-static uint32_t cached_pid;
-static __thread uint64_t cached_tid;
+uint32_t koff__pid_cache;
+__thread uint64_t koff__tid_cache;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void after_fork_child(void)
 {
-	cached_pid = 0;
-	cached_tid = 0;
+	koff__pid_cache = 0;
+	koff__tid_cache = 0;
 }
 
 static void setup_process(void)
@@ -102,18 +102,16 @@ static void setup_process(void)
 	}
 }
 
-uint32_t koff_self_pid(void)
+uint32_t koff_self_pid_slow(void)
 {
-	if (!cached_pid)
-		cached_pid = (uint32_t)getpid();
-	return cached_pid;
+	koff__pid_cache = (uint32_t)getpid();
+	return koff__pid_cache;
 }
 
-uint64_t koff_self_tid(void)
+uint64_t koff_self_tid_slow(void)
 {
-	if (!cached_tid)
-		cached_tid = (uint64_t)syscall(SYS_gettid);
-	return cached_tid;
+	koff__tid_cache = (uint64_t)syscall(SYS_gettid);
+	return koff__tid_cache;
 }
 
 /* ---- mapping --------------------------------------------------------------------------- */
@@ -617,7 +615,7 @@ static _Atomic(uint64_t) gate_boot = ~0ULL;   /* before the first KOFF_TRACE */
 static _Atomic(uint64_t) gate_off = 0;        /* the default buffer could not be opened */
 _Atomic(uint64_t) *_Atomic koff__gate = &gate_boot;
 
-static _Atomic(struct koff_buffer *) default_buffer;
+_Atomic(struct koff_buffer *) koff__default_buffer;
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static int default_errno;
 
@@ -660,14 +658,14 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 
 struct koff_buffer *koff_default(void)
 {
-	struct koff_buffer *b = atomic_load_explicit(&default_buffer, memory_order_acquire);
+	struct koff_buffer *b = atomic_load_explicit(&koff__default_buffer, memory_order_acquire);
 	struct koff_open_options o;
 	char path[PATH_MAX];
 
 	if (b)
 		return b;
 	pthread_mutex_lock(&default_lock);
-	b = atomic_load(&default_buffer);
+	b = atomic_load(&koff__default_buffer);
 	if (!b && !default_errno) {
 		o.nentries = env_u32("KOFF_ENTRIES", KOFF_DEFAULT_ENTRIES);
 		if (!o.nentries)
@@ -686,7 +684,7 @@ struct koff_buffer *koff_default(void)
 		if (b) {
 			b->is_default = 1;
 			anchor_set(b);
-			atomic_store(&default_buffer, b);
+			atomic_store(&koff__default_buffer, b);
 			atomic_store(&koff__gate, koff_h64(b, KOFF_H_GATE));
 		} else {
 			atomic_store(&koff__gate, &gate_off);

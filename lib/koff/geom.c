@@ -2,18 +2,9 @@
 /* KOFF buffer header: decoding and checking, shared by producers and readers. */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/cursor.h"
 #include "koff/internal.h"
-
-uint64_t koff_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 uint32_t koff_round_entries(uint32_t n)
 {

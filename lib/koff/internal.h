@@ -36,8 +36,10 @@ void koff_geom_layout(struct koff_geom *g, uint64_t nentries, uint64_t strtab);
 /* Rounds a requested size to the ring size actually used. */
 uint32_t koff_round_entries(uint32_t n);
 
-/* Wall clock in nanoseconds. */
+/* Wall clock in nanoseconds: clock_gettime, and the producer's cheaper equivalent for
+ * record time stamps (clock.c). */
 uint64_t koff_now_ns(void);
+uint64_t koff_stamp_ns(void);
 
 /* Snapshot chunk tags (our own range) in the Darwin V3 container. */
 #define KOFF_KT_MAGIC      0x55aa0300u

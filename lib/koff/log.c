@@ -18,19 +18,14 @@
 #include "koff/fmt.h"
 #include "koff/producer.h"
 
-int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id,
-		      uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
+static inline __attribute__((always_inline)) int
+write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_t ns,
+	     uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
 {
-	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
 	_Atomic(uint64_t) *stamp;
 	struct koff_rec *r;
 	uint64_t s, v;
 
-	if (__builtin_expect(!ring, 0)) {
-		ring = koff_buffer_ring(b);
-		if (!ring)
-			return -EAGAIN;
-	}
 	s = atomic_fetch_add_explicit(koff_h64(b, KOFF_H_HEAD), 1, memory_order_relaxed);
 	r = &ring[s & b->slot_mask];
 	stamp = (_Atomic(uint64_t) *)&r->stamp;
@@ -41,9 +36,9 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
 						  memory_order_relaxed);
 			return -EBUSY;
 		}
-		if (atomic_compare_exchange_weak_explicit(stamp, &v, KOFF_STAMP_BUSY | s,
-							  memory_order_relaxed,
-							  memory_order_relaxed))
+		if (__builtin_expect(atomic_compare_exchange_weak_explicit(
+				stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
+				memory_order_relaxed), 1))
 			break;
 	}
 	/* Readers that see any of the stores below see the busy stamp too. */
@@ -52,14 +47,35 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->tid, tid, memory_order_relaxed);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->id, id, memory_order_relaxed);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->fmt, fmt, memory_order_relaxed);
-	for (int i = 0; i < 5; i++)
-		atomic_store_explicit((_Atomic(uint64_t) *)&r->args[i], args[i],
-				      memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->args[0], args[0], memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->args[1], args[1], memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->args[2], args[2], memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->args[3], args[3], memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->args[4], args[4], memory_order_relaxed);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* str and pid as one 64-bit store */
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->str,
+			      (uint64_t)str | (uint64_t)koff_self_pid() << 32, memory_order_relaxed);
+#else
 	atomic_store_explicit((_Atomic(uint32_t) *)&r->str, str, memory_order_relaxed);
 	atomic_store_explicit((_Atomic(uint32_t) *)&r->pid, koff_self_pid(), memory_order_relaxed);
+#endif
 	atomic_store_explicit((_Atomic(uint32_t) *)&r->flags, flags, memory_order_relaxed);
 	atomic_store_explicit(stamp, s + b->nentries, memory_order_release);
 	return 0;
+}
+
+int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id,
+		      uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
+{
+	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
+
+	if (__builtin_expect(!ring, 0)) {
+		ring = koff_buffer_ring(b);
+		if (!ring)
+			return -EAGAIN;
+	}
+	return write_record(b, ring, tid, ns, id, fmt, str, flags, args);
 }
 
 /* ---- string table ---------------------------------------------------------------- */
@@ -130,31 +146,24 @@ uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len)
 
 /* ---- KOFF_TRACE and the raw call --------------------------------------------------- */
 
-static int site_check(struct koff_buffer *b, struct koff_site *site)
+/* First use of a call site: is its format usable? */
+static __attribute__((noinline)) int site_check_slow(struct koff_site *site)
 {
-	int state = atomic_load_explicit(&site->state, memory_order_acquire);
+	struct koff_fmt f;
+	size_t len = site->fmt ? strnlen(site->fmt, KOFF_MAX_STRING) : KOFF_MAX_STRING;
+	int state = len < KOFF_MAX_STRING && !koff_fmt_parse(site->fmt, len, &f) &&
+			    (uint32_t)f.nwords <= site->nargs ? 1 : -1;
 
-	if (__builtin_expect(state == 0, 0)) {
-		struct koff_fmt f;
-		size_t len = site->fmt ? strnlen(site->fmt, KOFF_MAX_STRING) : KOFF_MAX_STRING;
-
-		state = len < KOFF_MAX_STRING && !koff_fmt_parse(site->fmt, len, &f) &&
-				(uint32_t)f.nwords <= site->nargs ? 1 : -1;
-		atomic_store_explicit(&site->state, state, memory_order_release);
-	}
-	if (state < 0)
-		atomic_fetch_add_explicit(koff_h64(b, KOFF_H_REJECTED), 1, memory_order_relaxed);
+	atomic_store_explicit(&site->state, state, memory_order_release);
 	return state;
 }
 
-static uint32_t site_str(struct koff_buffer *b, struct koff_site *site)
+/* First use of a call site with this buffer: its format's string-table offset. */
+static __attribute__((noinline)) uint32_t site_str_slow(struct koff_buffer *b,
+							 struct koff_site *site)
 {
-	uint32_t str;
+	uint32_t str = koff_intern(b, site->fmt, strlen(site->fmt));
 
-	if (__builtin_expect(atomic_load_explicit(&site->owner, memory_order_acquire) == b->ident,
-			     1))
-		return atomic_load_explicit(&site->str, memory_order_relaxed);
-	str = koff_intern(b, site->fmt, strlen(site->fmt));
 	/* Not cached while the buffer is not allocated: retried on the next call. */
 	if (str || (b->strtab == NULL && atomic_load(&b->ring))) {
 		atomic_store_explicit(&site->str, str, memory_order_relaxed);
@@ -163,29 +172,51 @@ static uint32_t site_str(struct koff_buffer *b, struct koff_site *site)
 	return str;
 }
 
-static void trace_into(struct koff_buffer *b, struct koff_site *site, uint64_t id,
-		       const uint64_t args[5])
+static inline __attribute__((always_inline)) void
+trace_into(struct koff_buffer *b, struct koff_site *site, uint64_t id, const uint64_t args[5])
 {
-	uint64_t ns;
+	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
+	int state = atomic_load_explicit(&site->state, memory_order_acquire);
 	uint32_t str;
 
-	if (site_check(b, site) < 0)
-		return;
-	str = site_str(b, site);
-	ns = koff_now_ns();
-	koff_write_record(b, koff_self_tid(), ns, id, (uint64_t)(uintptr_t)site->fmt, str,
-			  KOFF_RF_SITE, args);
+	if (__builtin_expect(state <= 0, 0)) {
+		if (state == 0)
+			state = site_check_slow(site);
+		if (state < 0) {
+			atomic_fetch_add_explicit(koff_h64(b, KOFF_H_REJECTED), 1,
+						  memory_order_relaxed);
+			return;
+		}
+	}
+	if (__builtin_expect(!ring, 0)) {
+		ring = koff_buffer_ring(b);
+		if (!ring)
+			return;
+	}
+	if (__builtin_expect(atomic_load_explicit(&site->owner, memory_order_acquire) == b->ident,
+			     1))
+		str = atomic_load_explicit(&site->str, memory_order_relaxed);
+	else
+		str = site_str_slow(b, site);
+	write_record(b, ring, koff_self_tid(), koff_stamp_fast(), id, (uint64_t)(uintptr_t)site->fmt,
+		     str, KOFF_RF_SITE, args);
 }
 
 void koff__trace(struct koff_site *site, uint64_t mask, uint64_t id, uint64_t a0, uint64_t a1,
 		 uint64_t a2, uint64_t a3, uint64_t a4)
 {
 	uint64_t args[5] = { a0, a1, a2, a3, a4 };
-	struct koff_buffer *b = koff_default();
+	struct koff_buffer *b = atomic_load_explicit(&koff__default_buffer, memory_order_acquire);
 
-	/* The first call of the process lands here through the boot gate: check the real
-	 * mask now that the buffer is open. */
-	if (!b || !(atomic_load_explicit(koff_h64(b, KOFF_H_GATE), memory_order_relaxed) & mask))
+	if (__builtin_expect(!b, 0)) {
+		b = koff_default();
+		if (!b)
+			return;
+	}
+	/* The first call of the process lands here through the boot gate: the real mask
+	 * is checked now that the buffer is open. */
+	if (__builtin_expect(!(atomic_load_explicit(koff_h64(b, KOFF_H_GATE),
+						     memory_order_relaxed) & mask), 0))
 		return;
 	trace_into(b, site, id, args);
 }

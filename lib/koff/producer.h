@@ -48,7 +48,51 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
  * buffer has no table or it is full. */
 uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len);
 
-uint32_t koff_self_pid(void);
-uint64_t koff_self_tid(void);
+/* The process id and the calling thread's id, cached (reset in a forked child). */
+extern uint32_t koff__pid_cache;
+extern __thread uint64_t koff__tid_cache;
+uint32_t koff_self_pid_slow(void);
+uint64_t koff_self_tid_slow(void);
+
+static inline uint32_t koff_self_pid(void)
+{
+	return __builtin_expect(koff__pid_cache != 0, 1) ? koff__pid_cache : koff_self_pid_slow();
+}
+
+static inline uint64_t koff_self_tid(void)
+{
+	return __builtin_expect(koff__tid_cache != 0, 1) ? koff__tid_cache : koff_self_tid_slow();
+}
+
+/* Record time stamps (clock.c): the TSC extrapolated from a per-thread anchor where
+ * the kernel keeps time with it, else clock_gettime. */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+extern _Atomic int koff__tsc_state;
+extern _Atomic uint64_t koff__tsc_mult, koff__tsc_limit;
+extern __thread uint64_t koff__anchor_tsc, koff__anchor_ns;
+#endif
+uint64_t koff_stamp_ns(void);
+
+static inline uint64_t koff_stamp_fast(void)
+{
+#ifdef HAVE_TSC
+	if (__builtin_expect(atomic_load_explicit(&koff__tsc_state, memory_order_relaxed) > 0, 1)) {
+		uint64_t d = __rdtsc() - koff__anchor_tsc;
+
+		if (__builtin_expect(d < atomic_load_explicit(&koff__tsc_limit,
+							      memory_order_relaxed), 1))
+			return koff__anchor_ns +
+			       (uint64_t)(((unsigned __int128)d *
+					   atomic_load_explicit(&koff__tsc_mult,
+								memory_order_relaxed)) >> 32);
+	}
+#endif
+	return koff_stamp_ns();
+}
+
+/* The default buffer once open. */
+extern _Atomic(struct koff_buffer *) koff__default_buffer;
 
 #endif

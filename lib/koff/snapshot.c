@@ -387,7 +387,8 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 			s->strings = malloc(size ? (size_t)size : 1);
 			if (!s->strings)
 				return ktrace_error_set(err, -ENOMEM, "out of memory");
-			memcpy(s->strings, d, (size_t)size);
+			if (size)
+				memcpy(s->strings, d, (size_t)size);
 			s->strings_len = (size_t)size;
 			if (s->have_info)
 				apply_info(s);

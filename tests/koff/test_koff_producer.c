@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ktrace/koff.h>
@@ -299,6 +300,47 @@ static void argument_words(void)
 	CHECK_EQ(found, 3);
 }
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Record time stamps (extrapolated from the TSC where the kernel uses it) stay within
+ * 20 us of the wall clock read around the call, across re-anchoring. */
+static void timestamps_track_wall_clock(void)
+{
+	struct ktrace_error err = { 0 };
+	uint64_t before[60], after[60];
+	struct koff_reader *r;
+	struct koff_record rec;
+	int i = 0, bad = 0;
+
+	for (int k = 0; k < 60; k++) {
+		before[k] = wall_ns();
+		KOFF_TRACE(0x1, 1000 + k, "clock: %d", k);
+		after[k] = wall_ns();
+		usleep(k % 7 == 0 ? 3000 : 100);
+	}
+	CHECK_EQ(koff_reader_open_file(path, &r, &err), 0);
+	while (koff_reader_next(r, &rec, &err) > 0) {
+		if (rec.id < 1000 || rec.id >= 1060)
+			continue;
+		i = (int)(rec.id - 1000);
+		if (rec.ns + 20000 < before[i] || rec.ns > after[i] + 20000) {
+			if (bad++ < 3)
+				printf("#   record %d: %llu not in [%llu, %llu]\n", i,
+				       (unsigned long long)rec.ns, (unsigned long long)before[i],
+				       (unsigned long long)after[i]);
+		}
+	}
+	koff_reader_close(r);
+	CHECK_EQ(i, 59);
+	CHECK_EQ(bad, 0);
+}
+
 static void trace_to_explicit_buffer(void)
 {
 	char other[160];
@@ -339,6 +381,7 @@ int main(int argc, char **argv)
 	RUN(trace_gated_by_mask);
 	RUN(argument_words);
 	RUN(trace_to_explicit_buffer);
+	RUN(timestamps_track_wall_clock);
 	unlink(path);
 	return TEST_EXIT();
 }
