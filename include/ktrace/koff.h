@@ -96,11 +96,11 @@ struct koff_counters {
 	uint32_t allocated;      /* 0 while reserved */
 	uint32_t enabled;
 	uint64_t mask;
-	uint64_t head;           /* sequence numbers handed out since creation */
+	uint64_t head;           /* next sequence number (a hint) */
 	uint64_t base;           /* head at the last flush */
-	uint64_t logged;         /* head - base: records logged since the last flush */
-	uint64_t overwritten;    /* of those, overwritten by newer ones */
-	uint64_t dropped;        /* lost: their slot was still being written */
+	uint64_t logged;         /* records published since the last flush */
+	uint64_t overwritten;    /* at least this many of them overwritten since */
+	uint64_t dropped;        /* given up: no free slot found */
 	uint64_t rejected;       /* KOFF_TRACE calls with an unusable format */
 	uint64_t flushes;
 	uint64_t strtab_used, strtab_size, strtab_full;
@@ -255,12 +255,15 @@ struct koff_record {
 	int fmt_error;             /* the format was found but is not acceptable */
 };
 
+/* Complete once koff_reader_next has returned 0: logged = shown + overwritten +
+ * unfinished. */
 struct koff_counts {
-	uint64_t logged;           /* sequence numbers since the last flush */
+	uint64_t logged;           /* records logged since the last flush */
 	uint64_t shown;            /* records returned */
 	uint64_t overwritten;      /* overwritten before or while they were read */
-	uint64_t unfinished;       /* being written, or dropped, when read */
-	uint64_t dropped;          /* the buffer's dropped counter */
+	uint64_t unfinished;       /* being written when read */
+	uint64_t skipped;          /* sequence numbers in the window nobody claimed */
+	uint64_t dropped;          /* the buffer's counter of records given up */
 };
 
 int koff_reader_open_file(const char *path, struct koff_reader **out, struct ktrace_error *err);

@@ -529,10 +529,23 @@ int koff_set_mask(struct koff_buffer *b, uint64_t mask)
 	return 0;
 }
 
+/* Records published so far: the sum of the slots' publication counts. */
+static uint64_t published(struct koff_buffer *b)
+{
+	struct koff_rec *ring = koff_buffer_ring(b);
+	uint64_t sum = 0;
+
+	for (uint64_t i = 0; ring && i < b->nentries; i++)
+		sum += atomic_load_explicit((_Atomic(uint64_t) *)&ring[i].count,
+					    memory_order_relaxed);
+	return sum;
+}
+
 int koff_flush(struct koff_buffer *b)
 {
 	ctl_lock(b);
 	atomic_store(koff_h64(b, KOFF_H_BASE), atomic_load(koff_h64(b, KOFF_H_HEAD)));
+	atomic_store(koff_h64(b, KOFF_H_FLUSHED), published(b));
 	atomic_fetch_add(koff_h64(b, KOFF_H_FLUSHES), 1);
 	ctl_unlock(b);
 	return 0;
@@ -552,10 +565,13 @@ int koff_get_counters(const struct koff_buffer *b, struct koff_counters *c)
 	c->mask = atomic_load(koff_h64(b, KOFF_H_MASK));
 	c->base = atomic_load(koff_h64(b, KOFF_H_BASE));
 	c->head = atomic_load(koff_h64(b, KOFF_H_HEAD));
-	if (c->base > c->head)
-		c->base = c->head;
-	c->logged = c->head - c->base;
-	c->overwritten = c->allocated && c->logged > c->nentries ? c->logged - c->nentries : 0;
+	if (c->allocated) {
+		uint64_t sum = published((struct koff_buffer *)b);
+		uint64_t flushed = atomic_load(koff_h64(b, KOFF_H_FLUSHED));
+
+		c->logged = sum > flushed ? sum - flushed : 0;
+	}
+	c->overwritten = c->logged > c->nentries ? c->logged - c->nentries : 0;
 	c->dropped = atomic_load(koff_h64(b, KOFF_H_DROPPED));
 	c->rejected = atomic_load(koff_h64(b, KOFF_H_REJECTED));
 	c->flushes = atomic_load(koff_h64(b, KOFF_H_FLUSHES));

@@ -82,6 +82,7 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 	g->enabled = kt_load_u32(hdr + KOFF_H_ENABLED, false);
 	g->head = kt_load_u64(hdr + KOFF_H_HEAD, false);
 	g->base = kt_load_u64(hdr + KOFF_H_BASE, false);
+	g->flushed = kt_load_u64(hdr + KOFF_H_FLUSHED, false);
 	g->dropped = kt_load_u64(hdr + KOFF_H_DROPPED, false);
 	g->rejected = kt_load_u64(hdr + KOFF_H_REJECTED, false);
 	g->flushes = kt_load_u64(hdr + KOFF_H_FLUSHES, false);

@@ -17,7 +17,7 @@ struct koff_geom {
 	uint32_t version, hdr_size, rec_size, state, hash_slots, ptr_size, creator_pid;
 	uint64_t nentries, ring_off, strtab_off, strtab_size, hash_off, file_size, created_ns;
 	/* control and counters (a snapshot; they move while producers run) */
-	uint64_t gate, mask, head, base, dropped, rejected, flushes, strtab_used, strtab_full;
+	uint64_t gate, mask, head, base, flushed, dropped, rejected, flushes, strtab_used, strtab_full;
 	uint32_t enabled;
 };
 

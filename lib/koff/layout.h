@@ -18,12 +18,14 @@
  * requested size. Enabling allocates it in place (the file grows, the ring and string
  * table are initialised, state becomes KOFF_STATE_READY).
  *
- * Record protocol (see log.c): a writer claims sequence number s with one atomic
- * fetch-and-add on head, enters slot s & (nentries - 1) by a compare-and-swap of the
- * slot's stamp from a ready value v <= s to KOFF_STAMP_BUSY | s, fills the record, and
- * publishes it by storing s + nentries into the stamp (release). A stamp therefore only
- * grows, and a reader accepts record s only when the stamp reads s + nentries both
- * before and after it copied the record.
+ * Record protocol (see log.c): a writer takes the head word as a hint for the next
+ * sequence number s and claims it with one compare-and-swap of the stamp of slot
+ * s & (nentries - 1), from a ready value v <= s to KOFF_STAMP_BUSY | s (when the slot
+ * is taken or still busy it tries the next number). It fills the record, adds one to
+ * the slot's publication count, and publishes by storing s + nentries into the stamp
+ * (release). A stamp therefore only grows, and a reader accepts record s only when the
+ * stamp reads s + nentries both before and after it copied the record. The number of
+ * records logged is the sum of the slots' publication counts.
  */
 #ifndef KTRACE_KOFF_LAYOUT_H
 #define KTRACE_KOFF_LAYOUT_H
@@ -49,6 +51,7 @@
 #define KOFF_STATE_READY    2u
 
 #define KOFF_STAMP_BUSY     (1ULL << 63)
+#define KOFF_CLAIM_TRIES    1024u        /* slots a writer tries before giving up */
 
 /* Record flags. */
 #define KOFF_RF_SITE        0x1u  /* format from a KOFF_TRACE call site (a literal) */
@@ -75,9 +78,10 @@ enum {
 	KOFF_H_GATE = 128,        /* u64 atomic: mask while enabled, 0 while disabled */
 	KOFF_H_MASK = 136,        /* u64 atomic: the last mask set */
 	KOFF_H_ENABLED = 144,     /* u32 atomic */
-	KOFF_H_HEAD = 256,        /* u64 atomic: next sequence number */
+	KOFF_H_HEAD = 256,        /* u64 atomic: next sequence number (a hint) */
 	KOFF_H_BASE = 320,        /* u64 atomic: first sequence number after the last flush */
-	KOFF_H_DROPPED = 384,     /* u64 atomic: records lost to a slot still being written */
+	KOFF_H_FLUSHED = 328,     /* u64 atomic: records published before the last flush */
+	KOFF_H_DROPPED = 384,     /* u64 atomic: records given up (no free slot found) */
 	KOFF_H_REJECTED = 392,    /* u64 atomic: KOFF_TRACE calls with an unusable format */
 	KOFF_H_FLUSHES = 400,     /* u64 atomic */
 	KOFF_H_STRTAB_USED = 448, /* u64 atomic: bytes handed out (may exceed the size) */
@@ -96,13 +100,14 @@ struct koff_rec {
 	uint32_t pid;
 	uint32_t flags;
 	uint32_t reserved0;
-	uint64_t reserved[4];
+	uint64_t count;     /* records published in this slot since the buffer was made */
+	uint64_t reserved[3];
 };
 
 /* Offsets inside a record, for readers that go through byte cursors. */
 enum {
 	KOFF_R_STAMP = 0, KOFF_R_NS = 8, KOFF_R_TID = 16, KOFF_R_ID = 24, KOFF_R_FMT = 32,
-	KOFF_R_ARGS = 40, KOFF_R_STR = 80, KOFF_R_PID = 84, KOFF_R_FLAGS = 88,
+	KOFF_R_ARGS = 40, KOFF_R_STR = 80, KOFF_R_PID = 84, KOFF_R_FLAGS = 88, KOFF_R_COUNT = 96,
 };
 
 /* The crash anchor: a global in the producer that lists the mapped buffers, found by

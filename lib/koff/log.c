@@ -3,14 +3,15 @@
  * KOFF producer: writing records and interning format strings. Lock-free and safe
  * for many threads in several processes sharing one buffer.
  *
- * A record is claimed with one atomic fetch-and-add on the header's head word, which
- * hands out sequence number s. Its slot is ring[s & (nentries - 1)]. The writer enters
- * the slot with a compare-and-swap of the slot's stamp from a "ready" value v <= s to
- * BUSY | s, fills the record, then publishes it by storing s + nentries (release) into
- * the stamp. The compare-and-swap only fails, or finds a value it cannot take, when
- * another writer still holds the slot from a lap of the ring earlier (it was delayed
- * for nentries records) or has already taken it for a later lap: the record is then
- * dropped and counted, so that two writers never fill one slot at the same time.
+ * A record is claimed with one atomic operation: the writer reads the head word as a
+ * hint for the next sequence number s and compare-and-swaps the stamp of slot
+ * s & (nentries - 1) from a ready value v <= s to BUSY | s. Only one writer can win a
+ * slot; a writer that loses, or finds the slot taken for s already (v > s) or still
+ * held by a writer from a lap of the ring earlier, tries the next number. It then
+ * moves the head hint past s, fills the record, counts it in the slot's publication
+ * count (it owns the slot, so a plain store does), and publishes it by storing
+ * s + nentries into the stamp (release). Numbers nobody claimed are holes the dumper
+ * skips; the number of records logged is the sum of the publication counts.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,25 +23,34 @@ static inline __attribute__((always_inline)) int
 write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_t ns,
 	     uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
 {
-	_Atomic(uint64_t) *stamp;
+	_Atomic(uint64_t) *head = koff_h64(b, KOFF_H_HEAD), *stamp;
+	uint64_t s = atomic_load_explicit(head, memory_order_relaxed), v, count;
 	struct koff_rec *r;
-	uint64_t s, v;
+	unsigned tries = 0;
 
-	s = atomic_fetch_add_explicit(koff_h64(b, KOFF_H_HEAD), 1, memory_order_relaxed);
-	r = &ring[s & b->slot_mask];
-	stamp = (_Atomic(uint64_t) *)&r->stamp;
-	v = atomic_load_explicit(stamp, memory_order_relaxed);
 	for (;;) {
-		if (__builtin_expect((v & KOFF_STAMP_BUSY) || v > s, 0)) {
+		r = &ring[s & b->slot_mask];
+		stamp = (_Atomic(uint64_t) *)&r->stamp;
+		v = atomic_load_explicit(stamp, memory_order_relaxed);
+		if (__builtin_expect(!(v & KOFF_STAMP_BUSY) && v <= s, 1)) {
+			if (__builtin_expect(atomic_compare_exchange_strong_explicit(
+					stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
+					memory_order_relaxed), 1))
+				break;
+			if (!(v & KOFF_STAMP_BUSY) && v <= s)
+				continue;       /* changed under us, still free: again */
+		}
+		/* Taken (or held by a writer a lap behind): the next number. */
+		if (__builtin_expect(++tries >= KOFF_CLAIM_TRIES, 0)) {
 			atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1,
 						  memory_order_relaxed);
 			return -EBUSY;
 		}
-		if (__builtin_expect(atomic_compare_exchange_weak_explicit(
-				stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
-				memory_order_relaxed), 1))
-			break;
+		v = atomic_load_explicit(head, memory_order_relaxed);
+		s = v > s + 1 ? v : s + 1;
 	}
+	if (atomic_load_explicit(head, memory_order_relaxed) <= s)
+		atomic_store_explicit(head, s + 1, memory_order_relaxed);
 	/* Readers that see any of the stores below see the busy stamp too. */
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->ns, ns, memory_order_relaxed);
@@ -61,6 +71,8 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	atomic_store_explicit((_Atomic(uint32_t) *)&r->pid, koff_self_pid(), memory_order_relaxed);
 #endif
 	atomic_store_explicit((_Atomic(uint32_t) *)&r->flags, flags, memory_order_relaxed);
+	count = atomic_load_explicit((_Atomic(uint64_t) *)&r->count, memory_order_relaxed);
+	atomic_store_explicit((_Atomic(uint64_t) *)&r->count, count + 1, memory_order_relaxed);
 	atomic_store_explicit(stamp, s + b->nentries, memory_order_release);
 	return 0;
 }

@@ -52,6 +52,7 @@ struct koff_reader {
 	uint64_t next, end;
 	uint64_t win_first;
 	uint32_t win_n, win_pos;
+	bool summed;
 	uint8_t *recs, *pass;       /* WINDOW records each */
 	uint64_t *stamp_a, *stamp_c;
 	struct koff_counts counts;
@@ -117,7 +118,6 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 {
 	uint8_t hdr[KOFF_HDR_SIZE];
 	struct koff_geom *g = &r->g;
-	uint64_t logged, start;
 	int ret;
 
 	if (avail < KOFF_HDR_SIZE)
@@ -150,13 +150,22 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 	r->counts.dropped = g->dropped;
 	if (!r->info.allocated)
 		return 0;
+	/* The head word is a hint: writers may have claimed numbers past it. */
+	for (uint64_t k = 0; k < g->nentries; k++) {
+		uint8_t st[8];
+		uint64_t e = g->head, v;
+
+		if (src_read(r, g->ring_off + (e & (g->nentries - 1)) * KOFF_REC_SIZE, st, 8))
+			break;
+		v = kt_load_u64(st, false);
+		if (v != (KOFF_STAMP_BUSY | e) && v != e + g->nentries)
+			break;
+		g->head++;
+	}
+	r->info.head = g->head;
 	if (g->base > g->head)
 		g->base = g->head;
-	logged = g->head - g->base;
-	start = logged > g->nentries ? g->head - g->nentries : g->base;
-	r->counts.logged = logged;
-	r->counts.overwritten = start - g->base;
-	r->next = start;
+	r->next = g->head - g->base > g->nentries ? g->head - g->nentries : g->base;
 	r->end = g->head;
 	r->recs = malloc((size_t)WINDOW * KOFF_REC_SIZE);
 	r->pass = r->live ? malloc((size_t)WINDOW * KOFF_REC_SIZE) : NULL;
@@ -544,6 +553,34 @@ static void resolve_strings(struct koff_reader *r, struct koff_record *rec, uint
 	}
 }
 
+/*
+ * At the end: the records logged since the last flush are those published (the sum of
+ * the slots' publication counts, read after the records) plus those being written;
+ * the ones published but not shown were overwritten.
+ */
+static void sum_counts(struct koff_reader *r)
+{
+	uint64_t published = 0;
+
+	r->summed = true;
+	for (uint64_t first = 0; first < r->g.nentries; first += WINDOW) {
+		uint32_t n = r->g.nentries - first < WINDOW ? (uint32_t)(r->g.nentries - first)
+							    : WINDOW;
+
+		if (src_read(r, r->g.ring_off + first * KOFF_REC_SIZE, r->recs,
+			     (size_t)n * KOFF_REC_SIZE))
+			return;
+		for (uint32_t i = 0; i < n; i++)
+			published += kt_load_u64(r->recs + (size_t)i * KOFF_REC_SIZE + KOFF_R_COUNT,
+						 false);
+	}
+	published = published >= r->g.flushed ? published - r->g.flushed : 0;
+	if (published < r->counts.shown)       /* a flush raced with this dump */
+		published = r->counts.shown;
+	r->counts.logged = published + r->counts.unfinished;
+	r->counts.overwritten = published - r->counts.shown;
+}
+
 int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err)
 {
 	if (r->kind == KOFF_SRC_SNAPSHOT)
@@ -555,8 +592,11 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 		int ret;
 
 		if (r->win_pos >= r->win_n) {
-			if (r->next >= r->end)
+			if (r->next >= r->end) {
+				if (!r->summed)
+					sum_counts(r);
 				return 0;
+			}
 			ret = fill_window(r, err);
 			if (ret)
 				return ret;
@@ -568,11 +608,18 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 		p = r->recs + (size_t)i * KOFF_REC_SIZE;
 		own = kt_load_u64(p + KOFF_R_STAMP, false);
 		if (r->stamp_a[i] != want || r->stamp_c[i] != want || own != want) {
-			if (later(r->stamp_a[i], seq, r->g.nentries) ||
-			    later(r->stamp_c[i], seq, r->g.nentries) || later(own, seq, r->g.nentries))
-				r->counts.overwritten++;
-			else
-				r->counts.unfinished++;
+			/* Overwritten (taken for a later number, counted at the end from
+			 * the publication counts), being written, or never claimed. */
+			if (!later(r->stamp_a[i], seq, r->g.nentries) &&
+			    !later(r->stamp_c[i], seq, r->g.nentries) &&
+			    !later(own, seq, r->g.nentries)) {
+				if (r->stamp_a[i] == (KOFF_STAMP_BUSY | seq) ||
+				    r->stamp_c[i] == (KOFF_STAMP_BUSY | seq) ||
+				    own == (KOFF_STAMP_BUSY | seq))
+					r->counts.unfinished++;
+				else
+					r->counts.skipped++;
+			}
 			continue;
 		}
 		memset(rec, 0, sizeof(*rec));

@@ -32,7 +32,7 @@ enum {
 	INFO_HEAD, INFO_BASE, INFO_DROPPED, INFO_REJECTED, INFO_FLUSHES, INFO_STRTAB_USED,
 	INFO_STRTAB_SIZE, INFO_CREATED_NS, INFO_CREATOR_PID, INFO_CORE_PID, INFO_SNAPSHOT_NS,
 	INFO_LOGGED, INFO_SHOWN, INFO_OVERWRITTEN, INFO_UNFINISHED, INFO_PATH, INFO_BIAS,
-	INFO_WORDS = 24
+	INFO_SKIPPED, INFO_WORDS = 24
 };
 _Static_assert(INFO_WORDS * 8 >= KOFF_KT_INFO_SIZE, "info size");
 
@@ -214,6 +214,7 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	put64(infob + 8 * INFO_UNFINISHED, counts.unfinished);
 	put64(infob + 8 * INFO_PATH, info->path ? pool_add(&pool, info->path) : 0);
 	put64(infob + 8 * INFO_BIAS, info->load_bias);
+	put64(infob + 8 * INFO_SKIPPED, counts.skipped);
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
@@ -329,6 +330,7 @@ static void apply_info(struct koff_snap *s)
 	s->counts.logged = w[INFO_LOGGED];
 	s->counts.overwritten = w[INFO_OVERWRITTEN];
 	s->counts.unfinished = w[INFO_UNFINISHED];
+	s->counts.skipped = w[INFO_SKIPPED];
 	s->counts.dropped = w[INFO_DROPPED];
 }
 

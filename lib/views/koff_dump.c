@@ -102,7 +102,7 @@ static void print_header(struct kt_out *out, const struct koff_info *i)
 		      (unsigned long long)i->mask);
 	kt_out_puts(out, "# created ");
 	put_time_full(out, i->created_ns);
-	kt_out_printf(out, " by process %u; %llu records logged since, last flush at %llu "
+	kt_out_printf(out, " by process %u; next sequence number %llu, last flush at %llu "
 		      "(%llu flushes)\n", i->creator_pid, (unsigned long long)i->head,
 		      (unsigned long long)i->base, (unsigned long long)i->flushes);
 }
@@ -121,10 +121,6 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct koff_view_opts *
 	tzset();
 	if (o && o->verbose) {
 		print_header(out, info);
-		koff_reader_counts(r, &c);
-		if (c.overwritten)
-			kt_out_printf(out, "# %llu older records overwritten\n",
-				      (unsigned long long)c.overwritten);
 	}
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		uint64_t delta = 0;
@@ -170,10 +166,11 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct koff_view_opts *
 	if (o && o->verbose) {
 		koff_reader_counts(r, &c);
 		kt_out_printf(out, "# logged %llu = shown %llu + overwritten %llu + unfinished %llu; "
-			      "dropped %llu, rejected %llu\n", (unsigned long long)c.logged,
-			      (unsigned long long)c.shown, (unsigned long long)c.overwritten,
-			      (unsigned long long)c.unfinished, (unsigned long long)c.dropped,
-			      (unsigned long long)info->rejected);
+			      "dropped %llu, rejected %llu, skipped %llu\n",
+			      (unsigned long long)c.logged, (unsigned long long)c.shown,
+			      (unsigned long long)c.overwritten, (unsigned long long)c.unfinished,
+			      (unsigned long long)c.dropped, (unsigned long long)info->rejected,
+			      (unsigned long long)c.skipped);
 	}
 	return ret < 0 ? ret : 0;
 }

@@ -108,8 +108,8 @@ def buffer():
             fmt_addr = BIAS + ro[r[5]]
         args = (args + [0] * 5)[:5]
         slot = RING_OFF + head * 128
-        struct.pack_into("<QQQQQ5QIII", b, slot, head + NENT, ns, tid, ident, fmt_addr, *args,
-                         str_off, PID, 1)
+        struct.pack_into("<QQQQQ5QIIIIQ", b, slot, head + NENT, ns, tid, ident, fmt_addr, *args,
+                         str_off, PID, 1, 0, 1)        # ..., flags, reserved, count
         head += 1
     for i in range(head, NENT):
         struct.pack_into("<Q", b, RING_OFF + i * 128, i)
