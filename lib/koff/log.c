@@ -24,7 +24,7 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	     uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
 {
 	_Atomic(uint64_t) *head = koff_h64(b, KOFF_H_HEAD), *stamp;
-	uint64_t s = atomic_load_explicit(head, memory_order_relaxed), v, count;
+	uint64_t s = atomic_load_explicit(head, memory_order_relaxed), v, count, step = 2;
 	struct koff_rec *r;
 	unsigned tries = 0;
 
@@ -40,14 +40,35 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 			if (!(v & KOFF_STAMP_BUSY) && v <= s)
 				continue;       /* changed under us, still free: again */
 		}
-		/* Taken (or held by a writer a lap behind): the next number. */
+		/*
+		 * Taken (the slot shows s or a later number, published or being
+		 * written), or held by a writer a lap behind: try further on. The
+		 * head word is not moved atomically, so a writer preempted at the
+		 * wrong moment can set it back: after a few numbers in a row found
+		 * taken, the steps double, so that a stale hint is caught up with in
+		 * a few tries (numbers jumped over that nobody takes are holes the
+		 * dumper skips).
+		 */
 		if (__builtin_expect(++tries >= KOFF_CLAIM_TRIES, 0)) {
 			atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1,
 						  memory_order_relaxed);
 			return -EBUSY;
 		}
-		v = atomic_load_explicit(head, memory_order_relaxed);
-		s = v > s + 1 ? v : s + 1;
+		if (v & KOFF_STAMP_BUSY)
+			v &= ~KOFF_STAMP_BUSY;          /* the number being written */
+		else
+			v -= b->nentries;               /* the number published there */
+		if (v >= s) {
+			uint64_t jump = s + (tries > 4 ? step : 1);
+
+			if (tries > 4 && step < b->nentries)
+				step <<= 1;
+			v = v + 1 > jump ? v + 1 : jump;
+		} else {
+			v = s + 1;
+		}
+		s = atomic_load_explicit(head, memory_order_relaxed);
+		s = s > v ? s : v;
 	}
 	if (atomic_load_explicit(head, memory_order_relaxed) <= s)
 		atomic_store_explicit(head, s + 1, memory_order_relaxed);
