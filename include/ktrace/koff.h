@@ -169,7 +169,9 @@ static inline uint64_t koff__dbl_word(double d)
 #define KOFF__CAT_(a, b) a##b
 #define KOFF__FMT(f, ...) f
 
-#define KOFF__SZ(x) (sizeof(x) <= 8 ? (sizeof(x) + sizeof(void *) - 1) / sizeof(void *) : 99)
+/* Words an argument takes once converted as in a call (an array is its address). */
+#define KOFF__SZ(x) (sizeof(0 ? (x) : (x)) <= 8 ?                                     \
+	(sizeof(0 ? (x) : (x)) + sizeof(void *) - 1) / sizeof(void *) : 99)
 #define KOFF__WORDS_0(f) 0, 0, 0, 0, 0
 #define KOFF__WORDS_1(f, a) KOFF__W(a), 0, 0, 0, 0
 #define KOFF__WORDS_2(f, a, b) KOFF__W(a), KOFF__W(b), 0, 0, 0
