@@ -563,6 +563,8 @@ static void sum_counts(struct koff_reader *r)
 	uint64_t published = 0;
 
 	r->summed = true;
+	if (!r->info.allocated || !r->recs)
+		return;
 	for (uint64_t first = 0; first < r->g.nentries; first += WINDOW) {
 		uint32_t n = r->g.nentries - first < WINDOW ? (uint32_t)(r->g.nentries - first)
 							    : WINDOW;

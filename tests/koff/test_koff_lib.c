@@ -329,7 +329,7 @@ static void control_calls(void)
 {
 	struct ktrace_error err = { 0 };
 	struct koff_counters kc;
-	struct koff_buffer *b;
+	struct koff_buffer *b, *other;
 
 	fresh_path("ctl");
 	CHECK(koff_open(bufpath, 0) == NULL);   /* 0: attach only */
@@ -344,7 +344,12 @@ static void control_calls(void)
 	CHECK_EQ(kc.nentries, 128);
 	CHECK_EQ(koff_log_raw(b, 1, 2, 3, "x:", NULL), -EAGAIN);
 	CHECK_EQ(koff_reserve(bufpath, 300, &err), 0);      /* still resizable */
+	other = koff_open(bufpath, 0);                       /* attached while reserved */
+	CHECK(other != NULL);
 	CHECK_EQ(koff_enable(b, 0x6, &err), 0);
+	/* The other handle (another producer) maps the buffer once it is allocated. */
+	CHECK_EQ(koff_log_raw(other, 1, 2, 3, "other:", NULL), 0);
+	koff_close(other);
 	koff_get_counters(b, &kc);
 	CHECK_EQ(kc.allocated, 1);
 	CHECK_EQ(kc.nentries, 512);
