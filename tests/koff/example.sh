@@ -13,6 +13,8 @@ TZ=UTC "$KTRACE" dump --buffer "$BUF" >"$TMP/dump.txt" 2>&1
 check_same "dump prints the page's example" "$TMP/dump.txt" "$EXPECTED"
 TZ=UTC KOFF_BUFFER="$BUF" "$KTRACE" dump >"$TMP/env.txt" 2>&1
 check_same "KOFF_BUFFER selects the buffer" "$TMP/env.txt" "$EXPECTED"
+(unset KOFF_BUFFER; TZ=UTC "$KTRACE" dump "/no/such/dir/test-$$-example") >"$TMP/nl.txt" 2>&1
+check_same "a NAMELIST alone selects /dev/shm/koff-NAME" "$TMP/nl.txt" "$EXPECTED"
 check "snapshot written" "$KTRACE" dump --buffer "$BUF" -o "$TMP/snap.ktrace"
 TZ=UTC "$KTRACE" report "$TMP/snap.ktrace" >"$TMP/report.txt" 2>&1
 check_same "report of the snapshot prints the same" "$TMP/report.txt" "$EXPECTED"
