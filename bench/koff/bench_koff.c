@@ -121,6 +121,8 @@ static void *run_job(void *p)
 	return NULL;
 }
 
+static double last_min;   /* the fastest of the runs of the last measure() */
+
 /* ns per record per thread, median of RUNS. */
 static double measure(enum kind kind, int threads)
 {
@@ -153,6 +155,7 @@ static double measure(enum kind kind, int threads)
 				r[i] = r[k];
 				r[k] = x;
 			}
+	last_min = r[0];
 	return r[RUNS / 2];
 }
 
@@ -212,8 +215,8 @@ int main(int argc, char **argv)
 		printf("%-34s %10s\n", "lttng-ust tracepoint", "(not built: lttng-ust not installed)");
 	v = measure(K_KOFF, 1);
 	koff_get_counters(koff_default(), &c);
-	printf("\nKOFF_TRACE, 1 thread: %.1f ns per record (target: at most 30 ns) -- %s\n", v,
-	       v <= 30.0 ? "met" : "NOT met");
+	printf("\nKOFF_TRACE, 1 thread: %.1f ns per record (median; fastest run %.1f ns; "
+	       "target: at most 30 ns) -- %s\n", v, last_min, v <= 30.0 ? "met" : "NOT met");
 	printf("records logged %llu, dropped %llu\n", (unsigned long long)c.logged,
 	       (unsigned long long)c.dropped);
 	unlink(path);

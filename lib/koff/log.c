@@ -72,6 +72,8 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	}
 	if (atomic_load_explicit(head, memory_order_relaxed) <= s)
 		atomic_store_explicit(head, s + 1, memory_order_relaxed);
+	__builtin_prefetch(&ring[(s + 4) & b->slot_mask], 1, 3);
+	__builtin_prefetch(&ring[(s + 4) & b->slot_mask].args[4], 1, 3);
 	/* Readers that see any of the stores below see the busy stamp too. */
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->ns, ns, memory_order_relaxed);
