@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Library-internal: not exported from libktrace.so. */
+#pragma GCC visibility push(hidden)
+
 #define KOFF_FMT_MAX_CONV  5     /* conversions that take arguments */
 #define KOFF_FMT_MAX_WIDTH 256   /* widths and precisions are clamped to this */
 #define KOFF_TAG_WIDTH     10
@@ -65,5 +68,7 @@ size_t koff_fmt_render(const char *fmt, size_t len, size_t from, const struct ko
 
 /* Appends s[0..n) to out with control characters escaped, as render does. */
 size_t koff_escape(const char *s, size_t n, char *out, size_t outlen);
+
+#pragma GCC visibility pop
 
 #endif

@@ -12,6 +12,9 @@
 
 #include "koff/layout.h"
 
+/* Library-internal: not exported from libktrace.so. */
+#pragma GCC visibility push(hidden)
+
 /* The header fields a reader or an attaching producer relies on, decoded. */
 struct koff_geom {
 	uint32_t version, hdr_size, rec_size, state, hash_slots, ptr_size, creator_pid;
@@ -78,5 +81,7 @@ uint32_t koff_core_pid(const struct koff_core *c);
 uint64_t koff_core_bias(const struct koff_core *c);
 /* The file an address is mapped from, per the core's NT_FILE note, or NULL. */
 const char *koff_core_mapped_file(const struct koff_core *c, uint64_t addr);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,9 @@
 
 #include "koff/internal.h"
 
+/* Library-internal: not exported from libktrace.so. */
+#pragma GCC visibility push(hidden)
+
 struct koff_buffer {
 	char *path;
 	int fd;
@@ -94,5 +97,7 @@ static inline uint64_t koff_stamp_fast(void)
 
 /* The default buffer once open. */
 extern _Atomic(struct koff_buffer *) koff__default_buffer;
+
+#pragma GCC visibility pop
 
 #endif
