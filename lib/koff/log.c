@@ -14,10 +14,23 @@
  * skips; the number of records logged is the sum of the publication counts.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "koff/fmt.h"
 #include "koff/producer.h"
+
+/* Per thread: the buffer last written and the number after the one claimed there, so
+ * that a thread's records never go back in sequence even when the head hint does. */
+static __thread __attribute__((tls_model("initial-exec"))) uint64_t last_ident, last_next;
+
+/* Does the stamp w show the slot taken for number n or a later one? */
+static inline bool taken_from(uint64_t w, uint64_t n, uint64_t nentries)
+{
+	if (w & KOFF_STAMP_BUSY)
+		return (w & ~KOFF_STAMP_BUSY) >= n;
+	return w >= n + nentries;
+}
 
 static inline __attribute__((always_inline)) int
 write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_t ns,
@@ -28,17 +41,34 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	struct koff_rec *r;
 	unsigned tries = 0;
 
+	/* Right after this thread's own last record (the usual case of a thread logging
+	 * alone), s is where the ring is being filled; otherwise check it below. */
+	bool own = last_ident == b->ident && s <= last_next;
+
+	if (own)
+		s = last_next;
 	for (;;) {
 		r = &ring[s & b->slot_mask];
 		stamp = (_Atomic(uint64_t) *)&r->stamp;
 		v = atomic_load_explicit(stamp, memory_order_relaxed);
 		if (__builtin_expect(!(v & KOFF_STAMP_BUSY) && v <= s, 1)) {
-			if (__builtin_expect(atomic_compare_exchange_strong_explicit(
-					stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
-					memory_order_relaxed), 1))
-				break;
-			if (!(v & KOFF_STAMP_BUSY) && v <= s)
-				continue;       /* changed under us, still free: again */
+			/* Free. Unless the next number is taken already: then s is a
+			 * number left behind (a hole, or a stale hint) and is left alone,
+			 * so that records keep the order they were claimed in. */
+			uint64_t w = own ? 0 : atomic_load_explicit(
+				(_Atomic(uint64_t) *)&ring[(s + 1) & b->slot_mask].stamp,
+				memory_order_relaxed);
+
+			if (__builtin_expect(own || !taken_from(w, s + 1, b->nentries), 1)) {
+				if (__builtin_expect(atomic_compare_exchange_strong_explicit(
+						stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
+						memory_order_relaxed), 1))
+					break;
+				if (!(v & KOFF_STAMP_BUSY) && v <= s)
+					continue;       /* changed under us, still free: again */
+			} else {
+				v = s;                  /* go on past s */
+			}
 		}
 		/*
 		 * Taken (the slot shows s or a later number, published or being
@@ -54,7 +84,9 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 						  memory_order_relaxed);
 			return -EBUSY;
 		}
-		if (v & KOFF_STAMP_BUSY)
+		if (v == s)
+			;                               /* left behind: past it */
+		else if (v & KOFF_STAMP_BUSY)
 			v &= ~KOFF_STAMP_BUSY;          /* the number being written */
 		else
 			v -= b->nentries;               /* the number published there */
@@ -69,7 +101,10 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 		}
 		s = atomic_load_explicit(head, memory_order_relaxed);
 		s = s > v ? s : v;
+		own = false;
 	}
+	last_ident = b->ident;
+	last_next = s + 1;
 	if (atomic_load_explicit(head, memory_order_relaxed) <= s)
 		atomic_store_explicit(head, s + 1, memory_order_relaxed);
 	__builtin_prefetch(&ring[(s + 4) & b->slot_mask], 1, 3);

@@ -5,6 +5,9 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "koff/internal.h"
 
@@ -70,7 +73,6 @@ static inline uint64_t koff_self_tid(void)
 /* Record time stamps (clock.c): the TSC extrapolated from a per-thread anchor where
  * the kernel keeps time with it, else clock_gettime. */
 #if defined(__x86_64__)
-#include <x86intrin.h>
 #define HAVE_TSC 1
 extern _Atomic int koff__tsc_state;
 extern _Atomic uint64_t koff__tsc_mult, koff__tsc_limit;
