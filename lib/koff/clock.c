@@ -16,6 +16,7 @@
  * than x86-64 selects clock_gettime for every record.
  */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,46 @@ static int tsc_usable(void)
 	return !strcmp(src, "tsc\n");
 }
 
+/*
+ * A wall-clock reading and the TSC at the same moment: the clock read between two TSC
+ * reads, the pair taken from the attempt where they were closest (an attempt that was
+ * preempted in the middle is thrown away). Returns the bracket width in ticks.
+ */
+static uint64_t read_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t a = __rdtsc(), n = koff_now_ns(), b = __rdtsc();
+
+		if (b >= a && b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = n;
+			if (best < 4096)
+				break;
+		}
+	}
+	return best;
+}
+
+static void set_factor(uint64_t dns, uint64_t dtsc)
+{
+	uint64_t m = (uint64_t)(((unsigned __int128)dns << 32) / dtsc);
+
+	if (!m)
+		return;
+	atomic_store_explicit(&tsc_mult, m, memory_order_relaxed);
+	atomic_store_explicit(&tsc_limit,
+			      (uint64_t)(((unsigned __int128)KOFF_REANCHOR_NS << 32) / m) + 1,
+			      memory_order_relaxed);
+}
+
 /* Once per process: decides, and measures a first factor over about 50 us. */
 static int tsc_setup(void)
 {
 	static _Atomic int busy;
-	uint64_t t0, n0, t1, n1;
+	uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0, w0, w1;
 	int expected = 0;
 
 	if (!atomic_compare_exchange_strong(&busy, &expected, 1)) {
@@ -81,41 +117,32 @@ static int tsc_setup(void)
 		atomic_store(&tsc_state, -1);
 		return -1;
 	}
-	n0 = koff_now_ns();
-	t0 = __rdtsc();
-	do {
-		n1 = koff_now_ns();
-		t1 = __rdtsc();
-	} while (n1 - n0 < 50000 && n1 >= n0);
-	if (n1 <= n0 || t1 <= t0) {
+	w0 = read_pair(&t0, &n0);
+	do
+		w1 = read_pair(&t1, &n1);
+	while (n1 >= n0 && n1 - n0 < 50000);
+	/* Both readings tight (within a microsecond or so), time moving forward. */
+	if (n1 <= n0 || t1 <= t0 || w0 > 8192 || w1 > 8192) {
 		atomic_store(&tsc_state, -1);
 		return -1;
 	}
 	first_tsc = t0;
 	first_ns = n0;
-	atomic_store(&tsc_mult, (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0)));
-	atomic_store(&tsc_limit, (uint64_t)(((unsigned __int128)KOFF_REANCHOR_NS << 32) /
-					    atomic_load(&tsc_mult)) + 1);
+	set_factor(n1 - n0, t1 - t0);
 	atomic_store(&tsc_state, 1);
 	return 1;
 }
 
 static uint64_t reanchor(void)
 {
-	uint64_t ns = koff_now_ns(), t = __rdtsc();
+	uint64_t ns = 0, t = 0;
 
+	read_pair(&t, &ns);
 	anchor_ns = ns;
 	anchor_tsc = t;
 	/* Refine the factor over the whole life of the process. */
-	if (t > first_tsc && ns > first_ns && ns - first_ns > 10 * KOFF_REANCHOR_NS) {
-		uint64_t m = (uint64_t)(((unsigned __int128)(ns - first_ns) << 32) /
-					(t - first_tsc));
-
-		atomic_store_explicit(&tsc_mult, m, memory_order_relaxed);
-		atomic_store_explicit(&tsc_limit,
-				      (uint64_t)(((unsigned __int128)KOFF_REANCHOR_NS << 32) / m) + 1,
-				      memory_order_relaxed);
-	}
+	if (t > first_tsc && ns > first_ns && ns - first_ns > 10 * KOFF_REANCHOR_NS)
+		set_factor(ns - first_ns, t - first_tsc);
 	return ns;
 }
 

@@ -45,7 +45,7 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	 * alone), s is where the ring is being filled; otherwise check it below. */
 	bool own = last_ident == b->ident && s <= last_next;
 
-	if (own)
+	if (__builtin_expect(own, 1))
 		s = last_next;
 	for (;;) {
 		r = &ring[s & b->slot_mask];
