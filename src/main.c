@@ -15,6 +15,7 @@
 static const struct cli_command *const commands[] = {
 	&cli_report,
 	&cli_info,
+	&cli_dump,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

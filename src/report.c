@@ -238,6 +238,9 @@ static int run_report(int argc, char **argv)
 	case KTRACE_FORMAT_DARWIN_RAW:
 		ret = ktrace_view_darwin_report(in, &opts.darwin.view, out, &err);
 		break;
+	case KTRACE_FORMAT_KOFF:
+		ret = ktrace_view_koff(in, out, &err);
+		break;
 	case KTRACE_FORMAT_KCDATA:
 		ret = ktrace_view_kcdata(in, opts.format, out, &err);
 		break;

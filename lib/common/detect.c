@@ -12,6 +12,20 @@
 
 static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
+/* A KOFF snapshot (`ktrace dump -o`) is a Darwin V3 container whose first chunk after
+ * the header is KOFF's information chunk (tag 0x4b4f0001). */
+static bool is_koff_snapshot(const uint8_t *p, size_t len)
+{
+	uint64_t first;
+
+	if (len < 16 || kt_load_u32(p, false) != 0x55aa0300)
+		return false;
+	first = 16 + kt_load_u64(p + 8, false);
+	first = (first + 7) & ~7ULL;
+	return first >= 16 && first <= len - 4 && len >= 4 &&
+	       kt_load_u32(p + first, false) == 0x4b4f0001;
+}
+
 enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 {
 	const uint8_t *p = head;
@@ -21,7 +35,9 @@ enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 		return KTRACE_FORMAT_TRACEDAT;
 	if (len >= 4 && !memcmp(p, "\x7f" "ELF", 4))
 		return KTRACE_FORMAT_ELF;
-	if (len >= 8 && !memcmp(p, "KOFFBUF", 7))
+	if (len >= 8 && !memcmp(p, "KOFFRING", 8))
+		return KTRACE_FORMAT_KOFF;
+	if (is_koff_snapshot(p, len))
 		return KTRACE_FORMAT_KOFF;
 	if (len >= 4) {
 		uint32_t w = kt_load_u32(p, false);

@@ -10,6 +10,7 @@
 #include <ktrace/ftrace_pages.h>
 #include <ktrace/input.h>
 #include <ktrace/kcdata.h>
+#include <ktrace/koff.h>
 
 #include "common/outbuf.h"
 
@@ -55,6 +56,21 @@ int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_darwin_
  */
 int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
 			      struct kt_out *out, struct ktrace_error *err);
+/* How a KOFF buffer is printed (ktrace dump, ktrace report). */
+struct koff_view_opts {
+	uint64_t scale;     /* nanoseconds per time unit; ktrace(1)'s default is 1000000 */
+	int verbose;        /* 1: header and counters, 2: also each record's details */
+	int abs_time;       /* -t: every record line starts with its absolute time */
+};
+
+/*
+ * Prints a KOFF buffer as ktrace(1) does: time-stamp lines "XXXX+<ctime>" and record
+ * lines "tid:delta:correl tag:rest", oldest first (see docs/koff.md).
+ */
+int ktrace_view_koff_reader(struct koff_reader *r, const struct koff_view_opts *o,
+			    struct kt_out *out, struct ktrace_error *err);
+/* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
+int ktrace_view_koff(struct ktrace_input *in, struct kt_out *out, struct ktrace_error *err);
 
 /*
  * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
