@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "kcdata/kcdata_int.h"
+#include "common/grow.h"
 
 struct open_container {
 	uint32_t type;
@@ -96,16 +97,11 @@ static int reserve(struct kcdata_writer *w, size_t n, uint8_t **p, struct ktrace
 		return ktrace_error_set(err, -E2BIG, "kcdata buffer would exceed %u bytes",
 					KCDATA_MAX_BUFFER_SIZE);
 	if (w->len + n > w->cap) {
-		size_t cap = w->cap ? w->cap : 4096;
-		uint8_t *b;
+		uint8_t *b = kt_grow(w->body, &w->cap, w->len + n, 4096);
 
-		while (cap < w->len + n)
-			cap *= 2;
-		b = realloc(w->body, cap);
 		if (!b)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		w->body = b;
-		w->cap = cap;
 	}
 	*p = w->body + w->len;
 	return 0;

@@ -26,6 +26,7 @@
 
 #include "common/cursor.h"
 #include "koff/internal.h"
+#include "common/grow.h"
 
 enum {
 	INFO_VERSION, INFO_SOURCE, INFO_NENTRIES, INFO_ALLOCATED, INFO_ENABLED, INFO_MASK,
@@ -86,16 +87,11 @@ static uint32_t pool_add(struct pool *p, const char *s)
 	if (p->len + n + 1 > MAX_STRINGS_CHUNK)
 		return 0;
 	if (p->len + n + 1 > p->cap) {
-		size_t cap = p->cap ? p->cap : 4096;
-		char *d;
+		char *d = kt_grow(p->data, &p->cap, p->len + n + 1, 4096);
 
-		while (cap < p->len + n + 1)
-			cap *= 2;
-		d = realloc(p->data, cap);
 		if (!d)
 			return 0;
 		p->data = d;
-		p->cap = cap;
 	}
 	memcpy(p->data + p->len, s, n + 1);
 	p->idx[slot] = (uint32_t)p->len + 1;
