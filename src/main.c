@@ -15,6 +15,9 @@
 static const struct cli_command *const commands[] = {
 	&cli_report,
 	&cli_info,
+	&cli_record,
+	&cli_extract,
+	&cli_convert,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

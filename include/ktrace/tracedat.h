@@ -249,6 +249,15 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			  int (*fn)(const char *text, size_t len, void *arg), void *arg,
 			  struct ktrace_error *err);
 
+/* The ring-buffer data of one CPU of a buffer (cpu_index as for tracedat_buffer_cpu),
+ * exactly the sub-buffers the kernel wrote, handed to fn in file order in pieces of at
+ * most a few MiB: slices of the mapping for uncompressed data, one decompressed chunk at
+ * a time otherwise. fn returns 0 to go on, or a negative code that stops the walk and is
+ * returned as is. Used to copy or convert a file without decoding its records. */
+int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
+		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
+		      struct ktrace_error *err);
+
 /* Iteration. buffer: an index, or TRACEDAT_ALL_BUFFERS to merge every buffer (the way
  * trace-cmd report shows instances). cpu: a CPU id, or -1 for all. Ties in timestamp
  * go to the lower buffer index, then the lower CPU id. */
