@@ -84,9 +84,10 @@ int tracedat_writer_printk(struct tracedat_writer *w, const char *text, size_t l
 int tracedat_writer_cmdlines(struct tracedat_writer *w, const char *text, size_t len,
 			     struct ktrace_error *err);
 
-/* The number of CPUs of the traced machine (trace-cmd report's "cpus=N"); default: the
- * highest CPU id given data + 1. Version 6 needs it before the first data (every
- * buffer's CPU table has that many entries); version 7 writes it as a CPUCOUNT option. */
+/* The number of CPUs of the traced machine (trace-cmd report's "cpus=N"). Version 6
+ * writes it before the first data (every buffer's CPU table has that many entries;
+ * default 1, and data of higher CPUs is then refused); version 7 writes it as a CPUCOUNT
+ * option (default: the highest CPU id given data + 1). */
 int tracedat_writer_set_cpus(struct tracedat_writer *w, unsigned int cpus,
 			     struct ktrace_error *err);
 /* An option, copied. The options the writer produces itself are refused (-EINVAL):

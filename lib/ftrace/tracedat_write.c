@@ -952,8 +952,12 @@ static int write_options_v6(struct tracedat_writer *w, struct ktrace_error *err)
 {
 	int ret;
 
-	if (!w->cpus_set)
-		return misuse(w, err, "version 6 needs the CPU count before the data%s", NULL);
+	if (!w->cpus_set) {
+		/* the CPU tables need a size: one CPU unless told (data for another CPU is
+		 * then refused) */
+		w->cpus = 1;
+		w->cpus_set = true;
+	}
 	if (!w->nbufs && (ret = new_buffer(w, "", "local", w->page_size, false, false, err)) < 0)
 		return ret;
 	/* instance buffers are described by BUFFER options: u64 offset, name */
@@ -1371,11 +1375,6 @@ static int finish(struct tracedat_writer *w, struct ktrace_error *err)
 		return ret;
 	if (w->cpu)
 		return misuse(w, err, "closed while CPU data is not ended%s", NULL);
-	if (w->version < 7 && !w->cpus_set) {
-		/* no data was written: describe the CPUs seen (none) */
-		w->cpus = w->max_cpu ? w->max_cpu : 1;
-		w->cpus_set = true;
-	}
 	if ((ret = complete_through(w, W_OPTIONS, err)))
 		return ret;
 	if (w->nbufs) {
