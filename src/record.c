@@ -38,8 +38,9 @@ static const char record_help[] =
 "    One thread per CPU moves whole sub-buffers from per_cpu/cpuN/trace_pipe_raw into a\n"
 "    temporary file next to the output with splice(2); at the end the partly filled\n"
 "    sub-buffers are read too. The file holds the header texts, the formats of the\n"
-"    recorded events, kallsyms, printk formats, saved command lines, uname, the trace\n"
-"    clock and the per-CPU counters (trace-cmd report --stat shows them).\n"
+"    recorded events, kallsyms, printk formats, saved command lines and thread group\n"
+"    ids, uname, the trace clock and the per-CPU counters (trace-cmd report --stat\n"
+"    shows them).\n"
 "\n"
 "    At the end ktrace prints, per CPU, the events recorded and the events lost: the\n"
 "    kernel's overrun counter (events overwritten before they could be read), commit\n"
@@ -80,7 +81,11 @@ static const char record_help[] =
 "    -F\n"
 "        Record only the events of COMMAND.\n"
 "    -c\n"
-"        With -F or -P: also the processes they fork (options/event-fork).\n"
+"        With -F or -P: also the processes they fork (options/event-fork).\n""    --no-tgids\n"
+"        Do not record thread group ids. By default options/record-tgid is on while\n"
+"        recording and the kernel's saved_tgids table is saved in the file; trace.dat\n"
+"        has no place for it, so ktrace keeps it in an option of its own (id 32769,\n"
+"        SAVED_TGIDS), which trace-cmd skips.\n"
 "    -q, --quiet\n"
 "        No progress line and no per-CPU figures (errors and lost events are still\n"
 "        reported).\n"
@@ -98,7 +103,7 @@ static const char record_help[] =
 "    writing failed (tracefs missing, not root, unknown event, I/O error), 2 for usage\n"
 "    errors.\n";
 
-enum { OPT_VERSION = 256, OPT_COMPRESSION };
+enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
 
 static const struct option record_options[] = {
 	{ "event",        required_argument, NULL, 'e' },
@@ -109,6 +114,7 @@ static const struct option record_options[] = {
 	{ "file-version", required_argument, NULL, OPT_VERSION },
 	{ "compression",  required_argument, NULL, OPT_COMPRESSION },
 	{ "pid",          required_argument, NULL, 'P' },
+	{ "no-tgids",     no_argument,       NULL, OPT_TGIDS },
 	{ "quiet",        no_argument,       NULL, 'q' },
 	{ "help",         no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -169,7 +175,7 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 
 static void human(char *buf, size_t len, unsigned long long bytes)
 {
-	if (bytes >= 10ull << 20)
+	if (bytes >= 1000000)
 		snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
 	else
 		snprintf(buf, len, "%.1f kB", (double)bytes / 1e3);
@@ -328,6 +334,9 @@ static int run_record(int argc, char **argv)
 		}
 		case 'F':
 			filter_command = true;
+			break;
+		case OPT_TGIDS:
+			o.no_tgids = true;
 			break;
 		case 'c':
 			follow = true;

@@ -62,6 +62,9 @@ enum tracedat_option_id {
 	TRACEDAT_OPT_BTF_FILE = 23,
 	TRACEDAT_OPT_LAST_BOOT_INFO = 24,
 	TRACEDAT_OPT_MODULES_FILE = 25,
+	/* ktrace's own: the kernel's saved_tgids text ("pid tgid" lines). trace-cmd has no
+	 * place for it and skips the option. */
+	TRACEDAT_OPT_SAVED_TGIDS = 0x8001,
 };
 
 /* Flags of tracedat_open / tracedat_open_input. */
@@ -206,7 +209,7 @@ int64_t tracedat_cmdlines_size(const struct tracedat *td);
 /* Options in file order (the DONE options of v7 sections included). */
 size_t tracedat_option_count(const struct tracedat *td);
 const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i);
-/* "DATE", "BUFFER"... or NULL for an unknown id. */
+/* "DATE", "BUFFER"... ("SAVED_TGIDS" for ktrace's own) or NULL for an unknown id. */
 const char *tracedat_option_name(unsigned int id);
 
 /* Values of common options; NULL / false when the file has none. */

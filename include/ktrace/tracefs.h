@@ -52,6 +52,8 @@ struct ktrace_record_opts {
 	bool follow_forks;               /* ...and their children (options/event-fork) */
 	const char *tmpdir;              /* where per-CPU data is kept until written; NULL:
 	                                    the current directory */
+	bool no_tgids;                   /* do not record tgids (options/record-tgid) nor
+	                                    save saved_tgids (TRACEDAT_OPT_SAVED_TGIDS) */
 };
 
 struct ktrace_extract_opts {

@@ -65,6 +65,7 @@ struct tfs_saved {
 	bool events_changed;
 	char *event_pid;          /* NULL when not changed */
 	char *event_fork;         /* NULL when not changed */
+	char *record_tgid;        /* NULL when not changed */
 	bool tracing_changed;
 };
 
@@ -106,6 +107,7 @@ struct ktrace_session {
 	size_t nbufs;
 	struct tfs_events events; /* record: every event, the recorded ones selected */
 	bool all_formats;         /* extract: save every format */
+	bool save_tgids;          /* record: saved_tgids into the file */
 	int stop_pipe[2];
 	bool started, stopped, restored, flushed;
 	unsigned int ncpus_machine;

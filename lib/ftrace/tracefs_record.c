@@ -368,6 +368,9 @@ static int configure(struct ktrace_session *s, struct tfs_buffer *b,
 	}
 	if (o->follow_forks && (ret = save_set(b, "options/event-fork", &sv->event_fork, "1", err)))
 		return ret;
+	if (!o->no_tgids &&
+	    (ret = save_set(b, "options/record-tgid", &sv->record_tgid, "1", err)))
+		return ret;
 	/* an empty buffer, counters included */
 	return bwrite(b, "trace", "", false, err);
 }
@@ -427,6 +430,8 @@ static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
 		}
 		if (sv->event_fork)
 			KEEP(bwrite(b, "options/event-fork", sv->event_fork, false, &e2));
+		if (sv->record_tgid)
+			KEEP(bwrite(b, "options/record-tgid", sv->record_tgid, false, &e2));
 		if (sv->tracing_changed)
 			KEEP(bwrite(b, "tracing_on", sv->tracing_on, false, &e2));
 	}
@@ -447,6 +452,7 @@ static void free_saved(struct tfs_saved *sv)
 	free(sv->set_event);
 	free(sv->event_pid);
 	free(sv->event_fork);
+	free(sv->record_tgid);
 	memset(sv, 0, sizeof(*sv));
 }
 
@@ -480,6 +486,7 @@ int ktrace_record_open(const struct ktrace_record_opts *o, struct ktrace_session
 		ktrace_session_close(s);
 		return ret;
 	}
+	s->save_tgids = !o->no_tgids;
 	b = add_buffer(s, o->instance ? o->instance : "", err);
 	if (!b) {
 		ktrace_session_close(s);
@@ -835,6 +842,17 @@ static int write_options(struct ktrace_session *s, struct tracedat_writer *w,
 		id = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
 	if ((ret = tracedat_writer_add_option(w, TRACEDAT_OPT_TRACEID, &id, 8, err)))
 		return ret;
+	if (s->save_tgids) {
+		char *t;
+		size_t len;
+
+		if (read_text(s->tracefs, "saved_tgids", MAX_TEXT, &t, &len, err))
+			return -EIO;
+		ret = tracedat_writer_add_option(w, TRACEDAT_OPT_SAVED_TGIDS, t, (uint32_t)len, err);
+		free(t);
+		if (ret)
+			return ret;
+	}
 	for (size_t i = 0; i < s->nbufs; i++) {
 		struct tfs_buffer *b = &s->bufs[i];
 

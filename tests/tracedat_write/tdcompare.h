@@ -260,7 +260,9 @@ static bool td_same(struct tracedat *a, struct tracedat *b, char *why, size_t le
 {
 	const struct tracedat_header *ha = tracedat_header(a), *hb = tracedat_header(b);
 
-	if (ha->big_endian != hb->big_endian || ha->long_size != hb->long_size ||
+	/* a header long size other than 4 or 8 (corrupt) is written as 8 */
+	if (ha->big_endian != hb->big_endian ||
+	    (ha->long_size != hb->long_size && (ha->long_size == 4 || ha->long_size == 8)) ||
 	    ha->kernel_long_size != hb->kernel_long_size || ha->old_format != hb->old_format)
 		return tdc_fail(why, len, "%sheader facts differ (endianness, long sizes)", "", 0);
 	if (hb->cpus < ha->cpus)
