@@ -11,18 +11,19 @@ CPUs busy (ping-pong processes pinned to CPUs 0 and 1 making bursts of system ca
           -b KB --compression none`, started before the load and stopped with SIGINT
           after it;
   cat     the instance set up the same way by hand, one `cat per_cpu/cpuN/trace_pipe_raw
-          > file` per CPU, tracing on for the load, then off; the cats are stopped once
-          they have read what was left.
+          > file` per CPU, tracing on for the load, then off; the cats end by themselves
+          once they have read what was left (stopped after 2 s otherwise).
 
 Figures per method (median of the runs, runs interleaved): events the readers consumed
 and events lost, both from the kernel's per_cpu/cpuN/stats ("read events"; overrun +
 commit overrun + dropped events), bytes written, the readers' CPU time (user + system,
-from wait4), and the load's rounds (how much work was traced). The instances are
+of the reader processes once the load is over), and the load's rounds (how much work was traced). The instances are
 removed and nothing else in tracefs is touched. Needs root.
 """
 import argparse
 import os
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -58,6 +59,11 @@ def cpu_list(inst):
     return sorted(int(d[3:]) for d in os.listdir(inst + '/per_cpu') if d.startswith('cpu'))
 
 
+def child_cpu(before):
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run_load(load, secs):
     p = subprocess.run([load, str(secs)], stdout=subprocess.PIPE, check=True)
     return int(p.stdout.split()[0])
@@ -75,18 +81,18 @@ def bench_ktrace(ktrace, load, secs, kb, out):
     if 'recording' not in line:
         raise RuntimeError('ktrace record did not start: ' + line)
     rounds = run_load(load, secs)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p.send_signal(signal.SIGINT)
     err = p.stderr.read().decode()
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = status
+    status = p.wait()
+    cpu = child_cpu(before)
     if status != 0:
         raise RuntimeError('ktrace record failed: ' + err[-400:])
     events = sum(int(x) for x in re.findall(r'CPU \d+: (\d+) events', err))
     lost = sum(int(x) for x in re.findall(r'CPU \d+: \d+ events, [^,]+, (\d+) lost', err))
     size = os.path.getsize(path)
     os.unlink(path)
-    return {'events': events, 'lost': lost, 'bytes': size,
-            'cpu': ru.ru_utime + ru.ru_stime, 'rounds': rounds}
+    return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
 
 
 def bench_cat(load, secs, kb, out):
@@ -109,14 +115,18 @@ def bench_cat(load, secs, kb, out):
         time.sleep(0.2)
         wfile(inst + '/tracing_on', '1')
         rounds = run_load(load, secs)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         wfile(inst + '/tracing_on', '0')
-        # let the cats read what is left (a read hands out partly filled pages too)
-        time.sleep(1.0)
-        cpu = 0.0
+        # let the cats read what is left (a read hands out partly filled pages too;
+        # once tracing is off and the buffer empty, they see the end of the file)
+        deadline = time.time() + 2.0
         for p in cats:
-            p.send_signal(signal.SIGTERM)
-            _, _, ru = os.wait4(p.pid, 0)
-            cpu += ru.ru_utime + ru.ru_stime
+            try:
+                p.wait(max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                p.terminate()
+                p.wait()
+        cpu = child_cpu(before)
         cats = []
         events, lost = stats(inst, cpus)
         size = 0

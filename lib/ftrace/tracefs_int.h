@@ -66,6 +66,7 @@ struct tfs_saved {
 	char *event_pid;          /* NULL when not changed */
 	char *event_fork;         /* NULL when not changed */
 	char *record_tgid;        /* NULL when not changed */
+	char *buffer_percent;     /* NULL when not changed */
 	bool tracing_changed;
 };
 

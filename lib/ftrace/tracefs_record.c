@@ -24,6 +24,7 @@
 #include "ftrace/tracefs_int.h"
 
 #define MAX_TEXT (256u << 20)       /* largest kallsyms / cmdlines we read */
+#define RECORD_BUFFER_PERCENT "1"   /* readers woken when the buffer is this % full */
 
 static int oom(struct ktrace_error *err)
 {
@@ -371,6 +372,18 @@ static int configure(struct ktrace_session *s, struct tfs_buffer *b,
 	if (!o->no_tgids &&
 	    (ret = save_set(b, "options/record-tgid", &sv->record_tgid, "1", err)))
 		return ret;
+	/* wake the readers as soon as about 1% of the buffer holds data (the default, 50%,
+	 * leaves too little room to absorb a reader scheduled late under load) */
+	if (tfs_read_value(b->dir, "buffer_percent", &v) == 0) {
+		if (strcmp(v, RECORD_BUFFER_PERCENT)) {
+			sv->buffer_percent = v;
+			v = NULL;
+			if ((ret = bwrite(b, "buffer_percent", RECORD_BUFFER_PERCENT, false, err)))
+				return ret;
+		}
+		free(v);
+		v = NULL;
+	}
 	/* an empty buffer, counters included */
 	return bwrite(b, "trace", "", false, err);
 }
@@ -432,6 +445,8 @@ static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
 			KEEP(bwrite(b, "options/event-fork", sv->event_fork, false, &e2));
 		if (sv->record_tgid)
 			KEEP(bwrite(b, "options/record-tgid", sv->record_tgid, false, &e2));
+		if (sv->buffer_percent)
+			KEEP(bwrite(b, "buffer_percent", sv->buffer_percent, false, &e2));
 		if (sv->tracing_changed)
 			KEEP(bwrite(b, "tracing_on", sv->tracing_on, false, &e2));
 	}
@@ -453,6 +468,7 @@ static void free_saved(struct tfs_saved *sv)
 	free(sv->event_pid);
 	free(sv->event_fork);
 	free(sv->record_tgid);
+	free(sv->buffer_percent);
 	memset(sv, 0, sizeof(*sv));
 }
 
