@@ -11,7 +11,7 @@
 T=/sys/kernel/tracing
 ID=ktrace-test-$$
 CHECKS="record-instance record-top record-lost record-sigint record-sigterm-command \
-record-v6 record-errors extract"
+record-v6 record-filter record-errors record-mount extract"
 
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done
@@ -202,7 +202,22 @@ head -c 11 "$TMP/six.dat" | tail -c 1 | grep -q 6 || { echo "#   not version 6";
 state_ok || st=1
 result record-v6 $st
 
-# 7. errors: unknown event, existing instance, not root; nothing left behind
+# 7. -F (only the command) and -F -c (and its children)
+st=0
+"$KTRACE" record -q -B "$ID-f" -F -e syscalls -o "$TMP/f.dat" -- sh "$TMP/wl.sh" "$TMP/pid" \
+	>"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
+report_ok "$TMP/f.dat" || st=1
+pid=$(cat "$TMP/pid")
+sed -n 's/^[^ ]*: *[^ ]*-\([0-9][0-9]*\)  *\[.*/\1/p' "$TMP/rep.txt" | sort -u >"$TMP/pids"
+[ "$(cat "$TMP/pids")" = "$pid" ] || { echo "#   -F: events of other processes: $(head -5 "$TMP/pids" | tr '\n' ' ')"; st=1; }
+"$KTRACE" record -q -B "$ID-c" -F -c -e syscalls -o "$TMP/c.dat" -- sh "$TMP/wl.sh" "$TMP/pid" \
+	>"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
+report_ok "$TMP/c.dat" || st=1
+grep -q "^$ID-c: *cat-[0-9]*  *\[" "$TMP/rep.txt" || { echo "#   -F -c: no event of the command's children"; st=1; }
+state_ok || st=1
+result record-filter $st
+
+# 8. errors: unknown event, existing instance, not root; nothing left behind
 st=0
 if "$KTRACE" record -B "$ID-e" -e no_such_event_xyz -o "$TMP/e.dat" -- true >"$TMP/log" 2>&1; then
 	st=1; echo "#   unknown event accepted"
@@ -226,7 +241,32 @@ fi
 state_ok || st=1
 result record-errors $st
 
-# 8. extract: an instance set up by hand is saved as it is, and left as it is
+# 9. tracefs not mounted: ktrace mounts it, and unmounts it afterwards (in a mount
+# namespace of our own, so that nobody else loses tracefs)
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	st=0
+	unshare -m sh -c '
+		umount /sys/kernel/tracing 2>/dev/null; umount -l /sys/kernel/debug 2>/dev/null
+		grep -q " tracefs " /proc/mounts && { echo "#   cannot unmount tracefs"; exit 3; }
+		"$1" record -q -B "$2" -e sched -o "$3" -- true || exit 1
+		! grep -q " tracefs " /proc/mounts || { echo "#   tracefs left mounted"; exit 2; }
+	' sh "$KTRACE" "$ID-m" "$TMP/m.dat" >"$TMP/log" 2>&1
+	case $? in
+	0) report_ok "$TMP/m.dat" || st=1 ;;
+	3) st=skip ;;
+	*) st=1; sed 's/^/#   /' "$TMP/log" | head -5 ;;
+	esac
+	state_ok || st=1
+	if [ "$st" = skip ]; then
+		echo "ok - record-mount # SKIP tracefs cannot be unmounted in a mount namespace"
+	else
+		result record-mount $st
+	fi
+else
+	echo "ok - record-mount # SKIP no unshare -m"
+fi
+
+# 10. extract: an instance set up by hand is saved as it is, and left as it is
 st=0
 I=$T/instances/$ID-x
 mkdir $I
