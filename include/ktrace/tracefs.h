@@ -16,7 +16,8 @@
  * /proc/sys/kernel/ftrace_enabled, which fails on some systems).
  *
  * A record session changes the tracefs state it needs (tracing_on, enabled events,
- * buffer size, clock, current tracer, event pid filter, event-fork) and
+ * buffer size, clock, current tracer, event pid filter, event-fork, record-tgid, and
+ * buffer_percent, set to 1 so that the readers wake up early) and
  * ktrace_session_restore puts back every value it changed, and removes the instance it
  * created; ktrace_session_close does it too when it was not done. The library installs
  * no signal handlers: callers stop the session on SIGINT/SIGTERM and then restore.

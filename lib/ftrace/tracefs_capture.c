@@ -65,7 +65,8 @@ int tfs_capture_open(struct ktrace_session *s, struct tfs_buffer *b, struct ktra
 			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
 		fd = open_tmp(s->tmpdir, c->cpu);
 		if (fd < 0)
-			return ktrace_error_set(err, fd, "%s: cannot create a temporary file: %s",
+			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
+						"per-CPU data (next to the output): %s",
 						s->tmpdir, strerror(-fd));
 		c->out_fd = fd;
 		if (pipe2(c->pipefd, O_CLOEXEC) < 0)
