@@ -193,7 +193,7 @@ unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool q
 			fprintf(stderr, "Buffer %s:\n", name);
 		for (size_t i = 0; i < ktrace_session_cpu_count(s, b); i++) {
 			const struct ktrace_cpu_stats *c = ktrace_session_cpu_stats(s, b, i);
-			char size[32], marked[48];
+			char size[32], marked[48], unread[48] = "";
 
 			lost += c->lost;
 			events += c->events;
@@ -205,12 +205,15 @@ unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool q
 				snprintf(marked, sizeof(marked), "some without a count");
 			else
 				snprintf(marked, sizeof(marked), "%lld", (long long)c->lost_marked);
+			if (c->unread)
+				snprintf(unread, sizeof(unread), ", left unread %llu",
+					 (unsigned long long)c->unread);
 			fprintf(stderr,
 				"  CPU %u: %llu events, %s, %llu lost (overrun %llu, commit overrun %llu, "
-				"dropped %llu; marked in the data: %s)\n",
+				"dropped %llu%s; marked in the data: %s)\n",
 				c->cpu, (unsigned long long)c->events, size, (unsigned long long)c->lost,
 				(unsigned long long)c->overrun, (unsigned long long)c->commit_overrun,
-				(unsigned long long)c->dropped, marked);
+				(unsigned long long)c->dropped, unread, marked);
 		}
 	}
 	if (!quiet || lost) {

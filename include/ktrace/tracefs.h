@@ -75,7 +75,10 @@ struct ktrace_cpu_stats {
 	uint64_t commit_overrun;         /* events lost while a write was interrupted */
 	uint64_t dropped;                /* events dropped, the buffer being full
 	                                    (overwrite mode off) */
-	uint64_t lost;                   /* overrun + commit_overrun + dropped */
+	uint64_t unread;                 /* "entries": events still in the buffer at the
+	                                    end, not in the file (0 unless reading failed,
+	                                    or extract stopped reading a busy buffer) */
+	uint64_t lost;                   /* overrun + commit_overrun + dropped + unread */
 	uint64_t bytes;                  /* bytes of sub-buffers captured */
 	uint64_t pages;                  /* sub-buffers captured */
 	int64_t lost_marked;             /* sum of the lost-events counts the sub-buffer

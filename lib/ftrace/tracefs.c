@@ -417,6 +417,7 @@ int tfs_read_counters(const char *bufdir, unsigned int cpu, struct tfs_counters 
 	c->commit_overrun = stat_field(t, "commit overrun");
 	c->dropped = stat_field(t, "dropped events");
 	c->read = stat_field(t, "read events");
+	c->entries = stat_field(t, "entries");
 	c->ok = true;
 	if (text)
 		*text = t;

@@ -46,7 +46,7 @@ size_t tfs_select_events(struct tfs_events *e, const char *spec);
 
 /* ---- per-CPU counters ---- */
 struct tfs_counters {
-	uint64_t overrun, commit_overrun, dropped, read;
+	uint64_t overrun, commit_overrun, dropped, read, entries;
 	bool ok;
 };
 

@@ -745,7 +745,9 @@ int ktrace_session_stop(struct ktrace_session *s, struct ktrace_error *err)
 			c->stats.overrun = delta(c->end.overrun, c->start.overrun);
 			c->stats.commit_overrun = delta(c->end.commit_overrun, c->start.commit_overrun);
 			c->stats.dropped = delta(c->end.dropped, c->start.dropped);
-			c->stats.lost = c->stats.overrun + c->stats.commit_overrun + c->stats.dropped;
+			c->stats.unread = c->end.entries;
+			c->stats.lost = c->stats.overrun + c->stats.commit_overrun + c->stats.dropped +
+					c->stats.unread;
 			free(c->stats.stats_text);
 			c->stats.stats_text = text;
 			tfs_capture_scan(b, c, lsize, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
