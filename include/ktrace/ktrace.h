@@ -12,6 +12,8 @@
 #include <ktrace/ktrace_file.h>
 #include <ktrace/darwin.h>
 #include <ktrace/tracedat.h>
+#include <ktrace/tracedat_write.h>
+#include <ktrace/tracefs.h>
 #include <ktrace/ftrace_event.h>
 #include <ktrace/koff.h>
 #include <ktrace/kcdata.h>
