@@ -87,7 +87,7 @@ $(PCFILE): ktrace.pc.in Makefile
 	@mkdir -p $(B)
 	$(PC_SED) $< > $@
 
-$(B)/tests/%: tests/%.c tests/testlib.h $(STATIC)
+$(B)/tests/%: tests/%.c tests/testlib.h $(wildcard tests/*/*.h) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(STATIC) $(LDFLAGS) $(LIBS) -ldl
 

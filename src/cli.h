@@ -17,6 +17,10 @@ struct cli_command {
 
 extern const struct cli_command cli_report;
 extern const struct cli_command cli_info;
+extern const struct cli_command cli_dump;
+extern const struct cli_command cli_record;
+extern const struct cli_command cli_extract;
+extern const struct cli_command cli_convert;
 
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);

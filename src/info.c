@@ -47,6 +47,14 @@ static const char info_help[] =
 "        the list of chunks (tag, version, offset, size). Every event is read, so a\n"
 "        corrupt file is reported.\n"
 "\n"
+"    kcdata (stackshots, crash info, exit reasons...; raw, gzip'd, base64,\n"
+"    compressed or in a Darwin chunk)\n"
+"        The begin magic and root key, the buffer size and the wrapping removed,\n"
+"        the numbers of items, arrays and containers and the nesting depth, where\n"
+"        BUFFER_END is, items, array elements and containers counted by type\n"
+"        (with names and bytes), and whether the buffer decodes under libkdd's\n"
+"        rules (when it does not, the reason is the error).\n"
+"\n"
 "    Other formats are not supported by this command yet.\n"
 "\n"
 "OPTIONS\n"
@@ -63,6 +71,9 @@ static const char info_help[] =
 "        events, threads, cpus, timebase {numer, denom}, first_event, last_event\n"
 "        and chunks [{tag, name, major, minor, offset, size}], and error (null or\n"
 "        the message of the problem that stopped the reading).\n"
+"        For kcdata its keys are format, begin_magic, begin_type, root_key, size,\n"
+"        wrapping, items, arrays, containers, max_depth, end_offset,\n"
+"        trailing_bytes, types [{type, name, kind, count, bytes}], decodes, error.\n"
 "    --raw-ts\n"
 "        trace.dat: show timestamps as the ring buffer holds them, uncorrected.\n"
 "    --raw-v0\n"
@@ -77,6 +88,7 @@ static const char info_help[] =
 "    ktrace info --json trace.dat | python3 -m json.tool\n"
 "    ktrace info trace.ktrace\n"
 "    ktrace info --json coreprofilesessiontap.bin | jq .events\n"
+"    ktrace info stackshot.kcdata\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when the whole input was read, 1 for unreadable, corrupt, truncated or\n"
@@ -171,6 +183,9 @@ static int run_info(int argc, char **argv)
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
 		ret = ktrace_view_darwin_info(in, &darwin.view, out, &err);
+		break;
+	case KTRACE_FORMAT_KCDATA:
+		ret = ktrace_view_kcdata_info(in, false, darwin.view.json, out, &err);
 		break;
 	case KTRACE_FORMAT_UNKNOWN:
 		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");

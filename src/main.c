@@ -15,6 +15,10 @@
 static const struct cli_command *const commands[] = {
 	&cli_report,
 	&cli_info,
+	&cli_dump,
+	&cli_record,
+	&cli_extract,
+	&cli_convert,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -58,6 +58,14 @@ static const char report_help[] =
 "        the same event on the same thread get elapsed_ns=. TRACE-class string\n"
 "        events also show their text. Comment lines give the format, timebase,\n"
 "        counts, and the chunks that are not events.\n"
+"    kcdata (Apple kernel chunked data: stackshots, corpse crash info, exit\n"
+"        reasons, backtrace info, XNU POST test configurations), raw or gzip'd,\n"
+"        base64-encoded, zlib-compressed (COMPRESSED begin magic) or behind a\n"
+"        Darwin ktrace chunk header. The buffer is decoded with libkdd's rules and\n"
+"        printed as an indented tree (--format text), as JSON (--format json) or\n"
+"        as an XML property list like libkdd's 'kdd -p' (--format plist).\n"
+"        --format info summarises the buffer (begin type, items by type,\n"
+"        containers, sizes); --format items lists every item.\n"
 "\n"
 "    A corrupt or truncated input is reported on standard error as\n"
 "    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
@@ -93,6 +101,8 @@ static const char report_help[] =
 "    --timebase NUMER/DENOM\n"
 "        Darwin: convert ticks with this timebase instead of the file's (V0 and\n"
 "        V1 streams carry none; 1/1 is assumed).\n"
+"    --format FORMAT\n"
+"        For kcdata: text (default), json, plist, info or items.\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -163,18 +173,21 @@ static const char report_help[] =
 "    ktrace report --pages --long-size 4 cpu0-32.raw\n"
 "    ktrace report -C /usr/share/misc/trace.codes -f C0x01 --process launchd t.ktrace\n"
 "    ktrace report --csv capture.bin > events.csv\n"
+"    ktrace report --format json stackshot.kcdata\n"
+"    ktrace report --format plist corpse-sample > corpse.plist\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when the whole input was read, 1 for unreadable, corrupt or truncated input,\n"
 "    2 for usage errors.\n";
 
-enum { OPT_PAGES = 256, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN };
+enum { OPT_PAGES = 256, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN, OPT_FORMAT };
 
 static const struct option report_options[] = {
 	{ "pages",     no_argument,       NULL, OPT_PAGES },
 	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
 	{ "long-size", required_argument, NULL, OPT_LONG_SIZE },
 	{ "endian",    required_argument, NULL, OPT_ENDIAN },
+	{ "format",    required_argument, NULL, OPT_FORMAT },
 	{ "input",     required_argument, NULL, 'i' },
 	DARWIN_CLI_LONG_OPTIONS,
 	{ "help",      no_argument,       NULL, 'h' },
@@ -183,6 +196,7 @@ static const struct option report_options[] = {
 
 struct report_opts {
 	const char *file;
+	const char *format;
 	bool force_pages;
 	struct ktrace_pages_layout layout;
 	struct darwin_cli darwin;
@@ -229,6 +243,9 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
 			if ((v = (unsigned long long)darwin_cli_option(&o->darwin, "report", c, optarg)))
 				return (int)v;
+			break;
+		case OPT_FORMAT:
+			o->format = optarg;
 			break;
 		case 'h':
 			cli_print_help(&cli_report);
@@ -303,6 +320,12 @@ static int run_report(int argc, char **argv)
 		/* report_tracedat_main took every trace.dat file it could map */
 		ret = ktrace_error_set(&err, -ESPIPE, "a trace.dat file cannot be read from a pipe: "
 				       "save it to a file first");
+		break;
+	case KTRACE_FORMAT_KOFF:
+		ret = ktrace_view_koff(in, out, &err);
+		break;
+	case KTRACE_FORMAT_KCDATA:
+		ret = ktrace_view_kcdata(in, opts.format, out, &err);
 		break;
 	case KTRACE_FORMAT_UNKNOWN:
 		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");

@@ -11,5 +11,11 @@
 #include <ktrace/ftrace_pages.h>
 #include <ktrace/ktrace_file.h>
 #include <ktrace/darwin.h>
+#include <ktrace/tracedat.h>
+#include <ktrace/tracedat_write.h>
+#include <ktrace/tracefs.h>
+#include <ktrace/ftrace_event.h>
+#include <ktrace/koff.h>
+#include <ktrace/kcdata.h>
 
 #endif

@@ -62,6 +62,9 @@ enum tracedat_option_id {
 	TRACEDAT_OPT_BTF_FILE = 23,
 	TRACEDAT_OPT_LAST_BOOT_INFO = 24,
 	TRACEDAT_OPT_MODULES_FILE = 25,
+	/* ktrace's own: the kernel's saved_tgids text ("pid tgid" lines). trace-cmd has no
+	 * place for it and skips the option. */
+	TRACEDAT_OPT_SAVED_TGIDS = 0x8001,
 };
 
 /* Flags of tracedat_open / tracedat_open_input. */
@@ -206,7 +209,7 @@ int64_t tracedat_cmdlines_size(const struct tracedat *td);
 /* Options in file order (the DONE options of v7 sections included). */
 size_t tracedat_option_count(const struct tracedat *td);
 const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i);
-/* "DATE", "BUFFER"... or NULL for an unknown id. */
+/* "DATE", "BUFFER"... ("SAVED_TGIDS" for ktrace's own) or NULL for an unknown id. */
 const char *tracedat_option_name(unsigned int id);
 
 /* Values of common options; NULL / false when the file has none. */
@@ -248,6 +251,15 @@ int tracedat_find_buffer(const struct tracedat *td, const char *name);
 int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			  int (*fn)(const char *text, size_t len, void *arg), void *arg,
 			  struct ktrace_error *err);
+
+/* The ring-buffer data of one CPU of a buffer (cpu_index as for tracedat_buffer_cpu),
+ * exactly the sub-buffers the kernel wrote, handed to fn in file order in pieces of at
+ * most a few MiB: slices of the mapping for uncompressed data, one decompressed chunk at
+ * a time otherwise. fn returns 0 to go on, or a negative code that stops the walk and is
+ * returned as is. Used to copy or convert a file without decoding its records. */
+int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
+		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
+		      struct ktrace_error *err);
 
 /* Iteration. buffer: an index, or TRACEDAT_ALL_BUFFERS to merge every buffer (the way
  * trace-cmd report shows instances). cpu: a CPU id, or -1 for all. Ties in timestamp

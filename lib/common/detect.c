@@ -3,6 +3,7 @@
  * have none and are recognised by their headers making sense. */
 #include <ktrace/detect.h>
 #include <ktrace/ftrace_pages.h>
+#include <ktrace/kcdata.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -11,19 +12,18 @@
 
 static const uint8_t tracedat_magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
-static bool is_kcdata_begin(uint32_t type)
+/* A KOFF snapshot (`ktrace dump -o`) is a Darwin V3 container whose first chunk after
+ * the header is KOFF's information chunk (tag 0x4b4f0001). */
+static bool is_koff_snapshot(const uint8_t *p, size_t len)
 {
-	switch (type) {
-	case 0x59a25807: /* stackshot */
-	case 0xDE17A59A: /* delta stackshot */
-	case 0xDEADF157: /* crash info */
-	case 0x53A20900: /* os reason */
-	case 0x1e21c09f: /* xnupost test config */
-	case 0x46414E47: /* btinfo */
-	case 0x434f4d50: /* compressed */
-		return true;
-	}
-	return false;
+	uint64_t first;
+
+	if (len < 16 || kt_load_u32(p, false) != 0x55aa0300)
+		return false;
+	first = 16 + kt_load_u64(p + 8, false);
+	first = (first + 7) & ~7ULL;
+	return first >= 16 && first <= len - 4 && len >= 4 &&
+	       kt_load_u32(p + first, false) == 0x4b4f0001;
 }
 
 enum ktrace_format ktrace_detect_format(const void *head, size_t len)
@@ -35,7 +35,9 @@ enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 		return KTRACE_FORMAT_TRACEDAT;
 	if (len >= 4 && !memcmp(p, "\x7f" "ELF", 4))
 		return KTRACE_FORMAT_ELF;
-	if (len >= 8 && !memcmp(p, "KOFFBUF", 7))
+	if (len >= 8 && !memcmp(p, "KOFFRING", 8))
+		return KTRACE_FORMAT_KOFF;
+	if (is_koff_snapshot(p, len))
 		return KTRACE_FORMAT_KOFF;
 	if (len >= 4) {
 		uint32_t w = kt_load_u32(p, false);
@@ -49,9 +51,10 @@ enum ktrace_format ktrace_detect_format(const void *head, size_t len)
 			return KTRACE_FORMAT_DARWIN_V3;
 		if (w == 0x55aa0101 || w == 0x55aa0200)
 			return KTRACE_FORMAT_DARWIN_RAW;
-		if (len >= 16 && is_kcdata_begin(w))
-			return KTRACE_FORMAT_KCDATA;
 	}
+	/* kcdata: a begin magic, or gzip / base64 / a Darwin chunk around one */
+	if (kcdata_sniff(head, len))
+		return KTRACE_FORMAT_KCDATA;
 	if (ktrace_pages_detect(head, len, &layout) > 0)
 		return KTRACE_FORMAT_FTRACE_PAGES;
 	return KTRACE_FORMAT_UNKNOWN;

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
+
 struct ktrace_input {
 	char *name;
 	int fd;                 /* -1 for memory inputs */
@@ -147,16 +149,11 @@ const uint8_t *ktrace_input_data(const struct ktrace_input *in)
 static int window_fill(struct ktrace_input *in, size_t want, struct ktrace_error *err)
 {
 	if (want > in->win_cap) {
-		size_t cap = in->win_cap ? in->win_cap : 65536;
-		uint8_t *p;
+		uint8_t *p = kt_grow(in->win, &in->win_cap, want, 65536);
 
-		while (cap < want)
-			cap = cap > SIZE_MAX / 2 ? want : cap * 2;
-		p = realloc(in->win, cap);
 		if (!p)
-			return ktrace_error_set(err, -ENOMEM, "out of memory (%zu byte window)", cap);
+			return ktrace_error_set(err, -ENOMEM, "out of memory (%zu byte window)", want);
 		in->win = p;
-		in->win_cap = cap;
 	}
 	while (in->win_len < want && !in->eof) {
 		ssize_t n = read(in->fd, in->win + in->win_len, in->win_cap - in->win_len);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/grow.h"
 
 #define WBUF_SIZE (1u << 20)
 
@@ -217,16 +218,11 @@ int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t t
 		return ktrace_error_set(err, -EINVAL, "%s: bad header chunk size", w->path);
 	need = KTRACE_CHUNK_HEADER_SIZE + size + pad8(size);
 	if (w->hlen + need > w->hcap) {
-		size_t cap = w->hcap ? w->hcap : 256;
-		uint8_t *p;
+		uint8_t *p = kt_grow(w->hchunks, &w->hcap, (size_t)(w->hlen + need), 256);
 
-		while (cap < w->hlen + need)
-			cap *= 2;
-		p = realloc(w->hchunks, cap);
 		if (!p)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		w->hchunks = p;
-		w->hcap = cap;
 	}
 	chunk_header(w->hchunks + w->hlen, tag, major, minor, size);
 	if (size)

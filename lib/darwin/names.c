@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/grow.h"
 
 /* --- trace codes tables -------------------------------------------------------- */
 
@@ -78,16 +79,11 @@ static int codes_put(struct ktrace_kdebug_codes *c, uint32_t id, const char *nam
 	if ((c->count + 1) * 2 > c->cap && codes_grow(c) < 0)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (c->names_len + len + 1 > c->names_cap) {
-		size_t cap = c->names_cap ? c->names_cap : 16384;
-		char *p;
+		char *p = kt_grow(c->names, &c->names_cap, c->names_len + len + 1, 16384);
 
-		while (cap < c->names_len + len + 1)
-			cap *= 2;
-		p = realloc(c->names, cap);
 		if (!p)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		c->names = p;
-		c->names_cap = cap;
 	}
 	memcpy(c->names + c->names_len, name, len);
 	c->names[c->names_len + len] = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ftrace/event_internal.h"
+#include "common/grow.h"
 
 /* ---- arena ---- */
 
@@ -95,18 +96,13 @@ void ftev_str_add(struct ftev_str *s, const char *p, size_t n)
 	if (s->oom)
 		return;
 	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 64;
-		char *np;
+		char *np = kt_grow(s->p, &s->cap, s->len + n + 1, 64);
 
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		np = realloc(s->p, cap);
 		if (!np) {
 			s->oom = true;
 			return;
 		}
 		s->p = np;
-		s->cap = cap;
 	}
 	memcpy(s->p + s->len, p, n);
 	s->len += n;

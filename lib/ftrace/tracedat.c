@@ -776,6 +776,7 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 	case TRACEDAT_OPT_BTF_FILE:
 	case TRACEDAT_OPT_LAST_BOOT_INFO:
 	case TRACEDAT_OPT_MODULES_FILE:
+	case TRACEDAT_OPT_SAVED_TGIDS:
 		break;   /* kept as they are; callers read them with tracedat_option() */
 	default:
 		td_warn(td, "offset 0x%" PRIx64 ": unknown option %u (%u bytes) skipped", at, id, size);
@@ -1656,6 +1657,8 @@ const char *tracedat_option_name(unsigned int id)
 		"CMDLINES", "BUFFER_TEXT", "BTF_FILE", "LAST_BOOT_INFO", "MODULES_FILE",
 	};
 
+	if (id == TRACEDAT_OPT_SAVED_TGIDS)
+		return "SAVED_TGIDS";
 	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
 }
 

@@ -3,10 +3,14 @@
 #ifndef KTRACE_VIEWS_H
 #define KTRACE_VIEWS_H
 
+#include <stdbool.h>
+
 #include <ktrace/darwin.h>
 #include <ktrace/error.h>
 #include <ktrace/ftrace_pages.h>
 #include <ktrace/input.h>
+#include <ktrace/kcdata.h>
+#include <ktrace/koff.h>
 
 #include "common/outbuf.h"
 
@@ -52,6 +56,40 @@ int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_darwin_
  */
 int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
 			      struct kt_out *out, struct ktrace_error *err);
+/* How a KOFF buffer is printed (ktrace dump, ktrace report). */
+struct koff_view_opts {
+	uint64_t scale;     /* nanoseconds per time unit; ktrace(1)'s default is 1000000 */
+	int verbose;        /* 1: header and counters, 2: also each record's details */
+	int abs_time;       /* -t: every record line starts with its absolute time */
+};
+
+/*
+ * Prints a KOFF buffer as ktrace(1) does: time-stamp lines "XXXX+<ctime>" and record
+ * lines "tid:delta:correl tag:rest", oldest first (see docs/koff.md).
+ */
+int ktrace_view_koff_reader(struct koff_reader *r, const struct koff_view_opts *o,
+			    struct kt_out *out, struct ktrace_error *err);
+/* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
+int ktrace_view_koff(struct ktrace_input *in, struct kt_out *out, struct ktrace_error *err);
+
+/*
+ * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
+ * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
+ * format "text" (default, readable), "json" or "plist" (XML property list like
+ * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. Nothing is
+ * printed when the buffer does not decode.
+ */
+int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct kt_out *out,
+		       struct ktrace_error *err);
+/* A summary (begin type, item counts by type, containers, sizes, whether it decodes;
+ * items false; as JSON with json) or a listing of every item (items true) from the
+ * iterator. The summary is printed also when the data turns out corrupt. */
+int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, struct kt_out *out,
+			    struct ktrace_error *err);
+/* The tree printers; 0 or -ENOMEM. */
+int ktrace_kcdata_print_json(const struct kcdata_node *root, struct kt_out *out);
+int ktrace_kcdata_print_plist(const struct kcdata_node *root, struct kt_out *out);
+int ktrace_kcdata_print_text(const struct kcdata_node *root, struct kt_out *out);
 
 /*
  * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`

@@ -176,10 +176,26 @@ def compare(ktrace, path):
             diffs.append('buffer %r cpus: ktrace %d, dump %d' % (bname, len(kb['cpus']), bf['cpus']))
     check('%s: header facts match trace-cmd dump' % name, not diffs, '\n'.join(diffs))
 
-    # per-CPU records
+    # per-CPU records. trace-cmd 3.1.6 is occasionally not deterministic on the
+    # shared files whose compressed sizes are recorded short (a run printed no records
+    # for some CPUs, another raw timestamps): when it disagrees, ask it again, at most
+    # twice, and say so.
+    diffs = per_cpu_diffs(j, rep)
+    for attempt in range(2):
+        if not diffs:
+            break
+        print('# %s: trace-cmd report disagreed, running it again (%d)' % (name, attempt + 1))
+        cpus, rep = report_stats(path, instances)
+        diffs = per_cpu_diffs(j, rep)
+    total = sum(c['events'] for b in j['buffers'] for c in b['cpus'])
+    check('%s: per-CPU events, first/last timestamps, lost match trace-cmd report -t (%d events)'
+          % (name, total), not diffs, '\n'.join(diffs))
+    return j
+
+
+def per_cpu_diffs(j, rep):
     diffs = []
     seen = set()
-    total = 0
     for b in j['buffers']:
         for c in b['cpus']:
             key = (b['name'], c['cpu'])
@@ -189,7 +205,6 @@ def compare(ktrace, path):
                     diffs.append('%r: ktrace 0 events, report %d' % (key, r['events']))
                 continue
             seen.add(key)
-            total += c['events']
             if not r:
                 diffs.append('%r: ktrace %d events, report none' % (key, c['events']))
                 continue
@@ -201,9 +216,7 @@ def compare(ktrace, path):
     for key in rep:
         if key not in seen:
             diffs.append('%r: in report (%d events) but not in ktrace' % (key, rep[key]['events']))
-    check('%s: per-CPU events, first/last timestamps, lost match trace-cmd report -t (%d events)'
-          % (name, total), not diffs, '\n'.join(diffs))
-    return j
+    return diffs
 
 
 VOLATILE = {'compression', 'compression_version', 'file_size', 'sections', 'flyrecord_bytes',

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A streaming JSON writer on top of struct kt_out, for every format's JSON output.
+ *
+ * Values are written in document order; the writer inserts commas, colons, new lines
+ * and indentation. Strings are taken as bytes: valid UTF-8 is kept, any byte that is
+ * not part of a valid UTF-8 sequence is taken as a Latin-1 character (so the output
+ * is always valid UTF-8), and '"', '\\' and control characters are escaped. Numbers
+ * are written exactly (64-bit integers, never through double).
+ */
+#ifndef KTRACE_COMMON_JSON_H
+#define KTRACE_COMMON_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/outbuf.h"
+
+#define KT_JSON_MAX_DEPTH 512   /* deeper nesting is not supported (commas are lost) */
+
+struct kt_json {
+	struct kt_out *out;
+	int indent;                 /* spaces per level; 0 writes everything on one line */
+	int depth;
+	bool after_key;             /* the next value follows "key": */
+	uint8_t count[KT_JSON_MAX_DEPTH];    /* 0: container empty so far, 1: has values */
+	uint8_t flow[KT_JSON_MAX_DEPTH];     /* container written on one line */
+};
+
+void kt_json_init(struct kt_json *j, struct kt_out *out, int indent);
+
+/* flow: keep this container on one line ("[1, 2, 3]") even when indenting. */
+void kt_json_begin_object(struct kt_json *j, bool flow);
+void kt_json_end_object(struct kt_json *j);
+void kt_json_begin_array(struct kt_json *j, bool flow);
+void kt_json_end_array(struct kt_json *j);
+
+/* An object key; the next call writes its value. */
+void kt_json_key(struct kt_json *j, const char *key, size_t len);
+static inline void kt_json_key_cstr(struct kt_json *j, const char *key)
+{
+	kt_json_key(j, key, __builtin_strlen(key));
+}
+
+void kt_json_string(struct kt_json *j, const char *s, size_t len);
+void kt_json_u64(struct kt_json *j, uint64_t v);
+void kt_json_i64(struct kt_json *j, int64_t v);
+void kt_json_bool(struct kt_json *j, bool v);
+void kt_json_null(struct kt_json *j);
+/* Ends the document with a new line. */
+void kt_json_finish(struct kt_json *j);
+
+/* Writes s as a quoted, escaped JSON string. */
+void kt_json_write_string(struct kt_out *o, const char *s, size_t len);
+
+/*
+ * Decodes one character of s[0..len) (len > 0): the code point, and the number of
+ * bytes it used. Bytes that do not start a valid, shortest-form UTF-8 sequence of a
+ * Unicode scalar value decode as themselves (one byte, Latin-1).
+ */
+size_t kt_utf8_next(const uint8_t *s, size_t len, uint32_t *cp);
+/* Writes code point cp as UTF-8. */
+void kt_utf8_put(struct kt_out *o, uint32_t cp);
+
+#endif

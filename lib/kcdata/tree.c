@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The decoded kcdata tree: dictionaries (insertion order, hashed when large), arrays,
+ * integers and strings. Everything of one tree lives in an arena: nodes, strings,
+ * child arrays (grown by copying, the old copy abandoned) and keys, which are interned
+ * (a stackshot repeats the same few hundred keys millions of times). Freeing the root
+ * frees the arena; freeing any other node does nothing.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kcdata/kcdata_int.h"
+
+#define INDEX_FROM 16           /* dictionaries with this many entries get a hash index */
+#define CHUNK_SIZE (256 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	alignas(max_align_t) unsigned char data[];
+};
+
+struct kc_arena {
+	struct chunk *chunks;
+	/* interned keys: open addressing on the key hash */
+	struct key_slot *keys;
+	uint32_t nkeys, keys_cap;
+};
+
+struct key_slot {
+	uint32_t hash;
+	struct kc_key *key;
+};
+
+struct kc_key {
+	uint32_t hash;
+	char s[];
+};
+
+/* The node kcdata_decode hands out owns the arena. */
+struct kc_root {
+	struct kcdata_node node;
+	struct kc_arena *arena;
+};
+
+#define ROOT_FLAG 0x80          /* in kcdata_node.kind's high bit */
+
+static inline uint8_t kind_of(const struct kcdata_node *n)
+{
+	return n->kind & ~ROOT_FLAG;
+}
+
+static uint32_t hash_key(const char *s)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+
+	while (*s) {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+struct kc_arena *kc_arena_new(void)
+{
+	return calloc(1, sizeof(struct kc_arena));
+}
+
+void kc_arena_free(struct kc_arena *a)
+{
+	if (!a)
+		return;
+	while (a->chunks) {
+		struct chunk *c = a->chunks;
+
+		a->chunks = c->next;
+		free(c);
+	}
+	free(a->keys);
+	free(a);
+}
+
+void *kc_alloc(struct kc_arena *a, size_t n)
+{
+	struct chunk *c = a->chunks;
+
+	n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+	if (!n)
+		n = alignof(max_align_t);
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
+
+		if (n > SIZE_MAX - sizeof(*c))
+			return NULL;
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		if (cap == n && a->chunks) {
+			/* a big block of its own: keep filling the current chunk */
+			c->next = a->chunks->next;
+			a->chunks->next = c;
+		} else {
+			c->next = a->chunks;
+			a->chunks = c;
+		}
+	}
+	void *p = c->data + c->used;
+
+	c->used += n;
+	return p;
+}
+
+static void *kc_zalloc(struct kc_arena *a, size_t n)
+{
+	void *p = kc_alloc(a, n);
+
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+/* The arena's copy of key, shared by every dictionary that uses it. */
+static const struct kc_key *intern(struct kc_arena *a, const char *key)
+{
+	uint32_t h = hash_key(key), mask, i;
+	struct kc_key *k;
+	size_t len;
+
+	if ((a->nkeys + 1) * 2 > a->keys_cap) {
+		uint32_t cap = a->keys_cap ? a->keys_cap * 2 : 256;
+		struct key_slot *keys = calloc(cap, sizeof(*keys));
+
+		if (!keys)
+			return NULL;
+		for (uint32_t j = 0; j < a->keys_cap; j++) {
+			if (!a->keys[j].key)
+				continue;
+			for (i = a->keys[j].hash & (cap - 1); keys[i].key; i = (i + 1) & (cap - 1))
+				;
+			keys[i] = a->keys[j];
+		}
+		free(a->keys);
+		a->keys = keys;
+		a->keys_cap = cap;
+	}
+	mask = a->keys_cap - 1;
+	for (i = h & mask; a->keys[i].key; i = (i + 1) & mask)
+		if (a->keys[i].hash == h && !strcmp(a->keys[i].key->s, key))
+			return a->keys[i].key;
+	len = strlen(key);
+	k = kc_alloc(a, sizeof(*k) + len + 1);
+	if (!k)
+		return NULL;
+	k->hash = h;
+	memcpy(k->s, key, len + 1);
+	a->keys[i].hash = h;
+	a->keys[i].key = k;
+	a->nkeys++;
+	return k;
+}
+
+static struct kcdata_node *scalar_node(struct kc_arena *a, enum kcdata_node_kind kind)
+{
+	struct kcdata_node *n = kc_alloc(a, KC_SCALAR_NODE_SIZE);
+
+	if (n) {
+		memset(n, 0, KC_SCALAR_NODE_SIZE);
+		n->kind = (uint8_t)kind;
+	}
+	return n;
+}
+
+struct kcdata_node *kc_node_new(struct kc_arena *a, enum kcdata_node_kind kind, uint32_t cap)
+{
+	struct kcdata_node *n;
+
+	if (kind != KCDATA_NODE_DICT && kind != KCDATA_NODE_ARRAY)
+		return scalar_node(a, kind);
+	n = kc_zalloc(a, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->kind = (uint8_t)kind;
+	if (cap) {
+		size_t elem = kind == KCDATA_NODE_DICT ? sizeof(struct kc_entry)
+						       : sizeof(struct kcdata_node *);
+		void *p = kc_alloc(a, (size_t)cap * elem);
+
+		if (!p)
+			return NULL;
+		if (kind == KCDATA_NODE_DICT)
+			n->v.entries = p;
+		else
+			n->v.items = p;
+		n->cap = cap;
+	}
+	return n;
+}
+
+struct kcdata_node *kc_node_int(struct kc_arena *a, uint64_t v, bool negative)
+{
+	struct kcdata_node *n = scalar_node(a, KCDATA_NODE_INT);
+
+	if (n) {
+		n->v.u = v;
+		n->negative = negative;
+	}
+	return n;
+}
+
+struct kcdata_node *kc_node_string(struct kc_arena *a, const char *s, size_t len)
+{
+	struct kcdata_node *n;
+
+	if (len > UINT32_MAX - 1)
+		return NULL;
+	n = scalar_node(a, KCDATA_NODE_STRING);
+	if (!n)
+		return NULL;
+	n->v.str = kc_alloc(a, len + 1);
+	if (!n->v.str)
+		return NULL;
+	if (len)
+		memcpy(n->v.str, s, len);
+	n->v.str[len] = 0;
+	n->count = (uint32_t)len;
+	return n;
+}
+
+struct kcdata_node *kc_root_new(struct kc_arena *a, const struct kcdata_node *top)
+{
+	struct kc_root *r = malloc(sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->node = *top;
+	r->node.kind |= ROOT_FLAG;
+	r->arena = a;
+	return &r->node;
+}
+
+void kcdata_node_free(struct kcdata_node *n)
+{
+	if (n && (n->kind & ROOT_FLAG)) {
+		kc_arena_free(((struct kc_root *)n)->arena);
+		free(n);
+	}
+}
+
+static inline uint32_t key_hash(const char *key)
+{
+	return ((const struct kc_key *)(key - offsetof(struct kc_key, s)))->hash;
+}
+
+static int rebuild_index(struct kc_arena *a, struct kcdata_node *d)
+{
+	uint32_t cap = 64, *index;
+
+	while (cap < d->count * 2u + 2)
+		cap *= 2;
+	/* index[0] holds the capacity, slots follow */
+	index = kc_zalloc(a, ((size_t)cap + 1) * sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	index[0] = cap;
+	for (uint32_t i = 0; i < d->count; i++) {
+		uint32_t slot = key_hash(d->v.entries[i].key) & (cap - 1);
+
+		while (index[1 + slot])
+			slot = (slot + 1) & (cap - 1);
+		index[1 + slot] = i + 1;
+	}
+	d->index = index;
+	return 0;
+}
+
+static long find_hashed(const struct kcdata_node *d, const char *key, uint32_t h)
+{
+	const uint32_t *index = d->index;
+
+	if (index) {
+		uint32_t mask = index[0] - 1, slot = h & mask;
+
+		while (index[1 + slot]) {
+			const struct kc_entry *e = &d->v.entries[index[1 + slot] - 1];
+
+			if (key_hash(e->key) == h && !strcmp(e->key, key))
+				return (long)(index[1 + slot] - 1);
+			slot = (slot + 1) & mask;
+		}
+		return -1;
+	}
+	for (uint32_t i = 0; i < d->count; i++) {
+		const char *k = d->v.entries[i].key;
+
+		if (k == key || (key_hash(k) == h && !strcmp(k, key)))
+			return (long)i;
+	}
+	return -1;
+}
+
+long kc_dict_find(const struct kcdata_node *d, const char *key)
+{
+	if (!d || kind_of(d) != KCDATA_NODE_DICT)
+		return -1;
+	return find_hashed(d, key, hash_key(key));
+}
+
+/* Room for more elements in a dictionary's entries or an array's items: a new arena
+ * block twice as large, the old one abandoned. */
+static int grow(struct kc_arena *a, struct kcdata_node *n, size_t elem, uint32_t more)
+{
+	uint32_t cap = n->cap ? n->cap : 4;
+	void *p, **slot = kind_of(n) == KCDATA_NODE_DICT ? (void **)&n->v.entries
+						      : (void **)&n->v.items;
+
+	if (more > UINT32_MAX - n->count)
+		return -ENOMEM;
+	if (n->count + more <= n->cap)
+		return 0;
+	while (cap < n->count + more)
+		cap = cap > UINT32_MAX / 2 ? n->count + more : cap * 2;
+	p = kc_alloc(a, (size_t)cap * elem);
+	if (!p)
+		return -ENOMEM;
+	if (n->count)
+		memcpy(p, *slot, (size_t)n->count * elem);
+	*slot = p;
+	n->cap = cap;
+	return 0;
+}
+
+int kc_dict_add(struct kc_arena *a, struct kcdata_node *d, const char *key,
+		struct kcdata_node *val)
+{
+	const struct kc_key *k = intern(a, key);
+	struct kc_entry *e;
+
+	if (!k || grow(a, d, sizeof(struct kc_entry), 1))
+		return -ENOMEM;
+	e = &d->v.entries[d->count++];
+	e->key = k->s;
+	e->val = val;
+	if (d->count >= INDEX_FROM) {
+		uint32_t *index = d->index;
+
+		if (!index || d->count * 2u + 2 > index[0]) {
+			if (rebuild_index(a, d))
+				return -ENOMEM;
+		} else {
+			uint32_t mask = index[0] - 1, slot = k->hash & mask;
+
+			while (index[1 + slot])
+				slot = (slot + 1) & mask;
+			index[1 + slot] = d->count;
+		}
+	}
+	return 0;
+}
+
+void kc_dict_replace(struct kcdata_node *d, long i, struct kcdata_node *val)
+{
+	d->v.entries[i].val = val;
+}
+
+void kc_dict_remove(struct kc_arena *a, struct kcdata_node *d, const char *key)
+{
+	long i = kc_dict_find(d, key);
+
+	if (i < 0)
+		return;
+	memmove(&d->v.entries[i], &d->v.entries[i + 1],
+		(d->count - (uint32_t)i - 1) * sizeof(struct kc_entry));
+	d->count--;
+	d->index = NULL;
+	if (d->count >= INDEX_FROM)
+		rebuild_index(a, d);   /* on failure lookups scan */
+}
+
+int kc_array_push(struct kc_arena *a, struct kcdata_node *arr, struct kcdata_node *val)
+{
+	if (grow(a, arr, sizeof(*arr->v.items), 1))
+		return -ENOMEM;
+	arr->v.items[arr->count++] = val;
+	return 0;
+}
+
+int kc_array_concat(struct kc_arena *a, struct kcdata_node *dst, struct kcdata_node *src)
+{
+	if (grow(a, dst, sizeof(*dst->v.items), src->count))
+		return -ENOMEM;
+	if (src->count)
+		memcpy(dst->v.items + dst->count, src->v.items, src->count * sizeof(*src->v.items));
+	dst->count += src->count;
+	return 0;
+}
+
+/* ---- Public accessors ---- */
+
+enum kcdata_node_kind kcdata_node_kind(const struct kcdata_node *n)
+{
+	return n ? (enum kcdata_node_kind)kind_of(n) : (enum kcdata_node_kind)0;
+}
+
+size_t kcdata_node_count(const struct kcdata_node *n)
+{
+	if (!n || (kind_of(n) != KCDATA_NODE_DICT && kind_of(n) != KCDATA_NODE_ARRAY))
+		return 0;
+	return n->count;
+}
+
+const struct kcdata_node *kcdata_node_at(const struct kcdata_node *n, size_t i)
+{
+	if (!n || i >= n->count)
+		return NULL;
+	if (kind_of(n) == KCDATA_NODE_DICT)
+		return n->v.entries[i].val;
+	if (kind_of(n) == KCDATA_NODE_ARRAY)
+		return n->v.items[i];
+	return NULL;
+}
+
+const char *kcdata_node_key(const struct kcdata_node *n, size_t i)
+{
+	if (!n || kind_of(n) != KCDATA_NODE_DICT || i >= n->count)
+		return NULL;
+	return n->v.entries[i].key;
+}
+
+const struct kcdata_node *kcdata_node_get(const struct kcdata_node *n, const char *key)
+{
+	long i = kc_dict_find(n, key);
+
+	return i < 0 ? NULL : n->v.entries[i].val;
+}
+
+const struct kcdata_node *kcdata_node_path(const struct kcdata_node *n, const char *path)
+{
+	char key[256];
+
+	while (n && *path) {
+		size_t len = strcspn(path, ".");
+
+		if (len >= sizeof(key))
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = 0;
+		n = kcdata_node_get(n, key);
+		path += len;
+		if (*path == '.')
+			path++;
+	}
+	return n;
+}
+
+uint64_t kcdata_node_uint(const struct kcdata_node *n)
+{
+	return n && kind_of(n) == KCDATA_NODE_INT ? n->v.u : 0;
+}
+
+int64_t kcdata_node_int(const struct kcdata_node *n)
+{
+	return (int64_t)kcdata_node_uint(n);
+}
+
+bool kcdata_node_is_negative(const struct kcdata_node *n)
+{
+	return n && kind_of(n) == KCDATA_NODE_INT && n->negative;
+}
+
+const char *kcdata_node_string(const struct kcdata_node *n, size_t *len)
+{
+	if (!n || kind_of(n) != KCDATA_NODE_STRING) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = n->count;
+	return n->v.str;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* The producer's view of an open buffer (buffer.c opens it, log.c writes records). */
+#ifndef KTRACE_KOFF_PRODUCER_H
+#define KTRACE_KOFF_PRODUCER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "koff/internal.h"
+
+/* Library-internal: not exported from libktrace.so. */
+#pragma GCC visibility push(hidden)
+
+struct koff_buffer {
+	char *path;
+	int fd;
+	uint64_t ident;             /* process-unique, keys call-site caches */
+	uint8_t *hdr;               /* header page, mapped for the buffer's lifetime */
+	uint8_t *full;              /* the whole file once allocated (NULL while reserved) */
+	size_t full_len;
+	_Atomic(struct koff_rec *) ring;   /* published once allocated */
+	/* Local copies of the geometry, checked when the file was mapped: nothing below is
+	 * ever re-read from the shared file. */
+	uint64_t nentries, slot_mask;
+	uint8_t *strtab;
+	uint64_t strtab_size;
+	_Atomic(uint32_t) *hash;
+	uint32_t hash_slots;
+	pthread_mutex_t lock;       /* serialises remapping */
+	int anchor_slot;            /* -1 when not registered */
+	int is_default;
+};
+
+static inline _Atomic(uint64_t) *koff_h64(const struct koff_buffer *b, unsigned off)
+{
+	return (_Atomic(uint64_t) *)(void *)(b->hdr + off);
+}
+
+static inline _Atomic(uint32_t) *koff_h32(const struct koff_buffer *b, unsigned off)
+{
+	return (_Atomic(uint32_t) *)(void *)(b->hdr + off);
+}
+
+/* Maps the allocated buffer if it became allocated since; returns the ring or NULL. */
+struct koff_rec *koff_buffer_ring(struct koff_buffer *b);
+
+/* Writes one record (log.c). Returns 0, -EAGAIN (not allocated) or -EBUSY (dropped). */
+int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id,
+		      uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5]);
+/* Offset of the string in the buffer's string table, adding it if needed; 0 when the
+ * buffer has no table or it is full. */
+uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len);
+
+/* The process id and the calling thread's id, cached (reset in a forked child). */
+extern uint32_t koff__pid_cache;
+extern __thread uint64_t koff__tid_cache;
+uint32_t koff_self_pid_slow(void);
+uint64_t koff_self_tid_slow(void);
+
+static inline uint32_t koff_self_pid(void)
+{
+	return __builtin_expect(koff__pid_cache != 0, 1) ? koff__pid_cache : koff_self_pid_slow();
+}
+
+static inline uint64_t koff_self_tid(void)
+{
+	return __builtin_expect(koff__tid_cache != 0, 1) ? koff__tid_cache : koff_self_tid_slow();
+}
+
+/* Record time stamps (clock.c): the TSC extrapolated from a per-thread anchor where
+ * the kernel keeps time with it, else clock_gettime. */
+#if defined(__x86_64__)
+#define HAVE_TSC 1
+extern _Atomic int koff__tsc_state;
+extern _Atomic uint64_t koff__tsc_mult, koff__tsc_limit;
+extern __thread uint64_t koff__anchor_tsc, koff__anchor_ns;
+#endif
+uint64_t koff_stamp_ns(void);
+
+static inline uint64_t koff_stamp_fast(void)
+{
+#ifdef HAVE_TSC
+	if (__builtin_expect(atomic_load_explicit(&koff__tsc_state, memory_order_relaxed) > 0, 1)) {
+		uint64_t d = __rdtsc() - koff__anchor_tsc;
+
+		if (__builtin_expect(d < atomic_load_explicit(&koff__tsc_limit,
+							      memory_order_relaxed), 1))
+			return koff__anchor_ns +
+			       (uint64_t)(((unsigned __int128)d *
+					   atomic_load_explicit(&koff__tsc_mult,
+								memory_order_relaxed)) >> 32);
+	}
+#endif
+	return koff_stamp_ns();
+}
+
+/* The default buffer once open. */
+extern _Atomic(struct koff_buffer *) koff__default_buffer;
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/* ktrace dump: control and print a KOFF trace buffer, live or from a crash dump. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ktrace/koff.h>
+
+#include "cli.h"
+#include "views/views.h"
+
+static const char dump_help[] =
+"NAME\n"
+"    ktrace dump - control and print a KOFF trace buffer\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace dump [-vtFd] [-s scale] [-e[mask]] [-b num_ent] [--buffer PATH] [-o FILE]\n"
+"    ktrace dump [-vt] [-s scale] [-o FILE] NAMELIST [COREFILE]\n"
+"\n"
+"DESCRIPTION\n"
+"    Programs linked with libktrace log KOFF trace records (KOFF_TRACE) into a\n"
+"    circular buffer: a file under /dev/shm that every process using it maps, and\n"
+"    that outlives them. ktrace dump locates the records, formats them and prints\n"
+"    them oldest first, as ktrace(1) of the KOFF facility does. The first synopsis is\n"
+"    for a running system (the buffer file), the second for a crash dump. The options\n"
+"    that change the tracing state (-F, -d, -e, -b) apply to a running system only;\n"
+"    when one is given, nothing is printed (except the state, with -v).\n"
+"\n"
+"    The buffer is the file given by --buffer, else the one named by the environment\n"
+"    variable KOFF_BUFFER (as for the producers), else /dev/shm/koff-NAME when a\n"
+"    NAMELIST is given (NAME being its base name, the producers' default), else the\n"
+"    only KOFF buffer in /dev/shm.\n"
+"\n"
+"    Output has two kinds of lines. A time stamp\n"
+"        0304+Wed May 16 12:19:16 2001\n"
+"    gives a record's time: 4 hex digits of the fraction of a second divided by the\n"
+"    scale, then the whole seconds as ctime(3) prints them, in the local time zone.\n"
+"    A trace record\n"
+"        05c6d780:0ca8:00000000   odmmount: vfsp 3f7738 mvp 43fab8\n"
+"    gives the low 32 bits of the thread id, 4 hex digits of the time since the last\n"
+"    time stamp divided by the scale, the low 32 bits of the correlator, then the\n"
+"    tag (the format's text before its first colon) right-aligned and cut to 10\n"
+"    columns, the colon, and the rest of the formatted record. A new time stamp is\n"
+"    printed whenever the delta would not fit in 16 bits and at least every 100 lines.\n"
+"    Control characters in formats and strings are shown escaped (\\n, \\t, \\xNN).\n"
+"\n"
+"ARGUMENTS\n"
+"    NAMELIST\n"
+"        The program file (ELF, not stripped) of the process that logged the records.\n"
+"        Without COREFILE, it selects that program's default buffer on the running\n"
+"        system.\n"
+"    COREFILE\n"
+"        An ELF core of that process (from the kernel, or from gdb's gcore). The\n"
+"        buffer is found through the program's symbol table (koff_crash_anchor), the\n"
+"        core's segments and its notes (the auxiliary vector gives the load address of\n"
+"        a position-independent program). Formats come from the buffer's string\n"
+"        table, else from the process's memory or the program file; %s arguments are\n"
+"        shown only in crash dumps, read from the process's memory.\n"
+"\n"
+"OPTIONS\n"
+"    -v, --verbose\n"
+"        More detail: the buffer header first (file, size, string table use, mask,\n"
+"        creation), and after the records the counters: records logged since the\n"
+"        last flush = shown + overwritten + unfinished (being written while read),\n"
+"        then those dropped (no free slot found), rejected (unusable format) and\n"
+"        skipped (sequence numbers nobody took). Twice: also each record's sequence\n"
+"        number, process, full thread id and correlator.\n"
+"    -t, --time\n"
+"        Start every record line with the record's absolute time,\n"
+"        'YYYY-MM-DD HH:MM:SS.nnnnnnnnn' in the local time zone.\n"
+"    -s, --scale SCALE\n"
+"        Nanoseconds per unit of the time-stamp fractions and deltas (default\n"
+"        1000000: milliseconds). A smaller scale gives more resolution, but the\n"
+"        deltas still have 16 bits and the fraction is cut to its low 16 bits.\n"
+"    -e[MASK], --enable[=MASK]\n"
+"        Enable tracing and set the event mask (a number; 0x for hex). Without a\n"
+"        mask, restore the last mask used. Allocates a buffer sized with -b, and\n"
+"        creates the buffer (32768 entries) when there is none.\n"
+"    -d, --disable\n"
+"        Disable tracing: KOFF_TRACE logs nothing until -e.\n"
+"    -F, --flush\n"
+"        Flush the buffer: the records logged so far are no longer shown.\n"
+"    -b, --entries NUM_ENT\n"
+"        Size the buffer to NUM_ENT entries (rounded up to a power of two, 16 to\n"
+"        4194304). The buffer is not allocated until tracing is enabled with -e. A\n"
+"        buffer that is allocated cannot be resized or freed: this is then an error.\n"
+"    --buffer PATH\n"
+"        The buffer file (for a running system, or one left over after a crash).\n"
+"    -o, --output FILE\n"
+"        Instead of printing, save the records as a Darwin ktrace (V3 chunked) file;\n"
+"        'ktrace report FILE' prints it the same way.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"ENVIRONMENT\n"
+"    KOFF_BUFFER   the default buffer file of producers and of ktrace dump\n"
+"    TZ            the time zone of the time stamps\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace dump --buffer /dev/shm/koff-myprog\n"
+"    KOFF_BUFFER=/dev/shm/koff-test ktrace dump -v -s 1000\n"
+"    ktrace dump -b 65536 -e0x3 --buffer /dev/shm/koff-myprog\n"
+"    ktrace dump -d; ktrace dump -F; ktrace dump -e\n"
+"    ktrace dump ./myprog core.12345\n"
+"    ktrace dump -o snap.ktrace && ktrace report snap.ktrace\n"
+"\n"
+"EXIT STATUS\n"
+"    0 on success, 1 when the buffer or core cannot be read or the operation is\n"
+"    refused (such as -b on an allocated buffer), 2 for usage errors.\n";
+
+enum { OPT_BUFFER = 256 };
+
+static const struct option dump_options[] = {
+	{ "verbose", no_argument,       NULL, 'v' },
+	{ "time",    no_argument,       NULL, 't' },
+	{ "flush",   no_argument,       NULL, 'F' },
+	{ "disable", no_argument,       NULL, 'd' },
+	{ "enable",  optional_argument, NULL, 'e' },
+	{ "scale",   required_argument, NULL, 's' },
+	{ "entries", required_argument, NULL, 'b' },
+	{ "buffer",  required_argument, NULL, OPT_BUFFER },
+	{ "output",  required_argument, NULL, 'o' },
+	{ "help",    no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct dump_opts {
+	struct koff_view_opts view;
+	bool flush, disable, enable, enable_mask;
+	uint64_t mask;
+	uint32_t entries;
+	const char *buffer, *output, *namelist, *core;
+};
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+static int parse_options(int argc, char **argv, struct dump_opts *o)
+{
+	uint64_t v;
+	int c;
+
+	o->view.scale = 1000000;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vtFde::s:b:o:h", dump_options, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			o->view.verbose++;
+			break;
+		case 't':
+			o->view.abs_time = 1;
+			break;
+		case 'F':
+			o->flush = true;
+			break;
+		case 'd':
+			o->disable = true;
+			break;
+		case 'e':
+			o->enable = true;
+			if (optarg) {
+				if (parse_u64(optarg, &o->mask))
+					return cli_usage_error("dump", "invalid mask '%s'", optarg);
+				o->enable_mask = true;
+			}
+			break;
+		case 's':
+			if (parse_u64(optarg, &v) || !v || v > 1000000000ULL)
+				return cli_usage_error("dump", "invalid scale '%s' (1 to 1000000000)",
+						       optarg);
+			o->view.scale = v;
+			break;
+		case 'b':
+			if (parse_u64(optarg, &v) || !v || v > (1u << 22))
+				return cli_usage_error("dump", "invalid entry count '%s' (1 to 4194304)",
+						       optarg);
+			o->entries = (uint32_t)v;
+			break;
+		case OPT_BUFFER:
+			o->buffer = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'h':
+			cli_print_help(&cli_dump);
+			exit(CLI_OK);
+		default:
+			return cli_usage_error("dump", "invalid option");
+		}
+	}
+	if (optind < argc)
+		o->namelist = argv[optind++];
+	if (optind < argc)
+		o->core = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("dump", "too many arguments");
+	if (o->enable && o->disable)
+		return cli_usage_error("dump", "-e and -d contradict each other");
+	if (o->core && (o->flush || o->disable || o->enable || o->entries))
+		return cli_usage_error("dump", "-F, -d, -e and -b apply to a running system only, "
+				       "not to a crash dump");
+	if (o->core && o->buffer)
+		return cli_usage_error("dump", "--buffer and a core file exclude each other");
+	if (o->output && (o->flush || o->disable || o->enable || o->entries))
+		return cli_usage_error("dump", "-o saves records: it does not combine with "
+				       "-F, -d, -e or -b");
+	return CLI_OK;
+}
+
+/* The only KOFF buffer under /dev/shm, if there is exactly one. */
+static int find_only_buffer(char *path, size_t len)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char p[PATH_MAX], magic[8];
+		int fd;
+
+		if (strncmp(de->d_name, "koff-", 5) || strstr(de->d_name, ".tmp"))
+			continue;
+		snprintf(p, sizeof(p), "/dev/shm/%s", de->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (read(fd, magic, 8) == 8 && !memcmp(magic, "KOFFRING", 8)) {
+			if (!found)
+				snprintf(path, len, "%s", p);
+			if (found == 1)
+				fprintf(stderr, "ktrace: KOFF buffers in /dev/shm:\n  %s\n", path);
+			if (found >= 1)
+				fprintf(stderr, "  %s\n", p);
+			found++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return found;
+}
+
+static int buffer_path(const struct dump_opts *o, char *path, size_t len, bool creating)
+{
+	const char *env = getenv("KOFF_BUFFER");
+	int n;
+
+	if (o->buffer) {
+		snprintf(path, len, "%s", o->buffer);
+		return 0;
+	}
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return 0;
+	}
+	if (o->namelist) {
+		const char *base = strrchr(o->namelist, '/');
+
+		snprintf(path, len, "/dev/shm/koff-%s", base ? base + 1 : o->namelist);
+		return 0;
+	}
+	n = find_only_buffer(path, len);
+	if (n == 1)
+		return 0;
+	if (n > 1)
+		cli_errorf(NULL, "several KOFF buffers in /dev/shm: choose one with --buffer");
+	else
+		cli_errorf(NULL, "no KOFF buffer found in /dev/shm%s: give one with --buffer or "
+			   "KOFF_BUFFER", creating ? " (and none to create)" : "");
+	return -1;
+}
+
+static int control(const struct dump_opts *o, const char *path)
+{
+	struct ktrace_error err = { 0 };
+	struct koff_open_options oo = { 0, 0, 0 };
+	struct koff_buffer *b;
+	int ret = 0;
+
+	if (o->entries && koff_reserve(path, o->entries, &err) < 0) {
+		cli_error(NULL, &err);
+		return CLI_FAILED;
+	}
+	if (!o->enable && !o->disable && !o->flush && !o->view.verbose)
+		return CLI_OK;
+	if (o->enable)
+		oo.nentries = KOFF_DEFAULT_ENTRIES;    /* creates it when there is none */
+	b = koff_open_opts(path, &oo, &err);
+	if (!b) {
+		if (errno == ENOENT)
+			cli_errorf(path, "no such buffer");
+		else
+			cli_error(NULL, &err);
+		return CLI_FAILED;
+	}
+	if (o->enable)
+		ret = o->enable_mask ? koff_enable(b, o->mask, &err) : koff_enable_last(b, &err);
+	else if (o->disable)
+		ret = koff_disable(b);
+	if (!ret && o->flush)
+		ret = koff_flush(b);
+	if (ret < 0) {
+		cli_error(NULL, &err);
+		koff_close(b);
+		return CLI_FAILED;
+	}
+	if (o->view.verbose) {
+		struct koff_counters c;
+
+		koff_get_counters(b, &c);
+		printf("# KOFF buffer %s: %s, %u entries, tracing %s, mask 0x%016llx\n", path,
+		       c.allocated ? "allocated" : "reserved (not allocated)", c.nentries,
+		       c.enabled ? "enabled" : "disabled", (unsigned long long)c.mask);
+		printf("# logged %llu since the last flush (%llu overwritten), dropped %llu, "
+		       "flushes %llu\n", (unsigned long long)c.logged,
+		       (unsigned long long)c.overwritten, (unsigned long long)c.dropped,
+		       (unsigned long long)c.flushes);
+	}
+	koff_close(b);
+	return CLI_OK;
+}
+
+static int run_dump(int argc, char **argv)
+{
+	struct dump_opts opts = { 0 };
+	struct ktrace_error err = { 0 };
+	struct koff_reader *r = NULL;
+	char path[PATH_MAX];
+	const char *what;
+	struct kt_out *out;
+	int ret;
+
+	ret = parse_options(argc, argv, &opts);
+	if (ret)
+		return ret;
+	if (opts.core) {
+		what = opts.core;
+		ret = koff_reader_open_core(opts.namelist, opts.core, &r, &err);
+	} else {
+		bool ctl = opts.flush || opts.disable || opts.enable || opts.entries;
+
+		if (buffer_path(&opts, path, sizeof(path), ctl) < 0)
+			return CLI_FAILED;
+		if (ctl)
+			return control(&opts, path);
+		what = path;
+		ret = koff_reader_open_file(path, &r, &err);
+	}
+	if (ret < 0) {
+		cli_error(what, &err);
+		return CLI_FAILED;
+	}
+	if (opts.output) {
+		ret = koff_snapshot_write(r, opts.output, &err);
+		if (ret < 0)
+			cli_error(what, &err);
+		koff_reader_close(r);
+		return ret < 0 ? CLI_FAILED : CLI_OK;
+	}
+	out = malloc(sizeof(*out));
+	if (!out) {
+		koff_reader_close(r);
+		cli_errorf(what, "out of memory");
+		return CLI_FAILED;
+	}
+	kt_out_init(out, STDOUT_FILENO);
+	ret = ktrace_view_koff_reader(r, &opts.view, out, &err);
+	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
+		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	if (ret < 0)
+		cli_error(what, &err);
+	free(out);
+	koff_reader_close(r);
+	return ret < 0 ? CLI_FAILED : CLI_OK;
+}
+
+const struct cli_command cli_dump = {
+	.name = "dump",
+	.summary = "control and print a KOFF trace buffer, live or from a crash dump",
+	.help = dump_help,
+	.run = run_dump,
+};

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/* ktrace extract: save what the kernel ring buffers hold now into a trace.dat file. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktrace/tracefs.h>
+
+#include "cli.h"
+#include "record_cli.h"
+
+static const char extract_help[] =
+"NAME\n"
+"    ktrace extract - save what the kernel ring buffers hold now into a trace.dat file\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace extract [-o FILE] [-B INSTANCE]... [-t] [-a] [--file-version 6|7]\n"
+"                   [--compression none|zstd|zlib]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads the events the ring buffers hold (the top buffer by default) through\n"
+"    per_cpu/cpuN/trace_pipe_raw and saves them as a trace-cmd trace.dat file, like\n"
+"    'trace-cmd extract': useful after tracing was set up by hand (events enabled,\n"
+"    tracing_on switched on and off). Reading consumes the events; nothing else in\n"
+"    tracefs is changed. When tracing is still on, at most twice the buffer size is\n"
+"    read per CPU, so that the command ends.\n"
+"\n"
+"    The file holds the formats of every event (any of them may be in the buffers),\n"
+"    header texts, kallsyms, printk formats, saved command lines, uname, the trace\n"
+"    clock and the per-CPU counters; the events each CPU lost (overrun, commit\n"
+"    overrun, dropped, as per_cpu/cpuN/stats count them since the buffer was last\n"
+"    emptied) are printed.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output FILE\n"
+"        Output file (default trace.dat), written under a temporary name and renamed\n"
+"        when complete.\n"
+"    -B, --instance NAME\n"
+"        Save this tracefs instance (repeatable) instead of the top buffer.\n"
+"    -t, --top\n"
+"        With -B: save the top buffer too.\n"
+"    -a, --all\n"
+"        Save the top buffer and every instance.\n"
+"    --file-version 6|7\n"
+"        trace.dat version (default 7).\n"
+"    --compression none|zstd|zlib\n"
+"        Compression (version 7 only; default zstd).\n"
+"    -q, --quiet\n"
+"        Print only errors and lost events.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"EXAMPLES\n"
+"    echo 1 > /sys/kernel/tracing/events/sched/enable; sleep 1; ktrace extract -o s.dat\n"
+"    ktrace extract -B mytrace -t -o both.dat\n"
+"    ktrace extract -a --file-version 6 -o everything.dat\n"
+"\n"
+"EXIT STATUS\n"
+"    0 when the file was written, 1 when tracefs cannot be read (not root, not\n"
+"    mounted and not mountable, no such instance) or the file cannot be written, 2 for\n"
+"    usage errors.\n";
+
+enum { OPT_VERSION = 256, OPT_COMPRESSION };
+
+static const struct option extract_options[] = {
+	{ "output",       required_argument, NULL, 'o' },
+	{ "instance",     required_argument, NULL, 'B' },
+	{ "top",          no_argument,       NULL, 't' },
+	{ "all",          no_argument,       NULL, 'a' },
+	{ "file-version", required_argument, NULL, OPT_VERSION },
+	{ "compression",  required_argument, NULL, OPT_COMPRESSION },
+	{ "quiet",        no_argument,       NULL, 'q' },
+	{ "help",         no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int run_extract(int argc, char **argv)
+{
+	struct ktrace_extract_opts o = { 0 };
+	struct tracedat_write_opts wo;
+	struct ktrace_error err = { 0 };
+	struct ktrace_session *s = NULL;
+	const char *output = "trace.dat", *version = NULL, *compression = NULL;
+	const char **inst = NULL;
+	size_t ninst = 0;
+	bool quiet = false;
+	char tmpdir[PATH_MAX];
+	int c, ret, status = CLI_FAILED;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:B:taqh", extract_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'B': {
+			const char **n = realloc(inst, (ninst + 1) * sizeof(*n));
+
+			if (!n) {
+				free(inst);
+				return CLI_FAILED;
+			}
+			inst = n;
+			inst[ninst++] = optarg;
+			break;
+		}
+		case 't':
+			o.top = true;
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case OPT_VERSION:
+			version = optarg;
+			break;
+		case OPT_COMPRESSION:
+			compression = optarg;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			free(inst);
+			cli_print_help(&cli_extract);
+			return CLI_OK;
+		default:
+			free(inst);
+			return cli_usage_error("extract", "invalid option");
+		}
+	}
+	ret = record_cli_write_opts("extract", version, compression, &wo);
+	if (!ret && optind < argc)
+		ret = cli_usage_error("extract", "unexpected argument '%s'", argv[optind]);
+	if (!ret && o.all && ninst)
+		ret = cli_usage_error("extract", "-a saves every instance: no -B with it");
+	if (!ret && !strcmp(output, "-"))
+		ret = cli_usage_error("extract", "the output must be a file");
+	if (ret) {
+		free(inst);
+		return ret;
+	}
+	{
+		const char *slash = strrchr(output, '/');
+
+		if (slash && slash != output)
+			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
+		else
+			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
+	}
+	o.instances = inst;
+	o.ninstances = ninst;
+	o.tmpdir = tmpdir;
+	if (ktrace_extract_open(&o, &s, &err) < 0 || ktrace_session_stop(s, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	if (ktrace_session_restore(s, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	record_cli_print_stats(s, quiet);
+	if (ktrace_session_write(s, output, &wo, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
+			wo.compression);
+	status = CLI_OK;
+out:
+	ktrace_session_close(s);
+	free(inst);
+	return status;
+}
+
+const struct cli_command cli_extract = {
+	.name = "extract",
+	.summary = "save what the kernel ring buffers hold now into a trace.dat file",
+	.help = extract_help,
+	.run = run_extract,
+};

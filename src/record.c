@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/* ktrace record: record kernel events from tracefs into a trace.dat file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ktrace/tracefs.h>
+
+#include "cli.h"
+#include "record_cli.h"
+
+static const char record_help[] =
+"NAME\n"
+"    ktrace record - record kernel events from tracefs into a trace.dat file\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace record -e EVENT [-e EVENT]... [OPTIONS] [[--] COMMAND [ARGS]]\n"
+"\n"
+"DESCRIPTION\n"
+"    Enables the events asked for in the kernel's ring buffer (the top one, or an\n"
+"    instance created for the recording with -B), runs COMMAND if one is given, and\n"
+"    saves every event into a trace-cmd trace.dat file (version 7, zstd-compressed by\n"
+"    default) that trace-cmd report, KernelShark or ktrace read.\n"
+"\n"
+"    Recording stops when COMMAND exits, or on SIGINT (Ctrl-C) or SIGTERM when there\n"
+"    is no command (a signal also stops a recording with a command). The file is then\n"
+"    completed: an interrupted recording still gives a valid file.\n"
+"\n"
+"    One thread per CPU moves whole sub-buffers from per_cpu/cpuN/trace_pipe_raw into a\n"
+"    temporary file next to the output with splice(2); at the end the partly filled\n"
+"    sub-buffers are read too. The file holds the header texts, the formats of the\n"
+"    recorded events, kallsyms, printk formats, saved command lines and thread group\n"
+"    ids, uname, the trace clock and the per-CPU counters (trace-cmd report --stat\n"
+"    shows them).\n"
+"\n"
+"    At the end ktrace prints, per CPU, the events recorded and the events lost: the\n"
+"    kernel's overrun counter (events overwritten before they could be read), commit\n"
+"    overruns and dropped events, read from per_cpu/cpuN/stats, and how many losses the\n"
+"    sub-buffer headers mark. While recording, a progress line (events/s, MB written,\n"
+"    events lost so far) is shown when standard error is a terminal.\n"
+"\n"
+"    ktrace needs root and tracefs only: it mounts tracefs on /sys/kernel/tracing when\n"
+"    it is not mounted (and unmounts it afterwards), and never writes\n"
+"    /proc/sys/kernel/ftrace_enabled. Everything it changes in tracefs (tracing_on,\n"
+"    enabled events, buffer size, trace clock, current tracer, event pid filter, the\n"
+"    event-fork and record-tgid options, buffer_percent, set to 1 so that readers\n"
+"    wake up early) is put back at the end, also after errors and signals; an\n"
+"    instance it created is removed. Only SIGKILL can prevent that.\n"
+"\n"
+"OPTIONS\n"
+"    -e, --event EVENT\n"
+"        Events to record (repeatable): SYSTEM (every event of it), SYSTEM:EVENT,\n"
+"        EVENT (in any system), or 'all'; shell-style globs work in both parts\n"
+"        ('sched:sched_wak*', '*:*_exit'). Quote them for the shell.\n"
+"    -B, --instance NAME\n"
+"        Record in a new tracefs instance NAME (created now and removed at the end;\n"
+"        it must not exist) instead of the top buffer; other tracing users are not\n"
+"        disturbed. In the file it is an instance buffer, as trace-cmd writes it.\n"
+"    -b, --buffer-size KB\n"
+"        Per-CPU ring-buffer size in KiB (default: as it is).\n"
+"    -C, --clock CLOCK\n"
+"        Trace clock (local, global, mono, boot, x86-tsc...; see trace_clock).\n"
+"    -o, --output FILE\n"
+"        Output file (default trace.dat), written under a temporary name and renamed\n"
+"        when complete.\n"
+"    --file-version 6|7\n"
+"        trace.dat version (default 7).\n"
+"    --compression none|zstd|zlib\n"
+"        Compression (version 7 only; default zstd). Debian's trace-cmd reads zstd\n"
+"        but not zlib.\n"
+"    -P, --pid PID\n"
+"        Record only the events of this process (repeatable; set_event_pid).\n"
+"    -F\n"
+"        Record only the events of COMMAND.\n"
+"    -c\n"
+"        With -F or -P: also the processes they fork (options/event-fork).\n""    --no-tgids\n"
+"        Do not record thread group ids. By default options/record-tgid is on while\n"
+"        recording and the kernel's saved_tgids table is saved in the file; trace.dat\n"
+"        has no place for it, so ktrace keeps it in an option of its own (id 32769,\n"
+"        SAVED_TGIDS), which trace-cmd skips.\n"
+"    -q, --quiet\n"
+"        No progress line and no per-CPU figures (errors and lost events are still\n"
+"        reported).\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace record -e sched -e syscalls -o x.dat -- make -j2\n"
+"    ktrace record -e 'sched:sched_switch' -e irq -b 8192 -o irq.dat    (Ctrl-C to stop)\n"
+"    ktrace record -B mytrace -e 'kmem:*' -F -c -- ./workload\n"
+"    ktrace record -e all --file-version 6 -o all.dat -- sleep 1\n"
+"\n"
+"EXIT STATUS\n"
+"    0 when the file was written (whatever COMMAND's status), 1 when recording or\n"
+"    writing failed (tracefs missing, not root, unknown event, I/O error), 2 for usage\n"
+"    errors.\n";
+
+enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
+
+static const struct option record_options[] = {
+	{ "event",        required_argument, NULL, 'e' },
+	{ "instance",     required_argument, NULL, 'B' },
+	{ "buffer-size",  required_argument, NULL, 'b' },
+	{ "clock",        required_argument, NULL, 'C' },
+	{ "output",       required_argument, NULL, 'o' },
+	{ "file-version", required_argument, NULL, OPT_VERSION },
+	{ "compression",  required_argument, NULL, OPT_COMPRESSION },
+	{ "pid",          required_argument, NULL, 'P' },
+	{ "no-tgids",     no_argument,       NULL, OPT_TGIDS },
+	{ "quiet",        no_argument,       NULL, 'q' },
+	{ "help",         no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Signals only set flags and wake the main loop through a pipe. */
+static volatile sig_atomic_t got_stop, got_child;
+static int wake_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGCHLD)
+		got_child = 1;
+	else
+		got_stop = sig;
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0) {
+		/* the pipe is full: the main loop wakes up anyway */
+	}
+	errno = saved;
+}
+
+static void set_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+int record_cli_write_opts(const char *command, const char *version, const char *compression,
+			  struct tracedat_write_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->version = 7;
+	if (version) {
+		if (strcmp(version, "6") && strcmp(version, "7"))
+			return cli_usage_error(command, "--file-version must be 6 or 7");
+		opts->version = (unsigned int)atoi(version);
+	}
+	if (!compression)
+		compression = opts->version >= 7 ? "zstd" : "none";
+	if (strcmp(compression, "none") && strcmp(compression, "zstd") && strcmp(compression, "zlib"))
+		return cli_usage_error(command, "--compression must be none, zstd or zlib");
+	if (opts->version < 7 && strcmp(compression, "none"))
+		return cli_usage_error(command, "version 6 files cannot be compressed");
+	opts->compression = compression;
+	return CLI_OK;
+}
+
+static void human(char *buf, size_t len, unsigned long long bytes)
+{
+	if (bytes >= 1000000)
+		snprintf(buf, len, "%.1f MB", (double)bytes / 1e6);
+	else
+		snprintf(buf, len, "%.1f kB", (double)bytes / 1e3);
+}
+
+unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool quiet)
+{
+	unsigned long long lost = 0, events = 0, bytes = 0;
+
+	for (size_t b = 0; b < ktrace_session_buffer_count(s); b++) {
+		const char *name = ktrace_session_buffer_name(s, b);
+
+		if (*name && !quiet)
+			fprintf(stderr, "Buffer %s:\n", name);
+		for (size_t i = 0; i < ktrace_session_cpu_count(s, b); i++) {
+			const struct ktrace_cpu_stats *c = ktrace_session_cpu_stats(s, b, i);
+			char size[32], marked[48], unread[48] = "";
+
+			lost += c->lost;
+			events += c->events;
+			bytes += c->bytes;
+			if (quiet && !c->lost)
+				continue;
+			human(size, sizeof(size), c->bytes);
+			if (c->lost_marked < 0)
+				snprintf(marked, sizeof(marked), "some without a count");
+			else
+				snprintf(marked, sizeof(marked), "%lld", (long long)c->lost_marked);
+			if (c->unread)
+				snprintf(unread, sizeof(unread), ", left unread %llu",
+					 (unsigned long long)c->unread);
+			fprintf(stderr,
+				"  CPU %u: %llu events, %s, %llu lost (overrun %llu, commit overrun %llu, "
+				"dropped %llu%s; marked in the data: %s)\n",
+				c->cpu, (unsigned long long)c->events, size, (unsigned long long)c->lost,
+				(unsigned long long)c->overrun, (unsigned long long)c->commit_overrun,
+				(unsigned long long)c->dropped, unread, marked);
+		}
+	}
+	if (!quiet || lost) {
+		char size[32];
+
+		human(size, sizeof(size), bytes);
+		fprintf(stderr, "ktrace: %llu events recorded (%s of ring-buffer data), %llu lost\n",
+			events, size, lost);
+	}
+	return lost;
+}
+
+static void progress(struct ktrace_session *s, struct timespec *last, unsigned long long *last_events)
+{
+	struct ktrace_progress p;
+	struct timespec now;
+	double dt;
+
+	ktrace_session_progress(s, &p);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (double)(now.tv_sec - last->tv_sec) + (double)(now.tv_nsec - last->tv_nsec) / 1e9;
+	if (dt <= 0)
+		dt = 1;
+	fprintf(stderr, "\rktrace: recording: %.0f events/s, %.1f MB written, %llu lost   ",
+		(double)(p.events - *last_events) / dt, (double)p.bytes / 1e6,
+		(unsigned long long)p.lost);
+	*last = now;
+	*last_events = p.events;
+}
+
+/* Child side: waits for the go (a byte; EOF means give up), then runs the command. */
+static void child_run(int go_fd, char **argv)
+{
+	char c;
+	ssize_t r;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	do
+		r = read(go_fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(127);
+	close(go_fd);
+	execvp(argv[0], argv);
+	fprintf(stderr, "ktrace: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int run_record(int argc, char **argv)
+{
+	struct ktrace_record_opts o = { 0 };
+	struct tracedat_write_opts wo;
+	struct ktrace_error err = { 0 };
+	struct ktrace_session *s = NULL;
+	const char **events = NULL;
+	const char *output = "trace.dat", *version = NULL, *compression = NULL;
+	pid_t *pids = NULL, child = -1;
+	size_t nevents = 0, npids = 0;
+	bool quiet = false, filter_command = false, follow = false, tty;
+	int go[2] = { -1, -1 };
+	int child_status = 0, status = CLI_FAILED, c, ret;
+	char **command = NULL;
+	char tmpdir[PATH_MAX];
+	unsigned long long kb;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:B:b:C:o:P:Fcqh", record_options, NULL)) != -1) {
+		switch (c) {
+		case 'e': {
+			const char **n = realloc(events, (nevents + 1) * sizeof(*n));
+
+			if (!n)
+				return CLI_FAILED;
+			events = n;
+			events[nevents++] = optarg;
+			break;
+		}
+		case 'B':
+			o.instance = optarg;
+			break;
+		case 'b':
+			if (cli_parse_size(optarg, &kb) || !kb || kb > (1ull << 30)) {
+				free(events);
+				free(pids);
+				return cli_usage_error("record", "invalid buffer size '%s' (KiB)", optarg);
+			}
+			o.buffer_kb = (unsigned long)kb;
+			break;
+		case 'C':
+			o.clock = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_VERSION:
+			version = optarg;
+			break;
+		case OPT_COMPRESSION:
+			compression = optarg;
+			break;
+		case 'P': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			pid_t *n;
+
+			if (*end || end == optarg || v <= 0 || v > INT_MAX) {
+				free(events);
+				free(pids);
+				return cli_usage_error("record", "invalid pid '%s'", optarg);
+			}
+			n = realloc(pids, (npids + 1) * sizeof(*n));
+			if (!n)
+				return CLI_FAILED;
+			pids = n;
+			pids[npids++] = (pid_t)v;
+			break;
+		}
+		case 'F':
+			filter_command = true;
+			break;
+		case OPT_TGIDS:
+			o.no_tgids = true;
+			break;
+		case 'c':
+			follow = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			free(events);
+			free(pids);
+			cli_print_help(&cli_record);
+			return CLI_OK;
+		default:
+			free(events);
+			free(pids);
+			return cli_usage_error("record", "invalid option");
+		}
+	}
+	if (optind < argc)
+		command = argv + optind;
+	ret = record_cli_write_opts("record", version, compression, &wo);
+	if (!ret && !nevents)
+		ret = cli_usage_error("record", "no events: say which with -e (e.g. -e sched)");
+	if (!ret && filter_command && !command)
+		ret = cli_usage_error("record", "-F needs a command");
+	if (!ret && follow && !filter_command && !npids)
+		ret = cli_usage_error("record", "-c needs -F or -P");
+	if (!ret && !strcmp(output, "-"))
+		ret = cli_usage_error("record", "the output must be a file");
+	if (ret) {
+		free(events);
+		free(pids);
+		return ret;
+	}
+	{
+		/* per-CPU data waits next to the output */
+		const char *slash = strrchr(output, '/');
+
+		if (slash && slash != output)
+			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
+		else
+			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
+	}
+
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		cli_errorf(NULL, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	set_handlers();
+	if (command) {
+		if (pipe2(go, O_CLOEXEC) < 0) {
+			cli_errorf(NULL, "pipe: %s", strerror(errno));
+			goto out;
+		}
+		child = fork();
+		if (child < 0) {
+			cli_errorf(NULL, "fork: %s", strerror(errno));
+			goto out;
+		}
+		if (child == 0) {
+			close(go[1]);
+			child_run(go[0], command);
+		}
+		close(go[0]);
+		go[0] = -1;
+		if (filter_command) {
+			pid_t *n = realloc(pids, (npids + 1) * sizeof(*n));
+
+			if (!n)
+				goto out;
+			pids = n;
+			pids[npids++] = child;
+		}
+	}
+	o.events = events;
+	o.nevents = nevents;
+	o.pids = pids;
+	o.npids = npids;
+	o.follow_forks = follow;
+	o.tmpdir = tmpdir;
+	if (ktrace_record_open(&o, &s, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	if (ktrace_session_start(s, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	tty = !quiet && isatty(STDERR_FILENO);
+	if (!quiet && !command)
+		fprintf(stderr, "ktrace: recording; Ctrl-C to stop\n");
+	if (child > 0) {
+		if (write(go[1], "g", 1) != 1)
+			cli_errorf(NULL, "cannot start the command");
+		close(go[1]);
+		go[1] = -1;
+	}
+	{
+		struct timespec last;
+		unsigned long long last_events = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &last);
+		while (!got_stop) {
+			struct pollfd p = { wake_pipe[0], POLLIN, 0 };
+			char buf[64];
+
+			if (poll(&p, 1, 1000) > 0)
+				while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
+					;
+			if (child > 0 && got_child) {
+				got_child = 0;
+				if (waitpid(child, &child_status, WNOHANG) == child) {
+					child = -1;
+					break;
+				}
+			}
+			if (tty && !got_stop)
+				progress(s, &last, &last_events);
+		}
+		if (tty)
+			fputs("\r\033[K", stderr);
+	}
+	/* From here on the file gets finished whatever signals come. */
+	ret = ktrace_session_stop(s, &err);
+	if (ret < 0)
+		cli_error(NULL, &err);
+	if (ktrace_session_restore(s, &err) < 0) {
+		cli_error(NULL, &err);
+		ret = -1;
+	}
+	record_cli_print_stats(s, quiet);
+	if (ktrace_session_write(s, output, &wo, &err) < 0) {
+		cli_error(NULL, &err);
+		goto out;
+	}
+	if (!quiet)
+		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
+			wo.compression);
+	if (child < 0 && command && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
+		cli_errorf(command[0], "the command could not be run (status 127)");
+	status = ret < 0 ? CLI_FAILED : CLI_OK;
+out:
+	ktrace_session_close(s);   /* restores tracefs if that was not done */
+	if (go[1] >= 0)
+		close(go[1]);      /* a child still waiting gives up */
+	if (child > 0) {
+		/* the recording failed before the command ran, or a signal stopped us:
+		 * a waiting child exits by itself; a running one is left to finish */
+		if (status != CLI_OK && !got_stop) {
+			kill(child, SIGTERM);
+			waitpid(child, &child_status, 0);
+		} else {
+			waitpid(child, &child_status, WNOHANG);
+		}
+	}
+	if (wake_pipe[0] >= 0)
+		close(wake_pipe[0]);
+	if (wake_pipe[1] >= 0)
+		close(wake_pipe[1]);
+	wake_pipe[0] = wake_pipe[1] = -1;
+	free(events);
+	free(pids);
+	return status;
+}
+
+const struct cli_command cli_record = {
+	.name = "record",
+	.summary = "record kernel events from tracefs into a trace.dat file",
+	.help = record_help,
+	.run = run_record,
+};

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by ktrace record and ktrace extract. */
+#ifndef KTRACE_RECORD_CLI_H
+#define KTRACE_RECORD_CLI_H
+
+#include <ktrace/tracefs.h>
+
+/* Per-CPU figures of a stopped session on stderr; returns the events lost in total. */
+unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool quiet);
+/* Parses --file-version / --compression values into opts (usage error: returns 2). */
+int record_cli_write_opts(const char *command, const char *version, const char *compression,
+			  struct tracedat_write_opts *opts);
+
+#endif
