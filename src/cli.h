@@ -3,7 +3,13 @@
 #ifndef KTRACE_CLI_H
 #define KTRACE_CLI_H
 
+#include <stdint.h>
+
+#include <ktrace/detect.h>
 #include <ktrace/error.h>
+#include <ktrace/input.h>
+
+#include "common/outbuf.h"
 
 /* Exit statuses of every subcommand. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -21,6 +27,24 @@ extern const struct cli_command cli_dump;
 extern const struct cli_command cli_record;
 extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
+
+/* An input being read by a subcommand, its detected format and buffered stdout. */
+struct cli_input {
+	const char *file;
+	struct ktrace_input *in;
+	enum ktrace_format format;
+	int64_t got;                 /* bytes seen by detection; 0 for an empty input */
+	struct kt_out *out;
+	struct ktrace_error err;     /* for the view's errors */
+};
+
+/* Opens file, detects its format, prepares buffered stdout. On failure prints the
+ * error and returns CLI_FAILED (nothing to finish). */
+int cli_input_open(struct cli_input *ci, const char *file);
+/* The error for a format the command does not handle (or an unrecognised one). */
+int cli_input_unhandled(struct cli_input *ci);
+/* Flushes the output, prints the error when ret < 0, closes; returns the exit status. */
+int cli_input_finish(struct cli_input *ci, int ret);
 
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);

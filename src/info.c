@@ -109,14 +109,9 @@ static const struct option info_options[] = {
 static int run_info(int argc, char **argv)
 {
 	struct darwin_cli darwin = { 0 };
-	struct ktrace_error err = { 0 };
-	struct ktrace_input *in = NULL;
-	enum ktrace_format format;
+	struct cli_input ci;
 	const char *file = NULL;
-	const uint8_t *head;
-	struct kt_out *out = NULL;
-	int64_t got;
-	int c, ret = 0, status = CLI_FAILED;
+	int c, ret = 0, status;
 	bool raw_ts = false;
 
 	optind = 1;
@@ -156,54 +151,29 @@ static int run_info(int argc, char **argv)
 		ret = cli_usage_error("info", "no input file");
 		goto done_usage;
 	}
-	if (ktrace_input_open(file, &in, &err) < 0) {
-		cli_error(file, &err);
+	if ((status = cli_input_open(&ci, file)))
 		goto done;
-	}
-	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
-	if (got < 0) {
-		cli_error(file, &err);
-		goto done;
-	}
-	format = ktrace_detect_format(head, (size_t)got);
 	if (darwin.raw_v0)
-		format = KTRACE_FORMAT_DARWIN_RAW;
-	out = malloc(sizeof(*out));
-	if (!out) {
-		cli_errorf(file, "out of memory");
-		goto done;
-	}
-	kt_out_init(out, STDOUT_FILENO);
-	switch (format) {
+		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	switch (ci.format) {
 	case KTRACE_FORMAT_TRACEDAT:
-		ret = ktrace_view_tracedat_info(in, (ktrace_input_is_mapped(in) ? TRACEDAT_MAPPED_FILE : 0) |
+		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ? TRACEDAT_MAPPED_FILE : 0) |
 						(raw_ts ? TRACEDAT_RAW_TS : 0),
-						darwin.view.json, out, &err);
+						darwin.view.json, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
-		ret = ktrace_view_darwin_info(in, &darwin.view, out, &err);
+		ret = ktrace_view_darwin_info(ci.in, &darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_KCDATA:
-		ret = ktrace_view_kcdata_info(in, false, darwin.view.json, out, &err);
-		break;
-	case KTRACE_FORMAT_UNKNOWN:
-		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");
+		ret = ktrace_view_kcdata_info(ci.in, false, darwin.view.json, ci.out, &ci.err);
 		break;
 	default:
-		ret = ktrace_error_set(&err, -ENOTSUP, "%s: not supported yet",
-				       ktrace_format_name(format));
+		ret = cli_input_unhandled(&ci);
 		break;
 	}
-	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
-		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
-	if (ret < 0)
-		cli_error(file, &err);
-	else
-		status = CLI_OK;
+	status = cli_input_finish(&ci, ret);
 done:
-	free(out);
-	ktrace_input_close(in);
 	darwin_cli_free(&darwin);
 	return status;
 done_usage:

@@ -267,12 +267,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 static int run_report(int argc, char **argv)
 {
 	struct report_opts opts = { 0 };
-	struct ktrace_error err = { 0 };
-	struct ktrace_input *in = NULL;
-	enum ktrace_format format;
-	const uint8_t *head;
-	struct kt_out *out;
-	int64_t got;
+	struct cli_input ci;
 	int ret;
 
 	/* trace.dat files take trace-cmd report's options */
@@ -280,70 +275,39 @@ static int run_report(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = parse_options(argc, argv, &opts);
-	if (ret) {
+	if (ret || (ret = cli_input_open(&ci, opts.file))) {
 		darwin_cli_free(&opts.darwin);
 		return ret;
 	}
-	if (ktrace_input_open(opts.file, &in, &err) < 0) {
-		cli_error(opts.file, &err);
-		darwin_cli_free(&opts.darwin);
-		return CLI_FAILED;
-	}
-	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
-	if (got < 0) {
-		cli_error(opts.file, &err);
-		ktrace_input_close(in);
-		darwin_cli_free(&opts.darwin);
-		return CLI_FAILED;
-	}
-	format = opts.force_pages ? KTRACE_FORMAT_FTRACE_PAGES
-				  : ktrace_detect_format(head, (size_t)got);
+	if (opts.force_pages)
+		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
 	if (opts.darwin.raw_v0)
-		format = KTRACE_FORMAT_DARWIN_RAW;
-
-	out = malloc(sizeof(*out));
-	if (!out) {
-		cli_errorf(opts.file, "out of memory");
-		ktrace_input_close(in);
-		return CLI_FAILED;
-	}
-	kt_out_init(out, STDOUT_FILENO);
-	switch (format) {
+		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	switch (ci.format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
-		ret = ktrace_view_pages(in, &opts.layout, out, &err);
+		ret = ktrace_view_pages(ci.in, &opts.layout, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
-		ret = ktrace_view_darwin_report(in, &opts.darwin.view, out, &err);
+		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_TRACEDAT:
 		/* report_tracedat_main took every trace.dat file it could map */
-		ret = ktrace_error_set(&err, -ESPIPE, "a trace.dat file cannot be read from a pipe: "
-				       "save it to a file first");
+		ret = ktrace_error_set(&ci.err, -ESPIPE, "a trace.dat file cannot be read from a "
+				       "pipe: save it to a file first");
 		break;
 	case KTRACE_FORMAT_KOFF:
-		ret = ktrace_view_koff(in, out, &err);
+		ret = ktrace_view_koff(ci.in, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_KCDATA:
-		ret = ktrace_view_kcdata(in, opts.format, out, &err);
-		break;
-	case KTRACE_FORMAT_UNKNOWN:
-		ret = ktrace_error_set(&err, -EBADMSG, got ? "unrecognised file format" : "empty file");
+		ret = ktrace_view_kcdata(ci.in, opts.format, ci.out, &ci.err);
 		break;
 	default:
-		ret = ktrace_error_set(&err, -ENOTSUP, "%s: not supported yet",
-				       ktrace_format_name(format));
+		ret = cli_input_unhandled(&ci);
 		break;
 	}
-	/* Whatever was read is printed before the error that stopped the reading. */
-	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
-		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
-	if (ret < 0)
-		cli_error(opts.file, &err);
-	free(out);
-	ktrace_input_close(in);
 	darwin_cli_free(&opts.darwin);
-	return ret < 0 ? CLI_FAILED : CLI_OK;
+	return cli_input_finish(&ci, ret);
 }
 
 const struct cli_command cli_report = {

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+/* The input handling every reading subcommand shares: open, detect, buffered output,
+ * and the final flush and error report. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_input_open(struct cli_input *ci, const char *file)
+{
+	const uint8_t *head;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->file = file;
+	if (ktrace_input_open(file, &ci->in, &ci->err) < 0) {
+		cli_error(file, &ci->err);
+		return CLI_FAILED;
+	}
+	ci->got = ktrace_input_peek(ci->in, 0, KTRACE_DETECT_BYTES, &head, &ci->err);
+	if (ci->got >= 0) {
+		ci->format = ktrace_detect_format(head, (size_t)ci->got);
+		ci->out = malloc(sizeof(*ci->out));
+		if (ci->out) {
+			kt_out_init(ci->out, STDOUT_FILENO);
+			return CLI_OK;
+		}
+		ktrace_error_set(&ci->err, -ENOMEM, "out of memory");
+	}
+	cli_error(file, &ci->err);
+	ktrace_input_close(ci->in);
+	ci->in = NULL;
+	return CLI_FAILED;
+}
+
+int cli_input_unhandled(struct cli_input *ci)
+{
+	if (ci->format == KTRACE_FORMAT_UNKNOWN)
+		return ktrace_error_set(&ci->err, -EBADMSG,
+					ci->got ? "unrecognised file format" : "empty file");
+	return ktrace_error_set(&ci->err, -ENOTSUP, "%s: not supported yet",
+				ktrace_format_name(ci->format));
+}
+
+int cli_input_finish(struct cli_input *ci, int ret)
+{
+	/* Whatever was read is printed before the error that stopped the reading. */
+	if (kt_out_flush(ci->out) < 0 && ci->out->error != -EPIPE && !ret)
+		ret = ktrace_error_set(&ci->err, ci->out->error, "writing output: %s",
+				       strerror(-ci->out->error));
+	if (ret < 0)
+		cli_error(ci->file, &ci->err);
+	free(ci->out);
+	ktrace_input_close(ci->in);
+	memset(ci, 0, sizeof(*ci));
+	return ret < 0 ? CLI_FAILED : CLI_OK;
+}
