@@ -225,6 +225,7 @@ static void compile_flags(struct ftev_flag_sym *f)
 }
 
 static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth);
+static void compile_kind(struct ktrace_event *ev, struct ftev_arg *arg, int depth);
 
 static void compile_list(struct ktrace_event *ev, struct ftev_arg *arg, int depth)
 {
@@ -232,10 +233,62 @@ static void compile_list(struct ktrace_event *ev, struct ftev_arg *arg, int dept
 		compile_one(ev, arg, depth);
 }
 
+static uint64_t cast_mask(enum ftev_cast c)
+{
+	return apply_cast(~(uint64_t)0, c);
+}
+
+/* The quick way to an argument's value, where there is one (see enum ftev_vk). */
+static void compile_value(struct ftev_arg *arg)
+{
+	const struct ftev_field *f;
+	const struct ftev_arg *item;
+
+	switch (arg->type) {
+	case PA_ATOM:
+		/* an atom that reads as 0 and is not a number is a kallsyms symbol, looked
+		 * up on first use */
+		if (!arg->atom.num_zero || (arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9')) {
+			arg->vk = VK_CONST;
+			arg->vmask = arg->atom.num;
+		}
+		break;
+	case PA_FIELD:
+		f = arg->field.field;
+		if (f && (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+			arg->vk = VK_FIELD;
+			arg->voff = f->offset;
+			arg->vsize = (uint8_t)f->size;
+			arg->vmask = ~(uint64_t)0;
+		}
+		break;
+	case PA_TYPE:
+		item = arg->typecast.item;
+		if (item && item->vk == VK_FIELD) {
+			arg->vk = VK_FIELD;
+			arg->voff = item->voff;
+			arg->vsize = item->vsize;
+			arg->vmask = item->vmask & cast_mask(arg->typecast.cast);
+		} else if (item && item->vk == VK_CONST) {
+			arg->vk = VK_CONST;
+			arg->vmask = apply_cast(item->vmask, arg->typecast.cast);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth)
 {
 	if (!arg || depth > 2000)
 		return;
+	compile_kind(ev, arg, depth);
+	compile_value(arg);
+}
+
+static void compile_kind(struct ktrace_event *ev, struct ftev_arg *arg, int depth)
+{
 	switch (arg->type) {
 	case PA_ATOM:
 		arg->atom.num = strtoull(arg->atom.atom, NULL, 0);

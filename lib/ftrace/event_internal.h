@@ -118,10 +118,117 @@ static inline void ftev_out_puts(struct ftev_out *o, const char *s)
 /* A string literal, without strlen. */
 #define ftev_out_lit(o, s) ftev_out_write((o), (s), sizeof(s) - 1)
 void ftev_out_spaces(struct ftev_out *o, size_t n);
-void ftev_out_u64(struct ftev_out *o, uint64_t v);
-void ftev_out_i64(struct ftev_out *o, int64_t v);
-void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper);
-void ftev_out_hex2(struct ftev_out *o, unsigned v);     /* "%02x" of a byte */
+
+/* Integers: written straight into the buffer when it has room, from tables of digit
+ * pairs ("00".."99", and "00".."ff" / "00".."FF" for every byte). */
+extern const char ftev_dec_pairs[200];
+extern const char ftev_hex_pairs[2][512];
+
+/* Number of decimal digits of v (1..20). */
+static inline unsigned ftev_dec_len(uint64_t v)
+{
+	static const uint64_t p10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
+
+	return t + (v >= p10[t]) + !v;
+}
+
+/* Writes the decimal digits of v so that they end just before end. */
+static inline void ftev_put_dec(char *end, uint64_t v)
+{
+	while (v > 0xffffffffu) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, ftev_dec_pairs + 2 * r, 2);
+	}
+	{
+		uint32_t w = (uint32_t)v;
+
+		while (w >= 100) {
+			unsigned r = w % 100;
+
+			w /= 100;
+			end -= 2;
+			memcpy(end, ftev_dec_pairs + 2 * r, 2);
+		}
+		if (w >= 10) {
+			end -= 2;
+			memcpy(end, ftev_dec_pairs + 2 * w, 2);
+		} else {
+			end[-1] = (char)('0' + w);
+		}
+	}
+}
+
+/* Number of hex digits of v (1..16). */
+static inline unsigned ftev_hex_len(uint64_t v)
+{
+	return v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1;
+}
+
+/* Writes the n lowest hex digits of v so that they end just before end. */
+static inline void ftev_put_hex(char *end, uint64_t v, unsigned n, bool upper)
+{
+	const char *pairs = ftev_hex_pairs[upper];
+
+	for (; n >= 2; n -= 2) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
+	}
+	if (n)
+		end[-1] = pairs[2 * (v & 15) + 1];
+}
+
+void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper);
+
+static inline void ftev_out_u64(struct ftev_out *o, uint64_t v)
+{
+	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 20, 1)) {
+		unsigned n = ftev_dec_len(v);
+
+		ftev_put_dec(o->buf + o->len + n, v);
+		o->len += n;
+		return;
+	}
+	ftev_out_num_slow(o, v, false, false);
+}
+
+static inline void ftev_out_i64(struct ftev_out *o, int64_t v)
+{
+	if (v < 0) {
+		ftev_out_putc(o, '-');
+		ftev_out_u64(o, -(uint64_t)v);
+	} else {
+		ftev_out_u64(o, (uint64_t)v);
+	}
+}
+
+static inline void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
+{
+	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 16, 1)) {
+		unsigned n = ftev_hex_len(v);
+
+		ftev_put_hex(o->buf + o->len + n, v, n, upper);
+		o->len += n;
+		return;
+	}
+	ftev_out_num_slow(o, v, true, upper);
+}
+
+/* "%02x" of a byte */
+static inline void ftev_out_hex2(struct ftev_out *o, unsigned v)
+{
+	ftev_out_write(o, ftev_hex_pairs[0] + 2 * (v & 0xff), 2);
+}
 void ftev_out_printf(struct ftev_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A printf conversion specification, parsed once. */
@@ -129,6 +236,7 @@ struct ftev_spec {
 	char conv;          /* d i u x X o s p, or 0 */
 	bool minus, zero, hash, plus, space;
 	bool width_star, prec_star;
+	bool plain;         /* no flag, width or precision at all */
 	int width;          /* -1: none */
 	int prec;           /* -1: none */
 };
@@ -225,9 +333,21 @@ enum ftev_func {
 	FN_XEN_HYPERCALL_NAME,
 };
 
+/* How the value of an argument is got (compiled; 0, the default of a zeroed argument,
+ * is the general evaluator). */
+enum ftev_vk {
+	VK_EVAL = 0,
+	VK_FIELD,       /* a 1/2/4/8-byte field, through casts: (read & vmask), 0 outside */
+	VK_CONST,       /* a fixed number: vmask */
+};
+
 struct ftev_arg {
 	struct ftev_arg *next;
 	enum pa_type type;
+	uint8_t vk;             /* enum ftev_vk */
+	uint8_t vsize;
+	uint32_t voff;
+	uint64_t vmask;
 	union {
 		struct {
 			char *atom;

@@ -114,6 +114,19 @@ static uint64_t apply_cast(uint64_t val, enum ftev_cast cast)
 
 static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
 
+/* ftev_eval, with the compiled shortcuts (a field through its casts, a number) inline. */
+static inline uint64_t value_of(struct ftev_ctx *c, struct ftev_arg *arg)
+{
+	if (arg && arg->vk == VK_FIELD) {
+		if (!in_rec(c, arg->voff, arg->vsize))
+			return 0;
+		return ftev_read_number(c->evs, c->data + arg->voff, arg->vsize) & arg->vmask;
+	}
+	if (arg && arg->vk == VK_CONST)
+		return arg->vmask;
+	return ftev_eval(c, arg);
+}
+
 static uint64_t atom_value(struct ftev_ctx *c, struct ftev_arg *arg)
 {
 	if (!arg->atom.num_zero || !arg->atom.atom)
@@ -156,7 +169,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		break;
 	}
 	case PA_TYPE:
-		val = apply_cast(ftev_eval(c, arg->typecast.item), arg->typecast.cast);
+		val = apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
 		struct ftev_out discard = { 0 };
@@ -170,7 +183,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 			struct ftev_arg *larg = arg->op.left, *typearg = NULL;
 			uint64_t offset, fsize = (uint64_t)c->evs->long_size;
 
-			right = ftev_eval(c, arg->op.right);
+			right = value_of(c, arg->op.right);
 			while (larg && larg->type == PA_TYPE) {
 				if (!typearg)
 					typearg = larg;
@@ -205,14 +218,14 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		case OP_COND: {
 			struct ftev_arg *r = arg->op.right;
 
-			left = ftev_eval(c, arg->op.left);
+			left = value_of(c, arg->op.left);
 			if (r)
-				val = ftev_eval(c, left ? r->op.left : r->op.right);
+				val = value_of(c, left ? r->op.left : r->op.right);
 			break;
 		}
 		default:
-			left = ftev_eval(c, arg->op.left);
-			right = ftev_eval(c, arg->op.right);
+			left = value_of(c, arg->op.left);
+			right = value_of(c, arg->op.right);
 			switch (arg->op.code) {
 			case OP_NOT:
 				val = !right;
@@ -340,7 +353,7 @@ static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg
 	struct ftev_arg *farg = arg->func.args;
 
 	for (int i = 0; i < arg->func.nargs && i < 3 && farg; i++, farg = farg->next)
-		args[i] = ftev_eval(c, farg);
+		args[i] = value_of(c, farg);
 	switch (arg->func.func) {
 	case FN_JBD2_DEV_TO_NAME: {
 		unsigned dev = (unsigned)args[0];
@@ -575,7 +588,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		return;
 	}
 	case PA_FLAGS: {
-		int64_t val = (int64_t)ftev_eval(c, arg->flags.field);
+		int64_t val = (int64_t)value_of(c, arg->flags.field);
 		bool print = false;
 
 		for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
@@ -600,7 +613,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		return;
 	}
 	case PA_SYMBOL: {
-		int64_t val = (int64_t)ftev_eval(c, arg->symbol.field);
+		int64_t val = (int64_t)value_of(c, arg->symbol.field);
 		struct ftev_flag_sym *fl;
 
 		for (fl = arg->symbol.symbols; fl; fl = fl->next) {
@@ -633,7 +646,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		} else {
 			return;
 		}
-		len = (uint32_t)ftev_eval(c, arg->hex.size);
+		len = (uint32_t)value_of(c, arg->hex.size);
 		for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 			if (i && arg->type == PA_HEX)
 				ftev_out_putc(o, ' ');
@@ -659,8 +672,8 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		} else {
 			return;
 		}
-		len = (uint32_t)ftev_eval(c, arg->int_array.count);
-		el_size = (int)ftev_eval(c, arg->int_array.el_size);
+		len = (uint32_t)value_of(c, arg->int_array.count);
+		el_size = (int)value_of(c, arg->int_array.el_size);
 		for (uint64_t i = 0; i < len && off < c->avail; i++) {
 			if (i)
 				ftev_out_putc(o, ' ');
@@ -709,7 +722,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		/* only ?: gives a string */
 		if (arg->op.code != OP_COND || !arg->op.right)
 			return;
-		if (ftev_eval(c, arg->op.left))
+		if (value_of(c, arg->op.left))
 			print_str_arg(c, o, seg, len_arg, arg->op.right->op.left, depth + 1);
 		else
 			print_str_arg(c, o, seg, len_arg, arg->op.right->op.right, depth + 1);
@@ -724,29 +737,10 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 
 /* ---- numbers ---- */
 
-/* ftev_eval, with the common cases (a field, a cast field) inline. */
-static inline uint64_t eval_fast(struct ftev_ctx *c, struct ftev_arg *arg)
-{
-	const struct ftev_field *f;
-	enum ftev_cast cast = CAST_NONE;
-
-	if (arg && arg->type == PA_TYPE && arg->typecast.item &&
-	    arg->typecast.item->type == PA_FIELD) {
-		cast = arg->typecast.cast;
-		arg = arg->typecast.item;
-	}
-	if (!arg || arg->type != PA_FIELD)
-		return ftev_eval(c, arg);
-	f = arg->field.field;
-	if (!f || !in_rec(c, f->offset, f->size))
-		return 0;
-	return apply_cast(ftev_read_number(c->evs, c->data + f->offset, f->size), cast);
-}
-
 static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			     int plen, bool has_plen)
 {
-	uint64_t val = eval_fast(c, seg->arg);
+	uint64_t val = value_of(c, seg->arg);
 	bool is_signed = seg->spec.conv == 'd' || seg->spec.conv == 'i';
 	int width, prec;
 
@@ -767,6 +761,25 @@ static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struc
 		/* libtraceevent: "bad count", prints nothing and fails the event */
 		c->ev->flags |= EV_FAILED;
 		return;
+	}
+	if (__builtin_expect(seg->spec_ok && seg->spec.plain, 1)) {
+		switch (seg->spec.conv) {
+		case 'd':
+		case 'i':
+			ftev_out_i64(o, (int64_t)val);
+			return;
+		case 'u':
+			ftev_out_u64(o, val);
+			return;
+		case 'x':
+			ftev_out_hex(o, val, false);
+			return;
+		case 'X':
+			ftev_out_hex(o, val, true);
+			return;
+		default:
+			break;
+		}
 	}
 	if (!seg->spec_ok) {
 		char fmt[40], buf[128];
@@ -818,7 +831,7 @@ static struct ftev_arg *skip_casts(struct ftev_arg *arg)
 
 static void print_function(struct ftev_ctx *c, struct ftev_out *o, char how, struct ftev_arg *arg)
 {
-	uint64_t val = ftev_eval(c, arg);
+	uint64_t val = value_of(c, arg);
 	const struct ftev_sym *f = ftev_find_func(c->evs, val);
 
 	if (f) {
@@ -1208,7 +1221,7 @@ static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const stru
 		print_raw_buff(c, o, p, arg, plen);
 		return;
 	default: {
-		uint64_t val = ftev_eval(c, arg);
+		uint64_t val = value_of(c, arg);
 
 		/* glibc's %p */
 		if (!val) {
@@ -1228,7 +1241,7 @@ static void print_seg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_
 	int len_arg = 0;
 
 	if (seg->len_arg)
-		len_arg = (int)ftev_eval(c, seg->len_arg);
+		len_arg = (int)value_of(c, seg->len_arg);
 	switch (seg->type) {
 	case SEG_DIGIT:
 		print_arg_number(c, o, seg, len_arg, seg->len_arg != NULL);

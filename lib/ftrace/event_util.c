@@ -145,63 +145,40 @@ static void out_fill(struct ftev_out *o, char c, size_t n)
 		ftev_out_putc(o, c);
 }
 
-static const char digit_pairs[201] =
+const char ftev_dec_pairs[200] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-void ftev_out_u64(struct ftev_out *o, uint64_t v)
+const char ftev_hex_pairs[2][512] = {
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
+	"000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+	"202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+	"404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+	"606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+	"808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+	"A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+	"C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF",
+};
+
+void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper)
 {
 	char buf[24];
-	char *p = buf + sizeof(buf);
+	unsigned n = hex ? ftev_hex_len(v) : ftev_dec_len(v);
 
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		p -= 2;
-		p[0] = digit_pairs[2 * r];
-		p[1] = digit_pairs[2 * r + 1];
-	}
-	if (v >= 10) {
-		p -= 2;
-		p[0] = digit_pairs[2 * v];
-		p[1] = digit_pairs[2 * v + 1];
-	} else {
-		*--p = (char)('0' + v);
-	}
-	ftev_out_write(o, p, (size_t)(buf + sizeof(buf) - p));
-}
-
-void ftev_out_i64(struct ftev_out *o, int64_t v)
-{
-	if (v < 0) {
-		ftev_out_putc(o, '-');
-		ftev_out_u64(o, -(uint64_t)v);
-	} else {
-		ftev_out_u64(o, (uint64_t)v);
-	}
-}
-
-void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
-{
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char buf[16];
-	int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-
-	for (int i = n - 1; i >= 0; i--) {
-		buf[i] = digits[v & 15];
-		v >>= 4;
-	}
-	ftev_out_write(o, buf, (size_t)n);
-}
-
-void ftev_out_hex2(struct ftev_out *o, unsigned v)
-{
-	static const char digits[] = "0123456789abcdef";
-	char b[2] = { digits[(v >> 4) & 15], digits[v & 15] };
-
-	ftev_out_write(o, b, 2);
+	if (hex)
+		ftev_put_hex(buf + n, v, n, upper);
+	else
+		ftev_put_dec(buf + n, v);
+	ftev_out_write(o, buf, n);
 }
 
 void ftev_out_printf(struct ftev_out *o, const char *fmt, ...)
@@ -301,6 +278,8 @@ bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec)
 	default:
 		return false;
 	}
+	spec->plain = !spec->minus && !spec->zero && !spec->hash && !spec->plus && !spec->space &&
+		      !spec->width_star && !spec->prec_star && spec->width < 0 && spec->prec < 0;
 	return p[1] == 0;
 }
 
@@ -334,28 +313,16 @@ void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, i
 	     ((spec->conv == 'd' || spec->conv == 'i') && (int64_t)value >= 0))) {
 		/* "%08lx" and friends */
 		char buf[24];
-		char *p = buf + sizeof(buf);
-		const char *digits = spec->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-		uint64_t v = value;
-		int n;
+		bool hex = spec->conv == 'x' || spec->conv == 'X';
+		unsigned n = hex ? ftev_hex_len(value) : ftev_dec_len(value);
+		unsigned w = (unsigned)width > n ? (unsigned)width : n;
 
-		if (spec->conv == 'x' || spec->conv == 'X') {
-			do {
-				*--p = digits[v & 15];
-				v >>= 4;
-			} while (v);
-		} else {
-			do {
-				*--p = (char)('0' + v % 10);
-				v /= 10;
-			} while (v);
-		}
-		n = (int)(buf + sizeof(buf) - p);
-		while (n < width) {
-			*--p = '0';
-			n++;
-		}
-		ftev_out_write(o, p, (size_t)n);
+		memset(buf, '0', w - n);
+		if (hex)
+			ftev_put_hex(buf + w, value, n, spec->conv == 'X');
+		else
+			ftev_put_dec(buf + w, value);
+		ftev_out_write(o, buf, w);
 		return;
 	}
 	ftev_out_int_full(o, spec, width, prec, value, is_signed);
