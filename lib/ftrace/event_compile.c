@@ -355,8 +355,89 @@ void ftev_compile_segments(struct ftev_seg *segs)
 	}
 }
 
+/* The shortcut a conversion segment can take (STEP_SEG: none). */
+static void step_kind(struct ftev_step *st, const struct ftev_seg *seg)
+{
+	const struct ftev_arg *arg = seg->arg;
+	const char *p;
+
+	st->kind = STEP_SEG;
+	if (!arg || seg->len_arg || !seg->spec_ok)
+		return;
+	switch (seg->type) {
+	case SEG_DIGIT:
+		if (!seg->spec.plain || seg->ls < -2 || seg->ls > 2)
+			return;
+		switch (seg->spec.conv) {
+		case 'd': case 'i': case 'u': case 'x': case 'X':
+			break;
+		default:
+			return;
+		}
+		st->kind = STEP_INT;
+		st->sgn = seg->spec.conv == 'd' || seg->spec.conv == 'i';
+		st->conv = seg->spec.conv == 'i' ? 'd' : seg->spec.conv;
+		st->shift = seg->ls == -2 ? 56 : seg->ls == -1 ? 48 : seg->ls == 0 ? 32 : 0;
+		return;
+	case SEG_POINTER:
+		if (arg->type == PA_BSTRING)
+			return;
+		p = strchr(seg->format, 'p');
+		if (!p)
+			return;
+		switch (p[1]) {
+		case 'F': case 'f': case 'S': case 's':
+			st->kind = STEP_FUNC;
+			st->conv = p[1];
+			return;
+		case 'M': case 'm': case 'I': case 'i': case 'U': case 'h':
+			return;
+		default:
+			st->kind = STEP_PTR;
+			return;
+		}
+	case SEG_STR:
+		if (seg->spec.plain && arg->type == PA_STRING)
+			st->kind = STEP_DYNSTR;
+		return;
+	default:
+		return;
+	}
+}
+
+static void compile_steps(struct ktrace_event *ev)
+{
+	size_t n = 1;
+	struct ftev_step *steps, *st;
+
+	for (const struct ftev_seg *seg = ev->segs; seg; seg = seg->next)
+		n++;
+	steps = ftev_arena_alloc(&ev->evs->arena, n * sizeof(*steps));
+	if (!steps)
+		return;     /* the segments print one by one */
+	st = steps;
+	for (const struct ftev_seg *seg = ev->segs; seg; seg = seg->next) {
+		if (seg->type == SEG_STRING) {
+			if (st->lit) {
+				st->kind = STEP_LIT;
+				st++;
+			}
+			st->lit = seg->format;
+			st->lit_len = (uint32_t)seg->flen;
+			continue;
+		}
+		st->seg = seg;
+		step_kind(st, seg);
+		st++;
+	}
+	st->kind = STEP_LAST;
+	ev->steps = steps;
+}
+
 void ftev_compile_event(struct ktrace_event *ev)
 {
 	compile_list(ev, ev->args, 0);
 	ftev_compile_segments(ev->segs);
+	if (!(ev->flags & EV_ISBPRINT))
+		compile_steps(ev);
 }

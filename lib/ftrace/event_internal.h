@@ -433,6 +433,29 @@ struct ftev_seg {
 	bool ends_0x;           /* literal ending in "0x" (for -R) */
 };
 
+/* The print fmt of an event as steps, compiled from its segments: each step writes
+ * the literal text before a conversion, then the conversion, the common ones through
+ * shortcuts. */
+enum ftev_step_kind {
+	STEP_LAST,      /* the literal, and the end */
+	STEP_LIT,       /* only the literal (two literals in a row) */
+	STEP_SEG,       /* the segment, in full */
+	STEP_INT,       /* plain %d %i %u %x %X of a value */
+	STEP_PTR,       /* plain %p of a value */
+	STEP_FUNC,      /* %pS %ps %pF %pf */
+	STEP_DYNSTR,    /* plain %s of __get_str() */
+};
+
+struct ftev_step {
+	const char *lit;
+	uint32_t lit_len;
+	uint8_t kind;           /* enum ftev_step_kind */
+	uint8_t shift;          /* STEP_INT: 64 - the bits of the length modifier */
+	bool sgn;               /* STEP_INT: %d %i */
+	char conv;              /* STEP_INT: d u x X; STEP_FUNC: S s F f */
+	const struct ftev_seg *seg;
+};
+
 /* ---- events ---- */
 
 enum {
@@ -479,6 +502,7 @@ struct ktrace_event {
 	char *print_fmt;
 	struct ftev_arg *args;
 	struct ftev_seg *segs;
+	struct ftev_step *steps;        /* NULL: print the segments one by one */
 	enum ftev_handler handler;
 	/* fields a print handler looks up by name, found once */
 	struct ftev_field *hf[16];

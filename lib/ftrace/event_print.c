@@ -1516,11 +1516,69 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 		bprint_print(c, o);
 		return;
 	}
-	for (const struct ftev_seg *seg = c->ev->segs; seg; seg = seg->next) {
-		if (seg->type == SEG_STRING)
-			ftev_out_write(o, seg->format, seg->flen);
-		else
-			print_seg(c, o, seg);
+	if (!c->ev->steps) {
+		for (const struct ftev_seg *seg = c->ev->segs; seg; seg = seg->next) {
+			if (seg->type == SEG_STRING)
+				ftev_out_write(o, seg->format, seg->flen);
+			else
+				print_seg(c, o, seg);
+		}
+		return;
+	}
+	for (const struct ftev_step *st = c->ev->steps;; st++) {
+		uint64_t val;
+
+		if (st->lit_len)
+			ftev_out_write(o, st->lit, st->lit_len);
+		switch (st->kind) {
+		case STEP_LAST:
+			return;
+		case STEP_LIT:
+			break;
+		case STEP_INT:
+			val = value_of(c, st->seg->arg);
+			if (st->sgn) {
+				val = (uint64_t)((int64_t)(val << st->shift) >> st->shift);
+				if (st->conv == 'd') {
+					ftev_out_i64(o, (int64_t)val);
+					break;
+				}
+			} else {
+				val = val << st->shift >> st->shift;
+				if (st->conv == 'u') {
+					ftev_out_u64(o, val);
+					break;
+				}
+			}
+			ftev_out_hex(o, val, st->conv == 'X');
+			break;
+		case STEP_PTR:
+			val = value_of(c, st->seg->arg);
+			if (!val) {
+				ftev_out_lit(o, "(nil)");
+			} else {
+				ftev_out_lit(o, "0x");
+				ftev_out_hex(o, val, false);
+			}
+			break;
+		case STEP_FUNC:
+			print_function(c, o, st->conv, st->seg->arg);
+			break;
+		case STEP_DYNSTR: {
+			const struct ftev_field *f = st->seg->arg->string.field;
+			uint32_t off, len;
+
+			if (!f)
+				break;
+			dyn_offset(c, f, &off, &len);
+			if (len && off < c->avail)
+				ftev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
+			break;
+		}
+		default:
+			print_seg(c, o, st->seg);
+			break;
+		}
 	}
 }
 
