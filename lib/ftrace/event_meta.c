@@ -243,14 +243,26 @@ int ftev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t s
 const struct ktrace_event *ktrace_events_record_event(struct ktrace_events *evs,
 						      const struct ktrace_record *rec)
 {
-	int type = ftev_common_value(evs, rec->data, rec->size, "common_type", &evs->type_offset,
-				   &evs->type_size);
+	int type;
+
+	/* once the offsets and the id table are known: a 2-byte read and a table */
+	if (evs->by_id_valid && evs->type_size == 2 && evs->type_offset >= 0 &&
+	    (uint64_t)evs->type_offset + 2 <= rec->size) {
+		uint64_t id = ftev_read_number(evs, rec->data + evs->type_offset, 2);
+
+		if (id < evs->nby_id)
+			return evs->by_id[id];
+	}
+	type = ftev_common_value(evs, rec->data, rec->size, "common_type", &evs->type_offset,
+				 &evs->type_size);
 
 	return ktrace_events_find(evs, type);
 }
 
 int ktrace_events_record_pid(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
+	if (evs->pid_size == 4 && evs->pid_offset >= 0 && (uint64_t)evs->pid_offset + 4 <= rec->size)
+		return (int)ftev_read_number(evs, rec->data + evs->pid_offset, 4);
 	return ftev_common_value(evs, rec->data, rec->size, "common_pid", &evs->pid_offset,
 			       &evs->pid_size);
 }
