@@ -1066,10 +1066,12 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 			return advance(r, s);
 		return 0;
 	}
-	if (rec->compressed || r->nworkers) {
-		/* the reader reuses its buffers, and hands mapped pages it is done with back
-		 * to the kernel: keep a copy (with what formatting may read after it) for the
-		 * workers */
+	if (rec->compressed) {
+		/* the reader reuses its decompression buffers: keep a copy (with what
+		 * formatting may read after it). Uncompressed records stay where they are
+		 * in the file's mapping: the pages the reader hands back to the kernel
+		 * (madvise) are read in again from the page cache if a worker still needs
+		 * them. */
 		uint32_t want = kr.size, keep;
 
 		if (ei && ei->fixed > want)
