@@ -218,10 +218,19 @@ static enum ftev_op op_code(const char *op)
 	}
 }
 
-static void compile_flags(struct ftev_flag_sym *f)
+static void compile_flags(struct ftev_flag_sym *list)
 {
-	for (; f; f = f->next)
+	bool neg = false;
+
+	for (struct ftev_flag_sym *f = list; f; f = f->next)
 		f->fval = eval_flag(f->value);
+	/* neg_after, from the end: the list is short, walk it once per entry */
+	for (struct ftev_flag_sym *f = list; f; f = f->next) {
+		neg = false;
+		for (const struct ftev_flag_sym *g = f; g && !neg; g = g->next)
+			neg = g->fval < 0;
+		f->neg_after = neg;
+	}
 }
 
 static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth);
@@ -236,6 +245,36 @@ static void compile_list(struct ktrace_event *ev, struct ftev_arg *arg, int dept
 static uint64_t cast_mask(enum ftev_cast c)
 {
 	return apply_cast(~(uint64_t)0, c);
+}
+
+/* FIELD[N] with a constant N, as ftev_eval reads it: the element at the 32-bit offset
+ * field + N * element size, through the pointer casts around the field. */
+static void compile_array_value(struct ftev_arg *arg)
+{
+	const struct ftev_arg *larg = arg->op.left, *right = arg->op.right, *typearg = NULL;
+	const struct ftev_field *f;
+	int n = 0;
+
+	if (arg->op.code != OP_ARRAY || !right || right->vk != VK_CONST)
+		return;
+	for (; larg && larg->type == PA_TYPE && n < 1000; n++) {
+		if (!typearg)
+			typearg = larg;
+		larg = larg->typecast.item;
+	}
+	if (!larg || larg->type != PA_FIELD || !larg->field.field)
+		return;
+	f = larg->field.field;
+	switch (f->elementsize) {
+	case 1: case 2: case 4: case 8:
+		break;
+	default:
+		return;
+	}
+	arg->vk = VK_FIELD;
+	arg->voff = (uint32_t)(f->offset + (uint32_t)right->vmask * f->elementsize);
+	arg->vsize = (uint8_t)f->elementsize;
+	arg->vmask = typearg ? cast_mask(typearg->typecast.ptr_cast) : ~(uint64_t)0;
 }
 
 /* The quick way to an argument's value, where there is one (see enum ftev_vk). */
@@ -261,6 +300,9 @@ static void compile_value(struct ftev_arg *arg)
 			arg->vsize = (uint8_t)f->size;
 			arg->vmask = ~(uint64_t)0;
 		}
+		break;
+	case PA_OP:
+		compile_array_value(arg);
 		break;
 	case PA_TYPE:
 		item = arg->typecast.item;
@@ -355,6 +397,11 @@ void ftev_compile_segments(struct ftev_seg *segs)
 	}
 }
 
+static bool is_text_atom(const struct ftev_arg *arg)
+{
+	return arg && arg->type == PA_ATOM && arg->atom.atom;
+}
+
 /* The shortcut a conversion segment can take (STEP_SEG: none). */
 static void step_kind(struct ftev_step *st, const struct ftev_seg *seg)
 {
@@ -397,8 +444,14 @@ static void step_kind(struct ftev_step *st, const struct ftev_seg *seg)
 			return;
 		}
 	case SEG_STR:
-		if (seg->spec.plain && arg->type == PA_STRING)
+		if (!seg->spec.plain)
+			return;
+		if (arg->type == PA_STRING)
 			st->kind = STEP_DYNSTR;
+		else if (arg->type == PA_OP && arg->op.code == OP_COND && arg->op.right &&
+			 arg->op.right->type == PA_OP && is_text_atom(arg->op.right->op.left) &&
+			 is_text_atom(arg->op.right->op.right))
+			st->kind = STEP_CONDSTR;
 		return;
 	default:
 		return;

@@ -308,6 +308,7 @@ struct ftev_flag_sym {
 	const char *str;
 	uint32_t str_len;
 	int64_t fval;       /* compiled: libtraceevent's eval_flag(value) */
+	bool neg_after;     /* compiled: this entry or a later one has fval < 0 */
 };
 
 /* Operators after compilation. */
@@ -444,6 +445,7 @@ enum ftev_step_kind {
 	STEP_PTR,       /* plain %p of a value */
 	STEP_FUNC,      /* %pS %ps %pF %pf */
 	STEP_DYNSTR,    /* plain %s of __get_str() */
+	STEP_CONDSTR,   /* plain %s of COND ? "string" : "string" */
 };
 
 struct ftev_step {

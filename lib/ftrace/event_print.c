@@ -592,6 +592,8 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		bool print = false;
 
 		for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
+			if (!val && !fl->neg_after)
+				break;      /* nothing more can print */
 			if (!val && fl->fval < 0) {
 				put_flag(o, seg, len_arg, fl);
 				break;
@@ -1564,6 +1566,14 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 		case STEP_FUNC:
 			print_function(c, o, st->conv, st->seg->arg);
 			break;
+		case STEP_CONDSTR: {
+			const struct ftev_arg *r = st->seg->arg->op.right;
+			const char *str = value_of(c, st->seg->arg->op.left) ? r->op.left->atom.atom
+									: r->op.right->atom.atom;
+
+			ftev_out_write(o, str, strlen(str));
+			break;
+		}
 		case STEP_DYNSTR: {
 			const struct ftev_field *f = st->seg->arg->string.field;
 			uint32_t off, len;
