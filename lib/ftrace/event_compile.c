@@ -409,23 +409,35 @@ static void step_kind(struct ftev_step *st, const struct ftev_seg *seg)
 	const char *p;
 
 	st->kind = STEP_SEG;
-	if (!arg || seg->len_arg || !seg->spec_ok)
+	if (!arg || seg->len_arg)
 		return;
 	switch (seg->type) {
-	case SEG_DIGIT:
-		if (!seg->spec.plain || seg->ls < -2 || seg->ls > 2)
+	case SEG_DIGIT: {
+		const struct ftev_spec *sp = &seg->spec;
+
+		if (!seg->spec_ok || seg->ls < -2 || seg->ls > 2)
 			return;
-		switch (seg->spec.conv) {
+		switch (sp->conv) {
 		case 'd': case 'i': case 'u': case 'x': case 'X':
 			break;
 		default:
 			return;
 		}
-		st->kind = STEP_INT;
+		if (sp->plain) {
+			st->kind = STEP_INT;
+		} else if (sp->zero && sp->width > 0 && sp->width <= 24 && sp->prec < 0 &&
+			   !sp->minus && !sp->hash && !sp->plus && !sp->space &&
+			   !sp->width_star && !sp->prec_star) {
+			st->kind = STEP_ZPAD;
+			st->width = (uint8_t)sp->width;
+		} else {
+			return;
+		}
 		st->sgn = seg->spec.conv == 'd' || seg->spec.conv == 'i';
 		st->conv = seg->spec.conv == 'i' ? 'd' : seg->spec.conv;
 		st->shift = seg->ls == -2 ? 56 : seg->ls == -1 ? 48 : seg->ls == 0 ? 32 : 0;
 		return;
+	}
 	case SEG_POINTER:
 		if (arg->type == PA_BSTRING)
 			return;
@@ -444,7 +456,7 @@ static void step_kind(struct ftev_step *st, const struct ftev_seg *seg)
 			return;
 		}
 	case SEG_STR:
-		if (!seg->spec.plain)
+		if (!seg->spec_ok || !seg->spec.plain)
 			return;
 		if (arg->type == PA_STRING)
 			st->kind = STEP_DYNSTR;

@@ -442,6 +442,7 @@ enum ftev_step_kind {
 	STEP_LIT,       /* only the literal (two literals in a row) */
 	STEP_SEG,       /* the segment, in full */
 	STEP_INT,       /* plain %d %i %u %x %X of a value */
+	STEP_ZPAD,      /* the same with a '0' flag and a width ("%08lx") */
 	STEP_PTR,       /* plain %p of a value */
 	STEP_FUNC,      /* %pS %ps %pF %pf */
 	STEP_DYNSTR,    /* plain %s of __get_str() */
@@ -452,9 +453,10 @@ struct ftev_step {
 	const char *lit;
 	uint32_t lit_len;
 	uint8_t kind;           /* enum ftev_step_kind */
-	uint8_t shift;          /* STEP_INT: 64 - the bits of the length modifier */
-	bool sgn;               /* STEP_INT: %d %i */
-	char conv;              /* STEP_INT: d u x X; STEP_FUNC: S s F f */
+	uint8_t shift;          /* STEP_INT, STEP_ZPAD: 64 - the bits of the length modifier */
+	bool sgn;               /* STEP_INT, STEP_ZPAD: %d %i */
+	char conv;              /* STEP_INT, STEP_ZPAD: d u x X; STEP_FUNC: S s F f */
+	uint8_t width;          /* STEP_ZPAD: 1..24 */
 	const struct ftev_seg *seg;
 };
 

@@ -1554,6 +1554,31 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 			}
 			ftev_out_hex(o, val, st->conv == 'X');
 			break;
+		case STEP_ZPAD: {
+			char buf[24];
+			unsigned n, w;
+			bool hex = st->conv == 'x' || st->conv == 'X';
+
+			val = value_of(c, st->seg->arg);
+			if (st->sgn) {
+				val = (uint64_t)((int64_t)(val << st->shift) >> st->shift);
+				if ((int64_t)val < 0) {
+					ftev_out_int(o, &st->seg->spec, st->width, -1, val, true);
+					break;
+				}
+			} else {
+				val = val << st->shift >> st->shift;
+			}
+			n = hex ? ftev_hex_len(val) : ftev_dec_len(val);
+			w = st->width > n ? st->width : n;
+			memset(buf, '0', w - n);
+			if (hex)
+				ftev_put_hex(buf + w, val, n, st->conv == 'X');
+			else
+				ftev_put_dec(buf + w, val);
+			ftev_out_write(o, buf, w);
+			break;
+		}
 		case STEP_PTR:
 			val = value_of(c, st->seg->arg);
 			if (!val) {
