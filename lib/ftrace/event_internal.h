@@ -558,6 +558,8 @@ struct ftev_comm {
 	const char *comm;
 };
 
+#define EV_COMM_CACHE 256
+
 struct ftev_fstack {     /* the function plugin's per-CPU stack of names */
 	const char **names;
 	int size;
@@ -593,9 +595,10 @@ struct ktrace_events {
 	bool syms_sorted;
 	struct ftev_fcache *fcache;
 
-	/* the last comm looked up */
+	/* the last comm looked up, and recent lookups by pid (direct-mapped) */
 	int last_pid;
 	const char *last_comm;
+	struct ftev_comm comm_cache[EV_COMM_CACHE];
 
 	struct ftev_printk *printks;
 	size_t nprintks, cap_printks;

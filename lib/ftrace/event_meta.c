@@ -725,12 +725,21 @@ const char *ftev_comm_lookup(struct ktrace_events *evs, int pid)
 
 	if (!pid)
 		return "<idle>";
+	struct ftev_comm *slot = &evs->comm_cache[(unsigned)pid % EV_COMM_CACHE];
+
 	if (evs->last_comm && evs->last_pid == pid)
 		return evs->last_comm;
+	if (slot->comm && slot->pid == pid) {
+		evs->last_pid = pid;
+		evs->last_comm = slot->comm;
+		return slot->comm;
+	}
 	comms_init(evs);
 	c = comm_bsearch(evs, pid);
 	evs->last_pid = pid;
 	evs->last_comm = c ? c->comm : "<...>";
+	slot->pid = pid;
+	slot->comm = evs->last_comm;
 	return evs->last_comm;
 }
 
@@ -778,6 +787,7 @@ static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t
 	comms[pos].comm = copy;
 	evs->ncomms++;
 	evs->last_comm = NULL;
+	evs->comm_cache[(unsigned)pid % EV_COMM_CACHE].comm = NULL;
 	return 0;
 }
 

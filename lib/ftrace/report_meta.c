@@ -63,11 +63,11 @@ bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
 		break;
 	}
 	/* a bprint record can fail the event for the records after it */
-	if (ev->flags & (EV_ISBPRINT | EV_FAILED))
+	if (ev->flags & EV_ISBPRINT)
 		return true;
 	/* -R (and [FAILED TO PARSE]) output turns a string field into an array for good
 	 * once it held a non-printable byte */
-	if (raw)
+	if (raw || (ev->flags & EV_FAILED))
 		for (const struct ftev_field *f = ev->fields; f; f = f->next)
 			if (f->flags & EVF_STRING)
 				return true;
