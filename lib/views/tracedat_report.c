@@ -117,26 +117,46 @@ struct rstream {
 	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
 };
 
-/* A record waiting to be printed, with what the main thread worked out for it. */
+/* A record waiting to be printed, with what the main thread worked out for it: 64
+ * bytes, as a worker on another CPU reads them. What few records need is in an extra
+ * entry of the chunk. */
 struct jrec {
-	struct ktrace_record kr;
+	const void *data;                  /* the record (see data_off) */
+	uint64_t ts;
 	const struct ktrace_event *ev;     /* in the main registry; NULL: unknown event */
-	const struct rfile *f;
 	const char *comm;
+	uint32_t size, avail;              /* as in struct ktrace_record */
+	int pid;
+	int cpu;
+	uint32_t text_off, text_len;       /* text formatted by the main thread (J_TEXT) */
+	uint32_t extra;                    /* index in the chunk's extras, or NO_OFF */
+	uint16_t file;                     /* index in r->files */
+	uint8_t flags;                     /* J_* */
+};
+
+_Static_assert(sizeof(struct jrec) == 64, "a record of a chunk is one cache line");
+
+enum {
+	J_TEXT = 1,                        /* the main thread formatted the text */
+	J_RAW = 2,                         /* fields as with -R */
+	J_COPIED = 4,                      /* data is a copy in the chunk, at data_off */
+};
+
+/* The rest, for the records that need it. */
+struct jextra {
 	const char *label;                 /* NULL: no prefix */
 	long long missed;
 	int64_t diff;
-	int pid;
-	uint32_t data_off;                 /* data copied into the chunk (else NO_OFF) */
-	uint32_t text_off, text_len;       /* text formatted by the main thread */
+	uint32_t data_off;                 /* J_COPIED: where in the chunk's data */
 	uint32_t lat_off, lat_len;         /* latency column */
 	uint32_t dpre_off, dpre_len;       /* --debug: before the line, after the text */
 	uint32_t dsuf_off, dsuf_len;
-	bool has_text, has_diff;
-	bool raw;                          /* fields as with -R */
+	bool has_diff;
 };
 
 #define NO_OFF UINT32_MAX
+
+static const struct jextra no_extra = { .data_off = NO_OFF };
 
 enum { C_FREE, C_FILLED, C_DONE };
 
@@ -145,6 +165,8 @@ enum { C_FREE, C_FILLED, C_DONE };
 struct chunk {
 	_Alignas(128) struct jrec *recs;
 	size_t n, cap;
+	struct jextra *extras;
+	size_t nextras, cap_extras;
 	char *text;                        /* texts the main thread made */
 	size_t text_len, text_cap;
 	uint8_t *data;                     /* copies of records of compressed data */
@@ -856,7 +878,7 @@ static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct
 		n = room - 1;
 	j->text_off = (uint32_t)c->text_len;
 	j->text_len = (uint32_t)n;
-	j->has_text = true;
+	j->flags |= J_TEXT;
 	c->text_len += n;
 	return 0;
 }
@@ -881,7 +903,7 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 
 /* --debug: the sub-buffer start line, and after the text the record's delta, offset and
  * size and the time-extend, padding and time-stamp entries that follow it. */
-static int debug_info(struct report *r, struct chunk *c, struct jrec *j, struct rstream *s,
+static int debug_info(struct report *r, struct chunk *c, struct jextra *j, struct rstream *s,
 		      const struct tracedat_record *rec)
 {
 	struct rfile *f = s->f;
@@ -944,6 +966,28 @@ static int debug_info(struct report *r, struct chunk *c, struct jrec *j, struct 
 	return 0;
 }
 
+/* A new extra entry for the chunk's last record. */
+static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *j)
+{
+	struct jextra *x;
+
+	if (c->nextras == c->cap_extras) {
+		size_t ncap = c->cap_extras ? c->cap_extras * 2 : 256;
+		struct jextra *v = realloc(c->extras, ncap * sizeof(*v));
+
+		if (!v) {
+			ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		c->extras = v;
+		c->cap_extras = ncap;
+	}
+	j->extra = (uint32_t)c->nextras;
+	x = &c->extras[c->nextras++];
+	*x = no_extra;
+	return x;
+}
+
 /* Takes the head record of s into the chunk (or drops it), and moves s on. */
 static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 {
@@ -954,6 +998,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 	struct ktrace_record kr;
 	const struct ktrace_event *ev;
 	const struct evinfo *ei;
+	struct jextra *x = NULL;
 	struct jrec *j;
 	int ret;
 
@@ -979,22 +1024,29 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		c->cap = ncap;
 	}
 	j = &c->recs[c->n++];
-	j->kr = kr;
+	j->data = kr.data;
+	j->ts = kr.ts;
 	j->ev = ev;
-	j->f = f;
-	j->label = r->prefix ? s->label : NULL;
-	j->missed = rec->missed_events;
-	j->data_off = NO_OFF;
-	j->has_text = false;
+	j->size = kr.size;
+	j->avail = kr.avail;
+	j->cpu = kr.cpu;
+	j->file = (uint16_t)(f - r->files);
+	j->flags = 0;
+	j->extra = NO_OFF;
 	j->text_off = j->text_len = 0;
-	j->lat_off = 0;
-	j->has_diff = false;
-	j->lat_len = 0;
 	j->comm = NULL;
 	j->pid = 0;
 	if (ev) {
 		j->pid = ktrace_events_record_pid(evs, &kr);
 		j->comm = ktrace_events_comm(evs, j->pid);
+	}
+	if (r->prefix || rec->missed_events || o->latency || o->debug || o->boundary ||
+	    o->ts_diff || rec->compressed) {
+		x = add_extra(r, c, j);
+		if (!x)
+			return -ENOMEM;
+		x->label = r->prefix ? s->label : NULL;
+		x->missed = rec->missed_events;
 	}
 	if (o->latency) {
 		char lat[64];
@@ -1011,13 +1063,12 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + n))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 		memcpy(c->text + c->text_len, lat, n);
-		j->lat_off = (uint32_t)c->text_len;
-		j->lat_len = (uint32_t)n;
+		x->lat_off = (uint32_t)c->text_len;
+		x->lat_len = (uint32_t)n;
 		c->text_len += n;
 	}
-	j->dpre_len = j->dsuf_len = 0;
 	if (o->debug || o->boundary) {
-		ret = debug_info(r, c, j, s, rec);
+		ret = debug_info(r, c, x, s, rec);
 		if (ret)
 			return ret;
 	}
@@ -1027,13 +1078,14 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		if (f->use_trace_clock && !o->nsec)
 			ts = ts / 1000 + (ts % 1000 >= 500);
 		if (r->last_ts) {
-			j->diff = (int64_t)(ts - r->last_ts);
-			j->has_diff = true;
+			x->diff = (int64_t)(ts - r->last_ts);
+			x->has_diff = true;
 		}
 		r->last_ts = ts;
 	}
 	ei = ev ? ev_info(r, f, ev) : NULL;
-	j->raw = ei ? ei->raw : o->raw;
+	if (ei ? ei->raw : o->raw)
+		j->flags |= J_RAW;
 	if (ei && ei->ordered == 1) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
@@ -1082,8 +1134,9 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		if (!grow_buf((void **)&c->data, &c->data_cap, c->data_len + keep))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 		memcpy(c->data + c->data_len, kr.data, keep);
-		j->data_off = (uint32_t)c->data_len;
-		j->kr.avail = keep;
+		x->data_off = (uint32_t)c->data_len;
+		j->flags |= J_COPIED;
+		j->avail = keep;
 		c->data_len += keep;
 	}
 	return advance(r, s);
@@ -1096,6 +1149,7 @@ static int fill_chunk(struct report *r, struct chunk *c)
 	int ret = 0;
 
 	c->n = 0;
+	c->nextras = 0;
 	c->text_len = 0;
 	c->data_len = 0;
 	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20)) {
@@ -1121,8 +1175,8 @@ static int fill_chunk(struct report *r, struct chunk *c)
 	}
 	/* the copies are in place now: point the records at them */
 	for (size_t i = 0; i < c->n; i++)
-		if (c->recs[i].data_off != NO_OFF)
-			c->recs[i].kr.data = c->data + c->recs[i].data_off;
+		if (c->recs[i].flags & J_COPIED)
+			c->recs[i].data = c->data + c->extras[c->recs[i].extra].data_off;
 	return ret;
 }
 
@@ -1247,23 +1301,25 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool careful)
 {
 	const struct ktrace_tdreport_opts *o = w->r->o;
+	const struct rfile *f = &w->r->files[j->file];
+	const struct jextra *x = j->extra != NO_OFF ? &c->extras[j->extra] : &no_extra;
 	const struct namecol *nc = name_col(w, j->ev);
 	const struct commcol *cc = &w->comms[((unsigned)j->pid * 2654435761u >> 22) & (COMMCACHE - 1)];
-	size_t need = 512 + (nc ? nc->len : 0) + j->lat_len + j->text_len + j->dpre_len + j->dsuf_len +
+	size_t need = 512 + (nc ? nc->len : 0) + x->lat_len + j->text_len + x->dpre_len + x->dsuf_len +
 		      (j->comm && (cc->comm != j->comm || cc->pid != j->pid) ? strlen(j->comm) : 0) +
-		      (j->label ? strlen(j->label) + (size_t)w->r->width : 0);
+		      (x->label ? strlen(x->label) + (size_t)w->r->width : 0);
 	char *p, *text;
 	size_t n;
 
 	if (!nc || !grow_buf((void **)&c->out, &c->out_cap, c->out_len + need + 4096))
 		return -ENOMEM;
 	p = c->out + c->out_len;
-	if (j->label) {
-		size_t l = strlen(j->label);
+	if (x->label) {
+		size_t l = strlen(x->label);
 
-		if (*j->label) {
+		if (*x->label) {
 			p = put_spaces(p, w->r->width - (int)l);
-			memcpy(p, j->label, l);
+			memcpy(p, x->label, l);
 			p += l;
 			*p++ = ':';
 			*p++ = ' ';
@@ -1271,12 +1327,12 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 			p = put_spaces(p, w->r->width + 2);
 		}
 	}
-	if (j->missed) {
+	if (x->missed) {
 		memcpy(p, "CPU:", 4);
-		p = put_u64(p + 4, (unsigned)j->kr.cpu);
-		if (j->missed > 0) {
+		p = put_u64(p + 4, (unsigned)j->cpu);
+		if (x->missed > 0) {
 			memcpy(p, " [", 2);
-			p = put_i64(p + 2, j->missed);
+			p = put_i64(p + 2, x->missed);
 			memcpy(p, " EVENTS DROPPED]\n", 17);
 			p += 17;
 		} else {
@@ -1284,9 +1340,9 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 			p += 18;
 		}
 	}
-	if (j->dpre_len) {
-		memcpy(p, c->text + j->dpre_off, j->dpre_len);
-		p += j->dpre_len;
+	if (x->dpre_len) {
+		memcpy(p, c->text + x->dpre_off, x->dpre_len);
+		p += x->dpre_len;
 	}
 	if (!j->ev) {
 		/* tep_print_event prints only this for an event it does not know */
@@ -1294,8 +1350,8 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		p += 15;
 		if (o->latency) {
 			if (o->raw) {
-				memcpy(p, c->text + j->lat_off, j->lat_len);
-				p += j->lat_len;
+				memcpy(p, c->text + x->lat_off, x->lat_len);
+				p += x->lat_len;
 			} else {
 				memcpy(p, "[UNKNOWN EVENT]", 15);
 				p += 15;
@@ -1307,29 +1363,29 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		p = put_comm(w, p, j->comm, j->pid);
 		if (o->latency) {
 			*p++ = ' ';
-			p = put_u64w(p, (unsigned)j->kr.cpu, 3);
-			memcpy(p, c->text + j->lat_off, j->lat_len);
-			p += j->lat_len;
+			p = put_u64w(p, (unsigned)j->cpu, 3);
+			memcpy(p, c->text + x->lat_off, x->lat_len);
+			p += x->lat_len;
 		} else {
 			*p++ = ' ';
 			*p++ = '[';
-			if ((unsigned)j->kr.cpu < 1000)
-				p = put_zdigits(p, (unsigned)j->kr.cpu, 3);
+			if ((unsigned)j->cpu < 1000)
+				p = put_zdigits(p, (unsigned)j->cpu, 3);
 			else
-				p = put_u64(p, (unsigned)j->kr.cpu);
+				p = put_u64(p, (unsigned)j->cpu);
 			*p++ = ']';
 		}
-		if (j->f->usecs)
+		if (f->usecs)
 			*p++ = ' ';
-		p = put_time_fast(w, p, j->f, j->kr.ts);
+		p = put_time_fast(w, p, f, j->ts);
 		*p++ = ':';
 	}
 	if (o->ts_diff) {
 		char buf[32] = "";
 		int k;
 
-		if (j->has_diff)
-			snprintf(buf, sizeof(buf), "(+%lld)", (long long)j->diff);
+		if (x->has_diff)
+			snprintf(buf, sizeof(buf), "(+%lld)", (long long)x->diff);
 		k = sprintf(p, " %-8s", buf);
 		p += k;
 	}
@@ -1343,30 +1399,35 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 	if (!j->ev) {
 		memcpy(p, "[UNKNOWN EVENT]", 15);
 		p += 15;
-		if (j->dsuf_len) {
-			memcpy(p, c->text + j->dsuf_off, j->dsuf_len);
-			p += j->dsuf_len;
+		if (x->dsuf_len) {
+			memcpy(p, c->text + x->dsuf_off, x->dsuf_len);
+			p += x->dsuf_len;
 		}
 		*p++ = '\n';
 		c->out_len = (size_t)(p - c->out);
 		return 0;
 	}
-	if (j->has_text) {
+	if (j->flags & J_TEXT) {
 		text = c->text + j->text_off;
 		n = j->text_len;
 		memcpy(p, text, n);
 	} else {
-		struct ktrace_events *evs = w->evs[j->f - w->r->files];
+		struct ktrace_events *evs = w->evs[j->file];
 		size_t room = c->out_cap - c->out_len;
+		struct ktrace_record kr = {
+			.data = j->data, .size = j->size, .cpu = j->cpu, .ts = j->ts,
+			.avail = j->avail,
+		};
 
-		n = ktrace_events_format(evs, &j->kr, j->raw ? KTRACE_EVFMT_RAW : 0, p, room, NULL);
+		n = ktrace_events_format(evs, &kr, (j->flags & J_RAW) ? KTRACE_EVFMT_RAW : 0, p, room,
+					 NULL);
 		if (n + 2 >= room) {
 			if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + 4096))
 				return -ENOMEM;
 			p = c->out + c->out_len;
 			room = c->out_cap - c->out_len;
-			n = ktrace_events_format(evs, &j->kr, j->raw ? KTRACE_EVFMT_RAW : 0, p, room,
-						 NULL);
+			n = ktrace_events_format(evs, &kr, (j->flags & J_RAW) ? KTRACE_EVFMT_RAW : 0, p,
+						 room, NULL);
 			if (n >= room)
 				n = room - 2;
 		}
@@ -1384,12 +1445,12 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 	}
 	if (n && p[n - 1] == '\n')
 		n--;
-	if (j->dsuf_len) {
-		if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + j->dsuf_len + 2))
+	if (x->dsuf_len) {
+		if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + x->dsuf_len + 2))
 			return -ENOMEM;
 		p = c->out + c->out_len;
-		memcpy(p + n, c->text + j->dsuf_off, j->dsuf_len);
-		n += j->dsuf_len;
+		memcpy(p + n, c->text + x->dsuf_off, x->dsuf_len);
+		n += x->dsuf_len;
 	}
 	p[n] = '\n';
 	c->out_len += n + 1;
@@ -1582,6 +1643,7 @@ static int run_records(struct report *r)
 				break;
 		}
 		free(c.recs);
+		free(c.extras);
 		free(c.text);
 		free(c.data);
 		free(c.out);
@@ -1909,6 +1971,7 @@ static void close_all(struct report *r)
 	free(r->streams);
 	for (size_t i = 0; i < r->nslots; i++) {
 		free(r->slots[i].recs);
+		free(r->slots[i].extras);
 		free(r->slots[i].text);
 		free(r->slots[i].data);
 		free(r->slots[i].out);
@@ -2093,6 +2156,10 @@ int ktrace_view_tracedat_report(const struct ktrace_tdreport_opts *o, struct kt_
 
 	/* trace-cmd opens every file before printing anything; the listing options print
 	 * from the first file only */
+	if (o->nfiles > UINT16_MAX) {
+		ret = ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
+		goto out;
+	}
 	for (size_t i = 0; i < o->nfiles; i++) {
 		struct rfile *f = &r.files[i];
 

@@ -23,13 +23,16 @@ python3 "$TOOLS/tdslim.py" --offset 123456789 "$TMP/sv.dat" "$TMP/sv_offset.dat"
 python3 "$TOOLS/tdslim.py" --date 0x1000 "$TMP/sv.dat" "$TMP/sv_date.dat"
 python3 "$TOOLS/tdslim.py" --tsc2nsec 5,2,100 "$TMP/sv.dat" "$TMP/sv_tsc.dat"
 
-# u OPTIONS...: ktrace report and trace-cmd report agree (output and success)
+# u OPTIONS...: ktrace report and trace-cmd report agree (output and success);
+# KTRACE_REPORT_THREADS=N runs ktrace with N worker threads
 u() {
 	# trace-cmd gets three tries (see golden.sh: it is not always the same)
 	for try in 1 2 3; do
 		trace-cmd report "$@" > "$TMP/expect" 2> /dev/null
 		ts=$?
-		"$KTRACE" report "$@" > "$TMP/out" 2> "$TMP/err"
+		# shellcheck disable=SC2086
+		"$KTRACE" report ${KTRACE_REPORT_THREADS:+--threads $KTRACE_REPORT_THREADS} "$@" \
+			> "$TMP/out" 2> "$TMP/err"
 		ks=$?
 		[ $ts -ne 0 ] || cmp -s "$TMP/out" "$TMP/expect" && break
 	done
@@ -79,6 +82,17 @@ trace-cmd report -r sched_switch "$TMP/kmem.dat" > "$TMP/expect" 2> /dev/null
 check_same "report -r with 3 threads" "$TMP/out" "$TMP/expect"
 
 # several files, and the filters that follow each -i
+# the same through the worker threads (ktrace only: --threads 3), for the options that
+# keep something per record besides its text
+KTRACE_REPORT_THREADS=3
+for o in -l --ts-diff "--ts-diff -t" --debug --boundary "-l -R"; do
+	for f in allevents instance instance.v7; do
+		# shellcheck disable=SC2086
+		u $o "$TMP/$f.dat"
+	done
+done
+u -i "$TMP/kmem.dat" -i "$TMP/instance.v7.dat" -l
+KTRACE_REPORT_THREADS=
 u -i "$TMP/sv.dat" -i "$TMP/kmem.dat"
 u -i "$TMP/kmem.dat" -i "$TMP/instance.dat" -t
 u -i "$TMP/instance.v7.dat" -i "$TMP/boot.dat" -R
