@@ -5,6 +5,7 @@
  * parsed specification, so that formatting a record never looks at text again.
  * Also: the tables of plugin handlers and helper functions.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,17 +221,16 @@ static enum ftev_op op_code(const char *op)
 
 static void compile_flags(struct ftev_flag_sym *list)
 {
-	bool neg = false;
+	size_t i = 0, last_neg = SIZE_MAX;
 
-	for (struct ftev_flag_sym *f = list; f; f = f->next)
+	for (struct ftev_flag_sym *f = list; f; f = f->next, i++) {
 		f->fval = eval_flag(f->value);
-	/* neg_after, from the end: the list is short, walk it once per entry */
-	for (struct ftev_flag_sym *f = list; f; f = f->next) {
-		neg = false;
-		for (const struct ftev_flag_sym *g = f; g && !neg; g = g->next)
-			neg = g->fval < 0;
-		f->neg_after = neg;
+		if (f->fval < 0)
+			last_neg = i;
 	}
+	i = 0;
+	for (struct ftev_flag_sym *f = list; f; f = f->next, i++)
+		f->neg_after = last_neg != SIZE_MAX && i <= last_neg;
 }
 
 static void compile_one(struct ktrace_event *ev, struct ftev_arg *arg, int depth);

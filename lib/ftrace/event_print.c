@@ -78,7 +78,7 @@ static void dyn_offset(const struct ftev_ctx *c, const struct ftev_field *f, uin
 	val = ftev_read_number(c->evs, c->data + f->offset, f->size);
 	o = (uint32_t)(val & 0xffff);
 	if (f->size == 2)
-		l = size - o;
+		l = o <= size ? size - o : 0;      /* the rest of the record */
 	else
 		l = (uint32_t)((val >> 16) & 0xffff);
 	*offset = o > size ? 0 : o;

@@ -1369,9 +1369,13 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		} else {
 			*p++ = ' ';
 			*p++ = '[';
-			if ((unsigned)j->cpu < 1000)
-				p = put_zdigits(p, (unsigned)j->cpu, 3);
-			else
+			if ((unsigned)j->cpu < 1000) {
+				unsigned cpu = (unsigned)j->cpu;
+
+				p[0] = (char)('0' + cpu / 100);
+				memcpy(p + 1, digits2 + 2 * (cpu % 100), 2);
+				p += 3;
+			} else
 				p = put_u64(p, (unsigned)j->cpu);
 			*p++ = ']';
 		}
