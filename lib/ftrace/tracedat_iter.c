@@ -507,6 +507,29 @@ static size_t heap_pop(struct tracedat_iter *it)
 
 /* ------------------------------------------------------------------ iterator */
 
+/* The entries of a buffer to read: all of them (cpu < 0), or the one of the CPU (the
+ * entries are sorted by CPU id), found by binary search: a file may claim many CPUs. */
+static void cpu_range(const struct td_buffer *buf, int cpu, size_t *lo, size_t *hi)
+{
+	size_t l = 0, u = buf->ncpus;
+
+	if (cpu < 0) {
+		*lo = 0;
+		*hi = buf->ncpus;
+		return;
+	}
+	while (l < u) {
+		size_t m = l + (u - l) / 2;
+
+		if (buf->cpus[m].pub.cpu < (unsigned int)cpu)
+			l = m + 1;
+		else
+			u = m;
+	}
+	*lo = l;
+	*hi = l < buf->ncpus && buf->cpus[l].pub.cpu == (unsigned int)cpu ? l + 1 : l;
+}
+
 int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
 		      struct ktrace_error *err)
 {
@@ -528,9 +551,14 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	it->last = -1;
 	it->raw = td->flags & TRACEDAT_RAW_TS;
 	it->sys_page = page > 0 ? (size_t)page : 4096;
-	for (size_t b = first; b < last; b++)
-		if (!td->bufs[b].pub.latency)
-			n += td->bufs[b].ncpus;
+	for (size_t b = first; b < last; b++) {
+		size_t lo, hi;
+
+		if (!td->bufs[b].pub.latency) {
+			cpu_range(&td->bufs[b], cpu, &lo, &hi);
+			n += hi - lo;
+		}
+	}
 	it->streams = calloc(n ? n : 1, sizeof(*it->streams));
 	it->heap = calloc(n ? n : 1, sizeof(*it->heap));
 	if (!it->streams || !it->heap || td_codec_init(&it->codec, td->codec_kind)) {
@@ -539,14 +567,14 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	}
 	for (size_t b = first; b < last; b++) {
 		struct td_buffer *buf = &td->bufs[b];
+		size_t lo, hi;
 
 		if (buf->pub.latency)
 			continue;
-		for (size_t c = 0; c < buf->ncpus; c++) {
+		cpu_range(buf, cpu, &lo, &hi);
+		for (size_t c = lo; c < hi; c++) {
 			struct td_stream *s;
 
-			if (cpu >= 0 && buf->cpus[c].pub.cpu != (unsigned int)cpu)
-				continue;
 			if (!buf->cpus[c].pub.data_size)
 				continue;
 			s = &it->streams[it->nstreams++];

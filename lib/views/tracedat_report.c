@@ -1759,15 +1759,20 @@ static int list_cpus(struct report *r, struct rfile *f)
 	if (top < 0)
 		return 0;
 	b = tracedat_buffer(td, (size_t)top);
-	for (unsigned cpu = 0; cpu < f->ncpus; cpu++) {
+	/* the CPUs with data, in id order (a file may claim many more CPUs than it holds) */
+	for (unsigned k = 0; k < b->cpus && !b->latency; k++) {
+		const struct tracedat_cpu *tc = tracedat_buffer_cpu(td, (size_t)top, k);
+		unsigned cpu = tc->cpu;
 		const struct tracedat_record *rec;
 		struct tracedat_iter *it;
 		uint64_t first = 0, last = 0;
 		bool any = false;
 		int ret;
 
-		if (b->latency)
+		if (cpu >= f->ncpus)
 			break;
+		if (!tc->data_size)
+			continue;
 		ret = tracedat_iter_new(td, top, (int)cpu, &it, r->err);
 		if (ret == -ENOENT || ret == -EINVAL) {
 			ktrace_error_clear(r->err);
