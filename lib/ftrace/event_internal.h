@@ -249,6 +249,8 @@ bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec);
  * already converted to the argument type: is_signed reads it as int64 (d, i). */
 void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed);
+/* "%0<width>x" (X u d) of a value (d: not negative); width at most 24. */
+void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, char conv);
 /* printf("%s") per spec, the string being s[0..n). */
 void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		const char *s, size_t n);

@@ -764,25 +764,6 @@ static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struc
 		c->ev->flags |= EV_FAILED;
 		return;
 	}
-	if (__builtin_expect(seg->spec_ok && seg->spec.plain, 1)) {
-		switch (seg->spec.conv) {
-		case 'd':
-		case 'i':
-			ftev_out_i64(o, (int64_t)val);
-			return;
-		case 'u':
-			ftev_out_u64(o, val);
-			return;
-		case 'x':
-			ftev_out_hex(o, val, false);
-			return;
-		case 'X':
-			ftev_out_hex(o, val, true);
-			return;
-		default:
-			break;
-		}
-	}
 	if (!seg->spec_ok) {
 		char fmt[40], buf[128];
 
@@ -817,6 +798,17 @@ static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struc
 }
 
 /* ---- %p ---- */
+
+/* glibc's %p */
+static inline void put_pointer(struct ftev_out *o, uint64_t val)
+{
+	if (!val) {
+		ftev_out_lit(o, "(nil)");
+	} else {
+		ftev_out_lit(o, "0x");
+		ftev_out_hex(o, val, false);
+	}
+}
 
 static void out_type_not_field(struct ftev_out *o, const struct ftev_arg *arg)
 {
@@ -1222,18 +1214,9 @@ static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const stru
 	case 'h':
 		print_raw_buff(c, o, p, arg, plen);
 		return;
-	default: {
-		uint64_t val = value_of(c, arg);
-
-		/* glibc's %p */
-		if (!val) {
-			ftev_out_puts(o, "(nil)");
-		} else {
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, val, false);
-		}
+	default:
+		put_pointer(o, value_of(c, arg));
 		return;
-	}
 	}
 }
 
@@ -1554,11 +1537,7 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 			}
 			ftev_out_hex(o, val, st->conv == 'X');
 			break;
-		case STEP_ZPAD: {
-			char buf[24];
-			unsigned n, w;
-			bool hex = st->conv == 'x' || st->conv == 'X';
-
+		case STEP_ZPAD:
 			val = value_of(c, st->seg->arg);
 			if (st->sgn) {
 				val = (uint64_t)((int64_t)(val << st->shift) >> st->shift);
@@ -1569,24 +1548,10 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 			} else {
 				val = val << st->shift >> st->shift;
 			}
-			n = hex ? ftev_hex_len(val) : ftev_dec_len(val);
-			w = st->width > n ? st->width : n;
-			memset(buf, '0', w - n);
-			if (hex)
-				ftev_put_hex(buf + w, val, n, st->conv == 'X');
-			else
-				ftev_put_dec(buf + w, val);
-			ftev_out_write(o, buf, w);
+			ftev_out_zero_padded(o, val, st->width, st->conv);
 			break;
-		}
 		case STEP_PTR:
-			val = value_of(c, st->seg->arg);
-			if (!val) {
-				ftev_out_lit(o, "(nil)");
-			} else {
-				ftev_out_lit(o, "0x");
-				ftev_out_hex(o, val, false);
-			}
+			put_pointer(o, value_of(c, st->seg->arg));
 			break;
 		case STEP_FUNC:
 			print_function(c, o, st->conv, st->seg->arg);

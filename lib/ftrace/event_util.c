@@ -283,6 +283,21 @@ bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec)
 	return p[1] == 0;
 }
 
+void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, char conv)
+{
+	char buf[24];
+	bool hex = conv == 'x' || conv == 'X';
+	unsigned n = hex ? ftev_hex_len(value) : ftev_dec_len(value);
+	unsigned w = width > n ? width : n;
+
+	memset(buf, '0', w - n);
+	if (hex)
+		ftev_put_hex(buf + w, value, n, conv == 'X');
+	else
+		ftev_put_dec(buf + w, value);
+	ftev_out_write(o, buf, w);
+}
+
 void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed)
 {
@@ -311,18 +326,7 @@ void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, i
 	    !spec->plus && !spec->space &&
 	    (spec->conv == 'x' || spec->conv == 'X' || spec->conv == 'u' ||
 	     ((spec->conv == 'd' || spec->conv == 'i') && (int64_t)value >= 0))) {
-		/* "%08lx" and friends */
-		char buf[24];
-		bool hex = spec->conv == 'x' || spec->conv == 'X';
-		unsigned n = hex ? ftev_hex_len(value) : ftev_dec_len(value);
-		unsigned w = (unsigned)width > n ? (unsigned)width : n;
-
-		memset(buf, '0', w - n);
-		if (hex)
-			ftev_put_hex(buf + w, value, n, spec->conv == 'X');
-		else
-			ftev_put_dec(buf + w, value);
-		ftev_out_write(o, buf, w);
+		ftev_out_zero_padded(o, value, (unsigned)width, spec->conv);
 		return;
 	}
 	ftev_out_int_full(o, spec, width, prec, value, is_signed);
