@@ -268,10 +268,18 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
 		      struct ktrace_error *err);
 /* 1 with *rec set (valid until the next call), 0 at the end, or a negative error code
- * (corrupt data; err names the offset). */
+ * (corrupt data; err names the offset). For uncompressed data, rec->data points into
+ * the file's mapping, where it stays readable; the iterator hands the pages its streams
+ * have left behind back to the kernel (madvise), so that memory stays bounded (reading
+ * them again costs a read from the page cache, not a wrong result). */
 int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
 		       struct ktrace_error *err);
 void tracedat_iter_free(struct tracedat_iter *it);
+/* For callers that use records after the next call (uncompressed data): from now on a
+ * record's pages are handed back only once its stream has read the returned number of
+ * bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
+ * buffers), so that what stays resident is about 32 MiB at most. */
+size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,13 @@
 #include "common/cursor.h"
 #include "ftrace/tracedat_int.h"
 
-/* Consumed mapped data is released in steps of this many bytes. */
+/* Consumed mapped data is released in steps of this many bytes, or of half the bytes
+ * kept for the caller (tracedat_iter_keep_mapped: all streams together keep about
+ * TD_KEEP_TOTAL resident). */
 #define TD_RELEASE_STEP (4u << 20)
+#define TD_KEEP_TOTAL (32u << 20)
+#define TD_KEEP_MIN (1u << 20)
+#define TD_KEEP_MAX (8u << 20)
 
 struct td_stream {
 	struct tracedat *td;
@@ -58,6 +63,7 @@ struct td_stream {
 	long long page_lost;
 	bool correct;              /* timestamps need correcting */
 	uint64_t released;         /* file offset up to which mapped pages were released */
+	uint64_t keep;             /* bytes read past a record before its pages go (0: none) */
 	/* current record, or the error met */
 	struct tracedat_record rec;
 	int error;
@@ -176,8 +182,10 @@ static void release_mapped(struct td_stream *s, uint64_t upto, size_t sys_page)
 	struct tracedat *td = s->td;
 	uint64_t start, end;
 
-	if (!td->release_pages || upto < s->released + TD_RELEASE_STEP)
+	if (!td->release_pages ||
+	    upto < s->released + (s->keep ? s->keep / 2 : TD_RELEASE_STEP) + s->keep)
 		return;
+	upto -= s->keep;       /* what callers may still look at stays */
 	start = (s->released + sys_page - 1) & ~((uint64_t)sys_page - 1);
 	end = upto & ~((uint64_t)sys_page - 1);
 	if (end > start)
@@ -610,6 +618,19 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	}
 	*out = it;
 	return 0;
+}
+
+size_t tracedat_iter_keep_mapped(struct tracedat_iter *it)
+{
+	size_t keep = it->nstreams ? TD_KEEP_TOTAL / it->nstreams : TD_KEEP_MAX;
+
+	if (keep > TD_KEEP_MAX)
+		keep = TD_KEEP_MAX;
+	if (keep < TD_KEEP_MIN)
+		keep = TD_KEEP_MIN;
+	for (size_t i = 0; i < it->nstreams; i++)
+		it->streams[i].keep = keep;
+	return keep;
 }
 
 /* Puts a stream back in the merge after stream_fill: with its record, or with its

@@ -115,6 +115,7 @@ struct rstream {
 	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
 	unsigned page_size;
 	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
+	const void *last_page;             /* the page of the last record taken */
 };
 
 /* A record waiting to be printed, with what the main thread worked out for it: 64
@@ -167,6 +168,7 @@ struct chunk {
 	size_t n, cap;
 	struct jextra *extras;
 	size_t nextras, cap_extras;
+	uint64_t span;                     /* bytes of pages the records were read from */
 	char *text;                        /* texts the main thread made */
 	size_t text_len, text_cap;
 	uint8_t *data;                     /* copies of records of compressed data */
@@ -232,6 +234,7 @@ struct report {
 	/* chunks and workers */
 	struct chunk *slots;
 	size_t nslots, chunk_recs;
+	uint64_t span_max;                 /* bytes of pages a chunk may take its records from */
 	struct wctx *main_ctx;
 	struct wctx *workers;
 	size_t nworkers;
@@ -1152,7 +1155,9 @@ static int fill_chunk(struct report *r, struct chunk *c)
 	c->nextras = 0;
 	c->text_len = 0;
 	c->data_len = 0;
-	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20)) {
+	c->span = 0;
+	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20) &&
+	       c->span < r->span_max) {
 		struct rstream *best = NULL;
 
 		if (r->nstreams == 1) {
@@ -1169,6 +1174,10 @@ static int fill_chunk(struct report *r, struct chunk *c)
 			break;
 		if (o->progress && !(++r->done & 0xffff))
 			progress(r, best->head);
+		if (best->head->page != best->last_page) {
+			best->last_page = best->head->page;
+			c->span += best->head->page_len;
+		}
 		ret = take_record(r, c, best);
 		if (ret)
 			break;
@@ -1612,6 +1621,7 @@ static int run_records(struct report *r)
 	if (o->progress)
 		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
 	r->chunk_recs = o->line_flush ? 64 : 4096;
+	r->span_max = UINT64_MAX;
 	r->main_ctx = new_ctx(r);
 	if (!r->main_ctx)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
@@ -1655,6 +1665,19 @@ static int run_records(struct report *r)
 	}
 
 	r->nslots = 2 * r->nworkers + 2;
+	/* the workers read uncompressed records in place: all the chunks in flight (the
+	 * slots and the one being filled) come from within what the reader keeps mapped */
+	{
+		size_t keep = SIZE_MAX;
+
+		for (size_t i = 0; i < r->nstreams; i++) {
+			size_t k = tracedat_iter_keep_mapped(r->streams[i].it);
+
+			if (k < keep)
+				keep = k;
+		}
+		r->span_max = keep / (r->nslots + 2);
+	}
 	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
 	if (r->slots)
 		memset(r->slots, 0, r->nslots * sizeof(*r->slots));

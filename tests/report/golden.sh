@@ -119,6 +119,15 @@ for z in "$ROOT"/tests/data/report/*.v6.dat.zst "$ROOT"/tests/data/tracedat/*.v6
 	done
 	rm -f "$TMP/$n".*.dat
 done
+# 2b. a trace big enough that the reader hands pages back to the kernel while the
+# worker threads still format records in place (allevents' pages repeated to 48 MB)
+zstd -q -d -f -o "$TMP/big.src.dat" "$ROOT/tests/data/report/allevents.v6.dat.zst"
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/big.src.dat" "$TMP/big.dat" 48
+"$KTRACE" report --threads 1 "$TMP/big.dat" > "$TMP/expect1" 2> /dev/null
+same "48 MB trace, 3 threads, as with 1" "$TMP/expect1" --threads 3 "$TMP/big.dat"
+"$KTRACE" report --threads 1 -l "$TMP/big.dat" > "$TMP/expect1" 2> /dev/null
+same "48 MB trace -l, 2 threads, as with 1" "$TMP/expect1" --threads 2 -l "$TMP/big.dat"
+rm -f "$TMP/big.src.dat" "$TMP/big.dat" "$TMP/expect1"
 # 3. files kept as they are (a fuzzer-made v7 file: unknown events, TSC2NSEC, OFFSET)
 for f in "$ROOT"/tests/data/report/*.dat; do
 	for m in "" -t -R -l "-l -R" --debug --ts-diff; do
