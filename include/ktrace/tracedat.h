@@ -161,6 +161,9 @@ struct tracedat_record {
 	uint64_t page_offset;     /* start of the page (sub-buffer header) */
 	uint64_t offset;          /* start of the record header */
 	uint64_t chunk_offset;
+	/* Compressed data: where the decompressed chunk holding the page ends (stream
+	 * offset); the chunk's bytes after the record follow it in memory. */
+	uint64_t chunk_end;
 	/* The whole page, for callers that walk it themselves (kbuffer_raw_get...). */
 	const void *page;
 	size_t page_len;

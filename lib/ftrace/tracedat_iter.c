@@ -268,9 +268,11 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 	if (s->b->pub.compressed) {
 		s->rec.page_offset = s->page_pos;
 		s->rec.chunk_offset = s->chunk_file;
+		s->rec.chunk_end = s->chunk_pos + s->chunk_len;
 	} else {
 		s->rec.page_offset = s->cpu->pub.offset + s->page_pos;
 		s->rec.chunk_offset = 0;
+		s->rec.chunk_end = 0;
 	}
 	if (s->use_kb) {
 		kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);

@@ -87,25 +87,12 @@ struct rfile {
 	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
-	struct ktrace_input *raw;          /* the file, to read chunk headers */
-	bool raw_failed;
 	char *task_text;                   /* the --pid/--comm filter */
 	struct kbuffer *kb;                /* --debug: walks sub-buffers */
-	bool raw_borrowed;                 /* raw is the caller's input */
-};
-
-/* Where a CPU's compressed stream is: the chunk holding the current record. */
-struct zcpu {
-	bool init;
-	uint64_t next_file;                /* file offset of the next chunk header to walk */
-	uint64_t dnext;                    /* its offset in the decompressed stream */
-	uint64_t cur_file;                 /* the current chunk's header */
-	uint64_t dstart, dend;             /* its decompressed bytes */
 };
 
 /* One buffer of one file: a stream of records in timestamp order. */
 struct rstream {
-	struct zcpu *z;                    /* per CPU index, for compressed data */
 	uint64_t *vbase;                   /* --debug: trace-cmd's offsets of compressed data */
 	struct rfile *f;
 	unsigned buffer;
@@ -366,8 +353,6 @@ static int open_file(struct report *r, struct rfile *f, const struct ktrace_tdre
 	*r->err_file = a->path;
 	if (a->input) {
 		ret = tracedat_open_input(a->input, flags, &f->td, r->err);
-		f->raw = a->input;
-		f->raw_borrowed = true;
 	} else {
 		ret = tracedat_open(a->path, flags, &f->td, r->err);
 	}
@@ -690,63 +675,18 @@ static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
 /* ---- main thread: records into chunks ---- */
 
 /* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
- * record to the end of that buffer: find the chunk's end in the decompressed stream. */
-static uint32_t zavail(struct rstream *s, const struct tracedat_record *rec)
+ * record to the end of that buffer: so may we, the iterator holding the chunk the same
+ * way. */
+static uint32_t zavail(const struct tracedat_record *rec)
 {
 	const uint8_t *data = rec->data, *page = rec->page;
 	uint32_t page_avail = (uint32_t)(page + rec->page_len - data);
-	struct rfile *f = s->f;
-	const struct tracedat_cpu *cpu;
-	struct zcpu *z;
-	uint64_t pos;
+	uint64_t pos = rec->page_offset + (uint64_t)(data - page);
 
-	if (!s->z || f->raw_failed)
+	if (pos + rec->size > rec->chunk_end || rec->chunk_end - pos > UINT32_MAX ||
+	    rec->chunk_end - pos < page_avail)
 		return page_avail;
-	if (!f->raw) {
-		struct ktrace_error e = { 0 };
-
-		if (ktrace_input_open(f->arg->path, &f->raw, &e) < 0 || !ktrace_input_is_mapped(f->raw)) {
-			f->raw_failed = true;
-			return page_avail;
-		}
-	}
-	z = &s->z[rec->cpu_index];
-	if (!z->init) {
-		cpu = tracedat_buffer_cpu(f->td, s->buffer, rec->cpu_index);
-		z->init = true;
-		z->next_file = cpu->offset + 4;
-		z->dnext = 0;
-		z->cur_file = UINT64_MAX;
-	}
-	if (rec->chunk_offset != z->cur_file) {
-		bool big = tracedat_header(f->td)->big_endian;
-
-		while (z->next_file <= rec->chunk_offset) {
-			const uint8_t *h;
-			struct ktrace_error e = { 0 };
-			uint32_t csize, usize;
-
-			if (ktrace_input_get(f->raw, z->next_file, 8, &h, &e) < 0)
-				return page_avail;
-			csize = big ? (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3]
-				    : (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[1] << 8 | h[0];
-			usize = big ? (uint32_t)h[4] << 24 | (uint32_t)h[5] << 16 | (uint32_t)h[6] << 8 | h[7]
-				    : (uint32_t)h[7] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[5] << 8 | h[4];
-			if (z->next_file == rec->chunk_offset) {
-				z->cur_file = z->next_file;
-				z->dstart = z->dnext;
-				z->dend = z->dnext + usize;
-			}
-			z->dnext += usize;
-			z->next_file += 8 + (uint64_t)csize;
-		}
-		if (z->cur_file != rec->chunk_offset)
-			return page_avail;
-	}
-	pos = rec->page_offset + (uint64_t)(data - page);
-	if (pos < z->dstart || pos + rec->size > z->dend || z->dend - pos > UINT32_MAX)
-		return page_avail;
-	return (uint32_t)(z->dend - pos);
+	return (uint32_t)(rec->chunk_end - pos);
 }
 
 static uint32_t record_avail(struct rstream *s, const struct tracedat_record *rec)
@@ -755,7 +695,7 @@ static uint32_t record_avail(struct rstream *s, const struct tracedat_record *re
 	uint64_t end, pos, chunk;
 
 	if (rec->compressed)
-		return zavail(s, rec);
+		return zavail(rec);
 	if (!s->map_size || !s->cpu_end)
 		return (uint32_t)(page + rec->page_len - data);
 	/* trace-cmd maps the CPU data in windows of map_size bytes: it reads on to the end
@@ -1996,7 +1936,6 @@ static void close_all(struct report *r)
 {
 	for (size_t i = 0; i < r->nstreams; i++) {
 		tracedat_iter_free(r->streams[i].it);
-		free(r->streams[i].z);
 		free(r->streams[i].vbase);
 		free(r->streams[i].cpu_end);
 	}
@@ -2037,8 +1976,6 @@ static void close_all(struct report *r)
 			ktrace_events_free(f->evs);
 		if (f->td)
 			tracedat_close(f->td);
-		if (f->raw && !f->raw_borrowed)
-			ktrace_input_close(f->raw);
 		if (f->kb)
 			kbuffer_free(f->kb);
 	}
@@ -2125,11 +2062,6 @@ static int add_stream(struct report *r, struct rfile *f, size_t buffer)
 
 			s->cpu_end[i] = c->offset + c->size < fsize ? c->offset + c->size : fsize;
 		}
-	}
-	if (b->compressed) {
-		s->z = calloc(b->cpus ? b->cpus : 1, sizeof(*s->z));
-		if (!s->z)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	}
 	if (b->compressed && r->o->debug) {
 		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
