@@ -116,15 +116,20 @@ static char *intern_s(struct ps *p, const char *s)
 
 static enum tt force_token(struct ps *p, const char *str, char **tok);
 
-/* One-character tokens are shared: nothing ever writes into a token. */
+/* One-character tokens are shared, from a constant table (threads may parse formats
+ * at the same time): nothing ever writes into a token. */
+#define ONE_CHAR2(n) { (n), 0 }, { (n) + 1, 0 }
+#define ONE_CHAR8(n) ONE_CHAR2(n), ONE_CHAR2((n) + 2), ONE_CHAR2((n) + 4), ONE_CHAR2((n) + 6)
+#define ONE_CHAR32(n) ONE_CHAR8(n), ONE_CHAR8((n) + 8), ONE_CHAR8((n) + 16), ONE_CHAR8((n) + 24)
+static const char one_chars[128][2] = {
+	ONE_CHAR32(0), ONE_CHAR32(32), ONE_CHAR32(64), ONE_CHAR32(96),
+};
+
 static char *one_char(struct ps *p, int ch)
 {
-	static char table[128][2];
-
 	if (ch <= 0 || ch >= 128)
 		return intern(p, (const char *)&ch, 1);
-	table[ch][0] = (char)ch;
-	return table[ch];
+	return (char *)one_chars[ch];
 }
 
 static enum tt read_tok_raw(struct ps *p, char **tok)

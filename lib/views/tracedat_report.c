@@ -225,7 +225,7 @@ struct report {
 	struct wctx *main_ctx;
 	struct wctx *workers;
 	size_t nworkers;
-	pthread_mutex_t mu, load_mu;
+	pthread_mutex_t mu;
 	pthread_cond_t cv_work, cv_free;
 	uint64_t filled, taken, written;
 	bool finished, writing, stop;
@@ -1451,15 +1451,12 @@ static void *worker_main(void *arg)
 	struct wctx *w = arg;
 	struct report *r = w->r;
 
-	/* one registry loads at a time: the format parser fills a static table of
-	 * one-character tokens as it goes (the same bytes, but a data race all the same) */
-	pthread_mutex_lock(&r->load_mu);
+	/* each worker loads registries of its own, from the files' metadata (read only) */
 	for (size_t i = 0; i < r->nfiles; i++) {
 		w->evs[i] = load_registry(&r->files[i], r->o);
 		if (!w->evs[i])
 			w->error = -ENOMEM;
 	}
-	pthread_mutex_unlock(&r->load_mu);
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		struct chunk *c;
@@ -1625,7 +1622,6 @@ static int run_records(struct report *r)
 	if (!r->slots || !r->workers)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	pthread_mutex_init(&r->mu, NULL);
-	pthread_mutex_init(&r->load_mu, NULL);
 	pthread_cond_init(&r->cv_work, NULL);
 	pthread_cond_init(&r->cv_free, NULL);
 	for (size_t i = 0; i < r->nworkers; i++) {
@@ -1953,7 +1949,6 @@ static void close_all(struct report *r)
 			free_ctx(&r->workers[i], r->nfiles, true);
 		free(r->workers);
 		pthread_mutex_destroy(&r->mu);
-		pthread_mutex_destroy(&r->load_mu);
 		pthread_cond_destroy(&r->cv_work);
 		pthread_cond_destroy(&r->cv_free);
 	}
