@@ -277,6 +277,26 @@ static void compile_array_value(struct ftev_arg *arg)
 	arg->vmask = typearg ? cast_mask(typearg->typecast.ptr_cast) : ~(uint64_t)0;
 }
 
+/* An operator whose sides are constants is a constant; a field OP a constant is the
+ * field's shortcut with the operator after it. */
+static void compile_op_value(struct ftev_arg *arg)
+{
+	const struct ftev_arg *l = arg->op.left, *r = arg->op.right;
+	bool lconst = !l || l->vk == VK_CONST, rconst = !r || r->vk == VK_CONST;
+
+	if (lconst && rconst) {
+		arg->vk = VK_CONST;
+		arg->vmask = ftev_apply_op(arg->op.code, l ? l->vmask : 0, r ? r->vmask : 0);
+	} else if (l && l->vk == VK_FIELD && l->vop == OP_BAD && rconst && arg->op.code != OP_BAD) {
+		arg->vk = VK_FIELD;
+		arg->voff = l->voff;
+		arg->vsize = l->vsize;
+		arg->vmask = l->vmask;
+		arg->vop = (uint8_t)arg->op.code;
+		arg->varg = r ? r->vmask : 0;
+	}
+}
+
 /* The quick way to an argument's value, where there is one (see enum ftev_vk). */
 static void compile_value(struct ftev_arg *arg)
 {
@@ -301,12 +321,19 @@ static void compile_value(struct ftev_arg *arg)
 			arg->vmask = ~(uint64_t)0;
 		}
 		break;
+	case PA_NULL:
+		arg->vk = VK_CONST;     /* evaluates to 0 */
+		arg->vmask = 0;
+		break;
 	case PA_OP:
-		compile_array_value(arg);
+		if (arg->op.code == OP_ARRAY)
+			compile_array_value(arg);
+		else if (arg->op.code != OP_COND)
+			compile_op_value(arg);
 		break;
 	case PA_TYPE:
 		item = arg->typecast.item;
-		if (item && item->vk == VK_FIELD) {
+		if (item && item->vk == VK_FIELD && item->vop == OP_BAD) {
 			arg->vk = VK_FIELD;
 			arg->voff = item->voff;
 			arg->vsize = item->vsize;

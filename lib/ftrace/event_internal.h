@@ -321,6 +321,54 @@ enum ftev_op {
 	OP_MUL,
 };
 
+/* A binary (or, with left 0, unary) operator of the evaluator: both sides evaluated
+ * (not for OP_ARRAY and OP_COND). */
+static inline uint64_t ftev_apply_op(enum ftev_op code, uint64_t left, uint64_t right)
+{
+	switch (code) {
+	case OP_NOT:
+		return !right;
+	case OP_NE:
+		return left != right;
+	case OP_TILDE:
+		return ~right;
+	case OP_LOR:
+		return left || right;
+	case OP_OR:
+		return left | right;
+	case OP_LAND:
+		return left && right;
+	case OP_AND:
+		return left & right;
+	case OP_LT:
+		return left < right;
+	case OP_SHL:
+		return left << (right & 63);
+	case OP_LE:
+		return left <= right;
+	case OP_GT:
+		return left > right;
+	case OP_SHR:
+		return left >> (right & 63);
+	case OP_GE:
+		return left >= right;
+	case OP_EQ:
+		return left == right;
+	case OP_SUB:
+		return left - right;
+	case OP_ADD:
+		return left + right;
+	case OP_DIV:
+		return right ? left / right : 0;
+	case OP_MOD:
+		return right ? left % right : 0;
+	case OP_MUL:
+		return left * right;
+	default:
+		return 0;
+	}
+}
+
 /* Casts after compilation (libtraceevent's eval_type_str). */
 enum ftev_cast {
 	CAST_NONE = 0, CAST_U8, CAST_U16, CAST_U32,
@@ -340,7 +388,8 @@ enum ftev_func {
  * is the general evaluator). */
 enum ftev_vk {
 	VK_EVAL = 0,
-	VK_FIELD,       /* a 1/2/4/8-byte field, through casts: (read & vmask), 0 outside */
+	VK_FIELD,       /* a 1/2/4/8-byte field, through casts: (read & vmask), 0 outside
+			 * the record; then vop with varg, if any */
 	VK_CONST,       /* a fixed number: vmask */
 };
 
@@ -349,8 +398,10 @@ struct ftev_arg {
 	enum pa_type type;
 	uint8_t vk;             /* enum ftev_vk */
 	uint8_t vsize;
+	uint8_t vop;            /* VK_FIELD: then this operator with varg (OP_BAD: none) */
 	uint32_t voff;
 	uint64_t vmask;
+	uint64_t varg;
 	union {
 		struct {
 			char *atom;

@@ -78,7 +78,7 @@ static void dyn_offset(const struct ftev_ctx *c, const struct ftev_field *f, uin
 	val = ftev_read_number(c->evs, c->data + f->offset, f->size);
 	o = (uint32_t)(val & 0xffff);
 	if (f->size == 2)
-		l = o <= size ? size - o : 0;      /* the rest of the record */
+		l = size - o;      /* the rest of the record (wraps past it, as libtraceevent's) */
 	else
 		l = (uint32_t)((val >> 16) & 0xffff);
 	*offset = o > size ? 0 : o;
@@ -114,13 +114,22 @@ static uint64_t apply_cast(uint64_t val, enum ftev_cast cast)
 
 static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
 
-/* ftev_eval, with the compiled shortcuts (a field through its casts, a number) inline. */
-static inline uint64_t value_of(struct ftev_ctx *c, struct ftev_arg *arg)
+__attribute__((noinline)) static uint64_t field_op(const struct ftev_arg *arg, uint64_t v)
+{
+	return ftev_apply_op(arg->vop, v, arg->varg);
+}
+
+/* ftev_eval, with the compiled shortcuts (a field through its casts and an operator
+ * with a constant, a number) inline. */
+__attribute__((always_inline)) static inline uint64_t value_of(struct ftev_ctx *c,
+							      struct ftev_arg *arg)
 {
 	if (arg && arg->vk == VK_FIELD) {
-		if (!in_rec(c, arg->voff, arg->vsize))
-			return 0;
-		return ftev_read_number(c->evs, c->data + arg->voff, arg->vsize) & arg->vmask;
+		uint64_t v = 0;
+
+		if (in_rec(c, arg->voff, arg->vsize))
+			v = ftev_read_number(c->evs, c->data + arg->voff, arg->vsize) & arg->vmask;
+		return arg->vop ? field_op(arg, v) : v;
 	}
 	if (arg && arg->vk == VK_CONST)
 		return arg->vmask;
@@ -226,68 +235,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		default:
 			left = value_of(c, arg->op.left);
 			right = value_of(c, arg->op.right);
-			switch (arg->op.code) {
-			case OP_NOT:
-				val = !right;
-				break;
-			case OP_NE:
-				val = left != right;
-				break;
-			case OP_TILDE:
-				val = ~right;
-				break;
-			case OP_LOR:
-				val = left || right;
-				break;
-			case OP_OR:
-				val = left | right;
-				break;
-			case OP_LAND:
-				val = left && right;
-				break;
-			case OP_AND:
-				val = left & right;
-				break;
-			case OP_LT:
-				val = left < right;
-				break;
-			case OP_SHL:
-				val = left << (right & 63);
-				break;
-			case OP_LE:
-				val = left <= right;
-				break;
-			case OP_GT:
-				val = left > right;
-				break;
-			case OP_SHR:
-				val = left >> (right & 63);
-				break;
-			case OP_GE:
-				val = left >= right;
-				break;
-			case OP_EQ:
-				val = left == right;
-				break;
-			case OP_SUB:
-				val = left - right;
-				break;
-			case OP_ADD:
-				val = left + right;
-				break;
-			case OP_DIV:
-				val = right ? left / right : 0;
-				break;
-			case OP_MOD:
-				val = right ? left % right : 0;
-				break;
-			case OP_MUL:
-				val = left * right;
-				break;
-			default:
-				val = 0;
-				break;
-			}
+			val = ftev_apply_op(arg->op.code, left, right);
 		}
 		break;
 	case PA_DYNAMIC_ARRAY_LEN: {
@@ -433,6 +381,20 @@ static inline void put_flag(struct ftev_out *o, const struct ftev_seg *seg, int 
 			    const struct ftev_flag_sym *fl)
 {
 	put_str(o, seg, len_arg, fl->str, fl->str_len);
+}
+
+/* The bytes of a bitmask or cpumask: libtraceevent holds the length in an int (a
+ * wrapped one prints nothing) and reads on past the record; we stop where the bytes
+ * readable after the record end (all further bytes would read as zero). */
+static bool mask_bytes(const struct ftev_ctx *c, uint64_t off, uint32_t *size)
+{
+	if ((int32_t)*size < 0)
+		return false;
+	if (off >= c->avail)
+		*size = 0;
+	else if (*size > c->avail - off)
+		*size = (uint32_t)(c->avail - off);
+	return true;
 }
 
 __attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
@@ -714,6 +676,8 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		if (!arg->bitmask.field)
 			return;
 		dyn_offset(c, arg->bitmask.field, &off, &len);
+		if (!mask_bytes(c, off, &len))
+			return;
 		if (arg->type == PA_BITMASK)
 			print_bitmask(c, o, seg, len_arg, off, len);
 		else
