@@ -999,10 +999,11 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 
 /* Version 6: at off, an optional options block, then "flyrecord" and a table of
  * ncpus (offset, size) pairs, or "latency" and text up to the end of the file. */
-static int read_flyrecord_v6(struct tracedat *td, struct td_buffer *b, uint64_t off,
+static int read_flyrecord_v6(struct tracedat *td, size_t bi, uint64_t off,
 			     unsigned int ncpus, struct td_secopts *so, uint64_t *end,
 			     struct ktrace_error *err)
 {
+	struct td_buffer *b = &td->bufs[bi];
 	struct kt_cursor c;
 	const uint8_t *tag;
 	int ret;
@@ -1020,6 +1021,7 @@ static int read_flyrecord_v6(struct tracedat *td, struct td_buffer *b, uint64_t 
 			return ret;
 		if (!memcmp(tag, "options  ", 10) && round == 0) {
 			ret = parse_options_v6(td, &c, so);
+			b = &td->bufs[bi];      /* a BUFFER option may have moved the table */
 			if (ret)
 				return ret;
 			continue;
@@ -1189,7 +1191,7 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 		td->hdr.cpus = td->cpucount;
 	/* CPUCOUNT changes the number of entries in the flyrecord tables */
 	cpus = td->has_cpucount ? td->cpucount : cpus;
-	ret = read_flyrecord_v6(td, &td->bufs[0], kt_cursor_offset(c), cpus, so, &end, err);
+	ret = read_flyrecord_v6(td, 0, kt_cursor_offset(c), cpus, so, &end, err);
 	if (ret)
 		return ret;
 	top = &td->bufs[0];
@@ -1212,9 +1214,7 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 		}
 	}
 	for (size_t i = 1; i < td->nbufs; i++) {
-		struct td_buffer *b = &td->bufs[i];
-
-		ret = read_flyrecord_v6(td, b, b->pub.offset, cpus, so, &end, err);
+		ret = read_flyrecord_v6(td, i, td->bufs[i].pub.offset, cpus, so, &end, err);
 		if (ret)
 			return ret;
 	}

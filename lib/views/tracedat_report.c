@@ -1899,8 +1899,16 @@ stats_done:
 
 		if (base && b->compressed)
 			virtual_offsets(td, (size_t)top, base);
-		/* trace-cmd lists CPU ids 0..cpus-1; ids without data are at 0, 0 bytes */
-		for (unsigned id = 0, k = 0; id < f->ncpus; id++) {
+		/* trace-cmd lists CPU ids 0..cpus-1; ids without data are at 0, 0 bytes. It
+		 * lists no more CPUs than the buffer has entries for (a file may claim
+		 * millions of CPUs in its CPUCOUNT option) */
+		unsigned nlist = b->cpus;
+
+		if (b->cpus && tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu >= nlist)
+			nlist = tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu + 1;
+		if (nlist > f->ncpus)
+			nlist = f->ncpus;
+		for (unsigned id = 0, k = 0; id < nlist; id++) {
 			const struct tracedat_cpu *c = NULL;
 			uint64_t off = 0, size = 0;
 
