@@ -804,33 +804,44 @@ static void print_function(struct ftev_ctx *c, struct ftev_out *o, char how, str
 	}
 }
 
-__attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ftev_out *o, const char *fmt, struct ftev_arg *arg)
+/* The fixed-size field a %p extension (MAC, IPv4, IPv6, UUID) prints, checked in
+ * libtraceevent's order; NULL when that is all (a helper function's text or the reason
+ * was printed, or there is no field). */
+static const struct ftev_field *ext_field(struct ftev_ctx *c, struct ftev_out *o,
+					 struct ftev_arg *arg, uint32_t size, const char *invalid)
 {
-	const char *sep = ":";
-	bool reverse = fmt[1] == 'R';
 	const struct ftev_field *f;
 
 	if (arg->type == PA_FUNC) {
 		run_func(c, o, arg);
-		return;
+		return NULL;
 	}
 	arg = skip_casts(arg);
 	if (!arg || arg->type != PA_FIELD) {
 		if (arg)
 			out_type_not_field(o, arg);
-		return;
+		return NULL;
 	}
+	f = arg->field.field;
+	if (f && f->size != size) {
+		ftev_out_puts(o, invalid);
+		return NULL;
+	}
+	return f;
+}
+
+__attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ftev_out *o, const char *fmt, struct ftev_arg *arg)
+{
+	const char *sep = ":";
+	bool reverse = fmt[1] == 'R';
+	const struct ftev_field *f = ext_field(c, o, arg, 6, "INVALIDMAC");
+
+	if (!f)
+		return;
 	if (fmt[0] == 'm')
 		sep = "";
 	else if (fmt[0] == 'M' && fmt[1] == 'F')
 		sep = "-";
-	f = arg->field.field;
-	if (!f)
-		return;
-	if (f->size != 6) {
-		ftev_out_puts(o, "INVALIDMAC");
-		return;
-	}
 	for (int i = 0; i < 6; i++) {
 		if (i)
 			ftev_out_puts(o, sep);
@@ -940,46 +951,18 @@ __attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ftev_o
 		bool reverse;
 
 		ip4_order(c, p + 1, &reverse);
-		if (arg->type == PA_FUNC) {
-			run_func(c, o, arg);
-			return;
-		}
-		arg = skip_casts(arg);
-		if (!arg || arg->type != PA_FIELD) {
-			if (arg)
-				out_type_not_field(o, arg);
-			return;
-		}
-		f = arg->field.field;
+		f = ext_field(c, o, arg, 4, "INVALIDIPv4");
 		if (!f)
 			return;
-		if (f->size != 4) {
-			ftev_out_puts(o, "INVALIDIPv4");
-			return;
-		}
 		print_ip4(c, o, i, reverse, f->offset);
 		return;
 	}
 	case '6': {
 		bool have_c = i == 'I' && p[1] == 'c';
 
-		if (arg->type == PA_FUNC) {
-			run_func(c, o, arg);
-			return;
-		}
-		arg = skip_casts(arg);
-		if (!arg || arg->type != PA_FIELD) {
-			if (arg)
-				out_type_not_field(o, arg);
-			return;
-		}
-		f = arg->field.field;
+		f = ext_field(c, o, arg, 16, "INVALIDIPv6");
 		if (!f)
 			return;
-		if (f->size != 16) {
-			ftev_out_puts(o, "INVALIDIPv6");
-			return;
-		}
 		if (have_c)
 			print_ip6c(c, o, f->offset);
 		else
@@ -1079,23 +1062,9 @@ __attribute__((noinline)) static void print_uuid(struct ftev_ctx *c, struct ftev
 		upper = true;
 		break;
 	}
-	if (arg->type == PA_FUNC) {
-		run_func(c, o, arg);
-		return;
-	}
-	arg = skip_casts(arg);
-	if (!arg || arg->type != PA_FIELD) {
-		if (arg)
-			out_type_not_field(o, arg);
-		return;
-	}
-	f = arg->field.field;
+	f = ext_field(c, o, arg, 16, "INVALIDUUID");
 	if (!f)
 		return;
-	if (f->size != 16) {
-		ftev_out_puts(o, "INVALIDUUID");
-		return;
-	}
 	for (int k = 0; k < 16; k++) {
 		uint8_t b = byte_at(c, f->offset + (guid ? guid_index[k] : k));
 
