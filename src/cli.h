@@ -55,5 +55,8 @@ int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((fo
 void cli_print_help(const struct cli_command *cmd);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
+/* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of
+ * memory, the array unchanged). */
+int cli_grow(void **arr, size_t n, size_t elem);
 
 #endif

@@ -7,16 +7,6 @@
 #include "cli.h"
 #include "darwin_cli.h"
 
-static int grow(void **arr, size_t n, size_t elem)
-{
-	void *p = realloc(*arr, (n + 1) * elem);
-
-	if (!p)
-		return -1;
-	*arr = p;
-	return 0;
-}
-
 int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const char *arg)
 {
 	struct ktrace_error err = { 0 };
@@ -36,13 +26,13 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		v = strtoull(arg, &end, 0);
 		if (errno || end == arg || *end || v > INT32_MAX)
 			return cli_usage_error(command, "invalid pid '%s'", arg);
-		if (grow((void **)&d->pids, d->view.npids, sizeof(*d->pids)))
+		if (cli_grow((void **)&d->pids, d->view.npids, sizeof(*d->pids)))
 			return cli_usage_error(command, "out of memory");
 		d->pids[d->view.npids++] = (int32_t)v;
 		d->view.pids = d->pids;
 		return CLI_OK;
 	case DARWIN_OPT_PROCESS:
-		if (grow((void **)&d->procs, d->view.nprocs, sizeof(*d->procs)))
+		if (cli_grow((void **)&d->procs, d->view.nprocs, sizeof(*d->procs)))
 			return cli_usage_error(command, "out of memory");
 		d->procs[d->view.nprocs++] = arg;
 		d->view.procs = d->procs;

@@ -95,17 +95,13 @@ static int run_extract(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
-		case 'B': {
-			const char **n = realloc(inst, (ninst + 1) * sizeof(*n));
-
-			if (!n) {
+		case 'B':
+			if (cli_grow((void **)&inst, ninst, sizeof(*inst))) {
 				free(inst);
 				return CLI_FAILED;
 			}
-			inst = n;
 			inst[ninst++] = optarg;
 			break;
-		}
 		case 't':
 			o.top = true;
 			break;

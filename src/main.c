@@ -74,6 +74,16 @@ void cli_print_help(const struct cli_command *cmd)
 	fputs(cmd->help, stdout);
 }
 
+int cli_grow(void **arr, size_t n, size_t elem)
+{
+	void *p = realloc(*arr, (n + 1) * elem);
+
+	if (!p)
+		return -1;
+	*arr = p;
+	return 0;
+}
+
 int cli_parse_size(const char *s, unsigned long long *out)
 {
 	unsigned long long v, mult = 1;

@@ -287,15 +287,11 @@ static int run_record(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:B:b:C:o:P:Fcqh", record_options, NULL)) != -1) {
 		switch (c) {
-		case 'e': {
-			const char **n = realloc(events, (nevents + 1) * sizeof(*n));
-
-			if (!n)
+		case 'e':
+			if (cli_grow((void **)&events, nevents, sizeof(*events)))
 				return CLI_FAILED;
-			events = n;
 			events[nevents++] = optarg;
 			break;
-		}
 		case 'B':
 			o.instance = optarg;
 			break;
@@ -322,17 +318,14 @@ static int run_record(int argc, char **argv)
 		case 'P': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			pid_t *n;
 
 			if (*end || end == optarg || v <= 0 || v > INT_MAX) {
 				free(events);
 				free(pids);
 				return cli_usage_error("record", "invalid pid '%s'", optarg);
 			}
-			n = realloc(pids, (npids + 1) * sizeof(*n));
-			if (!n)
+			if (cli_grow((void **)&pids, npids, sizeof(*pids)))
 				return CLI_FAILED;
-			pids = n;
 			pids[npids++] = (pid_t)v;
 			break;
 		}
@@ -407,11 +400,8 @@ static int run_record(int argc, char **argv)
 		close(go[0]);
 		go[0] = -1;
 		if (filter_command) {
-			pid_t *n = realloc(pids, (npids + 1) * sizeof(*n));
-
-			if (!n)
+			if (cli_grow((void **)&pids, npids, sizeof(*pids)))
 				goto out;
-			pids = n;
 			pids[npids++] = child;
 		}
 	}
