@@ -1144,8 +1144,6 @@ static enum tt process_flags(struct ps *p, struct ftev_arg *arg, char **tok)
 	if (!field)
 		goto fail;
 	type = process_field_arg(p, field, &token);
-	while (type == T_OP && !p->fatal)
-		type = process_op(p, field, &token);
 	if (test_type_token(type, token, T_DELIM, ","))
 		goto fail;
 	arg->flags.field = field;
