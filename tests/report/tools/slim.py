@@ -13,7 +13,6 @@ Written for the tests; it trusts its input.
 """
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -21,60 +20,6 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                                 'tracedat', 'tools'))
 import tdslim  # noqa: E402
-
-
-def write(v, out, kallsyms):
-    """tdslim.write, with a kallsyms text."""
-    e = v.e
-    blobs = list(v.top) + [b for _, t in v.instances for b in t]
-    used = tdslim.event_ids(v, blobs)
-    b = bytearray()
-    b += b'\x17\x08Dtracing6\0' + bytes([v.endian, v.long]) + struct.pack(e + 'I', v.page)
-    b += b'header_page\0' + struct.pack(e + 'Q', len(v.header_page)) + v.header_page
-    b += b'header_event\0' + struct.pack(e + 'Q', len(v.header_event)) + v.header_event
-    b += struct.pack(e + 'I', len(v.ftrace))
-    for f in v.ftrace:
-        b += struct.pack(e + 'Q', len(f)) + f
-    systems = []
-    for name, fmts in v.systems:
-        keep = [f for f in fmts if tdslim.fmt_id(f) in used]
-        if keep:
-            systems.append((name, keep))
-    b += struct.pack(e + 'I', len(systems))
-    for name, fmts in systems:
-        b += name + b'\0' + struct.pack(e + 'I', len(fmts))
-        for f in fmts:
-            b += struct.pack(e + 'Q', len(f)) + f
-    b += struct.pack(e + 'I', len(kallsyms)) + kallsyms
-    b += struct.pack(e + 'I', len(v.printk)) + v.printk
-    b += struct.pack(e + 'Q', len(v.cmdlines)) + v.cmdlines
-    b += struct.pack(e + 'I', v.cpus)
-    b += b'options  \0'
-    patch = {}
-    for oid, od in v.options:
-        b += struct.pack(e + 'HI', oid, len(od))
-        if oid == 3:
-            patch[od[8:od.index(b'\0', 8)]] = len(b)
-        b += od
-    b += struct.pack(e + 'H', 0)
-
-    def flyrecord(table):
-        b.extend(b'flyrecord\0')
-        at = len(b)
-        b.extend(bytes(16 * len(table)))
-        if v.clock is not None:
-            b.extend(struct.pack(e + 'Q', len(v.clock)) + v.clock)
-        for i, blob in enumerate(table):
-            if len(b) % v.page:
-                b.extend(bytes(v.page - len(b) % v.page))
-            struct.pack_into(e + 'QQ', b, at + 16 * i, len(b) if blob else 0, len(blob))
-            b.extend(blob)
-
-    flyrecord(v.top)
-    for name, table in v.instances:
-        struct.pack_into(e + 'Q', b, patch[name], len(b))
-        flyrecord(table)
-    open(out, 'wb').write(b)
 
 
 def report(path, *opts):
@@ -98,7 +43,7 @@ def main():
     full = v.kallsyms
     with tempfile.TemporaryDirectory() as tmp:
         whole = os.path.join(tmp, 'whole.dat')
-        write(v, whole, full)
+        tdslim.write(v, whole, kallsyms=full)
         text = report(whole) + report(whole, '-l')
         words = set(re.findall(rb'[A-Za-z_.$][A-Za-z0-9_.$]*', text))
         lines = [ln for ln in full.split(b'\n') if ln]
@@ -119,7 +64,7 @@ def main():
                 if j < len(order):
                     keep.add(order[j])
         cutk = b''.join(syms[i][2] + b'\n' for i in sorted(keep))
-        write(v, args[1], cutk)
+        tdslim.write(v, args[1], kallsyms=cutk)
         same = all(report(whole, *o) == report(args[1], *o) for o in ((), ('-R',)))
     print('%s: %d of %d kallsyms lines kept; report %s' % (
         args[1], len(keep), len(lines), 'unchanged' if same else 'CHANGED'))

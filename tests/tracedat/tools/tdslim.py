@@ -142,7 +142,9 @@ def fmt_id(text):
     return int(m.group(1)) if m else None
 
 
-def write(v, out, extra=()):
+def write(v, out, extra=(), kallsyms=b''):
+    """The trace with only the formats of events present, extra options added, and the
+    kallsyms text given (none by default)."""
     e = v.e
     blobs = list(v.top) + [b for _, t in v.instances for b in t]
     used = event_ids(v, blobs)
@@ -163,7 +165,7 @@ def write(v, out, extra=()):
         b += name + b'\0' + struct.pack(e + 'I', len(fmts))
         for f in fmts:
             b += struct.pack(e + 'Q', len(f)) + f
-    b += struct.pack(e + 'I', 0)                      # kallsyms dropped
+    b += struct.pack(e + 'I', len(kallsyms)) + kallsyms
     b += struct.pack(e + 'I', len(v.printk)) + v.printk
     b += struct.pack(e + 'Q', len(v.cmdlines)) + v.cmdlines
     b += struct.pack(e + 'I', v.cpus)
