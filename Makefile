@@ -9,8 +9,8 @@
 #   make bench           benchmarks against the reference tools
 #   make install PREFIX=/usr/local DESTDIR=
 
-VERSION    := 0.1.0
-SOVERSION  := 0
+VERSION    := 0.2.0
+SOVERSION  := 1
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -36,6 +36,8 @@ LIBS     := -lzstd -lz -lelf -lplist-2.0
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+# Library objects export only what the public headers mark KTRACE_API.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden -DKTRACE_BUILDING
 CLI_SRC  := $(sort $(wildcard src/*.c))
 CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
 HEADERS  := $(wildcard include/ktrace/*.h)
@@ -77,8 +79,11 @@ $(SHARED): $(LIB_OBJ) lib/libktrace.map
 	ln -sf libktrace.so.$(VERSION) $(B)/libktrace.so.$(SOVERSION)
 	ln -sf libktrace.so.$(VERSION) $(B)/libktrace.so
 
-$(CLI): $(CLI_OBJ) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC) $(LIBS)
+# The CLI sees the public headers only (no -Ilib) and links the shared library, found
+# beside it (build/) or in LIBDIR once installed.
+$(CLI_OBJ): CPPFLAGS := -Iinclude -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
+$(CLI): $(CLI_OBJ) $(SHARED)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) -L$(B) -lktrace -Wl,-rpath,'$$ORIGIN:$(LIBDIR)'
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	     -e 's|@VERSION@|$(VERSION)|'

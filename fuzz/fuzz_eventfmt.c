@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ktrace/ftrace_event.h>
+#include <ktrace/event.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,13 +47,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	flen = (size_t)(data[1] | data[2] << 8);
 	if (flen > size - 3)
 		flen = size - 3;
-	evs = ktrace_events_new((data[0] & 1) ? 4 : 8, data[0] & 2);
+	evs = ktrace_event_new((data[0] & 1) ? 4 : 8, data[0] & 2);
 	if (!evs)
 		return 0;
-	ktrace_events_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
-	ktrace_events_parse_printk_formats(evs, printk, sizeof(printk) - 1, NULL);
-	ktrace_events_parse_cmdlines(evs, cmdlines, sizeof(cmdlines) - 1, NULL);
-	ktrace_events_add_format(evs, systems[(data[0] >> 2) & 7], (const char *)data + 3, flen,
+	ktrace_event_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
+	ktrace_event_parse_printk_formats(evs, printk, sizeof(printk) - 1, NULL);
+	ktrace_event_parse_cmdlines(evs, cmdlines, sizeof(cmdlines) - 1, NULL);
+	ktrace_event_add_format(evs, systems[(data[0] >> 2) & 7], (const char *)data + 3, flen,
 				 &ev, NULL);
 	if (ev) {
 		/* an exact-size copy, so that the sanitizers see reads past the record */
@@ -69,15 +69,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			next = (struct ktrace_record){ payload, (uint32_t)plen, 1, 2000, NULL, 0 };
 			rec = (struct ktrace_record){ payload, (uint32_t)plen, 0, 1000, &next, 0 };
-			ktrace_events_format(evs, &rec, 0, out, sizeof(out), &oflags);
-			ktrace_events_format(evs, &rec, KTRACE_EVFMT_RAW, out, sizeof(out), &oflags);
-			ktrace_events_latency(evs, &rec, out, sizeof(out));
-			ktrace_events_comm(evs, ktrace_events_record_pid(evs, &rec));
+			ktrace_event_format(evs, &rec, 0, out, sizeof(out), &oflags);
+			ktrace_event_format(evs, &rec, KTRACE_EVFMT_RAW, out, sizeof(out), &oflags);
+			ktrace_event_latency(evs, &rec, out, sizeof(out));
+			ktrace_event_comm(evs, ktrace_event_record_pid(evs, &rec));
 			/* twice: some state (learnt comms, flags) changes the second time */
-			ktrace_events_format(evs, &rec, 0, out, 16, &oflags);
+			ktrace_event_format(evs, &rec, 0, out, 16, &oflags);
 			free(payload);
 		}
 	}
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 	return 0;
 }

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ktrace/ftrace_event.h>
+#include <ktrace/event.h>
 
 #include "eventfmt_formats.h"
 
@@ -56,13 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	opt = data[1];
-	evs = ktrace_events_new((opt & 1) ? 4 : 8, opt & 2);
+	evs = ktrace_event_new((opt & 1) ? 4 : 8, opt & 2);
 	if (!evs)
 		return 0;
-	ktrace_events_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
-	ktrace_events_parse_printk_formats(evs, printk, sizeof(printk) - 1, NULL);
-	ktrace_events_add_format(evs, "ftrace", fgraph_exit, sizeof(fgraph_exit) - 1, NULL, NULL);
-	ktrace_events_add_format(evs, systems[formats[data[0] % nformats].system],
+	ktrace_event_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
+	ktrace_event_parse_printk_formats(evs, printk, sizeof(printk) - 1, NULL);
+	ktrace_event_add_format(evs, "ftrace", fgraph_exit, sizeof(fgraph_exit) - 1, NULL, NULL);
+	ktrace_event_add_format(evs, systems[formats[data[0] % nformats].system],
 				 formats[data[0] % nformats].text,
 				 strlen(formats[data[0] % nformats].text), &ev, NULL);
 	plen = size - 2;
@@ -81,12 +81,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					       (uint32_t)(plen + extra) };
 		rec = (struct ktrace_record){ payload, (uint32_t)plen, 0, 1000,
 					      (opt & 4) ? &next : NULL, (uint32_t)(plen + extra) };
-		ktrace_events_format(evs, &rec, 0, out, sizeof(out), &oflags);
-		ktrace_events_format(evs, &rec, KTRACE_EVFMT_RAW, out, sizeof(out), &oflags);
-		ktrace_events_latency(evs, &rec, out, sizeof(out));
-		ktrace_events_format(evs, &rec, 0, out, 8, &oflags);
+		ktrace_event_format(evs, &rec, 0, out, sizeof(out), &oflags);
+		ktrace_event_format(evs, &rec, KTRACE_EVFMT_RAW, out, sizeof(out), &oflags);
+		ktrace_event_latency(evs, &rec, out, sizeof(out));
+		ktrace_event_format(evs, &rec, 0, out, 8, &oflags);
 	}
 	free(payload);
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 	return 0;
 }

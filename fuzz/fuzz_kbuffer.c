@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <ktrace/ftrace_pages.h>
+#include <ktrace/ring.h>
 #include <ktrace/input.h>
 #include <ktrace/kbuffer.h>
 
-#include "views/views.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -121,10 +123,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The raw-dump report over the same bytes, to /dev/null. */
 	{
-		struct ktrace_pages_layout layout = { 0, 0, -1 };
+		struct ktrace_ring_layout layout = { 0, 0, -1 };
 		struct ktrace_error err;
 		struct ktrace_input *in;
-		static struct kt_out *o;
+		static struct ktrace_out *o;
 
 		if (!o)
 			o = malloc(sizeof(*o));

@@ -14,13 +14,13 @@
 
 #include "common/outbuf.h"
 #include "kcdata/kcdata_int.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct kt_out *sink(void)
+static struct ktrace_out *sink(void)
 {
-	static struct kt_out *o;
+	static struct ktrace_out *o;
 
 	if (!o) {
 		o = malloc(sizeof(*o));
@@ -60,11 +60,11 @@ static void decode_and_print(const uint8_t *buf, size_t len)
 	struct ktrace_error err = { 0 };
 
 	if (kcdata_decode(buf, len, &root, &err) == 0) {
-		struct kt_out *o = sink();
+		struct ktrace_out *o = sink();
 
-		ktrace_kcdata_print_json(root, o);
-		ktrace_kcdata_print_plist(root, o);
-		ktrace_kcdata_print_text(root, o);
+		ktrace_view_kcdata_json(root, o);
+		ktrace_view_kcdata_plist(root, o);
+		ktrace_view_kcdata_text(root, o);
 		kt_out_flush(o);
 	}
 	kcdata_node_free(root);
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kcdata_buffer_free(b);
 		/* the summary views, only for inputs that do not inflate (size bound) */
 		if (ktrace_input_from_memory(data, size, "fuzz", &in, NULL) == 0) {
-			struct kt_out *o = sink();
+			struct ktrace_out *o = sink();
 
 			ktrace_view_kcdata_info(in, false, false, o, NULL);
 			ktrace_view_kcdata_info(in, false, true, o, NULL);

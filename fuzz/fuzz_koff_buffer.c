@@ -12,15 +12,17 @@
 #include <ktrace/input.h>
 #include <ktrace/koff.h>
 
-#include "views/views.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct kt_out *out;
+	static struct ktrace_out *out;
 	static int devnull = -1;
-	struct koff_view_opts o = { 1000, 2, 1 };
+	struct ktrace_view_koff_opts o = { 1000, 2, 1 };
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
 	struct koff_reader *r;

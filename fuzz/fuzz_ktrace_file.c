@@ -13,13 +13,15 @@
 #include <ktrace/darwin.h>
 #include <ktrace/ktrace_file.h>
 
-#include "views/views.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct kt_out *out;
-static struct ktrace_kdebug_filter *filter;
-static struct ktrace_kdebug_codes *codes;
+static struct ktrace_out *out;
+static struct ktrace_darwin_filter *filter;
+static struct ktrace_darwin_codes *codes;
 
 static void walk_container(const uint8_t *data, size_t size)
 {
@@ -50,26 +52,26 @@ static void walk_container(const uint8_t *data, size_t size)
 static void decode(const uint8_t *data, size_t size, bool v0)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_kdebug_options opt = { .raw_v0 = v0 };
+	struct ktrace_darwin_options opt = { .raw_v0 = v0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	char buf[64];
 	size_t n;
 
 	if (ktrace_input_from_memory(data, size, "fuzz", &in, &err) < 0)
 		return;
-	if (ktrace_kdebug_open(in, &opt, &k, &err) == 0) {
-		ktrace_kdebug_threads(k, &n);
-		ktrace_kdebug_cpus(k, &n);
-		for (n = 0; ktrace_kdebug_next(k, &ev, &err) > 0 && n < 1000000; n++) {
-			ktrace_kdebug_find_thread(k, ev.thread);
-			ktrace_kdebug_builtin_name(ev.debugid, buf, sizeof(buf));
-			ktrace_kdebug_filter_match(filter, ev.debugid);
+	if (ktrace_darwin_open(in, &opt, &k, &err) == 0) {
+		ktrace_darwin_threads(k, &n);
+		ktrace_darwin_cpus(k, &n);
+		for (n = 0; ktrace_darwin_next(k, &ev, &err) > 0 && n < 1000000; n++) {
+			ktrace_darwin_find_thread(k, ev.thread);
+			ktrace_darwin_builtin_name(ev.debugid, buf, sizeof(buf));
+			ktrace_darwin_filter_match(filter, ev.debugid);
 		}
-		if (ktrace_kdebug_rewind(k, &err) == 0)
-			ktrace_kdebug_next(k, &ev, &err);
-		ktrace_kdebug_close(k);
+		if (ktrace_darwin_rewind(k, &err) == 0)
+			ktrace_darwin_next(k, &ev, &err);
+		ktrace_darwin_close(k);
 	}
 	ktrace_input_close(in);
 }
@@ -77,7 +79,7 @@ static void decode(const uint8_t *data, size_t size, bool v0)
 static void views(const uint8_t *data, size_t size)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_darwin_view_opts o = { 0 };
+	struct ktrace_view_darwin_opts o = { 0 };
 	struct ktrace_input *in;
 	static const int32_t pids[] = { 1 };
 
@@ -104,10 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		out = malloc(sizeof(*out));
 		kt_out_init(out, open("/dev/null", O_WRONLY | O_CLOEXEC));
-		filter = ktrace_kdebug_filter_new();
-		ktrace_kdebug_filter_parse(filter, "C1,S0x0403,D0x25000000", &err);
-		codes = ktrace_kdebug_codes_new();
-		ktrace_kdebug_codes_add(codes, 0x01400080, "MACH_SCHED_thing", &err);
+		filter = ktrace_darwin_filter_new();
+		ktrace_darwin_filter_parse(filter, "C1,S0x0403,D0x25000000", &err);
+		codes = ktrace_darwin_codes_new();
+		ktrace_darwin_codes_add(codes, 0x01400080, "MACH_SCHED_thing", &err);
 	}
 	walk_container(data, size);
 	decode(data, size, false);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzzes the event filter parser and evaluator (ktrace/ftrace_filter.h): arbitrary
+ * Fuzzes the event filter parser and evaluator (ktrace/event.h): arbitrary
  * filter text against the real formats of fuzz/eventfmt_formats.h, then the filter
  * tested on a record of every event it holds and written back as text.
  *
@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ktrace/ftrace_event.h>
-#include <ktrace/ftrace_filter.h>
+#include <ktrace/event.h>
 
 #include "eventfmt_formats.h"
 
@@ -34,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const size_t nformats = sizeof(formats) / sizeof(formats[0]);
 	const uint8_t *nul;
 	struct ktrace_events *evs;
-	struct ktrace_filter *f;
+	struct ktrace_event_filter *f;
 	char *text;
 	size_t tlen, plen;
 	uint8_t *payload;
@@ -51,27 +50,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the registries are loaded once (filters only read them) */
 	evs = registries[data[0] & 3];
 	if (!evs) {
-		evs = ktrace_events_new((data[0] & 1) ? 4 : 8, data[0] & 2);
+		evs = ktrace_event_new((data[0] & 1) ? 4 : 8, data[0] & 2);
 		if (!evs) {
 			free(text);
 			return 0;
 		}
 		for (size_t i = 0; i < nformats; i++)
-			ktrace_events_add_format(evs, systems[formats[i].system], formats[i].text,
+			ktrace_event_add_format(evs, systems[formats[i].system], formats[i].text,
 						 strlen(formats[i].text), NULL, NULL);
-		ktrace_events_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
-		ktrace_events_parse_cmdlines(evs, cmdlines, sizeof(cmdlines) - 1, NULL);
+		ktrace_event_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
+		ktrace_event_parse_cmdlines(evs, cmdlines, sizeof(cmdlines) - 1, NULL);
 		registries[data[0] & 3] = evs;
 	}
-	f = ktrace_filter_new(evs, text, NULL);
+	f = ktrace_event_filter_new(evs, text, NULL);
 	plen = nul ? size - 1 - tlen - 1 : 0;
 	payload = malloc(plen + 8);
 	if (f && payload) {
 		volatile unsigned acc = 0;
 
 		memcpy(payload, nul ? nul + 1 : data, plen);
-		for (size_t i = 0; i < ktrace_filter_event_count(f); i++) {
-			const struct ktrace_event *ev = ktrace_filter_event(f, i);
+		for (size_t i = 0; i < ktrace_event_filter_event_count(f); i++) {
+			const struct ktrace_event *ev = ktrace_event_filter_event(f, i);
 			int id = ktrace_event_id(ev);
 			struct ktrace_record rec = { payload, (uint32_t)plen, (int)(plen & 3), 1000, NULL,
 						     0 };
@@ -81,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				payload[(data[0] & 2) ? 1 : 0] = (uint8_t)id;
 				payload[(data[0] & 2) ? 0 : 1] = (uint8_t)(id >> 8);
 			}
-			acc += ktrace_filter_match(f, &rec);
-			s = ktrace_filter_string(f, id);
+			acc += ktrace_event_filter_match(f, &rec);
+			s = ktrace_event_filter_string(f, id);
 			if (s)
 				acc += (unsigned char)s[0];
 			free(s);
@@ -90,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)acc;
 	}
 	free(payload);
-	ktrace_filter_free(f);
+	ktrace_event_filter_free(f);
 	free(text);
 	return 0;
 }

@@ -14,38 +14,40 @@
 
 #include <ktrace/input.h>
 
-#include "views/views.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void run(struct ktrace_input *in, struct ktrace_tdreport_opts *o,
-		const struct ktrace_tdreport_filter *filters, size_t nfilters, struct kt_out *out)
+static void run(struct ktrace_input *in, struct ktrace_view_text_opts *o,
+		const struct ktrace_view_text_filter *filters, size_t nfilters, struct ktrace_out *out)
 {
-	struct ktrace_tdreport_file file = { "fuzz.dat", in, filters, nfilters, 0 };
+	struct ktrace_view_text_file file = { "fuzz.dat", in, filters, nfilters, 0 };
 	struct ktrace_error err = { 0 };
 
 	o->files = &file;
 	o->nfiles = 1;
 	kt_out_init(out, out->fd);
-	ktrace_view_tracedat_report(o, out, &err, NULL);
+	ktrace_view_tracedat_text(o, out, &err, NULL);
 	out->len = 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct ktrace_tdreport_filter filters[] = {
+	static const struct ktrace_view_text_filter filters[] = {
 		{ "sched.*,irq/.*: prev_pid > 0 || COMM =~ \"a\" || (CPU == 1 && !(common_flags & 1))", false },
 		{ ".*", false },
 		{ "sched_wakeup: pid == 0", true },
 	};
 	static const int cpus[] = { 0, 1, 3 };
-	static const enum ktrace_tdreport_mode listings[] = {
-		KTRACE_TDREPORT_STAT, KTRACE_TDREPORT_CPUS, KTRACE_TDREPORT_EVENTS,
-		KTRACE_TDREPORT_PRINTK, KTRACE_TDREPORT_FUNCS, KTRACE_TDREPORT_UNAME,
+	static const enum ktrace_view_text_mode listings[] = {
+		KTRACE_VIEW_TEXT_STAT, KTRACE_VIEW_TEXT_CPUS, KTRACE_VIEW_TEXT_EVENTS,
+		KTRACE_VIEW_TEXT_PRINTK, KTRACE_VIEW_TEXT_FUNCS, KTRACE_VIEW_TEXT_UNAME,
 	};
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in = NULL;
-	struct kt_out *out;
+	struct ktrace_out *out;
 	int fd;
 
 	if (size > (4u << 20))
@@ -60,24 +62,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out->fd = fd;
 	{
-		struct ktrace_tdreport_opts o = { .threads = 1 };
+		struct ktrace_view_text_opts o = { .threads = 1 };
 
 		run(in, &o, NULL, 0, out);
 	}
 	{
-		struct ktrace_tdreport_opts o = { .threads = 1, .raw = true, .latency = true,
+		struct ktrace_view_text_opts o = { .threads = 1, .raw = true, .latency = true,
 						  .debug = true, .ts_diff = true, .no_irqs = true,
 						  .cpus = cpus, .ncpus = 3 };
 
 		run(in, &o, filters, 3, out);
 	}
 	{
-		struct ktrace_tdreport_opts o = { .threads = 3, .nsec = true };
+		struct ktrace_view_text_opts o = { .threads = 3, .nsec = true };
 
 		run(in, &o, filters + 1, 1, out);
 	}
 	for (size_t i = 0; i < sizeof(listings) / sizeof(listings[0]); i++) {
-		struct ktrace_tdreport_opts o = { .threads = 1, .mode = listings[i],
+		struct ktrace_view_text_opts o = { .threads = 1, .mode = listings[i],
 						  .first_event = true, .last_event = true };
 
 		run(in, &o, NULL, 0, out);

@@ -19,7 +19,6 @@
 
 #include <ktrace/input.h>
 #include <ktrace/tracedat.h>
-#include <ktrace/tracedat_write.h>
 
 #include "../tests/tracedat_write/tdcompare.h"
 

@@ -9,7 +9,7 @@
 #include <ktrace/error.h>
 #include <ktrace/input.h>
 
-#include "common/outbuf.h"
+#include <ktrace/out.h>
 
 /* Exit statuses of every subcommand. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
@@ -34,7 +34,7 @@ struct cli_input {
 	struct ktrace_input *in;
 	enum ktrace_format format;
 	int64_t got;                 /* bytes seen by detection; 0 for an empty input */
-	struct kt_out *out;
+	struct ktrace_out *out;
 	struct ktrace_error err;     /* for the view's errors */
 };
 
@@ -45,6 +45,10 @@ int cli_input_open(struct cli_input *ci, const char *file);
 int cli_input_unhandled(struct cli_input *ci);
 /* Flushes the output, prints the error when ret < 0, closes; returns the exit status. */
 int cli_input_finish(struct cli_input *ci, int ret);
+
+/* Flushes and frees out (NULL is fine); a write error other than EPIPE becomes the
+ * result when ret is 0. Returns ret. */
+int cli_out_finish(struct ktrace_out *out, struct ktrace_error *err, int ret);
 
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);

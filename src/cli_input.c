@@ -21,11 +21,9 @@ int cli_input_open(struct cli_input *ci, const char *file)
 	ci->got = ktrace_input_peek(ci->in, 0, KTRACE_DETECT_BYTES, &head, &ci->err);
 	if (ci->got >= 0) {
 		ci->format = ktrace_detect_format(head, (size_t)ci->got);
-		ci->out = malloc(sizeof(*ci->out));
-		if (ci->out) {
-			kt_out_init(ci->out, STDOUT_FILENO);
+		ci->out = ktrace_out_new(STDOUT_FILENO);
+		if (ci->out)
 			return CLI_OK;
-		}
 		ktrace_error_set(&ci->err, -ENOMEM, "out of memory");
 	}
 	cli_error(file, &ci->err);
@@ -40,19 +38,26 @@ int cli_input_unhandled(struct cli_input *ci)
 		return ktrace_error_set(&ci->err, -EBADMSG,
 					ci->got ? "unrecognised file format" : "empty file");
 	return ktrace_error_set(&ci->err, -ENOTSUP, "%s: not supported yet",
-				ktrace_format_name(ci->format));
+				ktrace_detect_format_name(ci->format));
 }
 
 int cli_input_finish(struct cli_input *ci, int ret)
 {
 	/* Whatever was read is printed before the error that stopped the reading. */
-	if (kt_out_flush(ci->out) < 0 && ci->out->error != -EPIPE && !ret)
-		ret = ktrace_error_set(&ci->err, ci->out->error, "writing output: %s",
-				       strerror(-ci->out->error));
+	ret = cli_out_finish(ci->out, &ci->err, ret);
 	if (ret < 0)
 		cli_error(ci->file, &ci->err);
-	free(ci->out);
 	ktrace_input_close(ci->in);
 	memset(ci, 0, sizeof(*ci));
 	return ret < 0 ? CLI_FAILED : CLI_OK;
+}
+
+int cli_out_finish(struct ktrace_out *out, struct ktrace_error *err, int ret)
+{
+	int e = out ? ktrace_out_flush(out) : 0;
+
+	if (e < 0 && e != -EPIPE && !ret)
+		ret = ktrace_error_set(err, e, "writing output: %s", strerror(-e));
+	ktrace_out_free(out);
+	return ret;
 }

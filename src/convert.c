@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include <ktrace/tracedat.h>
-#include <ktrace/tracedat_write.h>
 
 #include "cli.h"
 

@@ -51,9 +51,9 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		return CLI_OK;
 	case 'C':
 	case DARWIN_OPT_CODES:
-		if (!d->codes && !(d->codes = ktrace_kdebug_codes_new()))
+		if (!d->codes && !(d->codes = ktrace_darwin_codes_new()))
 			return cli_usage_error(command, "out of memory");
-		if (ktrace_kdebug_codes_load_file(d->codes, arg, &err) < 0) {
+		if (ktrace_darwin_codes_load_file(d->codes, arg, &err) < 0) {
 			cli_error(NULL, &err);
 			return CLI_FAILED;
 		}
@@ -61,9 +61,9 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		return CLI_OK;
 	case 'f':
 	case DARWIN_OPT_FILTER:
-		if (!d->filter && !(d->filter = ktrace_kdebug_filter_new()))
+		if (!d->filter && !(d->filter = ktrace_darwin_filter_new()))
 			return cli_usage_error(command, "out of memory");
-		if (ktrace_kdebug_filter_parse(d->filter, arg, &err) < 0)
+		if (ktrace_darwin_filter_parse(d->filter, arg, &err) < 0)
 			return cli_usage_error(command, "%s", err.message);
 		d->view.filter = d->filter;
 		return CLI_OK;
@@ -73,8 +73,8 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 
 void darwin_cli_free(struct darwin_cli *d)
 {
-	ktrace_kdebug_codes_free(d->codes);
-	ktrace_kdebug_filter_free(d->filter);
+	ktrace_darwin_codes_free(d->codes);
+	ktrace_darwin_filter_free(d->filter);
 	free(d->pids);
 	free(d->procs);
 }

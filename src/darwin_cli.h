@@ -5,7 +5,7 @@
 
 #include <getopt.h>
 
-#include "views/views.h"
+#include <ktrace/view.h>
 
 enum {
 	DARWIN_OPT_CSV = 0x200,
@@ -28,9 +28,9 @@ enum {
 	{ "filter",     required_argument, NULL, DARWIN_OPT_FILTER }
 
 struct darwin_cli {
-	struct ktrace_darwin_view_opts view;
-	struct ktrace_kdebug_codes *codes;
-	struct ktrace_kdebug_filter *filter;
+	struct ktrace_view_darwin_opts view;
+	struct ktrace_darwin_codes *codes;
+	struct ktrace_darwin_filter *filter;
 	int32_t *pids;
 	const char **procs;
 	bool raw_v0;

@@ -14,7 +14,7 @@
 #include <ktrace/koff.h>
 
 #include "cli.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 static const char dump_help[] =
 "NAME\n"
@@ -132,7 +132,7 @@ static const struct option dump_options[] = {
 };
 
 struct dump_opts {
-	struct koff_view_opts view;
+	struct ktrace_view_koff_opts view;
 	bool flush, disable, enable, enable_mask;
 	uint64_t mask;
 	uint32_t entries;
@@ -344,7 +344,7 @@ static int run_dump(int argc, char **argv)
 	struct koff_reader *r = NULL;
 	char path[PATH_MAX];
 	const char *what;
-	struct kt_out *out;
+	struct ktrace_out *out;
 	int ret;
 
 	ret = parse_options(argc, argv, &opts);
@@ -374,19 +374,16 @@ static int run_dump(int argc, char **argv)
 		koff_reader_close(r);
 		return ret < 0 ? CLI_FAILED : CLI_OK;
 	}
-	out = malloc(sizeof(*out));
+	out = ktrace_out_new(STDOUT_FILENO);
 	if (!out) {
 		koff_reader_close(r);
 		cli_errorf(what, "out of memory");
 		return CLI_FAILED;
 	}
-	kt_out_init(out, STDOUT_FILENO);
 	ret = ktrace_view_koff_reader(r, &opts.view, out, &err);
-	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
-		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)
 		cli_error(what, &err);
-	free(out);
 	koff_reader_close(r);
 	return ret < 0 ? CLI_FAILED : CLI_OK;
 }

@@ -78,10 +78,10 @@ static const struct option extract_options[] = {
 
 static int run_extract(int argc, char **argv)
 {
-	struct ktrace_extract_opts o = { 0 };
+	struct ktrace_tracefs_extract_opts o = { 0 };
 	struct tracedat_write_opts wo;
 	struct ktrace_error err = { 0 };
-	struct ktrace_session *s = NULL;
+	struct ktrace_tracefs_session *s = NULL;
 	const char *output = "trace.dat", *version = NULL, *compression = NULL;
 	const char **inst = NULL;
 	size_t ninst = 0;
@@ -148,16 +148,16 @@ static int run_extract(int argc, char **argv)
 	o.instances = inst;
 	o.ninstances = ninst;
 	o.tmpdir = tmpdir;
-	if (ktrace_extract_open(&o, &s, &err) < 0 || ktrace_session_stop(s, &err) < 0) {
+	if (ktrace_tracefs_extract_open(&o, &s, &err) < 0 || ktrace_tracefs_stop(s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
-	if (ktrace_session_restore(s, &err) < 0) {
+	if (ktrace_tracefs_restore(s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_session_write(s, output, &wo, &err) < 0) {
+	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
@@ -166,7 +166,7 @@ static int run_extract(int argc, char **argv)
 			wo.compression);
 	status = CLI_OK;
 out:
-	ktrace_session_close(s);
+	ktrace_tracefs_close(s);
 	free(inst);
 	return status;
 }

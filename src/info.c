@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "darwin_cli.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 static const char info_help[] =
 "NAME\n"

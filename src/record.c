@@ -182,17 +182,17 @@ static void human(char *buf, size_t len, unsigned long long bytes)
 		snprintf(buf, len, "%.1f kB", (double)bytes / 1e3);
 }
 
-unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool quiet)
+unsigned long long record_cli_print_stats(const struct ktrace_tracefs_session *s, bool quiet)
 {
 	unsigned long long lost = 0, events = 0, bytes = 0;
 
-	for (size_t b = 0; b < ktrace_session_buffer_count(s); b++) {
-		const char *name = ktrace_session_buffer_name(s, b);
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++) {
+		const char *name = ktrace_tracefs_buffer_name(s, b);
 
 		if (*name && !quiet)
 			fprintf(stderr, "Buffer %s:\n", name);
-		for (size_t i = 0; i < ktrace_session_cpu_count(s, b); i++) {
-			const struct ktrace_cpu_stats *c = ktrace_session_cpu_stats(s, b, i);
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++) {
+			const struct ktrace_cpu_stats *c = ktrace_tracefs_cpu_stats(s, b, i);
 			char size[32], marked[48], unread[48] = "";
 
 			lost += c->lost;
@@ -226,13 +226,13 @@ unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool q
 	return lost;
 }
 
-static void progress(struct ktrace_session *s, struct timespec *last, unsigned long long *last_events)
+static void progress(struct ktrace_tracefs_session *s, struct timespec *last, unsigned long long *last_events)
 {
 	struct ktrace_progress p;
 	struct timespec now;
 	double dt;
 
-	ktrace_session_progress(s, &p);
+	ktrace_tracefs_progress(s, &p);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	dt = (double)(now.tv_sec - last->tv_sec) + (double)(now.tv_nsec - last->tv_nsec) / 1e9;
 	if (dt <= 0)
@@ -269,10 +269,10 @@ static void child_run(int go_fd, char **argv)
 
 static int run_record(int argc, char **argv)
 {
-	struct ktrace_record_opts o = { 0 };
+	struct ktrace_tracefs_record_opts o = { 0 };
 	struct tracedat_write_opts wo;
 	struct ktrace_error err = { 0 };
-	struct ktrace_session *s = NULL;
+	struct ktrace_tracefs_session *s = NULL;
 	const char **events = NULL;
 	const char *output = "trace.dat", *version = NULL, *compression = NULL;
 	pid_t *pids = NULL, child = -1;
@@ -411,11 +411,11 @@ static int run_record(int argc, char **argv)
 	o.npids = npids;
 	o.follow_forks = follow;
 	o.tmpdir = tmpdir;
-	if (ktrace_record_open(&o, &s, &err) < 0) {
+	if (ktrace_tracefs_record_open(&o, &s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
-	if (ktrace_session_start(s, &err) < 0) {
+	if (ktrace_tracefs_start(s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
@@ -454,15 +454,15 @@ static int run_record(int argc, char **argv)
 			fputs("\r\033[K", stderr);
 	}
 	/* From here on the file gets finished whatever signals come. */
-	ret = ktrace_session_stop(s, &err);
+	ret = ktrace_tracefs_stop(s, &err);
 	if (ret < 0)
 		cli_error(NULL, &err);
-	if (ktrace_session_restore(s, &err) < 0) {
+	if (ktrace_tracefs_restore(s, &err) < 0) {
 		cli_error(NULL, &err);
 		ret = -1;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_session_write(s, output, &wo, &err) < 0) {
+	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
@@ -473,7 +473,7 @@ static int run_record(int argc, char **argv)
 		cli_errorf(command[0], "the command could not be run (status 127)");
 	status = ret < 0 ? CLI_FAILED : CLI_OK;
 out:
-	ktrace_session_close(s);   /* restores tracefs if that was not done */
+	ktrace_tracefs_close(s);   /* restores tracefs if that was not done */
 	if (go[1] >= 0)
 		close(go[1]);      /* a child still waiting gives up */
 	if (child > 0) {

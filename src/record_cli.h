@@ -6,7 +6,7 @@
 #include <ktrace/tracefs.h>
 
 /* Per-CPU figures of a stopped session on stderr; returns the events lost in total. */
-unsigned long long record_cli_print_stats(const struct ktrace_session *s, bool quiet);
+unsigned long long record_cli_print_stats(const struct ktrace_tracefs_session *s, bool quiet);
 /* Parses --file-version / --compression values into opts (usage error: returns 2). */
 int record_cli_write_opts(const char *command, const char *version, const char *compression,
 			  struct tracedat_write_opts *opts);

@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include <ktrace/detect.h>
-#include <ktrace/ftrace_pages.h>
+#include <ktrace/ring.h>
 #include <ktrace/input.h>
 
 #include "cli.h"
 #include "darwin_cli.h"
 #include "report_tracedat.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 static const char report_help[] =
 "NAME\n"
@@ -198,7 +198,7 @@ struct report_opts {
 	const char *file;
 	const char *format;
 	bool force_pages;
-	struct ktrace_pages_layout layout;
+	struct ktrace_ring_layout layout;
 	struct darwin_cli darwin;
 };
 

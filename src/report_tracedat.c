@@ -21,7 +21,7 @@
 
 #include "cli.h"
 #include "report_tracedat.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 enum {
 	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
@@ -66,10 +66,10 @@ static const struct option td_options[] = {
 static const char td_short[] = ":hSIi:feGpRr:tPNn:LlEwF:V::vTqO:H:";
 
 struct td_cli {
-	struct ktrace_tdreport_opts o;
-	struct ktrace_tdreport_file *files;
+	struct ktrace_view_text_opts o;
+	struct ktrace_view_text_file *files;
 	size_t nfiles, cap_files;
-	struct ktrace_tdreport_filter *filters;   /* in command-line order */
+	struct ktrace_view_text_filter *filters;   /* in command-line order */
 	size_t *filter_file;                      /* the -i index each filter follows */
 	size_t nfilters, cap_filters;
 	size_t ninputs;                           /* -i given */
@@ -79,7 +79,7 @@ struct td_cli {
 	size_t ncpus, cap_cpus;
 	char **owned;                             /* strings we made */
 	size_t nowned, cap_owned;
-	struct ktrace_tdreport_task *tasks;       /* --pid, --comm */
+	struct ktrace_view_text_task *tasks;       /* --pid, --comm */
 	size_t ntasks, cap_tasks;
 	const char **raw_events;                  /* -r */
 	size_t nraw, cap_raw;
@@ -237,10 +237,10 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'l': c->o.latency = true; break;
 		case 'I': c->o.no_irqs = true; break;
 		case 'S': c->o.no_softirqs = true; break;
-		case 'E': c->o.mode = KTRACE_TDREPORT_EVENTS; break;
-		case 'P': c->o.mode = KTRACE_TDREPORT_PRINTK; break;
-		case 'f': c->o.mode = KTRACE_TDREPORT_FUNCS; break;
-		case 'T': c->o.mode = KTRACE_TDREPORT_FILTER_TEST; break;
+		case 'E': c->o.mode = KTRACE_VIEW_TEXT_EVENTS; break;
+		case 'P': c->o.mode = KTRACE_VIEW_TEXT_PRINTK; break;
+		case 'f': c->o.mode = KTRACE_VIEW_TEXT_FUNCS; break;
+		case 'T': c->o.mode = KTRACE_VIEW_TEXT_FILTER_TEST; break;
 		case 'e': c->endian = true; break;
 		case 'p': c->page_size = true; break;
 		case 'q': case 'G': case 'V': case O_IGNORED:
@@ -252,12 +252,12 @@ static int parse(struct td_cli *c, int argc, char **argv)
 				return r;
 			break;
 		}
-		case O_CPUS: c->o.mode = KTRACE_TDREPORT_CPUS; break;
-		case O_FIRST: c->o.mode = KTRACE_TDREPORT_CPUS; c->o.first_event = true; break;
-		case O_LAST: c->o.mode = KTRACE_TDREPORT_CPUS; c->o.last_event = true; break;
-		case O_STAT: c->o.mode = KTRACE_TDREPORT_STAT; break;
-		case O_UNAME: c->o.mode = KTRACE_TDREPORT_UNAME; break;
-		case O_VERSION: c->o.mode = KTRACE_TDREPORT_VERSION; break;
+		case O_CPUS: c->o.mode = KTRACE_VIEW_TEXT_CPUS; break;
+		case O_FIRST: c->o.mode = KTRACE_VIEW_TEXT_CPUS; c->o.first_event = true; break;
+		case O_LAST: c->o.mode = KTRACE_VIEW_TEXT_CPUS; c->o.last_event = true; break;
+		case O_STAT: c->o.mode = KTRACE_VIEW_TEXT_STAT; break;
+		case O_UNAME: c->o.mode = KTRACE_VIEW_TEXT_UNAME; break;
+		case O_VERSION: c->o.mode = KTRACE_VIEW_TEXT_VERSION; break;
 		case O_TSDIFF: c->o.ts_diff = true; break;
 		case O_NODATE: c->o.no_date = true; break;
 		case O_RAWTS: c->o.raw_ts = true; break;
@@ -353,7 +353,7 @@ static void assign_filters(struct td_cli *c)
 {
 	/* -F before the second -i (or with a single input) belong to the first file */
 	for (size_t f = 0; f < c->nfiles; f++) {
-		struct ktrace_tdreport_filter *v = NULL;
+		struct ktrace_view_text_filter *v = NULL;
 		size_t n = 0;
 
 		for (size_t i = 0; i < c->nfilters; i++) {
@@ -399,7 +399,7 @@ int report_tracedat_main(int argc, char **argv)
 	struct ktrace_error err = { 0 };
 	const char *err_file = NULL;
 	const char *first;
-	struct kt_out *out;
+	struct ktrace_out *out;
 	char **copy;
 	int ret;
 
@@ -454,20 +454,17 @@ int report_tracedat_main(int argc, char **argv)
 	c.o.line_flush = isatty(STDOUT_FILENO);
 	c.o.progress = !c.o.line_flush && isatty(STDERR_FILENO);
 
-	out = malloc(sizeof(*out));
+	out = ktrace_out_new(STDOUT_FILENO);
 	if (!out) {
 		free(copy);
 		td_free(&c);
 		cli_errorf(NULL, "out of memory");
 		return CLI_FAILED;
 	}
-	kt_out_init(out, STDOUT_FILENO);
-	ret = ktrace_view_tracedat_report(&c.o, out, &err, &err_file);
-	if (kt_out_flush(out) < 0 && out->error != -EPIPE && !ret)
-		ret = ktrace_error_set(&err, out->error, "writing output: %s", strerror(-out->error));
+	ret = ktrace_view_tracedat_text(&c.o, out, &err, &err_file);
+	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)
 		cli_error(err_file, &err);
-	free(out);
 	free(copy);
 	td_free(&c);
 	if (ret == -EINVAL && !err_file)

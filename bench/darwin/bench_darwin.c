@@ -3,7 +3,7 @@
  * Darwin kdebug benchmark: writes a large synthetic V3 ktrace file with our writer
  * (default 4,000,000 events in 4096-event chunks, 512 threads, START/END pairs), then
  * measures
- *   1. decoding: ktrace_kdebug_next over every event (library only);
+ *   1. decoding: ktrace_darwin_next over every event (library only);
  *   2. `ktrace report FILE > /dev/null` and `ktrace report --csv FILE > /dev/null`
  *      (decoding, name lookup, START/END matching and formatting).
  * Prints events per second for each. Usage: bench_darwin [EVENTS] [KTRACE_BINARY]
@@ -119,8 +119,8 @@ int main(int argc, char **argv)
 	char path[] = "/tmp/ktrace-bench-darwin-XXXXXX";
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	uint64_t n = 0, sum = 0;
 	double t0, dt, dr, dc;
 	int fd = mkstemp(path);
@@ -134,17 +134,17 @@ int main(int argc, char **argv)
 	printf("darwin: wrote %llu events (%.1f MB V3 file) in %.2f s\n",
 	       (unsigned long long)nevents, (double)(nevents * 64) / 1e6, now() - t0);
 
-	if (ktrace_input_open(path, &in, &err) < 0 || ktrace_kdebug_open(in, NULL, &k, &err) < 0) {
+	if (ktrace_input_open(path, &in, &err) < 0 || ktrace_darwin_open(in, NULL, &k, &err) < 0) {
 		fprintf(stderr, "bench: %s\n", err.message);
 		return 1;
 	}
 	t0 = now();
-	while (ktrace_kdebug_next(k, &ev, &err) > 0) {
+	while (ktrace_darwin_next(k, &ev, &err) > 0) {
 		sum += ev.ns ^ ev.debugid;
 		n++;
 	}
 	dt = now() - t0;
-	ktrace_kdebug_close(k);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	if (n != nevents) {
 		fprintf(stderr, "bench: decoded %llu of %llu events\n", (unsigned long long)n,

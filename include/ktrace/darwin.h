@@ -17,6 +17,8 @@
 #ifndef KTRACE_DARWIN_H
 #define KTRACE_DARWIN_H
 
+#include <ktrace/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,14 +31,14 @@
 extern "C" {
 #endif
 
-#define KTRACE_KDEBUG_CLASS(id)     (((uint32_t)(id) >> 24) & 0xffu)
-#define KTRACE_KDEBUG_SUBCLASS(id)  (((uint32_t)(id) >> 16) & 0xffu)
-#define KTRACE_KDEBUG_CSC(id)       (((uint32_t)(id) >> 16) & 0xffffu)
-#define KTRACE_KDEBUG_CODE(id)      (((uint32_t)(id) >> 2) & 0x3fffu)
-#define KTRACE_KDEBUG_FUNC(id)      ((uint32_t)(id) & 0x3u)
-#define KTRACE_KDEBUG_EVENTID(id)   ((uint32_t)(id) & ~0x3u)
-#define KTRACE_KDEBUG_FUNC_START    0x1u
-#define KTRACE_KDEBUG_FUNC_END      0x2u
+#define KTRACE_DARWIN_CLASS(id)     (((uint32_t)(id) >> 24) & 0xffu)
+#define KTRACE_DARWIN_SUBCLASS(id)  (((uint32_t)(id) >> 16) & 0xffu)
+#define KTRACE_DARWIN_CSC(id)       (((uint32_t)(id) >> 16) & 0xffffu)
+#define KTRACE_DARWIN_CODE(id)      (((uint32_t)(id) >> 2) & 0x3fffu)
+#define KTRACE_DARWIN_FUNC(id)      ((uint32_t)(id) & 0x3u)
+#define KTRACE_DARWIN_EVENTID(id)   ((uint32_t)(id) & ~0x3u)
+#define KTRACE_DARWIN_FUNC_START    0x1u
+#define KTRACE_DARWIN_FUNC_END      0x2u
 
 #define KTRACE_RAW_VERSION0         0x55aa0000u
 #define KTRACE_RAW_VERSION1         0x55aa0101u
@@ -61,15 +63,15 @@ extern "C" {
 #define KTRACE_TRACE_RETROGRADE_EVENTS         0x07020014u
 #define KTRACE_TRACE_PAST_EVENTS               0x07020018u
 
-enum ktrace_kdebug_kind {
-	KTRACE_KDEBUG_V3 = 3,        /* V3 ktrace file (see info.flavour) */
-	KTRACE_KDEBUG_RAW_V0 = 0,
-	KTRACE_KDEBUG_RAW_V1 = 1,
-	KTRACE_KDEBUG_RAW_V2 = 2,
+enum ktrace_darwin_kind {
+	KTRACE_DARWIN_V3 = 3,        /* V3 ktrace file (see info.flavour) */
+	KTRACE_DARWIN_RAW_V0 = 0,
+	KTRACE_DARWIN_RAW_V1 = 1,
+	KTRACE_DARWIN_RAW_V2 = 2,
 };
 
-struct ktrace_kdebug_info {
-	enum ktrace_kdebug_kind kind;
+struct ktrace_darwin_info {
+	enum ktrace_darwin_kind kind;
 	uint32_t magic;              /* first word of the file (0 for V0) */
 	enum ktrace_file_flavour flavour;   /* V3 only */
 	uint16_t major, minor;       /* V3 header versions */
@@ -93,19 +95,19 @@ struct ktrace_kdebug_info {
 	uint64_t trailing_bytes;     /* raw streams: bytes after the last whole event */
 };
 
-struct ktrace_kdebug_thread {
+struct ktrace_darwin_thread {
 	uint64_t thread;
 	int32_t pid;
 	char command[21];            /* NUL-terminated (20 bytes in the file) */
 };
 
-struct ktrace_kdebug_cpu {
+struct ktrace_darwin_cpu {
 	uint32_t cpu_id;
 	uint32_t flags;              /* 0x1: an I/O processor */
 	char name[9];
 };
 
-struct ktrace_kdebug_event {
+struct ktrace_darwin_event {
 	uint64_t timestamp;          /* ticks as stored (CPU bits removed for 32-bit) */
 	uint64_t ns;                 /* timestamp * numer / denom (saturated) */
 	uint64_t arg[4];
@@ -115,14 +117,14 @@ struct ktrace_kdebug_event {
 	uint64_t offset;             /* file offset of the kd_buf */
 };
 
-struct ktrace_kdebug_options {
+struct ktrace_darwin_options {
 	bool raw_v0;                 /* read a headerless RAW_VERSION0 stream */
 	uint32_t timebase_numer;     /* both non-zero: override the file's timebase */
 	uint32_t timebase_denom;
 	bool no_thread_tracking;     /* do not learn thread names from TRACE events */
 };
 
-struct ktrace_kdebug;
+struct ktrace_darwin;
 
 /*
  * Opens the kdebug data of an input (a V3 ktrace file or a legacy raw stream; V0 only
@@ -130,18 +132,18 @@ struct ktrace_kdebug;
  * inputs the thread and CPU maps are loaded and events counted here; for streams they
  * are picked up as the chunks go by.
  */
-int ktrace_kdebug_open(struct ktrace_input *in, const struct ktrace_kdebug_options *opt,
-		       struct ktrace_kdebug **out, struct ktrace_error *err);
-void ktrace_kdebug_close(struct ktrace_kdebug *k);
+KTRACE_API int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_options *opt,
+		       struct ktrace_darwin **out, struct ktrace_error *err);
+KTRACE_API void ktrace_darwin_close(struct ktrace_darwin *k);
 
-const struct ktrace_kdebug_info *ktrace_kdebug_get_info(const struct ktrace_kdebug *k);
+KTRACE_API const struct ktrace_darwin_info *ktrace_darwin_get_info(const struct ktrace_darwin *k);
 /* The V3 container, or NULL for raw streams. */
-struct ktrace_file *ktrace_kdebug_file(const struct ktrace_kdebug *k);
-const struct ktrace_kdebug_thread *ktrace_kdebug_threads(const struct ktrace_kdebug *k,
+KTRACE_API struct ktrace_file *ktrace_darwin_file(const struct ktrace_darwin *k);
+KTRACE_API const struct ktrace_darwin_thread *ktrace_darwin_threads(const struct ktrace_darwin *k,
 							 size_t *count);
-const struct ktrace_kdebug_thread *ktrace_kdebug_find_thread(const struct ktrace_kdebug *k,
+KTRACE_API const struct ktrace_darwin_thread *ktrace_darwin_find_thread(const struct ktrace_darwin *k,
 							     uint64_t thread);
-const struct ktrace_kdebug_cpu *ktrace_kdebug_cpus(const struct ktrace_kdebug *k,
+KTRACE_API const struct ktrace_darwin_cpu *ktrace_darwin_cpus(const struct ktrace_darwin *k,
 						   size_t *count);
 
 /*
@@ -150,12 +152,12 @@ const struct ktrace_kdebug_cpu *ktrace_kdebug_cpus(const struct ktrace_kdebug *k
  * no_thread_tracking, TRACE_DATA_NEWTHREAD/TRACE_STRING_NEWTHREAD and
  * TRACE_STRING_EXEC events update the thread table as they are read.
  */
-int ktrace_kdebug_next(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
+KTRACE_API int ktrace_darwin_next(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 		       struct ktrace_error *err);
 /* Restarts at the first event (mapped inputs only; -ESPIPE on streams). */
-int ktrace_kdebug_rewind(struct ktrace_kdebug *k, struct ktrace_error *err);
+KTRACE_API int ktrace_darwin_rewind(struct ktrace_darwin *k, struct ktrace_error *err);
 /* ticks -> nanoseconds with the reader's timebase, exact (128-bit), saturated. */
-uint64_t ktrace_kdebug_ns(const struct ktrace_kdebug *k, uint64_t ticks);
+KTRACE_API uint64_t ktrace_darwin_ns(const struct ktrace_darwin *k, uint64_t ticks);
 
 /*
  * Names. A codes table maps event ids (debugid without the qualifier bits) to names;
@@ -164,32 +166,32 @@ uint64_t ktrace_kdebug_ns(const struct ktrace_kdebug *k, uint64_t ticks);
  * name, and lines that do not start with a number are ignored. Later definitions
  * replace earlier ones.
  */
-struct ktrace_kdebug_codes;
+struct ktrace_darwin_codes;
 
-struct ktrace_kdebug_codes *ktrace_kdebug_codes_new(void);
-void ktrace_kdebug_codes_free(struct ktrace_kdebug_codes *c);
+KTRACE_API struct ktrace_darwin_codes *ktrace_darwin_codes_new(void);
+KTRACE_API void ktrace_darwin_codes_free(struct ktrace_darwin_codes *c);
 /* Returns the number of names added, or a negative error code. */
-int ktrace_kdebug_codes_load_file(struct ktrace_kdebug_codes *c, const char *path,
+KTRACE_API int ktrace_darwin_codes_load_file(struct ktrace_darwin_codes *c, const char *path,
 				  struct ktrace_error *err);
-int ktrace_kdebug_codes_load_buffer(struct ktrace_kdebug_codes *c, const char *text,
+KTRACE_API int ktrace_darwin_codes_load_buffer(struct ktrace_darwin_codes *c, const char *text,
 				    size_t len, struct ktrace_error *err);
-int ktrace_kdebug_codes_add(struct ktrace_kdebug_codes *c, uint32_t debugid, const char *name,
+KTRACE_API int ktrace_darwin_codes_add(struct ktrace_darwin_codes *c, uint32_t debugid, const char *name,
 			    struct ktrace_error *err);
-size_t ktrace_kdebug_codes_count(const struct ktrace_kdebug_codes *c);
+KTRACE_API size_t ktrace_darwin_codes_count(const struct ktrace_darwin_codes *c);
 /* The name of debugid (qualifier ignored), or NULL. */
-const char *ktrace_kdebug_codes_lookup(const struct ktrace_kdebug_codes *c, uint32_t debugid);
+KTRACE_API const char *ktrace_darwin_codes_lookup(const struct ktrace_darwin_codes *c, uint32_t debugid);
 
 /* Built-in names: "MACH", "BSD"... (NULL if unknown). */
-const char *ktrace_kdebug_class_name(uint32_t cls);
+KTRACE_API const char *ktrace_darwin_class_name(uint32_t cls);
 /* "SCHED", "EXCP_SC"... for the common subclasses (NULL if unknown). */
-const char *ktrace_kdebug_subclass_name(uint32_t cls, uint32_t subclass);
+KTRACE_API const char *ktrace_darwin_subclass_name(uint32_t cls, uint32_t subclass);
 /* The built-in name of a TRACE-class event ("TRACE_LOST_EVENTS"...), or NULL. */
-const char *ktrace_kdebug_trace_event_name(uint32_t debugid);
+KTRACE_API const char *ktrace_darwin_trace_event_name(uint32_t debugid);
 /*
  * A display name for debugid without a codes table: a TRACE event's name, else
  * "CLASS_SUBCLASS:0xCODE", "CLASS:0xSS:0xCODE" or "0xCC:0xSS:0xCODE". Returns buf.
  */
-const char *ktrace_kdebug_builtin_name(uint32_t debugid, char *buf, size_t len);
+KTRACE_API const char *ktrace_darwin_builtin_name(uint32_t debugid, char *buf, size_t len);
 
 /*
  * Filter descriptions as Apple's tools take them: comma-separated C<class>,
@@ -198,14 +200,14 @@ const char *ktrace_kdebug_builtin_name(uint32_t debugid, char *buf, size_t len);
  * descriptions add up. An empty filter matches every event. D matches ignore the
  * function qualifier.
  */
-struct ktrace_kdebug_filter;
+struct ktrace_darwin_filter;
 
-struct ktrace_kdebug_filter *ktrace_kdebug_filter_new(void);
-void ktrace_kdebug_filter_free(struct ktrace_kdebug_filter *f);
-int ktrace_kdebug_filter_parse(struct ktrace_kdebug_filter *f, const char *desc,
+KTRACE_API struct ktrace_darwin_filter *ktrace_darwin_filter_new(void);
+KTRACE_API void ktrace_darwin_filter_free(struct ktrace_darwin_filter *f);
+KTRACE_API int ktrace_darwin_filter_parse(struct ktrace_darwin_filter *f, const char *desc,
 			       struct ktrace_error *err);
-bool ktrace_kdebug_filter_empty(const struct ktrace_kdebug_filter *f);
-bool ktrace_kdebug_filter_match(const struct ktrace_kdebug_filter *f, uint32_t debugid);
+KTRACE_API bool ktrace_darwin_filter_empty(const struct ktrace_darwin_filter *f);
+KTRACE_API bool ktrace_darwin_filter_match(const struct ktrace_darwin_filter *f, uint32_t debugid);
 
 #ifdef __cplusplus
 }

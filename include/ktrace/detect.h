@@ -3,6 +3,8 @@
 #ifndef KTRACE_DETECT_H
 #define KTRACE_DETECT_H
 
+#include <ktrace/api.h>
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -23,9 +25,10 @@ enum ktrace_format {
 /* How many leading bytes ktrace_detect_format wants to see (it copes with fewer). */
 #define KTRACE_DETECT_BYTES 65536
 
-/* Looks at the first len bytes of an input. */
-enum ktrace_format ktrace_detect_format(const void *head, size_t len);
-const char *ktrace_format_name(enum ktrace_format format);
+/* Looks at the first len bytes of an input and runs the detectors of every format
+ * the engine reads (lib/engine/formats.c), in order. */
+KTRACE_API enum ktrace_format ktrace_detect_format(const void *head, size_t len);
+KTRACE_API const char *ktrace_detect_format_name(enum ktrace_format format);
 
 #ifdef __cplusplus
 }

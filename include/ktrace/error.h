@@ -12,6 +12,8 @@
 #ifndef KTRACE_ERROR_H
 #define KTRACE_ERROR_H
 
+#include <ktrace/api.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,16 +32,16 @@ struct ktrace_error {
 
 /* Records an error (if err is not NULL) and returns code, so that callers can write
  * `return ktrace_error_set(err, -EINVAL, "bad %s", what);`. */
-int ktrace_error_set(struct ktrace_error *err, int code, const char *fmt, ...)
+KTRACE_API int ktrace_error_set(struct ktrace_error *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Same, for an error found at an input offset. */
-int ktrace_error_at(struct ktrace_error *err, int code, uint64_t offset, const char *fmt, ...)
+KTRACE_API int ktrace_error_at(struct ktrace_error *err, int code, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-void ktrace_error_clear(struct ktrace_error *err);
+KTRACE_API void ktrace_error_clear(struct ktrace_error *err);
 
 /* "offset 0x1a2c: chunk size 9999999 exceeds file" (or the message alone when no offset
  * is known, or strerror(-code) when no message was set). Returns buf. */
-const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_t len);
+KTRACE_API const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@
 #ifndef KTRACE_INPUT_H
 #define KTRACE_INPUT_H
 
+#include <ktrace/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,19 +21,19 @@ extern "C" {
 struct ktrace_input;
 
 /* Opens path ("-" is standard input). Returns 0 or a negative error code. */
-int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace_error *err);
+KTRACE_API int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace_error *err);
 /* Wraps memory the caller keeps alive for the input's lifetime. */
-int ktrace_input_from_memory(const void *data, size_t len, const char *name,
+KTRACE_API int ktrace_input_from_memory(const void *data, size_t len, const char *name,
 			     struct ktrace_input **out, struct ktrace_error *err);
-void ktrace_input_close(struct ktrace_input *in);
+KTRACE_API void ktrace_input_close(struct ktrace_input *in);
 
-const char *ktrace_input_name(const struct ktrace_input *in);
+KTRACE_API const char *ktrace_input_name(const struct ktrace_input *in);
 /* Total size in bytes, or -1 when it is not known in advance (a pipe). */
-int64_t ktrace_input_size(const struct ktrace_input *in);
+KTRACE_API int64_t ktrace_input_size(const struct ktrace_input *in);
 /* True when the whole input is addressable at once (ktrace_input_data). */
-bool ktrace_input_is_mapped(const struct ktrace_input *in);
+KTRACE_API bool ktrace_input_is_mapped(const struct ktrace_input *in);
 /* The whole input for mapped inputs, NULL for streams. */
-const uint8_t *ktrace_input_data(const struct ktrace_input *in);
+KTRACE_API const uint8_t *ktrace_input_data(const struct ktrace_input *in);
 
 /*
  * Makes len bytes at offset available and points *out at them. Returns 0, or
@@ -40,11 +42,11 @@ const uint8_t *ktrace_input_data(const struct ktrace_input *in);
  * forward (an offset before the previous window's start fails with -ESPIPE), and
  * len is the caller's responsibility: check it against the format's limits first.
  */
-int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
+KTRACE_API int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
 		     const uint8_t **out, struct ktrace_error *err);
 /* Like ktrace_input_get but never fails for a short input: returns the number of bytes
  * available at offset (at most len; 0 at end of input), or a negative error code. */
-int64_t ktrace_input_peek(struct ktrace_input *in, uint64_t offset, size_t len,
+KTRACE_API int64_t ktrace_input_peek(struct ktrace_input *in, uint64_t offset, size_t len,
 			  const uint8_t **out, struct ktrace_error *err);
 
 #ifdef __cplusplus

@@ -13,6 +13,8 @@
 #ifndef _KBUFFER_H
 #define _KBUFFER_H
 
+#include "api.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -45,49 +47,49 @@ enum {
 
 struct kbuffer;
 
-struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian endian);
-struct kbuffer *kbuffer_dup(struct kbuffer *kbuf);
-void kbuffer_free(struct kbuffer *kbuf);
+KTRACE_API struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian endian);
+KTRACE_API struct kbuffer *kbuffer_dup(struct kbuffer *kbuf);
+KTRACE_API void kbuffer_free(struct kbuffer *kbuf);
 
 /* Loads a sub-buffer and positions on its first event. 0 on success, -1 on error. */
-int kbuffer_load_subbuffer(struct kbuffer *kbuf, void *subbuffer);
+KTRACE_API int kbuffer_load_subbuffer(struct kbuffer *kbuf, void *subbuffer);
 /* Re-reads the commit field after the producer appended events. */
-int kbuffer_refresh(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_refresh(struct kbuffer *kbuf);
 
 /* The current event's payload (and its timestamp in *ts), or NULL at the end. */
-void *kbuffer_read_event(struct kbuffer *kbuf, unsigned long long *ts);
+KTRACE_API void *kbuffer_read_event(struct kbuffer *kbuf, unsigned long long *ts);
 /* Advances to the next event and returns it as kbuffer_read_event would. */
-void *kbuffer_next_event(struct kbuffer *kbuf, unsigned long long *ts);
-unsigned long long kbuffer_timestamp(struct kbuffer *kbuf);
-unsigned long long kbuffer_subbuf_timestamp(struct kbuffer *kbuf, void *subbuf);
-unsigned int kbuffer_ptr_delta(struct kbuffer *kbuf, void *ptr);
+KTRACE_API void *kbuffer_next_event(struct kbuffer *kbuf, unsigned long long *ts);
+KTRACE_API unsigned long long kbuffer_timestamp(struct kbuffer *kbuf);
+KTRACE_API unsigned long long kbuffer_subbuf_timestamp(struct kbuffer *kbuf, void *subbuf);
+KTRACE_API unsigned int kbuffer_ptr_delta(struct kbuffer *kbuf, void *ptr);
 
 /* Decodes one record header at data: returns its payload and stores the payload size,
  * or NULL for padding and time records. swap: the data's byte order is not the host's. */
-void *kbuffer_translate_data(int swap, void *data, unsigned int *size);
+KTRACE_API void *kbuffer_translate_data(int swap, void *data, unsigned int *size);
 
 /* Positions on the event containing offset (from the start of the sub-buffer). */
-void *kbuffer_read_at_offset(struct kbuffer *kbuf, int offset, unsigned long long *ts);
+KTRACE_API void *kbuffer_read_at_offset(struct kbuffer *kbuf, int offset, unsigned long long *ts);
 /* Copies events from the current one into buffer as a loadable sub-buffer, the way a
  * read() of trace_pipe_raw would. Returns the index after the last event copied, 0 when
  * nothing is left, -1 when buffer cannot hold the header and the first event. */
-int kbuffer_read_buffer(struct kbuffer *kbuf, void *buffer, int len);
+KTRACE_API int kbuffer_read_buffer(struct kbuffer *kbuf, void *buffer, int len);
 
-int kbuffer_curr_index(struct kbuffer *kbuf);   /* from the start of the data area */
-int kbuffer_curr_offset(struct kbuffer *kbuf);  /* from the start of the sub-buffer */
-int kbuffer_curr_size(struct kbuffer *kbuf);    /* header + payload */
-int kbuffer_event_size(struct kbuffer *kbuf);   /* payload only */
+KTRACE_API int kbuffer_curr_index(struct kbuffer *kbuf);   /* from the start of the data area */
+KTRACE_API int kbuffer_curr_offset(struct kbuffer *kbuf);  /* from the start of the sub-buffer */
+KTRACE_API int kbuffer_curr_size(struct kbuffer *kbuf);    /* header + payload */
+KTRACE_API int kbuffer_event_size(struct kbuffer *kbuf);   /* payload only */
 /* Events lost before this sub-buffer: >0 the count, -1 lost but count unknown, 0 none.
  * Only reported while positioned on the sub-buffer's first record. */
-int kbuffer_missed_events(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_missed_events(struct kbuffer *kbuf);
 /* End of the last event (the commit), not the size of the sub-buffer itself. */
-int kbuffer_subbuffer_size(struct kbuffer *kbuf);
-void *kbuffer_subbuffer(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_subbuffer_size(struct kbuffer *kbuf);
+KTRACE_API void *kbuffer_subbuffer(struct kbuffer *kbuf);
 
 /* Selects the ring-buffer layout of Linux 2.6.30 and earlier. */
-void kbuffer_set_old_format(struct kbuffer *kbuf);
+KTRACE_API void kbuffer_set_old_format(struct kbuffer *kbuf);
 /* Offset of the first event (after leading time records) in the sub-buffer. */
-int kbuffer_start_of_data(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_start_of_data(struct kbuffer *kbuf);
 
 /* Debugging: decode the record at info->next in subbuf, whatever its type. */
 struct kbuffer_raw_info {
@@ -97,7 +99,7 @@ struct kbuffer_raw_info {
 	void                *next;
 };
 
-struct kbuffer_raw_info *kbuffer_raw_get(struct kbuffer *kbuf, void *subbuf,
+KTRACE_API struct kbuffer_raw_info *kbuffer_raw_get(struct kbuffer *kbuf, void *subbuf,
 					 struct kbuffer_raw_info *info);
 
 /*
@@ -109,14 +111,14 @@ struct kbuffer_raw_info *kbuffer_raw_get(struct kbuffer *kbuf, void *subbuf,
  * its length, a record running past the end, an impossible length); the walk stopped
  * at the damage instead of reading past it.
  */
-int kbuffer_load_subbuffer_len(struct kbuffer *kbuf, void *subbuffer, size_t len);
-int kbuffer_corrupt(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_load_subbuffer_len(struct kbuffer *kbuf, void *subbuffer, size_t len);
+KTRACE_API int kbuffer_corrupt(struct kbuffer *kbuf);
 /* Events lost before the loaded sub-buffer (>0 count, -1 unknown count, 0 none),
  * wherever the walk is; kbuffer_missed_events answers only on the first record. */
-long long kbuffer_lost_events(struct kbuffer *kbuf);
+KTRACE_API long long kbuffer_lost_events(struct kbuffer *kbuf);
 /* Long size (4 or 8) and big-endianness (0/1) the kbuffer decodes with. */
-int kbuffer_long_size(struct kbuffer *kbuf);
-int kbuffer_big_endian(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_long_size(struct kbuffer *kbuf);
+KTRACE_API int kbuffer_big_endian(struct kbuffer *kbuf);
 
 #ifdef __cplusplus
 }

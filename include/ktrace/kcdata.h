@@ -23,6 +23,8 @@
 #ifndef KTRACE_KCDATA_H
 #define KTRACE_KCDATA_H
 
+#include <ktrace/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,29 +117,29 @@ struct kcdata_buffer;
  * Returns 0, or -EBADMSG (not kcdata), -ENODATA (truncated), -E2BIG (over
  * KCDATA_MAX_BUFFER_SIZE), -ENOTSUP (unknown compression), -ENOMEM.
  */
-int kcdata_buffer_open(const void *data, size_t len, struct kcdata_buffer **out,
+KTRACE_API int kcdata_buffer_open(const void *data, size_t len, struct kcdata_buffer **out,
 		       struct ktrace_error *err);
 /* Reads all of an input (file or pipe, up to KCDATA_MAX_BUFFER_SIZE) and opens it. */
-int kcdata_buffer_read(struct ktrace_input *in, struct kcdata_buffer **out,
+KTRACE_API int kcdata_buffer_read(struct ktrace_input *in, struct kcdata_buffer **out,
 		       struct ktrace_error *err);
-const uint8_t *kcdata_buffer_data(const struct kcdata_buffer *b);
-size_t kcdata_buffer_size(const struct kcdata_buffer *b);
+KTRACE_API const uint8_t *kcdata_buffer_data(const struct kcdata_buffer *b);
+KTRACE_API size_t kcdata_buffer_size(const struct kcdata_buffer *b);
 /* The begin magic of the plain buffer (never KCDATA_BUFFER_BEGIN_COMPRESSED). */
-uint32_t kcdata_buffer_begin_type(const struct kcdata_buffer *b);
+KTRACE_API uint32_t kcdata_buffer_begin_type(const struct kcdata_buffer *b);
 /* KCDATA_WRAP_* bits of the layers that were removed. */
-unsigned int kcdata_buffer_wrapping(const struct kcdata_buffer *b);
-void kcdata_buffer_free(struct kcdata_buffer *b);
+KTRACE_API unsigned int kcdata_buffer_wrapping(const struct kcdata_buffer *b);
+KTRACE_API void kcdata_buffer_free(struct kcdata_buffer *b);
 
 /* True when head (the first len bytes of an input) looks like kcdata in any of the
  * forms kcdata_buffer_open accepts. Used by format detection. */
-bool kcdata_sniff(const void *head, size_t len);
+KTRACE_API bool kcdata_sniff(const void *head, size_t len);
 /* True for the begin magics above (COMPRESSED included, BUFFER_END not). */
-bool kcdata_is_begin_magic(uint32_t type);
+KTRACE_API bool kcdata_is_begin_magic(uint32_t type);
 /* "stackshot", "delta stackshot", "crash info", "exit reason", "xnupost test config",
  * "backtrace info", "compressed", or NULL. */
-const char *kcdata_begin_name(uint32_t type);
+KTRACE_API const char *kcdata_begin_name(uint32_t type);
 /* The decoder's root key: "kcdata_stackshot", "kcdata_crashinfo", ... or NULL. */
-const char *kcdata_root_key(uint32_t type);
+KTRACE_API const char *kcdata_root_key(uint32_t type);
 
 /* ---- Iterator ---------------------------------------------------------------- */
 
@@ -152,7 +154,7 @@ struct kcdata_item {
 struct kcdata_iter;
 
 /* An iterator over buf[0..len), positioned before the first item. */
-int kcdata_iter_new(const void *buf, size_t len, struct kcdata_iter **out,
+KTRACE_API int kcdata_iter_new(const void *buf, size_t len, struct kcdata_iter **out,
 		    struct ktrace_error *err);
 /*
  * Reads the next item. Returns 1 with *item filled, 0 once BUFFER_END has been read
@@ -160,20 +162,20 @@ int kcdata_iter_new(const void *buf, size_t len, struct kcdata_iter **out,
  * header or payload does (the iterator then stays at that item). Never moves
  * backwards; each call either fails or advances by at least 16 bytes.
  */
-int kcdata_iter_next(struct kcdata_iter *it, struct kcdata_item *item, struct ktrace_error *err);
+KTRACE_API int kcdata_iter_next(struct kcdata_iter *it, struct kcdata_item *item, struct ktrace_error *err);
 /* Offset of the next item header. */
-uint64_t kcdata_iter_offset(const struct kcdata_iter *it);
-void kcdata_iter_free(struct kcdata_iter *it);
+KTRACE_API uint64_t kcdata_iter_offset(const struct kcdata_iter *it);
+KTRACE_API void kcdata_iter_free(struct kcdata_iter *it);
 
 /* The item's type with every ARRAY_PADx folded into KCDATA_TYPE_ARRAY. */
-uint32_t kcdata_item_type(const struct kcdata_item *item);
+KTRACE_API uint32_t kcdata_item_type(const struct kcdata_item *item);
 /*
  * The payload length libkdd uses: size minus the padding in flags & 0xf (0 when the
  * padding exceeds the size), the raw size for arrays and container begins, and the
  * legacy sizes of THREAD_SNAPSHOT (104) and SHAREDCACHE_LOADINFO (24) when such an
  * item has the padded legacy size and no padding flags.
  */
-uint32_t kcdata_item_length(const struct kcdata_item *item);
+KTRACE_API uint32_t kcdata_item_length(const struct kcdata_item *item);
 
 struct kcdata_array {
 	uint32_t elem_type;
@@ -183,22 +185,22 @@ struct kcdata_array {
 };
 /* Validates an array item with libkdd's rules (legacy arrays only for the element
  * types libkdd knows the size of). 0 or -EBADMSG. */
-int kcdata_item_array(const struct kcdata_item *item, struct kcdata_array *out,
+KTRACE_API int kcdata_item_array(const struct kcdata_item *item, struct kcdata_array *out,
 		      struct ktrace_error *err);
 /* A CONTAINER_BEGIN (or CONTAINER_END) item: the container type from the payload (0
  * when an END has none) and the id from the flags. 0 or -EBADMSG. */
-int kcdata_item_container(const struct kcdata_item *item, uint32_t *container_type,
+KTRACE_API int kcdata_item_container(const struct kcdata_item *item, uint32_t *container_type,
 			  uint64_t *id, struct ktrace_error *err);
 /* A data-with-description item (types 1..6): desc is the NUL-terminated 32-byte
  * description, data/data_len what follows it. 0 or -EBADMSG. */
-int kcdata_item_desc(const struct kcdata_item *item, const char **desc, const uint8_t **data,
+KTRACE_API int kcdata_item_desc(const struct kcdata_item *item, const char **desc, const uint8_t **data,
 		     uint32_t *data_len, struct ktrace_error *err);
 
 /* ---- Known types ------------------------------------------------------------- */
 
 /* The name libkdd gives a known item type ("task_snapshot", "dyld_load_info",
  * "task_snapshots" for containers...), or NULL for an unknown type. */
-const char *kcdata_type_name(uint32_t type);
+KTRACE_API const char *kcdata_type_name(uint32_t type);
 
 /* ---- Decoding into a tree ---------------------------------------------------- */
 
@@ -222,29 +224,29 @@ struct kcdata_node;
  * tree would exceed about four nodes per input byte (possible only through in-buffer
  * type definitions).
  */
-int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err);
+KTRACE_API int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err);
 /* Frees a tree returned by kcdata_decode; the tree's other nodes belong to it (and
  * freeing one of them does nothing). */
-void kcdata_node_free(struct kcdata_node *root);
+KTRACE_API void kcdata_node_free(struct kcdata_node *root);
 
-enum kcdata_node_kind kcdata_node_kind(const struct kcdata_node *node);
+KTRACE_API enum kcdata_node_kind kcdata_node_kind(const struct kcdata_node *node);
 /* Entries of a dictionary or elements of an array (0 for scalars). */
-size_t kcdata_node_count(const struct kcdata_node *node);
+KTRACE_API size_t kcdata_node_count(const struct kcdata_node *node);
 /* The i-th child of a dictionary (in insertion order) or array; NULL past the end. */
-const struct kcdata_node *kcdata_node_at(const struct kcdata_node *node, size_t i);
+KTRACE_API const struct kcdata_node *kcdata_node_at(const struct kcdata_node *node, size_t i);
 /* The i-th key of a dictionary; NULL past the end or for other kinds. */
-const char *kcdata_node_key(const struct kcdata_node *node, size_t i);
+KTRACE_API const char *kcdata_node_key(const struct kcdata_node *node, size_t i);
 /* A dictionary's value for key, or NULL. */
-const struct kcdata_node *kcdata_node_get(const struct kcdata_node *node, const char *key);
+KTRACE_API const struct kcdata_node *kcdata_node_get(const struct kcdata_node *node, const char *key);
 /* Follows a dotted path of dictionary keys ("kcdata_crashinfo.pid"), or NULL. */
-const struct kcdata_node *kcdata_node_path(const struct kcdata_node *node, const char *path);
+KTRACE_API const struct kcdata_node *kcdata_node_path(const struct kcdata_node *node, const char *path);
 /* Integers: the value as stored (two's complement when signed) and whether it came
  * from a signed field with a negative value. */
-uint64_t kcdata_node_uint(const struct kcdata_node *node);
-int64_t kcdata_node_int(const struct kcdata_node *node);
-bool kcdata_node_is_negative(const struct kcdata_node *node);
+KTRACE_API uint64_t kcdata_node_uint(const struct kcdata_node *node);
+KTRACE_API int64_t kcdata_node_int(const struct kcdata_node *node);
+KTRACE_API bool kcdata_node_is_negative(const struct kcdata_node *node);
 /* Strings: bytes as found in the data (not necessarily UTF-8), NUL-terminated. */
-const char *kcdata_node_string(const struct kcdata_node *node, size_t *len);
+KTRACE_API const char *kcdata_node_string(const struct kcdata_node *node, size_t *len);
 
 /* ---- Writer ------------------------------------------------------------------ */
 
@@ -264,51 +266,51 @@ struct kcdata_field {
 };
 
 /* A writer for a buffer with the given begin magic (not COMPRESSED or BUFFER_END). */
-int kcdata_writer_new(uint32_t begin_type, unsigned int flags, struct kcdata_writer **out,
+KTRACE_API int kcdata_writer_new(uint32_t begin_type, unsigned int flags, struct kcdata_writer **out,
 		      struct ktrace_error *err);
-void kcdata_writer_free(struct kcdata_writer *w);
+KTRACE_API void kcdata_writer_free(struct kcdata_writer *w);
 
 /* A typed item: payload padded to 16 bytes, padding recorded in the flags. */
-int kcdata_writer_add_item(struct kcdata_writer *w, uint32_t type, const void *data,
+KTRACE_API int kcdata_writer_add_item(struct kcdata_writer *w, uint32_t type, const void *data,
 			   uint32_t size, struct ktrace_error *err);
 /* Data with a description (desc at most 31 bytes). */
-int kcdata_writer_add_uint32(struct kcdata_writer *w, const char *desc, uint32_t v,
+KTRACE_API int kcdata_writer_add_uint32(struct kcdata_writer *w, const char *desc, uint32_t v,
 			     struct ktrace_error *err);
-int kcdata_writer_add_uint64(struct kcdata_writer *w, const char *desc, uint64_t v,
+KTRACE_API int kcdata_writer_add_uint64(struct kcdata_writer *w, const char *desc, uint64_t v,
 			     struct ktrace_error *err);
-int kcdata_writer_add_int32(struct kcdata_writer *w, const char *desc, int32_t v,
+KTRACE_API int kcdata_writer_add_int32(struct kcdata_writer *w, const char *desc, int32_t v,
 			    struct ktrace_error *err);
-int kcdata_writer_add_int64(struct kcdata_writer *w, const char *desc, int64_t v,
+KTRACE_API int kcdata_writer_add_int64(struct kcdata_writer *w, const char *desc, int64_t v,
 			    struct ktrace_error *err);
-int kcdata_writer_add_string(struct kcdata_writer *w, const char *desc, const char *s,
+KTRACE_API int kcdata_writer_add_string(struct kcdata_writer *w, const char *desc, const char *s,
 			     struct ktrace_error *err);
-int kcdata_writer_add_bindata(struct kcdata_writer *w, const char *desc, const void *data,
+KTRACE_API int kcdata_writer_add_bindata(struct kcdata_writer *w, const char *desc, const void *data,
 			      uint32_t size, struct ktrace_error *err);
 /* An array of count elements of elem_size bytes (ARRAY_PADx form). */
-int kcdata_writer_add_array(struct kcdata_writer *w, uint32_t elem_type, uint32_t elem_size,
+KTRACE_API int kcdata_writer_add_array(struct kcdata_writer *w, uint32_t elem_type, uint32_t elem_size,
 			    uint32_t count, const void *data, struct ktrace_error *err);
 /* Container markers; ends must match the innermost open begin (type and id). */
-int kcdata_writer_begin_container(struct kcdata_writer *w, uint32_t container_type,
+KTRACE_API int kcdata_writer_begin_container(struct kcdata_writer *w, uint32_t container_type,
 				  uint64_t id, struct ktrace_error *err);
-int kcdata_writer_end_container(struct kcdata_writer *w, uint32_t container_type,
+KTRACE_API int kcdata_writer_end_container(struct kcdata_writer *w, uint32_t container_type,
 				uint64_t id, struct ktrace_error *err);
 /* A type definition describing items of type_id. */
-int kcdata_writer_add_typedef(struct kcdata_writer *w, uint32_t type_id, const char *name,
+KTRACE_API int kcdata_writer_add_typedef(struct kcdata_writer *w, uint32_t type_id, const char *name,
 			      const struct kcdata_field *fields, uint32_t nfields,
 			      struct ktrace_error *err);
 /* A complete buffer (e.g. from another writer) as a NESTED_KCDATA item. */
-int kcdata_writer_add_nested(struct kcdata_writer *w, const void *buf, size_t len,
+KTRACE_API int kcdata_writer_add_nested(struct kcdata_writer *w, const void *buf, size_t len,
 			     struct ktrace_error *err);
 /*
  * Appends BUFFER_END (compressing first when asked) and returns the buffer, valid
  * until the writer is freed; nothing may be added afterwards. Fails with -EINVAL
  * while a container is still open.
  */
-int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *len,
+KTRACE_API int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *len,
 			 struct ktrace_error *err);
 /* kcdata_writer_finish, then writes the buffer to path through a temporary file in
  * the same directory renamed into place. */
-int kcdata_writer_write_file(struct kcdata_writer *w, const char *path, struct ktrace_error *err);
+KTRACE_API int kcdata_writer_write_file(struct kcdata_writer *w, const char *path, struct ktrace_error *err);
 
 #ifdef __cplusplus
 }

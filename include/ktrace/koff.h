@@ -26,7 +26,11 @@
 #ifndef KTRACE_KOFF_H
 #define KTRACE_KOFF_H
 
+#include <ktrace/api.h>
+
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +44,9 @@ extern "C" {
 #define KOFF_DEFAULT_ENTRIES 32768u
 
 struct koff_buffer;
+/* Where a crash dump finds the open buffers (its layout is internal). */
+struct koff_anchor;
+KTRACE_API extern struct koff_anchor koff_crash_anchor;
 
 /* ---- raw calls ---------------------------------------------------------------- */
 
@@ -47,16 +54,16 @@ struct koff_buffer;
  * two, at least 16, at most 4194304), or attaches to it when it exists already (its
  * size then stays what it is). nentries == 0 only attaches: NULL with errno ENOENT
  * when there is no such file. */
-struct koff_buffer *koff_open(const char *path, uint32_t nentries);
+KTRACE_API struct koff_buffer *koff_open(const char *path, uint32_t nentries);
 /* Logs one record with explicit values, whatever the mask and the enabled state.
  * args holds the five argument words (unused ones should be zero). The format must be
  * acceptable to the dumper (see koff_format_check). Returns 0, -EINVAL for a bad
  * format, -EAGAIN when the buffer is reserved but not allocated yet, -EBUSY when the
  * record was dropped because its slot was still being written a whole ring lap
  * earlier. */
-int koff_log_raw(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id, const char *fmt,
+KTRACE_API int koff_log_raw(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t id, const char *fmt,
 		 const uint64_t args[5]);
-void koff_close(struct koff_buffer *b);
+KTRACE_API void koff_close(struct koff_buffer *b);
 
 /* ---- opening with options and error messages ------------------------------------ */
 
@@ -69,27 +76,27 @@ struct koff_open_options {
 };
 #define KOFF_NO_STRTAB UINT32_MAX
 
-struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_options *o,
+KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_options *o,
 				   struct ktrace_error *err);
 
 /* -b: sizes a buffer that is not allocated yet (creating the reservation when there
  * is no file). Fails with -EBUSY and a clear message when it is allocated. */
-int koff_reserve(const char *path, uint32_t nentries, struct ktrace_error *err);
+KTRACE_API int koff_reserve(const char *path, uint32_t nentries, struct ktrace_error *err);
 
 /* ---- control and counters ------------------------------------------------------ */
 
 /* The current mask (the last one set, whether tracing is enabled or not). */
-uint64_t koff_get_mask(const struct koff_buffer *b);
+KTRACE_API uint64_t koff_get_mask(const struct koff_buffer *b);
 /* Sets the mask; takes effect at once when tracing is enabled. */
-int koff_set_mask(struct koff_buffer *b, uint64_t mask);
+KTRACE_API int koff_set_mask(struct koff_buffer *b, uint64_t mask);
 /* Enables tracing with mask (allocating a reserved buffer first). */
-int koff_enable(struct koff_buffer *b, uint64_t mask, struct ktrace_error *err);
+KTRACE_API int koff_enable(struct koff_buffer *b, uint64_t mask, struct ktrace_error *err);
 /* Enables tracing with the last mask used. */
-int koff_enable_last(struct koff_buffer *b, struct ktrace_error *err);
-int koff_disable(struct koff_buffer *b);
-int koff_is_enabled(const struct koff_buffer *b);
+KTRACE_API int koff_enable_last(struct koff_buffer *b, struct ktrace_error *err);
+KTRACE_API int koff_disable(struct koff_buffer *b);
+KTRACE_API int koff_is_enabled(const struct koff_buffer *b);
 /* Empties the buffer: records logged before are no longer shown. */
-int koff_flush(struct koff_buffer *b);
+KTRACE_API int koff_flush(struct koff_buffer *b);
 
 struct koff_counters {
 	uint32_t nentries;       /* ring size (requested size for a reserved buffer) */
@@ -105,21 +112,25 @@ struct koff_counters {
 	uint64_t flushes;
 	uint64_t strtab_used, strtab_size, strtab_full;
 };
-int koff_get_counters(const struct koff_buffer *b, struct koff_counters *c);
-const char *koff_path(const struct koff_buffer *b);
+KTRACE_API int koff_get_counters(const struct koff_buffer *b, struct koff_counters *c);
+KTRACE_API const char *koff_path(const struct koff_buffer *b);
 
 /* ---- the default buffer ---------------------------------------------------------- */
 
 /* The default buffer, opened (created) on first use; NULL with errno when it cannot be
  * opened, in which case KOFF_TRACE logs nothing in this process. */
-struct koff_buffer *koff_default(void);
+KTRACE_API struct koff_buffer *koff_default(void);
 /* Writes the default buffer path (KOFF_BUFFER or /dev/shm/koff-<program>) to buf.
  * Returns its length, or -ENAMETOOLONG. */
-int koff_default_path(char *buf, size_t len);
+KTRACE_API int koff_default_path(char *buf, size_t len);
 
 /* Checks that a format is one the dumper accepts. Returns 0 or -EINVAL (with the
  * reason in err). */
-int koff_format_check(const char *fmt, struct ktrace_error *err);
+KTRACE_API int koff_format_check(const char *fmt, struct ktrace_error *err);
+
+#ifndef __cplusplus
+/* The KOFF_TRACE fast path uses C11 atomics and _Generic: C only (C++ programs log with
+ * koff_log_raw). */
 
 /* Logs into an explicit buffer through a call-site cache (used by KOFF_TRACE_TO).
  * Applies the mask. */
@@ -135,11 +146,11 @@ struct koff_site {
 
 /* The word the fast path tests: the default buffer's mask while tracing is enabled,
  * all ones before the default buffer is opened, 0 when it cannot be. */
-extern _Atomic(uint64_t) *_Atomic koff__gate;
+KTRACE_API extern _Atomic(uint64_t) *_Atomic koff__gate;
 
-void koff__trace(struct koff_site *site, uint64_t mask, uint64_t id, uint64_t a0, uint64_t a1,
+KTRACE_API void koff__trace(struct koff_site *site, uint64_t mask, uint64_t id, uint64_t a0, uint64_t a1,
 		 uint64_t a2, uint64_t a3, uint64_t a4);
-void koff__trace_to(struct koff_buffer *b, struct koff_site *site, uint64_t mask, uint64_t id,
+KTRACE_API void koff__trace_to(struct koff_buffer *b, struct koff_site *site, uint64_t mask, uint64_t id,
 		    uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4);
 
 static inline __attribute__((format(printf, 1, 2), always_inline)) void
@@ -221,6 +232,7 @@ static inline uint64_t koff__dbl_word(double d)
 		koff__trace_to((buf), &koff__site_, (uint64_t)(mask), (uint64_t)(id),   \
 			       KOFF__CAT(KOFF__WORDS_, KOFF__NARGS(__VA_ARGS__))(__VA_ARGS__)); \
 	} while (0)
+#endif /* !__cplusplus */
 
 /* ---- reading buffers ------------------------------------------------------------- */
 
@@ -268,38 +280,38 @@ struct koff_counts {
 	uint64_t dropped;          /* the buffer's counter of records given up */
 };
 
-int koff_reader_open_file(const char *path, struct koff_reader **out, struct ktrace_error *err);
+KTRACE_API int koff_reader_open_file(const char *path, struct koff_reader **out, struct ktrace_error *err);
 /* A buffer file image in memory (the caller keeps it alive). */
-int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **out,
+KTRACE_API int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **out,
 			    struct ktrace_error *err);
 /* NAMELIST: the program file with its symbol table; CORE: an ELF core of it. */
-int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
+KTRACE_API int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
 			  struct ktrace_error *err);
 /* The same from memory images (fuzzing, tests). */
-int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
+KTRACE_API int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
 				 size_t clen, struct koff_reader **out, struct ktrace_error *err);
 /* A buffer file or a snapshot (`ktrace dump -o`) through an input. */
-int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
+KTRACE_API int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
 			   struct ktrace_error *err);
-void koff_reader_close(struct koff_reader *r);
+KTRACE_API void koff_reader_close(struct koff_reader *r);
 
-const struct koff_info *koff_reader_info(const struct koff_reader *r);
+KTRACE_API const struct koff_info *koff_reader_info(const struct koff_reader *r);
 /* The next record, oldest first: 1 with *rec filled (its strings stay valid until the
  * next call), 0 at the end, or a negative error code. */
-int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err);
-void koff_reader_counts(const struct koff_reader *r, struct koff_counts *c);
+KTRACE_API int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err);
+KTRACE_API void koff_reader_counts(const struct koff_reader *r, struct koff_counts *c);
 
 /*
  * Formats a record as ktrace(1) shows it: tag (right-aligned, at most 10 columns) in
  * tag[], the formatted text after the tag's colon in rest[]. Formats that could not be
  * found or are not acceptable give a descriptive placeholder. Returns rest's length.
  */
-size_t koff_record_format(const struct koff_record *rec, char tag[11], char *rest,
+KTRACE_API size_t koff_record_format(const struct koff_record *rec, char tag[11], char *rest,
 			  size_t restlen);
 
 /* Writes the records of r (from where it is) to a Darwin ktrace (V3 chunked) file,
  * through a temporary file renamed when complete. */
-int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_error *err);
+KTRACE_API int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,8 @@
 #ifndef KTRACE_KTRACE_FILE_H
 #define KTRACE_KTRACE_FILE_H
 
+#include <ktrace/api.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,19 +98,19 @@ struct ktrace_file;
  * the caller for ktrace_file_open_input and must outlive the file; ktrace_file_open
  * and ktrace_file_open_memory own theirs. Returns 0 or a negative error code.
  */
-int ktrace_file_open(const char *path, struct ktrace_file **out, struct ktrace_error *err);
-int ktrace_file_open_memory(const void *data, size_t len, const char *name,
+KTRACE_API int ktrace_file_open(const char *path, struct ktrace_file **out, struct ktrace_error *err);
+KTRACE_API int ktrace_file_open_memory(const void *data, size_t len, const char *name,
 			    struct ktrace_file **out, struct ktrace_error *err);
-int ktrace_file_open_input(struct ktrace_input *in, struct ktrace_file **out,
+KTRACE_API int ktrace_file_open_input(struct ktrace_input *in, struct ktrace_file **out,
 			   struct ktrace_error *err);
-void ktrace_file_close(struct ktrace_file *f);
+KTRACE_API void ktrace_file_close(struct ktrace_file *f);
 
-const struct ktrace_file_header *ktrace_file_get_header(const struct ktrace_file *f);
-struct ktrace_input *ktrace_file_input(const struct ktrace_file *f);
+KTRACE_API const struct ktrace_file_header *ktrace_file_get_header(const struct ktrace_file *f);
+KTRACE_API struct ktrace_input *ktrace_file_input(const struct ktrace_file *f);
 /* File offset of the first body chunk. */
-uint64_t ktrace_file_body_offset(const struct ktrace_file *f);
+KTRACE_API uint64_t ktrace_file_body_offset(const struct ktrace_file *f);
 /* Size of one kd_buf in the events chunks: 64 (64-bit files) or 32. */
-size_t ktrace_file_event_size(const struct ktrace_file *f);
+KTRACE_API size_t ktrace_file_event_size(const struct ktrace_file *f);
 
 /*
  * Chunk iteration: header chunks first (in_header set), then body chunks. next returns
@@ -117,11 +119,11 @@ size_t ktrace_file_event_size(const struct ktrace_file *f);
  * size that overflows...). Unknown tags are returned like any other: callers skip what
  * they do not know. On streams, iteration only moves forward.
  */
-void ktrace_file_chunks_begin(const struct ktrace_file *f, struct ktrace_chunk_iter *it);
-int ktrace_file_next_chunk(struct ktrace_file *f, struct ktrace_chunk_iter *it,
+KTRACE_API void ktrace_file_chunks_begin(const struct ktrace_file *f, struct ktrace_chunk_iter *it);
+KTRACE_API int ktrace_file_next_chunk(struct ktrace_file *f, struct ktrace_chunk_iter *it,
 			   struct ktrace_chunk *chunk, struct ktrace_error *err);
 /* The first chunk (header or body) with this tag: 1 found, 0 not found, < 0 error. */
-int ktrace_file_find_chunk(struct ktrace_file *f, uint32_t tag, struct ktrace_chunk *chunk,
+KTRACE_API int ktrace_file_find_chunk(struct ktrace_file *f, uint32_t tag, struct ktrace_chunk *chunk,
 			   struct ktrace_error *err);
 
 /*
@@ -129,15 +131,15 @@ int ktrace_file_find_chunk(struct ktrace_file *f, uint32_t tag, struct ktrace_ch
  * chunk->data_size). For streams the bytes stay valid until the next read. Returns 0
  * or a negative error code (-ENODATA when the file ends first).
  */
-int ktrace_file_chunk_read(struct ktrace_file *f, const struct ktrace_chunk *chunk,
+KTRACE_API int ktrace_file_chunk_read(struct ktrace_file *f, const struct ktrace_chunk *chunk,
 			   uint64_t offset, size_t len, const uint8_t **data,
 			   struct ktrace_error *err);
 /* The whole data of a chunk (at most 1 GiB on streams). */
-int ktrace_file_chunk_data(struct ktrace_file *f, const struct ktrace_chunk *chunk,
+KTRACE_API int ktrace_file_chunk_data(struct ktrace_file *f, const struct ktrace_chunk *chunk,
 			   const uint8_t **data, struct ktrace_error *err);
 
 /* A printable name for a tag ("events", "thread map", ...) or NULL when unknown. */
-const char *ktrace_file_tag_name(uint32_t tag);
+KTRACE_API const char *ktrace_file_tag_name(uint32_t tag);
 
 /*
  * Writer. Creates path through a temporary file in the same directory that is renamed
@@ -150,12 +152,12 @@ const char *ktrace_file_tag_name(uint32_t tag);
  */
 struct ktrace_file_writer;
 
-int ktrace_file_writer_create(const char *path, const struct ktrace_file_header *hdr,
+KTRACE_API int ktrace_file_writer_create(const char *path, const struct ktrace_file_header *hdr,
 			      struct ktrace_file_writer **out, struct ktrace_error *err);
-int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t tag,
+KTRACE_API int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t tag,
 					uint16_t major, uint16_t minor, const void *data,
 					uint64_t size, struct ktrace_error *err);
-int ktrace_file_writer_add_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
+KTRACE_API int ktrace_file_writer_add_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
 				 uint16_t minor, const void *data, uint64_t size,
 				 struct ktrace_error *err);
 /*
@@ -164,21 +166,21 @@ int ktrace_file_writer_add_chunk(struct ktrace_file_writer *w, uint32_t tag, uin
  * appended bytes must add up to data_size before the next chunk or close (data_size is
  * size, or size + 8 for events chunks that do not count their timestamp).
  */
-int ktrace_file_writer_begin_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
+KTRACE_API int ktrace_file_writer_begin_chunk(struct ktrace_file_writer *w, uint32_t tag, uint16_t major,
 				   uint16_t minor, uint64_t size, uint64_t data_size,
 				   struct ktrace_error *err);
-int ktrace_file_writer_append(struct ktrace_file_writer *w, const void *data, size_t len,
+KTRACE_API int ktrace_file_writer_append(struct ktrace_file_writer *w, const void *data, size_t len,
 			      struct ktrace_error *err);
 /*
  * An events chunk (tag 0x1e00, version 1.0): the u64 future-events timestamp, then
  * nbytes of kd_buf records. count_timestamp selects the length rule: true stores
  * nbytes + 8 (libktrace, older kernels), false stores nbytes (newer kernels).
  */
-int ktrace_file_writer_add_events(struct ktrace_file_writer *w, uint64_t future_timestamp,
+KTRACE_API int ktrace_file_writer_add_events(struct ktrace_file_writer *w, uint64_t future_timestamp,
 				  const void *events, uint64_t nbytes, bool count_timestamp,
 				  struct ktrace_error *err);
-int ktrace_file_writer_close(struct ktrace_file_writer *w, struct ktrace_error *err);
-void ktrace_file_writer_abort(struct ktrace_file_writer *w);
+KTRACE_API int ktrace_file_writer_close(struct ktrace_file_writer *w, struct ktrace_error *err);
+KTRACE_API void ktrace_file_writer_abort(struct ktrace_file_writer *w);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,21 @@
 /* SPDX-License-Identifier: MIT */
+/* ktrace tracedat component: trace-cmd trace.dat reader, iterator and writer. */
+#ifndef KTRACE_TRACEDAT_H
+#define KTRACE_TRACEDAT_H
+
+#include <ktrace/api.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/input.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /*
  * tracedat: a reader for trace-cmd "trace.dat" files, versions 6 and 7.
  *
@@ -17,19 +34,9 @@
  * NUL-terminated: use the length. They stay valid until tracedat_close.
  * Errors follow ktrace/error.h: negative errno codes, message and file offset in err.
  */
-#ifndef KTRACE_TRACEDAT_H
-#define KTRACE_TRACEDAT_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
-#include <ktrace/error.h>
-#include <ktrace/input.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 struct tracedat;
 struct tracedat_iter;
@@ -170,88 +177,88 @@ struct tracedat_record {
 };
 
 /* Opens a trace.dat file (mmap'ed; pipes are refused) and reads all its metadata. */
-int tracedat_open(const char *path, unsigned int flags, struct tracedat **out,
+KTRACE_API int tracedat_open(const char *path, unsigned int flags, struct tracedat **out,
 		  struct ktrace_error *err);
 /* The same over an input the caller keeps open until tracedat_close (it must be
  * addressable at once: a mapped file or memory). */
-int tracedat_open_input(struct ktrace_input *in, unsigned int flags, struct tracedat **out,
+KTRACE_API int tracedat_open_input(struct ktrace_input *in, unsigned int flags, struct tracedat **out,
 			struct ktrace_error *err);
-void tracedat_close(struct tracedat *td);
+KTRACE_API void tracedat_close(struct tracedat *td);
 
-const struct tracedat_header *tracedat_header(const struct tracedat *td);
-const char *tracedat_name(const struct tracedat *td);
+KTRACE_API const struct tracedat_header *tracedat_header(const struct tracedat *td);
+KTRACE_API const char *tracedat_name(const struct tracedat *td);
 
 /* Header texts from tracefs events/header_page and events/header_event. */
-int tracedat_header_page(const struct tracedat *td, const char **text, size_t *len);
-int tracedat_header_event(const struct tracedat *td, const char **text, size_t *len);
+KTRACE_API int tracedat_header_page(const struct tracedat *td, const char **text, size_t *len);
+KTRACE_API int tracedat_header_event(const struct tracedat *td, const char **text, size_t *len);
 
 /* Format files of the "ftrace" system (events/ftrace/<event>/format). */
-size_t tracedat_ftrace_format_count(const struct tracedat *td);
-int tracedat_ftrace_format(const struct tracedat *td, size_t i, const char **text, size_t *len);
+KTRACE_API size_t tracedat_ftrace_format_count(const struct tracedat *td);
+KTRACE_API int tracedat_ftrace_format(const struct tracedat *td, size_t i, const char **text, size_t *len);
 /* Other event systems, in file order, and their format files. */
-size_t tracedat_system_count(const struct tracedat *td);
-const char *tracedat_system_name(const struct tracedat *td, size_t sys);
-size_t tracedat_system_event_count(const struct tracedat *td, size_t sys);
-int tracedat_event_format(const struct tracedat *td, size_t sys, size_t i, const char **text,
+KTRACE_API size_t tracedat_system_count(const struct tracedat *td);
+KTRACE_API const char *tracedat_system_name(const struct tracedat *td, size_t sys);
+KTRACE_API size_t tracedat_system_event_count(const struct tracedat *td, size_t sys);
+KTRACE_API int tracedat_event_format(const struct tracedat *td, size_t sys, size_t i, const char **text,
 			  size_t *len);
 
 /* Texts that may be large and are kept compressed until asked for (v7): these load
  * them on first use, so they can fail (corrupt data) and take err. The byte counts
  * `trace-cmd dump` prints are available without loading (the _size functions). */
-int tracedat_kallsyms(struct tracedat *td, const char **text, size_t *len,
+KTRACE_API int tracedat_kallsyms(struct tracedat *td, const char **text, size_t *len,
 		      struct ktrace_error *err);
-int tracedat_printk_formats(struct tracedat *td, const char **text, size_t *len,
+KTRACE_API int tracedat_printk_formats(struct tracedat *td, const char **text, size_t *len,
 			    struct ktrace_error *err);
-int tracedat_cmdlines(struct tracedat *td, const char **text, size_t *len,
+KTRACE_API int tracedat_cmdlines(struct tracedat *td, const char **text, size_t *len,
 		      struct ktrace_error *err);
 /* Sizes recorded in the file; -1 when the file has no such section. */
-int64_t tracedat_kallsyms_size(const struct tracedat *td);
-int64_t tracedat_printk_size(const struct tracedat *td);
-int64_t tracedat_cmdlines_size(const struct tracedat *td);
+KTRACE_API int64_t tracedat_kallsyms_size(const struct tracedat *td);
+KTRACE_API int64_t tracedat_printk_size(const struct tracedat *td);
+KTRACE_API int64_t tracedat_cmdlines_size(const struct tracedat *td);
 
 /* Options in file order (the DONE options of v7 sections included). */
-size_t tracedat_option_count(const struct tracedat *td);
-const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i);
+KTRACE_API size_t tracedat_option_count(const struct tracedat *td);
+KTRACE_API const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i);
 /* "DATE", "BUFFER"... ("SAVED_TGIDS" for ktrace's own) or NULL for an unknown id. */
-const char *tracedat_option_name(unsigned int id);
+KTRACE_API const char *tracedat_option_name(unsigned int id);
 
 /* Values of common options; NULL / false when the file has none. */
-const char *tracedat_uname(const struct tracedat *td);
-const char *tracedat_tracer_version(const struct tracedat *td);   /* VERSION option */
-const char *tracedat_clock(const struct tracedat *td);            /* top buffer's clock */
+KTRACE_API const char *tracedat_uname(const struct tracedat *td);
+KTRACE_API const char *tracedat_tracer_version(const struct tracedat *td);   /* VERSION option */
+KTRACE_API const char *tracedat_clock(const struct tracedat *td);            /* top buffer's clock */
 /* The full trace_clock text ("[local] global counter ..."), NULL if not saved. */
-const char *tracedat_clock_text(const struct tracedat *td);
-bool tracedat_trace_id(const struct tracedat *td, uint64_t *id);
-bool tracedat_tsc2nsec(const struct tracedat *td, uint32_t *mult, uint32_t *shift,
+KTRACE_API const char *tracedat_clock_text(const struct tracedat *td);
+KTRACE_API bool tracedat_trace_id(const struct tracedat *td, uint64_t *id);
+KTRACE_API bool tracedat_tsc2nsec(const struct tracedat *td, uint32_t *mult, uint32_t *shift,
 		       uint64_t *offset);
 /* Sum of the DATE (converted to ns) and OFFSET options applied to timestamps. */
-int64_t tracedat_ts_offset(const struct tracedat *td);
+KTRACE_API int64_t tracedat_ts_offset(const struct tracedat *td);
 /* Adds to the offset applied to every corrected timestamp (trace-cmd --ts-offset). */
-void tracedat_add_ts_offset(struct tracedat *td, int64_t offset);
+KTRACE_API void tracedat_add_ts_offset(struct tracedat *td, int64_t offset);
 /* Applies the file's timestamp corrections to a raw timestamp of buffer/cpu. */
-uint64_t tracedat_correct_ts(const struct tracedat *td, unsigned int buffer, unsigned int cpu,
+KTRACE_API uint64_t tracedat_correct_ts(const struct tracedat *td, unsigned int buffer, unsigned int cpu,
 			     uint64_t raw_ts);
 
 /* Version 7 sections (none for version 6). */
-size_t tracedat_section_count(const struct tracedat *td);
-const struct tracedat_section *tracedat_section(const struct tracedat *td, size_t i);
+KTRACE_API size_t tracedat_section_count(const struct tracedat *td);
+KTRACE_API const struct tracedat_section *tracedat_section(const struct tracedat *td, size_t i);
 
 /* Things a reader would want to know but that did not stop it: unknown options,
  * oddities in the section walk... */
-size_t tracedat_warning_count(const struct tracedat *td);
-const char *tracedat_warning(const struct tracedat *td, size_t i);
+KTRACE_API size_t tracedat_warning_count(const struct tracedat *td);
+KTRACE_API const char *tracedat_warning(const struct tracedat *td, size_t i);
 
 /* Buffers: the top buffer first (when the file has one), then instances in file order. */
-size_t tracedat_buffer_count(const struct tracedat *td);
-const struct tracedat_buffer *tracedat_buffer(const struct tracedat *td, size_t i);
+KTRACE_API size_t tracedat_buffer_count(const struct tracedat *td);
+KTRACE_API const struct tracedat_buffer *tracedat_buffer(const struct tracedat *td, size_t i);
 /* CPU entries of a buffer, sorted by CPU id (ids may be sparse in version 7). */
-const struct tracedat_cpu *tracedat_buffer_cpu(const struct tracedat *td, size_t buffer,
+KTRACE_API const struct tracedat_cpu *tracedat_buffer_cpu(const struct tracedat *td, size_t buffer,
 					       size_t i);
 /* Index of the buffer with that name, or -1. */
-int tracedat_find_buffer(const struct tracedat *td, const char *name);
+KTRACE_API int tracedat_find_buffer(const struct tracedat *td, const char *name);
 
 /* A latency buffer's text, handed to fn piece by piece (decompressed if needed). */
-int tracedat_latency_text(struct tracedat *td, size_t buffer,
+KTRACE_API int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			  int (*fn)(const char *text, size_t len, void *arg), void *arg,
 			  struct ktrace_error *err);
 
@@ -260,7 +267,7 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
  * most a few MiB: slices of the mapping for uncompressed data, one decompressed chunk at
  * a time otherwise. fn returns 0 to go on, or a negative code that stops the walk and is
  * returned as is. Used to copy or convert a file without decoding its records. */
-int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
+KTRACE_API int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err);
 
@@ -268,21 +275,150 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
  * trace-cmd report shows instances). cpu: a CPU id, or -1 for all. Ties in timestamp
  * go to the lower buffer index, then the lower CPU id. */
 #define TRACEDAT_ALL_BUFFERS (-1)
-int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
+KTRACE_API int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
 		      struct ktrace_error *err);
 /* 1 with *rec set (valid until the next call), 0 at the end, or a negative error code
  * (corrupt data; err names the offset). For uncompressed data, rec->data points into
  * the file's mapping, where it stays readable; the iterator hands the pages its streams
  * have left behind back to the kernel (madvise), so that memory stays bounded (reading
  * them again costs a read from the page cache, not a wrong result). */
-int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
+KTRACE_API int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
 		       struct ktrace_error *err);
-void tracedat_iter_free(struct tracedat_iter *it);
+KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
 /* For callers that use records after the next call (uncompressed data): from now on a
  * record's pages are handed back only once its stream has read the returned number of
  * bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
  * buffers), so that what stays resident is about 32 MiB at most. */
-size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
+KTRACE_API size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
+
+/*
+ * tracedat_write: writes trace-cmd "trace.dat" files, version 6 (sequential layout) or
+ * version 7 (sections, optionally compressed with zstd or zlib), that trace-cmd reads
+ * as its own.
+ *
+ * The file is written to a temporary name next to the destination and renamed over it
+ * by tracedat_writer_close: an interrupted or failed write never leaves a partial file
+ * under the final name (tracedat_writer_abort removes the temporary file).
+ *
+ * A file is written in this order (each metadata step may be skipped: it is then
+ * written empty):
+ *
+ *   1. tracedat_writer_headers             header_page and header_event texts
+ *   2. tracedat_writer_add_ftrace_format   formats of the "ftrace" system (repeatable)
+ *   3. tracedat_writer_add_event_format    other formats, grouped by system (repeatable)
+ *   4. tracedat_writer_kallsyms, _printk, _cmdlines
+ *   5. tracedat_writer_set_cpus, _add_option, _add_buffer (any order among themselves)
+ *   6. data, buffer by buffer in the order they were added: for each CPU (increasing
+ *      ids; CPUs without data may be skipped) tracedat_writer_cpu_begin, any number of
+ *      tracedat_writer_cpu_write / _cpu_copy_fd, tracedat_writer_cpu_end; or
+ *      tracedat_writer_latency_write for a latency (text) buffer
+ *   7. tracedat_writer_close
+ *
+ * CPU data is the ring buffer's sub-buffers as the kernel wrote them (a copy of
+ * per_cpu/cpuN/trace_pipe_raw); it is placed at an offset aligned to the buffer's page
+ * size and, when compressing, stored in chunks of 10 pages as trace-cmd does ("u32
+ * chunk count", then per chunk "u32 compressed size, u32 size, bytes"). Metadata
+ * sections are compressed as one block each. Options are kept in memory and written
+ * before the data (version 6) or in one options section after it (version 7), followed
+ * by the section-name strings.
+ *
+ * Memory use is bounded by one metadata section, the options and one chunk, never by the
+ * size of the CPU data. Errors follow ktrace/error.h; after an error the writer refuses
+ * further work and tracedat_writer_close fails (and removes the temporary file).
+ */
+
+
+
+
+struct tracedat_writer;
+
+struct tracedat_write_opts {
+	unsigned int version;        /* 6 or 7; 0 means 7 */
+	const char *compression;     /* NULL or "none", "zstd", "zlib" (version 7 only) */
+	int level;                   /* compression level; 0: zstd 3, zlib 6 */
+	bool big_endian;             /* byte order of the traced machine (and of the file) */
+	unsigned int long_size;      /* header byte: the traced user space's long; 0: 8 */
+	unsigned int page_size;      /* header page size; 0: 4096 (version 6: the page size
+	                                of every buffer) */
+};
+
+/* Creates path's temporary twin (path.tmpXXXXXX) and writes the initial header. */
+KTRACE_API int tracedat_writer_create(const char *path, const struct tracedat_write_opts *opts,
+			   struct tracedat_writer **out, struct ktrace_error *err);
+/* The same into fd (seekable, written from offset 0, never renamed nor closed by the
+ * writer): for memory files and tests. */
+KTRACE_API int tracedat_writer_create_fd(int fd, const struct tracedat_write_opts *opts,
+			      struct tracedat_writer **out, struct ktrace_error *err);
+
+/* Metadata. Texts are copied or written at once; the caller may free them on return. */
+KTRACE_API int tracedat_writer_headers(struct tracedat_writer *w, const char *header_page,
+			    size_t page_len, const char *header_event, size_t event_len,
+			    struct ktrace_error *err);
+KTRACE_API int tracedat_writer_add_ftrace_format(struct tracedat_writer *w, const char *text, size_t len,
+				      struct ktrace_error *err);
+/* Formats of one system must be added one after the other. */
+KTRACE_API int tracedat_writer_add_event_format(struct tracedat_writer *w, const char *system,
+				     const char *text, size_t len, struct ktrace_error *err);
+KTRACE_API int tracedat_writer_kallsyms(struct tracedat_writer *w, const char *text, size_t len,
+			     struct ktrace_error *err);
+KTRACE_API int tracedat_writer_printk(struct tracedat_writer *w, const char *text, size_t len,
+			   struct ktrace_error *err);
+KTRACE_API int tracedat_writer_cmdlines(struct tracedat_writer *w, const char *text, size_t len,
+			     struct ktrace_error *err);
+
+/* The number of CPUs of the traced machine (trace-cmd report's "cpus=N"). Version 6
+ * writes it before the first data (every buffer's CPU table has that many entries;
+ * default 1, and data of higher CPUs is then refused); version 7 writes it as a CPUCOUNT
+ * option (default: the highest CPU id given data + 1). */
+KTRACE_API int tracedat_writer_set_cpus(struct tracedat_writer *w, unsigned int cpus,
+			     struct ktrace_error *err);
+/* An option, copied. The options the writer produces itself are refused (-EINVAL):
+ * DONE, BUFFER, BUFFER_TEXT, CPUCOUNT, STRINGS and the section options 16-21. */
+KTRACE_API int tracedat_writer_add_option(struct tracedat_writer *w, uint16_t id, const void *data,
+			       uint32_t size, struct ktrace_error *err);
+/* Declares a buffer: name "" for the top buffer, clock name ("local"; NULL or "" means
+ * "local"), page (sub-buffer) size (0: the header's), latency: a text buffer. Returns
+ * its index (>= 0) or a negative error code. Version 6 puts the top buffer first (one
+ * is added, empty, when there is none), allows no other buffer next to a latency one,
+ * and one page size for all. */
+KTRACE_API int tracedat_writer_add_buffer(struct tracedat_writer *w, const char *name, const char *clock,
+			       unsigned int page_size, bool latency, struct ktrace_error *err);
+
+/* CPU data of a buffer. */
+KTRACE_API int tracedat_writer_cpu_begin(struct tracedat_writer *w, unsigned int buffer, unsigned int cpu,
+			      struct ktrace_error *err);
+KTRACE_API int tracedat_writer_cpu_write(struct tracedat_writer *w, const void *data, size_t len,
+			      struct ktrace_error *err);
+/* Appends len bytes of fd from offset (copy_file_range when nothing is compressed). */
+KTRACE_API int tracedat_writer_cpu_copy_fd(struct tracedat_writer *w, int fd, uint64_t offset,
+				uint64_t len, struct ktrace_error *err);
+KTRACE_API int tracedat_writer_cpu_end(struct tracedat_writer *w, struct ktrace_error *err);
+/* Text of a latency buffer; may be called several times for the same buffer. */
+KTRACE_API int tracedat_writer_latency_write(struct tracedat_writer *w, unsigned int buffer,
+				  const void *text, size_t len, struct ktrace_error *err);
+
+/* Bytes written so far (the file size once closed). */
+KTRACE_API uint64_t tracedat_writer_size(const struct tracedat_writer *w);
+/* The version being written (6 or 7). */
+KTRACE_API unsigned int tracedat_writer_version(const struct tracedat_writer *w);
+
+/* Completes the file (buffers without data are written empty), then renames it to its
+ * final name. The writer is freed whatever the result; on failure nothing is left
+ * under the final name nor the temporary one. */
+KTRACE_API int tracedat_writer_close(struct tracedat_writer *w, struct ktrace_error *err);
+/* Gives up: frees the writer and removes the temporary file. */
+KTRACE_API void tracedat_writer_abort(struct tracedat_writer *w);
+
+/*
+ * Conversion: copies everything td holds into w (created with the wanted version and
+ * compression): metadata, every option (those describing the file layout are written
+ * anew), every buffer with its raw CPU data (pages copied as they are, so every record
+ * stays), latency texts. The caller then closes w. Fails with -ENOTSUP for what version
+ * 6 cannot express (several page sizes, a named or additional latency buffer).
+ */
+KTRACE_API int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err);
+/* Writer options that keep td's byte order, long size and page size. */
+KTRACE_API void tracedat_write_opts_from(const struct tracedat *td, struct tracedat_write_opts *opts);
 
 #ifdef __cplusplus
 }

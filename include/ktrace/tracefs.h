@@ -7,7 +7,7 @@
  * reader thread per CPU moves whole sub-buffers from per_cpu/cpuN/trace_pipe_raw into a
  * temporary file with splice(2); when the session stops, what is left in the ring
  * buffer (including the last, partly filled sub-buffers) is read out, and
- * ktrace_session_write assembles the trace.dat file: header texts, the formats of the
+ * ktrace_tracefs_write assembles the trace.dat file: header texts, the formats of the
  * recorded events, kallsyms, printk formats, saved command lines, uname, trace clock,
  * per-CPU statistics (CPUSTAT options) and the CPU data.
  *
@@ -18,12 +18,14 @@
  * A record session changes the tracefs state it needs (tracing_on, enabled events,
  * buffer size, clock, current tracer, event pid filter, event-fork, record-tgid, and
  * buffer_percent, set to 1 so that the readers wake up early) and
- * ktrace_session_restore puts back every value it changed, and removes the instance it
- * created; ktrace_session_close does it too when it was not done. The library installs
+ * ktrace_tracefs_restore puts back every value it changed, and removes the instance it
+ * created; ktrace_tracefs_close does it too when it was not done. The library installs
  * no signal handlers: callers stop the session on SIGINT/SIGTERM and then restore.
  */
 #ifndef KTRACE_TRACEFS_H
 #define KTRACE_TRACEFS_H
+
+#include <ktrace/api.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,15 +33,15 @@
 #include <sys/types.h>
 
 #include <ktrace/error.h>
-#include <ktrace/tracedat_write.h>
+#include <ktrace/tracedat.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct ktrace_session;
+struct ktrace_tracefs_session;
 
-struct ktrace_record_opts {
+struct ktrace_tracefs_record_opts {
 	const char *tracefs;             /* tracefs directory; NULL: find it (mount it) */
 	const char *instance;            /* NULL: the top buffer; else an instance created
 	                                    for the session (it must not exist) and removed */
@@ -57,7 +59,7 @@ struct ktrace_record_opts {
 	                                    save saved_tgids (TRACEDAT_OPT_SAVED_TGIDS) */
 };
 
-struct ktrace_extract_opts {
+struct ktrace_tracefs_extract_opts {
 	const char *tracefs;             /* NULL: find it (mount it) */
 	const char *const *instances;    /* instances to save (they must exist) */
 	size_t ninstances;
@@ -95,45 +97,45 @@ struct ktrace_progress {
 
 /* Finds the tracefs mount point; mounts it at /sys/kernel/tracing when mount_it is true
  * and it is not mounted (*mounted is then set). *dir is malloc'ed. */
-int ktrace_tracefs_find(bool mount_it, char **dir, bool *mounted, struct ktrace_error *err);
+KTRACE_API int ktrace_tracefs_find(bool mount_it, char **dir, bool *mounted, struct ktrace_error *err);
 
 /* Record: finds tracefs, creates the instance, saves the state, then configures the
  * buffer (tracing off, buffer emptied, events, size, clock, pids) and opens the per-CPU
  * readers. Tracing is not on yet. On failure everything changed is put back. */
-int ktrace_record_open(const struct ktrace_record_opts *opts, struct ktrace_session **out,
+KTRACE_API int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *opts, struct ktrace_tracefs_session **out,
 		       struct ktrace_error *err);
 /* Extract: the buffers named, read as they are; nothing in tracefs is changed (their
  * content is consumed). */
-int ktrace_extract_open(const struct ktrace_extract_opts *opts, struct ktrace_session **out,
+KTRACE_API int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *opts, struct ktrace_tracefs_session **out,
 			struct ktrace_error *err);
 
 /* Adds a process to the event pid filter (record; before or after start). */
-int ktrace_session_add_pid(struct ktrace_session *s, pid_t pid, struct ktrace_error *err);
+KTRACE_API int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct ktrace_error *err);
 /* Record: starts the reader threads, then turns tracing on. */
-int ktrace_session_start(struct ktrace_session *s, struct ktrace_error *err);
+KTRACE_API int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err);
 /* Figures so far (cheap: reads the stats files). */
-void ktrace_session_progress(struct ktrace_session *s, struct ktrace_progress *p);
+KTRACE_API void ktrace_tracefs_progress(struct ktrace_tracefs_session *s, struct ktrace_progress *p);
 /* Record: turns tracing off, reads what is left, stops the threads, reads the counters.
  * Extract: reads every CPU's data now. */
-int ktrace_session_stop(struct ktrace_session *s, struct ktrace_error *err);
+KTRACE_API int ktrace_tracefs_stop(struct ktrace_tracefs_session *s, struct ktrace_error *err);
 
-size_t ktrace_session_buffer_count(const struct ktrace_session *s);
+KTRACE_API size_t ktrace_tracefs_buffer_count(const struct ktrace_tracefs_session *s);
 /* "" for the top buffer. */
-const char *ktrace_session_buffer_name(const struct ktrace_session *s, size_t buffer);
-size_t ktrace_session_cpu_count(const struct ktrace_session *s, size_t buffer);
-const struct ktrace_cpu_stats *ktrace_session_cpu_stats(const struct ktrace_session *s,
+KTRACE_API const char *ktrace_tracefs_buffer_name(const struct ktrace_tracefs_session *s, size_t buffer);
+KTRACE_API size_t ktrace_tracefs_cpu_count(const struct ktrace_tracefs_session *s, size_t buffer);
+KTRACE_API const struct ktrace_cpu_stats *ktrace_tracefs_cpu_stats(const struct ktrace_tracefs_session *s,
 							size_t buffer, size_t i);
 
 /* Writes the trace.dat file (after stop). wopts: version and compression (byte order,
  * long and page size are the machine's). */
-int ktrace_session_write(struct ktrace_session *s, const char *path,
+KTRACE_API int ktrace_tracefs_write(struct ktrace_tracefs_session *s, const char *path,
 			 const struct tracedat_write_opts *wopts, struct ktrace_error *err);
 /* Puts back every tracefs value the session changed, removes its instance. Idempotent.
  * (The file can still be written afterwards.) */
-int ktrace_session_restore(struct ktrace_session *s, struct ktrace_error *err);
+KTRACE_API int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct ktrace_error *err);
 /* Stops the threads if needed, restores, unmounts tracefs if the session mounted it,
  * frees. */
-void ktrace_session_close(struct ktrace_session *s);
+KTRACE_API void ktrace_tracefs_close(struct ktrace_tracefs_session *s);
 
 #ifdef __cplusplus
 }

@@ -2,12 +2,14 @@
 #ifndef KTRACE_VERSION_H
 #define KTRACE_VERSION_H
 
+#include <ktrace/api.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* The library's version string, e.g. "0.1.0". */
-const char *ktrace_version(void);
+KTRACE_API const char *ktrace_version(void);
 
 #ifdef __cplusplus
 }

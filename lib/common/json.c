@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "common/json.h"
 
-void kt_json_init(struct kt_json *j, struct kt_out *out, int indent)
+void kt_json_init(struct kt_json *j, struct ktrace_out *out, int indent)
 {
 	j->out = out;
 	j->indent = indent < 0 ? 0 : indent;
@@ -173,7 +173,7 @@ latin1:
 	return 1;
 }
 
-void kt_utf8_put(struct kt_out *o, uint32_t cp)
+void kt_utf8_put(struct ktrace_out *o, uint32_t cp)
 {
 	if (cp < 0x80) {
 		kt_out_putc(o, (char)cp);
@@ -192,7 +192,7 @@ void kt_utf8_put(struct kt_out *o, uint32_t cp)
 	}
 }
 
-void kt_json_write_string(struct kt_out *o, const char *str, size_t len)
+void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	const uint8_t *s = (const uint8_t *)str;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A streaming JSON writer on top of struct kt_out, for every format's JSON output.
+ * A streaming JSON writer on top of struct ktrace_out, for every format's JSON output.
  *
  * Values are written in document order; the writer inserts commas, colons, new lines
  * and indentation. Strings are taken as bytes: valid UTF-8 is kept, any byte that is
@@ -20,7 +20,7 @@
 #define KT_JSON_MAX_DEPTH 512   /* deeper nesting is not supported (commas are lost) */
 
 struct kt_json {
-	struct kt_out *out;
+	struct ktrace_out *out;
 	int indent;                 /* spaces per level; 0 writes everything on one line */
 	int depth;
 	bool after_key;             /* the next value follows "key": */
@@ -28,7 +28,7 @@ struct kt_json {
 	uint8_t flow[KT_JSON_MAX_DEPTH];     /* container written on one line */
 };
 
-void kt_json_init(struct kt_json *j, struct kt_out *out, int indent);
+void kt_json_init(struct kt_json *j, struct ktrace_out *out, int indent);
 
 /* flow: keep this container on one line ("[1, 2, 3]") even when indenting. */
 void kt_json_begin_object(struct kt_json *j, bool flow);
@@ -52,7 +52,7 @@ void kt_json_null(struct kt_json *j);
 void kt_json_finish(struct kt_json *j);
 
 /* Writes s as a quoted, escaped JSON string. */
-void kt_json_write_string(struct kt_out *o, const char *s, size_t len);
+void kt_json_write_string(struct ktrace_out *o, const char *s, size_t len);
 
 /*
  * Decodes one character of s[0..len) (len > 0): the code point, and the number of
@@ -61,6 +61,6 @@ void kt_json_write_string(struct kt_out *o, const char *s, size_t len);
  */
 size_t kt_utf8_next(const uint8_t *s, size_t len, uint32_t *cp);
 /* Writes code point cp as UTF-8. */
-void kt_utf8_put(struct kt_out *o, uint32_t cp);
+void kt_utf8_put(struct ktrace_out *o, uint32_t cp);
 
 #endif

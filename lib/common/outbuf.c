@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include "common/outbuf.h"
 
+#include <ktrace/out.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-void kt_out_init(struct kt_out *o, int fd)
+void kt_out_init(struct ktrace_out *o, int fd)
 {
 	o->fd = fd;
 	o->error = 0;
 	o->len = 0;
 }
 
-int kt_out_flush(struct kt_out *o)
+int kt_out_flush(struct ktrace_out *o)
 {
 	size_t done = 0;
 
@@ -32,7 +35,7 @@ int kt_out_flush(struct kt_out *o)
 	return o->error;
 }
 
-void kt_out_write(struct kt_out *o, const void *p, size_t n)
+void kt_out_write(struct ktrace_out *o, const void *p, size_t n)
 {
 	const char *s = p;
 
@@ -49,7 +52,7 @@ void kt_out_write(struct kt_out *o, const void *p, size_t n)
 	}
 }
 
-void kt_out_printf(struct kt_out *o, const char *fmt, ...)
+void kt_out_printf(struct ktrace_out *o, const char *fmt, ...)
 {
 	char small[512];
 	va_list ap;
@@ -86,7 +89,7 @@ char *kt_fmt_u64(char buf[32], uint64_t v)
 	return p;
 }
 
-void kt_out_spaces(struct kt_out *o, int n)
+void kt_out_spaces(struct ktrace_out *o, int n)
 {
 	static const char sp[] = "                                ";
 
@@ -98,7 +101,7 @@ void kt_out_spaces(struct kt_out *o, int n)
 	}
 }
 
-void kt_out_u64(struct kt_out *o, uint64_t v, int width)
+void kt_out_u64(struct ktrace_out *o, uint64_t v, int width)
 {
 	char buf[32];
 	char *p = kt_fmt_u64(buf, v);
@@ -108,7 +111,7 @@ void kt_out_u64(struct kt_out *o, uint64_t v, int width)
 	kt_out_write(o, p, (size_t)len);
 }
 
-void kt_out_i64(struct kt_out *o, int64_t v, int width)
+void kt_out_i64(struct ktrace_out *o, int64_t v, int width)
 {
 	char buf[33];
 	char *p = kt_fmt_u64(buf + 1, v < 0 ? -(uint64_t)v : (uint64_t)v);
@@ -121,7 +124,7 @@ void kt_out_i64(struct kt_out *o, int64_t v, int width)
 	kt_out_write(o, p, (size_t)len);
 }
 
-void kt_out_hex(struct kt_out *o, uint64_t v, int digits)
+void kt_out_hex(struct ktrace_out *o, uint64_t v, int digits)
 {
 	static const char hex[] = "0123456789abcdef";
 	char buf[16];
@@ -134,4 +137,28 @@ void kt_out_hex(struct kt_out *o, uint64_t v, int digits)
 	while (n < digits && n < 16)
 		buf[15 - n++] = '0';
 	kt_out_write(o, buf + 16 - n, (size_t)n);
+}
+
+struct ktrace_out *ktrace_out_new(int fd)
+{
+	struct ktrace_out *o = malloc(sizeof(*o));
+
+	if (o)
+		kt_out_init(o, fd);
+	return o;
+}
+
+void ktrace_out_write(struct ktrace_out *o, const void *p, size_t n)
+{
+	kt_out_write(o, p, n);
+}
+
+int ktrace_out_flush(struct ktrace_out *o)
+{
+	return kt_out_flush(o);
+}
+
+void ktrace_out_free(struct ktrace_out *o)
+{
+	free(o);
 }

@@ -13,32 +13,32 @@
 
 #define KT_OUT_SIZE (256 * 1024)
 
-struct kt_out {
+struct ktrace_out {
 	int fd;
 	int error;        /* first negative errno from write, 0 if none */
 	size_t len;
 	char buf[KT_OUT_SIZE];
 };
 
-void kt_out_init(struct kt_out *o, int fd);
-int kt_out_flush(struct kt_out *o);
-void kt_out_write(struct kt_out *o, const void *p, size_t n);
-void kt_out_printf(struct kt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kt_out_init(struct ktrace_out *o, int fd);
+int kt_out_flush(struct ktrace_out *o);
+void kt_out_write(struct ktrace_out *o, const void *p, size_t n);
+void kt_out_printf(struct ktrace_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal, right-aligned in width (0: no padding). */
-void kt_out_u64(struct kt_out *o, uint64_t v, int width);
-void kt_out_i64(struct kt_out *o, int64_t v, int width);
+void kt_out_u64(struct ktrace_out *o, uint64_t v, int width);
+void kt_out_i64(struct ktrace_out *o, int64_t v, int width);
 /* Lower-case hex without prefix, zero-padded to digits (0: no padding). */
-void kt_out_hex(struct kt_out *o, uint64_t v, int digits);
-void kt_out_spaces(struct kt_out *o, int n);
+void kt_out_hex(struct ktrace_out *o, uint64_t v, int digits);
+void kt_out_spaces(struct ktrace_out *o, int n);
 
-static inline void kt_out_putc(struct kt_out *o, char c)
+static inline void kt_out_putc(struct ktrace_out *o, char c)
 {
 	if (o->len == sizeof(o->buf))
 		kt_out_flush(o);
 	o->buf[o->len++] = c;
 }
 
-static inline void kt_out_puts(struct kt_out *o, const char *s)
+static inline void kt_out_puts(struct ktrace_out *o, const char *s)
 {
 	kt_out_write(o, s, strlen(s));
 }

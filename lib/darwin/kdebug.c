@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* kdebug event decoding for V3 ktrace files and the legacy RAW_VERSION0/1/2 streams. */
+#include <ktrace/detect.h>
 #include <ktrace/darwin.h>
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "common/cursor.h"
+#include "common/detect.h"
 
 #define RAW_V1_HEADER_SIZE   24
 #define RAW_V2_HEADER_SIZE   0x120
@@ -17,21 +19,21 @@
 #define MAX_TRACKED_THREADS  (1u << 20)
 #define MAX_MAP_BLOCK        65536
 
-struct ktrace_kdebug {
+struct ktrace_darwin {
 	struct ktrace_input *in;
 	struct ktrace_file *file;          /* V3 only */
-	struct ktrace_kdebug_info info;
-	struct ktrace_kdebug_options opt;
+	struct ktrace_darwin_info info;
+	struct ktrace_darwin_options opt;
 	bool mapped;
 	bool maps_loaded;                  /* thread/CPU maps read at open (mapped V3) */
 
-	struct ktrace_kdebug_thread *threads;
+	struct ktrace_darwin_thread *threads;
 	size_t nthreads, cap_threads;
 	size_t added_threads;              /* learnt from TRACE events */
 	uint32_t *hash;                    /* index + 1, 0 = empty */
 	size_t hash_cap;
 
-	struct ktrace_kdebug_cpu *cpus;
+	struct ktrace_darwin_cpu *cpus;
 	size_t ncpus;
 
 	/* iteration */
@@ -60,7 +62,7 @@ static size_t hash_slot(uint64_t tid, size_t cap)
 	return (size_t)tid & (cap - 1);
 }
 
-static int rehash(struct ktrace_kdebug *k, size_t cap)
+static int rehash(struct ktrace_darwin *k, size_t cap)
 {
 	uint32_t *h = calloc(cap, sizeof(*h));
 
@@ -83,7 +85,7 @@ static int rehash(struct ktrace_kdebug *k, size_t cap)
 	return 0;
 }
 
-static struct ktrace_kdebug_thread *find_thread(const struct ktrace_kdebug *k, uint64_t tid)
+static struct ktrace_darwin_thread *find_thread(const struct ktrace_darwin *k, uint64_t tid)
 {
 	size_t s;
 
@@ -91,7 +93,7 @@ static struct ktrace_kdebug_thread *find_thread(const struct ktrace_kdebug *k, u
 		return NULL;
 	s = hash_slot(tid, k->hash_cap);
 	while (k->hash[s]) {
-		struct ktrace_kdebug_thread *t = &k->threads[k->hash[s] - 1];
+		struct ktrace_darwin_thread *t = &k->threads[k->hash[s] - 1];
 
 		if (t->thread == tid)
 			return t;
@@ -102,10 +104,10 @@ static struct ktrace_kdebug_thread *find_thread(const struct ktrace_kdebug *k, u
 
 /* Adds an entry (kept even when its thread id is 0 or already known: lookups find the
  * first one). Returns the entry or NULL for lack of memory. */
-static struct ktrace_kdebug_thread *add_thread(struct ktrace_kdebug *k, uint64_t tid,
+static struct ktrace_darwin_thread *add_thread(struct ktrace_darwin *k, uint64_t tid,
 					       int32_t pid, const char *cmd, size_t cmdlen)
 {
-	struct ktrace_kdebug_thread *t;
+	struct ktrace_darwin_thread *t;
 
 	if (k->nthreads >= UINT32_MAX - 1)
 		return NULL;
@@ -140,13 +142,13 @@ static struct ktrace_kdebug_thread *add_thread(struct ktrace_kdebug *k, uint64_t
 	return t;
 }
 
-static size_t thread_entry_size(const struct ktrace_kdebug *k)
+static size_t thread_entry_size(const struct ktrace_darwin *k)
 {
 	return k->info.is64 ? 32 : 28;
 }
 
 /* Adds thread map entries from bytes; file_offset only for messages. */
-static int load_thread_entries(struct ktrace_kdebug *k, const uint8_t *p, size_t n,
+static int load_thread_entries(struct ktrace_darwin *k, const uint8_t *p, size_t n,
 			       struct ktrace_error *err)
 {
 	size_t esz = thread_entry_size(k);
@@ -166,7 +168,7 @@ static int load_thread_entries(struct ktrace_kdebug *k, const uint8_t *p, size_t
 }
 
 /* Reads count thread map entries at a file offset, in bounded pieces. */
-static int load_thread_map_at(struct ktrace_kdebug *k, uint64_t offset, uint64_t count,
+static int load_thread_map_at(struct ktrace_darwin *k, uint64_t offset, uint64_t count,
 			      struct ktrace_error *err)
 {
 	size_t esz = thread_entry_size(k);
@@ -192,10 +194,10 @@ static int load_thread_map_at(struct ktrace_kdebug *k, uint64_t offset, uint64_t
 
 /* --- CPU maps ------------------------------------------------------------------- */
 
-static int load_cpus(struct ktrace_kdebug *k, const uint8_t *p, size_t n,
+static int load_cpus(struct ktrace_darwin *k, const uint8_t *p, size_t n,
 		     struct ktrace_error *err)
 {
-	struct ktrace_kdebug_cpu *c;
+	struct ktrace_darwin_cpu *c;
 
 	if (!n)
 		return 0;
@@ -220,7 +222,7 @@ static int load_cpus(struct ktrace_kdebug *k, const uint8_t *p, size_t n,
 /* A V3 CPU map chunk: kd_cpumap[] entries, optionally after a kd_cpumap_header
  * {RAW_VERSION1, cpu_count}. Trailing bytes that make no whole entry are ignored.
  * Read in bounded pieces: on streams nothing is allocated before the bytes arrive. */
-static int load_cpu_chunk(struct ktrace_kdebug *k, const struct ktrace_chunk *c,
+static int load_cpu_chunk(struct ktrace_darwin *k, const struct ktrace_chunk *c,
 			  struct ktrace_error *err)
 {
 	const uint8_t *p;
@@ -258,7 +260,7 @@ static int load_cpu_chunk(struct ktrace_kdebug *k, const struct ktrace_chunk *c,
 	return 0;
 }
 
-static int load_thread_chunk(struct ktrace_kdebug *k, const struct ktrace_chunk *c,
+static int load_thread_chunk(struct ktrace_darwin *k, const struct ktrace_chunk *c,
 			     struct ktrace_error *err)
 {
 	return load_thread_map_at(k, c->data_offset, c->data_size / thread_entry_size(k), err);
@@ -277,7 +279,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 	return a;
 }
 
-static void set_timebase(struct ktrace_kdebug *k, uint64_t numer, uint64_t denom)
+static void set_timebase(struct ktrace_darwin *k, uint64_t numer, uint64_t denom)
 {
 	if (k->opt.timebase_numer && k->opt.timebase_denom) {
 		numer = k->opt.timebase_numer;
@@ -296,7 +298,7 @@ static void set_timebase(struct ktrace_kdebug *k, uint64_t numer, uint64_t denom
 
 /* Mapped V3 files: read the maps and count the events before iterating. A problem
  * found here is left for the iteration to report, with the events before it. */
-static void prescan_v3(struct ktrace_kdebug *k)
+static void prescan_v3(struct ktrace_darwin *k)
 {
 	struct ktrace_error scratch = { 0 };
 	struct ktrace_chunk_iter it;
@@ -321,7 +323,7 @@ static void prescan_v3(struct ktrace_kdebug *k)
 	k->maps_loaded = true;
 }
 
-static int open_v3(struct ktrace_kdebug *k, struct ktrace_error *err)
+static int open_v3(struct ktrace_darwin *k, struct ktrace_error *err)
 {
 	const struct ktrace_file_header *h;
 	int ret = ktrace_file_open_input(k->in, &k->file, err);
@@ -329,7 +331,7 @@ static int open_v3(struct ktrace_kdebug *k, struct ktrace_error *err)
 	if (ret < 0)
 		return ret;
 	h = ktrace_file_get_header(k->file);
-	k->info.kind = KTRACE_KDEBUG_V3;
+	k->info.kind = KTRACE_DARWIN_V3;
 	k->info.magic = h->magic;
 	k->info.flavour = h->flavour;
 	k->info.major = h->major;
@@ -351,7 +353,7 @@ static int open_v3(struct ktrace_kdebug *k, struct ktrace_error *err)
 }
 
 /* The CPU map a V1+ writer hides at the start of the padding before the events. */
-static int load_padding_cpumap(struct ktrace_kdebug *k, uint64_t map_end,
+static int load_padding_cpumap(struct ktrace_darwin *k, uint64_t map_end,
 			       struct ktrace_error *err)
 {
 	uint64_t pad = k->info.events_offset - map_end, n;
@@ -373,7 +375,7 @@ static int load_padding_cpumap(struct ktrace_kdebug *k, uint64_t map_end,
 	return load_cpus(k, p, (size_t)got / CPUMAP_ENTRY_SIZE, err);
 }
 
-static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error *err)
+static int open_raw(struct ktrace_darwin *k, uint32_t magic, struct ktrace_error *err)
 {
 	int64_t size = ktrace_input_size(k->in);
 	uint64_t hsize, count, map_end;
@@ -385,14 +387,14 @@ static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error
 	k->info.is64 = true;
 	k->info.events = -1;
 	if (k->opt.raw_v0) {
-		k->info.kind = KTRACE_KDEBUG_RAW_V0;
+		k->info.kind = KTRACE_DARWIN_RAW_V0;
 		k->info.magic = 0;
 		hsize = 4;
 	} else if (magic == KTRACE_RAW_VERSION1) {
-		k->info.kind = KTRACE_KDEBUG_RAW_V1;
+		k->info.kind = KTRACE_DARWIN_RAW_V1;
 		hsize = RAW_V1_HEADER_SIZE;
 	} else if (magic == KTRACE_RAW_VERSION2) {
-		k->info.kind = KTRACE_KDEBUG_RAW_V2;
+		k->info.kind = KTRACE_DARWIN_RAW_V2;
 		hsize = RAW_V2_HEADER_SIZE;
 	} else {
 		return ktrace_error_at(err, -EBADMSG, 0,
@@ -402,12 +404,12 @@ static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error
 	if (ret < 0)
 		return ktrace_error_at(err, ret, 0, "truncated kdebug header: need %llu bytes",
 				       (unsigned long long)hsize);
-	n = (int32_t)kt_load_u32(p + (k->info.kind == KTRACE_KDEBUG_RAW_V0 ? 0 : 4), false);
-	if (k->info.kind != KTRACE_KDEBUG_RAW_V0) {
+	n = (int32_t)kt_load_u32(p + (k->info.kind == KTRACE_DARWIN_RAW_V0 ? 0 : 4), false);
+	if (k->info.kind != KTRACE_DARWIN_RAW_V0) {
 		k->info.walltime_secs = kt_load_u64(p + 8, false);
 		k->info.walltime_usecs = kt_load_u32(p + 16, false);
 	}
-	if (k->info.kind == KTRACE_KDEBUG_RAW_V2) {
+	if (k->info.kind == KTRACE_DARWIN_RAW_V2) {
 		uint64_t freq = kt_load_u64(p + 24, false);
 
 		k->info.flags = kt_load_u32(p + 20, false);
@@ -425,7 +427,7 @@ static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error
 	}
 	k->info.event_size = k->info.is64 ? 64 : 32;
 	if (n < 0)
-		return ktrace_error_at(err, -EBADMSG, k->info.kind == KTRACE_KDEBUG_RAW_V0 ? 0 : 4,
+		return ktrace_error_at(err, -EBADMSG, k->info.kind == KTRACE_DARWIN_RAW_V0 ? 0 : 4,
 				       "negative thread count %d", n);
 	count = (uint64_t)n;
 	map_end = hsize + count * thread_entry_size(k);
@@ -434,14 +436,14 @@ static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error
 				       "thread map of %llu entries runs past the end of the file "
 				       "(%lld bytes)",
 				       (unsigned long long)count, (long long)size);
-	if (k->info.kind == KTRACE_KDEBUG_RAW_V0)
+	if (k->info.kind == KTRACE_DARWIN_RAW_V0)
 		k->info.events_offset = map_end;
 	else
 		k->info.events_offset = (map_end + RAW_EVENTS_ALIGN - 1) & ~(uint64_t)(RAW_EVENTS_ALIGN - 1);
 	ret = load_thread_map_at(k, hsize, count, err);
 	if (ret < 0)
 		return ret;
-	if (k->info.kind != KTRACE_KDEBUG_RAW_V0) {
+	if (k->info.kind != KTRACE_DARWIN_RAW_V0) {
 		ret = load_padding_cpumap(k, map_end, err);
 		if (ret < 0)
 			return ret;
@@ -460,10 +462,10 @@ static int open_raw(struct ktrace_kdebug *k, uint32_t magic, struct ktrace_error
 	return 0;
 }
 
-int ktrace_kdebug_open(struct ktrace_input *in, const struct ktrace_kdebug_options *opt,
-		       struct ktrace_kdebug **out, struct ktrace_error *err)
+int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_options *opt,
+		       struct ktrace_darwin **out, struct ktrace_error *err)
 {
-	struct ktrace_kdebug *k;
+	struct ktrace_darwin *k;
 	const uint8_t *p;
 	uint32_t magic = 0;
 	int64_t got;
@@ -498,11 +500,11 @@ int ktrace_kdebug_open(struct ktrace_input *in, const struct ktrace_kdebug_optio
 	*out = k;
 	return 0;
 fail:
-	ktrace_kdebug_close(k);
+	ktrace_darwin_close(k);
 	return ret;
 }
 
-void ktrace_kdebug_close(struct ktrace_kdebug *k)
+void ktrace_darwin_close(struct ktrace_darwin *k)
 {
 	if (!k)
 		return;
@@ -513,37 +515,37 @@ void ktrace_kdebug_close(struct ktrace_kdebug *k)
 	free(k);
 }
 
-const struct ktrace_kdebug_info *ktrace_kdebug_get_info(const struct ktrace_kdebug *k)
+const struct ktrace_darwin_info *ktrace_darwin_get_info(const struct ktrace_darwin *k)
 {
 	return &k->info;
 }
 
-struct ktrace_file *ktrace_kdebug_file(const struct ktrace_kdebug *k)
+struct ktrace_file *ktrace_darwin_file(const struct ktrace_darwin *k)
 {
 	return k->file;
 }
 
-const struct ktrace_kdebug_thread *ktrace_kdebug_threads(const struct ktrace_kdebug *k,
+const struct ktrace_darwin_thread *ktrace_darwin_threads(const struct ktrace_darwin *k,
 							 size_t *count)
 {
 	*count = k->nthreads;
 	return k->threads;
 }
 
-const struct ktrace_kdebug_thread *ktrace_kdebug_find_thread(const struct ktrace_kdebug *k,
+const struct ktrace_darwin_thread *ktrace_darwin_find_thread(const struct ktrace_darwin *k,
 							     uint64_t thread)
 {
 	return find_thread(k, thread);
 }
 
-const struct ktrace_kdebug_cpu *ktrace_kdebug_cpus(const struct ktrace_kdebug *k,
+const struct ktrace_darwin_cpu *ktrace_darwin_cpus(const struct ktrace_darwin *k,
 						   size_t *count)
 {
 	*count = k->ncpus;
 	return k->cpus;
 }
 
-uint64_t ktrace_kdebug_ns(const struct ktrace_kdebug *k, uint64_t ticks)
+uint64_t ktrace_darwin_ns(const struct ktrace_darwin *k, uint64_t ticks)
 {
 	unsigned __int128 v;
 
@@ -555,8 +557,8 @@ uint64_t ktrace_kdebug_ns(const struct ktrace_kdebug *k, uint64_t ticks)
 
 /* --- events -------------------------------------------------------------------- */
 
-static void decode_event(const struct ktrace_kdebug *k, const uint8_t *p,
-			 struct ktrace_kdebug_event *ev)
+static void decode_event(const struct ktrace_darwin *k, const uint8_t *p,
+			 struct ktrace_darwin_event *ev)
 {
 	if (k->info.is64) {
 		ev->timestamp = kt_load_u64(p, false);
@@ -579,11 +581,11 @@ static void decode_event(const struct ktrace_kdebug *k, const uint8_t *p,
 		ev->thread = kt_load_u32(p + 24, false);
 		ev->debugid = kt_load_u32(p + 28, false);
 	}
-	ev->ns = ktrace_kdebug_ns(k, ev->timestamp);
+	ev->ns = ktrace_darwin_ns(k, ev->timestamp);
 }
 
 /* The bytes of the string arguments of a TRACE_STRING event. */
-static void event_string(const struct ktrace_kdebug *k, const struct ktrace_kdebug_event *ev,
+static void event_string(const struct ktrace_darwin *k, const struct ktrace_darwin_event *ev,
 			 char out[33])
 {
 	size_t w = k->info.is64 ? 8 : 4, n = 0;
@@ -594,15 +596,15 @@ static void event_string(const struct ktrace_kdebug *k, const struct ktrace_kdeb
 	out[n] = 0;
 }
 
-static void set_command(struct ktrace_kdebug_thread *t, const char *name);
+static void set_command(struct ktrace_darwin_thread *t, const char *name);
 
-static void track_threads(struct ktrace_kdebug *k, const struct ktrace_kdebug_event *ev)
+static void track_threads(struct ktrace_darwin *k, const struct ktrace_darwin_event *ev)
 {
-	struct ktrace_kdebug_thread *t;
-	uint32_t id = KTRACE_KDEBUG_EVENTID(ev->debugid);
+	struct ktrace_darwin_thread *t;
+	uint32_t id = KTRACE_DARWIN_EVENTID(ev->debugid);
 	char name[33];
 
-	if (KTRACE_KDEBUG_CLASS(id) != 7)
+	if (KTRACE_DARWIN_CLASS(id) != 7)
 		return;
 	switch (id) {
 	case KTRACE_TRACE_DATA_NEWTHREAD:
@@ -611,7 +613,7 @@ static void track_threads(struct ktrace_kdebug *k, const struct ktrace_kdebug_ev
 		k->newthread_tid = ev->arg[0];
 		t = find_thread(k, ev->arg[0]);
 		if (!t && ev->arg[0] && k->added_threads < MAX_TRACKED_THREADS) {
-			const struct ktrace_kdebug_thread *parent = find_thread(k, ev->thread);
+			const struct ktrace_darwin_thread *parent = find_thread(k, ev->thread);
 
 			t = add_thread(k, ev->arg[0], (int32_t)ev->arg[1],
 				       parent ? parent->command : "", 20);
@@ -649,7 +651,7 @@ static void track_threads(struct ktrace_kdebug *k, const struct ktrace_kdebug_ev
 	}
 }
 
-static void set_command(struct ktrace_kdebug_thread *t, const char *name)
+static void set_command(struct ktrace_darwin_thread *t, const char *name)
 {
 	size_t n = strnlen(name, 20);
 
@@ -658,7 +660,7 @@ static void set_command(struct ktrace_kdebug_thread *t, const char *name)
 }
 
 /* Makes the event at k->ev_pos available; returns its bytes or NULL with *ret set. */
-static const uint8_t *event_bytes(struct ktrace_kdebug *k, uint64_t base, int *ret,
+static const uint8_t *event_bytes(struct ktrace_darwin *k, uint64_t base, int *ret,
 				  struct ktrace_error *err)
 {
 	size_t esz = k->info.event_size;
@@ -681,7 +683,7 @@ static const uint8_t *event_bytes(struct ktrace_kdebug *k, uint64_t base, int *r
 	return k->win + (k->ev_pos - k->win_start);
 }
 
-static int next_v3(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
+static int next_v3(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 		   struct ktrace_error *err)
 {
 	size_t esz = k->info.event_size;
@@ -739,7 +741,7 @@ static int next_v3(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
 	}
 }
 
-static int next_raw(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
+static int next_raw(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 		    struct ktrace_error *err)
 {
 	size_t esz = k->info.event_size;
@@ -797,7 +799,7 @@ static int next_raw(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
 	return 1;
 }
 
-int ktrace_kdebug_next(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
+int ktrace_darwin_next(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 		       struct ktrace_error *err)
 {
 	int ret;
@@ -814,7 +816,7 @@ int ktrace_kdebug_next(struct ktrace_kdebug *k, struct ktrace_kdebug_event *ev,
 	return 1;
 }
 
-int ktrace_kdebug_rewind(struct ktrace_kdebug *k, struct ktrace_error *err)
+int ktrace_darwin_rewind(struct ktrace_darwin *k, struct ktrace_error *err)
 {
 	if (!k->mapped)
 		return ktrace_error_set(err, -ESPIPE, "cannot rewind a stream");
@@ -829,3 +831,14 @@ int ktrace_kdebug_rewind(struct ktrace_kdebug *k, struct ktrace_error *err)
 		k->ev_pos = k->info.events_offset;
 	return 0;
 }
+
+static bool darwin_raw_match(const uint8_t *p, size_t len)
+{
+	uint32_t w = len >= 4 ? kt_load_u32(p, false) : 0;
+
+	return w == 0x55aa0101 || w == 0x55aa0200;
+}
+
+const struct kt_detector kt_detector_darwin_raw = {
+	KTRACE_FORMAT_DARWIN_RAW, "Darwin kdebug raw stream", darwin_raw_match,
+};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The ktrace_file reader: header and chunk iteration of V3 ktrace files. */
+#include <ktrace/detect.h>
 #include <ktrace/ktrace_file.h>
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "common/cursor.h"
+#include "common/detect.h"
 
 struct ktrace_file {
 	struct ktrace_input *in;
@@ -349,3 +351,22 @@ const char *ktrace_file_tag_name(uint32_t tag)
 	}
 	return NULL;
 }
+
+/* V3 ktrace files: libktrace's magic, or the kernel's header chunk tag with a plausible
+ * header size (at least its 40 bytes of fixed fields). */
+static bool darwin_v3_match(const uint8_t *p, size_t len)
+{
+	uint32_t w;
+
+	if (len < 4)
+		return false;
+	w = kt_load_u32(p, false);
+	if (w == 0x55aa0300)
+		return true;
+	return w == 0x00001000 && len >= 16 && kt_load_u64(p + 8, false) >= 40 &&
+	       kt_load_u64(p + 8, false) < (1ULL << 32);
+}
+
+const struct kt_detector kt_detector_darwin_v3 = {
+	KTRACE_FORMAT_DARWIN_V3, "Darwin ktrace file (V3)", darwin_v3_match,
+};

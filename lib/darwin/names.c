@@ -17,19 +17,19 @@ struct code_entry {
 	uint32_t name;      /* offset in the name arena */
 };
 
-struct ktrace_kdebug_codes {
+struct ktrace_darwin_codes {
 	struct code_entry *slots;
 	size_t cap, count;
 	char *names;
 	size_t names_len, names_cap;
 };
 
-struct ktrace_kdebug_codes *ktrace_kdebug_codes_new(void)
+struct ktrace_darwin_codes *ktrace_darwin_codes_new(void)
 {
-	return calloc(1, sizeof(struct ktrace_kdebug_codes));
+	return calloc(1, sizeof(struct ktrace_darwin_codes));
 }
 
-void ktrace_kdebug_codes_free(struct ktrace_kdebug_codes *c)
+void ktrace_darwin_codes_free(struct ktrace_darwin_codes *c)
 {
 	if (!c)
 		return;
@@ -43,7 +43,7 @@ static size_t code_slot(uint32_t id, size_t cap)
 	return (size_t)((id * 2654435761u) >> 2) & (cap - 1);
 }
 
-static int codes_grow(struct ktrace_kdebug_codes *c)
+static int codes_grow(struct ktrace_darwin_codes *c)
 {
 	size_t cap = c->cap ? c->cap * 2 : 1024;
 	struct code_entry *s = calloc(cap, sizeof(*s));
@@ -66,12 +66,12 @@ static int codes_grow(struct ktrace_kdebug_codes *c)
 	return 0;
 }
 
-static int codes_put(struct ktrace_kdebug_codes *c, uint32_t id, const char *name, size_t len,
+static int codes_put(struct ktrace_darwin_codes *c, uint32_t id, const char *name, size_t len,
 		     struct ktrace_error *err)
 {
 	size_t k;
 
-	id = KTRACE_KDEBUG_EVENTID(id);
+	id = KTRACE_DARWIN_EVENTID(id);
 	if (!id || !len)
 		return 0;
 	if (len > UINT32_MAX / 2 || c->names_len > UINT32_MAX / 2)
@@ -99,20 +99,20 @@ static int codes_put(struct ktrace_kdebug_codes *c, uint32_t id, const char *nam
 	return 1;
 }
 
-int ktrace_kdebug_codes_add(struct ktrace_kdebug_codes *c, uint32_t debugid, const char *name,
+int ktrace_darwin_codes_add(struct ktrace_darwin_codes *c, uint32_t debugid, const char *name,
 			    struct ktrace_error *err)
 {
 	return codes_put(c, debugid, name, strlen(name), err);
 }
 
-size_t ktrace_kdebug_codes_count(const struct ktrace_kdebug_codes *c)
+size_t ktrace_darwin_codes_count(const struct ktrace_darwin_codes *c)
 {
 	return c->count;
 }
 
-const char *ktrace_kdebug_codes_lookup(const struct ktrace_kdebug_codes *c, uint32_t debugid)
+const char *ktrace_darwin_codes_lookup(const struct ktrace_darwin_codes *c, uint32_t debugid)
 {
-	uint32_t id = KTRACE_KDEBUG_EVENTID(debugid);
+	uint32_t id = KTRACE_DARWIN_EVENTID(debugid);
 	size_t k;
 
 	if (!c || !c->cap || !id)
@@ -132,7 +132,7 @@ static bool is_blank(char ch)
 }
 
 /* One line: "0xDEBUGID NAME" (also plain decimal/hex digits without 0x). */
-static int parse_line(struct ktrace_kdebug_codes *c, const char *s, const char *end,
+static int parse_line(struct ktrace_darwin_codes *c, const char *s, const char *end,
 		      struct ktrace_error *err)
 {
 	uint64_t v = 0;
@@ -174,7 +174,7 @@ static int parse_line(struct ktrace_kdebug_codes *c, const char *s, const char *
 	return codes_put(c, (uint32_t)v, name, (size_t)(end - name), err);
 }
 
-int ktrace_kdebug_codes_load_buffer(struct ktrace_kdebug_codes *c, const char *text,
+int ktrace_darwin_codes_load_buffer(struct ktrace_darwin_codes *c, const char *text,
 				    size_t len, struct ktrace_error *err)
 {
 	const char *p = text, *end = text + len;
@@ -194,7 +194,7 @@ int ktrace_kdebug_codes_load_buffer(struct ktrace_kdebug_codes *c, const char *t
 	return added;
 }
 
-int ktrace_kdebug_codes_load_file(struct ktrace_kdebug_codes *c, const char *path,
+int ktrace_darwin_codes_load_file(struct ktrace_darwin_codes *c, const char *path,
 				  struct ktrace_error *err)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -299,34 +299,34 @@ static const char *lookup(const struct name_entry *t, size_t n, uint32_t key)
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-const char *ktrace_kdebug_class_name(uint32_t cls)
+const char *ktrace_darwin_class_name(uint32_t cls)
 {
 	return cls > 255 ? NULL : lookup(class_names, NELEM(class_names), cls);
 }
 
-const char *ktrace_kdebug_subclass_name(uint32_t cls, uint32_t subclass)
+const char *ktrace_darwin_subclass_name(uint32_t cls, uint32_t subclass)
 {
 	if (cls > 255 || subclass > 255)
 		return NULL;
 	return lookup(subclass_names, NELEM(subclass_names), cls << 8 | subclass);
 }
 
-const char *ktrace_kdebug_trace_event_name(uint32_t debugid)
+const char *ktrace_darwin_trace_event_name(uint32_t debugid)
 {
-	if (KTRACE_KDEBUG_CLASS(debugid) != 7)
+	if (KTRACE_DARWIN_CLASS(debugid) != 7)
 		return NULL;
 	/* key = subclass << 8 | code */
 	return lookup(trace_names, NELEM(trace_names),
-		      KTRACE_KDEBUG_SUBCLASS(debugid) << 8 | KTRACE_KDEBUG_CODE(debugid));
+		      KTRACE_DARWIN_SUBCLASS(debugid) << 8 | KTRACE_DARWIN_CODE(debugid));
 }
 
-const char *ktrace_kdebug_builtin_name(uint32_t debugid, char *buf, size_t len)
+const char *ktrace_darwin_builtin_name(uint32_t debugid, char *buf, size_t len)
 {
-	uint32_t cls = KTRACE_KDEBUG_CLASS(debugid), sub = KTRACE_KDEBUG_SUBCLASS(debugid);
-	uint32_t code = KTRACE_KDEBUG_CODE(debugid);
-	const char *t = ktrace_kdebug_trace_event_name(debugid);
-	const char *cn = ktrace_kdebug_class_name(cls);
-	const char *sn = ktrace_kdebug_subclass_name(cls, sub);
+	uint32_t cls = KTRACE_DARWIN_CLASS(debugid), sub = KTRACE_DARWIN_SUBCLASS(debugid);
+	uint32_t code = KTRACE_DARWIN_CODE(debugid);
+	const char *t = ktrace_darwin_trace_event_name(debugid);
+	const char *cn = ktrace_darwin_class_name(cls);
+	const char *sn = ktrace_darwin_subclass_name(cls, sub);
 
 	if (t)
 		snprintf(buf, len, "%s", t);
@@ -341,19 +341,19 @@ const char *ktrace_kdebug_builtin_name(uint32_t debugid, char *buf, size_t len)
 
 /* --- filters ------------------------------------------------------------------- */
 
-struct ktrace_kdebug_filter {
+struct ktrace_darwin_filter {
 	uint8_t csc[65536 / 8];      /* allowed class-subclass pairs */
 	uint32_t *ids;               /* allowed event ids */
 	size_t nids, cap;
 	bool any;                    /* something was added */
 };
 
-struct ktrace_kdebug_filter *ktrace_kdebug_filter_new(void)
+struct ktrace_darwin_filter *ktrace_darwin_filter_new(void)
 {
-	return calloc(1, sizeof(struct ktrace_kdebug_filter));
+	return calloc(1, sizeof(struct ktrace_darwin_filter));
 }
 
-void ktrace_kdebug_filter_free(struct ktrace_kdebug_filter *f)
+void ktrace_darwin_filter_free(struct ktrace_darwin_filter *f)
 {
 	if (!f)
 		return;
@@ -361,13 +361,13 @@ void ktrace_kdebug_filter_free(struct ktrace_kdebug_filter *f)
 	free(f);
 }
 
-static void allow_csc(struct ktrace_kdebug_filter *f, uint32_t csc)
+static void allow_csc(struct ktrace_darwin_filter *f, uint32_t csc)
 {
 	f->csc[csc >> 3] |= (uint8_t)(1u << (csc & 7));
 	f->any = true;
 }
 
-static int allow_id(struct ktrace_kdebug_filter *f, uint32_t id)
+static int allow_id(struct ktrace_darwin_filter *f, uint32_t id)
 {
 	if (f->nids == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 8;
@@ -378,7 +378,7 @@ static int allow_id(struct ktrace_kdebug_filter *f, uint32_t id)
 		f->ids = p;
 		f->cap = cap;
 	}
-	f->ids[f->nids++] = KTRACE_KDEBUG_EVENTID(id);
+	f->ids[f->nids++] = KTRACE_DARWIN_EVENTID(id);
 	f->any = true;
 	return 0;
 }
@@ -397,7 +397,7 @@ static int parse_number(const char *s, const char **end, unsigned long long *v)
 	return 0;
 }
 
-int ktrace_kdebug_filter_parse(struct ktrace_kdebug_filter *f, const char *desc,
+int ktrace_darwin_filter_parse(struct ktrace_darwin_filter *f, const char *desc,
 			       struct ktrace_error *err)
 {
 	const char *s = desc;
@@ -457,20 +457,20 @@ int ktrace_kdebug_filter_parse(struct ktrace_kdebug_filter *f, const char *desc,
 	return 0;
 }
 
-bool ktrace_kdebug_filter_empty(const struct ktrace_kdebug_filter *f)
+bool ktrace_darwin_filter_empty(const struct ktrace_darwin_filter *f)
 {
 	return !f || !f->any;
 }
 
-bool ktrace_kdebug_filter_match(const struct ktrace_kdebug_filter *f, uint32_t debugid)
+bool ktrace_darwin_filter_match(const struct ktrace_darwin_filter *f, uint32_t debugid)
 {
-	uint32_t csc = KTRACE_KDEBUG_CSC(debugid), id;
+	uint32_t csc = KTRACE_DARWIN_CSC(debugid), id;
 
 	if (!f || !f->any)
 		return true;
 	if (f->csc[csc >> 3] & (1u << (csc & 7)))
 		return true;
-	id = KTRACE_KDEBUG_EVENTID(debugid);
+	id = KTRACE_DARWIN_EVENTID(debugid);
 	for (size_t i = 0; i < f->nids; i++)
 		if (f->ids[i] == id)
 			return true;

@@ -6,12 +6,14 @@
  * kcd_c_totalin, an empty item of the real begin type, then one zlib stream holding
  * the items), or a Darwin ktrace chunk (16-byte chunk header) around any of these.
  */
+#include <ktrace/detect.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "common/cursor.h"
+#include "common/detect.h"
 #include "kcdata/kcdata_int.h"
 
 #define MAX_LAYERS 4
@@ -482,3 +484,11 @@ bool kcdata_sniff(const void *head, size_t len)
 	}
 	return false;
 }
+
+/* A begin magic, or gzip / base64 / a Darwin chunk around one. */
+static bool kcdata_match(const uint8_t *p, size_t len)
+{
+	return kcdata_sniff(p, len);
+}
+
+const struct kt_detector kt_detector_kcdata = { KTRACE_FORMAT_KCDATA, "kcdata", kcdata_match };

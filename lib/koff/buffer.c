@@ -22,7 +22,7 @@
 
 /* Found by `ktrace dump NAMELIST CORE` through the symbol table: lists where each open
  * buffer is mapped. Initialised data, so it lives in .data and is dumped with it. */
-__attribute__((used, visibility("default"))) struct koff_anchor koff_crash_anchor = {
+__attribute__((used)) struct koff_anchor koff_crash_anchor = {
 	.magic = KOFF_ANCHOR_MAGIC,
 	.version = 1,
 	.slots = KOFF_ANCHOR_SLOTS,

@@ -11,6 +11,7 @@
  *
  * Every size and offset from either file is checked before use.
  */
+#include <ktrace/detect.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/cursor.h"
+#include "common/detect.h"
 #include "koff/internal.h"
 
 #ifndef NT_FILE
@@ -508,3 +510,10 @@ const char *koff_core_mapped_file(const struct koff_core *c, uint64_t addr)
 			return c->files[i].name;
 	return NULL;
 }
+
+static bool elf_match(const uint8_t *p, size_t len)
+{
+	return len >= 4 && !memcmp(p, "\x7f" "ELF", 4);
+}
+
+const struct kt_detector kt_detector_elf = { KTRACE_FORMAT_ELF, "ELF file", elf_match };

@@ -10,6 +10,7 @@
  * stamp say "published as sequence number s"; since a stamp only ever grows, nothing
  * can have written the slot between the first and the last read.
  */
+#include <ktrace/detect.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/cursor.h"
+#include "common/detect.h"
 #include "koff/fmt.h"
 #include "koff/internal.h"
 
@@ -677,3 +679,20 @@ size_t koff_record_format(const struct koff_record *rec, char tag[11], char *res
 	}
 	return koff_fmt_render(rec->fmt, len, rest_at, &f, rec->args, rec->strs, rest, restlen);
 }
+
+/* A KOFF buffer file, or a snapshot (`ktrace dump -o`): a Darwin V3 container whose
+ * first chunk after the header is KOFF's information chunk (tag 0x4b4f0001). */
+static bool koff_match(const uint8_t *p, size_t len)
+{
+	uint64_t first;
+
+	if (len >= 8 && !memcmp(p, "KOFFRING", 8))
+		return true;
+	if (len < 16 || kt_load_u32(p, false) != 0x55aa0300)
+		return false;
+	first = 16 + kt_load_u64(p + 8, false);
+	first = (first + 7) & ~7ULL;
+	return first >= 16 && first <= len - 4 && kt_load_u32(p + first, false) == 0x4b4f0001;
+}
+
+const struct kt_detector kt_detector_koff = { KTRACE_FORMAT_KOFF, "KOFF trace buffer", koff_match };

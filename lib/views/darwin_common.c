@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *kt_darwin_format_desc(const struct ktrace_kdebug_info *info, char *buf, size_t len)
+const char *kt_darwin_format_desc(const struct ktrace_darwin_info *info, char *buf, size_t len)
 {
-	if (info->kind == KTRACE_KDEBUG_V3)
+	if (info->kind == KTRACE_DARWIN_V3)
 		snprintf(buf, len, "Darwin ktrace file V3 (%s flavour, header version %u.%u)",
 			 info->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace",
 			 info->major, info->minor);
-	else if (info->kind == KTRACE_KDEBUG_RAW_V0)
+	else if (info->kind == KTRACE_DARWIN_RAW_V0)
 		snprintf(buf, len, "Darwin kdebug raw stream V0 (no header)");
 	else
 		snprintf(buf, len, "Darwin kdebug raw stream V%d (0x%08x)", (int)info->kind,
@@ -19,17 +19,17 @@ const char *kt_darwin_format_desc(const struct ktrace_kdebug_info *info, char *b
 	return buf;
 }
 
-const char *kt_darwin_format_id(const struct ktrace_kdebug_info *info)
+const char *kt_darwin_format_id(const struct ktrace_darwin_info *info)
 {
-	return info->kind == KTRACE_KDEBUG_V3 ? "darwin-v3" : "darwin-raw";
+	return info->kind == KTRACE_DARWIN_V3 ? "darwin-v3" : "darwin-raw";
 }
 
-int kt_darwin_version(const struct ktrace_kdebug_info *info)
+int kt_darwin_version(const struct ktrace_darwin_info *info)
 {
 	return (int)info->kind;
 }
 
-void kt_darwin_put_time(struct kt_out *o, uint64_t ns)
+void kt_darwin_put_time(struct ktrace_out *o, uint64_t ns)
 {
 	char buf[32], *p;
 	uint64_t frac = ns % 1000000000ULL;
@@ -44,15 +44,15 @@ void kt_darwin_put_time(struct kt_out *o, uint64_t ns)
 	kt_out_write(o, p, 9);
 }
 
-const char *kt_darwin_event_name(const struct ktrace_kdebug_codes *codes, uint32_t debugid,
+const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32_t debugid,
 				 char *buf, size_t len)
 {
-	const char *n = codes ? ktrace_kdebug_codes_lookup(codes, debugid) : NULL;
+	const char *n = codes ? ktrace_darwin_codes_lookup(codes, debugid) : NULL;
 
-	return n ? n : ktrace_kdebug_builtin_name(debugid, buf, len);
+	return n ? n : ktrace_darwin_builtin_name(debugid, buf, len);
 }
 
-size_t kt_darwin_put_text(struct kt_out *o, const char *s, size_t max, int quote)
+size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int quote)
 {
 	size_t n = 0;
 

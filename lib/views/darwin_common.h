@@ -8,18 +8,18 @@
 #include "common/outbuf.h"
 
 /* "Darwin ktrace file V3 (libktrace)", "Darwin kdebug raw stream V2 (0x55aa0200)"... */
-const char *kt_darwin_format_desc(const struct ktrace_kdebug_info *info, char *buf, size_t len);
+const char *kt_darwin_format_desc(const struct ktrace_darwin_info *info, char *buf, size_t len);
 /* Short machine name: "darwin-v3", "darwin-raw". */
-const char *kt_darwin_format_id(const struct ktrace_kdebug_info *info);
-int kt_darwin_version(const struct ktrace_kdebug_info *info);
+const char *kt_darwin_format_id(const struct ktrace_darwin_info *info);
+int kt_darwin_version(const struct ktrace_darwin_info *info);
 /* ns as seconds with 9 decimals. */
-void kt_darwin_put_time(struct kt_out *o, uint64_t ns);
+void kt_darwin_put_time(struct ktrace_out *o, uint64_t ns);
 /* The name to show for debugid: codes table, then built-in names. */
-const char *kt_darwin_event_name(const struct ktrace_kdebug_codes *codes, uint32_t debugid,
+const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32_t debugid,
 				 char *buf, size_t len);
 /* Writes s (at most max bytes, stops at NUL) with non-printable bytes as '?'; JSON or
  * CSV quoting when asked. Returns the number of characters written (unquoted). */
 enum { KT_QUOTE_NONE, KT_QUOTE_CSV, KT_QUOTE_JSON };
-size_t kt_darwin_put_text(struct kt_out *o, const char *s, size_t max, int quote);
+size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int quote);
 
 #endif

@@ -121,7 +121,7 @@ static void outbuf_formats_numbers(void)
 {
 	char path[] = "/tmp/ktrace-outbuf-XXXXXX";
 	int fd = mkstemp(path);
-	struct kt_out *o = malloc(sizeof(*o));
+	struct ktrace_out *o = malloc(sizeof(*o));
 	char buf[128] = { 0 };
 
 	CHECK(fd >= 0 && o);

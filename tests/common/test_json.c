@@ -8,11 +8,11 @@
 #include "testlib.h"
 
 /* Runs fn against a kt_out on a temporary file; returns what it wrote. */
-static char *capture(void (*fn)(struct kt_out *o))
+static char *capture(void (*fn)(struct ktrace_out *o))
 {
 	char path[] = "/tmp/ktrace-json-XXXXXX";
 	int fd = mkstemp(path);
-	struct kt_out *o = malloc(sizeof(*o));
+	struct ktrace_out *o = malloc(sizeof(*o));
 	char *buf = calloc(1, 4096);
 	ssize_t n;
 
@@ -29,7 +29,7 @@ static char *capture(void (*fn)(struct kt_out *o))
 	return buf;
 }
 
-static void write_escapes(struct kt_out *o)
+static void write_escapes(struct ktrace_out *o)
 {
 	/* quote, backslash, controls, DEL, valid UTF-8 (é, €, 😀), then invalid bytes:
 	 * a lone 0xff, a truncated sequence, an overlong '/', a surrogate */
@@ -48,7 +48,7 @@ static void json_string_escaping(void)
 	free(got);
 }
 
-static void write_doc(struct kt_out *o)
+static void write_doc(struct ktrace_out *o)
 {
 	struct kt_json j;
 
@@ -93,7 +93,7 @@ static void json_layout(void)
 	free(got);
 }
 
-static void write_compact(struct kt_out *o)
+static void write_compact(struct ktrace_out *o)
 {
 	struct kt_json j;
 

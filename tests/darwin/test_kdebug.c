@@ -68,15 +68,15 @@ static uint32_t le32(const uint8_t *p)
 
 /* --- the V2 sample --------------------------------------------------------------- */
 
-static struct ktrace_kdebug *open_file(const char *path, struct ktrace_input **in,
-				       const struct ktrace_kdebug_options *opt)
+static struct ktrace_darwin *open_file(const char *path, struct ktrace_input **in,
+				       const struct ktrace_darwin_options *opt)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_kdebug *k = NULL;
+	struct ktrace_darwin *k = NULL;
 
 	if (ktrace_input_open(path, in, &err) < 0)
 		return NULL;
-	if (ktrace_kdebug_open(*in, opt, &k, &err) < 0) {
+	if (ktrace_darwin_open(*in, opt, &k, &err) < 0) {
 		printf("# %s: %s\n", path, err.message);
 		ktrace_input_close(*in);
 		return NULL;
@@ -87,16 +87,16 @@ static struct ktrace_kdebug *open_file(const char *path, struct ktrace_input **i
 static void sample_header_and_maps(void)
 {
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k = open_file(SAMPLE, &in, NULL);
-	const struct ktrace_kdebug_info *i;
-	const struct ktrace_kdebug_thread *t;
+	struct ktrace_darwin *k = open_file(SAMPLE, &in, NULL);
+	const struct ktrace_darwin_info *i;
+	const struct ktrace_darwin_thread *t;
 	size_t n;
 
 	CHECK(k != NULL);
 	if (!k)
 		return;
-	i = ktrace_kdebug_get_info(k);
-	CHECK_EQ(i->kind, KTRACE_KDEBUG_RAW_V2);
+	i = ktrace_darwin_get_info(k);
+	CHECK_EQ(i->kind, KTRACE_DARWIN_RAW_V2);
 	CHECK_EQ(i->magic, 0x55aa0200);
 	CHECK(i->is64);
 	CHECK_EQ(i->frequency, 24000000);
@@ -106,7 +106,7 @@ static void sample_header_and_maps(void)
 	CHECK_EQ(i->events, SAMPLE_EVENTS);
 	CHECK_EQ(i->events_offset, SAMPLE_EVENTS_OFFSET);
 	CHECK_EQ(i->trailing_bytes, 0);
-	t = ktrace_kdebug_threads(k, &n);
+	t = ktrace_darwin_threads(k, &n);
 	CHECK_EQ(n, SAMPLE_THREADS);
 	/* Every entry, against the bytes. */
 	for (size_t e = 0; e < n && t; e++) {
@@ -119,10 +119,10 @@ static void sample_header_and_maps(void)
 		}
 	}
 	CHECK_STR(t[0].command, "kernel_task");
-	CHECK_STR(ktrace_kdebug_find_thread(k, 0x16a3c2)->command, "DTServiceHub");
-	CHECK_EQ(ktrace_kdebug_find_thread(k, 0x16a3c2)->pid, 19884);
-	CHECK(ktrace_kdebug_find_thread(k, 0) == NULL);
-	ktrace_kdebug_close(k);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x16a3c2)->command, "DTServiceHub");
+	CHECK_EQ(ktrace_darwin_find_thread(k, 0x16a3c2)->pid, 19884);
+	CHECK(ktrace_darwin_find_thread(k, 0) == NULL);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 }
 
@@ -130,14 +130,14 @@ static void sample_events_match_bytes(void)
 {
 	struct ktrace_input *in;
 	struct ktrace_error err = { 0 };
-	struct ktrace_kdebug *k = open_file(SAMPLE, &in, NULL);
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k = open_file(SAMPLE, &in, NULL);
+	struct ktrace_darwin_event ev;
 	size_t n = 0;
 	int ret, bad = 0;
 
 	if (!k)
 		return;
-	while ((ret = ktrace_kdebug_next(k, &ev, &err)) > 0) {
+	while ((ret = ktrace_darwin_next(k, &ev, &err)) > 0) {
 		const uint8_t *p = sample + SAMPLE_EVENTS_OFFSET + 64 * n;
 		unsigned __int128 ns = (unsigned __int128)le64(p) * 125 / 3;
 
@@ -159,10 +159,10 @@ static void sample_events_match_bytes(void)
 	CHECK_EQ(ret, 0);
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(n, SAMPLE_EVENTS);
-	CHECK_EQ(ktrace_kdebug_rewind(k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_rewind(k, &err), 0);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
 	CHECK_EQ(ev.timestamp, 0x37cec9bfe1fULL);
-	ktrace_kdebug_close(k);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 }
 
@@ -233,28 +233,28 @@ static void v3_files_decode_like_the_sample(void)
 	for (int f = 0; f < 2; f++) {
 		struct ktrace_input *in, *in2;
 		struct ktrace_error err = { 0 };
-		struct ktrace_kdebug *k = open_file(paths[f], &in, NULL);
-		struct ktrace_kdebug *ref = open_file(SAMPLE, &in2, NULL);
-		struct ktrace_kdebug_event a, b;
-		const struct ktrace_kdebug_info *i;
+		struct ktrace_darwin *k = open_file(paths[f], &in, NULL);
+		struct ktrace_darwin *ref = open_file(SAMPLE, &in2, NULL);
+		struct ktrace_darwin_event a, b;
+		const struct ktrace_darwin_info *i;
 		size_t n = 0, ncpus;
 		int ra, rb, bad = 0;
 
 		CHECK(k && ref);
 		if (!k || !ref)
 			return;
-		i = ktrace_kdebug_get_info(k);
-		CHECK_EQ(i->kind, KTRACE_KDEBUG_V3);
+		i = ktrace_darwin_get_info(k);
+		CHECK_EQ(i->kind, KTRACE_DARWIN_V3);
 		CHECK_EQ(i->flavour, f ? KTRACE_FILE_KERNEL : KTRACE_FILE_LIBKTRACE);
 		CHECK_EQ(i->events, SAMPLE_EVENTS);
 		CHECK_EQ(i->threads, SAMPLE_THREADS);
 		CHECK_EQ(i->timebase_numer, 125);
 		CHECK_EQ(i->timebase_denom, 3);
-		ktrace_kdebug_cpus(k, &ncpus);
+		ktrace_darwin_cpus(k, &ncpus);
 		CHECK_EQ(ncpus, f ? 8 : 0);
 		for (;;) {
-			ra = ktrace_kdebug_next(k, &a, &err);
-			rb = ktrace_kdebug_next(ref, &b, &err);
+			ra = ktrace_darwin_next(k, &a, &err);
+			rb = ktrace_darwin_next(ref, &b, &err);
 			if (ra <= 0 || rb <= 0)
 				break;
 			if (a.timestamp != b.timestamp || a.ns != b.ns || a.debugid != b.debugid ||
@@ -267,8 +267,8 @@ static void v3_files_decode_like_the_sample(void)
 		CHECK_EQ(rb, 0);
 		CHECK_EQ(bad, 0);
 		CHECK_EQ(n, SAMPLE_EVENTS);
-		ktrace_kdebug_close(k);
-		ktrace_kdebug_close(ref);
+		ktrace_darwin_close(k);
+		ktrace_darwin_close(ref);
 		ktrace_input_close(in);
 		ktrace_input_close(in2);
 	}
@@ -618,10 +618,10 @@ static void raw_v1_with_cpumap_and_v0(void)
 	uint8_t *b = calloc(1, 8192);
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
-	struct ktrace_kdebug_options opt = { 0 };
-	const struct ktrace_kdebug_cpu *cpus;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
+	struct ktrace_darwin_options opt = { 0 };
+	const struct ktrace_darwin_cpu *cpus;
 	size_t ncpus, len = 4096 + 3 * 64;
 
 	put32(b, 0x55aa0101);
@@ -650,36 +650,36 @@ static void raw_v1_with_cpumap_and_v0(void)
 		put32(p + 52, (uint32_t)e);
 	}
 	ktrace_input_from_memory(b, len, "v1", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->kind, KTRACE_KDEBUG_RAW_V1);
-	CHECK(!ktrace_kdebug_get_info(k)->timebase_known);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->walltime_secs, 1600000000);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->events, 3);
-	cpus = ktrace_kdebug_cpus(k, &ncpus);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->kind, KTRACE_DARWIN_RAW_V1);
+	CHECK(!ktrace_darwin_get_info(k)->timebase_known);
+	CHECK_EQ(ktrace_darwin_get_info(k)->walltime_secs, 1600000000);
+	CHECK_EQ(ktrace_darwin_get_info(k)->events, 3);
+	cpus = ktrace_darwin_cpus(k, &ncpus);
 	CHECK_EQ(ncpus, 2);
 	CHECK_STR(cpus[1].name, "IOP0");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
 	CHECK_EQ(ev.ns, 1000);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
-	CHECK_STR(ktrace_kdebug_find_thread(k, ev.thread)->command, "second");
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_STR(ktrace_darwin_find_thread(k, ev.thread)->command, "second");
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 
 	/* Timebase override. */
 	opt.timebase_numer = 125;
 	opt.timebase_denom = 3;
 	ktrace_input_from_memory(b, len, "v1", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, &opt, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_open(in, &opt, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
 	CHECK_EQ(ev.ns, 41666);
-	ktrace_kdebug_close(k);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 
 	/* Cut inside the padding: an error, not zero events. */
 	ktrace_input_from_memory(b, 2000, "v1", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), -ENODATA);
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), -ENODATA);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 
 	/* V0: u32 thread count, thread map, events. */
@@ -691,23 +691,23 @@ static void raw_v1_with_cpumap_and_v0(void)
 	put64(b + 36, 77);
 	put64(b + 36 + 40, 0x33);
 	put32(b + 36 + 48, 0x01400081);
-	opt = (struct ktrace_kdebug_options){ .raw_v0 = true };
+	opt = (struct ktrace_darwin_options){ .raw_v0 = true };
 	ktrace_input_from_memory(b, 36 + 64, "v0", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, &opt, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->kind, KTRACE_KDEBUG_RAW_V0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->events, 1);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_open(in, &opt, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->kind, KTRACE_DARWIN_RAW_V0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->events, 1);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
 	CHECK_EQ(ev.timestamp, 77);
-	CHECK_STR(ktrace_kdebug_find_thread(k, ev.thread)->command, "zero");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 0);
-	ktrace_kdebug_close(k);
+	CHECK_STR(ktrace_darwin_find_thread(k, ev.thread)->command, "zero");
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 0);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 
 	/* A thread count that does not fit the file. */
 	put32(b, 0x55aa0200);
 	put32(b + 4, 0x7fffffff);
 	ktrace_input_from_memory(b, 0x200, "v2", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), -ENODATA);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), -ENODATA);
 	ktrace_input_close(in);
 	free(b);
 }
@@ -717,8 +717,8 @@ static void v3_32bit_layout(void)
 	uint8_t b[56 + 16 + 28 + 4 + 16 + 8 + 32] = { 0 };
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	uint8_t *p = b;
 
 	put32(p, KTRACE_FILE_MAGIC);
@@ -742,17 +742,17 @@ static void v3_32bit_layout(void)
 	put32(p + 24, 0xabc);
 	put32(p + 28, 0x04010005);
 	ktrace_input_from_memory(b, (size_t)(p + 32 - b), "32", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK(!ktrace_kdebug_get_info(k)->is64);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK(!ktrace_darwin_get_info(k)->is64);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
 	CHECK_EQ(ev.timestamp, 0x1234);
 	CHECK_EQ(ev.cpu, 3);
 	CHECK_EQ(ev.arg[0], 0xa1);
 	CHECK_EQ(ev.arg[3], 0xa4);
 	CHECK_EQ(ev.debugid, 0x04010005);
-	CHECK_STR(ktrace_kdebug_find_thread(k, ev.thread)->command, "thirtytwo");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 0);
-	ktrace_kdebug_close(k);
+	CHECK_STR(ktrace_darwin_find_thread(k, ev.thread)->command, "thirtytwo");
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 0);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 }
 
@@ -773,79 +773,79 @@ static void codes_parsing(void)
 		"not a line\n"
 		"0x1020008\tKTrap_NMI";      /* no final newline */
 	struct ktrace_error err = { 0 };
-	struct ktrace_kdebug_codes *c = ktrace_kdebug_codes_new();
+	struct ktrace_darwin_codes *c = ktrace_darwin_codes_new();
 
-	CHECK_EQ(ktrace_kdebug_codes_load_buffer(c, text, strlen(text), &err), 5);
-	CHECK_EQ(ktrace_kdebug_codes_count(c), 5);
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x1020000), "KTrap_DivideError");
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x1020005), "KTrap_Debug");   /* START */
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x102000e), "KTrap_Int3");    /* END */
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0xabcdef10), "Upper_Case");
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x1020008), "KTrap_NMI");
-	CHECK(ktrace_kdebug_codes_lookup(c, 0) == NULL);
-	CHECK(ktrace_kdebug_codes_lookup(c, 0x1030000) == NULL);
-	CHECK(ktrace_kdebug_codes_lookup(c, 0x1030004) == NULL);
+	CHECK_EQ(ktrace_darwin_codes_load_buffer(c, text, strlen(text), &err), 5);
+	CHECK_EQ(ktrace_darwin_codes_count(c), 5);
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x1020000), "KTrap_DivideError");
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x1020005), "KTrap_Debug");   /* START */
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x102000e), "KTrap_Int3");    /* END */
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0xabcdef10), "Upper_Case");
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x1020008), "KTrap_NMI");
+	CHECK(ktrace_darwin_codes_lookup(c, 0) == NULL);
+	CHECK(ktrace_darwin_codes_lookup(c, 0x1030000) == NULL);
+	CHECK(ktrace_darwin_codes_lookup(c, 0x1030004) == NULL);
 	/* Later definitions win; many names grow the table. */
-	CHECK_EQ(ktrace_kdebug_codes_add(c, 0x1020000, "Renamed", &err), 1);
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x1020000), "Renamed");
+	CHECK_EQ(ktrace_darwin_codes_add(c, 0x1020000, "Renamed", &err), 1);
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x1020000), "Renamed");
 	for (uint32_t i = 1; i <= 5000; i++) {
 		char name[32];
 
 		snprintf(name, sizeof(name), "N%u", i);
-		ktrace_kdebug_codes_add(c, 0x05000000 | i << 2, name, &err);
+		ktrace_darwin_codes_add(c, 0x05000000 | i << 2, name, &err);
 	}
-	CHECK_EQ(ktrace_kdebug_codes_count(c), 5005);
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x05000000 | 4321 << 2), "N4321");
-	CHECK_STR(ktrace_kdebug_codes_lookup(c, 0x1020004), "KTrap_Debug");
-	ktrace_kdebug_codes_free(c);
+	CHECK_EQ(ktrace_darwin_codes_count(c), 5005);
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x05000000 | 4321 << 2), "N4321");
+	CHECK_STR(ktrace_darwin_codes_lookup(c, 0x1020004), "KTrap_Debug");
+	ktrace_darwin_codes_free(c);
 }
 
 static void builtin_names(void)
 {
 	char buf[64];
 
-	CHECK_STR(ktrace_kdebug_class_name(1), "MACH");
-	CHECK_STR(ktrace_kdebug_class_name(37), "PERF");
-	CHECK(ktrace_kdebug_class_name(99) == NULL);
-	CHECK_STR(ktrace_kdebug_subclass_name(1, 0x40), "SCHED");
-	CHECK_STR(ktrace_kdebug_subclass_name(4, 0x0c), "EXCP_SC");
-	CHECK_STR(ktrace_kdebug_builtin_name(0x07020008, buf, sizeof(buf)), "TRACE_LOST_EVENTS");
-	CHECK_STR(ktrace_kdebug_builtin_name(0x07010006, buf, sizeof(buf)),
+	CHECK_STR(ktrace_darwin_class_name(1), "MACH");
+	CHECK_STR(ktrace_darwin_class_name(37), "PERF");
+	CHECK(ktrace_darwin_class_name(99) == NULL);
+	CHECK_STR(ktrace_darwin_subclass_name(1, 0x40), "SCHED");
+	CHECK_STR(ktrace_darwin_subclass_name(4, 0x0c), "EXCP_SC");
+	CHECK_STR(ktrace_darwin_builtin_name(0x07020008, buf, sizeof(buf)), "TRACE_LOST_EVENTS");
+	CHECK_STR(ktrace_darwin_builtin_name(0x07010006, buf, sizeof(buf)),
 		  "TRACE_STRING_NEWTHREAD");
-	CHECK_STR(ktrace_kdebug_builtin_name(0x01400081, buf, sizeof(buf)), "MACH_SCHED:0x20");
-	CHECK_STR(ktrace_kdebug_builtin_name(0x25990000, buf, sizeof(buf)), "PERF:0x99:0x0");
-	CHECK_STR(ktrace_kdebug_builtin_name(0x8704fffe, buf, sizeof(buf)), "0x87:0x04:0x3fff");
-	CHECK_EQ(KTRACE_KDEBUG_CODE(0x0140003c), 0xf);
-	CHECK_EQ(KTRACE_KDEBUG_FUNC(0x0140003e), 2);
+	CHECK_STR(ktrace_darwin_builtin_name(0x01400081, buf, sizeof(buf)), "MACH_SCHED:0x20");
+	CHECK_STR(ktrace_darwin_builtin_name(0x25990000, buf, sizeof(buf)), "PERF:0x99:0x0");
+	CHECK_STR(ktrace_darwin_builtin_name(0x8704fffe, buf, sizeof(buf)), "0x87:0x04:0x3fff");
+	CHECK_EQ(KTRACE_DARWIN_CODE(0x0140003c), 0xf);
+	CHECK_EQ(KTRACE_DARWIN_FUNC(0x0140003e), 2);
 }
 
 static void filter_descriptions(void)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_kdebug_filter *f = ktrace_kdebug_filter_new();
+	struct ktrace_darwin_filter *f = ktrace_darwin_filter_new();
 
-	CHECK(ktrace_kdebug_filter_empty(f));
-	CHECK(ktrace_kdebug_filter_match(f, 0x12345678));
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "C0x01,S0x040C,D0x25000000", &err), 0);
-	CHECK(!ktrace_kdebug_filter_empty(f));
-	CHECK(ktrace_kdebug_filter_match(f, 0x01400080));
-	CHECK(ktrace_kdebug_filter_match(f, 0x010c0001));
-	CHECK(ktrace_kdebug_filter_match(f, 0x040c0002));
-	CHECK(!ktrace_kdebug_filter_match(f, 0x040d0002));
-	CHECK(ktrace_kdebug_filter_match(f, 0x25000001));   /* D ignores the qualifier */
-	CHECK(!ktrace_kdebug_filter_match(f, 0x25000004));
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "C5", &err), 0);
-	CHECK(ktrace_kdebug_filter_match(f, 0x05ff0000));
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "0x0702", &err), 0);
-	CHECK(ktrace_kdebug_filter_match(f, 0x07020008));
-	CHECK(!ktrace_kdebug_filter_match(f, 0x07010008));
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "C0x100", &err), -EINVAL);
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "S0x10000", &err), -EINVAL);
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "X1", &err), -EINVAL);
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "C", &err), -EINVAL);
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "C1;S2", &err), -EINVAL);
-	CHECK_EQ(ktrace_kdebug_filter_parse(f, "", &err), -EINVAL);
-	ktrace_kdebug_filter_free(f);
+	CHECK(ktrace_darwin_filter_empty(f));
+	CHECK(ktrace_darwin_filter_match(f, 0x12345678));
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "C0x01,S0x040C,D0x25000000", &err), 0);
+	CHECK(!ktrace_darwin_filter_empty(f));
+	CHECK(ktrace_darwin_filter_match(f, 0x01400080));
+	CHECK(ktrace_darwin_filter_match(f, 0x010c0001));
+	CHECK(ktrace_darwin_filter_match(f, 0x040c0002));
+	CHECK(!ktrace_darwin_filter_match(f, 0x040d0002));
+	CHECK(ktrace_darwin_filter_match(f, 0x25000001));   /* D ignores the qualifier */
+	CHECK(!ktrace_darwin_filter_match(f, 0x25000004));
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "C5", &err), 0);
+	CHECK(ktrace_darwin_filter_match(f, 0x05ff0000));
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "0x0702", &err), 0);
+	CHECK(ktrace_darwin_filter_match(f, 0x07020008));
+	CHECK(!ktrace_darwin_filter_match(f, 0x07010008));
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "C0x100", &err), -EINVAL);
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "S0x10000", &err), -EINVAL);
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "X1", &err), -EINVAL);
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "C", &err), -EINVAL);
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "C1;S2", &err), -EINVAL);
+	CHECK_EQ(ktrace_darwin_filter_parse(f, "", &err), -EINVAL);
+	ktrace_darwin_filter_free(f);
 }
 
 static void thread_tracking(void)
@@ -855,8 +855,8 @@ static void thread_tracking(void)
 	uint8_t b[56 + 16 + 32 + 16 + 8 + 4 * 64] = { 0 };
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	uint8_t *p = b;
 
 	put32(p, KTRACE_FILE_MAGIC);
@@ -888,19 +888,19 @@ static void thread_tracking(void)
 	put64(p + 40, 0x20);
 	put32(p + 48, 0x01400080);
 	ktrace_input_from_memory(b, sizeof(b), "t", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK(ktrace_kdebug_find_thread(k, 0x20) == NULL);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
-	CHECK_EQ(ktrace_kdebug_find_thread(k, 0x20)->pid, 8);
-	CHECK_STR(ktrace_kdebug_find_thread(k, 0x20)->command, "parent");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
-	CHECK_STR(ktrace_kdebug_find_thread(k, 0x20)->command, "childproc");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
-	CHECK_STR(ktrace_kdebug_find_thread(k, 0x20)->command, "exec_image_name_long");
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 1);
-	CHECK_EQ(ktrace_kdebug_next(k, &ev, &err), 0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->threads, 1);
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK(ktrace_darwin_find_thread(k, 0x20) == NULL);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_find_thread(k, 0x20)->pid, 8);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x20)->command, "parent");
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x20)->command, "childproc");
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x20)->command, "exec_image_name_long");
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->threads, 1);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 }
 
@@ -909,34 +909,34 @@ static void timebase_exact(void)
 	uint8_t b[56 + 24 + 64] = { 0 };
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
+	struct ktrace_darwin *k;
 
 	put32(b, KTRACE_FILE_MAGIC);
 	put64(b + 8, 40);
 	put32(b + 16, 125);
 	put32(b + 20, 3);
 	ktrace_input_from_memory(b, 56, "t", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
 	/* Python: 0x0123456789abcdef * 125 // 3 */
-	CHECK_EQ(ktrace_kdebug_ns(k, 0x0123456789abcdefULL), 3416063717353620625ULL);
-	CHECK_EQ(ktrace_kdebug_ns(k, UINT64_MAX), UINT64_MAX);   /* saturates */
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_ns(k, 0x0123456789abcdefULL), 3416063717353620625ULL);
+	CHECK_EQ(ktrace_darwin_ns(k, UINT64_MAX), UINT64_MAX);   /* saturates */
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	/* Zero denominator: 1/1 assumed. */
 	put32(b + 20, 0);
 	ktrace_input_from_memory(b, 56, "t", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK(!ktrace_kdebug_get_info(k)->timebase_known);
-	CHECK_EQ(ktrace_kdebug_ns(k, 12345), 12345);
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK(!ktrace_darwin_get_info(k)->timebase_known);
+	CHECK_EQ(ktrace_darwin_ns(k, 12345), 12345);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	/* Inverse ratio, Python: 0x7fffffffffffffff * 3 // 125 */
 	put32(b + 16, 3);
 	put32(b + 20, 125);
 	ktrace_input_from_memory(b, 56, "t", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_ns(k, 0x7fffffffffffffffULL), 221360928884514619ULL);
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_ns(k, 0x7fffffffffffffffULL), 221360928884514619ULL);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 }
 

@@ -111,20 +111,20 @@ static int walk(const void *data, size_t len, int *n, struct ktrace_chunk *chunk
 static int count_events(const void *data, size_t len, int64_t *n, struct ktrace_error *err)
 {
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	int ret;
 
 	*n = 0;
 	ktrace_input_from_memory(data, len, "mem", &in, err);
-	ret = ktrace_kdebug_open(in, NULL, &k, err);
+	ret = ktrace_darwin_open(in, NULL, &k, err);
 	if (ret < 0) {
 		ktrace_input_close(in);
 		return ret;
 	}
-	while ((ret = ktrace_kdebug_next(k, &ev, err)) > 0)
+	while ((ret = ktrace_darwin_next(k, &ev, err)) > 0)
 		(*n)++;
-	ktrace_kdebug_close(k);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	return ret;
 }
@@ -422,8 +422,8 @@ static void kernel_flavour_header(void)
 	struct bb *b = calloc(1, sizeof(*b));
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	const struct ktrace_kdebug_cpu *cpus;
+	struct ktrace_darwin *k;
+	const struct ktrace_darwin_cpu *cpus;
 	size_t ncpus;
 
 	/* The kernel's layout: the header length counts the CPU map sub-chunk. */
@@ -435,17 +435,17 @@ static void kernel_flavour_header(void)
 	b_chunk(b, KTRACE_TAG_THREAD_MAP, 32, NULL, 0);
 	b_thread(b, 7, 1, "kernel_task");
 	ktrace_input_from_memory(b->d, b->n, "mem", &in, &err);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->flavour, KTRACE_FILE_KERNEL);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->major, 1);
-	cpus = ktrace_kdebug_cpus(k, &ncpus);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->flavour, KTRACE_FILE_KERNEL);
+	CHECK_EQ(ktrace_darwin_get_info(k)->major, 1);
+	cpus = ktrace_darwin_cpus(k, &ncpus);
 	CHECK_EQ(ncpus, 2);
 	CHECK_STR(cpus[0].name, "AP");
 	CHECK_EQ(cpus[1].flags, 1);
 	CHECK_STR(cpus[1].name, "SMC12345");
-	CHECK_STR(ktrace_kdebug_find_thread(k, 7)->command, "kernel_task");
-	CHECK_EQ(ktrace_kdebug_get_info(k)->events, 0);
-	ktrace_kdebug_close(k);
+	CHECK_STR(ktrace_darwin_find_thread(k, 7)->command, "kernel_task");
+	CHECK_EQ(ktrace_darwin_get_info(k)->events, 0);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	free(b);
 }
@@ -583,8 +583,8 @@ static void stream_input(void)
 	struct bb *b = calloc(1, sizeof(*b));
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
-	struct ktrace_kdebug *k;
-	struct ktrace_kdebug_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
 	int fds[2], saved = dup(0), n = 0, ret;
 
 	build_sample(b);
@@ -594,18 +594,18 @@ static void stream_input(void)
 	dup2(fds[0], 0);
 	close(fds[0]);
 	CHECK_EQ(ktrace_input_open("-", &in, &err), 0);
-	CHECK_EQ(ktrace_kdebug_open(in, NULL, &k, &err), 0);
-	CHECK_EQ(ktrace_kdebug_get_info(k)->events, -1);
-	while ((ret = ktrace_kdebug_next(k, &ev, &err)) > 0) {
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK_EQ(ktrace_darwin_get_info(k)->events, -1);
+	while ((ret = ktrace_darwin_next(k, &ev, &err)) > 0) {
 		n++;
 		if (n == 2)
-			CHECK_STR(ktrace_kdebug_find_thread(k, ev.thread)->command,
+			CHECK_STR(ktrace_darwin_find_thread(k, ev.thread)->command,
 				  "a_very_long_name_of_");
 	}
 	CHECK_EQ(ret, 0);
 	CHECK_EQ(n, 3);
-	CHECK_EQ(ktrace_kdebug_rewind(k, &err), -ESPIPE);
-	ktrace_kdebug_close(k);
+	CHECK_EQ(ktrace_darwin_rewind(k, &err), -ESPIPE);
+	ktrace_darwin_close(k);
 	ktrace_input_close(in);
 	dup2(saved, 0);
 	close(saved);

@@ -38,11 +38,11 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include <ktrace/ftrace_event.h>
-#include <ktrace/ftrace_pages.h>
+#include <ktrace/event.h>
+#include <ktrace/ring.h>
 #include <ktrace/kbuffer.h>
 
-#include "ftrace/event_internal.h"     /* field layouts, for --swap */
+#include "event/event_internal.h"     /* field layouts, for --swap */
 
 /* ---- libtraceevent through dlsym ---- */
 
@@ -278,9 +278,9 @@ static struct rec *load_records(const struct dataset *ds, size_t *nrec, void ***
 			continue;
 		}
 		if (!psize) {
-			struct ktrace_pages_layout lay = { 0, ds->long_size, ds->big_endian };
+			struct ktrace_ring_layout lay = { 0, ds->long_size, ds->big_endian };
 
-			if (ktrace_pages_detect(raw, len, &lay) > 0)
+			if (ktrace_ring_detect(raw, len, &lay) > 0)
 				psize = lay.page_size;
 			else
 				psize = 4096;
@@ -423,7 +423,7 @@ static void swap_field(uint8_t *data, uint32_t size, const struct ftev_field *f)
 static void swap_record(struct ktrace_events *le, uint8_t *data, uint32_t size)
 {
 	struct ktrace_record r = { data, size, 0, 0, NULL, 0 };
-	const struct ktrace_event *ev = ktrace_events_record_event(le, &r);
+	const struct ktrace_event *ev = ktrace_event_record_event(le, &r);
 
 	if (!ev)
 		return;
@@ -467,12 +467,12 @@ static size_t mine_cap;
 
 static size_t mine_format(struct ktrace_events *evs, struct ktrace_record *r, unsigned flags)
 {
-	size_t n = ktrace_events_format(evs, r, flags, mine_buf, mine_cap, NULL);
+	size_t n = ktrace_event_format(evs, r, flags, mine_buf, mine_cap, NULL);
 
 	if (n >= mine_cap) {
 		mine_cap = n + 1024;
 		mine_buf = realloc(mine_buf, mine_cap);
-		n = ktrace_events_format(evs, r, flags, mine_buf, mine_cap, NULL);
+		n = ktrace_event_format(evs, r, flags, mine_buf, mine_cap, NULL);
 	}
 	return n;
 }
@@ -511,7 +511,7 @@ static int run_dataset(const struct dataset *ds)
 
 	if (load_libtraceevent())
 		return -1;
-	evs = ktrace_events_new(ds->long_size, big);
+	evs = ktrace_event_new(ds->long_size, big);
 	tep = T.alloc();
 	/* trace-cmd loads the plugins before it parses anything */
 	plugins = T.load_plugins(tep);
@@ -522,7 +522,7 @@ static int run_dataset(const struct dataset *ds)
 	text = read_maybe_gz(ds->formats, "header_page", &len);
 	if (text) {
 		T.parse_header_page(tep, text, len, ds->long_size);
-		if (ktrace_events_parse_header_page(evs, text, len, &err))
+		if (ktrace_event_parse_header_page(evs, text, len, &err))
 			printf("# header_page: %s\n", err.message);
 		free(text);
 	}
@@ -545,7 +545,7 @@ static int run_dataset(const struct dataset *ds)
 			text = read_file(path, &len);
 			if (text) {
 				int r1 = T.parse_event(tep, text, len, systems[i]);
-				int r2 = ktrace_events_add_format(evs, systems[i], text, len, NULL, &err);
+				int r2 = ktrace_event_add_format(evs, systems[i], text, len, NULL, &err);
 
 				/* both keep an event whose name and ID could be read */
 				if ((r1 == 0 || r1 == TEP_ERRNO__READ_FORMAT_FAILED ||
@@ -567,19 +567,19 @@ static int run_dataset(const struct dataset *ds)
 	text = read_maybe_gz(ds->formats, "kallsyms", &len);
 	if (text) {
 		T.parse_kallsyms(tep, text);
-		ktrace_events_parse_kallsyms(evs, text, len, &err);
+		ktrace_event_parse_kallsyms(evs, text, len, &err);
 		free(text);
 	}
 	text = read_maybe_gz(ds->formats, "printk_formats", &len);
 	if (text) {
 		T.parse_printk_formats(tep, text);
-		ktrace_events_parse_printk_formats(evs, text, len, &err);
+		ktrace_event_parse_printk_formats(evs, text, len, &err);
 		free(text);
 	}
 	text = read_maybe_gz(ds->formats, "saved_cmdlines", &len);
 	if (text) {
 		T.parse_saved_cmdlines(tep, text);
-		ktrace_events_parse_cmdlines(evs, text, len, &err);
+		ktrace_event_parse_cmdlines(evs, text, len, &err);
 		free(text);
 	}
 
@@ -590,7 +590,7 @@ static int run_dataset(const struct dataset *ds)
 
 		for (size_t i = 0; i < nrec; i++)
 			swap_record(le, recs[i].data, recs[i].size);
-		ktrace_events_free(le);
+		ktrace_event_free(le);
 	}
 	T.seq_init(&seq);
 	stats = NULL;
@@ -599,7 +599,7 @@ static int run_dataset(const struct dataset *ds)
 		struct tep_record tr;
 		struct ktrace_record kr = { recs[i].data, recs[i].size, recs[i].cpu, recs[i].ts,
 					    NULL, recs[i].avail };
-		const struct ktrace_event *ev = ktrace_events_record_event(evs, &kr);
+		const struct ktrace_event *ev = ktrace_event_record_event(evs, &kr);
 		struct stat_ev *st = stat_for(ev ? ktrace_event_name(ev) : "(unknown)");
 		bool ok = true;
 		size_t n;
@@ -613,21 +613,21 @@ static int run_dataset(const struct dataset *ds)
 		st->seen++;
 
 		/* the comm column comes first on a report line */
-		pid = ktrace_events_record_pid(evs, &kr);
+		pid = ktrace_event_record_pid(evs, &kr);
 		T.seq_reset(&seq);
 		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_COMM);
 		{
-			const char *c = ktrace_events_comm(evs, pid);
+			const char *c = ktrace_event_comm(evs, pid);
 
 			ok &= compare(st, "comm", &recs[i], c, strlen(c), &seq);
 		}
 		T.seq_reset(&seq);
 		T.print_event(tep, &seq, &tr, "%s", TEP_PRINT_LATENCY);
-		n = ktrace_events_latency(evs, &kr, mine_buf, mine_cap);
+		n = ktrace_event_latency(evs, &kr, mine_buf, mine_cap);
 		if (n >= mine_cap) {
 			mine_cap = n + 1024;
 			mine_buf = realloc(mine_buf, mine_cap);
-			n = ktrace_events_latency(evs, &kr, mine_buf, mine_cap);
+			n = ktrace_event_latency(evs, &kr, mine_buf, mine_cap);
 		}
 		ok &= compare(st, "latency", &recs[i], mine_buf, n, &seq);
 		T.seq_reset(&seq);
@@ -661,7 +661,7 @@ static int run_dataset(const struct dataset *ds)
 	free(recs);
 	T.unload_plugins(plugins, tep);
 	T.free_(tep);
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 	return nbad || failed ? 1 : 0;
 }
 
@@ -670,14 +670,14 @@ static int run_dataset(const struct dataset *ds)
 static struct ktrace_events *load_ours(const struct dataset *ds)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_events *evs = ktrace_events_new(ds->long_size, ds->big_endian);
+	struct ktrace_events *evs = ktrace_event_new(ds->long_size, ds->big_endian);
 	size_t nsys, len;
 	char **systems;
 	char *text;
 
 	text = read_maybe_gz(ds->formats, "header_page", &len);
 	if (text) {
-		ktrace_events_parse_header_page(evs, text, len, &err);
+		ktrace_event_parse_header_page(evs, text, len, &err);
 		free(text);
 	}
 	systems = list_dir(ds->formats, &nsys);
@@ -695,7 +695,7 @@ static struct ktrace_events *load_ours(const struct dataset *ds)
 				snprintf(path, sizeof(path), "%s/%s/format", sdir, evnames[j]);
 				text = read_file(path, &len);
 				if (text) {
-					ktrace_events_add_format(evs, systems[i], text, len, NULL, &err);
+					ktrace_event_add_format(evs, systems[i], text, len, NULL, &err);
 					free(text);
 				}
 				free(evnames[j]);
@@ -707,17 +707,17 @@ static struct ktrace_events *load_ours(const struct dataset *ds)
 	free(systems);
 	text = read_maybe_gz(ds->formats, "kallsyms", &len);
 	if (text) {
-		ktrace_events_parse_kallsyms(evs, text, len, &err);
+		ktrace_event_parse_kallsyms(evs, text, len, &err);
 		free(text);
 	}
 	text = read_maybe_gz(ds->formats, "printk_formats", &len);
 	if (text) {
-		ktrace_events_parse_printk_formats(evs, text, len, &err);
+		ktrace_event_parse_printk_formats(evs, text, len, &err);
 		free(text);
 	}
 	text = read_maybe_gz(ds->formats, "saved_cmdlines", &len);
 	if (text) {
-		ktrace_events_parse_cmdlines(evs, text, len, &err);
+		ktrace_event_parse_cmdlines(evs, text, len, &err);
 		free(text);
 	}
 	return evs;
@@ -734,7 +734,7 @@ static int report_dataset(const struct dataset *ds, const char *mode)
 	struct ktrace_record *krs = calloc(nrec + 1, sizeof(*krs));
 
 	if (nsec)
-		ktrace_events_set_ts_format(evs, KTRACE_EVOPT_TS_NSECS);
+		ktrace_event_set_ts_format(evs, KTRACE_EVOPT_TS_NSECS);
 	for (size_t i = 0; i < nrec; i++) {
 		krs[i] = (struct ktrace_record){ recs[i].data, recs[i].size, recs[i].cpu, recs[i].ts,
 						 i + 1 < nrec ? &krs[i + 1] : NULL, recs[i].avail };
@@ -742,7 +742,7 @@ static int report_dataset(const struct dataset *ds, const char *mode)
 	printf("cpus=%d\n", ds->ncpus);
 	for (size_t i = 0; i < nrec; i++) {
 		struct ktrace_record *kr = &krs[i];
-		const struct ktrace_event *ev = ktrace_events_record_event(evs, kr);
+		const struct ktrace_event *ev = ktrace_event_record_event(evs, kr);
 		unsigned outf = 0;
 		size_t n;
 		int pid;
@@ -755,16 +755,16 @@ static int report_dataset(const struct dataset *ds, const char *mode)
 			printf("[UNKNOWN EVENT][UNKNOWN EVENT] (NULL): %14s[UNKNOWN EVENT]\n", "");
 			continue;
 		}
-		pid = ktrace_events_record_pid(evs, kr);
+		pid = ktrace_event_record_pid(evs, kr);
 		if (lat)
-			printf("%8.8s-%-5d %3d", ktrace_events_comm(evs, pid), pid, recs[i].cpu);
+			printf("%8.8s-%-5d %3d", ktrace_event_comm(evs, pid), pid, recs[i].cpu);
 		else
-			printf("%16s-%-5d [%03d]", ktrace_events_comm(evs, pid), pid, recs[i].cpu);
+			printf("%16s-%-5d [%03d]", ktrace_event_comm(evs, pid), pid, recs[i].cpu);
 		if (lat) {
 			if (raw) {
-				printf("-0x%x", ktrace_events_record_flags(evs, kr));
+				printf("-0x%x", ktrace_event_record_flags(evs, kr));
 			} else {
-				ktrace_events_latency(evs, kr, mine_buf, mine_cap);
+				ktrace_event_latency(evs, kr, mine_buf, mine_cap);
 				fputs(mine_buf, stdout);
 			}
 		}
@@ -779,11 +779,11 @@ static int report_dataset(const struct dataset *ds, const char *mode)
 		printf(" %s: ", ktrace_event_name(ev));
 		if (strlen(ktrace_event_name(ev)) < 20)
 			printf("%.*s", (int)(20 - strlen(ktrace_event_name(ev))), "                    ");
-		n = ktrace_events_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap, &outf);
+		n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap, &outf);
 		if (n >= mine_cap) {
 			mine_cap = n + 1024;
 			mine_buf = realloc(mine_buf, mine_cap);
-			n = ktrace_events_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap,
+			n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, mine_buf, mine_cap,
 						 &outf);
 		}
 		if (n && mine_buf[n - 1] == '\n')
@@ -798,7 +798,7 @@ static int report_dataset(const struct dataset *ds, const char *mode)
 	free(pages);
 	free(recs);
 	free(krs);
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 	return 0;
 }
 
@@ -885,7 +885,7 @@ static int run_seed(const char *path)
 	long_size = (data[0] & 1) ? 4 : 8;
 	big = data[0] & 2;
 	system = seed_systems[((uint8_t)data[0] >> 2) & 7];
-	evs = ktrace_events_new(long_size, big);
+	evs = ktrace_event_new(long_size, big);
 	tep = T.alloc();
 	plugins = T.load_plugins(tep);
 	T.set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
@@ -895,19 +895,19 @@ static int run_seed(const char *path)
 	memcpy(text, data + 3, flen);
 	text[flen] = 0;
 	T.parse_event(tep, text, flen, system);
-	ktrace_events_add_format(evs, system, text, flen, &ev, NULL);
+	ktrace_event_add_format(evs, system, text, flen, &ev, NULL);
 	copy = strdup(seed_kallsyms);
 	T.parse_kallsyms(tep, copy);
 	free(copy);
-	ktrace_events_parse_kallsyms(evs, seed_kallsyms, sizeof(seed_kallsyms) - 1, NULL);
+	ktrace_event_parse_kallsyms(evs, seed_kallsyms, sizeof(seed_kallsyms) - 1, NULL);
 	copy = strdup(seed_printk);
 	T.parse_printk_formats(tep, copy);
 	free(copy);
-	ktrace_events_parse_printk_formats(evs, seed_printk, sizeof(seed_printk) - 1, NULL);
+	ktrace_event_parse_printk_formats(evs, seed_printk, sizeof(seed_printk) - 1, NULL);
 	copy = strdup(seed_cmdlines);
 	T.parse_saved_cmdlines(tep, copy);
 	free(copy);
-	ktrace_events_parse_cmdlines(evs, seed_cmdlines, sizeof(seed_cmdlines) - 1, NULL);
+	ktrace_event_parse_cmdlines(evs, seed_cmdlines, sizeof(seed_cmdlines) - 1, NULL);
 	plen = size - 3 - flen;
 	payload = aligned_alloc(16, (plen + 64 + 15) & ~(size_t)15);
 	memset(payload, 0, plen + 64);
@@ -944,7 +944,7 @@ static int run_seed(const char *path)
 	free(data);
 	T.unload_plugins(plugins, tep);
 	T.free_(tep);
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 	return ok ? 0 : 1;
 }
 

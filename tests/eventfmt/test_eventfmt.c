@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ktrace/ftrace_event.h>
+#include <ktrace/event.h>
 
 #include "testlib.h"
 
@@ -67,13 +67,13 @@ static void put16(uint8_t *p, uint16_t v)
 
 static struct ktrace_events *graph_events(bool with_exit)
 {
-	struct ktrace_events *evs = ktrace_events_new(8, false);
+	struct ktrace_events *evs = ktrace_event_new(8, false);
 
-	ktrace_events_add_format(evs, "ftrace", fg_entry, sizeof(fg_entry) - 1, NULL, NULL);
+	ktrace_event_add_format(evs, "ftrace", fg_entry, sizeof(fg_entry) - 1, NULL, NULL);
 	if (with_exit)
-		ktrace_events_add_format(evs, "ftrace", fg_exit, sizeof(fg_exit) - 1, NULL, NULL);
-	ktrace_events_add_format(evs, "ftrace", repeats, sizeof(repeats) - 1, NULL, NULL);
-	ktrace_events_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
+		ktrace_event_add_format(evs, "ftrace", fg_exit, sizeof(fg_exit) - 1, NULL, NULL);
+	ktrace_event_add_format(evs, "ftrace", repeats, sizeof(repeats) - 1, NULL, NULL);
+	ktrace_event_parse_kallsyms(evs, kallsyms, sizeof(kallsyms) - 1, NULL);
 	return evs;
 }
 
@@ -109,18 +109,18 @@ static void graph_leaf(void)
 
 	entry_rec(e, 7, 0xffffffff81002000, 2);
 	exit_rec(x, 7, 0xffffffff81002000, 2, 1000, 13500);
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "+ 12.500 us  |      schedule();");
 	CHECK_EQ(of, KTRACE_EVFMT_OUT_CONSUMED_NEXT);
 	/* a very long one: no fraction beyond 7 digits, '$' over a second */
 	exit_rec(x, 7, 0xffffffff81002000, 2, 0, 1234567890);
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "$ 1234567 us |      schedule();");
 	/* short ones: no mark */
 	exit_rec(x, 7, 0xffffffff81002000, 0, 100, 452);
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "  0.352 us   |      schedule();");
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 }
 
 static void graph_nested_and_exit(void)
@@ -135,22 +135,22 @@ static void graph_nested_and_exit(void)
 	entry_rec(e, 7, 0xffffffff81002010, 1);
 	/* another pid's exit: not a leaf */
 	exit_rec(x, 8, 0xffffffff81002010, 1, 1000, 2000);
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "             |    schedule() {");
 	CHECK_EQ(of, 0);
 	/* an unknown function */
 	entry_rec(e, 7, 0x1234, 0);
 	re.next = NULL;
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "             |  1234() {");
 	/* exits */
 	exit_rec(x, 8, 0xffffffff81002010, 3, 1000, 201000);
-	ktrace_events_format(evs, &rx, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &rx, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "! 200.000 us |        }");
 	exit_rec(x, 8, 0xffffffff81002010, 0, 0, 1500000);
-	ktrace_events_format(evs, &rx, 0, buf, sizeof(buf), &of);
+	ktrace_event_format(evs, &rx, 0, buf, sizeof(buf), &of);
 	CHECK_STR(buf, "# 1500.000 us |  }");
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 }
 
 static void graph_without_exit_format(void)
@@ -162,9 +162,9 @@ static void graph_without_exit_format(void)
 
 	/* trace-cmd's handler gives up and the print fmt is printed */
 	entry_rec(e, 7, 0xffffffff81003008, 4);
-	ktrace_events_format(evs, &re, 0, buf, sizeof(buf), NULL);
+	ktrace_event_format(evs, &re, 0, buf, sizeof(buf), NULL);
 	CHECK_STR(buf, "--> do_idle (4)");
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 }
 
 static void repeats_timestamps(void)
@@ -181,15 +181,15 @@ static void repeats_timestamps(void)
 	put16(r + 26, 0);
 	put32(r + 28, 1000);
 	/* last_ts = ts - delta, printed the way the report prints times */
-	ktrace_events_format(evs, &rec, 0, buf, sizeof(buf), NULL);
+	ktrace_event_format(evs, &rec, 0, buf, sizeof(buf), NULL);
 	CHECK_STR(buf, "schedule (count: 3  last_ts:  5000.123456)");
-	ktrace_events_set_ts_format(evs, KTRACE_EVOPT_TS_NSECS);
-	ktrace_events_format(evs, &rec, 0, buf, sizeof(buf), NULL);
+	ktrace_event_set_ts_format(evs, KTRACE_EVOPT_TS_NSECS);
+	ktrace_event_format(evs, &rec, 0, buf, sizeof(buf), NULL);
 	CHECK_STR(buf, "schedule (count: 3  last_ts:  5000.123455789)");
-	ktrace_events_set_ts_format(evs, KTRACE_EVOPT_TS_RAW);
-	ktrace_events_format(evs, &rec, 0, buf, sizeof(buf), NULL);
+	ktrace_event_set_ts_format(evs, KTRACE_EVOPT_TS_RAW);
+	ktrace_event_format(evs, &rec, 0, buf, sizeof(buf), NULL);
 	CHECK_STR(buf, "schedule (count: 3  last_ts: 5000123455789)");
-	ktrace_events_free(evs);
+	ktrace_event_free(evs);
 }
 
 static void buffer_and_unknown(void)
@@ -201,20 +201,20 @@ static void buffer_and_unknown(void)
 	size_t n;
 
 	entry_rec(e, 7, 0xffffffff81002010, 1);
-	n = ktrace_events_format(evs, &re, 0, buf, sizeof(buf), NULL);
+	n = ktrace_event_format(evs, &re, 0, buf, sizeof(buf), NULL);
 	CHECK_EQ(n, strlen("             |    schedule() {"));
 	CHECK_STR(buf, "       ");
-	CHECK_EQ(ktrace_events_format(evs, &re, 0, NULL, 0, NULL), n);
+	CHECK_EQ(ktrace_event_format(evs, &re, 0, NULL, 0, NULL), n);
 	put16(e, 999);
-	n = ktrace_events_format(evs, &re, 0, buf, sizeof(buf), NULL);
+	n = ktrace_event_format(evs, &re, 0, buf, sizeof(buf), NULL);
 	CHECK_EQ(n, strlen("[UNKNOWN EVENT]"));
-	CHECK(ktrace_events_record_event(evs, &re) == NULL);
-	ktrace_events_free(evs);
+	CHECK(ktrace_event_record_event(evs, &re) == NULL);
+	ktrace_event_free(evs);
 }
 
 static void errors(void)
 {
-	struct ktrace_events *evs = ktrace_events_new(8, false);
+	struct ktrace_events *evs = ktrace_event_new(8, false);
 	struct ktrace_error err = { 0 };
 	const struct ktrace_event *ev;
 	static const char noname[] = "ID: 5\nformat:\n";
@@ -229,24 +229,24 @@ static void errors(void)
 	char buf[128];
 
 	CHECK(evs != NULL);
-	CHECK(ktrace_events_new(5, false) == NULL);
-	CHECK_EQ(ktrace_events_add_format(evs, "s", noname, sizeof(noname) - 1, &ev, &err),
+	CHECK(ktrace_event_new(5, false) == NULL);
+	CHECK_EQ(ktrace_event_add_format(evs, "s", noname, sizeof(noname) - 1, &ev, &err),
 		 -EBADMSG);
 	CHECK(ev == NULL);
 	CHECK(strstr(err.message, "name") != NULL);
-	CHECK_EQ(ktrace_events_add_format(evs, "s", noid, sizeof(noid) - 1, NULL, &err), -EBADMSG);
+	CHECK_EQ(ktrace_event_add_format(evs, "s", noid, sizeof(noid) - 1, NULL, &err), -EBADMSG);
 	/* a print fmt that does not parse: the event is kept and fails like trace-cmd's */
-	CHECK_EQ(ktrace_events_add_format(evs, "s", badprint, sizeof(badprint) - 1, &ev, &err), 0);
+	CHECK_EQ(ktrace_event_add_format(evs, "s", badprint, sizeof(badprint) - 1, &ev, &err), 0);
 	CHECK(ev && ktrace_event_failed(ev));
-	ktrace_events_format(evs, &rec, 0, buf, sizeof(buf), NULL);
+	ktrace_event_format(evs, &rec, 0, buf, sizeof(buf), NULL);
 	CHECK_STR(buf, "[FAILED TO PARSE] a=-2");
 	/* kallsyms: a bad line stops the parsing, what came before stays */
-	CHECK(ktrace_events_parse_kallsyms(evs, syms, sizeof(syms) - 1, &err) < 0);
+	CHECK(ktrace_event_parse_kallsyms(evs, syms, sizeof(syms) - 1, &err) < 0);
 	/* (one symbol only: libtraceevent finds exact addresses only, no next symbol) */
-	CHECK_STR(ktrace_events_function(evs, 0xffffffff81000000, NULL), "one");
-	CHECK(ktrace_events_function(evs, 0xffffffff81000010, NULL) == NULL);
-	CHECK(ktrace_events_function(evs, 0xffffffff81001000, NULL) == NULL);
-	ktrace_events_free(evs);
+	CHECK_STR(ktrace_event_function(evs, 0xffffffff81000000, NULL), "one");
+	CHECK(ktrace_event_function(evs, 0xffffffff81000010, NULL) == NULL);
+	CHECK(ktrace_event_function(evs, 0xffffffff81001000, NULL) == NULL);
+	ktrace_event_free(evs);
 }
 
 int main(void)

@@ -19,7 +19,7 @@
 #include "koff/fmt.h"
 #include "koff/internal.h"
 #include "testlib.h"
-#include "views/views.h"
+#include <ktrace/view.h>
 
 static char bufpath[256];
 
@@ -30,12 +30,12 @@ static void fresh_path(const char *what)
 }
 
 /* Runs the view over the buffer file and returns its output (static buffer). */
-static const char *view_of(const char *path, const struct koff_view_opts *o)
+static const char *view_of(const char *path, const struct ktrace_view_koff_opts *o)
 {
 	static char text[1 << 20];
 	struct ktrace_error err = { 0 };
 	struct koff_reader *r;
-	struct kt_out *out = malloc(sizeof(*out));
+	struct ktrace_out *out = malloc(sizeof(*out));
 	char tmp[] = "/tmp/koff-view-XXXXXX";
 	int fd = mkstemp(tmp);
 	ssize_t n;
@@ -80,7 +80,7 @@ static void example_replayed(void)
 	static const uint64_t none[5];
 	const uint64_t mount[5] = { 0x3f7738, 0x43fab8 };
 	const uint64_t attr[5] = { 0x10 };
-	struct koff_view_opts o = { 1000000, 0, 0 };
+	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
 	struct koff_buffer *b;
 
 	fresh_path("example");
@@ -110,7 +110,7 @@ static void example_replayed(void)
 static void timestamp_every_100_lines(void)
 {
 	static const uint64_t none[5];
-	struct koff_view_opts o = { 1000000, 0, 0 };
+	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
 	struct koff_buffer *b;
 	const char *text;
 	int lines = 0, stamps = 0, since = 0, worst = 0;
@@ -373,7 +373,7 @@ static void control_calls(void)
 static void hostile_buffer(void)
 {
 	struct ktrace_error err = { 0 };
-	struct koff_view_opts o = { 1000000, 1, 0 };
+	struct ktrace_view_koff_opts o = { 1000000, 1, 0 };
 	struct koff_buffer *b;
 	struct koff_geom g;
 	uint8_t *map;

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* ktrace ring component: raw ftrace ring-buffer sub-buffers (the libtraceevent-compatible kbuffer API is <ktrace/kbuffer.h>). */
+#ifndef KTRACE_RING_H
+#define KTRACE_RING_H
+
+#include <ktrace/api.h>
+
+#include <stddef.h>
+
+
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Raw ftrace ring-buffer dumps: a sequence of equal-sized sub-buffers, as read from
+ * tracefs per_cpu/cpuN/trace_pipe_raw. They carry no magic number, so the layout
+ * (sub-buffer size, kernel long size, byte order) is inferred from the page headers.
+ */
+
+
+
+struct ktrace_ring_layout {
+	size_t page_size;   /* sub-buffer size in bytes; 0 = detect */
+	int long_size;      /* kernel long: 4 or 8; 0 = detect */
+	int big_endian;     /* 0 little, 1 big; -1 = detect */
+};
+
+/*
+ * Fills in the unknown fields of *layout from the first len bytes of a dump and
+ * returns a confidence score: 0 when no layout explains the data, more when more
+ * sub-buffers were consistent with the chosen one. Known fields are kept as given.
+ */
+KTRACE_API int ktrace_ring_detect(const void *data, size_t len, struct ktrace_ring_layout *layout);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

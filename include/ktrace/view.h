@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* Views (sinks): what the CLI prints, one function per format and output style. */
+#ifndef KTRACE_VIEW_H
+#define KTRACE_VIEW_H
+
+#include <ktrace/api.h>
+
+#include <stdbool.h>
+
+#include <ktrace/darwin.h>
+#include <ktrace/error.h>
+#include <ktrace/ring.h>
+#include <ktrace/input.h>
+#include <ktrace/kcdata.h>
+#include <ktrace/koff.h>
+
+#include <ktrace/out.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Lists every sub-buffer of a raw ring-buffer dump and every event in it: file
+ * offset, timestamp, length, event id, and lost-event counts. layout fields left at
+ * their "detect" values are inferred. Returns 0, or a negative error code with err set
+ * (after printing everything that could be read) for truncated or corrupt input.
+ */
+KTRACE_API int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
+		      struct ktrace_out *out, struct ktrace_error *err);
+
+/* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
+struct ktrace_view_darwin_opts {
+	bool csv;                               /* report: CSV instead of columns */
+	bool json;                              /* info: JSON */
+	const struct ktrace_darwin_codes *codes;      /* names; may be NULL */
+	const struct ktrace_darwin_filter *filter;    /* NULL or empty: every event */
+	const int32_t *pids;                    /* report only these processes... */
+	size_t npids;
+	const char *const *procs;               /* ...or these process names */
+	size_t nprocs;
+	struct ktrace_darwin_options kdebug;    /* reader options (V0, timebase) */
+};
+
+/*
+ * One line per event: time, delta, CPU, thread, process, qualifier, name, arg1..arg4,
+ * elapsed time for END events matched with their START on the same thread. Returns 0,
+ * or a negative error code with err set after printing what could be read.
+ */
+KTRACE_API int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+			      struct ktrace_out *out, struct ktrace_error *err);
+/* Summary of the file: format, versions, timebase, counts, first/last event, chunks. */
+KTRACE_API int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+			    struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * `ktrace info` for a trace.dat file: header, metadata and option summary, then per
+ * buffer and CPU the event counts, first/last timestamps and lost events (every record
+ * is visited). flags: TRACEDAT_* open flags (TRACEDAT_MAPPED_FILE only when in comes
+ * from ktrace_input_open). json: one JSON object instead of text. Returns 0 or a
+ * negative error code (after printing what could be read).
+ */
+KTRACE_API int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
+			      struct ktrace_out *out, struct ktrace_error *err);
+/* How a KOFF buffer is printed (ktrace dump, ktrace report). */
+struct ktrace_view_koff_opts {
+	uint64_t scale;     /* nanoseconds per time unit; ktrace(1)'s default is 1000000 */
+	int verbose;        /* 1: header and counters, 2: also each record's details */
+	int abs_time;       /* -t: every record line starts with its absolute time */
+};
+
+/*
+ * Prints a KOFF buffer as ktrace(1) does: time-stamp lines "XXXX+<ctime>" and record
+ * lines "tid:delta:correl tag:rest", oldest first (see docs/koff.md).
+ */
+KTRACE_API int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff_opts *o,
+			    struct ktrace_out *out, struct ktrace_error *err);
+/* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
+KTRACE_API int ktrace_view_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
+ * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
+ * format "text" (default, readable), "json" or "plist" (XML property list like
+ * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. Nothing is
+ * printed when the buffer does not decode.
+ */
+KTRACE_API int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
+		       struct ktrace_error *err);
+/* A summary (begin type, item counts by type, containers, sizes, whether it decodes;
+ * items false; as JSON with json) or a listing of every item (items true) from the
+ * iterator. The summary is printed also when the data turns out corrupt. */
+KTRACE_API int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, struct ktrace_out *out,
+			    struct ktrace_error *err);
+/* The tree printers; 0 or -ENOMEM. */
+KTRACE_API int ktrace_view_kcdata_json(const struct kcdata_node *root, struct ktrace_out *out);
+KTRACE_API int ktrace_view_kcdata_plist(const struct kcdata_node *root, struct ktrace_out *out);
+KTRACE_API int ktrace_view_kcdata_text(const struct kcdata_node *root, struct ktrace_out *out);
+
+/*
+ * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
+ * prints, line for line (lib/views/tracedat_report.c, docs/report.md).
+ */
+struct ktrace_view_text_filter {
+	const char *text;             /* -F text, libtraceevent's filter syntax */
+	bool negative;                /* given after -v */
+};
+
+struct ktrace_view_text_file {
+	const char *path;             /* the file (its name in messages when input is set) */
+	struct ktrace_input *input;   /* NULL, or an input to read instead (kept open) */
+	const struct ktrace_view_text_filter *filters;
+	size_t nfilters;
+	int64_t ts_offset;            /* --ts-offset, nanoseconds */
+};
+
+/* --pid PID or --comm NAME: trace-cmd turns them into one filter of the first file. */
+struct ktrace_view_text_task {
+	const char *name;             /* a pid, or a comm */
+	bool comm;
+};
+
+enum ktrace_view_text_mode {
+	KTRACE_VIEW_TEXT_RECORDS = 0,
+	KTRACE_VIEW_TEXT_STAT,         /* --stat */
+	KTRACE_VIEW_TEXT_UNAME,        /* --uname (then the version, as trace-cmd does) */
+	KTRACE_VIEW_TEXT_VERSION,      /* --version */
+	KTRACE_VIEW_TEXT_CPUS,         /* --cpus, --first-event, --last-event */
+	KTRACE_VIEW_TEXT_EVENTS,       /* -E */
+	KTRACE_VIEW_TEXT_PRINTK,       /* -P */
+	KTRACE_VIEW_TEXT_FUNCS,        /* -f */
+	KTRACE_VIEW_TEXT_FILTER_TEST,  /* -T */
+};
+
+struct ktrace_view_text_opts {
+	const struct ktrace_view_text_file *files;
+	size_t nfiles;
+	bool multi;                   /* several -i: lines are labelled with the file */
+	enum ktrace_view_text_mode mode;
+	bool nsec, raw, latency;      /* -t, -R, -l */
+	bool ts_diff;                 /* --ts-diff */
+	bool no_irqs, no_softirqs;    /* -I, -S */
+	bool first_event, last_event;
+	bool raw_ts, no_date;         /* --raw-ts, --nodate */
+	bool debug;                   /* --debug */
+	bool boundary;                /* --boundary: mark where each sub-buffer starts */
+	const char *const *raw_events;   /* -r: events printed as with -R (patterns) */
+	size_t nraw_events;
+	const struct ktrace_view_text_task *tasks;   /* in command-line order */
+	size_t ntasks;
+	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */
+	size_t ncpus;
+	bool progress;                /* progress line on stderr */
+	bool line_flush;              /* flush at line ends every few KiB (terminal) */
+	unsigned threads;             /* 0: as many as the CPUs (big traces), 1: no threads */
+};
+
+/*
+ * Prints the report of every file of o. Returns 0, or a negative error code with err
+ * set (and *err_file, if not NULL, the path at fault or NULL) after printing what
+ * could be printed. A bad -F filter gives -EINVAL with libtraceevent's message.
+ */
+KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+				struct ktrace_error *err, const char **err_file);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event registry: formats by id, kallsyms, printk formats, saved cmdlines.
+ *
+ * Lookups reproduce libtraceevent's results exactly, including which entry wins when
+ * several share an address or pid: entries are kept in the order libtraceevent's
+ * (stable) sort leaves them and searched with the same binary search.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event/event_internal.h"
+
+struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
+{
+	struct ktrace_events *evs;
+
+	if (long_size != 4 && long_size != 8) {
+		errno = EINVAL;
+		return NULL;
+	}
+	evs = calloc(1, sizeof(*evs));
+	if (!evs) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	evs->long_size = long_size;
+	evs->big_endian = big_endian;
+	evs->check_lock_depth = true;
+	evs->check_migrate_disable = true;
+	return evs;
+}
+
+void ktrace_event_free(struct ktrace_events *evs)
+{
+	if (!evs)
+		return;
+	for (int i = 0; i < evs->fstack_cpus; i++)
+		free(evs->fstack[i].names);
+	free(evs->fstack);
+	free(evs->events);
+	free(evs->by_id);
+	free(evs->syms);
+	free(evs->fcache);
+	free(evs->printks);
+	for (size_t i = 0; i < evs->ncomms; i++)
+		free((char *)evs->comms[i].comm);
+	free(evs->comms);
+	ftev_arena_free(&evs->arena);
+	free(evs);
+}
+
+void ktrace_event_set_ts_format(struct ktrace_events *evs, enum ktrace_event_option ts)
+{
+	evs->ts_format = ts;
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *np;
+
+	if (need <= *cap)
+		return p;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2 / elem)
+			return NULL;
+		ncap *= 2;
+	}
+	np = realloc(p, ncap * elem);
+	if (np)
+		*cap = ncap;
+	return np;
+}
+
+/* ---- header page and formats ---- */
+
+int ktrace_event_parse_header_page(struct ktrace_events *evs, const char *text, size_t len,
+				    struct ktrace_error *err)
+{
+	int ret = ftev_parse_header_page(evs, text, len);
+
+	if (ret < 0)
+		return ktrace_error_set(err, ret, "header_page: cannot parse");
+	return 0;
+}
+
+int ktrace_event_add_format(struct ktrace_events *evs, const char *system, const char *text,
+			     size_t len, const struct ktrace_event **out, struct ktrace_error *err)
+{
+	struct ktrace_event *ev, **events;
+	size_t i;
+
+	if (out)
+		*out = NULL;
+	ev = ftev_parse_format(evs, system, text, len, err);
+	if (!ev)
+		return err && err->code ? err->code : -EBADMSG;
+	events = grow(evs->events, &evs->cap_events, evs->nevents + 1, sizeof(*events));
+	if (!events)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	evs->events = events;
+	/* before the first event with a greater id, as libtraceevent inserts */
+	for (i = 0; i < evs->nevents; i++)
+		if (events[i]->id > ev->id)
+			break;
+	memmove(events + i + 1, events + i, (evs->nevents - i) * sizeof(*events));
+	events[i] = ev;
+	evs->nevents++;
+	evs->by_id_valid = false;
+	/* the common fields are found again from the lowest-id event */
+	evs->type_size = evs->pid_size = evs->flags_size = evs->pc_size = evs->ld_size = 0;
+	if (!strcmp(ev->system, "ftrace") && !strcmp(ev->name, "funcgraph_exit"))
+		evs->fgraph_ret = ev;
+	if (out)
+		*out = ev;
+	return 0;
+}
+
+size_t ktrace_event_count(const struct ktrace_events *evs)
+{
+	return evs->nevents;
+}
+
+const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index)
+{
+	return index < evs->nevents ? evs->events[index] : NULL;
+}
+
+/* glibc's bsearch over the id-sorted array (which of several equal ids it finds). */
+static struct ktrace_event *bsearch_id(struct ktrace_events *evs, int id)
+{
+	size_t l = 0, u = evs->nevents;
+
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		int eid = evs->events[idx]->id;
+
+		if (id < eid)
+			u = idx;
+		else if (id > eid)
+			l = idx + 1;
+		else
+			return evs->events[idx];
+	}
+	return NULL;
+}
+
+const struct ktrace_event *ktrace_event_find(struct ktrace_events *evs, int id)
+{
+	if (!evs->by_id_valid) {
+		size_t n = 0;
+
+		/* a direct table up to the largest id (ids are 16 bits in records) */
+		for (size_t i = 0; i < evs->nevents; i++) {
+			int eid = evs->events[i]->id;
+
+			if (eid >= 0 && eid <= 0xffff && (size_t)eid + 1 > n)
+				n = (size_t)eid + 1;
+		}
+		free(evs->by_id);
+		evs->by_id = n ? calloc(n, sizeof(*evs->by_id)) : NULL;
+		evs->nby_id = evs->by_id ? n : 0;
+		for (size_t i = 0; i < evs->nevents && evs->by_id; i++) {
+			int eid = evs->events[i]->id;
+
+			if (eid >= 0 && eid <= 0xffff && !evs->by_id[eid])
+				evs->by_id[eid] = bsearch_id(evs, eid);
+		}
+		evs->by_id_valid = true;
+	}
+	if (id >= 0 && (size_t)id < evs->nby_id)
+		return evs->by_id[id];
+	if (id >= 0 && id <= 0xffff && evs->by_id)
+		return NULL;
+	return bsearch_id(evs, id);
+}
+
+const struct ktrace_event *ktrace_event_find_by_name(const struct ktrace_events *evs,
+						      const char *system, const char *name)
+{
+	for (size_t i = 0; i < evs->nevents; i++) {
+		const struct ktrace_event *ev = evs->events[i];
+
+		if (!strcmp(ev->name, name) && (!system || !strcmp(ev->system, system)))
+			return ev;
+	}
+	return NULL;
+}
+
+const char *ktrace_event_name(const struct ktrace_event *ev)
+{
+	return ev->name;
+}
+
+const char *ktrace_event_system(const struct ktrace_event *ev)
+{
+	return ev->system;
+}
+
+int ktrace_event_id(const struct ktrace_event *ev)
+{
+	return ev->id;
+}
+
+bool ktrace_event_failed(const struct ktrace_event *ev)
+{
+	return ev->flags & EV_FAILED;
+}
+
+const char *ktrace_event_print_fmt(const struct ktrace_event *ev)
+{
+	return ev->print_fmt;
+}
+
+/* ---- common fields ---- */
+
+/*
+ * libtraceevent's __parse_common: the common field is located on the event with the
+ * lowest id the first time, then read at that place in every record. Returns the
+ * value truncated to int, or -1 when the field does not exist.
+ */
+int ftev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
+		    const char *name, int *offset, int *fsize)
+{
+	if (!*fsize) {
+		struct ftev_field *f;
+
+		if (!evs->nevents)
+			return -1;
+		f = ftev_find_common_field(evs->events[0], name);
+		if (!f)
+			return -1;
+		*offset = (int)f->offset;
+		*fsize = (int)f->size;
+	}
+	if (*offset < 0 || (uint64_t)(unsigned)*offset + (unsigned)*fsize > size)
+		return 0;
+	return (int)ftev_read_number(evs, data + *offset, (unsigned)*fsize);
+}
+
+const struct ktrace_event *ktrace_event_record_event(struct ktrace_events *evs,
+						      const struct ktrace_record *rec)
+{
+	int type;
+
+	/* once the offsets and the id table are known: a 2-byte read and a table */
+	if (evs->by_id_valid && evs->type_size == 2 && evs->type_offset >= 0 &&
+	    (uint64_t)evs->type_offset + 2 <= rec->size) {
+		uint64_t id = ftev_read_number(evs, rec->data + evs->type_offset, 2);
+
+		if (id < evs->nby_id)
+			return evs->by_id[id];
+	}
+	type = ftev_common_value(evs, rec->data, rec->size, "common_type", &evs->type_offset,
+				 &evs->type_size);
+
+	return ktrace_event_find(evs, type);
+}
+
+int ktrace_event_record_pid(struct ktrace_events *evs, const struct ktrace_record *rec)
+{
+	if (evs->pid_size == 4 && evs->pid_offset >= 0 && (uint64_t)evs->pid_offset + 4 <= rec->size)
+		return (int)ftev_read_number(evs, rec->data + evs->pid_offset, 4);
+	return ftev_common_value(evs, rec->data, rec->size, "common_pid", &evs->pid_offset,
+			       &evs->pid_size);
+}
+
+int ktrace_event_record_flags(struct ktrace_events *evs, const struct ktrace_record *rec)
+{
+	return ftev_common_value(evs, rec->data, rec->size, "common_flags", &evs->flags_offset,
+			       &evs->flags_size);
+}
+
+/* ---- kallsyms ---- */
+
+static bool k_space(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static int k_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Next line of text (strtok_r on "\n": empty lines are skipped). */
+static bool next_line(const char **pos, const char *end, const char **line, size_t *len)
+{
+	const char *p = *pos, *nl;
+
+	while (p < end && *p == '\n')
+		p++;
+	if (p >= end)
+		return false;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		nl = end;
+	*line = p;
+	*len = (size_t)(nl - p);
+	*pos = nl;
+	return true;
+}
+
+/*
+ * One kallsyms line, as sscanf("%16llx %c %n%*s%n%*1[\t][%n%*s%n") reads it.
+ * Returns false when libtraceevent stops parsing at this line.
+ */
+static bool parse_kallsyms_line(const char *s, size_t n, uint64_t *addr, char *type,
+				size_t *fs, size_t *fe, size_t *ms, size_t *me)
+{
+	size_t i = 0, digits = 0;
+	uint64_t v = 0;
+	bool neg = false;
+
+	*ms = *me = 0;
+	while (i < n && k_space(s[i]))
+		i++;
+	if (i < n && (s[i] == '+' || s[i] == '-')) {
+		neg = s[i] == '-';
+		i++;
+	}
+	if (i + 1 < n && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && i + 2 < n &&
+	    k_hex(s[i + 2]) >= 0) {
+		i += 2;
+		digits = 2;
+	}
+	while (i < n && digits < 16 && k_hex(s[i]) >= 0) {
+		v = v << 4 | (uint64_t)k_hex(s[i]);
+		i++;
+		digits++;
+	}
+	if (!digits)
+		return false;
+	*addr = neg ? -v : v;
+	while (i < n && k_space(s[i]))
+		i++;
+	if (i >= n)
+		return false;
+	*type = s[i++];
+	while (i < n && k_space(s[i]))
+		i++;
+	*fs = i;
+	while (i < n && !k_space(s[i]))
+		i++;
+	*fe = i;
+	if (*fe == *fs)
+		return false;
+	if (i < n && s[i] == '\t' && i + 1 < n && s[i + 1] == '[') {
+		i += 2;
+		*ms = i;
+		/* "%*s" skips leading white space first */
+		while (i < n && k_space(s[i]))
+			i++;
+		if (i < n) {
+			*ms = *ms;
+			while (i < n && !k_space(s[i]))
+				i++;
+			*me = i;
+		}
+	}
+	return true;
+}
+
+int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, size_t len,
+				 struct ktrace_error *err)
+{
+	const char *pos = text, *end = text + len, *line;
+	size_t n, lineno = 0;
+
+	while (next_line(&pos, end, &line, &n)) {
+		size_t fs, fe, ms, me;
+		uint64_t addr;
+		char type;
+		struct ftev_sym *syms;
+
+		lineno++;
+		if (!parse_kallsyms_line(line, n, &addr, &type, &fs, &fe, &ms, &me))
+			return ktrace_error_set(err, -EBADMSG, "kallsyms line %zu: cannot parse",
+						lineno);
+		/* libtraceevent skips ARM's '$a' symbols and absolute symbols */
+		if (line[fs] == '$' || type == 'A' || type == 'a')
+			continue;
+		syms = grow(evs->syms, &evs->cap_syms, evs->nsyms + 2, sizeof(*syms));
+		if (!syms)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		evs->syms = syms;
+		syms[evs->nsyms].addr = addr;
+		syms[evs->nsyms].name = ftev_arena_strndup(&evs->arena, line + fs, fe - fs);
+		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
+		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->arena, line + ms,
+								   me - ms - 1) : NULL;
+		if (!syms[evs->nsyms].name)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		evs->nsyms++;
+		evs->syms_sorted = false;
+	}
+	if (evs->fcache)
+		memset(evs->fcache, 0, EV_FCACHE * sizeof(*evs->fcache));
+	return 0;
+}
+
+/* Order of libtraceevent's function map: by address; for equal addresses, the symbol
+ * registered last first (its list is built backwards and the sort is stable). */
+struct sym_key {
+	struct ftev_sym sym;
+	size_t index;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym_key *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	return x->index > y->index ? -1 : x->index < y->index;
+}
+
+static void sort_syms(struct ktrace_events *evs)
+{
+	struct sym_key *keys;
+
+	if (evs->syms_sorted)
+		return;
+	evs->syms_sorted = true;
+	if (evs->nsyms < 2)
+		goto sentinel;
+	keys = malloc(evs->nsyms * sizeof(*keys));
+	if (keys) {
+		for (size_t i = 0; i < evs->nsyms; i++) {
+			keys[i].sym = evs->syms[i];
+			keys[i].index = i;
+		}
+		qsort(keys, evs->nsyms, sizeof(*keys), sym_cmp);
+		for (size_t i = 0; i < evs->nsyms; i++)
+			evs->syms[i] = keys[i].sym;
+		free(keys);
+	}
+sentinel:
+	if (evs->syms) {
+		/* the cap always leaves room for the sentinel */
+		evs->syms[evs->nsyms].addr = 0;
+		evs->syms[evs->nsyms].name = NULL;
+		evs->syms[evs->nsyms].mod = NULL;
+	}
+}
+
+static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
+{
+	size_t l = 0, u;
+
+	sort_syms(evs);
+	u = evs->nsyms;
+	/* glibc's bsearch with libtraceevent's "address within" comparison */
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		const struct ftev_sym *f = &evs->syms[idx];
+
+		if (addr == f->addr || (addr > f->addr && addr < f[1].addr))
+			return f;
+		if (addr < f->addr)
+			u = idx;
+		else
+			l = idx + 1;
+	}
+	return NULL;
+}
+
+const struct ftev_sym *ftev_find_func(struct ktrace_events *evs, uint64_t addr)
+{
+	struct ftev_fcache *e;
+
+	if (!evs->nsyms)
+		return NULL;
+	if (evs->nsyms < 1024)
+		return find_func_search(evs, addr);
+	if (!evs->fcache) {
+		evs->fcache = calloc(EV_FCACHE, sizeof(*evs->fcache));
+		if (!evs->fcache)
+			return find_func_search(evs, addr);
+	}
+	e = &evs->fcache[(addr ^ (addr >> 10) ^ (addr >> 20)) & (EV_FCACHE - 1)];
+	if (e->valid && e->addr == addr)
+		return e->sym;
+	e->addr = addr;
+	e->sym = find_func_search(evs, addr);
+	e->valid = true;
+	return e->sym;
+}
+
+const char *ktrace_event_function(struct ktrace_events *evs, uint64_t addr, uint64_t *start)
+{
+	const struct ftev_sym *f = ftev_find_func(evs, addr);
+
+	if (!f)
+		return NULL;
+	if (start)
+		*start = f->addr;
+	return f->name;
+}
+
+/* libtraceevent's test_for_symbol: an atom that is not a number may be a kernel
+ * symbol; the first one of that name in its current list order gives the value. */
+uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name)
+{
+	if (evs->syms_sorted) {
+		for (size_t i = 0; i < evs->nsyms; i++)
+			if (!strcmp(evs->syms[i].name, name))
+				return evs->syms[i].addr;
+	} else {
+		for (size_t i = evs->nsyms; i-- > 0;)
+			if (!strcmp(evs->syms[i].name, name))
+				return evs->syms[i].addr;
+	}
+	return 0;
+}
+
+/* ---- printk formats ---- */
+
+int ktrace_event_parse_printk_formats(struct ktrace_events *evs, const char *text, size_t len,
+				       struct ktrace_error *err)
+{
+	const char *pos = text, *end = text + len, *line;
+	size_t n;
+
+	while (next_line(&pos, end, &line, &n)) {
+		const char *p = line, *lend = line + n, *colon, *fmt;
+		struct ftev_printk *pk;
+		uint64_t addr = 0;
+		size_t flen;
+		char *s;
+
+		/* strtok_r(line, ":"): leading ':' are skipped */
+		while (p < lend && *p == ':')
+			p++;
+		if (p >= lend)
+			break;       /* "printk format with empty entry" */
+		colon = memchr(p, ':', (size_t)(lend - p));
+		/* strtoull(addr, 16) */
+		{
+			const char *q = p;
+			bool neg = false;
+
+			while (q < lend && k_space(*q))
+				q++;
+			if (q < lend && (*q == '+' || *q == '-')) {
+				neg = *q == '-';
+				q++;
+			}
+			if (q + 1 < lend && q[0] == '0' && (q[1] == 'x' || q[1] == 'X') &&
+			    q + 2 < lend && k_hex(q[2]) >= 0)
+				q += 2;
+			while (q < lend && (!colon || q < colon) && k_hex(*q) >= 0) {
+				addr = addr << 4 | (uint64_t)k_hex(*q);
+				q++;
+			}
+			if (neg)
+				addr = -addr;
+		}
+		/* the format follows ": " (libtraceevent skips one character) */
+		if (!colon || colon + 1 >= lend)
+			fmt = lend;
+		else
+			fmt = colon + 2;
+		if (fmt > lend)
+			fmt = lend;
+		flen = (size_t)(lend - fmt);
+		if (flen && *fmt == '"') {
+			fmt++;
+			flen--;
+		}
+		s = ftev_arena_strndup(&evs->arena, fmt, flen);
+		if (!s)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		/* a closing quote goes, and then a final "\\n" */
+		flen = strlen(s);
+		if (flen >= 3 && s[flen - 1] == '"') {
+			s[--flen] = 0;
+			if (s[flen - 2] == '\\' && s[flen - 1] == 'n')
+				s[flen - 2] = 0;
+		} else if (flen && s[flen - 1] == '"') {
+			s[--flen] = 0;
+		}
+		pk = grow(evs->printks, &evs->cap_printks, evs->nprintks + 1, sizeof(*pk));
+		if (!pk)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		evs->printks = pk;
+		pk[evs->nprintks].addr = addr;
+		pk[evs->nprintks].fmt = s;
+		evs->nprintks++;
+		evs->printks_sorted = false;
+	}
+	return 0;
+}
+
+struct printk_key {
+	struct ftev_printk pk;
+	size_t index;
+};
+
+static int printk_cmp(const void *a, const void *b)
+{
+	const struct printk_key *x = a, *y = b;
+
+	if (x->pk.addr != y->pk.addr)
+		return x->pk.addr < y->pk.addr ? -1 : 1;
+	return x->index > y->index ? -1 : x->index < y->index;
+}
+
+const struct ftev_printk *ftev_find_printk(struct ktrace_events *evs, uint64_t addr)
+{
+	size_t l = 0, u;
+
+	if (!evs->nprintks)
+		return NULL;
+	if (!evs->printks_sorted) {
+		struct printk_key *keys = malloc(evs->nprintks * sizeof(*keys));
+
+		evs->printks_sorted = true;
+		if (keys) {
+			for (size_t i = 0; i < evs->nprintks; i++) {
+				keys[i].pk = evs->printks[i];
+				keys[i].index = i;
+			}
+			qsort(keys, evs->nprintks, sizeof(*keys), printk_cmp);
+			for (size_t i = 0; i < evs->nprintks; i++)
+				evs->printks[i] = keys[i].pk;
+			free(keys);
+		}
+	}
+	u = evs->nprintks;
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		uint64_t a = evs->printks[idx].addr;
+
+		if (addr < a)
+			u = idx;
+		else if (addr > a)
+			l = idx + 1;
+		else
+			return &evs->printks[idx];
+	}
+	return NULL;
+}
+
+/* ---- comms ---- */
+
+static int comm_cmp(const void *a, const void *b)
+{
+	const struct ftev_comm *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Before the first lookup, registrations accumulate; the first lookup sorts them the
+ * way libtraceevent does (later registrations first among equal pids). */
+static void comms_init(struct ktrace_events *evs)
+{
+	struct ftev_comm *c = evs->comms;
+	size_t n = evs->ncomms;
+
+	if (evs->comms_sorted)
+		return;
+	evs->comms_sorted = true;
+	/* reverse (the list was built by prepending), then a stable sort */
+	for (size_t i = 0; i < n / 2; i++) {
+		struct ftev_comm t = c[i];
+
+		c[i] = c[n - 1 - i];
+		c[n - 1 - i] = t;
+	}
+	/* insertion-merge sort: stable */
+	if (n > 1) {
+		struct ftev_comm *tmp = malloc(n * sizeof(*tmp));
+
+		if (tmp) {
+			for (size_t width = 1; width < n; width *= 2) {
+				for (size_t lo = 0; lo < n; lo += 2 * width) {
+					size_t mid = lo + width < n ? lo + width : n;
+					size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+					size_t i = lo, j = mid, k = lo;
+
+					while (i < mid && j < hi)
+						tmp[k++] = comm_cmp(&c[j], &c[i]) < 0 ? c[j++] : c[i++];
+					while (i < mid)
+						tmp[k++] = c[i++];
+					while (j < hi)
+						tmp[k++] = c[j++];
+				}
+				memcpy(c, tmp, n * sizeof(*c));
+			}
+			free(tmp);
+		}
+	}
+}
+
+static struct ftev_comm *comm_bsearch(struct ktrace_events *evs, int pid)
+{
+	size_t l = 0, u = evs->ncomms;
+
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+		int p = evs->comms[idx].pid;
+
+		if (pid < p)
+			u = idx;
+		else if (pid > p)
+			l = idx + 1;
+		else
+			return &evs->comms[idx];
+	}
+	return NULL;
+}
+
+const char *ftev_comm_lookup(struct ktrace_events *evs, int pid)
+{
+	struct ftev_comm *c;
+
+	if (!pid)
+		return "<idle>";
+	struct ftev_comm *slot = &evs->comm_cache[(unsigned)pid % EV_COMM_CACHE];
+
+	if (evs->last_comm && evs->last_pid == pid)
+		return evs->last_comm;
+	if (slot->comm && slot->pid == pid) {
+		evs->last_pid = pid;
+		evs->last_comm = slot->comm;
+		return slot->comm;
+	}
+	comms_init(evs);
+	c = comm_bsearch(evs, pid);
+	evs->last_pid = pid;
+	evs->last_comm = c ? c->comm : "<...>";
+	slot->pid = pid;
+	slot->comm = evs->last_comm;
+	return evs->last_comm;
+}
+
+const char *ktrace_event_comm(struct ktrace_events *evs, int pid)
+{
+	return ftev_comm_lookup(evs, pid);
+}
+
+static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t n)
+{
+	struct ftev_comm *comms;
+	char *copy;
+	size_t pos;
+
+	if (evs->comms_sorted) {
+		if (!pid || comm_bsearch(evs, pid))
+			return 0;
+	}
+	comms = grow(evs->comms, &evs->cap_comms, evs->ncomms + 1, sizeof(*comms));
+	if (!comms)
+		return -ENOMEM;
+	evs->comms = comms;
+	copy = malloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, comm, n);
+	copy[n] = 0;
+	if (!evs->comms_sorted) {
+		pos = evs->ncomms;
+	} else {
+		size_t l = 0, u = evs->ncomms;
+
+		while (l < u) {
+			size_t m = (l + u) / 2;
+
+			if (comms[m].pid < pid)
+				l = m + 1;
+			else
+				u = m;
+		}
+		pos = l;
+		memmove(comms + pos + 1, comms + pos, (evs->ncomms - pos) * sizeof(*comms));
+	}
+	comms[pos].pid = pid;
+	comms[pos].comm = copy;
+	evs->ncomms++;
+	evs->last_comm = NULL;
+	evs->comm_cache[(unsigned)pid % EV_COMM_CACHE].comm = NULL;
+	return 0;
+}
+
+int ktrace_event_register_comm(struct ktrace_events *evs, int pid, const char *comm)
+{
+	if (!comm)
+		comm = "<...>";
+	return comm_add(evs, pid, comm, strlen(comm));
+}
+
+void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n)
+{
+	/* in trace-cmd the comm column has always been looked up before an event prints */
+	comms_init(evs);
+	comm_add(evs, pid, comm, n);
+}
+
+int ktrace_event_parse_cmdlines(struct ktrace_events *evs, const char *text, size_t len,
+				 struct ktrace_error *err)
+{
+	const char *pos = text, *end = text + len, *line;
+	size_t n;
+
+	while (next_line(&pos, end, &line, &n)) {
+		size_t i = 0;
+		long long pid = 0;
+		bool neg = false, any = false;
+
+		/* sscanf("%d %m[^\n]s") */
+		while (i < n && k_space(line[i]))
+			i++;
+		if (i < n && (line[i] == '+' || line[i] == '-')) {
+			neg = line[i] == '-';
+			i++;
+		}
+		while (i < n && line[i] >= '0' && line[i] <= '9') {
+			if (pid < 10000000000LL)
+				pid = pid * 10 + (line[i] - '0');
+			any = true;
+			i++;
+		}
+		if (!any || pid > 0x7fffffffLL + neg)
+			return ktrace_error_set(err, -EBADMSG, "saved cmdlines: cannot parse a line");
+		while (i < n && k_space(line[i]))
+			i++;
+		if (i >= n)
+			return ktrace_error_set(err, -EBADMSG, "saved cmdlines: a line has no comm");
+		if (comm_add(evs, (int)(neg ? -pid : pid), line + i, n - i) < 0)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}

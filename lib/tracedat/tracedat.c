@@ -1,0 +1,1774 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.dat reader: the file header, metadata (header texts, event formats, kallsyms,
+ * printk formats, saved cmdlines), options and buffer descriptions, for versions 6
+ * (sequential layout) and 7 (sections). Record iteration is in tracedat_iter.c.
+ *
+ * Every size and offset read from the file is checked against the file before use;
+ * counts are checked against the bytes left before anything is allocated for them.
+ */
+#include <ktrace/detect.h>
+#include <ktrace/tracedat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cursor.h"
+#include "common/detect.h"
+#include "tracedat/tracedat_int.h"
+
+static const uint8_t td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+void td_warn(struct tracedat *td, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	if (td->nwarnings >= TD_MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	td->warnings[td->nwarnings] = strdup(buf);
+	if (td->warnings[td->nwarnings])
+		td->nwarnings++;
+}
+
+static int oom(struct ktrace_error *err)
+{
+	return ktrace_error_set(err, -ENOMEM, "out of memory");
+}
+
+/* Keeps a block we allocated alive until tracedat_close. */
+static int keep_owned(struct tracedat *td, void *p, struct ktrace_error *err)
+{
+	if (td->nowned == td->owned_cap) {
+		size_t cap = td->owned_cap ? td->owned_cap * 2 : 16;
+		uint8_t **n = realloc(td->owned, cap * sizeof(*n));
+
+		if (!n) {
+			free(p);
+			return oom(err);
+		}
+		td->owned = n;
+		td->owned_cap = cap;
+	}
+	td->owned[td->nowned++] = p;
+	return 0;
+}
+
+/* A NUL-terminated copy of len bytes (stopping at an inner NUL), kept until close. */
+static const char *own_string(struct tracedat *td, const void *data, size_t len,
+			      struct ktrace_error *err)
+{
+	const char *nul = memchr(data, 0, len);
+	char *s;
+
+	if (nul)
+		len = (size_t)(nul - (const char *)data);
+	s = malloc(len + 1);
+	if (!s) {
+		oom(err);
+		return NULL;
+	}
+	memcpy(s, data, len);
+	s[len] = 0;
+	if (keep_owned(td, s, err))
+		return NULL;
+	return s;
+}
+
+static void cursor_at(struct tracedat *td, struct kt_cursor *c, uint64_t offset,
+		      struct ktrace_error *err)
+{
+	kt_cursor_init(c, td->map, (size_t)td->size, 0, err);
+	c->big_endian = td->hdr.big_endian;
+	c->pos = offset <= td->size ? (size_t)offset : (size_t)td->size;
+}
+
+static void cursor_over(struct tracedat *td, struct kt_cursor *c, const struct td_region *r,
+			struct ktrace_error *err)
+{
+	kt_cursor_init(c, r->data, r->len, r->compressed ? 0 : r->data_offset, err);
+	c->big_endian = td->hdr.big_endian;
+}
+
+/* After a parse error inside decompressed bytes: name the section's file offset. */
+static int region_error(const struct td_region *r, int ret, struct ktrace_error *err)
+{
+	char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
+
+	if (!err || !r->compressed || !err->has_offset)
+		return ret;
+	snprintf(msg, sizeof(msg), "in compressed section (byte %" PRIu64 " of its data): %.*s",
+		 err->offset, KTRACE_ERROR_MESSAGE_MAX - 1, err->message);
+	ktrace_error_at(err, ret, r->offset, "%s", msg);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ sections (v7) */
+
+struct td_sechdr {
+	uint16_t id, flags;
+	uint32_t desc;
+	uint64_t size;
+};
+
+/* The section header at off, an offset read from the file at `from`. */
+static int read_sechdr(struct tracedat *td, uint64_t off, uint64_t from, struct td_sechdr *h,
+		       struct ktrace_error *err)
+{
+	struct kt_cursor c;
+
+	if (off >= td->size)
+		return ktrace_error_at(err, -ENODATA, from,
+				       "truncated: points to a section at 0x%" PRIx64
+				       ", past the end of the file (0x%" PRIx64 ")", off, td->size);
+	if (td->size - off < 16)
+		return ktrace_error_at(err, -ENODATA, off,
+				       "truncated: section header needs 16 bytes, file ends at 0x%" PRIx64,
+				       td->size);
+	cursor_at(td, &c, off, err);
+	kt_cursor_u16(&c, &h->id);
+	kt_cursor_u16(&c, &h->flags);
+	kt_cursor_u32(&c, &h->desc);
+	kt_cursor_u64(&c, &h->size);
+	return 0;
+}
+
+/* Decompresses a "u32 compressed size, u32 uncompressed size, bytes" block at off
+ * (within avail bytes of the file) into a new buffer. */
+static int load_block(struct tracedat *td, struct td_codec *codec, uint64_t off, uint64_t avail,
+		      uint8_t **out, size_t *outlen, struct ktrace_error *err)
+{
+	uint32_t csize, usize;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	*outlen = 0;
+	if (avail < 8)
+		return ktrace_error_at(err, -ENODATA, off,
+				       "truncated: compression header needs 8 bytes, %" PRIu64 " left",
+				       avail);
+	csize = kt_load_u32(td->map + off, td->hdr.big_endian);
+	usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
+	if (csize > avail - 8)
+		return ktrace_error_at(err, -ENODATA, off,
+				       "truncated: compressed block of %u bytes, %" PRIu64 " left",
+				       csize, avail - 8);
+	if (usize > TD_MAX_SECTION_BYTES)
+		return ktrace_error_at(err, -EOVERFLOW, off,
+				       "compressed block claims %u bytes uncompressed (limit %llu)",
+				       usize, (unsigned long long)TD_MAX_SECTION_BYTES);
+	ret = td_decompress_grow(codec, td->map + off + 8, csize, &buf, &cap, usize);
+	if (!ret && !buf && !(buf = malloc(1)))
+		ret = -ENOMEM;
+	if (ret) {
+		free(buf);
+		if (ret == -ENOMEM)
+			return oom(err);
+		return ktrace_error_at(err, ret, off,
+				       "cannot decompress %s block (%u -> %u bytes)",
+				       td->comp_name, csize, usize);
+	}
+	*out = buf;
+	*outlen = usize;
+	return 0;
+}
+
+/* Reads the section at off, which must have id `id`, into r (decompressed if needed). */
+static int load_section(struct tracedat *td, uint64_t off, uint64_t from, unsigned int id,
+			const char *what, struct td_region *r, struct ktrace_error *err)
+{
+	struct td_sechdr h;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = read_sechdr(td, off, from, &h, err);
+	if (ret)
+		return ret;
+	if (h.id != id)
+		return ktrace_error_at(err, -EBADMSG, off, "%s: expected section id %u, found %u",
+				       what, id, h.id);
+	r->present = true;
+	r->offset = off;
+	r->data_offset = off + 16;
+	if (h.size > td->size - r->data_offset)
+		return ktrace_error_at(err, -ENODATA, off,
+				       "truncated: %s section of %" PRIu64 " bytes runs past the end of the file",
+				       what, h.size);
+	r->size = h.size;
+	if (h.flags & 1) {
+		if (td->codec_kind == TD_CODEC_NONE)
+			return ktrace_error_at(err, -EBADMSG, off,
+					       "%s section is compressed but the file says no compression",
+					       what);
+		r->compressed = true;
+		ret = load_block(td, &td->codec, r->data_offset, h.size, &r->owned, &r->len, err);
+		if (ret)
+			return ret;
+		r->data = r->owned;
+	} else {
+		r->data = td->map + r->data_offset;
+		r->len = (size_t)h.size;
+	}
+	return 0;
+}
+
+static void region_free(struct td_region *r)
+{
+	free(r->owned);
+	r->owned = NULL;
+	r->data = NULL;
+}
+
+/* Keeps a loaded region's bytes for the lifetime of td (texts point into it). */
+static int region_keep(struct tracedat *td, struct td_region *r, struct ktrace_error *err)
+{
+	if (!r->owned)
+		return 0;
+	if (keep_owned(td, r->owned, err)) {
+		r->owned = NULL;
+		return -ENOMEM;
+	}
+	r->owned = NULL;   /* td owns it now; data stays valid */
+	return 0;
+}
+
+/* ------------------------------------------------------------------ metadata texts */
+
+static int read_text64(struct kt_cursor *c, struct td_text *t, const char *what)
+{
+	const uint8_t *p;
+	uint64_t size;
+	int ret = kt_cursor_u64(c, &size);
+
+	if (ret)
+		return ret;
+	if (size > kt_cursor_left(c))
+		return ktrace_error_at(c->err, -ENODATA, kt_cursor_offset(c) - 8,
+				       "truncated: %s of %" PRIu64 " bytes, %zu left", what, size,
+				       kt_cursor_left(c));
+	kt_cursor_bytes(c, (size_t)size, &p, what);
+	t->data = (const char *)p;
+	t->len = (size_t)size;
+	return 0;
+}
+
+static int expect_tag(struct kt_cursor *c, const char *tag, size_t n)
+{
+	const uint8_t *p;
+	uint64_t at = kt_cursor_offset(c);
+	int ret = kt_cursor_bytes(c, n, &p, tag);
+
+	if (ret)
+		return ret;
+	if (memcmp(p, tag, n))
+		return ktrace_error_at(c->err, -EBADMSG, at, "expected \"%s\"", tag);
+	return 0;
+}
+
+static int parse_header_info(struct tracedat *td, struct kt_cursor *c)
+{
+	int ret;
+
+	td->header_page_at = kt_cursor_offset(c);
+	ret = expect_tag(c, "header_page", 12);
+
+	if (!ret)
+		ret = read_text64(c, &td->header_page, "header_page");
+	if (!ret)
+		ret = expect_tag(c, "header_event", 13);
+	if (!ret)
+		ret = read_text64(c, &td->header_event, "header_event");
+	return ret;
+}
+
+static int add_format(struct tracedat *td, size_t *cap, size_t system, struct td_text text,
+		      struct ktrace_error *err)
+{
+	if (td->nformats == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct td_format *n = realloc(td->formats, ncap * sizeof(*n));
+
+		if (!n)
+			return oom(err);
+		td->formats = n;
+		*cap = ncap;
+	}
+	td->formats[td->nformats].system = system;
+	td->formats[td->nformats].text = text;
+	td->nformats++;
+	return 0;
+}
+
+static int parse_ftrace_formats(struct tracedat *td, struct kt_cursor *c, size_t *cap)
+{
+	uint32_t count;
+	int ret = kt_cursor_u32(c, &count);
+
+	if (ret)
+		return ret;
+	if (count > kt_cursor_left(c) / 8)
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 4,
+				       "%u ftrace formats cannot fit in the %zu bytes left", count,
+				       kt_cursor_left(c));
+	for (uint32_t i = 0; i < count; i++) {
+		struct td_text t;
+
+		ret = read_text64(c, &t, "ftrace format");
+		if (!ret)
+			ret = add_format(td, cap, SIZE_MAX, t, c->err);
+		if (ret)
+			return ret;
+	}
+	td->nftrace = td->nformats;
+	return 0;
+}
+
+static int parse_event_formats(struct tracedat *td, struct kt_cursor *c, size_t *cap)
+{
+	uint32_t nsys;
+	int ret = kt_cursor_u32(c, &nsys);
+
+	if (ret)
+		return ret;
+	/* Each system takes at least a 1-byte name and a 4-byte count. */
+	if (nsys > kt_cursor_left(c) / 5)
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 4,
+				       "%u event systems cannot fit in the %zu bytes left", nsys,
+				       kt_cursor_left(c));
+	td->systems = calloc(nsys ? nsys : 1, sizeof(*td->systems));
+	if (!td->systems)
+		return oom(c->err);
+	for (uint32_t s = 0; s < nsys; s++) {
+		struct td_system *sys = &td->systems[s];
+		uint32_t count;
+
+		ret = kt_cursor_cstring(c, &sys->name, NULL, "event system name");
+		if (!ret)
+			ret = kt_cursor_u32(c, &count);
+		if (ret)
+			return ret;
+		td->nsystems = s + 1;
+		if (count > kt_cursor_left(c) / 8)
+			return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 4,
+					       "system %s: %u formats cannot fit in the %zu bytes left",
+					       sys->name, count, kt_cursor_left(c));
+		sys->first = td->nformats;
+		sys->count = count;
+		for (uint32_t i = 0; i < count; i++) {
+			struct td_text t;
+
+			ret = read_text64(c, &t, "event format");
+			if (!ret)
+				ret = add_format(td, cap, s, t, c->err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* kallsyms / printk (u32 size) and cmdlines (u64 size): the text after the size. */
+static int parse_lazy_text(struct kt_cursor *c, struct td_lazy *lz, size_t header_bytes,
+			   const char *what)
+{
+	const uint8_t *p;
+	uint64_t size;
+	uint32_t s32;
+	int ret;
+
+	lz->present = true;
+	lz->header_bytes = header_bytes;
+	if (header_bytes == 4) {
+		ret = kt_cursor_u32(c, &s32);
+		size = s32;
+	} else {
+		ret = kt_cursor_u64(c, &size);
+	}
+	if (ret)
+		return ret;
+	if (size > kt_cursor_left(c))
+		return ktrace_error_at(c->err, -ENODATA, kt_cursor_offset(c) - header_bytes,
+				       "truncated: %s of %" PRIu64 " bytes, %zu left", what, size,
+				       kt_cursor_left(c));
+	kt_cursor_bytes(c, (size_t)size, &p, what);
+	lz->text_size = size;
+	lz->text.data = (const char *)p;
+	lz->text.len = (size_t)size;
+	return 0;
+}
+
+/* Kernel long size: the size of header_page's commit field. */
+static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
+{
+	const char *t = td->header_page.data;
+	size_t len = td->header_page.len;
+	const char *p = t ? memmem(t, len, " commit;", 8) : NULL;
+
+	if (!t || !len) {
+		/* Linux <= 2.6.30 had no header_page: the old ring-buffer layout. */
+		td->hdr.old_format = true;
+		td->hdr.kernel_long_size = td->hdr.long_size;
+		if (td->hdr.long_size != 4 && td->hdr.long_size != 8)
+			return ktrace_error_at(err, -EBADMSG, td->header_page_at,
+					       "no header_page and a long size of %u",
+					       td->hdr.long_size);
+		return 0;
+	}
+	if (p) {
+		const char *end = t + len;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *sz;
+
+		if (!nl)
+			nl = end;
+		sz = memmem(p, (size_t)(nl - p), "size:", 5);
+		if (sz) {
+			unsigned int v = 0;
+
+			sz += 5;
+			while (sz < nl && *sz >= '0' && *sz <= '9' && v < 1000)
+				v = v * 10 + (unsigned int)(*sz++ - '0');
+			if (v != 4 && v != 8)
+				return ktrace_error_at(err, -EBADMSG, td->header_page_at,
+						       "header_page: commit field of %u bytes (4 or 8 expected)",
+						       v);
+			td->hdr.kernel_long_size = v;
+			return 0;
+		}
+	}
+	td->hdr.kernel_long_size = td->hdr.long_size == 4 ? 4 : 8;
+	td_warn(td, "header_page has no commit field; assuming a %u-byte kernel long",
+		td->hdr.kernel_long_size);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ options */
+
+static int64_t parse_number(const uint8_t *data, size_t size)
+{
+	char buf[64];
+	size_t n = size < sizeof(buf) - 1 ? size : sizeof(buf) - 1;
+
+	memcpy(buf, data, n);
+	buf[n] = 0;
+	return strtoll(buf, NULL, 0);
+}
+
+/* The name between brackets of a trace_clock text ("local [global] ..."). */
+static void extract_clock(const char *text, size_t len, char *out, size_t outlen)
+{
+	const char *open = memchr(text, '[', len);
+	const char *close;
+	size_t n;
+
+	if (!open)
+		return;
+	close = memchr(open, ']', len - (size_t)(open - text));
+	if (!close)
+		close = text + len;
+	n = (size_t)(close - open - 1);
+	/* trace-cmd takes the first word inside the brackets */
+	for (size_t i = 0; i < n; i++)
+		if (open[1 + i] == ' ' || open[1 + i] == '\n' || open[1 + i] == 0) {
+			n = i;
+			break;
+		}
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, open + 1, n);
+	out[n] = 0;
+}
+
+static int add_option(struct tracedat *td, uint16_t id, uint32_t size, const uint8_t *data,
+		      uint64_t offset, struct ktrace_error *err)
+{
+	struct tracedat_option *o;
+
+	if (td->nopts == td->opts_cap) {
+		size_t cap = td->opts_cap ? td->opts_cap * 2 : 32;
+		struct tracedat_option *n = realloc(td->opts, cap * sizeof(*n));
+
+		if (!n)
+			return oom(err);
+		td->opts = n;
+		td->opts_cap = cap;
+	}
+	o = &td->opts[td->nopts++];
+	o->id = id;
+	o->size = size;
+	o->data = data;
+	o->offset = offset;
+	return 0;
+}
+
+static int add_buffer(struct tracedat *td, struct td_buffer **out, struct ktrace_error *err)
+{
+	struct td_buffer *n = realloc(td->bufs, (td->nbufs + 1) * sizeof(*n));
+
+	if (!n)
+		return oom(err);
+	td->bufs = n;
+	*out = &n[td->nbufs++];
+	memset(*out, 0, sizeof(**out));
+	return 0;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct td_cpu *x = a, *y = b;
+
+	return x->pub.cpu < y->pub.cpu ? -1 : x->pub.cpu > y->pub.cpu;
+}
+
+/* BUFFER / BUFFER_TEXT option. v6 holds only the offset and the name. */
+static int parse_buffer_option(struct tracedat *td, uint16_t id, const uint8_t *data,
+			       uint32_t size, uint64_t at, struct ktrace_error *err)
+{
+	struct td_buffer *b;
+	struct kt_cursor c;
+	const char *name = "", *clock = "";
+	uint64_t offset = 0;
+	uint32_t page_size = 0, ncpus = 0;
+	int ret;
+
+	kt_cursor_init(&c, data, size, at + 6, err);
+	c.big_endian = td->hdr.big_endian;
+	ret = kt_cursor_u64(&c, &offset);
+	if (!ret)
+		ret = kt_cursor_cstring(&c, &name, NULL, "buffer name");
+	if (!ret && td->hdr.version >= 7) {
+		ret = kt_cursor_cstring(&c, &clock, NULL, "buffer clock");
+		if (!ret && id == TRACEDAT_OPT_BUFFER) {
+			ret = kt_cursor_u32(&c, &page_size);
+			if (!ret)
+				ret = kt_cursor_u32(&c, &ncpus);
+			if (!ret && ncpus > kt_cursor_left(&c) / 20)
+				ret = ktrace_error_at(err, -EBADMSG, kt_cursor_offset(&c) - 4,
+						      "buffer \"%s\": %u CPUs cannot fit in its option",
+						      name, ncpus);
+		}
+	}
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < td->nbufs; i++)
+		if (!strcmp(td->bufs[i].pub.name, name))
+			return ktrace_error_at(err, -EBADMSG, at, "buffer \"%s\" is described twice",
+					       name);
+	ret = add_buffer(td, &b, err);
+	if (ret)
+		return ret;
+	b->pub.name = name;
+	b->pub.clock = clock;
+	b->pub.offset = offset;
+	b->from = at;
+	b->pub.page_size = page_size;
+	b->pub.latency = id == TRACEDAT_OPT_BUFFER_TEXT;
+	if (ncpus) {
+		b->cpus = calloc(ncpus, sizeof(*b->cpus));
+		if (!b->cpus)
+			return oom(err);
+		for (uint32_t i = 0; i < ncpus; i++) {
+			struct td_cpu *cpu = &b->cpus[i];
+
+			cpu->from = at;
+			kt_cursor_u32(&c, &cpu->pub.cpu);
+			kt_cursor_u64(&c, &cpu->pub.offset);
+			kt_cursor_u64(&c, &cpu->pub.size);
+		}
+		b->ncpus = ncpus;
+		qsort(b->cpus, ncpus, sizeof(*b->cpus), cmp_cpu);
+		for (uint32_t i = 1; i < ncpus; i++)
+			if (b->cpus[i].pub.cpu == b->cpus[i - 1].pub.cpu)
+				return ktrace_error_at(err, -EBADMSG, at,
+						       "buffer \"%s\": CPU %u has two data entries",
+						       name, b->cpus[i].pub.cpu);
+	}
+	return 0;
+}
+
+static int parse_time_shift(struct tracedat *td, const uint8_t *data, uint32_t size,
+			    uint64_t at, struct ktrace_error *err)
+{
+	struct kt_cursor c;
+	uint64_t peer;
+	uint32_t flags, ncpus;
+	int ret;
+
+	kt_cursor_init(&c, data, size, at + 6, err);
+	c.big_endian = td->hdr.big_endian;
+	kt_cursor_u64(&c, &peer);
+	kt_cursor_u32(&c, &flags);
+	ret = kt_cursor_u32(&c, &ncpus);
+	if (ret)
+		return ret;
+	if (ncpus > kt_cursor_left(&c) / 4)
+		return ktrace_error_at(err, -EBADMSG, at, "TIME_SHIFT: %u CPUs cannot fit", ncpus);
+	td->tsync = calloc(ncpus ? ncpus : 1, sizeof(*td->tsync));
+	if (!td->tsync)
+		return oom(err);
+	td->tsync_cpus = ncpus;
+	td->tsync_flags = flags;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct td_tsync_cpu *tc = &td->tsync[i];
+		uint32_t count;
+
+		ret = kt_cursor_u32(&c, &count);
+		if (ret)
+			return ret;
+		if (count > kt_cursor_left(&c) / 24)
+			return ktrace_error_at(err, -EBADMSG, kt_cursor_offset(&c) - 4,
+					       "TIME_SHIFT: %u samples cannot fit", count);
+		tc->samples = calloc(count ? count : 1, sizeof(*tc->samples));
+		if (!tc->samples)
+			return oom(err);
+		tc->count = count;
+		for (int field = 0; field < 3; field++)
+			for (uint32_t k = 0; k < count; k++) {
+				uint64_t v = 0;
+
+				kt_cursor_u64(&c, &v);
+				if (field == 0)
+					tc->samples[k].time = (int64_t)v;
+				else if (field == 1)
+					tc->samples[k].offset = (int64_t)v;
+				else
+					tc->samples[k].scaling = (int64_t)v;
+			}
+	}
+	/* Optional trailing fraction bits, per CPU per sample. */
+	if (kt_cursor_left(&c)) {
+		for (uint32_t i = 0; i < ncpus; i++)
+			for (size_t k = 0; k < td->tsync[i].count; k++) {
+				uint64_t v;
+
+				if (kt_cursor_u64(&c, &v))
+					return ktrace_error_at(err, -EBADMSG, at,
+							       "TIME_SHIFT: truncated fraction bits");
+				td->tsync[i].samples[k].fraction = (int64_t)v;
+			}
+	}
+	/* Sorted by time, samples with equal times dropped (as trace-cmd does). */
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct td_tsync_cpu *tc = &td->tsync[i];
+		size_t j = 0;
+
+		for (size_t a = 1; a < tc->count; a++) {   /* insertion sort: stable */
+			struct td_tsync_sample s = tc->samples[a];
+			size_t b = a;
+
+			while (b > 0 && tc->samples[b - 1].time > s.time) {
+				tc->samples[b] = tc->samples[b - 1];
+				b--;
+			}
+			tc->samples[b] = s;
+		}
+		for (size_t k = 0; k < tc->count; k++)
+			if (k == 0 || tc->samples[k].time != tc->samples[k - 1].time)
+				tc->samples[j++] = tc->samples[k];
+		tc->count = j;
+	}
+	return 0;
+}
+
+struct td_secopts {
+	uint64_t offset[TRACEDAT_OPT_CMDLINES + 1];
+	uint64_t from[TRACEDAT_OPT_CMDLINES + 1];   /* where the offset was read */
+	bool present[TRACEDAT_OPT_CMDLINES + 1];
+};
+
+/* Interprets one option (other than DONE). */
+static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id,
+			 const uint8_t *data, uint32_t size, uint64_t at, struct ktrace_error *err)
+{
+	bool raw = td->flags & TRACEDAT_RAW_TS;
+	int ret = add_option(td, id, size, data, at, err);
+
+	if (ret)
+		return ret;
+	switch (id) {
+	case TRACEDAT_OPT_DATE:
+		/* microseconds between the trace clock and gettimeofday, as "0x..." */
+		if (!raw && !(td->flags & TRACEDAT_NO_DATE))
+			td->ts_offset += parse_number(data, size) * 1000;
+		break;
+	case TRACEDAT_OPT_OFFSET:
+		if (!raw)
+			td->ts_offset += parse_number(data, size);
+		break;
+	case TRACEDAT_OPT_BUFFER:
+	case TRACEDAT_OPT_BUFFER_TEXT:
+		if (td->hdr.version < 7 && id == TRACEDAT_OPT_BUFFER_TEXT) {
+			td_warn(td, "offset 0x%" PRIx64 ": BUFFER_TEXT option in a version 6 file, ignored",
+				at);
+			break;
+		}
+		return parse_buffer_option(td, id, data, size, at, err);
+	case TRACEDAT_OPT_TRACECLOCK:
+		td->has_traceclock_option = true;
+		if (size) {
+			free(td->clock_text);
+			td->clock_text = strndup((const char *)data, size);
+			if (!td->clock_text)
+				return oom(err);
+			extract_clock((const char *)data, size, td->top_clock, sizeof(td->top_clock));
+		}
+		break;
+	case TRACEDAT_OPT_UNAME:
+		td->uname = own_string(td, data, size, err);
+		return td->uname ? 0 : -ENOMEM;
+	case TRACEDAT_OPT_VERSION:
+		td->tracer_version = own_string(td, data, size, err);
+		return td->tracer_version ? 0 : -ENOMEM;
+	case TRACEDAT_OPT_CPUCOUNT:
+		if (size >= 4) {
+			td->has_cpucount = true;
+			td->cpucount = kt_load_u32(data, td->hdr.big_endian);
+		}
+		break;
+	case TRACEDAT_OPT_TRACEID:
+		if (size >= 8) {
+			td->has_trace_id = true;
+			td->trace_id = kt_load_u64(data, td->hdr.big_endian);
+		}
+		break;
+	case TRACEDAT_OPT_TIME_SHIFT:
+		if (size >= 16 && !raw && !td->tsync)
+			return parse_time_shift(td, data, size, at, err);
+		break;
+	case TRACEDAT_OPT_TSC2NSEC:
+		if (size >= 16 && !raw) {
+			td->has_tsc = true;
+			td->tsc_mult = kt_load_u32(data, td->hdr.big_endian);
+			td->tsc_shift = kt_load_u32(data + 4, td->hdr.big_endian);
+			td->tsc_offset = kt_load_u64(data + 8, td->hdr.big_endian);
+		}
+		break;
+	case TRACEDAT_OPT_HEADER_INFO:
+	case TRACEDAT_OPT_FTRACE_EVENTS:
+	case TRACEDAT_OPT_EVENT_FORMATS:
+	case TRACEDAT_OPT_KALLSYMS:
+	case TRACEDAT_OPT_PRINTK:
+	case TRACEDAT_OPT_CMDLINES:
+		if (td->hdr.version < 7) {
+			td_warn(td, "offset 0x%" PRIx64 ": section option %u in a version 6 file, ignored",
+				at, id);
+			break;
+		}
+		if (size >= 8) {
+			so->present[id] = true;
+			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
+			so->from[id] = at;
+		}
+		break;
+	case TRACEDAT_OPT_CPUSTAT:
+	case TRACEDAT_OPT_HOOK:
+	case TRACEDAT_OPT_PROCMAPS:
+	case TRACEDAT_OPT_GUEST:
+	case TRACEDAT_OPT_STRINGS:
+	case TRACEDAT_OPT_BTF_FILE:
+	case TRACEDAT_OPT_LAST_BOOT_INFO:
+	case TRACEDAT_OPT_MODULES_FILE:
+	case TRACEDAT_OPT_SAVED_TGIDS:
+		break;   /* kept as they are; callers read them with tracedat_option() */
+	default:
+		td_warn(td, "offset 0x%" PRIx64 ": unknown option %u (%u bytes) skipped", at, id, size);
+		break;
+	}
+	return 0;
+}
+
+/* Options of version 6: "u16 id, u32 size, data" until an id of 0. */
+static int parse_options_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so)
+{
+	for (;;) {
+		uint64_t at = kt_cursor_offset(c);
+		const uint8_t *data;
+		uint16_t id;
+		uint32_t size;
+		int ret = kt_cursor_u16(c, &id);
+
+		if (ret)
+			return ret;
+		if (id == TRACEDAT_OPT_DONE)
+			return 0;
+		ret = kt_cursor_u32(c, &size);
+		if (!ret)
+			ret = kt_cursor_bytes(c, size, &data, "option data");
+		if (!ret)
+			ret = handle_option(td, so, id, data, size, at, c->err);
+		if (ret)
+			return ret;
+		td->hdr.options++;
+	}
+}
+
+/* The chain of OPTIONS sections of version 7. */
+static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct ktrace_error *err)
+{
+	uint64_t visited[64];
+	size_t nvisited = 0;
+	uint64_t off = td->hdr.options_offset;
+	uint64_t from = td->options_offset_at;
+
+	for (unsigned int n = 0; off; n++) {
+		struct td_region r;
+		struct kt_cursor c;
+		uint64_t next = 0;
+		bool done = false;
+		int ret;
+
+		if (n >= TD_MAX_OPTION_SECTIONS)
+			return ktrace_error_at(err, -ELOOP, off, "more than %d options sections",
+					       TD_MAX_OPTION_SECTIONS);
+		for (size_t i = 0; i < nvisited; i++)
+			if (visited[i] == off)
+				return ktrace_error_at(err, -ELOOP, off,
+						       "options sections form a loop");
+		if (nvisited < 64)
+			visited[nvisited++] = off;
+		ret = load_section(td, off, from, TRACEDAT_OPT_DONE, "options", &r, err);
+		if (ret)
+			return ret;
+		if (r.owned) {
+			/* option data points into the decompressed bytes */
+			ret = keep_owned(td, r.owned, err);
+			r.owned = NULL;
+			if (ret)
+				return ret;
+		}
+		cursor_over(td, &c, &r, err);
+		while (!done) {
+			uint64_t at = r.compressed ? r.offset : kt_cursor_offset(&c);
+			const uint8_t *data;
+			uint16_t id;
+			uint32_t size;
+
+			ret = kt_cursor_u16(&c, &id);
+			if (!ret)
+				ret = kt_cursor_u32(&c, &size);
+			if (!ret)
+				ret = kt_cursor_bytes(&c, size, &data, "option data");
+			if (ret)
+				return region_error(&r, ret, err);
+			td->hdr.options++;
+			if (id == TRACEDAT_OPT_DONE) {
+				if (size < 8)
+					return ktrace_error_at(err, -EBADMSG, at,
+							       "DONE option of %u bytes (8 expected)", size);
+				ret = add_option(td, id, size, data, at, err);
+				if (ret)
+					return ret;
+				next = kt_load_u64(data, td->hdr.big_endian);
+				from = at;
+				done = true;
+			} else {
+				ret = handle_option(td, so, id, data, size, at, err);
+				if (ret)
+					return region_error(&r, ret, err);
+			}
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ buffers */
+
+/* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
+static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
+			  struct ktrace_error *err)
+{
+	struct tracedat_cpu *p = &cpu->pub;
+	uint64_t max_chunk = (uint64_t)b->pub.page_size * TD_PAGES_PER_CHUNK;
+	uint64_t off, total = 0;
+	uint32_t count;
+
+	if (!p->size) {
+		p->data_size = 0;
+		p->stored_size = 0;
+		return 0;
+	}
+	if (p->offset > td->size)
+		return ktrace_error_at(err, -ENODATA, cpu->from,
+				       "truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
+				       b->pub.name, p->cpu, td->size);
+	if (!b->pub.compressed) {
+		if (p->size > td->size - p->offset)
+			return ktrace_error_at(err, -ENODATA, p->offset,
+					       "truncated: buffer \"%s\" CPU %u data of %" PRIu64
+					       " bytes runs past the end of the file (0x%" PRIx64 ")",
+					       b->pub.name, p->cpu, p->size, td->size);
+		p->data_size = p->size;
+		p->stored_size = p->size;
+		return 0;
+	}
+	/* u32 chunk count, then chunks of (u32 csize, u32 usize, bytes). The recorded
+	 * size is not trusted (trace-cmd 3.1.x writes it 4 bytes short). */
+	if (td->size - p->offset < 4)
+		return ktrace_error_at(err, -ENODATA, p->offset,
+				       "truncated: CPU %u chunk count", p->cpu);
+	count = kt_load_u32(td->map + p->offset, td->hdr.big_endian);
+	off = p->offset + 4;
+	cpu->first_chunk = off;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t csize, usize;
+
+		if (td->size - off < 8)
+			return ktrace_error_at(err, -ENODATA, off,
+					       "truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
+					       b->pub.name, p->cpu, i, count);
+		csize = kt_load_u32(td->map + off, td->hdr.big_endian);
+		usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
+		if (csize > td->size - off - 8)
+			return ktrace_error_at(err, -ENODATA, off,
+					       "truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
+					       b->pub.name, p->cpu, i, csize);
+		if (usize > max_chunk || !usize)
+			return ktrace_error_at(err, -EBADMSG, off,
+					       "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
+					       b->pub.name, p->cpu, i, usize, max_chunk);
+		total += usize;
+		off += 8 + (uint64_t)csize;
+	}
+	p->chunks = count;
+	p->data_size = total;
+	p->stored_size = off - p->offset;
+	if (p->size != p->stored_size && p->size + 4 != p->stored_size)
+		td_warn(td, "buffer \"%s\" CPU %u: recorded size %" PRIu64 " but the chunks take %" PRIu64 " bytes",
+			b->pub.name, p->cpu, p->size, p->stored_size);
+	return 0;
+}
+
+static int check_page_size(struct td_buffer *b, uint64_t at, struct ktrace_error *err)
+{
+	unsigned int ps = b->pub.page_size;
+
+	if (ps < TD_MIN_PAGE_SIZE || ps > TD_MAX_PAGE_SIZE || (ps & (ps - 1)))
+		return ktrace_error_at(err, -EBADMSG, at,
+				       "buffer \"%s\": unsupported page size %u", b->pub.name, ps);
+	return 0;
+}
+
+/* Version 7: a buffer's section header, then its CPU data. */
+static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktrace_error *err)
+{
+	unsigned int want = b->pub.latency ? TRACEDAT_OPT_BUFFER_TEXT : TRACEDAT_OPT_BUFFER;
+	struct td_sechdr h;
+	int ret = read_sechdr(td, b->pub.offset, b->from, &h, err);
+
+	if (ret)
+		return ret;
+	if (h.id != want)
+		return ktrace_error_at(err, -EBADMSG, b->pub.offset,
+				       "buffer \"%s\": expected section id %u, found %u",
+				       b->pub.name, want, h.id);
+	b->pub.compressed = h.flags & 1;
+	if (b->pub.compressed && td->codec_kind == TD_CODEC_NONE)
+		return ktrace_error_at(err, -EBADMSG, b->pub.offset,
+				       "buffer \"%s\" is compressed but the file says no compression",
+				       b->pub.name);
+	if (b->pub.latency) {
+		b->latency_offset = b->pub.offset + 16;
+		if (h.size > td->size - b->latency_offset)
+			return ktrace_error_at(err, -ENODATA, b->pub.offset,
+					       "truncated: latency section of %" PRIu64 " bytes",
+					       h.size);
+		b->latency_size = h.size;
+		b->pub.page_size = td->hdr.page_size;
+		return 0;
+	}
+	ret = check_page_size(b, b->pub.offset, err);
+	if (ret)
+		return ret;
+	b->pub.cpus = (unsigned int)b->ncpus;
+	for (size_t i = 0; i < b->ncpus; i++) {
+		ret = check_cpu_data(td, b, &b->cpus[i], err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Version 6: at off, an optional options block, then "flyrecord" and a table of
+ * ncpus (offset, size) pairs, or "latency" and text up to the end of the file. */
+static int read_flyrecord_v6(struct tracedat *td, size_t bi, uint64_t off,
+			     unsigned int ncpus, struct td_secopts *so, uint64_t *end,
+			     struct ktrace_error *err)
+{
+	struct td_buffer *b = &td->bufs[bi];
+	struct kt_cursor c;
+	const uint8_t *tag;
+	int ret;
+
+	if (off >= td->size)
+		return ktrace_error_at(err, -ENODATA, b->from,
+				       "truncated: buffer \"%s\" at 0x%" PRIx64 " is past the end of the file (0x%" PRIx64 ")",
+				       b->pub.name, off, td->size);
+	cursor_at(td, &c, off, err);
+	for (int round = 0;; round++) {
+		uint64_t at = kt_cursor_offset(&c);
+
+		ret = kt_cursor_bytes(&c, 10, &tag, "flyrecord/latency/options tag");
+		if (ret)
+			return ret;
+		if (!memcmp(tag, "options  ", 10) && round == 0) {
+			ret = parse_options_v6(td, &c, so);
+			b = &td->bufs[bi];      /* a BUFFER option may have moved the table */
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!memcmp(tag, "latency  ", 10)) {
+			b->pub.latency = true;
+			b->latency_offset = kt_cursor_offset(&c);
+			b->latency_size = td->size - b->latency_offset;
+			b->pub.page_size = td->hdr.page_size;
+			*end = td->size;
+			return 0;
+		}
+		if (!memcmp(tag, "flyrecord", 10))
+			break;
+		return ktrace_error_at(err, -EBADMSG, at,
+				       "expected \"flyrecord\", \"latency\" or \"options\"");
+	}
+	if (ncpus > kt_cursor_left(&c) / 16)
+		return ktrace_error_at(err, -ENODATA, kt_cursor_offset(&c),
+				       "truncated: flyrecord table of %u CPUs", ncpus);
+	b->cpus = calloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
+	if (!b->cpus)
+		return oom(err);
+	b->ncpus = ncpus;
+	b->pub.cpus = ncpus;
+	b->pub.page_size = td->hdr.page_size;
+	b->pub.offset = off;
+	for (unsigned int i = 0; i < ncpus; i++) {
+		b->cpus[i].pub.cpu = i;
+		b->cpus[i].from = kt_cursor_offset(&c);
+		kt_cursor_u64(&c, &b->cpus[i].pub.offset);
+		kt_cursor_u64(&c, &b->cpus[i].pub.size);
+	}
+	*end = kt_cursor_offset(&c);
+	ret = check_page_size(b, off, err);
+	for (unsigned int i = 0; !ret && i < ncpus; i++)
+		ret = check_cpu_data(td, b, &b->cpus[i], err);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int parse_initial(struct tracedat *td, struct kt_cursor *c)
+{
+	const char *ver = NULL, *s = NULL;
+	size_t vlen = 0, slen = 0;
+	uint8_t endian, lsize;
+	uint32_t page_size;
+	int ret = kt_cursor_need(c, 10, "magic");
+
+	if (ret)
+		return ret;
+	if (memcmp(c->data, td_magic, sizeof(td_magic)))
+		return ktrace_error_at(c->err, -EBADMSG, 0, "not a trace.dat file (bad magic)");
+	c->pos = 10;
+	ret = kt_cursor_cstring(c, &ver, &vlen, "version string");
+	if (ret)
+		return ret;
+	if (vlen == 1 && (ver[0] == '6' || ver[0] == '7')) {
+		td->hdr.version = (unsigned int)(ver[0] - '0');
+	} else {
+		return ktrace_error_at(c->err, -ENOTSUP, 10,
+				       "unsupported trace.dat version \"%.*s\" (6 and 7 are)",
+				       vlen > 8 ? 8 : (int)vlen, ver);
+	}
+	snprintf(td->version_str, sizeof(td->version_str), "%u", td->hdr.version);
+	ret = kt_cursor_u8(c, &endian);
+	if (!ret)
+		ret = kt_cursor_u8(c, &lsize);
+	if (ret)
+		return ret;
+	if (endian > 1)
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 2,
+				       "endianness byte %u (0 or 1 expected)", endian);
+	td->hdr.big_endian = endian;
+	c->big_endian = endian;
+	td->hdr.long_size = lsize;
+	if (lsize != 4 && lsize != 8)
+		td_warn(td, "header long size is %u", lsize);
+	ret = kt_cursor_u32(c, &page_size);
+	if (ret)
+		return ret;
+	td->hdr.page_size = page_size;
+	strcpy(td->comp_name, "none");
+	td->comp_version[0] = 0;
+	td->codec_kind = TD_CODEC_NONE;
+	if (td->hdr.version >= 7) {
+		uint64_t at = kt_cursor_offset(c);
+
+		ret = kt_cursor_cstring(c, &s, &slen, "compression name");
+		if (ret)
+			return ret;
+		if (slen >= sizeof(td->comp_name))
+			return ktrace_error_at(c->err, -EBADMSG, at, "compression name too long");
+		memcpy(td->comp_name, s, slen + 1);
+		ret = kt_cursor_cstring(c, &s, &slen, "compression version");
+		if (ret)
+			return ret;
+		if (slen >= sizeof(td->comp_version))
+			return ktrace_error_at(c->err, -EBADMSG, at, "compression version too long");
+		memcpy(td->comp_version, s, slen + 1);
+		if (!strcmp(td->comp_name, "zstd"))
+			td->codec_kind = TD_CODEC_ZSTD;
+		else if (!strcmp(td->comp_name, "zlib"))
+			td->codec_kind = TD_CODEC_ZLIB;
+		else if (strcmp(td->comp_name, "none"))
+			return ktrace_error_at(c->err, -ENOTSUP, at,
+					       "unsupported compression \"%s\"", td->comp_name);
+		td->options_offset_at = kt_cursor_offset(c);
+		ret = kt_cursor_u64(c, &td->hdr.options_offset);
+		if (ret)
+			return ret;
+	}
+	td->hdr.compression = td->comp_name;
+	td->hdr.compression_version = td->comp_version;
+	return td_codec_init(&td->codec, td->codec_kind) ? oom(c->err) : 0;
+}
+
+static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so,
+		   struct ktrace_error *err)
+{
+	size_t cap = 0;
+	uint32_t cpus;
+	uint64_t end;
+	struct td_buffer *top;
+	int ret;
+
+	ret = parse_header_info(td, c);
+	if (!ret)
+		ret = parse_ftrace_formats(td, c, &cap);
+	if (!ret)
+		ret = parse_event_formats(td, c, &cap);
+	if (!ret)
+		ret = parse_lazy_text(c, &td->kallsyms, 4, "kallsyms");
+	if (!ret)
+		ret = parse_lazy_text(c, &td->printk, 4, "printk formats");
+	if (!ret)
+		ret = parse_lazy_text(c, &td->cmdlines, 8, "saved cmdlines");
+	if (!ret)
+		ret = kt_cursor_u32(c, &cpus);
+	if (ret)
+		return ret;
+	td->kallsyms.loaded = td->printk.loaded = td->cmdlines.loaded = true;
+	td->hdr.cpus = cpus;
+
+	/* The top buffer goes first; instances (BUFFER options) come after it. */
+	ret = add_buffer(td, &top, err);
+	if (ret)
+		return ret;
+	top->pub.name = "";
+	top->host_sync = true;
+	{
+		struct kt_cursor probe = *c;
+		const uint8_t *tag;
+
+		ret = kt_cursor_bytes(&probe, 10, &tag, "options/flyrecord tag");
+		if (ret)
+			return ret;
+		if (!memcmp(tag, "options  ", 10)) {
+			*c = probe;
+			ret = parse_options_v6(td, c, so);
+			if (ret)
+				return ret;
+		}
+	}
+	if (td->has_cpucount && td->cpucount > td->hdr.cpus)
+		td->hdr.cpus = td->cpucount;
+	/* CPUCOUNT changes the number of entries in the flyrecord tables */
+	cpus = td->has_cpucount ? td->cpucount : cpus;
+	ret = read_flyrecord_v6(td, 0, kt_cursor_offset(c), cpus, so, &end, err);
+	if (ret)
+		return ret;
+	top = &td->bufs[0];
+	if (!top->pub.latency && td->has_traceclock_option) {
+		/* v6 quirk: the TRACECLOCK option is empty and the trace_clock text follows
+		 * the flyrecord table as "u64 size, text". */
+		struct kt_cursor cc;
+		struct td_text t;
+
+		cursor_at(td, &cc, end, NULL);
+		if (read_text64(&cc, &t, "trace clock") == 0) {
+			free(td->clock_text);
+			td->clock_text = strndup(t.data, t.len);
+			if (!td->clock_text)
+				return oom(err);
+			extract_clock(t.data, t.len, td->top_clock, sizeof(td->top_clock));
+		} else {
+			td_warn(td, "offset 0x%" PRIx64 ": unreadable trace_clock text, using local", end);
+			strcpy(td->top_clock, "local");
+		}
+	}
+	for (size_t i = 1; i < td->nbufs; i++) {
+		ret = read_flyrecord_v6(td, i, td->bufs[i].pub.offset, cpus, so, &end, err);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < td->nbufs; i++)
+		td->bufs[i].pub.clock = td->top_clock;
+	return 0;
+}
+
+/* Walks every section from the header on: counts them and gathers STRINGS. */
+static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_error *err)
+{
+	uint64_t off = start;
+	size_t cap = 0;
+
+	while (off <= td->size && td->size - off >= 16) {
+		struct td_sechdr h;
+		struct tracedat_section *s;
+
+		read_sechdr(td, off, off, &h, NULL);
+		if (td->nsections == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct tracedat_section *n = realloc(td->sections, ncap * sizeof(*n));
+
+			if (!n)
+				return oom(err);
+			td->sections = n;
+			cap = ncap;
+		}
+		s = &td->sections[td->nsections++];
+		s->id = h.id;
+		s->flags = h.flags;
+		s->offset = off;
+		s->size = h.size;
+		s->description = (const char *)(uintptr_t)h.desc;   /* resolved later */
+		if (h.id == TRACEDAT_OPT_STRINGS) {
+			struct td_region r;
+			struct ktrace_error e2 = { 0 };
+
+			if (load_section(td, off, off, h.id, "strings", &r, &e2) == 0) {
+				char *n = realloc(td->strings, td->strings_len + r.len + 1);
+
+				if (!n) {
+					region_free(&r);
+					return oom(err);
+				}
+				td->strings = n;
+				memcpy(td->strings + td->strings_len, r.data, r.len);
+				td->strings_len += r.len;
+				td->strings[td->strings_len] = 0;
+				region_free(&r);
+			} else {
+				char msg[KTRACE_ERROR_MESSAGE_MAX + 32];
+
+				td_warn(td, "strings section: %s",
+					ktrace_error_format(&e2, msg, sizeof(msg)));
+			}
+		}
+		if (h.size > td->size - off - 16) {
+			if (off + 16 + h.size != td->size)
+				td_warn(td, "offset 0x%" PRIx64 ": section %u of %" PRIu64
+					" bytes runs past the end of the file", off, h.id, h.size);
+			break;
+		}
+		off += 16 + h.size;
+	}
+	td->hdr.sections = (unsigned int)td->nsections;
+	return 0;
+}
+
+static const char *string_at(const struct tracedat *td, uint32_t id)
+{
+	if (!td->strings || id >= td->strings_len)
+		return NULL;
+	return td->strings + id;
+}
+
+/* Loads one metadata section named by an option and parses it with fn. */
+static int metadata_section(struct tracedat *td, const struct td_secopts *so, unsigned int id,
+			    const char *what, size_t *cap, struct ktrace_error *err)
+{
+	struct td_region r;
+	struct kt_cursor c;
+	int ret;
+
+	if (!so->present[id])
+		return 0;
+	ret = load_section(td, so->offset[id], so->from[id], id, what, &r, err);
+	if (ret)
+		return ret;
+	cursor_over(td, &c, &r, err);
+	switch (id) {
+	case TRACEDAT_OPT_HEADER_INFO:
+		ret = parse_header_info(td, &c);
+		if (r.compressed)
+			td->header_page_at = r.offset;
+		break;
+	case TRACEDAT_OPT_FTRACE_EVENTS:
+		ret = parse_ftrace_formats(td, &c, cap);
+		break;
+	case TRACEDAT_OPT_EVENT_FORMATS:
+		ret = parse_event_formats(td, &c, cap);
+		break;
+	default: {
+		struct td_lazy *lz = id == TRACEDAT_OPT_KALLSYMS ? &td->kallsyms
+				     : id == TRACEDAT_OPT_PRINTK ? &td->printk : &td->cmdlines;
+
+		ret = parse_lazy_text(&c, lz, id == TRACEDAT_OPT_CMDLINES ? 8 : 4, what);
+		lz->region = r;
+		lz->region.owned = NULL;
+		lz->region.data = NULL;
+		if (!ret && (!r.owned || r.len <= (1u << 20))) {
+			/* small or mapped: keep it */
+			lz->loaded = true;
+			ret = region_keep(td, &r, err);
+		} else {
+			lz->text.data = NULL;
+			lz->text.len = 0;
+		}
+		region_free(&r);
+		return ret ? region_error(&lz->region, ret, err) : 0;
+	}
+	}
+	if (ret) {
+		region_error(&r, ret, err);
+		region_free(&r);
+		return ret;
+	}
+	return region_keep(td, &r, err);
+}
+
+static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so,
+		   struct ktrace_error *err)
+{
+	size_t cap = 0;
+	int ret;
+
+	ret = walk_sections_v7(td, kt_cursor_offset(c), err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < td->nsections; i++) {
+		uint32_t id = (uint32_t)(uintptr_t)td->sections[i].description;
+		const char *s = string_at(td, id);
+
+		td->sections[i].description = s ? s : "";
+	}
+	if (!td->hdr.options_offset)
+		return ktrace_error_at(err, -EBADMSG, kt_cursor_offset(c) - 8,
+				       "no options section");
+	ret = parse_options_v7(td, so, err);
+	if (ret)
+		return ret;
+	ret = metadata_section(td, so, TRACEDAT_OPT_HEADER_INFO, "headers", &cap, err);
+	if (!ret)
+		ret = metadata_section(td, so, TRACEDAT_OPT_FTRACE_EVENTS, "ftrace events", &cap,
+				       err);
+	if (!ret)
+		ret = metadata_section(td, so, TRACEDAT_OPT_EVENT_FORMATS, "events format", &cap,
+				       err);
+	if (!ret)
+		ret = metadata_section(td, so, TRACEDAT_OPT_KALLSYMS, "kallsyms", &cap, err);
+	if (!ret)
+		ret = metadata_section(td, so, TRACEDAT_OPT_PRINTK, "printk", &cap, err);
+	if (!ret)
+		ret = metadata_section(td, so, TRACEDAT_OPT_CMDLINES, "command lines", &cap, err);
+	if (ret)
+		return ret;
+	if (!so->present[TRACEDAT_OPT_HEADER_INFO])
+		td_warn(td, "no header_page/header_event section");
+
+	/* The top buffer first. */
+	for (size_t i = 1; i < td->nbufs; i++)
+		if (!td->bufs[i].pub.name[0]) {
+			struct td_buffer top = td->bufs[i];
+
+			memmove(td->bufs + 1, td->bufs, i * sizeof(*td->bufs));
+			td->bufs[0] = top;
+			break;
+		}
+	for (size_t i = 0; i < td->nbufs; i++) {
+		struct td_buffer *b = &td->bufs[i];
+
+		ret = setup_buffer_v7(td, b, err);
+		if (ret)
+			return ret;
+		if (!b->pub.name[0]) {
+			unsigned int slots = b->ncpus ? b->cpus[b->ncpus - 1].pub.cpu + 1 : 0;
+
+			b->host_sync = true;
+			if (slots > td->hdr.cpus)
+				td->hdr.cpus = slots;
+			if (!td->top_clock[0])
+				snprintf(td->top_clock, sizeof(td->top_clock), "%s", b->pub.clock);
+		}
+	}
+	if (td->has_cpucount && td->cpucount > td->hdr.cpus)
+		td->hdr.cpus = td->cpucount;
+	return 0;
+}
+
+static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int flags,
+				struct tracedat **out, struct ktrace_error *err)
+{
+	struct td_secopts so;
+	struct tracedat *td;
+	struct kt_cursor c;
+	int ret;
+
+	*out = NULL;
+	if (!ktrace_input_is_mapped(in)) {
+		if (owns)
+			ktrace_input_close(in);
+		return ktrace_error_set(err, -ESPIPE,
+					"trace.dat files must be read from a regular file, not a pipe");
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		if (owns)
+			ktrace_input_close(in);
+		return oom(err);
+	}
+	td->in = in;
+	td->owns_input = owns;
+	td->release_pages = owns || (flags & TRACEDAT_MAPPED_FILE);
+	td->map = ktrace_input_data(in);
+	td->size = (uint64_t)ktrace_input_size(in);
+	td->flags = flags;
+	td->hdr.file_size = td->size;
+	memset(&so, 0, sizeof(so));
+
+	kt_cursor_init(&c, td->map, (size_t)td->size, 0, err);
+	ret = parse_initial(td, &c);
+	if (!ret)
+		ret = td->hdr.version >= 7 ? open_v7(td, &c, &so, err)
+					   : open_v6(td, &c, &so, err);
+	if (!ret)
+		ret = parse_kernel_long(td, err);
+	if (ret) {
+		tracedat_close(td);
+		return ret;
+	}
+	*out = td;
+	return 0;
+}
+
+int tracedat_open_input(struct ktrace_input *in, unsigned int flags, struct tracedat **out,
+			struct ktrace_error *err)
+{
+	return tracedat_open_common(in, false, flags, out, err);
+}
+
+int tracedat_open(const char *path, unsigned int flags, struct tracedat **out,
+		  struct ktrace_error *err)
+{
+	struct ktrace_input *in;
+	int ret = ktrace_input_open(path, &in, err);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	return tracedat_open_common(in, true, flags, out, err);
+}
+
+void tracedat_close(struct tracedat *td)
+{
+	if (!td)
+		return;
+	free(td->sections);
+	for (size_t i = 0; i < td->nowned; i++)
+		free(td->owned[i]);
+	free(td->owned);
+	for (size_t i = 0; i < td->nbufs; i++)
+		free(td->bufs[i].cpus);
+	free(td->bufs);
+	free(td->formats);
+	free(td->systems);
+	free(td->strings);
+	free(td->opts);
+	free(td->clock_text);
+	if (td->tsync)
+		for (size_t i = 0; i < td->tsync_cpus; i++)
+			free(td->tsync[i].samples);
+	free(td->tsync);
+	for (size_t i = 0; i < td->nwarnings; i++)
+		free(td->warnings[i]);
+	td_codec_fini(&td->codec);
+	if (td->owns_input)
+		ktrace_input_close(td->in);
+	free(td);
+}
+
+/* ------------------------------------------------------------------ accessors */
+
+const struct tracedat_header *tracedat_header(const struct tracedat *td)
+{
+	return &td->hdr;
+}
+
+const char *tracedat_name(const struct tracedat *td)
+{
+	return ktrace_input_name(td->in);
+}
+
+static int give_text(const struct td_text *t, const char **text, size_t *len)
+{
+	if (text)
+		*text = t->data ? t->data : "";
+	if (len)
+		*len = t->len;
+	return t->data ? 0 : -ENOENT;
+}
+
+int tracedat_header_page(const struct tracedat *td, const char **text, size_t *len)
+{
+	return give_text(&td->header_page, text, len);
+}
+
+int tracedat_header_event(const struct tracedat *td, const char **text, size_t *len)
+{
+	return give_text(&td->header_event, text, len);
+}
+
+size_t tracedat_ftrace_format_count(const struct tracedat *td)
+{
+	return td->nftrace;
+}
+
+int tracedat_ftrace_format(const struct tracedat *td, size_t i, const char **text, size_t *len)
+{
+	if (i >= td->nftrace)
+		return -ENOENT;
+	return give_text(&td->formats[i].text, text, len);
+}
+
+size_t tracedat_system_count(const struct tracedat *td)
+{
+	return td->nsystems;
+}
+
+const char *tracedat_system_name(const struct tracedat *td, size_t sys)
+{
+	return sys < td->nsystems ? td->systems[sys].name : NULL;
+}
+
+size_t tracedat_system_event_count(const struct tracedat *td, size_t sys)
+{
+	return sys < td->nsystems ? td->systems[sys].count : 0;
+}
+
+int tracedat_event_format(const struct tracedat *td, size_t sys, size_t i, const char **text,
+			  size_t *len)
+{
+	if (sys >= td->nsystems || i >= td->systems[sys].count)
+		return -ENOENT;
+	return give_text(&td->formats[td->systems[sys].first + i].text, text, len);
+}
+
+/* Loads a lazy text (decompressing its section again when it was dropped). */
+static int lazy_get(struct tracedat *td, struct td_lazy *lz, const char **text, size_t *len,
+		    const char *what, struct ktrace_error *err)
+{
+	if (!lz->present) {
+		if (text)
+			*text = "";
+		if (len)
+			*len = 0;
+		return -ENOENT;
+	}
+	if (!lz->loaded) {
+		struct td_region r;
+		struct kt_cursor c;
+		int ret = load_section(td, lz->region.offset, lz->region.offset,
+				       lz == &td->kallsyms ? TRACEDAT_OPT_KALLSYMS
+				       : lz == &td->printk ? TRACEDAT_OPT_PRINTK
+				       : TRACEDAT_OPT_CMDLINES, what, &r, err);
+
+		if (ret)
+			return ret;
+		cursor_over(td, &c, &r, err);
+		ret = parse_lazy_text(&c, lz, lz->header_bytes, what);
+		if (!ret)
+			ret = region_keep(td, &r, err);
+		if (ret) {
+			region_free(&r);
+			return region_error(&r, ret, err);
+		}
+		lz->loaded = true;
+	}
+	return give_text(&lz->text, text, len);
+}
+
+int tracedat_kallsyms(struct tracedat *td, const char **text, size_t *len,
+		      struct ktrace_error *err)
+{
+	return lazy_get(td, &td->kallsyms, text, len, "kallsyms", err);
+}
+
+int tracedat_printk_formats(struct tracedat *td, const char **text, size_t *len,
+			    struct ktrace_error *err)
+{
+	return lazy_get(td, &td->printk, text, len, "printk", err);
+}
+
+int tracedat_cmdlines(struct tracedat *td, const char **text, size_t *len,
+		      struct ktrace_error *err)
+{
+	return lazy_get(td, &td->cmdlines, text, len, "command lines", err);
+}
+
+int64_t tracedat_kallsyms_size(const struct tracedat *td)
+{
+	return td->kallsyms.present ? (int64_t)td->kallsyms.text_size : -1;
+}
+
+int64_t tracedat_printk_size(const struct tracedat *td)
+{
+	return td->printk.present ? (int64_t)td->printk.text_size : -1;
+}
+
+int64_t tracedat_cmdlines_size(const struct tracedat *td)
+{
+	return td->cmdlines.present ? (int64_t)td->cmdlines.text_size : -1;
+}
+
+size_t tracedat_option_count(const struct tracedat *td)
+{
+	return td->nopts;
+}
+
+const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i)
+{
+	return i < td->nopts ? &td->opts[i] : NULL;
+}
+
+const char *tracedat_option_name(unsigned int id)
+{
+	static const char *const names[] = {
+		"DONE", "DATE", "CPUSTAT", "BUFFER", "TRACECLOCK", "UNAME", "HOOK", "OFFSET",
+		"CPUCOUNT", "VERSION", "PROCMAPS", "TRACEID", "TIME_SHIFT", "GUEST", "TSC2NSEC",
+		"STRINGS", "HEADER_INFO", "FTRACE_EVENTS", "EVENT_FORMATS", "KALLSYMS", "PRINTK",
+		"CMDLINES", "BUFFER_TEXT", "BTF_FILE", "LAST_BOOT_INFO", "MODULES_FILE",
+	};
+
+	if (id == TRACEDAT_OPT_SAVED_TGIDS)
+		return "SAVED_TGIDS";
+	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
+}
+
+const char *tracedat_uname(const struct tracedat *td)
+{
+	return td->uname;
+}
+
+const char *tracedat_tracer_version(const struct tracedat *td)
+{
+	return td->tracer_version;
+}
+
+const char *tracedat_clock(const struct tracedat *td)
+{
+	return td->top_clock[0] ? td->top_clock : NULL;
+}
+
+const char *tracedat_clock_text(const struct tracedat *td)
+{
+	return td->clock_text;
+}
+
+bool tracedat_trace_id(const struct tracedat *td, uint64_t *id)
+{
+	if (td->has_trace_id && id)
+		*id = td->trace_id;
+	return td->has_trace_id;
+}
+
+bool tracedat_tsc2nsec(const struct tracedat *td, uint32_t *mult, uint32_t *shift,
+		       uint64_t *offset)
+{
+	if (td->has_tsc) {
+		if (mult)
+			*mult = td->tsc_mult;
+		if (shift)
+			*shift = td->tsc_shift;
+		if (offset)
+			*offset = td->tsc_offset;
+	}
+	return td->has_tsc;
+}
+
+int64_t tracedat_ts_offset(const struct tracedat *td)
+{
+	return td->ts_offset;
+}
+
+void tracedat_add_ts_offset(struct tracedat *td, int64_t offset)
+{
+	if (!(td->flags & TRACEDAT_RAW_TS))
+		td->ts_offset = (int64_t)((uint64_t)td->ts_offset + (uint64_t)offset);
+}
+
+size_t tracedat_warning_count(const struct tracedat *td)
+{
+	return td->nwarnings;
+}
+
+const char *tracedat_warning(const struct tracedat *td, size_t i)
+{
+	return i < td->nwarnings ? td->warnings[i] : NULL;
+}
+
+size_t tracedat_buffer_count(const struct tracedat *td)
+{
+	return td->nbufs;
+}
+
+const struct tracedat_buffer *tracedat_buffer(const struct tracedat *td, size_t i)
+{
+	return i < td->nbufs ? &td->bufs[i].pub : NULL;
+}
+
+const struct tracedat_cpu *tracedat_buffer_cpu(const struct tracedat *td, size_t buffer,
+					       size_t i)
+{
+	if (buffer >= td->nbufs || i >= td->bufs[buffer].ncpus)
+		return NULL;
+	return &td->bufs[buffer].cpus[i].pub;
+}
+
+int tracedat_find_buffer(const struct tracedat *td, const char *name)
+{
+	for (size_t i = 0; i < td->nbufs; i++)
+		if (!strcmp(td->bufs[i].pub.name, name))
+			return (int)i;
+	return -1;
+}
+
+size_t tracedat_section_count(const struct tracedat *td)
+{
+	return td->nsections;
+}
+
+const struct tracedat_section *tracedat_section(const struct tracedat *td, size_t i)
+{
+	return i < td->nsections ? &td->sections[i] : NULL;
+}
+
+static bool tracedat_match(const uint8_t *p, size_t len)
+{
+	static const uint8_t magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+	return len >= sizeof(magic) && !memcmp(p, magic, sizeof(magic));
+}
+
+const struct kt_detector kt_detector_tracedat = {
+	KTRACE_FORMAT_TRACEDAT, "trace-cmd trace.dat", tracedat_match,
+};

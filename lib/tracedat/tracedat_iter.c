@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.dat record iteration: one stream per (buffer, CPU), each walking its pages
+ * with kbuffer, merged by timestamp with a binary heap.
+ *
+ * Uncompressed data is read straight from the mapping; pages a stream has finished
+ * with are handed back to the kernel (madvise) so the resident set stays small even
+ * for huge files. Compressed data is decompressed one chunk (at most 10 pages) at a
+ * time per stream.
+ */
+#include <ktrace/kbuffer.h>
+#include <ktrace/tracedat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "common/cursor.h"
+#include "tracedat/tracedat_int.h"
+
+/* Consumed mapped data is released in steps of this many bytes, or of half the bytes
+ * kept for the caller (tracedat_iter_keep_mapped: all streams together keep about
+ * TD_KEEP_TOTAL resident). */
+#define TD_RELEASE_STEP (4u << 20)
+#define TD_KEEP_TOTAL (32u << 20)
+#define TD_KEEP_MIN (1u << 20)
+#define TD_KEEP_MAX (8u << 20)
+
+struct td_stream {
+	struct tracedat *td;
+	struct td_buffer *b;
+	struct td_cpu *cpu;
+	unsigned int buffer;
+	bool host_sync;
+	struct kbuffer *kb;
+	uint64_t pos;              /* next page, as an offset in the CPU's (uncompressed) data */
+	uint64_t end;              /* bytes of data */
+	/* compressed data */
+	uint64_t chunk_next;       /* file offset of the next chunk header */
+	uint32_t chunks_left;
+	uint8_t *chunk;
+	size_t chunk_cap, chunk_len;
+	uint64_t chunk_pos;        /* data offset of the chunk's first byte */
+	uint64_t chunk_file;       /* file offset of the current chunk header */
+	/* current page */
+	const uint8_t *page;
+	size_t page_len;
+	uint64_t page_pos;
+	/* the built-in page walker (kbuffer is used instead for the old ring-buffer
+	 * layout and with TRACEDAT_KBUFFER_WALK) */
+	bool use_kb;
+	bool big;                  /* big-endian data */
+	unsigned int hdr;          /* sub-buffer header size: 12 or 16 */
+	const uint8_t *pdata;      /* page + hdr */
+	size_t avail;              /* page_len - hdr */
+	size_t commit;             /* bytes of records */
+	size_t next;               /* next record header, from pdata */
+	uint64_t wts;              /* time of the last record walked */
+	long long page_lost;
+	bool correct;              /* timestamps need correcting */
+	uint64_t released;         /* file offset up to which mapped pages were released */
+	uint64_t keep;             /* bytes read past a record before its pages go (0: none) */
+	/* current record, or the error met */
+	struct tracedat_record rec;
+	int error;
+	struct ktrace_error err;
+};
+
+struct tracedat_iter {
+	struct tracedat *td;
+	struct td_stream *streams;
+	size_t nstreams;
+	size_t *heap;
+	size_t nheap;
+	struct td_codec codec;
+	long last;                 /* stream whose record was handed out last, or -1 */
+	bool started;
+	bool raw;
+	int error;
+	struct ktrace_error err;
+	size_t sys_page;
+};
+
+/* ------------------------------------------------------------------ timestamps */
+
+/* (a * mul) >> shift on 64 bits, as the kernel's mul_u64_u32_shr. */
+static uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned int shift)
+{
+	unsigned __int128 r = (unsigned __int128)a * mul;
+
+	if (shift >= 128)
+		return 0;
+	return (uint64_t)(r >> shift);
+}
+
+static uint64_t tsync_calc(uint64_t ts, uint32_t flags, const struct td_tsync_sample *min,
+			   const struct td_tsync_sample *max)
+{
+	int64_t tscor = min->offset;
+
+	if (flags & 1) {   /* interpolate between the two samples */
+		int64_t delta = (int64_t)((uint64_t)max->time - (uint64_t)min->time);
+		int64_t off = (int64_t)((ts - (uint64_t)min->time) *
+					((uint64_t)max->offset - (uint64_t)min->offset));
+		int64_t num = (int64_t)((uint64_t)off + (uint64_t)(delta / 2));
+
+		if (delta && !(num == INT64_MIN && delta == -1))
+			tscor = (int64_t)((uint64_t)min->offset + (uint64_t)(num / delta));
+	}
+	ts *= (uint64_t)min->scaling;
+	ts = min->fraction >= 0 && min->fraction < 64 ? ts >> min->fraction : 0;
+	/* ts - |tscor| or ts + tscor: the same thing modulo 2^64 */
+	return ts + (uint64_t)tscor;
+}
+
+static uint64_t host_sync(const struct tracedat *td, unsigned int cpu, uint64_t ts)
+{
+	const struct td_tsync_cpu *tc;
+	const struct td_tsync_sample *s;
+	size_t n;
+	long lo, hi, mid;
+
+	if (cpu >= td->tsync_cpus)
+		return ts;
+	tc = &td->tsync[cpu];
+	s = tc->samples;
+	n = tc->count;
+	if (n == 0)
+		return ts;
+	if (n == 1)
+		return ts + (uint64_t)s[0].offset;
+	if (n == 2 || ts <= (uint64_t)s[0].time)
+		return tsync_calc(ts, td->tsync_flags, &s[0], &s[1]);
+	if (ts >= (uint64_t)s[n - 1].time)
+		return tsync_calc(ts, td->tsync_flags, &s[n - 2], &s[n - 1]);
+	lo = 0;
+	hi = (long)n - 1;
+	mid = (lo + hi) / 2;
+	while (lo <= hi) {
+		if (ts < (uint64_t)s[mid].time)
+			hi = mid - 1;
+		else if (ts > (uint64_t)s[mid].time)
+			lo = mid + 1;
+		else
+			break;
+		mid = (lo + hi) / 2;
+	}
+	if (mid < 0)
+		mid = 0;
+	if ((size_t)mid + 1 >= n)
+		mid = (long)n - 2;
+	return tsync_calc(ts, td->tsync_flags, &s[mid], &s[mid + 1]);
+}
+
+static uint64_t correct_ts(const struct tracedat *td, bool sync, unsigned int cpu, uint64_t ts)
+{
+	if (td->flags & TRACEDAT_RAW_TS)
+		return ts;
+	if (sync && td->tsync)
+		ts = host_sync(td, cpu, ts);
+	if (td->has_tsc && td->tsc_mult)
+		ts = mul_u64_u32_shr(ts, td->tsc_mult, td->tsc_shift);
+	return ts + (uint64_t)td->ts_offset;
+}
+
+uint64_t tracedat_correct_ts(const struct tracedat *td, unsigned int buffer, unsigned int cpu,
+			     uint64_t raw_ts)
+{
+	bool sync = buffer < td->nbufs && td->bufs[buffer].host_sync;
+
+	return correct_ts(td, sync, cpu, raw_ts);
+}
+
+/* ------------------------------------------------------------------ streams */
+
+static void release_mapped(struct td_stream *s, uint64_t upto, size_t sys_page)
+{
+	struct tracedat *td = s->td;
+	uint64_t start, end;
+
+	if (!td->release_pages ||
+	    upto < s->released + (s->keep ? s->keep / 2 : TD_RELEASE_STEP) + s->keep)
+		return;
+	upto -= s->keep;       /* what callers may still look at stays */
+	start = (s->released + sys_page - 1) & ~((uint64_t)sys_page - 1);
+	end = upto & ~((uint64_t)sys_page - 1);
+	if (end > start)
+		madvise((void *)(td->map + start), (size_t)(end - start), MADV_DONTNEED);
+	s->released = upto;
+}
+
+static int stream_error(struct td_stream *s, int code, uint64_t offset, const char *detail)
+{
+	s->error = code;
+	ktrace_error_at(&s->err, code, offset, "%s%s%sCPU %u: %s", s->b->pub.name[0] ? "buffer \"" : "", s->b->pub.name,
+			s->b->pub.name[0] ? "\" " : "", s->cpu->pub.cpu, detail);
+	return code;
+}
+
+/* Decompresses the next chunk of a compressed stream. */
+static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_page)
+{
+	struct tracedat *td = s->td;
+	uint32_t csize, usize;
+
+	if (!s->chunks_left)
+		return stream_error(s, -EBADMSG, s->chunk_next, "no chunk left");
+	/* check_cpu_data validated every chunk header and size already */
+	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
+	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
+	switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, &s->chunk,
+				   &s->chunk_cap, usize)) {
+	case 0:
+		break;
+	case -ENOMEM:
+		return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
+	default:
+		return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
+	}
+	s->chunk_pos += s->chunk_len;
+	s->chunk_len = usize;
+	s->chunk_file = s->chunk_next;
+	s->chunk_next += 8 + (uint64_t)csize;
+	s->chunks_left--;
+	release_mapped(s, s->chunk_file, sys_page);
+	return 0;
+}
+
+/* Loads the next page that exists. 1 loaded, 0 no more, < 0 error. */
+static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_page)
+{
+	struct tracedat *td = s->td;
+	size_t ps = s->b->pub.page_size;
+	unsigned int hdr = (unsigned int)td->hdr.kernel_long_size + 8;
+	uint64_t page_file;
+	int ret;
+
+	if (s->pos >= s->end)
+		return 0;
+	if (s->b->pub.compressed) {
+		uint64_t in;
+
+		while (s->pos >= s->chunk_pos + s->chunk_len) {
+			ret = next_chunk(s, codec, sys_page);
+			if (ret)
+				return ret;
+		}
+		in = s->pos - s->chunk_pos;
+		s->page_len = s->chunk_len - in < ps ? (size_t)(s->chunk_len - in) : ps;
+		s->page = s->chunk + in;
+		page_file = s->chunk_file;
+	} else {
+		page_file = s->cpu->pub.offset + s->pos;
+		s->page_len = s->end - s->pos < ps ? (size_t)(s->end - s->pos) : ps;
+		s->page = td->map + page_file;
+		release_mapped(s, page_file, sys_page);
+	}
+	s->page_pos = s->pos;
+	s->pos += s->page_len;
+	if (s->page_len < hdr)
+		return stream_error(s, -ENODATA, page_file, "truncated sub-buffer at the end of the data");
+	s->rec.page = s->page;
+	s->rec.page_len = s->page_len;
+	if (s->b->pub.compressed) {
+		s->rec.page_offset = s->page_pos;
+		s->rec.chunk_offset = s->chunk_file;
+		s->rec.chunk_end = s->chunk_pos + s->chunk_len;
+	} else {
+		s->rec.page_offset = s->cpu->pub.offset + s->page_pos;
+		s->rec.chunk_offset = 0;
+		s->rec.chunk_end = 0;
+	}
+	if (s->use_kb) {
+		kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);
+		if (kbuffer_corrupt(s->kb))
+			return stream_error(s, -EBADMSG, page_file,
+					    "sub-buffer commit size exceeds the page");
+		return 1;
+	}
+	/* u64 timestamp, kernel long commit: bits 0-26 bytes of records, bit 31 events
+	 * were lost before the page, bit 30 their count follows the records */
+	{
+		uint64_t commit = hdr == 16 ? kt_load_u64(s->page + 8, s->big)
+					    : kt_load_u32(s->page + 8, s->big);
+
+		s->pdata = s->page + hdr;
+		s->avail = s->page_len - hdr;
+		s->commit = (size_t)(commit & ((1u << 27) - 1));
+		s->wts = kt_load_u64(s->page, s->big);
+		s->next = 0;
+		if (s->commit > s->avail)
+			return stream_error(s, -EBADMSG, page_file,
+					    "sub-buffer commit size exceeds the page");
+		if (!(commit & (1ull << 31)))
+			s->page_lost = 0;
+		else if ((commit & (1ull << 30)) && s->avail - s->commit >= hdr - 8)
+			s->page_lost = (long long)(hdr == 16 ? kt_load_u64(s->pdata + s->commit, s->big)
+							     : kt_load_u32(s->pdata + s->commit, s->big));
+		else
+			s->page_lost = -1;
+	}
+	return 1;
+}
+
+/*
+ * Walks to the next event of the page, as kbuffer does (same records, timestamps and
+ * sizes), filling the record. 1 an event, 0 end of the page, -1 corrupt.
+ */
+static inline int walk_next(struct td_stream *s, struct tracedat_record *r)
+{
+	const uint8_t *d = s->pdata;
+	size_t avail = s->avail;
+
+	while (s->next < s->commit) {
+		size_t off = s->next, payload;
+		uint32_t w, type_len;
+		uint64_t delta, length;
+
+		if (avail - off < 4)
+			return -1;
+		/* Hardware prefetchers stop at page boundaries, and the next page of this
+		 * CPU follows this one (in the file or the chunk): read ahead by hand. A
+		 * prefetch never faults, whatever the address. */
+		__builtin_prefetch(d + off + 1024);
+		w = kt_load_u32(d + off, s->big);
+		if (s->big) {
+			type_len = w >> 27;
+			delta = w & ((1u << 27) - 1);
+		} else {
+			type_len = w & 31;
+			delta = w >> 5;
+		}
+		switch (type_len) {
+		case KBUFFER_TYPE_PADDING:
+			s->wts += delta;
+			if (avail - off < 8) {
+				/* a padding ending the page may lack its length word */
+				if (delta)
+					return -1;
+				length = avail - off - 4;
+			} else {
+				int32_t l = (int32_t)kt_load_u32(d + off + 4, s->big);
+
+				if (l < 0)
+					return -1;
+				length = (uint64_t)l;
+			}
+			s->next = (size_t)(off + 4 + length > SIZE_MAX / 2 ? SIZE_MAX / 2
+									   : off + 4 + length);
+			continue;
+		case KBUFFER_TYPE_TIME_EXTEND:
+			if (avail - off < 8)
+				return -1;
+			s->wts += ((uint64_t)kt_load_u32(d + off + 4, s->big) << TS_SHIFT) + delta;
+			s->next = off + 8;
+			continue;
+		case KBUFFER_TYPE_TIME_STAMP: {
+			uint64_t ext;
+
+			if (avail - off < 8)
+				return -1;
+			ext = ((uint64_t)kt_load_u32(d + off + 4, s->big) << TS_SHIFT) + delta;
+			s->wts = ext | (s->wts & (0xf8ull << 56));
+			s->next = off + 8;
+			continue;
+		}
+		case 0: {
+			int32_t l;
+
+			if (avail - off < 8)
+				return -1;
+			l = (int32_t)(kt_load_u32(d + off + 4, s->big) - 4);
+			if (l > INT32_MAX - 3)
+				return -1;
+			l = (int32_t)(((uint32_t)l + 3) & ~3u);
+			if (l < 0)
+				return -1;
+			length = (uint64_t)l;
+			payload = off + 8;
+			break;
+		}
+		default:
+			length = (uint64_t)type_len * 4;
+			payload = off + 4;
+			break;
+		}
+		s->wts += delta;
+		if (length > avail - payload)
+			return -1;
+		r->raw_ts = s->wts;
+		r->data = d + payload;
+		r->size = (uint32_t)length;
+		r->record_size = (uint32_t)(payload + length - off);
+		r->missed_events = off == 0 ? s->page_lost : 0;
+		r->offset = r->page_offset + s->hdr + off;
+		s->next = payload + (size_t)length;
+		return 1;
+	}
+	return 0;
+}
+
+/* Positions the stream on its next record (the kbuffer's current event or later).
+ * 1 a record, 0 end of data, < 0 error (kept in the stream). */
+static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_page, bool raw)
+{
+	struct tracedat_record *r = &s->rec;
+	int ret;
+
+	for (;;) {
+		if (s->page && !s->use_kb) {
+			ret = walk_next(s, r);
+			if (ret > 0) {
+				r->ts = !s->correct ? r->raw_ts
+					: correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, r->raw_ts);
+				return 1;
+			}
+			if (ret < 0) {
+				uint64_t at = s->b->pub.compressed ? s->chunk_file
+								   : s->cpu->pub.offset + s->page_pos;
+
+				s->page = NULL;
+				return stream_error(s, -EBADMSG, at,
+						    "corrupt sub-buffer (a record runs past its end)");
+			}
+		} else if (s->page) {
+			unsigned long long ts;
+			void *data = kbuffer_read_event(s->kb, &ts);
+
+			if (data) {
+				long long lost = kbuffer_lost_events(s->kb);
+
+				r->raw_ts = ts;
+				r->ts = raw ? ts : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, ts);
+				r->data = data;
+				r->size = (uint32_t)kbuffer_event_size(s->kb);
+				r->record_size = (uint32_t)kbuffer_curr_size(s->kb);
+				/* trace-cmd reports lost events on the page's first record only
+				 * when it starts the data (no time record before it) */
+				r->missed_events = kbuffer_curr_index(s->kb) == 0 ? lost : 0;
+				r->offset = r->page_offset + (uint64_t)kbuffer_curr_offset(s->kb);
+				kbuffer_next_event(s->kb, NULL);   /* the walk is one ahead */
+				return 1;
+			}
+			if (kbuffer_corrupt(s->kb)) {
+				uint64_t at = s->b->pub.compressed ? s->chunk_file
+								   : s->cpu->pub.offset + s->page_pos;
+
+				s->page = NULL;
+				return stream_error(s, -EBADMSG, at,
+						    "corrupt sub-buffer (a record runs past its end)");
+			}
+		}
+		s->page = NULL;
+		ret = next_page(s, codec, sys_page);
+		if (ret <= 0)
+			return ret;
+	}
+}
+
+/* ------------------------------------------------------------------ heap */
+
+static bool before(const struct tracedat_iter *it, size_t a, size_t b)
+{
+	const struct td_stream *x = &it->streams[a], *y = &it->streams[b];
+
+	if (x->rec.ts != y->rec.ts)
+		return x->rec.ts < y->rec.ts;
+	return a < b;
+}
+
+static void heap_push(struct tracedat_iter *it, size_t s)
+{
+	size_t i = it->nheap++;
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!before(it, s, it->heap[parent]))
+			break;
+		it->heap[i] = it->heap[parent];
+		i = parent;
+	}
+	it->heap[i] = s;
+}
+
+static size_t heap_pop(struct tracedat_iter *it)
+{
+	size_t top = it->heap[0];
+	size_t last = it->heap[--it->nheap];
+	size_t i = 0, n = it->nheap;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		size_t cand = last;
+
+		if (l >= n)
+			break;
+		if (before(it, it->heap[l], cand)) {
+			m = l;
+			cand = it->heap[l];
+		}
+		if (r < n && before(it, it->heap[r], cand))
+			m = r;
+		if (m == i)
+			break;
+		it->heap[i] = it->heap[m];
+		i = m;
+	}
+	if (n)
+		it->heap[i] = last;
+	return top;
+}
+
+/* ------------------------------------------------------------------ iterator */
+
+/* The entries of a buffer to read: all of them (cpu < 0), or the one of the CPU (the
+ * entries are sorted by CPU id), found by binary search: a file may claim many CPUs. */
+static void cpu_range(const struct td_buffer *buf, int cpu, size_t *lo, size_t *hi)
+{
+	size_t l = 0, u = buf->ncpus;
+
+	if (cpu < 0) {
+		*lo = 0;
+		*hi = buf->ncpus;
+		return;
+	}
+	while (l < u) {
+		size_t m = l + (u - l) / 2;
+
+		if (buf->cpus[m].pub.cpu < (unsigned int)cpu)
+			l = m + 1;
+		else
+			u = m;
+	}
+	*lo = l;
+	*hi = l < buf->ncpus && buf->cpus[l].pub.cpu == (unsigned int)cpu ? l + 1 : l;
+}
+
+int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
+		      struct ktrace_error *err)
+{
+	struct tracedat_iter *it;
+	size_t first = 0, last = td->nbufs, n = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	*out = NULL;
+	if (buffer != TRACEDAT_ALL_BUFFERS) {
+		if (buffer < 0 || (size_t)buffer >= td->nbufs)
+			return ktrace_error_set(err, -EINVAL, "no buffer %d", buffer);
+		first = (size_t)buffer;
+		last = first + 1;
+	}
+	it = calloc(1, sizeof(*it));
+	if (!it)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	it->td = td;
+	it->last = -1;
+	it->raw = td->flags & TRACEDAT_RAW_TS;
+	it->sys_page = page > 0 ? (size_t)page : 4096;
+	for (size_t b = first; b < last; b++) {
+		size_t lo, hi;
+
+		if (!td->bufs[b].pub.latency) {
+			cpu_range(&td->bufs[b], cpu, &lo, &hi);
+			n += hi - lo;
+		}
+	}
+	it->streams = calloc(n ? n : 1, sizeof(*it->streams));
+	it->heap = calloc(n ? n : 1, sizeof(*it->heap));
+	if (!it->streams || !it->heap || td_codec_init(&it->codec, td->codec_kind)) {
+		tracedat_iter_free(it);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t b = first; b < last; b++) {
+		struct td_buffer *buf = &td->bufs[b];
+		size_t lo, hi;
+
+		if (buf->pub.latency)
+			continue;
+		cpu_range(buf, cpu, &lo, &hi);
+		for (size_t c = lo; c < hi; c++) {
+			struct td_stream *s;
+
+			if (!buf->cpus[c].pub.data_size)
+				continue;
+			s = &it->streams[it->nstreams++];
+			s->td = td;
+			s->b = buf;
+			s->cpu = &buf->cpus[c];
+			s->buffer = (unsigned int)b;
+			s->host_sync = buf->host_sync;
+			s->end = s->cpu->pub.data_size;
+			s->chunk_next = s->cpu->first_chunk;
+			s->chunks_left = s->cpu->pub.chunks;
+			s->released = buf->pub.compressed ? s->cpu->first_chunk : s->cpu->pub.offset;
+			s->rec.buffer = (unsigned int)b;
+			s->rec.cpu = s->cpu->pub.cpu;
+			s->rec.cpu_index = (unsigned int)c;
+			s->rec.compressed = buf->pub.compressed;
+			s->kb = kbuffer_alloc(td->hdr.kernel_long_size == 4 ? KBUFFER_LSIZE_4
+									     : KBUFFER_LSIZE_8,
+					      td->hdr.big_endian ? KBUFFER_ENDIAN_BIG
+								 : KBUFFER_ENDIAN_LITTLE);
+			if (!s->kb) {
+				tracedat_iter_free(it);
+				return ktrace_error_set(err, -ENOMEM, "out of memory");
+			}
+			if (td->hdr.old_format)
+				kbuffer_set_old_format(s->kb);
+			s->use_kb = td->hdr.old_format || (td->flags & TRACEDAT_KBUFFER_WALK);
+			s->big = td->hdr.big_endian;
+			s->hdr = td->hdr.kernel_long_size + 8;
+			s->correct = !it->raw && (td->ts_offset || (td->has_tsc && td->tsc_mult) ||
+						  (buf->host_sync && td->tsync));
+		}
+	}
+	*out = it;
+	return 0;
+}
+
+size_t tracedat_iter_keep_mapped(struct tracedat_iter *it)
+{
+	size_t keep = it->nstreams ? TD_KEEP_TOTAL / it->nstreams : TD_KEEP_MAX;
+
+	if (keep > TD_KEEP_MAX)
+		keep = TD_KEEP_MAX;
+	if (keep < TD_KEEP_MIN)
+		keep = TD_KEEP_MIN;
+	for (size_t i = 0; i < it->nstreams; i++)
+		it->streams[i].keep = keep;
+	return keep;
+}
+
+/* Puts a stream back in the merge after stream_fill: with its record, or with its
+ * error (ordered at the time of its last record, so that what precedes the damage
+ * comes out first). */
+static void requeue(struct tracedat_iter *it, size_t i, int ret)
+{
+	if (ret != 0)
+		heap_push(it, i);
+}
+
+int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
+		       struct ktrace_error *err)
+{
+	struct td_stream *s;
+	size_t i;
+
+	*rec = NULL;
+	if (it->error) {
+		if (err)
+			*err = it->err;
+		return it->error;
+	}
+	if (!it->started) {
+		it->started = true;
+		for (i = 0; i < it->nstreams; i++)
+			requeue(it, i, stream_fill(&it->streams[i], &it->codec, it->sys_page, it->raw));
+	} else if (it->last >= 0) {
+		int ret;
+
+		s = &it->streams[it->last];
+		ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
+		/* still the earliest: no need to go through the heap */
+		if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0]))) {
+			*rec = &s->rec;
+			return 1;
+		}
+		requeue(it, (size_t)it->last, ret);
+		it->last = -1;
+	}
+	if (!it->nheap)
+		return 0;
+	i = heap_pop(it);
+	s = &it->streams[i];
+	if (s->error) {
+		it->error = s->error;
+		it->err = s->err;
+		if (err)
+			*err = s->err;
+		return s->error;
+	}
+	it->last = (long)i;
+	*rec = &s->rec;
+	return 1;
+}
+
+void tracedat_iter_free(struct tracedat_iter *it)
+{
+	if (!it)
+		return;
+	for (size_t i = 0; i < it->nstreams; i++) {
+		kbuffer_free(it->streams[i].kb);
+		free(it->streams[i].chunk);
+	}
+	free(it->streams);
+	free(it->heap);
+	td_codec_fini(&it->codec);
+	free(it);
+}
+
+/* ------------------------------------------------------------------ latency text */
+
+int tracedat_latency_text(struct tracedat *td, size_t buffer,
+			  int (*fn)(const char *text, size_t len, void *arg), void *arg,
+			  struct ktrace_error *err)
+{
+	struct td_buffer *b;
+	struct td_codec codec;
+	uint64_t off, end;
+	uint32_t count;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int ret = 0;
+
+	if (buffer >= td->nbufs || !td->bufs[buffer].pub.latency)
+		return ktrace_error_set(err, -EINVAL, "buffer %zu has no latency text", buffer);
+	b = &td->bufs[buffer];
+	off = b->latency_offset;
+	end = off + b->latency_size;
+	if (!b->pub.compressed)
+		return fn((const char *)td->map + off, (size_t)b->latency_size, arg);
+	if (end - off < 4)
+		return ktrace_error_at(err, -ENODATA, off, "truncated: latency chunk count");
+	if (td_codec_init(&codec, td->codec_kind))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	count = kt_load_u32(td->map + off, td->hdr.big_endian);
+	off += 4;
+	for (uint32_t i = 0; i < count && !ret; i++) {
+		uint32_t csize, usize;
+
+		if (end - off < 8) {
+			ret = ktrace_error_at(err, -ENODATA, off, "truncated: latency chunk header");
+			break;
+		}
+		csize = kt_load_u32(td->map + off, td->hdr.big_endian);
+		usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
+		if (csize > end - off - 8) {
+			ret = ktrace_error_at(err, -ENODATA, off, "truncated: latency chunk");
+			break;
+		}
+		if (usize > TD_PAGES_PER_CHUNK * (uint64_t)TD_MAX_PAGE_SIZE) {
+			ret = ktrace_error_at(err, -EBADMSG, off, "latency chunk of %u bytes", usize);
+			break;
+		}
+		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
+		if (ret) {
+			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
+					     : ktrace_error_at(err, -EBADMSG, off,
+							       "cannot decompress latency chunk");
+			break;
+		}
+		ret = fn(buf ? (const char *)buf : "", usize, arg);
+		off += 8 + (uint64_t)csize;
+	}
+	free(buf);
+	td_codec_fini(&codec);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ raw CPU data */
+
+/* Uncompressed data is handed out in slices of this many bytes. */
+#define TD_CPU_DATA_SLICE (4u << 20)
+
+int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
+		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
+		      struct ktrace_error *err)
+{
+	struct td_buffer *b;
+	struct td_cpu *cpu;
+	struct td_codec codec;
+	uint64_t off;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t sys_page = page > 0 ? (size_t)page : 4096;
+	int ret = 0;
+
+	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
+	    cpu_index >= td->bufs[buffer].ncpus)
+		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
+	b = &td->bufs[buffer];
+	cpu = &b->cpus[cpu_index];
+	if (!cpu->pub.data_size)
+		return 0;
+	if (!b->pub.compressed) {
+		/* check_cpu_data checked offset + size against the file */
+		for (off = 0; off < cpu->pub.data_size && !ret;) {
+			uint64_t left = cpu->pub.data_size - off;
+			size_t n = left < TD_CPU_DATA_SLICE ? (size_t)left : TD_CPU_DATA_SLICE;
+			uint64_t at = cpu->pub.offset + off;
+
+			ret = fn(td->map + at, n, arg);
+			off += n;
+			if (td->release_pages) {
+				uint64_t start = (at + sys_page - 1) & ~((uint64_t)sys_page - 1);
+				uint64_t end = (at + n) & ~((uint64_t)sys_page - 1);
+
+				if (end > start)
+					madvise((void *)(td->map + start), (size_t)(end - start),
+						MADV_DONTNEED);
+			}
+		}
+		return ret;
+	}
+	if (td_codec_init(&codec, td->codec_kind))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	/* check_cpu_data validated every chunk header against the file */
+	off = cpu->first_chunk;
+	for (uint32_t i = 0; i < cpu->pub.chunks && !ret; i++) {
+		uint32_t csize = kt_load_u32(td->map + off, td->hdr.big_endian);
+		uint32_t usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
+
+		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
+		if (ret) {
+			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
+					     : ktrace_error_at(err, -EBADMSG, off,
+							       "%s%s%sCPU %u: cannot decompress chunk",
+							       b->pub.name[0] ? "buffer \"" : "",
+							       b->pub.name, b->pub.name[0] ? "\" " : "",
+							       cpu->pub.cpu);
+			break;
+		}
+		ret = fn(buf, usize, arg);
+		off += 8 + (uint64_t)csize;
+	}
+	free(buf);
+	td_codec_fini(&codec);
+	return ret;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.dat conversion: everything a reader holds, handed to a writer. Ring-buffer
+ * pages are copied as they are (never decoded), so every record, lost-events mark and
+ * padding stays where the kernel put it.
+ */
+#include <ktrace/tracedat.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The page size every record buffer shares, or 0. */
+static unsigned int common_page_size(const struct tracedat *td)
+{
+	unsigned int ps = 0;
+
+	for (size_t i = 0; i < tracedat_buffer_count(td); i++) {
+		const struct tracedat_buffer *b = tracedat_buffer(td, i);
+
+		if (b->latency)
+			continue;
+		if (ps && b->page_size != ps)
+			return 0;
+		ps = b->page_size;
+	}
+	return ps;
+}
+
+void tracedat_write_opts_from(const struct tracedat *td, struct tracedat_write_opts *opts)
+{
+	const struct tracedat_header *h = tracedat_header(td);
+	unsigned int ps = common_page_size(td);
+
+	opts->big_endian = h->big_endian;
+	opts->long_size = h->long_size;
+	opts->page_size = ps ? ps : h->page_size;
+}
+
+struct sink {
+	struct tracedat_writer *w;
+	unsigned int buffer;
+	struct ktrace_error *err;
+};
+
+static int cpu_sink(const void *data, size_t len, void *arg)
+{
+	struct sink *s = arg;
+
+	return tracedat_writer_cpu_write(s->w, data, len, s->err);
+}
+
+static int latency_sink(const char *text, size_t len, void *arg)
+{
+	struct sink *s = arg;
+
+	return tracedat_writer_latency_write(s->w, s->buffer, text, len, s->err);
+}
+
+/* Options the writer makes itself, from the layout it writes. */
+static bool layout_option(uint16_t id)
+{
+	switch (id) {
+	case TRACEDAT_OPT_DONE:
+	case TRACEDAT_OPT_BUFFER:
+	case TRACEDAT_OPT_BUFFER_TEXT:
+	case TRACEDAT_OPT_CPUCOUNT:
+	case TRACEDAT_OPT_STRINGS:
+	case TRACEDAT_OPT_HEADER_INFO:
+	case TRACEDAT_OPT_FTRACE_EVENTS:
+	case TRACEDAT_OPT_EVENT_FORMATS:
+	case TRACEDAT_OPT_KALLSYMS:
+	case TRACEDAT_OPT_PRINTK:
+	case TRACEDAT_OPT_CMDLINES:
+		return true;
+	}
+	return false;
+}
+
+static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+{
+	const char *t, *t2;
+	size_t len, len2;
+	int ret;
+
+	if (tracedat_header_page(td, &t, &len) == 0 && tracedat_header_event(td, &t2, &len2) == 0 &&
+	    (ret = tracedat_writer_headers(w, t, len, t2, len2, err)))
+		return ret;
+	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++) {
+		if (tracedat_ftrace_format(td, i, &t, &len) == 0 &&
+		    (ret = tracedat_writer_add_ftrace_format(w, t, len, err)))
+			return ret;
+	}
+	for (size_t s = 0; s < tracedat_system_count(td); s++) {
+		const char *sys = tracedat_system_name(td, s);
+
+		for (size_t i = 0; i < tracedat_system_event_count(td, s); i++) {
+			if (tracedat_event_format(td, s, i, &t, &len) == 0 &&
+			    (ret = tracedat_writer_add_event_format(w, sys, t, len, err)))
+				return ret;
+		}
+	}
+	if (tracedat_kallsyms_size(td) >= 0) {
+		if ((ret = tracedat_kallsyms(td, &t, &len, err)) ||
+		    (ret = tracedat_writer_kallsyms(w, t, len, err)))
+			return ret;
+	}
+	if (tracedat_printk_size(td) >= 0) {
+		if ((ret = tracedat_printk_formats(td, &t, &len, err)) ||
+		    (ret = tracedat_writer_printk(w, t, len, err)))
+			return ret;
+	}
+	if (tracedat_cmdlines_size(td) >= 0) {
+		if ((ret = tracedat_cmdlines(td, &t, &len, err)) ||
+		    (ret = tracedat_writer_cmdlines(w, t, len, err)))
+			return ret;
+	}
+	return 0;
+}
+
+static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned int version,
+			struct ktrace_error *err)
+{
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *o = tracedat_option(td, i);
+		int ret;
+
+		if (layout_option(o->id))
+			continue;
+		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && version >= 7 &&
+		    tracedat_clock_text(td)) {
+			/* A version 6 file may keep the clock text after its CPU table and
+			 * leave this option empty; version 7 has no such place. */
+			const char *text = tracedat_clock_text(td);
+
+			ret = tracedat_writer_add_option(w, o->id, text, (uint32_t)strlen(text) + 1,
+							 err);
+		} else {
+			ret = tracedat_writer_add_option(w, o->id, o->data, o->size, err);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+{
+	size_t nbufs = tracedat_buffer_count(td);
+	unsigned int cpus = tracedat_header(td)->cpus;
+	int *index;
+	int ret;
+
+	ret = copy_metadata(td, w, err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nbufs; i++) {
+		const struct tracedat_buffer *b = tracedat_buffer(td, i);
+
+		for (size_t c = 0; c < b->cpus; c++) {
+			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, i, c);
+
+			if (cpu && cpu->data_size && cpu->cpu + 1 > cpus)
+				cpus = cpu->cpu + 1;
+		}
+	}
+	if (cpus && (ret = tracedat_writer_set_cpus(w, cpus, err)))
+		return ret;
+	ret = copy_options(td, w, tracedat_writer_version(w), err);
+	if (ret)
+		return ret;
+	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
+	if (!index)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < nbufs && !ret; i++) {
+		const struct tracedat_buffer *b = tracedat_buffer(td, i);
+
+		index[i] = tracedat_writer_add_buffer(w, b->name, b->clock, b->page_size, b->latency,
+						      err);
+		if (index[i] < 0)
+			ret = index[i];
+	}
+	for (size_t i = 0; i < nbufs && !ret; i++) {
+		const struct tracedat_buffer *b = tracedat_buffer(td, i);
+		struct sink s = { w, (unsigned int)index[i], err };
+
+		if (b->latency) {
+			ret = tracedat_latency_text(td, i, latency_sink, &s, err);
+			continue;
+		}
+		for (size_t c = 0; c < b->cpus && !ret; c++) {
+			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, i, c);
+
+			if (!cpu->data_size)
+				continue;
+			ret = tracedat_writer_cpu_begin(w, s.buffer, cpu->cpu, err);
+			if (!ret)
+				ret = tracedat_cpu_data(td, i, c, cpu_sink, &s, err);
+			if (!ret)
+				ret = tracedat_writer_cpu_end(w, err);
+		}
+	}
+	free(index);
+	return ret;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-CPU capture: one thread per CPU moves whole sub-buffers from
+ * per_cpu/cpuN/trace_pipe_raw into a temporary file with splice(2) (ring-buffer pages go
+ * into a pipe without a copy, then into the file), waking up when the kernel says the
+ * buffer holds enough (poll, buffer_percent) or every second. At the end, what is left
+ * is drained: the remaining whole sub-buffers with splice, then the partly filled ones
+ * with read(2), which splice does not hand out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cursor.h"
+#include "tracefs/tracefs_int.h"
+
+#define PIPE_BYTES (1u << 20)      /* wanted pipe capacity */
+#define IDLE_WAIT_MS 1000          /* longest sleep between two looks at the buffer */
+#define RETRY_WAIT_MS 50           /* after a wake-up that found no whole sub-buffer */
+
+struct thread_arg {
+	struct ktrace_tracefs_session *s;
+	struct tfs_buffer *b;
+	struct tfs_cpu *c;
+	size_t chunk;
+};
+
+static int open_tmp(const char *dir, unsigned int cpu)
+{
+	char path[PATH_MAX];
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd >= 0)
+		return fd;
+	/* no O_TMPFILE here: a named file, removed at once */
+	if (snprintf(path, sizeof(path), "%s/.ktrace-cpu%u-XXXXXX", dir, cpu) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
+{
+	for (size_t i = 0; i < b->ncpus; i++) {
+		struct tfs_cpu *c = &b->cpus[i];
+		char path[PATH_MAX];
+		int fd;
+
+		c->trace_fd = c->out_fd = c->pipefd[0] = c->pipefd[1] = -1;
+		if (snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/trace_pipe_raw", b->dir, c->cpu) >=
+		    (int)sizeof(path))
+			return ktrace_error_set(err, -ENAMETOOLONG, "path too long");
+		c->trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->trace_fd < 0)
+			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
+		fd = open_tmp(s->tmpdir, c->cpu);
+		if (fd < 0)
+			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
+						"per-CPU data (next to the output): %s",
+						s->tmpdir, strerror(-fd));
+		c->out_fd = fd;
+		if (pipe2(c->pipefd, O_CLOEXEC) < 0)
+			return ktrace_error_set(err, -errno, "pipe: %s", strerror(errno));
+		/* a larger pipe moves more sub-buffers per call; not fatal if refused */
+		fcntl(c->pipefd[1], F_SETPIPE_SZ, PIPE_BYTES);
+	}
+	return 0;
+}
+
+/* Moves n bytes from the pipe into the file. */
+static int pipe_to_file(struct tfs_cpu *c, size_t n)
+{
+	while (n) {
+		ssize_t r = splice(c->pipefd[0], NULL, c->out_fd, NULL, n, SPLICE_F_MOVE);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Moves the whole sub-buffers that are ready, up to limit bytes. 1 something moved,
+ * 0 nothing ready, < 0 error. */
+static int splice_ready(struct tfs_cpu *c, size_t chunk, uint64_t *limit)
+{
+	int moved = 0;
+
+	while (*limit >= chunk) {
+		ssize_t r = splice(c->trace_fd, NULL, c->pipefd[1], NULL, chunk,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		int ret;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return moved;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return moved;
+		if ((ret = pipe_to_file(c, (size_t)r)))
+			return ret;
+		atomic_fetch_add(&c->bytes, (uint64_t)r);
+		*limit -= (uint64_t)r;
+		moved = 1;
+	}
+	return moved;
+}
+
+/* Splice length: the pipe capacity, a multiple of the sub-buffer size. */
+static size_t chunk_size(const struct tfs_buffer *b, const struct tfs_cpu *c)
+{
+	long cap = fcntl(c->pipefd[1], F_GETPIPE_SZ);
+	size_t n = cap > 0 ? (size_t)cap : 65536;
+
+	n -= n % b->page_size;
+	return n ? n : b->page_size;
+}
+
+static void *cpu_thread(void *arg)
+{
+	struct thread_arg *a = arg;
+	struct tfs_cpu *c = a->c;
+	int stop_fd = a->s->stop_pipe[0];
+	size_t chunk = a->chunk;
+
+	for (;;) {
+		struct pollfd p[2] = { { c->trace_fd, POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
+		uint64_t limit = UINT64_MAX;
+		int r = poll(p, 2, IDLE_WAIT_MS), ret;
+
+		if (r < 0 && errno != EINTR) {
+			c->error = -errno;
+			c->error_what = "poll";
+			break;
+		}
+		if (p[1].revents)
+			break;
+		ret = splice_ready(c, chunk, &limit);
+		if (ret < 0) {
+			c->error = ret;
+			c->error_what = "splice";
+			break;
+		}
+		if (!ret && (p[0].revents & POLLIN)) {
+			/* woken without a whole sub-buffer (buffer_percent 0): do not spin */
+			struct pollfd q = { stop_fd, POLLIN, 0 };
+
+			if (poll(&q, 1, RETRY_WAIT_MS) > 0)
+				break;
+		}
+	}
+	free(a);
+	return NULL;
+}
+
+int tfs_capture_start(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
+{
+	for (size_t i = 0; i < b->ncpus; i++) {
+		struct tfs_cpu *c = &b->cpus[i];
+		struct thread_arg *a = malloc(sizeof(*a));
+		int ret;
+
+		if (!a)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		a->s = s;
+		a->b = b;
+		a->c = c;
+		a->chunk = chunk_size(b, c);
+		ret = pthread_create(&c->thread, NULL, cpu_thread, a);
+		if (ret) {
+			free(a);
+			return ktrace_error_set(err, -ret, "cannot start a reader thread: %s",
+						strerror(ret));
+		}
+		c->thread_started = true;
+	}
+	return 0;
+}
+
+void tfs_capture_join(struct tfs_buffer *b)
+{
+	for (size_t i = 0; i < b->ncpus; i++) {
+		if (b->cpus[i].thread_started) {
+			pthread_join(b->cpus[i].thread, NULL);
+			b->cpus[i].thread_started = false;
+		}
+	}
+}
+
+int tfs_capture_drain(struct tfs_buffer *b, struct tfs_cpu *c, uint64_t limit,
+		      struct ktrace_error *err)
+{
+	uint8_t *page;
+	int ret;
+
+	if (c->trace_fd < 0)
+		return 0;
+	ret = splice_ready(c, chunk_size(b, c), &limit);
+	if (ret < 0 && ret != -EINVAL)
+		return ktrace_error_set(err, ret, "CPU %u: splice from trace_pipe_raw: %s", c->cpu,
+					strerror(-ret));
+	/* what splice does not hand out (partly filled sub-buffers), or all of it where
+	 * splice is refused */
+	page = malloc(b->page_size);
+	if (!page)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	while (limit >= b->page_size) {
+		ssize_t r = read(c->trace_fd, page, b->page_size);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0) {
+			ret = -errno;
+			free(page);
+			return ktrace_error_set(err, ret, "CPU %u: reading trace_pipe_raw: %s", c->cpu,
+						strerror(-ret));
+		}
+		if (r == 0)
+			break;
+		/* keep sub-buffers aligned in the file whatever the kernel handed out */
+		if ((size_t)r < b->page_size)
+			memset(page + r, 0, b->page_size - (size_t)r);
+		if (write(c->out_fd, page, b->page_size) != (ssize_t)b->page_size) {
+			ret = errno ? -errno : -EIO;
+			free(page);
+			return ktrace_error_set(err, ret, "CPU %u: writing captured data: %s", c->cpu,
+						strerror(-ret));
+		}
+		atomic_fetch_add(&c->bytes, b->page_size);
+		limit -= b->page_size;
+	}
+	free(page);
+	return 0;
+}
+
+void tfs_capture_close(struct tfs_buffer *b, bool all)
+{
+	for (size_t i = 0; i < b->ncpus; i++) {
+		struct tfs_cpu *c = &b->cpus[i];
+
+		if (c->trace_fd >= 0)
+			close(c->trace_fd);
+		if (c->pipefd[0] >= 0)
+			close(c->pipefd[0]);
+		if (c->pipefd[1] >= 0)
+			close(c->pipefd[1]);
+		c->trace_fd = c->pipefd[0] = c->pipefd[1] = -1;
+		if (all && c->out_fd >= 0) {
+			close(c->out_fd);
+			c->out_fd = -1;
+		}
+	}
+}
+
+void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long_size,
+		      bool big_endian)
+{
+	uint64_t size = atomic_load(&c->bytes);
+	unsigned int hdr = 8 + long_size;
+	const uint8_t *map;
+	int64_t marked = 0;
+
+	c->stats.bytes = size;
+	c->stats.pages = size / b->page_size;
+	c->stats.lost_marked = 0;
+	if (!size || c->out_fd < 0)
+		return;
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, c->out_fd, 0);
+	if (map == MAP_FAILED) {
+		c->stats.lost_marked = -1;
+		return;
+	}
+	for (uint64_t off = 0; off + b->page_size <= size; off += b->page_size) {
+		const uint8_t *p = map + off;
+		uint64_t commit = long_size == 8 ? kt_load_u64(p + 8, big_endian)
+						 : kt_load_u32(p + 8, big_endian);
+		uint64_t used = commit & ((1u << 27) - 1);
+
+		if (!(commit & (1ull << 31)))
+			continue;
+		if ((commit & (1ull << 30)) && hdr + used + long_size <= b->page_size && marked >= 0)
+			marked += (int64_t)(long_size == 8 ? kt_load_u64(p + hdr + used, big_endian)
+							   : kt_load_u32(p + hdr + used, big_endian));
+		else
+			marked = -1;
+	}
+	munmap((void *)map, (size_t)size);
+	c->stats.lost_marked = marked;
+}

@@ -1,0 +1,1054 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Record and extract sessions: tracefs configuration (saved first, put back at the end),
+ * per-CPU capture, kernel counters, and the trace.dat file assembled from the captured
+ * data and the metadata tracefs and /proc offer.
+ */
+#include <ktrace/tracefs.h>
+#include <ktrace/version.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracefs/tracefs_int.h"
+
+#define MAX_TEXT (256u << 20)       /* largest kallsyms / cmdlines we read */
+#define RECORD_BUFFER_PERCENT "1"   /* readers woken when the buffer is this % full */
+
+static int oom(struct ktrace_error *err)
+{
+	return ktrace_error_set(err, -ENOMEM, "out of memory");
+}
+
+/* Writes a tracefs file of buffer b, with a clear message on failure. */
+static int bwrite(struct tfs_buffer *b, const char *name, const char *value, bool append,
+		  struct ktrace_error *err)
+{
+	char path[PATH_MAX];
+	int ret = tfs_path(path, sizeof(path), b->dir, name);
+
+	if (!ret)
+		ret = tfs_write_file(path, value, append);
+	if (ret)
+		return ktrace_error_set(err, ret, "cannot write \"%s\" to %s: %s%s", value, path,
+					strerror(-ret),
+					ret == -EACCES || ret == -EPERM ? " (ktrace needs root)" : "");
+	return 0;
+}
+
+static int bread(struct tfs_buffer *b, const char *name, char **out, struct ktrace_error *err)
+{
+	int ret = tfs_read_value(b->dir, name, out);
+
+	if (ret)
+		return ktrace_error_set(err, ret, "cannot read %s/%s: %s", b->dir, name,
+					strerror(-ret));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ sessions */
+
+static int session_new(const char *tracefs, const char *tmpdir, bool record,
+		       struct ktrace_tracefs_session **out, struct ktrace_error *err)
+{
+	struct ktrace_tracefs_session *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return oom(err);
+	s->record = record;
+	s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	if (pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
+		ret = -errno;
+		free(s);
+		return ktrace_error_set(err, ret, "pipe: %s", strerror(-ret));
+	}
+	s->tmpdir = strdup(tmpdir && *tmpdir ? tmpdir : ".");
+	if (!s->tmpdir) {
+		ktrace_tracefs_close(s);
+		return oom(err);
+	}
+	if (tracefs) {
+		s->tracefs = strdup(tracefs);
+		if (!s->tracefs) {
+			ktrace_tracefs_close(s);
+			return oom(err);
+		}
+	} else {
+		ret = ktrace_tracefs_find(true, &s->tracefs, &s->mounted, err);
+		if (ret) {
+			ktrace_tracefs_close(s);
+			return ret;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+static struct tfs_buffer *add_buffer(struct ktrace_tracefs_session *s, const char *name,
+				     struct ktrace_error *err)
+{
+	struct tfs_buffer *n = realloc(s->bufs, (s->nbufs + 1) * sizeof(*n)), *b;
+	int len;
+
+	if (!n) {
+		oom(err);
+		return NULL;
+	}
+	s->bufs = n;
+	b = &n[s->nbufs];
+	memset(b, 0, sizeof(*b));
+	b->name = strdup(name);
+	if (!b->name) {
+		oom(err);
+		return NULL;
+	}
+	if (*name)
+		len = snprintf(b->dir, sizeof(b->dir), "%s/instances/%s", s->tracefs, name);
+	else
+		len = snprintf(b->dir, sizeof(b->dir), "%s", s->tracefs);
+	if (len < 0 || (size_t)len >= sizeof(b->dir)) {
+		free(b->name);
+		ktrace_error_set(err, -ENAMETOOLONG, "instance name too long");
+		return NULL;
+	}
+	s->nbufs++;
+	return b;
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The buffer's CPUs (per_cpu/cpuN), sub-buffer size and clock. */
+static int buffer_info(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
+{
+	char path[PATH_MAX];
+	unsigned int *ids = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	char *v = NULL;
+	DIR *d;
+
+	if (tfs_path(path, sizeof(path), b->dir, "per_cpu"))
+		return ktrace_error_set(err, -ENAMETOOLONG, "path too long");
+	d = opendir(path);
+	if (!d)
+		return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long id;
+
+		if (strncmp(de->d_name, "cpu", 3) || !de->d_name[3])
+			continue;
+		id = strtoul(de->d_name + 3, &end, 10);
+		if (*end || id > 1u << 20)
+			continue;
+		if (n == cap) {
+			unsigned int *nn;
+
+			cap = cap ? cap * 2 : 64;
+			nn = realloc(ids, cap * sizeof(*nn));
+			if (!nn) {
+				closedir(d);
+				free(ids);
+				return oom(err);
+			}
+			ids = nn;
+		}
+		ids[n++] = (unsigned int)id;
+	}
+	closedir(d);
+	if (!n) {
+		free(ids);
+		return ktrace_error_set(err, -ENOENT, "%s: no per-CPU buffers", path);
+	}
+	qsort(ids, n, sizeof(*ids), cmp_uint);
+	b->cpus = calloc(n, sizeof(*b->cpus));
+	if (!b->cpus) {
+		free(ids);
+		return oom(err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		b->cpus[i].cpu = ids[i];
+		b->cpus[i].trace_fd = b->cpus[i].out_fd = -1;
+		b->cpus[i].pipefd[0] = b->cpus[i].pipefd[1] = -1;
+		if (ids[i] + 1 > s->ncpus_machine)
+			s->ncpus_machine = ids[i] + 1;
+	}
+	b->ncpus = n;
+	free(ids);
+
+	/* sub-buffer size: buffer_subbuf_size_kb (Linux 6.8+), else the page size */
+	b->page_size = (unsigned int)sysconf(_SC_PAGESIZE);
+	if (tfs_read_value(b->dir, "buffer_subbuf_size_kb", &v) == 0) {
+		unsigned long kb = strtoul(v, NULL, 10);
+
+		if (kb && kb <= 1024)
+			b->page_size = (unsigned int)(kb * 1024);
+	}
+	free(v);
+	if (bread(b, "trace_clock", &b->clock_text, err))
+		return -ENOENT;
+	{
+		const char *o = strchr(b->clock_text, '['), *c = o ? strchr(o, ']') : NULL;
+		size_t len = c ? (size_t)(c - o - 1) : 0;
+
+		if (!c || len >= sizeof(b->clock))
+			len = 0;
+		memcpy(b->clock, o ? o + 1 : "", len);
+		b->clock[len] = 0;
+		if (!len)
+			strcpy(b->clock, "local");
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ state */
+
+/* Saves a value before changing it (only the first time). */
+static int save_set(struct tfs_buffer *b, const char *name, char **slot, const char *value,
+		    struct ktrace_error *err)
+{
+	if (!*slot && bread(b, name, slot, err))
+		return -EIO;
+	return bwrite(b, name, value, false, err);
+}
+
+/* Enables the selected events in b: a whole system at once when every one of its
+ * events is selected. */
+static int enable_events(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
+{
+	struct tfs_events *e = &s->events;
+	size_t i = 0;
+
+	while (i < e->n) {
+		size_t j = i, sel = 0;
+		char name[PATH_MAX];
+		int ret;
+
+		while (j < e->n && !strcmp(e->ev[j].system, e->ev[i].system))
+			sel += e->ev[j++].selected;
+		if (sel && sel == j - i) {
+			snprintf(name, sizeof(name), "events/%s/enable", e->ev[i].system);
+			if ((ret = bwrite(b, name, "1", false, err)))
+				return ret;
+		} else if (sel) {
+			for (size_t k = i; k < j; k++) {
+				if (!e->ev[k].selected)
+					continue;
+				snprintf(name, sizeof(name), "events/%s/%s/enable", e->ev[k].system,
+					 e->ev[k].name);
+				if ((ret = bwrite(b, name, "1", false, err)))
+					return ret;
+			}
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* Every value and file the record session changes, saved then set. */
+static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
+		     const struct ktrace_tracefs_record_opts *o, struct ktrace_error *err)
+{
+	struct tfs_saved *sv = &b->saved;
+	char *v = NULL;
+	int ret;
+
+	b->saved_valid = true;
+	if (bread(b, "tracing_on", &sv->tracing_on, err))
+		return -EIO;
+	sv->tracing_changed = true;
+	if ((ret = bwrite(b, "tracing_on", "0", false, err)))
+		return ret;
+
+	if (bread(b, "current_tracer", &v, err))
+		return -EIO;
+	if (strcmp(v, "nop")) {
+		sv->tracer = v;
+		v = NULL;
+		if ((ret = bwrite(b, "current_tracer", "nop", false, err)))
+			return ret;
+	}
+	free(v);
+	v = NULL;
+
+	/* events: the ones enabled now are switched off while recording */
+	if (bread(b, "set_event", &sv->set_event, err))
+		return -EIO;
+	sv->events_changed = true;
+	if ((ret = bwrite(b, "set_event", "", false, err)) || (ret = enable_events(s, b, err)))
+		return ret;
+
+	if (o->buffer_kb) {
+		char val[32];
+
+		if (bread(b, "buffer_size_kb", &v, err))
+			return -EIO;
+		if (v[0] == 'X') {
+			/* per-CPU sizes differ: save each */
+			sv->cpu_kb = calloc(b->ncpus, sizeof(*sv->cpu_kb));
+			if (!sv->cpu_kb) {
+				free(v);
+				return oom(err);
+			}
+			sv->ncpu_kb = b->ncpus;
+			for (size_t i = 0; i < b->ncpus; i++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "per_cpu/cpu%u/buffer_size_kb",
+					 b->cpus[i].cpu);
+				if (bread(b, name, &sv->cpu_kb[i], err)) {
+					free(v);
+					return -EIO;
+				}
+			}
+			free(v);
+		} else {
+			/* "7 (expanded: 1408)": the buffer has not been allocated yet; it
+			 * will be at its expanded size once used */
+			char *exp = strstr(v, "expanded:");
+
+			if (exp)
+				memmove(v, exp + 9, strlen(exp + 9) + 1);
+			sv->buffer_kb = v;
+		}
+		v = NULL;
+		snprintf(val, sizeof(val), "%lu", o->buffer_kb);
+		if ((ret = bwrite(b, "buffer_size_kb", val, false, err)))
+			return ret;
+	}
+	if (o->clock && strcmp(o->clock, b->clock)) {
+		if ((ret = save_set(b, "trace_clock", &sv->clock, o->clock, err))) {
+			if (ret == -EINVAL)
+				ktrace_error_set(err, -EINVAL, "unknown trace clock \"%s\" (%s has: %s)",
+						 o->clock, b->dir, b->clock_text);
+			return ret;
+		}
+		/* the saved value is the file's text: keep only the selected clock */
+		snprintf(sv->clock, strlen(sv->clock) + 1, "%s", b->clock);
+		free(b->clock_text);
+		b->clock_text = NULL;
+		if (bread(b, "trace_clock", &b->clock_text, err))
+			return -EIO;
+		snprintf(b->clock, sizeof(b->clock), "%s", o->clock);
+	}
+	if (o->npids) {
+		char *list = malloc(o->npids * 24 + 1);
+		size_t len = 0;
+
+		if (!list)
+			return oom(err);
+		for (size_t i = 0; i < o->npids; i++)
+			len += (size_t)sprintf(list + len, "%s%d", i ? " " : "", (int)o->pids[i]);
+		list[len] = 0;
+		if (!sv->event_pid && bread(b, "set_event_pid", &sv->event_pid, err)) {
+			free(list);
+			return -EIO;
+		}
+		ret = bwrite(b, "set_event_pid", list, false, err);
+		free(list);
+		if (ret)
+			return ret;
+	}
+	if (o->follow_forks && (ret = save_set(b, "options/event-fork", &sv->event_fork, "1", err)))
+		return ret;
+	if (!o->no_tgids &&
+	    (ret = save_set(b, "options/record-tgid", &sv->record_tgid, "1", err)))
+		return ret;
+	/* wake the readers as soon as about 1% of the buffer holds data (the default, 50%,
+	 * leaves too little room to absorb a reader scheduled late under load) */
+	if (tfs_read_value(b->dir, "buffer_percent", &v) == 0) {
+		if (strcmp(v, RECORD_BUFFER_PERCENT)) {
+			sv->buffer_percent = v;
+			v = NULL;
+			if ((ret = bwrite(b, "buffer_percent", RECORD_BUFFER_PERCENT, false, err)))
+				return ret;
+		}
+		free(v);
+		v = NULL;
+	}
+	/* an empty buffer, counters included */
+	return bwrite(b, "trace", "", false, err);
+}
+
+/* Puts back what configure changed; carries on after errors (the first is kept). */
+static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
+{
+	struct tfs_saved *sv = &b->saved;
+	struct ktrace_error e2 = { 0 };
+	int first = 0, ret;
+
+#define KEEP(expr)                                                      \
+	do {                                                            \
+		ret = (expr);                                           \
+		if (ret && !first) {                                    \
+			first = ret;                                    \
+			if (err)                                        \
+				*err = e2;                              \
+		}                                                       \
+	} while (0)
+
+	if (!b->saved_valid)
+		return 0;
+	if (sv->tracing_changed)
+		KEEP(bwrite(b, "tracing_on", "0", false, &e2));
+	if (sv->events_changed) {
+		KEEP(bwrite(b, "set_event", "", false, &e2));
+		if (sv->set_event && !b->created) {
+			char *save = NULL, *line;
+
+			for (line = strtok_r(sv->set_event, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				KEEP(bwrite(b, "set_event", line, true, &e2));
+		}
+	}
+	if (!b->created) {
+		if (sv->tracer)
+			KEEP(bwrite(b, "current_tracer", sv->tracer, false, &e2));
+		if (sv->clock)
+			KEEP(bwrite(b, "trace_clock", sv->clock, false, &e2));
+		if (sv->cpu_kb) {
+			for (size_t i = 0; i < sv->ncpu_kb; i++) {
+				char name[64];
+
+				snprintf(name, sizeof(name), "per_cpu/cpu%u/buffer_size_kb",
+					 b->cpus[i].cpu);
+				KEEP(bwrite(b, name, sv->cpu_kb[i], false, &e2));
+			}
+		} else if (sv->buffer_kb) {
+			KEEP(bwrite(b, "buffer_size_kb", sv->buffer_kb, false, &e2));
+		}
+		if (sv->event_pid) {
+			for (char *p = sv->event_pid; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+			KEEP(bwrite(b, "set_event_pid", sv->event_pid, false, &e2));
+		}
+		if (sv->event_fork)
+			KEEP(bwrite(b, "options/event-fork", sv->event_fork, false, &e2));
+		if (sv->record_tgid)
+			KEEP(bwrite(b, "options/record-tgid", sv->record_tgid, false, &e2));
+		if (sv->buffer_percent)
+			KEEP(bwrite(b, "buffer_percent", sv->buffer_percent, false, &e2));
+		if (sv->tracing_changed)
+			KEEP(bwrite(b, "tracing_on", sv->tracing_on, false, &e2));
+	}
+#undef KEEP
+	b->saved_valid = false;
+	return first;
+}
+
+static void free_saved(struct tfs_saved *sv)
+{
+	free(sv->tracing_on);
+	free(sv->buffer_kb);
+	for (size_t i = 0; i < sv->ncpu_kb; i++)
+		free(sv->cpu_kb[i]);
+	free(sv->cpu_kb);
+	free(sv->clock);
+	free(sv->tracer);
+	free(sv->set_event);
+	free(sv->event_pid);
+	free(sv->event_fork);
+	free(sv->record_tgid);
+	free(sv->buffer_percent);
+	memset(sv, 0, sizeof(*sv));
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int read_start_counters(struct tfs_buffer *b)
+{
+	for (size_t i = 0; i < b->ncpus; i++)
+		tfs_read_counters(b->dir, b->cpus[i].cpu, &b->cpus[i].start, NULL);
+	return 0;
+}
+
+int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struct ktrace_tracefs_session **out,
+		       struct ktrace_error *err)
+{
+	struct ktrace_tracefs_session *s;
+	struct tfs_buffer *b;
+	char path[PATH_MAX];
+	int ret;
+
+	*out = NULL;
+	if (!o->nevents)
+		return ktrace_error_set(err, -EINVAL, "no events to record");
+	ret = session_new(o->tracefs, o->tmpdir, true, &s, err);
+	if (ret)
+		return ret;
+	if (tfs_path(path, sizeof(path), s->tracefs, "tracing_on") == 0 && access(path, W_OK)) {
+		ret = -errno;
+		ktrace_error_set(err, ret, "cannot write %s: %s (ktrace record needs root)", path,
+				 strerror(-ret));
+		ktrace_tracefs_close(s);
+		return ret;
+	}
+	s->save_tgids = !o->no_tgids;
+	b = add_buffer(s, o->instance ? o->instance : "", err);
+	if (!b) {
+		ktrace_tracefs_close(s);
+		return -ENOMEM;
+	}
+	if (o->instance) {
+		if (!*o->instance || strchr(o->instance, '/') || !strcmp(o->instance, ".") ||
+		    !strcmp(o->instance, "..")) {
+			ktrace_tracefs_close(s);
+			return ktrace_error_set(err, -EINVAL, "invalid instance name \"%s\"",
+						o->instance);
+		}
+		if (mkdir(b->dir, 0755) < 0) {
+			ret = -errno;
+			ktrace_error_set(err, ret, "cannot create instance %s: %s%s", b->dir,
+					 strerror(-ret),
+					 ret == -EEXIST ? " (it exists already: remove it, or name "
+							  "another one)" : "");
+			ktrace_tracefs_close(s);
+			return ret;
+		}
+		b->created = true;
+	}
+	ret = tfs_list_events(b->dir, &s->events, err);
+	for (size_t i = 0; !ret && i < o->nevents; i++)
+		if (!tfs_select_events(&s->events, o->events[i]))
+			ret = ktrace_error_set(err, -ENOENT, "no event matches \"%s\"", o->events[i]);
+	if (!ret)
+		ret = buffer_info(s, b, err);
+	if (!ret)
+		ret = configure(s, b, o, err);
+	if (!ret)
+		ret = tfs_capture_open(s, b, err);
+	if (ret) {
+		ktrace_tracefs_close(s);
+		return ret;
+	}
+	read_start_counters(b);
+	*out = s;
+	return 0;
+}
+
+int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *o, struct ktrace_tracefs_session **out,
+			struct ktrace_error *err)
+{
+	struct ktrace_tracefs_session *s;
+	int ret = session_new(o->tracefs, o->tmpdir, false, &s, err);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	s->all_formats = true;
+	if (o->all || o->top || !o->ninstances) {
+		if (!add_buffer(s, "", err)) {
+			ktrace_tracefs_close(s);
+			return -ENOMEM;
+		}
+	}
+	if (o->all) {
+		char path[PATH_MAX];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "%s/instances", s->tracefs);
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+				continue;
+			if (!add_buffer(s, de->d_name, err)) {
+				closedir(d);
+				ktrace_tracefs_close(s);
+				return -ENOMEM;
+			}
+		}
+		if (d)
+			closedir(d);
+	} else {
+		for (size_t i = 0; i < o->ninstances; i++) {
+			struct tfs_buffer *b = add_buffer(s, o->instances[i], err);
+			struct stat st;
+
+			if (!b) {
+				ktrace_tracefs_close(s);
+				return -ENOMEM;
+			}
+			if (!*o->instances[i] || strchr(o->instances[i], '/') ||
+			    stat(b->dir, &st) < 0) {
+				ktrace_error_set(err, -ENOENT, "no instance \"%s\" in %s/instances",
+						 o->instances[i], s->tracefs);
+				ktrace_tracefs_close(s);
+				return -ENOENT;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->nbufs; i++) {
+		ret = buffer_info(s, &s->bufs[i], err);
+		if (!ret)
+			ret = tfs_capture_open(s, &s->bufs[i], err);
+		if (ret) {
+			ktrace_tracefs_close(s);
+			return ret;
+		}
+	}
+	ret = tfs_list_events(s->tracefs, &s->events, err);
+	if (ret) {
+		ktrace_tracefs_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct ktrace_error *err)
+{
+	char v[32];
+
+	if (!s->record || !s->nbufs)
+		return ktrace_error_set(err, -EINVAL, "not a record session");
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	if (!s->bufs[0].saved.event_pid && bread(&s->bufs[0], "set_event_pid",
+						 &s->bufs[0].saved.event_pid, err))
+		return -EIO;
+	return bwrite(&s->bufs[0], "set_event_pid", v, true, err);
+}
+
+int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err)
+{
+	int ret;
+
+	if (!s->record || s->started)
+		return ktrace_error_set(err, -EINVAL, "session not startable");
+	for (size_t i = 0; i < s->nbufs; i++)
+		if ((ret = tfs_capture_start(s, &s->bufs[i], err)))
+			return ret;
+	s->started = true;
+	for (size_t i = 0; i < s->nbufs; i++)
+		if ((ret = bwrite(&s->bufs[i], "tracing_on", "1", false, err)))
+			return ret;
+	return 0;
+}
+
+void ktrace_tracefs_progress(struct ktrace_tracefs_session *s, struct ktrace_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+
+		for (size_t k = 0; k < b->ncpus; k++) {
+			struct tfs_cpu *c = &b->cpus[k];
+			struct tfs_counters now;
+
+			p->bytes += atomic_load(&c->bytes);
+			if (tfs_read_counters(b->dir, c->cpu, &now, NULL))
+				continue;
+			p->events += now.read - c->start.read;
+			p->lost += (now.overrun - c->start.overrun) +
+				   (now.commit_overrun - c->start.commit_overrun) +
+				   (now.dropped - c->start.dropped);
+		}
+	}
+}
+
+static uint64_t delta(uint64_t end, uint64_t start)
+{
+	return end >= start ? end - start : 0;
+}
+
+/* Kernel long size from events/header_page (size of the commit field). */
+static unsigned int kernel_long(const char *tracefs)
+{
+	char path[PATH_MAX], *t;
+	unsigned int size = sizeof(long);
+
+	if (tfs_path(path, sizeof(path), tracefs, "events/header_page") ||
+	    tfs_read_file(path, 1 << 16, &t, NULL))
+		return size;
+	{
+		const char *p = strstr(t, " commit;");
+		const char *sz = p ? strstr(p, "size:") : NULL;
+
+		if (sz && (sz[5] == '4' || sz[5] == '8'))
+			size = (unsigned int)(sz[5] - '0');
+	}
+	free(t);
+	return size;
+}
+
+int ktrace_tracefs_stop(struct ktrace_tracefs_session *s, struct ktrace_error *err)
+{
+	unsigned int lsize;
+	int ret = 0;
+
+	if (s->stopped)
+		return 0;
+	s->stopped = true;
+	if (s->record) {
+		for (size_t i = 0; i < s->nbufs; i++) {
+			int r = bwrite(&s->bufs[i], "tracing_on", "0", false, err);
+
+			if (r && !ret)
+				ret = r;
+		}
+		if (write(s->stop_pipe[1], "x", 1) < 0 && !ret)
+			ret = ktrace_error_set(err, -errno, "cannot stop the reader threads");
+		for (size_t i = 0; i < s->nbufs; i++)
+			tfs_capture_join(&s->bufs[i]);
+	}
+	lsize = kernel_long(s->tracefs);
+	for (size_t i = 0; i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+
+		for (size_t k = 0; k < b->ncpus; k++) {
+			struct tfs_cpu *c = &b->cpus[k];
+			uint64_t limit = UINT64_MAX;
+			char *text = NULL;
+			int r = 0;
+
+			if (c->error && !ret)
+				ret = ktrace_error_set(err, c->error, "CPU %u: %s: %s", c->cpu,
+						       c->error_what ? c->error_what : "capture",
+						       strerror(-c->error));
+			if (!s->record) {
+				/* the buffer may still be written to: read at most twice its
+				 * size, so that extract ends */
+				char name[64], *v = NULL;
+
+				snprintf(name, sizeof(name), "per_cpu/cpu%u/buffer_size_kb", c->cpu);
+				limit = 64ull << 20;
+				if (tfs_read_value(b->dir, name, &v) == 0 && strtoull(v, NULL, 10))
+					limit = strtoull(v, NULL, 10) * 2048 + 16ull * b->page_size;
+				free(v);
+			}
+			if (!ret)
+				r = tfs_capture_drain(b, c, limit, err);
+			if (r && !ret)
+				ret = r;
+			tfs_read_counters(b->dir, c->cpu, &c->end, &text);
+			c->stats.cpu = c->cpu;
+			c->stats.events = delta(c->end.read, c->start.read);
+			c->stats.overrun = delta(c->end.overrun, c->start.overrun);
+			c->stats.commit_overrun = delta(c->end.commit_overrun, c->start.commit_overrun);
+			c->stats.dropped = delta(c->end.dropped, c->start.dropped);
+			c->stats.unread = c->end.entries;
+			c->stats.lost = c->stats.overrun + c->stats.commit_overrun + c->stats.dropped +
+					c->stats.unread;
+			free(c->stats.stats_text);
+			c->stats.stats_text = text;
+			tfs_capture_scan(b, c, lsize, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+		}
+		/* the temporary files stay open until written */
+		tfs_capture_close(b, false);
+	}
+	return ret;
+}
+
+size_t ktrace_tracefs_buffer_count(const struct ktrace_tracefs_session *s)
+{
+	return s->nbufs;
+}
+
+const char *ktrace_tracefs_buffer_name(const struct ktrace_tracefs_session *s, size_t buffer)
+{
+	return buffer < s->nbufs ? s->bufs[buffer].name : NULL;
+}
+
+size_t ktrace_tracefs_cpu_count(const struct ktrace_tracefs_session *s, size_t buffer)
+{
+	return buffer < s->nbufs ? s->bufs[buffer].ncpus : 0;
+}
+
+const struct ktrace_cpu_stats *ktrace_tracefs_cpu_stats(const struct ktrace_tracefs_session *s,
+							size_t buffer, size_t i)
+{
+	if (buffer >= s->nbufs || i >= s->bufs[buffer].ncpus)
+		return NULL;
+	return &s->bufs[buffer].cpus[i].stats;
+}
+
+/* ------------------------------------------------------------------ write */
+
+static int read_text(const char *dir, const char *name, size_t max, char **text, size_t *len,
+		     struct ktrace_error *err)
+{
+	char path[PATH_MAX];
+	int ret = dir ? tfs_path(path, sizeof(path), dir, name)
+		      : (snprintf(path, sizeof(path), "%s", name) < 0 ? -EINVAL : 0);
+
+	if (!ret)
+		ret = tfs_read_file(path, max, text, len);
+	if (ret)
+		return ktrace_error_set(err, ret, "cannot read %s: %s", path, strerror(-ret));
+	return 0;
+}
+
+static int write_formats(struct ktrace_tracefs_session *s, struct tracedat_writer *w,
+			 struct ktrace_error *err)
+{
+	int ret = 0;
+
+	/* the ftrace system's formats, always */
+	for (size_t i = 0; i < s->events.n && !ret; i++) {
+		char name[PATH_MAX], *t;
+		size_t len;
+
+		if (strcmp(s->events.ev[i].system, "ftrace"))
+			continue;
+		snprintf(name, sizeof(name), "events/ftrace/%s/format", s->events.ev[i].name);
+		if (read_text(s->tracefs, name, 1 << 20, &t, &len, err))
+			return -EIO;
+		ret = tracedat_writer_add_ftrace_format(w, t, len, err);
+		free(t);
+	}
+	for (size_t i = 0; i < s->events.n && !ret; i++) {
+		const struct tfs_event *e = &s->events.ev[i];
+		char name[PATH_MAX], *t;
+		size_t len;
+
+		if (!strcmp(e->system, "ftrace") || (!s->all_formats && !e->selected))
+			continue;
+		snprintf(name, sizeof(name), "events/%s/%s/format", e->system, e->name);
+		if (read_text(s->tracefs, name, 1 << 20, &t, &len, err))
+			return -EIO;
+		ret = tracedat_writer_add_event_format(w, e->system, t, len, err);
+		free(t);
+	}
+	return ret;
+}
+
+static int add_text_option(struct tracedat_writer *w, uint16_t id, const char *text,
+			   struct ktrace_error *err)
+{
+	return tracedat_writer_add_option(w, id, text, (uint32_t)strlen(text) + 1, err);
+}
+
+static int write_options(struct ktrace_tracefs_session *s, struct tracedat_writer *w,
+			 struct ktrace_error *err)
+{
+	struct utsname u;
+	char text[1024];
+	uint64_t id;
+	int ret;
+
+	if ((ret = add_text_option(w, TRACEDAT_OPT_TRACECLOCK, s->bufs[0].clock_text, err)))
+		return ret;
+	if (uname(&u) == 0) {
+		snprintf(text, sizeof(text), "%s %s %s %s", u.sysname, u.nodename, u.release,
+			 u.machine);
+		if ((ret = add_text_option(w, TRACEDAT_OPT_UNAME, text, err)))
+			return ret;
+	}
+	snprintf(text, sizeof(text), "ktrace %s", ktrace_version());
+	if ((ret = add_text_option(w, TRACEDAT_OPT_VERSION, text, err)))
+		return ret;
+	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
+		id = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)getpid();
+	if ((ret = tracedat_writer_add_option(w, TRACEDAT_OPT_TRACEID, &id, 8, err)))
+		return ret;
+	if (s->save_tgids) {
+		char *t;
+		size_t len;
+
+		if (read_text(s->tracefs, "saved_tgids", MAX_TEXT, &t, &len, err))
+			return -EIO;
+		ret = tracedat_writer_add_option(w, TRACEDAT_OPT_SAVED_TGIDS, t, (uint32_t)len, err);
+		free(t);
+		if (ret)
+			return ret;
+	}
+	for (size_t i = 0; i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+
+		if (*b->name) {
+			snprintf(text, sizeof(text), "\nBuffer: %s\n\n", b->name);
+			if ((ret = add_text_option(w, TRACEDAT_OPT_CPUSTAT, text, err)))
+				return ret;
+		}
+		for (size_t k = 0; k < b->ncpus; k++) {
+			struct tfs_cpu *c = &b->cpus[k];
+			char *st;
+			int n;
+
+			if (!c->stats.stats_text)
+				continue;
+			n = asprintf(&st, "CPU: %u\n%s", c->cpu, c->stats.stats_text);
+			if (n < 0)
+				return oom(err);
+			ret = add_text_option(w, TRACEDAT_OPT_CPUSTAT, st, err);
+			free(st);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int ktrace_tracefs_write(struct ktrace_tracefs_session *s, const char *path,
+			 const struct tracedat_write_opts *wopts, struct ktrace_error *err)
+{
+	struct tracedat_write_opts o = *wopts;
+	struct tracedat_writer *w;
+	char *hp = NULL, *he = NULL, *text = NULL;
+	size_t hplen, helen, len;
+	int *index = NULL;
+	int ret;
+
+	if (!s->stopped || !s->nbufs)
+		return ktrace_error_set(err, -EINVAL, "nothing recorded yet");
+	o.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	o.long_size = sizeof(long);
+	o.page_size = s->bufs[0].page_size;
+	ret = tracedat_writer_create(path, &o, &w, err);
+	if (ret)
+		return ret;
+	if (!(ret = read_text(s->tracefs, "events/header_page", 1 << 20, &hp, &hplen, err)) &&
+	    !(ret = read_text(s->tracefs, "events/header_event", 1 << 20, &he, &helen, err)))
+		ret = tracedat_writer_headers(w, hp, hplen, he, helen, err);
+	free(hp);
+	free(he);
+	if (!ret)
+		ret = write_formats(s, w, err);
+	if (!ret && !(ret = read_text(NULL, "/proc/kallsyms", MAX_TEXT, &text, &len, err))) {
+		ret = tracedat_writer_kallsyms(w, text, len, err);
+		free(text);
+	}
+	if (!ret && !(ret = read_text(s->tracefs, "printk_formats", MAX_TEXT, &text, &len, err))) {
+		ret = tracedat_writer_printk(w, text, len, err);
+		free(text);
+	}
+	if (!ret && !(ret = read_text(s->tracefs, "saved_cmdlines", MAX_TEXT, &text, &len, err))) {
+		ret = tracedat_writer_cmdlines(w, text, len, err);
+		free(text);
+	}
+	if (!ret)
+		ret = tracedat_writer_set_cpus(w, s->ncpus_machine, err);
+	if (!ret)
+		ret = write_options(s, w, err);
+	if (!ret && !(index = calloc(s->nbufs, sizeof(*index))))
+		ret = oom(err);
+	/* an instance-only session still has a (empty) top buffer, as trace-cmd writes */
+	if (!ret && *s->bufs[0].name)
+		ret = tracedat_writer_add_buffer(w, "", s->bufs[0].clock, s->bufs[0].page_size, false,
+						 err);
+	for (size_t i = 0; ret >= 0 && i < s->nbufs; i++) {
+		ret = tracedat_writer_add_buffer(w, s->bufs[i].name, s->bufs[i].clock,
+						 s->bufs[i].page_size, false, err);
+		if (ret >= 0)
+			index[i] = ret;
+	}
+	if (ret > 0)
+		ret = 0;
+	for (size_t i = 0; !ret && i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+
+		for (size_t k = 0; !ret && k < b->ncpus; k++) {
+			struct tfs_cpu *c = &b->cpus[k];
+			uint64_t bytes = atomic_load(&c->bytes);
+
+			if (!bytes)
+				continue;
+			ret = tracedat_writer_cpu_begin(w, (unsigned int)index[i], c->cpu, err);
+			if (!ret)
+				ret = tracedat_writer_cpu_copy_fd(w, c->out_fd, 0, bytes, err);
+			if (!ret)
+				ret = tracedat_writer_cpu_end(w, err);
+		}
+	}
+	free(index);
+	if (ret) {
+		tracedat_writer_abort(w);
+		return ret;
+	}
+	return tracedat_writer_close(w, err);
+}
+
+/* ------------------------------------------------------------------ restore, close */
+
+int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct ktrace_error *err)
+{
+	int first = 0;
+
+	if (s->restored)
+		return 0;
+	s->restored = true;
+	for (size_t i = 0; i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+		int ret = restore_buffer(b, first ? NULL : err);
+
+		if (ret && !first)
+			first = ret;
+		if (b->created) {
+			/* an instance cannot go while its files are open */
+			tfs_capture_close(b, false);
+			for (int tries = 0;; tries++) {
+				if (rmdir(b->dir) == 0 || errno == ENOENT)
+					break;
+				if (errno != EBUSY || tries == 40) {
+					if (!first)
+						first = ktrace_error_set(err, -errno,
+									 "cannot remove instance %s: %s",
+									 b->dir, strerror(errno));
+					break;
+				}
+				usleep(50000);
+			}
+			b->created = false;
+		}
+	}
+	return first;
+}
+
+void ktrace_tracefs_close(struct ktrace_tracefs_session *s)
+{
+	if (!s)
+		return;
+	if (s->started && !s->stopped) {
+		/* stop the threads without reading more */
+		if (s->stop_pipe[1] >= 0 && write(s->stop_pipe[1], "x", 1) < 0) {
+			/* the threads also wake up every second and see the closed fds */
+		}
+		for (size_t i = 0; i < s->nbufs; i++)
+			tfs_capture_join(&s->bufs[i]);
+	}
+	ktrace_tracefs_restore(s, NULL);
+	for (size_t i = 0; i < s->nbufs; i++)
+		tfs_capture_close(&s->bufs[i], true);
+	if (s->mounted && umount(s->tracefs) == 0) {
+		/* we mounted it: it is left unmounted, as we found it */
+		s->mounted = false;
+	}
+	for (size_t i = 0; i < s->nbufs; i++) {
+		struct tfs_buffer *b = &s->bufs[i];
+
+		for (size_t k = 0; k < b->ncpus; k++)
+			free(b->cpus[k].stats.stats_text);
+		free(b->cpus);
+		free(b->name);
+		free(b->clock_text);
+		free_saved(&b->saved);
+	}
+	free(s->bufs);
+	tfs_free_events(&s->events);
+	if (s->stop_pipe[0] >= 0)
+		close(s->stop_pipe[0]);
+	if (s->stop_pipe[1] >= 0)
+		close(s->stop_pipe[1]);
+	free(s->tracefs);
+	free(s->tmpdir);
+	free(s);
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/* `ktrace info` for Darwin kdebug data: format, header fields, counts, chunks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktrace/darwin.h>
+#include <ktrace/ktrace_file.h>
+
+#include "views/darwin_common.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
+
+#define MAX_LISTED_CHUNKS 100000
+
+struct info_chunks {
+	struct ktrace_chunk *v;
+	size_t n, cap;
+	uint64_t more;            /* chunks past MAX_LISTED_CHUNKS, counted only */
+};
+
+struct info_totals {
+	uint64_t events, lost_markers, retrograde;
+	struct ktrace_darwin_event first, last;
+	uint64_t min_ns, max_ns;
+	uint8_t cpu_bits[65536 / 8];
+	uint64_t cpus_seen;
+};
+
+static void note_cpu(struct info_totals *t, uint32_t cpu)
+{
+	static const uint32_t nbits = 65536;
+
+	if (cpu < nbits) {
+		if (!(t->cpu_bits[cpu >> 3] & (1u << (cpu & 7)))) {
+			t->cpu_bits[cpu >> 3] |= (uint8_t)(1u << (cpu & 7));
+			t->cpus_seen++;
+		}
+	}
+}
+
+static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct ktrace_error *err)
+{
+	struct ktrace_chunk_iter it;
+	struct ktrace_chunk c;
+	int ret;
+
+	ktrace_file_chunks_begin(f, &it);
+	while ((ret = ktrace_file_next_chunk(f, &it, &c, err)) > 0) {
+		if (ch->n >= MAX_LISTED_CHUNKS) {
+			ch->more++;
+			continue;
+		}
+		if (ch->n == ch->cap) {
+			size_t cap = ch->cap ? ch->cap * 2 : 16;
+			struct ktrace_chunk *p = realloc(ch->v, cap * sizeof(*p));
+
+			if (!p)
+				return ktrace_error_set(err, -ENOMEM, "out of memory");
+			ch->v = p;
+			ch->cap = cap;
+		}
+		ch->v[ch->n++] = c;
+	}
+	return ret;
+}
+
+static void json_event(struct ktrace_out *o, const char *key, const struct ktrace_darwin_event *ev)
+{
+	kt_out_printf(o, "  \"%s\": {\"offset\": %" PRIu64 ", \"timestamp\": %" PRIu64
+		      ", \"timestamp_hex\": \"0x%" PRIx64 "\", \"ns\": %" PRIu64
+		      ", \"debugid\": \"0x%08x\", \"cpu\": %u, \"thread\": \"0x%" PRIx64
+		      "\", \"args\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\", \"0x%" PRIx64
+		      "\", \"0x%" PRIx64 "\"]},\n",
+		      key, ev->offset, ev->timestamp, ev->timestamp, ev->ns, ev->debugid, ev->cpu,
+		      ev->thread, ev->arg[0], ev->arg[1], ev->arg[2], ev->arg[3]);
+}
+
+static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
+		       const struct info_chunks *ch, const struct info_totals *t,
+		       const struct ktrace_error *failure)
+{
+	const struct ktrace_darwin_info *i = ktrace_darwin_get_info(k);
+	size_t ncpus;
+	const struct ktrace_darwin_cpu *cpus = ktrace_darwin_cpus(k, &ncpus);
+	char desc[128];
+
+	kt_out_puts(o, "{\n  \"file\": ");
+	kt_darwin_put_text(o, ktrace_input_name(in), 4096, KT_QUOTE_JSON);
+	kt_out_printf(o, ",\n  \"format\": \"%s\",\n  \"description\": \"%s\",\n"
+		      "  \"version\": %d,\n  \"magic\": \"0x%08x\",\n",
+		      kt_darwin_format_id(i), kt_darwin_format_desc(i, desc, sizeof(desc)),
+		      kt_darwin_version(i), i->magic);
+	if (i->kind == KTRACE_DARWIN_V3)
+		kt_out_printf(o, "  \"flavour\": \"%s\",\n  \"header_version\": {\"major\": %u, "
+			      "\"minor\": %u},\n  \"start_timestamp\": %" PRIu64 ",\n",
+			      i->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace",
+			      i->major, i->minor, i->start_timestamp);
+	kt_out_printf(o, "  \"word_size\": %d,\n  \"event_size\": %zu,\n  \"flags\": %u,\n",
+		      i->is64 ? 64 : 32, i->event_size, i->flags);
+	kt_out_printf(o, "  \"timebase\": {\"numer\": %" PRIu64 ", \"denom\": %" PRIu64
+		      ", \"known\": %s, \"frequency\": %" PRIu64 "},\n",
+		      i->timebase_numer, i->timebase_denom, i->timebase_known ? "true" : "false",
+		      i->frequency);
+	kt_out_printf(o, "  \"walltime\": {\"secs\": %" PRIu64 ", \"usecs\": %u, "
+		      "\"minutes_west\": %d, \"dst\": %u},\n",
+		      i->walltime_secs, i->walltime_usecs, i->minutes_west, i->dst);
+	if (i->kind != KTRACE_DARWIN_V3)
+		kt_out_printf(o, "  \"events_offset\": %" PRIu64 ",\n", i->events_offset);
+	kt_out_printf(o, "  \"events\": %" PRIu64 ",\n  \"threads\": %" PRIu64
+		      ",\n  \"thread_map_entries\": %" PRIu64 ",\n",
+		      t->events, i->threads, i->thread_map_entries);
+	kt_out_printf(o, "  \"cpus\": %" PRIu64 ",\n  \"cpus_seen\": %" PRIu64 ",\n",
+		      ncpus ? (uint64_t)ncpus : t->cpus_seen, t->cpus_seen);
+	kt_out_puts(o, "  \"cpu_map\": [");
+	for (size_t c = 0; c < ncpus; c++) {
+		kt_out_printf(o, "%s{\"cpu_id\": %u, \"flags\": %u, \"name\": ", c ? ", " : "",
+			      cpus[c].cpu_id, cpus[c].flags);
+		kt_darwin_put_text(o, cpus[c].name, 8, KT_QUOTE_JSON);
+		kt_out_putc(o, '}');
+	}
+	kt_out_puts(o, "],\n");
+	if (t->events) {
+		json_event(o, "first_event", &t->first);
+		json_event(o, "last_event", &t->last);
+		kt_out_printf(o, "  \"duration_ns\": %" PRIu64 ",\n", t->max_ns - t->min_ns);
+	}
+	kt_out_printf(o, "  \"lost_events_markers\": %" PRIu64 ",\n  \"retrograde_events\": %"
+		      PRIu64 ",\n", t->lost_markers, t->retrograde);
+	if (i->trailing_bytes)
+		kt_out_printf(o, "  \"trailing_bytes\": %" PRIu64 ",\n", i->trailing_bytes);
+	kt_out_puts(o, "  \"chunks\": [");
+	for (size_t c = 0; c < ch->n; c++) {
+		const struct ktrace_chunk *x = &ch->v[c];
+		const char *n = ktrace_file_tag_name(x->tag);
+
+		kt_out_printf(o, "%s\n    {\"tag\": \"0x%08x\", \"name\": %s%s%s, \"major\": %u, "
+			      "\"minor\": %u, \"offset\": %" PRIu64 ", \"size\": %" PRIu64
+			      ", \"data_size\": %" PRIu64 ", \"header\": %s}",
+			      c ? "," : "", x->tag, n ? "\"" : "", n ? n : "null", n ? "\"" : "",
+			      x->major, x->minor, x->offset, x->size, x->data_size,
+			      x->in_header ? "true" : "false");
+	}
+	kt_out_printf(o, "%s],\n", ch->n ? "\n  " : "");
+	if (ch->more)
+		kt_out_printf(o, "  \"chunks_not_listed\": %" PRIu64 ",\n", ch->more);
+	kt_out_puts(o, "  \"error\": ");
+	if (failure) {
+		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
+
+		ktrace_error_format(failure, msg, sizeof(msg));
+		kt_darwin_put_text(o, msg, sizeof(msg), KT_QUOTE_JSON);
+	} else {
+		kt_out_puts(o, "null");
+	}
+	kt_out_puts(o, "\n}\n");
+}
+
+static void text_event(struct ktrace_out *o, const char *label, const struct ktrace_darwin_event *ev)
+{
+	kt_out_printf(o, "%-13s ticks 0x%" PRIx64 " (", label, ev->timestamp);
+	kt_darwin_put_time(o, ev->ns);
+	kt_out_printf(o, " s), debugid 0x%08x, cpu %u, thread 0x%" PRIx64 ", file offset 0x%"
+		      PRIx64 "\n", ev->debugid, ev->cpu, ev->thread, ev->offset);
+}
+
+static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
+		       const struct info_chunks *ch, const struct info_totals *t)
+{
+	const struct ktrace_darwin_info *i = ktrace_darwin_get_info(k);
+	size_t ncpus;
+	const struct ktrace_darwin_cpu *cpus = ktrace_darwin_cpus(k, &ncpus);
+	char desc[128];
+
+	kt_out_printf(o, "%-13s %s\n", "file:", ktrace_input_name(in));
+	kt_out_printf(o, "%-13s %s\n", "format:", kt_darwin_format_desc(i, desc, sizeof(desc)));
+	kt_out_printf(o, "%-13s %s, %zu-byte kd_buf\n", "word size:",
+		      i->is64 ? "64-bit" : "32-bit", i->event_size);
+	kt_out_printf(o, "%-13s %" PRIu64 "/%" PRIu64 "%s", "timebase:", i->timebase_numer,
+		      i->timebase_denom, i->timebase_known ? "" : " (none in the file; assumed)");
+	if (i->frequency)
+		kt_out_printf(o, " (%" PRIu64 " Hz)", i->frequency);
+	kt_out_putc(o, '\n');
+	kt_out_printf(o, "%-13s %" PRIu64 ".%06u s since the epoch, %d minutes west, dst %u\n",
+		      "wall time:", i->walltime_secs, i->walltime_usecs, i->minutes_west, i->dst);
+	if (i->kind == KTRACE_DARWIN_V3)
+		kt_out_printf(o, "%-13s 0x%" PRIx64 " ticks\n", "start:", i->start_timestamp);
+	else
+		kt_out_printf(o, "%-13s 0x%" PRIx64 "\n", "events at:", i->events_offset);
+	kt_out_printf(o, "%-13s %" PRIu64 "\n", "events:", t->events);
+	kt_out_printf(o, "%-13s %" PRIu64 " (%" PRIu64 " thread map entries)\n", "threads:",
+		      i->threads, i->thread_map_entries);
+	if (ncpus) {
+		kt_out_printf(o, "%-13s %zu in the CPU map (%" PRIu64 " seen in events):", "cpus:",
+			      ncpus, t->cpus_seen);
+		for (size_t c = 0; c < ncpus; c++) {
+			kt_out_printf(o, " %u=", cpus[c].cpu_id);
+			kt_darwin_put_text(o, cpus[c].name, 8, KT_QUOTE_NONE);
+		}
+		kt_out_putc(o, '\n');
+	} else {
+		kt_out_printf(o, "%-13s %" PRIu64 " seen in events (no CPU map)\n", "cpus:",
+			      t->cpus_seen);
+	}
+	if (t->events) {
+		text_event(o, "first event:", &t->first);
+		text_event(o, "last event:", &t->last);
+		kt_out_printf(o, "%-13s %" PRIu64 " ns\n", "duration:", t->max_ns - t->min_ns);
+	}
+	kt_out_printf(o, "%-13s %" PRIu64 " TRACE_LOST_EVENTS markers, %" PRIu64
+		      " events earlier than the one before\n", "anomalies:", t->lost_markers,
+		      t->retrograde);
+	if (i->trailing_bytes)
+		kt_out_printf(o, "%-13s %" PRIu64 " bytes after the last whole event\n",
+			      "trailing:", i->trailing_bytes);
+	if (i->kind != KTRACE_DARWIN_V3)
+		return;
+	kt_out_printf(o, "chunks:\n  %-10s %-7s %-12s %-12s %s\n", "tag", "version", "offset",
+		      "size", "kind");
+	for (size_t c = 0; c < ch->n; c++) {
+		const struct ktrace_chunk *x = &ch->v[c];
+		const char *n = ktrace_file_tag_name(x->tag);
+		char ver[16];
+
+		snprintf(ver, sizeof(ver), "%u.%u", x->major, x->minor);
+		kt_out_printf(o, "  0x%08x %-7s 0x%-10" PRIx64 " %-12" PRIu64 " %s%s\n", x->tag, ver,
+			      x->offset, x->size, n ? n : "unknown",
+			      x->in_header ? " (header)" : "");
+	}
+	if (ch->more)
+		kt_out_printf(o, "  ... %" PRIu64 " more chunks\n", ch->more);
+}
+
+int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+			    struct ktrace_out *out, struct ktrace_error *err)
+{
+	struct info_chunks ch = { 0 };
+	struct info_totals *t;
+	struct ktrace_darwin_event ev;
+	struct ktrace_darwin *k;
+	struct ktrace_error cerr = { 0 };
+	int ret, cret = 0;
+
+	ret = ktrace_darwin_open(in, &o->kdebug, &k, err);
+	if (ret < 0)
+		return ret;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		ktrace_darwin_close(k);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	/* The chunk list needs a second pass over the file: mapped inputs only. */
+	if (ktrace_darwin_file(k) && ktrace_input_is_mapped(in))
+		cret = collect_chunks(ktrace_darwin_file(k), &ch, &cerr);
+	while ((ret = ktrace_darwin_next(k, &ev, err)) > 0) {
+		if (!t->events) {
+			t->first = ev;
+			t->min_ns = t->max_ns = ev.ns;
+		} else if (ev.ns < t->last.ns) {
+			t->retrograde++;
+		}
+		t->min_ns = ev.ns < t->min_ns ? ev.ns : t->min_ns;
+		t->max_ns = ev.ns > t->max_ns ? ev.ns : t->max_ns;
+		t->last = ev;
+		t->events++;
+		note_cpu(t, ev.cpu);
+		if (KTRACE_DARWIN_EVENTID(ev.debugid) == KTRACE_TRACE_LOST_EVENTS)
+			t->lost_markers++;
+	}
+	if (ret >= 0 && cret < 0) {
+		if (err)
+			*err = cerr;
+		ret = cret;
+	}
+	if (o->json)
+		print_json(out, in, k, &ch, t, ret < 0 ? err : NULL);
+	else
+		print_text(out, in, k, &ch, t);
+	free(ch.v);
+	free(t);
+	ktrace_darwin_close(k);
+	return ret < 0 ? ret : 0;
+}

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: MIT
+/* `ktrace report` for Darwin kdebug data: one line per event. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktrace/darwin.h>
+#include <ktrace/ktrace_file.h>
+
+#include "views/darwin_common.h"
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
+
+/* --- START/END matching, per thread and event id ------------------------------- */
+
+#define MAX_OPEN (1u << 20)
+
+struct open_key {
+	uint64_t thread;
+	uint32_t id;
+	uint32_t top;        /* node index + 1 of the innermost open START, 0 none */
+	bool used;
+};
+
+struct open_node {
+	uint64_t ns;
+	uint32_t prev;
+};
+
+struct intervals {
+	struct open_key *keys;
+	size_t cap, nkeys;
+	struct open_node *nodes;
+	size_t nnodes, capn;
+	uint32_t free_list;  /* node index + 1 */
+};
+
+static size_t key_slot(uint64_t thread, uint32_t id, size_t cap)
+{
+	uint64_t h = thread * 0x9e3779b97f4a7c15ULL ^ id * 0xc2b2ae3d27d4eb4fULL;
+
+	h ^= h >> 29;
+	return (size_t)h & (cap - 1);
+}
+
+static struct open_key *find_key(struct intervals *iv, uint64_t thread, uint32_t id, bool add)
+{
+	size_t s;
+
+	if (add && (iv->nkeys + 1) * 2 > iv->cap) {
+		size_t cap = iv->cap ? iv->cap * 2 : 1024;
+		struct open_key *k;
+
+		if (iv->nkeys >= MAX_OPEN || !(k = calloc(cap, sizeof(*k))))
+			return NULL;
+		for (size_t i = 0; i < iv->cap; i++) {
+			if (!iv->keys[i].used)
+				continue;
+			s = key_slot(iv->keys[i].thread, iv->keys[i].id, cap);
+			while (k[s].used)
+				s = (s + 1) & (cap - 1);
+			k[s] = iv->keys[i];
+		}
+		free(iv->keys);
+		iv->keys = k;
+		iv->cap = cap;
+	}
+	if (!iv->cap)
+		return NULL;
+	s = key_slot(thread, id, iv->cap);
+	while (iv->keys[s].used) {
+		if (iv->keys[s].thread == thread && iv->keys[s].id == id)
+			return &iv->keys[s];
+		s = (s + 1) & (iv->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	iv->keys[s].used = true;
+	iv->keys[s].thread = thread;
+	iv->keys[s].id = id;
+	iv->keys[s].top = 0;
+	iv->nkeys++;
+	return &iv->keys[s];
+}
+
+static void push_start(struct intervals *iv, uint64_t thread, uint32_t id, uint64_t ns)
+{
+	struct open_key *k = find_key(iv, thread, id, true);
+	uint32_t n;
+
+	if (!k)
+		return;
+	if (iv->free_list) {
+		n = iv->free_list - 1;
+		iv->free_list = iv->nodes[n].prev;
+	} else {
+		if (iv->nnodes >= MAX_OPEN)
+			return;
+		if (iv->nnodes == iv->capn) {
+			size_t cap = iv->capn ? iv->capn * 2 : 1024;
+			struct open_node *p = realloc(iv->nodes, cap * sizeof(*p));
+
+			if (!p)
+				return;
+			iv->nodes = p;
+			iv->capn = cap;
+		}
+		n = (uint32_t)iv->nnodes++;
+	}
+	iv->nodes[n].ns = ns;
+	iv->nodes[n].prev = k->top;
+	k->top = n + 1;
+}
+
+static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id, uint64_t *ns)
+{
+	struct open_key *k = find_key(iv, thread, id, false);
+	uint32_t n;
+
+	if (!k || !k->top)
+		return false;
+	n = k->top - 1;
+	*ns = iv->nodes[n].ns;
+	k->top = iv->nodes[n].prev;
+	iv->nodes[n].prev = iv->free_list;
+	iv->free_list = n + 1;
+	return true;
+}
+
+static void intervals_free(struct intervals *iv)
+{
+	free(iv->keys);
+	free(iv->nodes);
+}
+
+/* --- output: each line is built in a local buffer, then written at once ----------- */
+
+#define LINE_MAX_BYTES 2048
+
+struct line {
+	char b[LINE_MAX_BYTES];
+	size_t n;
+};
+
+static void l_putc(struct line *l, char c)
+{
+	if (l->n < LINE_MAX_BYTES)
+		l->b[l->n++] = c;
+}
+
+static void l_mem(struct line *l, const char *s, size_t n)
+{
+	if (n > LINE_MAX_BYTES - l->n)
+		n = LINE_MAX_BYTES - l->n;
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void l_str(struct line *l, const char *s)
+{
+	l_mem(l, s, strlen(s));
+}
+
+static void l_spaces(struct line *l, size_t n)
+{
+	if (n > LINE_MAX_BYTES - l->n)
+		n = LINE_MAX_BYTES - l->n;
+	memset(l->b + l->n, ' ', n);
+	l->n += n;
+}
+
+/* Decimal, right-aligned in width. */
+static void l_u64(struct line *l, uint64_t v, size_t width)
+{
+	char buf[32], *d = kt_fmt_u64(buf, v);
+	size_t n = (size_t)(buf + 31 - d);
+
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+static void l_i64(struct line *l, int64_t v, size_t width)
+{
+	char buf[32], *d = kt_fmt_u64(buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	size_t n = (size_t)(buf + 31 - d);
+
+	if (v < 0) {
+		*--d = '-';
+		n++;
+	}
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* 0x-prefixed hex, right-aligned in width. */
+static void l_hex(struct line *l, uint64_t v, size_t width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[20], *d = buf + sizeof(buf);
+	size_t n;
+
+	do {
+		*--d = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	*--d = 'x';
+	*--d = '0';
+	n = (size_t)(buf + sizeof(buf) - d);
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* Seconds with 9 decimals, right-aligned in width. */
+static void l_time(struct line *l, uint64_t ns, size_t width)
+{
+	char buf[40], *d = buf + sizeof(buf);
+	uint64_t frac = ns % 1000000000ULL, sec = ns / 1000000000ULL;
+	size_t n;
+
+	for (int i = 0; i < 9; i++) {
+		*--d = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	*--d = '.';
+	do {
+		*--d = (char)('0' + sec % 10);
+		sec /= 10;
+	} while (sec);
+	n = (size_t)(buf + sizeof(buf) - d);
+	if (n < width)
+		l_spaces(l, width - n);
+	l_mem(l, d, n);
+}
+
+/* Text with non-printable bytes as '?', optionally CSV-quoted; left-aligned in width. */
+static void l_text(struct line *l, const char *s, size_t max, bool csv, size_t width)
+{
+	size_t n = 0;
+	char *d;
+
+	/* Room for the worst case: every byte doubled, two quotes, the padding. */
+	if (LINE_MAX_BYTES - l->n < 2 * max + 2 + width) {
+		size_t room = LINE_MAX_BYTES - l->n;
+
+		if (room < 2 + width)
+			return;      /* cannot happen: lines are far shorter than the buffer */
+		max = (room - 2 - width) / 2;
+	}
+	d = l->b + l->n;
+	if (csv)
+		*d++ = '"';
+	for (; n < max && s[n]; n++) {
+		unsigned char ch = (unsigned char)s[n];
+
+		if (ch < 0x20 || ch >= 0x7f)
+			ch = '?';
+		else if (csv && ch == '"')
+			*d++ = '"';
+		*d++ = (char)ch;
+	}
+	if (csv)
+		*d++ = '"';
+	for (; n < width; n++)
+		*d++ = ' ';
+	l->n = (size_t)(d - l->b);
+}
+
+static const char *func_name(uint32_t debugid)
+{
+	switch (KTRACE_DARWIN_FUNC(debugid)) {
+	case KTRACE_DARWIN_FUNC_START: return "START";
+	case KTRACE_DARWIN_FUNC_END:   return "END";
+	case 3:                        return "S|E";
+	}
+	return "-";
+}
+
+static bool is_string_event(uint32_t debugid)
+{
+	uint32_t id = KTRACE_DARWIN_EVENTID(debugid);
+
+	return KTRACE_DARWIN_CLASS(id) == 7 &&
+	       (KTRACE_DARWIN_SUBCLASS(id) == 1 || id == KTRACE_TRACE_INFO_STRING);
+}
+
+static void event_text(const struct ktrace_darwin_info *info,
+		       const struct ktrace_darwin_event *ev, char out[33])
+{
+	size_t w = info->is64 ? 8 : 4, n = 0;
+	int first = 0;
+
+	/* kdebug_trace_string(): the first event of a string (START) carries the string's
+	 * debugid and id in arg1/arg2, the text in arg3/arg4; later ones text only. */
+	if (KTRACE_DARWIN_EVENTID(ev->debugid) == KTRACE_TRACE_STRING_GLOBAL &&
+	    (ev->debugid & KTRACE_DARWIN_FUNC_START))
+		first = 2;
+	for (int a = first; a < 4; a++)
+		for (size_t b = 0; b < w; b++)
+			out[n++] = (char)(ev->arg[a] >> (8 * b));
+	out[n] = 0;
+}
+
+/* Event names, cached per event id (a direct-mapped cache). */
+#define NAME_CACHE 4096
+
+struct name_slot {
+	uint32_t id;
+	bool used;
+	const char *name;
+	char buf[64];
+};
+
+static const char *cached_name(struct name_slot *cache, const struct ktrace_darwin_codes *codes,
+			       uint32_t debugid)
+{
+	uint32_t id = KTRACE_DARWIN_EVENTID(debugid);
+	struct name_slot *s = &cache[(id ^ (id >> 12) ^ (id >> 24)) & (NAME_CACHE - 1)];
+
+	if (!s->used || s->id != id) {
+		const char *n = codes ? ktrace_darwin_codes_lookup(codes, id) : NULL;
+
+		s->used = true;
+		s->id = id;
+		s->name = n ? n : ktrace_darwin_builtin_name(id, s->buf, sizeof(s->buf));
+	}
+	return s->name;
+}
+
+struct report_state {
+	const struct ktrace_view_darwin_opts *o;
+	const struct ktrace_darwin_info *info;
+	struct ktrace_darwin *k;
+	struct intervals iv;
+	uint64_t read, shown, lost_markers;
+	uint64_t prev_ns;
+	bool have_prev;
+	struct line line;
+	struct name_slot names[NAME_CACHE];
+};
+
+static bool wanted(struct report_state *st, const struct ktrace_darwin_event *ev,
+		   const struct ktrace_darwin_thread *t)
+{
+	const struct ktrace_view_darwin_opts *o = st->o;
+	bool ok;
+
+	if (!ktrace_darwin_filter_match(o->filter, ev->debugid))
+		return false;
+	if (!o->npids && !o->nprocs)
+		return true;
+	if (!t)
+		return false;
+	ok = false;
+	for (size_t i = 0; i < o->npids && !ok; i++)
+		ok = t->pid == o->pids[i];
+	for (size_t i = 0; i < o->nprocs && !ok; i++)
+		ok = !strcmp(t->command, o->procs[i]);
+	return ok;
+}
+
+static void print_event(struct report_state *st, struct ktrace_out *out,
+			const struct ktrace_darwin_event *ev, const struct ktrace_darwin_thread *t,
+			bool has_elapsed, uint64_t elapsed)
+{
+	const char *name = cached_name(st->names, st->o->codes, ev->debugid);
+	const char *func = func_name(ev->debugid);
+	int64_t delta = st->have_prev ? (int64_t)(ev->ns - st->prev_ns) : 0;
+	struct line *l = &st->line;
+	char text[33];
+
+	st->prev_ns = ev->ns;
+	st->have_prev = true;
+	l->n = 0;
+	if (st->o->csv) {
+		l_u64(l, ev->ns, 0);
+		l_putc(l, ',');
+		l_i64(l, delta, 0);
+		l_putc(l, ',');
+		l_u64(l, ev->cpu, 0);
+		l_putc(l, ',');
+		l_hex(l, ev->thread, 0);
+		l_putc(l, ',');
+		if (t) {
+			l_i64(l, t->pid, 0);
+			l_putc(l, ',');
+			l_text(l, t->command, 20, true, 0);
+		} else {
+			l_putc(l, ',');
+		}
+		l_str(l, ",0x");
+		for (int shift = 28; shift >= 0; shift -= 4)
+			l_putc(l, "0123456789abcdef"[(ev->debugid >> shift) & 15]);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_DARWIN_CLASS(ev->debugid), 0);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_DARWIN_SUBCLASS(ev->debugid), 0);
+		l_putc(l, ',');
+		l_u64(l, KTRACE_DARWIN_CODE(ev->debugid), 0);
+		l_putc(l, ',');
+		l_str(l, func);
+		l_putc(l, ',');
+		l_text(l, name, 256, true, 0);
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ',');
+			l_hex(l, ev->arg[a], 0);
+		}
+		l_putc(l, ',');
+		if (has_elapsed)
+			l_u64(l, elapsed, 0);
+	} else {
+		l_time(l, ev->ns, 20);
+		l_i64(l, delta, 13);
+		l_u64(l, ev->cpu, 5);
+		l_hex(l, ev->thread, 13);
+		if (t) {
+			l_i64(l, t->pid, 8);
+			l_putc(l, ' ');
+			l_text(l, t->command, 20, false, 16);
+		} else {
+			l_str(l, "       - -               ");
+		}
+		l_putc(l, ' ');
+		l_text(l, func, 5, false, 5);
+		l_putc(l, ' ');
+		l_text(l, name, 256, false, 32);
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ' ');
+			l_hex(l, ev->arg[a], 0);
+		}
+		if (is_string_event(ev->debugid)) {
+			event_text(st->info, ev, text);
+			l_str(l, " \"");
+			l_text(l, text, 32, false, 0);
+			l_putc(l, '"');
+		}
+		if (has_elapsed) {
+			l_str(l, " elapsed_ns=");
+			l_u64(l, elapsed, 0);
+		}
+	}
+	l_putc(l, '\n');
+	kt_out_write(out, l->b, l->n);
+}
+
+/* Non-event chunks of a mapped V3 file, listed as comments before the events. */
+static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
+{
+	struct ktrace_file *f = ktrace_darwin_file(k);
+	struct ktrace_error scratch = { 0 };
+	struct ktrace_chunk_iter it;
+	struct ktrace_chunk c;
+
+	if (!f || !ktrace_input_is_mapped(ktrace_file_input(f)))
+		return;
+	ktrace_file_chunks_begin(f, &it);
+	while (ktrace_file_next_chunk(f, &it, &c, &scratch) > 0) {
+		const char *n = ktrace_file_tag_name(c.tag);
+
+		if (c.tag == KTRACE_TAG_EVENTS || c.tag == KTRACE_TAG_THREAD_MAP ||
+		    c.tag == KTRACE_TAG_CPU_MAP)
+			continue;
+		kt_out_printf(out, "# %s chunk 0x%08x%s%s%s at 0x%" PRIx64 ": %" PRIu64 " bytes, %s\n",
+			      c.in_header ? "header" : "body", c.tag, n ? " (" : "", n ? n : "",
+			      n ? ")" : "", c.offset, c.size,
+			      c.tag == KTRACE_TAG_STACKSHOT ? "kcdata, not decoded here"
+			      : n ? "not decoded" : "unknown tag, skipped");
+	}
+}
+
+int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+			      struct ktrace_out *out, struct ktrace_error *err)
+{
+	struct report_state *stp = calloc(1, sizeof(*stp));
+	struct ktrace_darwin_event ev;
+	char desc[128];
+	int ret;
+
+	if (!stp)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	stp->o = o;
+	ret = ktrace_darwin_open(in, &o->kdebug, &stp->k, err);
+	if (ret < 0) {
+		free(stp);
+		return ret;
+	}
+	stp->info = ktrace_darwin_get_info(stp->k);
+	if (o->csv) {
+		kt_out_puts(out, "time_ns,delta_ns,cpu,thread,pid,process,debugid,class,subclass,"
+				 "code,func,event,arg1,arg2,arg3,arg4,elapsed_ns\n");
+	} else {
+		kt_out_printf(out, "# %s: %s, %s kd_buf\n", ktrace_input_name(in),
+			      kt_darwin_format_desc(stp->info, desc, sizeof(desc)),
+			      stp->info->is64 ? "64-bit" : "32-bit");
+		kt_out_printf(out, "# timebase %" PRIu64 "/%" PRIu64 "%s, ", stp->info->timebase_numer,
+			      stp->info->timebase_denom, stp->info->timebase_known ? "" : " (assumed)");
+		if (stp->info->events >= 0)
+			kt_out_printf(out, "%" PRId64 " events, ", stp->info->events);
+		kt_out_printf(out, "%" PRIu64 " threads in the thread map\n", stp->info->threads);
+		list_other_chunks(stp->k, out);
+		kt_out_puts(out, "#              time(s)    delta(ns)  cpu       thread     pid "
+				 "process          func  event                            "
+				 "arg1 arg2 arg3 arg4\n");
+	}
+	while ((ret = ktrace_darwin_next(stp->k, &ev, err)) > 0) {
+		const struct ktrace_darwin_thread *t = ktrace_darwin_find_thread(stp->k, ev.thread);
+		uint32_t func = KTRACE_DARWIN_FUNC(ev.debugid);
+		uint32_t id = KTRACE_DARWIN_EVENTID(ev.debugid);
+		uint64_t start = 0;
+		bool has_elapsed = false;
+
+		stp->read++;
+		if (id == KTRACE_TRACE_LOST_EVENTS)
+			stp->lost_markers++;
+		if (func == KTRACE_DARWIN_FUNC_START)
+			push_start(&stp->iv, ev.thread, id, ev.ns);
+		else if (func == KTRACE_DARWIN_FUNC_END)
+			has_elapsed = pop_start(&stp->iv, ev.thread, id, &start);
+		if (!wanted(stp, &ev, t))
+			continue;
+		stp->shown++;
+		print_event(stp, out, &ev, t, has_elapsed, has_elapsed ? ev.ns - start : 0);
+	}
+	if (!o->csv)
+		kt_out_printf(out, "# %" PRIu64 " events read, %" PRIu64 " shown, %" PRIu64
+			      " lost-events markers (TRACE_LOST_EVENTS)\n",
+			      stp->read, stp->shown, stp->lost_markers);
+	intervals_free(&stp->iv);
+	ktrace_darwin_close(stp->k);
+	free(stp);
+	return ret < 0 ? ret : 0;
+}

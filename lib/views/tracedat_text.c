@@ -1,0 +1,2275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `ktrace report` for trace.dat files: the lines Debian's trace-cmd 3.1.6 prints with
+ * `trace-cmd report`, byte for byte.
+ *
+ * Every file gets one event registry (ktrace/event.h), shared by its buffers as
+ * trace-cmd shares its tep handle between a file and its instances. The records of all
+ * buffers of all files are merged by timestamp: trace-cmd's order is the order of its
+ * handles (every file's top buffer, in command-line order, then the instances of each
+ * file), then the CPU, for equal timestamps. Each buffer is read with its own iterator,
+ * so that the record that follows a function-graph entry in its buffer can be looked
+ * at (trace-cmd prints a leaf function as one line and skips its exit record).
+ *
+ * A line is, as trace-cmd's trace_show_data builds it: the dropped-events marker of the
+ * record if any, "%16s-%-5d [%03d]" (comm, pid, cpu) or with -l "%8.8s-%-5d %3d" and
+ * the latency flags, the time (" %5lu.%06lu:", -t " %5lu.%09lu:", raw clocks
+ * "%12lu:"), the event name padded to 20 columns, then the event text; one trailing
+ * newline of the whole line is dropped and the line ends at the first NUL byte. When a
+ * file has instances (or several files are read), every line starts with the buffer
+ * (file) name right-aligned to the longest one.
+ *
+ * Records go through in chunks. The main thread reads them in order and does everything
+ * that depends on what came before: filters, the comm column (the sched plugins teach
+ * comms while printing), the latency column, --ts-diff, and the text of the events whose
+ * formatting keeps state (ktrace_event_ordered: sched, function, function graph,
+ * bprint...). The other events' texts and the whole lines are made by worker threads,
+ * each with its own registry loaded from the same metadata, and the chunks are written
+ * out in order: the output is the single-threaded one, byte for byte.
+ */
+#include <ktrace/event.h>
+#include <ktrace/kbuffer.h>
+#include <ktrace/tracedat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
+
+/* A metadata text, kept to load more registries (worker threads). */
+struct mtext {
+	const char *system;           /* NULL for header_page / kallsyms... */
+	const char *text;
+	size_t len;
+};
+
+/* One input file: its reader, registry and filters. */
+struct rfile {
+	const struct ktrace_view_text_file *arg;
+	const char *base;                  /* file name without directories */
+	struct tracedat *td;
+	struct ktrace_events *evs;
+	const struct ktrace_event *fg_entry;    /* funcgraph_entry, if any */
+	/* formats and texts, to load the workers' registries */
+	struct mtext header_page, kallsyms, printk, cmdlines;
+	struct mtext *formats;
+	size_t nformats;
+	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
+	 * and how many bytes formatting may read */
+	struct evinfo {
+		uint8_t ordered;
+		bool raw;                   /* -R, or -r names it */
+		uint32_t fixed;
+	} *evinfo;
+	size_t nevinfo;
+#define EVCACHE 256
+	struct evcache {
+		const struct ktrace_event *ev;
+		struct evinfo info;         /* a copy: evinfo moves when it grows */
+	} evcache[EVCACHE];
+	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
+	struct ktrace_event_filter **pos, **neg;
+	size_t npos, nneg;
+	int kstack_id, ustack_id;          /* kernel_stack / user_stack ids (-1: none) */
+	bool *last_printed;                /* per CPU id */
+	size_t nlast;
+	bool usecs;                        /* times in seconds (not a raw counter) */
+	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
+	unsigned ncpus;                    /* "cpus=N" */
+	size_t ninstances;
+	char *task_text;                   /* the --pid/--comm filter */
+	struct kbuffer *kb;                /* --debug: walks sub-buffers */
+};
+
+/* One buffer of one file: a stream of records in timestamp order. */
+struct rstream {
+	uint64_t *vbase;                   /* --debug: trace-cmd's offsets of compressed data */
+	struct rfile *f;
+	unsigned buffer;
+	const char *label;                 /* line prefix name ("" for a top buffer) */
+	struct tracedat_iter *it;
+	const struct tracedat_record *head;
+	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
+	unsigned page_size;
+	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
+	const void *last_page;             /* the page of the last record taken */
+};
+
+/* A record waiting to be printed, with what the main thread worked out for it: 64
+ * bytes, as a worker on another CPU reads them. What few records need is in an extra
+ * entry of the chunk. */
+struct jrec {
+	const void *data;                  /* the record (see data_off) */
+	uint64_t ts;
+	const struct ktrace_event *ev;     /* in the main registry; NULL: unknown event */
+	const char *comm;
+	uint32_t size, avail;              /* as in struct ktrace_record */
+	int pid;
+	int cpu;
+	uint32_t text_off, text_len;       /* text formatted by the main thread (J_TEXT) */
+	uint32_t extra;                    /* index in the chunk's extras, or NO_OFF */
+	uint16_t file;                     /* index in r->files */
+	uint8_t flags;                     /* J_* */
+};
+
+_Static_assert(sizeof(struct jrec) == 64, "a record of a chunk is one cache line");
+
+enum {
+	J_TEXT = 1,                        /* the main thread formatted the text */
+	J_RAW = 2,                         /* fields as with -R */
+	J_COPIED = 4,                      /* data is a copy in the chunk, at data_off */
+};
+
+/* The rest, for the records that need it. */
+struct jextra {
+	const char *label;                 /* NULL: no prefix */
+	long long missed;
+	int64_t diff;
+	uint32_t data_off;                 /* J_COPIED: where in the chunk's data */
+	uint32_t lat_off, lat_len;         /* latency column */
+	uint32_t dpre_off, dpre_len;       /* --debug: before the line, after the text */
+	uint32_t dsuf_off, dsuf_len;
+	bool has_diff;
+};
+
+#define NO_OFF UINT32_MAX
+
+static const struct jextra no_extra = { .data_off = NO_OFF };
+
+enum { C_FREE, C_FILLED, C_DONE };
+
+/* Chunks are filled by one thread while another formats the next one: each on cache
+ * lines of its own. */
+struct chunk {
+	_Alignas(128) struct jrec *recs;
+	size_t n, cap;
+	struct jextra *extras;
+	size_t nextras, cap_extras;
+	uint64_t span;                     /* bytes of pages the records were read from */
+	char *text;                        /* texts the main thread made */
+	size_t text_len, text_cap;
+	uint8_t *data;                     /* copies of records of compressed data */
+	size_t data_len, data_cap;
+	char *out;                         /* the lines */
+	size_t out_len, out_cap;
+	int state;
+	bool oom;
+};
+
+/* A name column (" name: " and padding), rendered once per event. */
+struct namecol {
+	const struct ktrace_event *ev;
+	char *s;
+	uint32_t len;
+};
+
+/* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
+struct commcol {
+	const char *comm;
+	int pid;
+	uint8_t len;
+	char s[48];
+};
+
+#define NAMECACHE 1024
+#define COMMCACHE 1024
+
+/* What formats lines: the main thread or a worker, with its registries and caches. */
+struct wctx {
+	struct report *r;
+	struct ktrace_events **evs;        /* per file */
+	struct namecol names[NAMECACHE];
+	struct commcol comms[COMMCACHE];
+	uint64_t sec_key;                  /* the seconds part last rendered */
+	char sec[32];
+	uint8_t sec_len;
+	pthread_t th;
+	bool started;
+	int error;
+};
+
+struct report {
+	const struct ktrace_view_text_opts *o;
+	struct ktrace_out *out;
+	struct ktrace_error *err;
+	const char **err_file;
+	struct rfile *files;
+	size_t nfiles;
+	struct rstream *streams;
+	size_t nstreams;
+	/* line prefixes */
+	bool prefix;                       /* print buffer/file names */
+	int width;                         /* trace-cmd's max_file_size */
+	/* --ts-diff */
+	uint64_t last_ts;
+	/* -r */
+	regex_t *raw_re;
+	size_t nraw_re;
+	/* the main thread's scratch */
+	uint8_t *copy;                     /* a function-graph entry kept while looking ahead */
+	size_t copy_cap;
+	/* chunks and workers */
+	struct chunk *slots;
+	size_t nslots, chunk_recs;
+	uint64_t span_max;                 /* bytes of pages a chunk may take its records from */
+	struct wctx *main_ctx;
+	struct wctx *workers;
+	size_t nworkers;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_free;
+	uint64_t filled, taken, written;
+	bool finished, writing, stop;
+	int write_error;
+	/* progress */
+	uint64_t done, total_bytes;
+	struct timespec last_progress;
+	bool progress_shown;
+};
+
+/* ---- loading ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Collects the metadata texts of a file (they stay valid until tracedat_close). */
+static int collect_texts(struct rfile *f, struct ktrace_error *err)
+{
+	struct tracedat *td = f->td;
+	size_t n = tracedat_ftrace_format_count(td), k = 0;
+	const char *text;
+	size_t len;
+
+	for (size_t s = 0; s < tracedat_system_count(td); s++)
+		n += tracedat_system_event_count(td, s);
+	f->formats = calloc(n ? n : 1, sizeof(*f->formats));
+	if (!f->formats)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (!tracedat_header_page(td, &text, &len))
+		f->header_page = (struct mtext){ NULL, text, len };
+	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++)
+		if (!tracedat_ftrace_format(td, i, &text, &len))
+			f->formats[k++] = (struct mtext){ "ftrace", text, len };
+	for (size_t s = 0; s < tracedat_system_count(td); s++) {
+		const char *sys = tracedat_system_name(td, s);
+
+		for (size_t i = 0; i < tracedat_system_event_count(td, s); i++)
+			if (!tracedat_event_format(td, s, i, &text, &len))
+				f->formats[k++] = (struct mtext){ sys, text, len };
+	}
+	f->nformats = k;
+	if (tracedat_kallsyms(td, &text, &len, err) < 0)
+		return err->code;
+	f->kallsyms = (struct mtext){ NULL, text, len };
+	if (tracedat_printk_formats(td, &text, &len, err) < 0)
+		return err->code;
+	f->printk = (struct mtext){ NULL, text, len };
+	if (tracedat_cmdlines(td, &text, &len, err) < 0)
+		return err->code;
+	f->cmdlines = (struct mtext){ NULL, text, len };
+	return 0;
+}
+
+/* A registry loaded the way trace-cmd loads its tep handle. Safe to call from several
+ * threads at once for the same file. */
+static struct ktrace_events *load_registry(const struct rfile *f, const struct ktrace_view_text_opts *o)
+{
+	const struct tracedat_header *h = tracedat_header(f->td);
+	struct ktrace_error ignore = { 0 };
+	struct ktrace_events *evs = ktrace_event_new((int)h->long_size, h->big_endian);
+
+	if (!evs)
+		return NULL;
+	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
+	if (f->header_page.text)
+		ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len, &ignore);
+	for (size_t i = 0; i < f->nformats; i++)
+		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
+					 f->formats[i].len, NULL, &ignore);
+	if (f->kallsyms.len)
+		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
+	if (f->printk.len)
+		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
+	if (f->cmdlines.len)
+		ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
+	ktrace_event_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
+				    : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
+	/* libtracecmd adds its block-trace event when it sets the data up: the listings
+	 * (-E -P -f) come before that */
+	if (o->mode != KTRACE_VIEW_TEXT_EVENTS && o->mode != KTRACE_VIEW_TEXT_PRINTK &&
+	    o->mode != KTRACE_VIEW_TEXT_FUNCS)
+		ktrace_event_add_blktrace(evs);
+	return evs;
+}
+
+/* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */
+static void time_format(struct rfile *f, const struct ktrace_view_text_opts *o)
+{
+	const char *clock = tracedat_clock(f->td);
+	uint32_t mult, shift;
+	uint64_t off;
+	static const char *const secs[] = { "local", "global", "uptime", "perf", "tai",
+					    "tsc2nsec" };
+
+	f->usecs = true;
+	if (clock && *clock) {
+		if (o->raw_ts) {
+			f->usecs = false;
+		} else if (!tracedat_tsc2nsec(f->td, &mult, &shift, &off) || !mult) {
+			bool known = !strncmp(clock, "mono", 4);
+
+			for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+				known |= !strcmp(clock, secs[i]);
+			f->usecs = known;
+		}
+	}
+	f->use_trace_clock = false;
+	for (size_t i = 0; i < tracedat_option_count(f->td); i++)
+		if (tracedat_option(f->td, i)->id == TRACEDAT_OPT_TRACECLOCK)
+			f->use_trace_clock = true;
+}
+
+static int open_file(struct report *r, struct rfile *f, const struct ktrace_view_text_file *a)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	unsigned flags = (o->raw_ts ? TRACEDAT_RAW_TS : 0) | (o->no_date ? TRACEDAT_NO_DATE : 0);
+	int ret;
+
+	f->arg = a;
+	f->base = base_name(a->path);
+	*r->err_file = a->path;
+	if (a->input) {
+		ret = tracedat_open_input(a->input, flags, &f->td, r->err);
+	} else {
+		ret = tracedat_open(a->path, flags, &f->td, r->err);
+	}
+	if (ret)
+		return ret;
+	if (a->ts_offset)
+		tracedat_add_ts_offset(f->td, a->ts_offset);
+	f->ncpus = tracedat_header(f->td)->cpus;
+	f->ninstances = 0;
+	for (size_t i = 0; i < tracedat_buffer_count(f->td); i++)
+		if (*tracedat_buffer(f->td, i)->name)
+			f->ninstances++;
+	time_format(f, o);
+	ret = collect_texts(f, r->err);
+	if (ret)
+		return ret;
+	f->evs = load_registry(f, o);
+	if (!f->evs)
+		return ktrace_error_set(r->err, -errno, "cannot create the event registry: %s",
+					strerror(errno));
+	f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
+	*r->err_file = NULL;
+	return 0;
+}
+
+/* --pid and --comm: trace-cmd's one filter of the tasks' pids, in its order (its lists
+ * are built by prepending), or NULL. */
+static char *task_filter(struct report *r, struct rfile *f)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	int *pids = NULL;
+	size_t n = 0, cap = 0;
+	char *text = NULL;
+	size_t len = 0;
+
+	/* pids of the comms, the last --comm first; then the --pid pids, the last first */
+	for (size_t k = o->ntasks; k-- > 0;) {
+		const struct ktrace_view_text_task *t = &o->tasks[k];
+		size_t found;
+
+		if (!t->comm)
+			continue;
+		found = ktrace_event_comm_pids(f->evs, t->name, NULL, 0);
+		if (!found) {
+			fprintf(stderr, "ktrace: comm: %s not in the saved cmdlines\n", t->name);
+			continue;
+		}
+		if (n + found > cap) {
+			int *v = realloc(pids, (n + found) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			pids = v;
+			cap = n + found;
+		}
+		ktrace_event_comm_pids(f->evs, t->name, pids + n, found);
+		n += found;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		int t = pids[i];
+
+		pids[i] = pids[n - 1 - i];
+		pids[n - 1 - i] = t;
+	}
+	for (size_t pass = 0; pass < 2; pass++) {
+		size_t at = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			char one[128];
+			int k = snprintf(one, sizeof(one), "%s(common_pid==%d)||(pid==%d)||(next_pid==%d)",
+					 at ? "||" : ".*:", pids[i], pids[i], pids[i]);
+
+			if (pass)
+				memcpy(text + at, one, (size_t)k);
+			at += (size_t)k;
+		}
+		for (size_t k = o->ntasks; k-- > 0;) {
+			const char *p = o->tasks[k].name;
+			size_t pl = strlen(p);
+
+			if (o->tasks[k].comm)
+				continue;
+			if (pass)
+				at += (size_t)sprintf(text + at, "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
+						      at ? "||" : ".*:", p, p, p);
+			else
+				at += 3 + 3 * pl + 40;
+		}
+		if (!pass) {
+			if (!at)
+				break;
+			len = at + 1;
+			text = malloc(len);
+			if (!text)
+				goto oom;
+		} else {
+			text[at] = 0;
+		}
+	}
+	free(pids);
+	return text;
+oom:
+	free(pids);
+	free(text);
+	return NULL;
+}
+
+static int add_one_filter(struct report *r, struct rfile *f, const char *text, bool negative)
+{
+	struct ktrace_event_filter *flt = ktrace_event_filter_new(f->evs, text, r->err);
+
+	if (!flt) {
+		char msg[KTRACE_ERROR_MESSAGE_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", r->err->message);
+		*r->err_file = NULL;
+		return ktrace_error_set(r->err, -EINVAL, "failed to create event filter '%s': %s",
+					text, msg);
+	}
+	if (negative)
+		f->neg[f->nneg++] = flt;
+	else
+		f->pos[f->npos++] = flt;
+	return 0;
+}
+
+static int add_filters(struct report *r, struct rfile *f, bool first)
+{
+	const struct ktrace_view_text_file *a = f->arg;
+	const struct ktrace_event *ev;
+	char *tasks = first && r->o->ntasks ? task_filter(r, f) : NULL;
+	int ret;
+
+	if (!a->nfilters && !tasks)
+		return 0;
+	f->pos = calloc(a->nfilters + 1, sizeof(*f->pos));
+	f->neg = calloc(a->nfilters + 1, sizeof(*f->neg));
+	if (!f->pos || !f->neg) {
+		free(tasks);
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < a->nfilters; i++) {
+		ret = add_one_filter(r, f, a->filters[i].text, a->filters[i].negative);
+		if (ret) {
+			free(tasks);
+			return ret;
+		}
+	}
+	/* trace-cmd adds the pid filter after the -F ones */
+	if (tasks) {
+		ret = add_one_filter(r, f, tasks, false);
+		f->task_text = tasks;
+		if (ret)
+			return ret;
+	}
+	ev = ktrace_event_find_by_name(f->evs, "ftrace", "kernel_stack");
+	f->kstack_id = ev ? ktrace_event_id(ev) : -1;
+	ev = ktrace_event_find_by_name(f->evs, "ftrace", "user_stack");
+	f->ustack_id = ev ? ktrace_event_id(ev) : -1;
+	f->nlast = 0;
+	return 0;
+}
+
+/* ---- filtering (trace-cmd's tracecmd_filter_match) ---- */
+
+static bool *last_printed(struct rfile *f, int cpu)
+{
+	if (cpu < 0)
+		return NULL;
+	if ((size_t)cpu >= f->nlast) {
+		size_t n = (size_t)cpu + 16;
+		bool *p = realloc(f->last_printed, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + f->nlast, 0, (n - f->nlast) * sizeof(*p));
+		f->last_printed = p;
+		f->nlast = n;
+	}
+	return &f->last_printed[cpu];
+}
+
+static bool filter_pass(struct rfile *f, const struct ktrace_record *kr,
+			const struct ktrace_event *ev)
+{
+	bool found = false;
+	bool *lp;
+
+	for (size_t i = 0; i < f->npos && !found; i++) {
+		enum ktrace_event_filter_result res = ktrace_event_filter_match(f->pos[i], kr);
+
+		found = res == KTRACE_EVENT_FILTER_NONE || res == KTRACE_EVENT_FILTER_MATCH;
+	}
+	lp = last_printed(f, kr->cpu);
+	if (!found && f->npos) {
+		/* a stack trace after an event that was shown is shown too */
+		int id = ev ? ktrace_event_id(ev) : -1;
+
+		if (id < 0 || !lp || !*lp || (id != f->kstack_id && id != f->ustack_id))
+			return false;
+	}
+	found = false;
+	for (size_t i = 0; i < f->nneg && !found; i++) {
+		enum ktrace_event_filter_result res = ktrace_event_filter_match(f->neg[i], kr);
+
+		found = res == KTRACE_EVENT_FILTER_NONE || res == KTRACE_EVENT_FILTER_MATCH;
+	}
+	if (lp)
+		*lp = !found;
+	return !found;
+}
+
+/* ---- line pieces ---- */
+
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char buf[24];
+	int n = 0;
+
+	do {
+		buf[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = buf[--n];
+	return p;
+}
+
+/* v in exactly `digits` digits, zero-padded (v < 10^digits). */
+static inline char *put_zdigits(char *p, uint64_t v, int digits)
+{
+	for (int i = digits - 1; i >= 0; i--) {
+		p[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	return p + digits;
+}
+
+/* "%Nllu": right-aligned in width. */
+static inline char *put_u64w(char *p, uint64_t v, int width)
+{
+	char buf[24];
+	int n = 0;
+
+	do {
+		buf[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = n; i < width; i++)
+		*p++ = ' ';
+	while (n)
+		*p++ = buf[--n];
+	return p;
+}
+
+static inline char *put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, -(uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static inline char *put_spaces(char *p, int n)
+{
+	if (n > 0) {
+		memset(p, ' ', (size_t)n);
+		p += n;
+	}
+	return p;
+}
+
+/* The time column as tep_print_event prints TEP_PRINT_TIME. */
+static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
+{
+	if (!f->usecs)
+		return put_u64w(p, ts, 12);
+	if (nsec) {
+		p = put_u64w(p, ts / 1000000000u, 5);
+		*p++ = '.';
+		return put_zdigits(p, ts % 1000000000u, 9);
+	}
+	ts = ts / 1000 + (ts % 1000 >= 500);      /* (ts + 500) / 1000 without overflow */
+	p = put_u64w(p, ts / 1000000u, 5);
+	*p++ = '.';
+	return put_zdigits(p, ts % 1000000u, 6);
+}
+
+/* ---- progress on stderr ---- */
+
+static void progress(struct report *r, const struct tracedat_record *rec)
+{
+	struct timespec now;
+	double dt;
+	char line[128];
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (double)(now.tv_sec - r->last_progress.tv_sec) +
+	     (double)(now.tv_nsec - r->last_progress.tv_nsec) / 1e9;
+	if (dt < 0.5)
+		return;
+	r->last_progress = now;
+	if (r->total_bytes && !rec->compressed)
+		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events, %d%%  ",
+			     r->done, (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
+	else
+		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", r->done);
+	if (n > 0) {
+		ssize_t w = write(STDERR_FILENO, line, (size_t)n);   /* best effort */
+
+		(void)w;
+	}
+	r->progress_shown = true;
+}
+
+static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
+
+/* ---- main thread: records into chunks ---- */
+
+/* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
+ * record to the end of that buffer: so may we, the iterator holding the chunk the same
+ * way. */
+static uint32_t zavail(const struct tracedat_record *rec)
+{
+	const uint8_t *data = rec->data, *page = rec->page;
+	uint32_t page_avail = (uint32_t)(page + rec->page_len - data);
+	uint64_t pos = rec->page_offset + (uint64_t)(data - page);
+
+	if (pos + rec->size > rec->chunk_end || rec->chunk_end - pos > UINT32_MAX ||
+	    rec->chunk_end - pos < page_avail)
+		return page_avail;
+	return (uint32_t)(rec->chunk_end - pos);
+}
+
+static uint32_t record_avail(struct rstream *s, const struct tracedat_record *rec)
+{
+	const uint8_t *data = rec->data, *page = rec->page;
+	uint64_t end, pos, chunk;
+
+	if (rec->compressed)
+		return zavail(rec);
+	if (!s->map_size || !s->cpu_end)
+		return (uint32_t)(page + rec->page_len - data);
+	/* trace-cmd maps the CPU data in windows of map_size bytes: it reads on to the end
+	 * of the window holding the record */
+	pos = rec->page_offset + (uint64_t)(data - page);
+	chunk = (pos & ~(s->map_size - 1)) + s->map_size;
+	end = s->cpu_end[rec->cpu_index];
+	if (chunk < end)
+		end = chunk;
+	if (end < pos + rec->size)
+		return rec->size;
+	if (end - pos > UINT32_MAX)
+		return UINT32_MAX;
+	return (uint32_t)(end - pos);
+}
+
+static void fill_krec(struct rstream *s, const struct tracedat_record *rec,
+		      struct ktrace_record *kr)
+{
+	kr->data = rec->data;
+	kr->size = rec->size;
+	kr->cpu = (int)rec->cpu;
+	kr->ts = rec->ts;
+	kr->next = NULL;
+	kr->avail = record_avail(s, rec);
+}
+
+static int advance(struct report *r, struct rstream *s)
+{
+	int ret = tracedat_iter_next(s->it, &s->head, r->err);
+
+	if (ret <= 0) {
+		s->head = NULL;
+		if (ret < 0)
+			*r->err_file = s->f->arg->path;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+static bool cpu_wanted(const struct ktrace_view_text_opts *o, unsigned cpu)
+{
+	for (size_t i = 0; i < o->ncpus; i++)
+		if ((unsigned)o->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+static bool grow_buf(void **p, size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 4096;
+	void *n;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = c;
+	return true;
+}
+
+/* What the main thread needs to know of an event (cached per event id). */
+static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
+					 const struct ktrace_event *ev)
+{
+	static const struct evinfo fallback = { 1, false, 0 };
+	int id = ktrace_event_id(ev);
+
+	if (id < 0 || id > 1 << 20)
+		return &fallback;
+	if ((size_t)id >= f->nevinfo) {
+		size_t n = (size_t)id + 64;
+		struct evinfo *v = realloc(f->evinfo, n * sizeof(*v));
+
+		if (!v)
+			return &fallback;
+		memset(v + f->nevinfo, 0, (n - f->nevinfo) * sizeof(*v));
+		f->evinfo = v;
+		f->nevinfo = n;
+	}
+	if (!f->evinfo[id].ordered) {
+		bool raw = r->o->raw;
+
+		/* -r: trace-cmd's set_event_flags, "^PATTERN$" on the name or the system */
+		for (size_t i = 0; i < r->nraw_re && !raw; i++)
+			raw = !regexec(&r->raw_re[i], ktrace_event_name(ev), 0, NULL, 0) ||
+			      !regexec(&r->raw_re[i], ktrace_event_system(ev), 0, NULL, 0);
+		f->evinfo[id].raw = raw;
+		f->evinfo[id].ordered = ktrace_event_ordered(ev, raw) ? 1 : 2;
+		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
+	}
+	return &f->evinfo[id];
+}
+
+/* The same through a small cache keyed by the event pointer (no look at the event). */
+static inline const struct evinfo *ev_info(struct report *r, struct rfile *f,
+					   const struct ktrace_event *ev)
+{
+	struct evcache *e = &f->evcache[((uintptr_t)ev >> 5) & (EVCACHE - 1)];
+
+	if (e->ev != ev) {
+		e->info = *ev_info_slow(r, f, ev);
+		e->ev = ev;
+	}
+	return &e->info;
+}
+
+/* The main thread formats a record's text into the chunk (never twice: the state it
+ * keeps would move twice). */
+static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct ktrace_events *evs,
+		       const struct ktrace_record *kr, unsigned *outf, bool raw)
+{
+	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
+
+	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + room))
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
+				 room, outf);
+	if (n >= room)
+		n = room - 1;
+	j->text_off = (uint32_t)c->text_len;
+	j->text_len = (uint32_t)n;
+	j->flags |= J_TEXT;
+	c->text_len += n;
+	return 0;
+}
+
+static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + 256))
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	va_start(ap, fmt);
+	n = vsnprintf(c->text + c->text_len, 256, fmt, ap);
+	va_end(ap);
+	if (n > 255)
+		n = 255;
+	c->text_len += (size_t)(n > 0 ? n : 0);
+	return 0;
+}
+
+/* --debug: the sub-buffer start line, and after the text the record's delta, offset and
+ * size and the time-extend, padding and time-stamp entries that follow it. */
+static int debug_info(struct report *r, struct chunk *c, struct jextra *j, struct rstream *s,
+		      const struct tracedat_record *rec)
+{
+	struct rfile *f = s->f;
+	uint64_t in_page = rec->offset - rec->page_offset, off;
+	unsigned ps = s->page_size ? s->page_size : 4096;
+	struct kbuffer_raw_info info, *pi;
+	uint8_t *page = (uint8_t *)rec->page;
+	int ret;
+
+	if (!f->kb) {
+		const struct tracedat_header *h = tracedat_header(f->td);
+
+		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
+				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!f->kb)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		if (h->old_format)
+			kbuffer_set_old_format(f->kb);
+	}
+	if (kbuffer_load_subbuffer_len(f->kb, page, rec->page_len) < 0)
+		return 0;
+	off = rec->offset;
+	if (rec->compressed)
+		off = s->vbase ? s->vbase[rec->cpu_index] + rec->offset : rec->offset;
+	j->dpre_off = (uint32_t)c->text_len;
+	if (in_page == (uint64_t)kbuffer_start_of_data(f->kb)) {
+		if (r->o->debug)
+			ret = text_printf(r, c, "CPU:%u [SUBBUFFER START] [%lld:0x%llx]\n", rec->cpu,
+					  (long long)kbuffer_subbuf_timestamp(f->kb, page),
+					  (unsigned long long)(off & ~(uint64_t)(ps - 1)));
+		else
+			ret = text_printf(r, c, "CPU:%u [SUBBUFFER START]\n", rec->cpu);
+		if (ret)
+			return ret;
+	}
+	j->dpre_len = (uint32_t)(c->text_len - j->dpre_off);
+	if (!r->o->debug)
+		return 0;
+	j->dsuf_off = (uint32_t)c->text_len;
+	ret = text_printf(r, c, " [%d:0x%llx:%d]", (int)kbuffer_ptr_delta(f->kb, page + in_page),
+			  (unsigned long long)(off & (ps - 1)), (int)rec->size);
+	if (ret)
+		return ret;
+	info.next = page + in_page;
+	pi = kbuffer_raw_get(f->kb, page, &info);
+	while (pi && (pi = kbuffer_raw_get(f->kb, page, pi))) {
+		if (pi->type < KBUFFER_TYPE_PADDING)
+			break;
+		if (pi->type == KBUFFER_TYPE_TIME_STAMP)
+			ret = text_printf(r, c, "\n TIME STAMP: timestamp:%lld length:%d",
+					  (long long)pi->delta, pi->length);
+		else
+			ret = text_printf(r, c, "\n %s: delta:%lld length:%d",
+					  pi->type == KBUFFER_TYPE_PADDING ? "PADDING" : "TIME EXTEND",
+					  (long long)pi->delta, pi->length);
+		if (ret)
+			return ret;
+	}
+	j->dsuf_len = (uint32_t)(c->text_len - j->dsuf_off);
+	return 0;
+}
+
+/* A new extra entry for the chunk's last record. */
+static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *j)
+{
+	struct jextra *x;
+
+	if (c->nextras == c->cap_extras) {
+		size_t ncap = c->cap_extras ? c->cap_extras * 2 : 256;
+		struct jextra *v = realloc(c->extras, ncap * sizeof(*v));
+
+		if (!v) {
+			ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return NULL;
+		}
+		c->extras = v;
+		c->cap_extras = ncap;
+	}
+	j->extra = (uint32_t)c->nextras;
+	x = &c->extras[c->nextras++];
+	*x = no_extra;
+	return x;
+}
+
+/* Takes the head record of s into the chunk (or drops it), and moves s on. */
+static int take_record(struct report *r, struct chunk *c, struct rstream *s)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	const struct tracedat_record *rec = s->head;
+	struct rfile *f = s->f;
+	struct ktrace_events *evs = f->evs;
+	struct ktrace_record kr;
+	const struct ktrace_event *ev;
+	const struct evinfo *ei;
+	struct jextra *x = NULL;
+	struct jrec *j;
+	int ret;
+
+	fill_krec(s, rec, &kr);
+	ev = ktrace_event_record_event(evs, &kr);
+	if ((f->npos || f->nneg) && !filter_pass(f, &kr, ev))
+		return advance(r, s);
+	if (o->cpus && !cpu_wanted(o, rec->cpu))
+		return advance(r, s);
+	if (o->no_irqs || o->no_softirqs) {
+		int fl = ktrace_event_record_flags(evs, &kr);
+
+		if ((o->no_irqs && (fl & 0x08)) || (o->no_softirqs && (fl & 0x10)))
+			return advance(r, s);
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct jrec *v = realloc(c->recs, ncap * sizeof(*v));
+
+		if (!v)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		c->recs = v;
+		c->cap = ncap;
+	}
+	j = &c->recs[c->n++];
+	j->data = kr.data;
+	j->ts = kr.ts;
+	j->ev = ev;
+	j->size = kr.size;
+	j->avail = kr.avail;
+	j->cpu = kr.cpu;
+	j->file = (uint16_t)(f - r->files);
+	j->flags = 0;
+	j->extra = NO_OFF;
+	j->text_off = j->text_len = 0;
+	j->comm = NULL;
+	j->pid = 0;
+	if (ev) {
+		j->pid = ktrace_event_record_pid(evs, &kr);
+		j->comm = ktrace_event_comm(evs, j->pid);
+	}
+	if (r->prefix || rec->missed_events || o->latency || o->debug || o->boundary ||
+	    o->ts_diff || rec->compressed) {
+		x = add_extra(r, c, j);
+		if (!x)
+			return -ENOMEM;
+		x->label = r->prefix ? s->label : NULL;
+		x->missed = rec->missed_events;
+	}
+	if (o->latency) {
+		char lat[64];
+		size_t n;
+
+		if (o->raw || !ev)
+			n = o->raw ? (size_t)snprintf(lat, sizeof(lat), "-0x%x",
+						      (unsigned)ktrace_event_record_flags(evs, &kr))
+				   : 0;
+		else
+			n = ktrace_event_latency(evs, &kr, lat, sizeof(lat));
+		if (n >= sizeof(lat))
+			n = sizeof(lat) - 1;
+		if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + n))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		memcpy(c->text + c->text_len, lat, n);
+		x->lat_off = (uint32_t)c->text_len;
+		x->lat_len = (uint32_t)n;
+		c->text_len += n;
+	}
+	if (o->debug || o->boundary) {
+		ret = debug_info(r, c, x, s, rec);
+		if (ret)
+			return ret;
+	}
+	if (o->ts_diff) {
+		uint64_t ts = rec->ts;
+
+		if (f->use_trace_clock && !o->nsec)
+			ts = ts / 1000 + (ts % 1000 >= 500);
+		if (r->last_ts) {
+			x->diff = (int64_t)(ts - r->last_ts);
+			x->has_diff = true;
+		}
+		r->last_ts = ts;
+	}
+	ei = ev ? ev_info(r, f, ev) : NULL;
+	if (ei ? ei->raw : o->raw)
+		j->flags |= J_RAW;
+	if (ei && ei->ordered == 1) {
+		unsigned outf = 0;
+		struct ktrace_record nkr;
+
+		if (ev != f->fg_entry) {
+			ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+			return ret ? ret : advance(r, s);
+		}
+		/* look at the next record of this buffer: a leaf function prints as one line */
+		{
+			uint32_t keep = kr.avail < kr.size + 64 ? kr.avail : kr.size + 64;
+
+			if (!grow_buf((void **)&r->copy, &r->copy_cap, keep))
+				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			memcpy(r->copy, kr.data, keep);
+			kr.data = r->copy;
+			kr.avail = keep;
+		}
+		ret = advance(r, s);
+		if (ret)
+			return ret;
+		if (s->head) {
+			fill_krec(s, s->head, &nkr);
+			kr.next = &nkr;
+		}
+		ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+		if (ret)
+			return ret;
+		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
+			return advance(r, s);
+		return 0;
+	}
+	if (rec->compressed) {
+		/* the reader reuses its decompression buffers: keep a copy (with what
+		 * formatting may read after it). Uncompressed records stay where they are
+		 * in the file's mapping: the pages the reader hands back to the kernel
+		 * (madvise) are read in again from the page cache if a worker still needs
+		 * them. */
+		uint32_t want = kr.size, keep;
+
+		if (ei && ei->fixed > want)
+			want = ei->fixed;
+		want += 64;
+		keep = kr.avail < want ? kr.avail : want;
+
+		if (!grow_buf((void **)&c->data, &c->data_cap, c->data_len + keep))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		memcpy(c->data + c->data_len, kr.data, keep);
+		x->data_off = (uint32_t)c->data_len;
+		j->flags |= J_COPIED;
+		j->avail = keep;
+		c->data_len += keep;
+	}
+	return advance(r, s);
+}
+
+/* Fills a chunk; returns 0 (c->n == 0 at the end of the records) or an error. */
+static int fill_chunk(struct report *r, struct chunk *c)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	int ret = 0;
+
+	c->n = 0;
+	c->nextras = 0;
+	c->text_len = 0;
+	c->data_len = 0;
+	c->span = 0;
+	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20) &&
+	       c->span < r->span_max) {
+		struct rstream *best = NULL;
+
+		if (r->nstreams == 1) {
+			best = r->streams[0].head ? &r->streams[0] : NULL;
+		} else {
+			for (size_t i = 0; i < r->nstreams; i++) {
+				struct rstream *s = &r->streams[i];
+
+				if (s->head && (!best || s->head->ts < best->head->ts))
+					best = s;
+			}
+		}
+		if (!best)
+			break;
+		if (o->progress && !(++r->done & 0xffff))
+			progress(r, best->head);
+		if (best->head->page != best->last_page) {
+			best->last_page = best->head->page;
+			c->span += best->head->page_len;
+		}
+		ret = take_record(r, c, best);
+		if (ret)
+			break;
+	}
+	/* the copies are in place now: point the records at them */
+	for (size_t i = 0; i < c->n; i++)
+		if (c->recs[i].flags & J_COPIED)
+			c->recs[i].data = c->data + c->extras[c->recs[i].extra].data_off;
+	return ret;
+}
+
+/* ---- any thread: chunks into lines ---- */
+
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The time column, the seconds part rendered once per second. */
+static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint64_t ts)
+{
+	uint64_t sec, frac;
+
+	if (!f->usecs)
+		return put_u64w(p, ts, 12);
+	if (w->r->o->nsec) {
+		sec = ts / 1000000000u;
+		frac = ts % 1000000000u;
+	} else {
+		ts = ts / 1000 + (ts % 1000 >= 500);
+		sec = ts / 1000000u;
+		frac = ts % 1000000u;
+	}
+	if (sec + 1 != w->sec_key) {
+		char *q = put_u64w(w->sec, sec, 5);
+
+		*q++ = '.';
+		w->sec_len = (uint8_t)(q - w->sec);
+		w->sec_key = sec + 1;
+	}
+	memcpy(p, w->sec, 16);         /* fixed size: the longest (20 digits) has its own copy */
+	if (w->sec_len > 16)
+		memcpy(p, w->sec, w->sec_len);
+	p += w->sec_len;
+	{
+		/* 32-bit steps that do not wait on each other much */
+		uint32_t fr = (uint32_t)frac, a, b, rest;
+
+		if (w->r->o->nsec) {
+			uint32_t top = fr / 1000000u;
+
+			fr -= top * 1000000u;
+			*p++ = (char)('0' + top / 100);
+			memcpy(p, digits2 + 2 * (top % 100), 2);
+			p += 2;
+		}
+		a = fr / 10000u;
+		rest = fr - a * 10000u;
+		b = rest / 100u;
+		memcpy(p, digits2 + 2 * a, 2);
+		memcpy(p + 2, digits2 + 2 * b, 2);
+		memcpy(p + 4, digits2 + 2 * (rest - b * 100u), 2);
+		return p + 6;
+	}
+}
+
+static const struct namecol *name_col(struct wctx *w, const struct ktrace_event *ev)
+{
+	struct namecol *n = &w->names[((uintptr_t)ev >> 4) & (NAMECACHE - 1)];
+
+	if (n->ev != ev || !n->s) {
+		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
+		size_t len = strlen(name);
+		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
+
+		if (!s)
+			return NULL;
+		s[0] = ' ';
+		memcpy(s + 1, name, len);
+		s[len + 1] = ':';
+		s[len + 2] = ' ';
+		n->len = (uint32_t)(len + 3);
+		if (len < 20) {
+			memset(s + len + 3, ' ', 20 - len);
+			n->len += (uint32_t)(20 - len);
+		}
+		free(n->s);
+		n->s = s;
+		n->ev = ev;
+	}
+	return n;
+}
+
+/* "%16s-%-5d" (or with -l "%8.8s-%-5d") */
+static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
+{
+	struct commcol *cc = &w->comms[((unsigned)pid * 2654435761u >> 22) & (COMMCACHE - 1)];
+	bool lat = w->r->o->latency;
+	char *q;
+
+	if (cc->comm == comm && cc->pid == pid) {
+		/* a fixed-size copy (the room is there): no call, no rep movs */
+		memcpy(p, cc->s, sizeof(cc->s));
+		return p + cc->len;
+	}
+	{
+		size_t clen = strlen(comm), n = clen;
+		char *start = p;
+
+		if (lat && n > 8)
+			n = 8;
+		p = put_spaces(p, (lat ? 8 : 16) - (int)n);
+		memcpy(p, comm, n);
+		p += n;
+		*p++ = '-';
+		q = p;
+		p = put_i64(p, pid);
+		p = put_spaces(p, 5 - (int)(p - q));
+		if ((size_t)(p - start) <= sizeof(cc->s)) {
+			cc->comm = comm;
+			cc->pid = pid;
+			cc->len = (uint8_t)(p - start);
+			memcpy(cc->s, start, cc->len);
+		}
+	}
+	return p;
+}
+
+/* One line into the chunk's output. */
+static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool careful)
+{
+	const struct ktrace_view_text_opts *o = w->r->o;
+	const struct rfile *f = &w->r->files[j->file];
+	const struct jextra *x = j->extra != NO_OFF ? &c->extras[j->extra] : &no_extra;
+	const struct namecol *nc = name_col(w, j->ev);
+	const struct commcol *cc = &w->comms[((unsigned)j->pid * 2654435761u >> 22) & (COMMCACHE - 1)];
+	size_t need = 512 + (nc ? nc->len : 0) + x->lat_len + j->text_len + x->dpre_len + x->dsuf_len +
+		      (j->comm && (cc->comm != j->comm || cc->pid != j->pid) ? strlen(j->comm) : 0) +
+		      (x->label ? strlen(x->label) + (size_t)w->r->width : 0);
+	char *p, *text;
+	size_t n;
+
+	if (!nc || !grow_buf((void **)&c->out, &c->out_cap, c->out_len + need + 4096))
+		return -ENOMEM;
+	p = c->out + c->out_len;
+	if (x->label) {
+		size_t l = strlen(x->label);
+
+		if (*x->label) {
+			p = put_spaces(p, w->r->width - (int)l);
+			memcpy(p, x->label, l);
+			p += l;
+			*p++ = ':';
+			*p++ = ' ';
+		} else {
+			p = put_spaces(p, w->r->width + 2);
+		}
+	}
+	if (x->missed) {
+		memcpy(p, "CPU:", 4);
+		p = put_u64(p + 4, (unsigned)j->cpu);
+		if (x->missed > 0) {
+			memcpy(p, " [", 2);
+			p = put_i64(p + 2, x->missed);
+			memcpy(p, " EVENTS DROPPED]\n", 17);
+			p += 17;
+		} else {
+			memcpy(p, " [EVENTS DROPPED]\n", 18);
+			p += 18;
+		}
+	}
+	if (x->dpre_len) {
+		memcpy(p, c->text + x->dpre_off, x->dpre_len);
+		p += x->dpre_len;
+	}
+	if (!j->ev) {
+		/* tep_print_event prints only this for an event it does not know */
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+		if (o->latency) {
+			if (o->raw) {
+				memcpy(p, c->text + x->lat_off, x->lat_len);
+				p += x->lat_len;
+			} else {
+				memcpy(p, "[UNKNOWN EVENT]", 15);
+				p += 15;
+			}
+		}
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+	} else {
+		p = put_comm(w, p, j->comm, j->pid);
+		if (o->latency) {
+			*p++ = ' ';
+			p = put_u64w(p, (unsigned)j->cpu, 3);
+			memcpy(p, c->text + x->lat_off, x->lat_len);
+			p += x->lat_len;
+		} else {
+			*p++ = ' ';
+			*p++ = '[';
+			if ((unsigned)j->cpu < 1000) {
+				unsigned cpu = (unsigned)j->cpu;
+
+				p[0] = (char)('0' + cpu / 100);
+				memcpy(p + 1, digits2 + 2 * (cpu % 100), 2);
+				p += 3;
+			} else
+				p = put_u64(p, (unsigned)j->cpu);
+			*p++ = ']';
+		}
+		if (f->usecs)
+			*p++ = ' ';
+		p = put_time_fast(w, p, f, j->ts);
+		*p++ = ':';
+	}
+	if (o->ts_diff) {
+		char buf[32] = "";
+		int k;
+
+		if (x->has_diff)
+			snprintf(buf, sizeof(buf), "(+%lld)", (long long)x->diff);
+		k = sprintf(p, " %-8s", buf);
+		p += k;
+	}
+	if (nc->len <= 64)
+		memcpy(p, nc->s, 64);      /* fixed size: the buffer has room, the name 64 bytes */
+	else
+		memcpy(p, nc->s, nc->len);
+	p += nc->len;
+	c->out_len = (size_t)(p - c->out);
+
+	if (!j->ev) {
+		memcpy(p, "[UNKNOWN EVENT]", 15);
+		p += 15;
+		if (x->dsuf_len) {
+			memcpy(p, c->text + x->dsuf_off, x->dsuf_len);
+			p += x->dsuf_len;
+		}
+		*p++ = '\n';
+		c->out_len = (size_t)(p - c->out);
+		return 0;
+	}
+	if (j->flags & J_TEXT) {
+		text = c->text + j->text_off;
+		n = j->text_len;
+		memcpy(p, text, n);
+	} else {
+		struct ktrace_events *evs = w->evs[j->file];
+		size_t room = c->out_cap - c->out_len;
+		struct ktrace_record kr = {
+			.data = j->data, .size = j->size, .cpu = j->cpu, .ts = j->ts,
+			.avail = j->avail,
+		};
+
+		n = ktrace_event_format(evs, &kr, (j->flags & J_RAW) ? KTRACE_EVFMT_RAW : 0, p, room,
+					 NULL);
+		if (n + 2 >= room) {
+			if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + 4096))
+				return -ENOMEM;
+			p = c->out + c->out_len;
+			room = c->out_cap - c->out_len;
+			n = ktrace_event_format(evs, &kr, (j->flags & J_RAW) ? KTRACE_EVFMT_RAW : 0, p,
+						 room, NULL);
+			if (n >= room)
+				n = room - 2;
+		}
+	}
+	/* printf("%.*s") of the line stops at a NUL (event texts never hold one, but the
+	 * chunk is checked: see format_chunk); one final newline goes */
+	if (careful) {
+		const char *z = memchr(p, 0, n);
+
+		if (z) {
+			p[z - p] = '\n';
+			c->out_len += (size_t)(z - p) + 1;
+			return 0;
+		}
+	}
+	if (n && p[n - 1] == '\n')
+		n--;
+	if (x->dsuf_len) {
+		if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + x->dsuf_len + 2))
+			return -ENOMEM;
+		p = c->out + c->out_len;
+		memcpy(p + n, c->text + x->dsuf_off, x->dsuf_len);
+		n += x->dsuf_len;
+	}
+	p[n] = '\n';
+	c->out_len += n + 1;
+	return 0;
+}
+
+static int format_chunk(struct wctx *w, struct chunk *c)
+{
+	size_t start = c->out_len;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (render(w, c, &c->recs[i], false))
+			return -ENOMEM;
+	/* a NUL in a line ends it (trace-cmd prints lines with printf("%.*s")): one sweep
+	 * over the chunk, and in the unlikely case, the chunk again record by record */
+	if (c->out_len > start && memchr(c->out + start, 0, c->out_len - start)) {
+		c->out_len = start;
+		for (size_t i = 0; i < c->n; i++)
+			if (render(w, c, &c->recs[i], true))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* ---- workers ---- */
+
+static void *worker_main(void *arg)
+{
+	struct wctx *w = arg;
+	struct report *r = w->r;
+
+	/* each worker loads registries of its own, from the files' metadata (read only) */
+	for (size_t i = 0; i < r->nfiles; i++) {
+		w->evs[i] = load_registry(&r->files[i], r->o);
+		if (!w->evs[i])
+			w->error = -ENOMEM;
+	}
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		struct chunk *c;
+		int ret;
+
+		while (r->taken == r->filled && !r->finished)
+			pthread_cond_wait(&r->cv_work, &r->mu);
+		if (r->taken == r->filled)
+			break;
+		c = &r->slots[r->taken++ % r->nslots];
+		pthread_mutex_unlock(&r->mu);
+		ret = w->error ? w->error : format_chunk(w, c);
+		pthread_mutex_lock(&r->mu);
+		if (ret) {
+			c->oom = true;
+			r->stop = true;
+		}
+		c->state = C_DONE;
+		/* one thread at a time writes the finished chunks, in order */
+		if (r->writing)
+			continue;
+		r->writing = true;
+		for (;;) {
+			struct chunk *o = &r->slots[r->written % r->nslots];
+
+			if (r->written == r->filled || o->state != C_DONE)
+				break;
+			pthread_mutex_unlock(&r->mu);
+			ret = o->oom || r->write_error ? 0 : write_all(r->out->fd, o->out, o->out_len);
+			pthread_mutex_lock(&r->mu);
+			if (ret) {
+				r->write_error = ret;
+				r->stop = true;
+			}
+			o->state = C_FREE;
+			o->out_len = 0;
+			r->written++;
+			pthread_cond_broadcast(&r->cv_free);
+		}
+		r->writing = false;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void free_ctx(struct wctx *w, size_t nfiles, bool own_evs)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < NAMECACHE; i++)
+		free(w->names[i].s);
+	if (own_evs && w->evs)
+		for (size_t i = 0; i < nfiles; i++)
+			if (w->evs[i])
+				ktrace_event_free(w->evs[i]);
+	free(w->evs);
+}
+
+static struct wctx *new_ctx(struct report *r)
+{
+	struct wctx *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->r = r;
+	w->evs = calloc(r->nfiles ? r->nfiles : 1, sizeof(*w->evs));
+	if (!w->evs) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static size_t pick_workers(const struct report *r)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	uint64_t bytes = 0;
+	long cpus;
+
+	if (o->threads == 1 || o->line_flush)
+		return 0;
+	if (o->threads > 1)
+		return (size_t)o->threads;
+	for (size_t i = 0; i < r->nfiles; i++)
+		bytes += tracedat_header(r->files[i].td)->file_size;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	/* a small trace is done before more registries would be loaded */
+	if (cpus < 2 || bytes < (16u << 20))
+		return 0;
+	/* one worker per CPU, and the reading thread, which often waits, on top */
+	return cpus > 8 ? 8 : (size_t)cpus;
+}
+
+static int run_records(struct report *r)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	int ret = 0, wret;
+
+	if (o->progress)
+		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
+	r->chunk_recs = o->line_flush ? 64 : 4096;
+	r->span_max = UINT64_MAX;
+	r->main_ctx = new_ctx(r);
+	if (!r->main_ctx)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nfiles; i++)
+		r->main_ctx->evs[i] = r->files[i].evs;
+	kt_out_flush(r->out);
+	if (r->out->error)
+		return 0;
+
+	r->nworkers = pick_workers(r);
+	if (!r->nworkers) {
+		/* one thread: a few records at a time (they stay in the cache), the lines
+		 * written in big blocks (or every 64 records on a terminal) */
+		struct chunk c = { 0 };
+		size_t block = o->line_flush ? 1 : 256 * 1024;
+
+		r->chunk_recs = o->line_flush ? 64 : 16;
+		for (;;) {
+			ret = fill_chunk(r, &c);
+			if (format_chunk(r->main_ctx, &c)) {
+				ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+				break;
+			}
+			if (c.out_len >= block || ret || !c.n) {
+				wret = write_all(r->out->fd, c.out, c.out_len);
+				c.out_len = 0;
+				if (wret) {
+					r->out->error = wret;
+					break;
+				}
+			}
+			if (ret || !c.n)
+				break;
+		}
+		free(c.recs);
+		free(c.extras);
+		free(c.text);
+		free(c.data);
+		free(c.out);
+		return ret;
+	}
+
+	r->nslots = 2 * r->nworkers + 2;
+	/* the workers read uncompressed records in place: all the chunks in flight (the
+	 * slots and the one being filled) come from within what the reader keeps mapped */
+	{
+		size_t keep = SIZE_MAX;
+
+		for (size_t i = 0; i < r->nstreams; i++) {
+			size_t k = tracedat_iter_keep_mapped(r->streams[i].it);
+
+			if (k < keep)
+				keep = k;
+		}
+		r->span_max = keep / (r->nslots + 2);
+	}
+	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
+	if (r->slots)
+		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
+	r->workers = calloc(r->nworkers, sizeof(*r->workers));
+	if (!r->slots || !r->workers)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv_work, NULL);
+	pthread_cond_init(&r->cv_free, NULL);
+	for (size_t i = 0; i < r->nworkers; i++) {
+		struct wctx *w = &r->workers[i];
+
+		w->r = r;
+		w->evs = calloc(r->nfiles, sizeof(*w->evs));
+		if (!w->evs || pthread_create(&w->th, NULL, worker_main, w)) {
+			ret = ktrace_error_set(r->err, -ENOMEM, "cannot start threads");
+			break;
+		}
+		w->started = true;
+	}
+	while (!ret) {
+		struct chunk *c = &r->slots[r->filled % r->nslots];
+		bool end;
+
+		pthread_mutex_lock(&r->mu);
+		while (c->state != C_FREE && !r->stop)
+			pthread_cond_wait(&r->cv_free, &r->mu);
+		end = r->stop;
+		pthread_mutex_unlock(&r->mu);
+		if (end)
+			break;
+		ret = fill_chunk(r, c);
+		end = ret || !c->n;
+		pthread_mutex_lock(&r->mu);
+		if (c->n) {
+			c->state = C_FILLED;
+			r->filled++;
+			pthread_cond_signal(&r->cv_work);
+		}
+		pthread_mutex_unlock(&r->mu);
+		if (end)
+			break;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->finished = true;
+	pthread_cond_broadcast(&r->cv_work);
+	pthread_mutex_unlock(&r->mu);
+	for (size_t i = 0; i < r->nworkers; i++)
+		if (r->workers[i].started)
+			pthread_join(r->workers[i].th, NULL);
+	if (r->write_error)
+		r->out->error = r->write_error;
+	for (size_t i = 0; i < r->nslots; i++)
+		if (r->slots[i].oom && !ret)
+			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	return ret;
+}
+
+/* ---- the header lines, listings ---- */
+
+static void put_file_prefix(struct report *r, const char *label, bool labelled)
+{
+	if (!labelled)
+		return;
+	kt_out_printf(r->out, label && *label ? "%*s: " : "%*s  ", r->width,
+		      label && *label ? label : "");
+}
+
+/* --debug: libtracecmd's "CPU N is empty" as it sets the buffer's CPUs up */
+static void empty_cpus(struct report *r, struct rfile *f, size_t buffer)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
+
+	for (size_t i = 0; i < b->cpus; i++)
+		if (!tracedat_buffer_cpu(f->td, buffer, i)->data_size)
+			kt_out_printf(r->out, "CPU %zu is empty\n", i);
+}
+
+static int latency_cb(const char *text, size_t len, void *arg)
+{
+	kt_out_write(arg, text, len);
+	return 0;
+}
+
+static void print_time_only(struct report *r, const struct rfile *f, uint64_t ts)
+{
+	char buf[64], *p = buf;
+
+	p = put_time(p, f, r->o->nsec, ts);
+	kt_out_write(r->out, buf, (size_t)(p - buf));
+}
+
+/* --cpus, --first-event, --last-event */
+static int list_cpus(struct report *r, struct rfile *f)
+{
+	struct tracedat *td = f->td;
+	int top = tracedat_find_buffer(td, "");
+	const struct tracedat_buffer *b;
+
+	kt_out_printf(r->out, "List of CPUs in %s with data:\n", f->arg->path);
+	if (top < 0)
+		return 0;
+	b = tracedat_buffer(td, (size_t)top);
+	/* the CPUs with data, in id order (a file may claim many more CPUs than it holds) */
+	for (unsigned k = 0; k < b->cpus && !b->latency; k++) {
+		const struct tracedat_cpu *tc = tracedat_buffer_cpu(td, (size_t)top, k);
+		unsigned cpu = tc->cpu;
+		const struct tracedat_record *rec;
+		struct tracedat_iter *it;
+		uint64_t first = 0, last = 0;
+		bool any = false;
+		int ret;
+
+		if (cpu >= f->ncpus)
+			break;
+		if (!tc->data_size)
+			continue;
+		ret = tracedat_iter_new(td, top, (int)cpu, &it, r->err);
+		if (ret == -ENOENT || ret == -EINVAL) {
+			ktrace_error_clear(r->err);
+			continue;
+		}
+		if (ret)
+			return ret;
+		while ((ret = tracedat_iter_next(it, &rec, r->err)) > 0) {
+			if (!any)
+				first = rec->ts;
+			any = true;
+			last = rec->ts;
+			if (!r->o->last_event)
+				break;
+		}
+		tracedat_iter_free(it);
+		if (ret < 0)
+			return ret;
+		if (!any)
+			continue;
+		kt_out_printf(r->out, "  %u", cpu);
+		if (r->o->first_event) {
+			kt_out_puts(r->out, "\tFirst event:");
+			print_time_only(r, f, first);
+		}
+		if (r->o->last_event) {
+			kt_out_puts(r->out, "\tLast event:");
+			print_time_only(r, f, last);
+		}
+		kt_out_putc(r->out, '\n');
+	}
+	return 0;
+}
+
+static int cmp_events(const void *a, const void *b)
+{
+	const struct ktrace_event *x = *(const struct ktrace_event *const *)a;
+	const struct ktrace_event *y = *(const struct ktrace_event *const *)b;
+	int c = strcmp(ktrace_event_system(x), ktrace_event_system(y));
+
+	if (c)
+		return c;
+	c = strcmp(ktrace_event_name(x), ktrace_event_name(y));
+	if (c)
+		return c;
+	return (ktrace_event_id(x) > ktrace_event_id(y)) - (ktrace_event_id(x) < ktrace_event_id(y));
+}
+
+static int list_events(struct report *r, struct rfile *f)
+{
+	size_t n = ktrace_event_count(f->evs);
+	const struct ktrace_event **v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		v[i] = ktrace_event_at(f->evs, i);
+	qsort(v, n, sizeof(*v), cmp_events);
+	for (size_t i = 0; i < n; i++)
+		kt_out_printf(r->out, "%s:%s\n", ktrace_event_system(v[i]), ktrace_event_name(v[i]));
+	free(v);
+	return 0;
+}
+
+static int list_funcs(struct report *r, struct rfile *f)
+{
+	size_t n = ktrace_event_function_count(f->evs);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr;
+		const char *name, *mod;
+
+		ktrace_event_function_at(f->evs, i, &addr, &name, &mod);
+		kt_out_hex(r->out, addr, 16);
+		kt_out_putc(r->out, ' ');
+		kt_out_puts(r->out, name);
+		if (mod)
+			kt_out_printf(r->out, " [%s]\n", mod);
+		else
+			kt_out_putc(r->out, '\n');
+	}
+	return 0;
+}
+
+static int list_printk(struct report *r, struct rfile *f)
+{
+	size_t n = ktrace_event_printk_count(f->evs);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr;
+		const char *fmt;
+
+		ktrace_event_printk_at(f->evs, i, &addr, &fmt);
+		kt_out_hex(r->out, addr, 16);
+		kt_out_putc(r->out, ' ');
+		kt_out_puts(r->out, fmt);
+		kt_out_putc(r->out, '\n');
+	}
+	return 0;
+}
+
+/* -T: libtraceevent prints each filter as it is added, then trace-cmd exits. */
+static void filter_test(struct report *r, struct rfile *f)
+{
+	const struct ktrace_view_text_file *a = f->arg;
+	size_t ip = 0, in = 0;
+
+	for (size_t k = 0; k < a->nfilters + (f->task_text != NULL); k++) {
+		bool neg = k < a->nfilters && a->filters[k].negative;
+		struct ktrace_event_filter *flt = neg ? f->neg[in++] : f->pos[ip++];
+		size_t n = ktrace_event_filter_event_count(flt);
+
+		for (size_t i = 0; i < n; i++) {
+			const struct ktrace_event *ev = ktrace_event_filter_event(flt, i);
+			char *s = ktrace_event_filter_string(flt, ktrace_event_id(ev));
+
+			if (s) {
+				kt_out_printf(r->out, " '%s: %s'\n", ktrace_event_name(ev), s);
+				free(s);
+			}
+		}
+	}
+}
+
+/* --stat */
+static void print_stats(struct report *r, struct rfile *f)
+{
+	struct tracedat *td = f->td;
+	bool any = false;
+	int top;
+
+	kt_out_puts(r->out, "\nKernel buffer statistics:\n"
+		    "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
+		    "        recorded in the trace data. They should all be zero.\n\n");
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *op = tracedat_option(td, i);
+		size_t n;
+
+		if (op->id != TRACEDAT_OPT_CPUSTAT)
+			continue;
+		any = true;
+		/* the last byte becomes a newline; printf("%s") stops at a NUL */
+		n = op->size ? op->size - 1 : 0;
+		{
+			const void *z = memchr(op->data, 0, n);
+
+			kt_out_write(r->out, op->data, z ? (size_t)((const uint8_t *)z - op->data) : n);
+			if (z)
+				goto stats_done;
+		}
+		if (op->size)
+			kt_out_putc(r->out, '\n');
+	}
+stats_done:
+	if (any)
+		kt_out_putc(r->out, '\n');
+	else
+		kt_out_puts(r->out, " No stats in this file\n");
+	top = tracedat_find_buffer(td, "");
+	if (top < 0)
+		return;
+	{
+		const struct tracedat_buffer *b = tracedat_buffer(td, (size_t)top);
+		uint64_t *base = calloc(b->cpus ? b->cpus : 1, sizeof(*base));
+
+		if (base && b->compressed)
+			virtual_offsets(td, (size_t)top, base);
+		/* trace-cmd lists CPU ids 0..cpus-1; ids without data are at 0, 0 bytes. It
+		 * lists no more CPUs than the buffer has entries for (a file may claim
+		 * millions of CPUs in its CPUCOUNT option) */
+		unsigned nlist = b->cpus;
+
+		if (b->cpus && tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu >= nlist)
+			nlist = tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu + 1;
+		if (nlist > f->ncpus)
+			nlist = f->ncpus;
+		for (unsigned id = 0, k = 0; id < nlist; id++) {
+			const struct tracedat_cpu *c = NULL;
+			uint64_t off = 0, size = 0;
+
+			while (k < b->cpus && tracedat_buffer_cpu(td, (size_t)top, k)->cpu < id)
+				k++;
+			if (k < b->cpus && tracedat_buffer_cpu(td, (size_t)top, k)->cpu == id)
+				c = tracedat_buffer_cpu(td, (size_t)top, k);
+			if (c) {
+				off = c->offset;
+				size = c->size;
+				/* compressed data: where trace-cmd puts it once decompressed (it
+				 * leaves an empty CPU at offset 0) */
+				if (b->compressed && base) {
+					off = c->data_size ? base[k] : 0;
+					size = c->data_size;
+				}
+			}
+			kt_out_printf(r->out, "CPU%u data recorded at offset=0x%" PRIx64 "\n", id, off);
+			kt_out_printf(r->out, "    %" PRIu64 " bytes in size\n", size);
+		}
+		free(base);
+	}
+}
+
+/* ---- driver ---- */
+/* ---- driver ---- */
+
+static void close_all(struct report *r)
+{
+	for (size_t i = 0; i < r->nstreams; i++) {
+		tracedat_iter_free(r->streams[i].it);
+		free(r->streams[i].vbase);
+		free(r->streams[i].cpu_end);
+	}
+	free(r->streams);
+	for (size_t i = 0; i < r->nslots; i++) {
+		free(r->slots[i].recs);
+		free(r->slots[i].extras);
+		free(r->slots[i].text);
+		free(r->slots[i].data);
+		free(r->slots[i].out);
+	}
+	free(r->slots);
+	if (r->workers) {
+		for (size_t i = 0; i < r->nworkers; i++)
+			free_ctx(&r->workers[i], r->nfiles, true);
+		free(r->workers);
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv_work);
+		pthread_cond_destroy(&r->cv_free);
+	}
+	free_ctx(r->main_ctx, r->nfiles, false);
+	free(r->main_ctx);
+	for (size_t i = 0; i < r->nfiles; i++) {
+		struct rfile *f = &r->files[i];
+
+		for (size_t k = 0; k < f->npos; k++)
+			ktrace_event_filter_free(f->pos[k]);
+		for (size_t k = 0; k < f->nneg; k++)
+			ktrace_event_filter_free(f->neg[k]);
+		free(f->pos);
+		free(f->neg);
+		free(f->task_text);
+		free(f->last_printed);
+		free(f->formats);
+		free(f->evinfo);
+		if (f->evs)
+			ktrace_event_free(f->evs);
+		if (f->td)
+			tracedat_close(f->td);
+		if (f->kb)
+			kbuffer_free(f->kb);
+	}
+	free(r->files);
+	free(r->copy);
+	for (size_t i = 0; i < r->nraw_re; i++)
+		regfree(&r->raw_re[i]);
+	free(r->raw_re);
+}
+
+static uint64_t map_window(struct tracedat *td, size_t buffer)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
+	uint64_t max = 0, pages;
+
+	if (b->compressed || !b->page_size)
+		return 0;
+	for (size_t i = 0; i < b->cpus; i++) {
+		const struct tracedat_cpu *c = tracedat_buffer_cpu(td, buffer, i);
+
+		if (c->size > max)
+			max = c->size;
+	}
+	pages = max / b->page_size;
+	if (!pages)
+		pages = 1;
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	return pages * b->page_size;
+}
+
+/*
+ * trace-cmd gives decompressed CPU streams offsets of their own: from one page on, each
+ * CPU with data after the previous one, page aligned; instances go on from where the top
+ * buffer ends. Fills base[] (one per CPU entry of the buffer).
+ */
+static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
+	int top = tracedat_find_buffer(td, "");
+	uint64_t next = tracedat_header(td)->page_size, ps;
+
+	if (top >= 0 && (size_t)top != buffer) {
+		const struct tracedat_buffer *tb = tracedat_buffer(td, (size_t)top);
+
+		ps = tb->page_size ? tb->page_size : 4096;
+		for (size_t i = 0; i < tb->cpus; i++) {
+			uint64_t sz = tracedat_buffer_cpu(td, (size_t)top, i)->data_size;
+
+			if (sz)
+				next = (next + sz + ps - 1) & ~(ps - 1);
+		}
+	}
+	ps = b->page_size ? b->page_size : 4096;
+	for (size_t i = 0; i < b->cpus; i++) {
+		uint64_t sz = tracedat_buffer_cpu(td, buffer, i)->data_size;
+
+		base[i] = next;
+		if (sz)
+			next = (next + sz + ps - 1) & ~(ps - 1);
+	}
+}
+
+static int add_stream(struct report *r, struct rfile *f, size_t buffer)
+{
+	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
+	struct rstream *s = &r->streams[r->nstreams];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->f = f;
+	s->buffer = (unsigned)buffer;
+	s->label = *b->name ? b->name : (r->o->multi ? f->base : "");
+	s->page_size = b->page_size;
+	s->map_size = map_window(f->td, buffer);
+	if (s->map_size && !b->compressed) {
+		uint64_t fsize = tracedat_header(f->td)->file_size;
+
+		s->cpu_end = calloc(b->cpus ? b->cpus : 1, sizeof(*s->cpu_end));
+		if (!s->cpu_end)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		for (size_t i = 0; i < b->cpus; i++) {
+			const struct tracedat_cpu *c = tracedat_buffer_cpu(f->td, buffer, i);
+
+			s->cpu_end[i] = c->offset + c->size < fsize ? c->offset + c->size : fsize;
+		}
+	}
+	if (b->compressed && r->o->debug) {
+		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
+		if (!s->vbase)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		virtual_offsets(f->td, buffer, s->vbase);
+	}
+	ret = tracedat_iter_new(f->td, (int)buffer, -1, &s->it, r->err);
+	if (ret) {
+		*r->err_file = f->arg->path;
+		return ret;
+	}
+	r->nstreams++;
+	return advance(r, s);
+}
+
+int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+				struct ktrace_error *err, const char **err_file)
+{
+	struct report r = { 0 };
+	const char *dummy;
+	size_t nbufs = 0;
+	int ret = 0;
+
+	r.o = o;
+	r.out = out;
+	r.err = err;
+	r.err_file = err_file ? err_file : &dummy;
+	*r.err_file = NULL;
+	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
+	if (!r.files)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (o->nraw_events) {
+		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
+		if (!r.raw_re) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < o->nraw_events; i++) {
+			char *pat = malloc(strlen(o->raw_events[i]) + 3);
+
+			if (!pat) {
+				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			sprintf(pat, "^%s$", o->raw_events[i]);
+			ret = regcomp(&r.raw_re[r.nraw_re], pat, REG_ICASE | REG_NOSUB);
+			free(pat);
+			if (ret) {
+				ret = ktrace_error_set(err, -EINVAL, "can't parse '%s'", o->raw_events[i]);
+				goto out;
+			}
+			r.nraw_re++;
+		}
+	}
+
+	/* trace-cmd opens every file before printing anything; the listing options print
+	 * from the first file only */
+	if (o->nfiles > UINT16_MAX) {
+		ret = ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
+		goto out;
+	}
+	for (size_t i = 0; i < o->nfiles; i++) {
+		struct rfile *f = &r.files[i];
+
+		ret = open_file(&r, f, &o->files[i]);
+		r.nfiles = i + 1;
+		if (ret)
+			goto out;
+		if (o->debug)
+			kt_out_printf(out, "version = %u\n", tracedat_header(f->td)->version);
+		switch (o->mode) {
+		case KTRACE_VIEW_TEXT_EVENTS:
+			ret = list_events(&r, f);
+			goto out;
+		case KTRACE_VIEW_TEXT_PRINTK:
+			ret = list_printk(&r, f);
+			goto out;
+		case KTRACE_VIEW_TEXT_FUNCS:
+			ret = list_funcs(&r, f);
+			goto out;
+		case KTRACE_VIEW_TEXT_CPUS:
+			ret = list_cpus(&r, f);
+			if (ret)
+				goto out;
+			continue;
+		default:
+			break;
+		}
+		if (o->multi) {
+			int w = (int)strlen(f->base);
+
+			if (w > r.width)
+				r.width = w;
+		}
+		nbufs += tracedat_buffer_count(f->td);
+	}
+	if (o->mode == KTRACE_VIEW_TEXT_CPUS)
+		goto out;
+
+	r.streams = calloc(nbufs ? nbufs : 1, sizeof(*r.streams));
+	if (!r.streams) {
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* trace-cmd's read_data_info: per file "cpus=N" (and the statistics), then the
+	 * instances join the list of buffers */
+	{
+		size_t instances = 0;
+
+		for (size_t i = 0; i < r.nfiles; i++) {
+			struct rfile *f = &r.files[i];
+			int top = tracedat_find_buffer(f->td, "");
+
+			ret = add_filters(&r, f, i == 0);
+			if (ret)
+				goto out;
+			if (o->mode == KTRACE_VIEW_TEXT_FILTER_TEST && (f->npos || f->nneg)) {
+				filter_test(&r, f);
+				goto out;
+			}
+			if (o->debug && top >= 0)
+				empty_cpus(&r, f, (size_t)top);
+			put_file_prefix(&r, f->base, o->multi || instances);
+			kt_out_printf(out, "cpus=%u\n", f->ncpus);
+			if (top >= 0 && tracedat_buffer(f->td, (size_t)top)->latency) {
+				if (o->multi) {
+					ret = ktrace_error_set(err, -EINVAL,
+							       "latency traces do not work with multiple inputs");
+					*r.err_file = f->arg->path;
+					goto out;
+				}
+				*r.err_file = f->arg->path;
+				ret = tracedat_latency_text(f->td, (size_t)top, latency_cb, out, err);
+				if (!ret)
+					kt_out_putc(out, '\n');
+				goto out;
+			}
+			switch (o->mode) {
+			case KTRACE_VIEW_TEXT_STAT:
+				print_stats(&r, f);
+				continue;
+			case KTRACE_VIEW_TEXT_UNAME:
+				kt_out_puts(out, tracedat_uname(f->td) ? tracedat_uname(f->td)
+					    : " uname was not recorded in this file");
+				kt_out_putc(out, '\n');
+				/* fall through - trace-cmd prints the version too */
+			case KTRACE_VIEW_TEXT_VERSION: {
+				const char *v = tracedat_tracer_version(f->td);
+
+				kt_out_puts(out, v ? v : " version was not recorded in this file");
+				kt_out_putc(out, '\n');
+				continue;
+			}
+			default:
+				break;
+			}
+			if (top >= 0) {
+				ret = add_stream(&r, f, (size_t)top);
+				if (ret)
+					goto out;
+			}
+			instances = f->ninstances;
+			for (size_t b = 0; o->debug && b < tracedat_buffer_count(f->td); b++)
+				if (*tracedat_buffer(f->td, b)->name && !tracedat_buffer(f->td, b)->latency)
+					empty_cpus(&r, f, b);
+			/* the instances' handles join trace-cmd's list (and the width of the
+			 * names) after their file's "cpus=" line */
+			for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(f->td, b);
+				int w = (int)strlen(buf->name);
+
+				if (*buf->name && !buf->latency && w > r.width)
+					r.width = w;
+			}
+		}
+		if (o->mode != KTRACE_VIEW_TEXT_RECORDS && o->mode != KTRACE_VIEW_TEXT_FILTER_TEST)
+			goto out;
+		for (size_t i = 0; i < r.nfiles; i++) {
+			struct rfile *f = &r.files[i];
+
+			for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(f->td, b);
+
+				if (!*buf->name || buf->latency)
+					continue;
+				ret = add_stream(&r, f, b);
+				if (ret)
+					goto out;
+			}
+		}
+		r.prefix = o->multi || instances;
+	}
+	r.total_bytes = 0;
+	if (r.nfiles == 1)
+		r.total_bytes = tracedat_header(r.files[0].td)->file_size;
+	ret = run_records(&r);
+out:
+	if (r.progress_shown) {
+		static const char clear[] = "\r                                                  \r";
+
+		ssize_t w = write(STDERR_FILENO, clear, sizeof(clear) - 1);
+
+		(void)w;
+	}
+	close_all(&r);
+	return ret;
+}

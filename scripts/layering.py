@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Checks the layering rules of the tree (run by tests/layout/*.sh).
+
+  layering.py includes ROOT
+      The include graph: common -> formats -> engine -> views -> src. A file may include
+      the public headers and internal headers of its own layer or a lower one, never of a
+      higher layer; src/ includes public headers only (no lib/ internals).
+  layering.py exports INCLUDE_DIR MAP [SHARED_LIB]
+      Every KTRACE_API declaration of the public headers is in the versioned symbol list
+      MAP (no globs), every name in MAP is declared, each name carries the prefix of the
+      header that declares it, and SHARED_LIB (when given) exports exactly MAP's names.
+  layering.py declared INCLUDE_DIR
+      Prints the KTRACE_API names, one per line (to write MAP).
+Each check prints "ok"/one line per violation and exits 1 on any violation.
+"""
+import os, re, subprocess, sys
+
+# Layers, lowest first. A directory of lib/ belongs to one layer; public headers belong
+# to the layer of the component they describe.
+LAYERS = {
+    'common': 0,
+    'ring': 1, 'event': 1, 'tracedat': 1, 'tracefs': 1, 'darwin': 1, 'kcdata': 1, 'koff': 1,
+    'engine': 2,
+    'views': 3, 'sinks': 3,
+    'src': 4,
+}
+# Public header -> component (and so layer). Headers not named here are common's.
+HEADER_COMPONENT = {
+    'kbuffer.h': 'ring', 'ring.h': 'ring', 'event.h': 'event', 'tracedat.h': 'tracedat',
+    'tracefs.h': 'tracefs', 'darwin.h': 'darwin', 'ktrace_file.h': 'darwin',
+    'kcdata.h': 'kcdata', 'koff.h': 'koff', 'stream.h': 'engine', 'view.h': 'views',
+    'ktrace.h': 'src',
+}
+# Public header -> the prefixes of the names it may declare.
+HEADER_PREFIX = {
+    'api.h': (), 'version.h': ('ktrace_version',), 'error.h': ('ktrace_error_',),
+    'input.h': ('ktrace_input_',), 'detect.h': ('ktrace_detect_',), 'out.h': ('ktrace_out_',),
+    'kbuffer.h': ('kbuffer_',), 'ring.h': ('ktrace_ring_',), 'event.h': ('ktrace_event_',),
+    'tracedat.h': ('tracedat_',), 'tracefs.h': ('ktrace_tracefs_',),
+    'darwin.h': ('ktrace_darwin_',), 'ktrace_file.h': ('ktrace_file_',),
+    'kcdata.h': ('kcdata_',), 'koff.h': ('koff_',), 'stream.h': ('ktrace_stream_',),
+    'view.h': ('ktrace_view_',), 'ktrace.h': (),
+}
+
+INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def layer_of_path(rel):
+    parts = rel.split('/')
+    if parts[0] == 'src':
+        return 'src', LAYERS['src']
+    if parts[0] == 'lib' and len(parts) > 2:
+        comp = parts[1]
+        if comp not in LAYERS:
+            return comp, None
+        return comp, LAYERS[comp]
+    if parts[0] == 'include':
+        comp = HEADER_COMPONENT.get(parts[-1], 'common')
+        return comp, LAYERS[comp]
+    return None, None
+
+
+def check_includes(root):
+    bad = []
+    for top in ('lib', 'src', 'include'):
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith(('.c', '.h')):
+                    continue
+                path = os.path.join(d, f)
+                rel = os.path.relpath(path, root)
+                comp, layer = layer_of_path(rel)
+                if layer is None:
+                    bad.append('%s: lib/%s is not a known component (add it to a layer)' % (rel, comp))
+                    continue
+                text = open(path, errors='replace').read()
+                for m in INC.finditer(text):
+                    kind, name = m.groups()
+                    line = text.count('\n', 0, m.start()) + 1
+                    if name.startswith('ktrace/'):
+                        tcomp = HEADER_COMPONENT.get(name[len('ktrace/'):], 'common')
+                    elif kind == '"' and '/' in name:
+                        tcomp = name.split('/')[0]
+                        if top == 'src' and tcomp in LAYERS and tcomp != 'src':
+                            bad.append('%s:%d: src includes the library internal "%s"' % (rel, line, name))
+                            continue
+                        if tcomp not in LAYERS:
+                            continue
+                    else:
+                        continue        # system header or same-directory header
+                    if LAYERS[tcomp] > layer:
+                        bad.append('%s:%d: %s (%s) includes %s from the higher layer %s'
+                                   % (rel, line, comp, layer, name, tcomp))
+    for b in bad:
+        print(b)
+    if not bad:
+        print('ok: include graph follows common -> formats -> engine -> views -> src')
+    return 1 if bad else 0
+
+
+def strip_comments(s):
+    s = re.sub(r'/\*.*?\*/', ' ', s, flags=re.S)
+    return re.sub(r'//[^\n]*', ' ', s)
+
+
+def declared(incdir):
+    """{name: header} for every KTRACE_API declaration."""
+    names = {}
+    for f in sorted(os.listdir(incdir)):
+        if not f.endswith('.h') or f == 'api.h':
+            continue
+        text = strip_comments(open(os.path.join(incdir, f)).read())
+        text = re.sub(r'^\s*#.*$', ' ', text, flags=re.M)
+        for m in re.finditer(r'\bKTRACE_API\b([^;{]*)', text):
+            decl = re.sub(r'__attribute__\s*\(\(.*?\)\)', ' ', m.group(1), flags=re.S)
+            if re.match(r'\s*extern\b', decl):      # a variable
+                name = re.search(r'(\w+)\s*(\[[^\]]*\])?\s*$', decl.strip()).group(1)
+            else:                                   # a function: the first name before '('
+                name = re.search(r'(\w+)\s*\(', decl).group(1)
+            names[name] = f
+    return names
+
+
+def map_names(path):
+    text = strip_comments(open(path).read())
+    names = []
+    bad = []
+    for block in re.finditer(r'(\w+)\s*\{(.*?)\}\s*(\w*)\s*;', text, flags=re.S):
+        body = block.group(2)
+        g = re.search(r'global:(.*?)(local:|$)', body, flags=re.S)
+        if not g:
+            continue
+        for tok in re.findall(r'[^\s;]+', g.group(1)):
+            if any(c in tok for c in '*?['):
+                bad.append('%s: glob "%s" in the symbol list (name every symbol)' % (path, tok))
+            names.append(tok)
+    return names, bad
+
+
+def check_exports(incdir, mapfile, so=None):
+    decl = declared(incdir)
+    listed, bad = map_names(mapfile)
+    for name, hdr in sorted(decl.items()):
+        pre = HEADER_PREFIX.get(hdr)
+        if pre is None:
+            bad.append('%s: public header without a prefix rule' % hdr)
+        elif not any(name.startswith(p) for p in pre):
+            bad.append('%s declares %s, which lacks its prefix %s' % (hdr, name, '/'.join(pre) or '(none)'))
+        if name not in listed:
+            bad.append('%s (%s) is not in %s' % (name, hdr, mapfile))
+    for name in listed:
+        if name not in decl:
+            bad.append('%s is in %s but no public header declares it' % (name, mapfile))
+    if so:
+        out = subprocess.run(['nm', '-D', '--defined-only', so], capture_output=True, text=True).stdout
+        exported = set()
+        for line in out.split('\n'):
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in 'TDBRVWiu':
+                n = parts[2].split('@')[0]
+                if not re.match(r'KTRACE_\d', n):
+                    exported.add(n)
+        for n in sorted(exported - set(listed)):
+            bad.append('%s exports %s, which the symbol list does not name' % (so, n))
+        for n in sorted(set(listed) - exported):
+            bad.append('%s does not export %s' % (so, n))
+    for b in bad:
+        print(b)
+    if not bad:
+        print('ok: %d exported symbols, each declared in its public header' % len(listed))
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == 'includes':
+        return check_includes(argv[1])
+    if len(argv) >= 3 and argv[0] == 'exports':
+        return check_exports(argv[1], argv[2], argv[3] if len(argv) > 3 else None)
+    if len(argv) == 2 and argv[0] == 'declared':
+        for n in sorted(declared(argv[1])):
+            print(n)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

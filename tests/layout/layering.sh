@@ -1,0 +1,56 @@
+# The layering rules (scripts/layering.py, DESIGN.md): the include graph goes
+# common -> formats -> engine -> views -> src; every exported symbol is named in the
+# versioned list and declared, with its header's prefix, in a public header; the
+# umbrella header compiles as C++. Each rule is also shown failing on a wrong fixture.
+. "$(dirname "$0")/../lib.sh"
+L="python3 $ROOT/scripts/layering.py"
+FX="$ROOT/tests/layout/fixtures"
+so=$(ls "$ROOT/$B"/libktrace.so.*.*.* | head -1)
+
+check "include graph of the tree" $L includes "$ROOT"
+check "exports of the tree: list, headers and $B/libktrace.so agree" \
+	$L exports "$ROOT/include/ktrace" "$ROOT/lib/libktrace.map" "$so"
+
+# fails where it must, naming each violation
+$L includes "$FX/upward" >"$TMP/up.out"; st=$?
+check "include rule fails on an upward include" test "$st" = 1
+check "include rule names the common -> event include" grep -q 'lib/common/helper.c:2: common' "$TMP/up.out"
+check "include rule names the CLI's internal include" grep -q 'src/main.c:2: src includes the library internal' "$TMP/up.out"
+
+$L exports "$FX/exports/include/ktrace" "$FX/exports/libktrace.map" >"$TMP/ex.out"; st=$?
+check "export rule fails on a wrong list" test "$st" = 1
+check "export rule: glob refused" grep -q 'glob "ktrace_event_\*"' "$TMP/ex.out"
+check "export rule: prefix checked" grep -q 'declares tracedat_open_something, which lacks its prefix' "$TMP/ex.out"
+check "export rule: undeclared name in the list" grep -q 'ktrace_event_removed is in' "$TMP/ex.out"
+check "export rule: declared name missing from the list" grep -q 'ktrace_event_forgotten (event.h) is not in' "$TMP/ex.out"
+
+# a library built from the same objects with a symbol more than the list: caught
+printf 'KTRACE_0.2 { global: *; };\n' >"$TMP/all.map"
+if ${CC:-cc} -shared -o "$TMP/libwide.so" -Wl,--version-script="$TMP/all.map" "$ROOT/$B"/lib/common/outbuf.o 2>/dev/null; then
+	$L exports "$ROOT/include/ktrace" "$ROOT/lib/libktrace.map" "$TMP/libwide.so" >"$TMP/wide.out"; st=$?
+	check "export rule fails on a library exporting other names" test "$st" = 1
+else
+	not_ok "export rule fails on a library exporting other names (could not link the fixture)"
+fi
+
+# the umbrella header as C++
+CXX=${CXX:-g++}
+if command -v "$CXX" >/dev/null; then
+	printf '#include <ktrace/ktrace.h>\nint main() { struct ktrace_error e; ktrace_error_clear(&e); return 0; }\n' >"$TMP/u.cc"
+	check "ktrace.h compiles as C++11 (-Wall -Wextra -pedantic)" \
+		$CXX -std=c++11 -Wall -Wextra -Werror -pedantic -I"$ROOT/include" -c "$TMP/u.cc" -o "$TMP/u.o"
+	check "ktrace.h compiles as C11 too" ${CC:-cc} -std=c11 -Wall -Wextra -Werror -pedantic \
+		-I"$ROOT/include" -x c -c "$TMP/u.cc" -o "$TMP/c.o"
+	printf '#include <ktrace/ktrace.h>\nint main() { return 0; }\n' >"$TMP/only.cc"
+	check "the bad C++ fixture is fine as C11" ${CC:-cc} -std=c11 -Werror -I"$FX/cxx/include" -x c -c "$TMP/only.cc" -o "$TMP/bad.o"
+	if $CXX -std=c++11 -Werror -I"$FX/cxx/include" -c "$TMP/only.cc" -o "$TMP/bad.o" >/dev/null 2>&1; then
+		not_ok "C++ rule fails on a C11-only header"
+	else
+		ok "C++ rule fails on a C11-only header"
+	fi
+else
+	ok "ktrace.h compiles as C++ # SKIP no C++ compiler"
+fi
+
+# src/ is built without -Ilib, and the CLI links the shared library
+check "the CLI is linked against libktrace.so" sh -c "ldd '$ROOT/$B/ktrace' | grep -q 'libktrace.so'"
