@@ -20,3 +20,9 @@ check() {
 check_same() {
 	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -20 | sed 's/^/#   /'; fi
 }
+# tracefs_lock: one test at a time may change tracefs (several checkouts may run their
+# suites at once on one machine); the lock is released when the script exits.
+tracefs_lock() {
+	exec 9>/tmp/ktrace-tracefs.lock
+	flock 9
+}

@@ -22,6 +22,7 @@ if [ ! -e $T/tracing_on ]; then
 	grep -q tracefs /proc/filesystems || skip_all "no tracefs in this kernel"
 fi
 command -v trace-cmd >/dev/null || skip_all "trace-cmd is not installed"
+tracefs_lock
 
 # remove what a failed run of ours may leave
 cleanup() {
