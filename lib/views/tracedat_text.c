@@ -161,7 +161,6 @@ struct report {
 	struct ktrace_out *out;
 	struct ktrace_error *err;
 	const char **err_file;
-	struct kt_tdset set;               /* the files and their merged records */
 	struct rfile *files;               /* the view's data per file (as set.files) */
 	size_t nfiles;
 	/* line prefixes */
@@ -186,6 +185,9 @@ struct report {
 	uint64_t total_bytes;
 	struct timespec last_progress;
 	bool progress_shown;
+	/* the files and their merged records: the reading thread counts in it at every
+	 * record, so it has cache lines of its own (the workers read the fields above) */
+	_Alignas(128) struct kt_tdset set;
 };
 
 /* ---- line pieces ---- */
@@ -475,7 +477,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	const struct tracedat_record *rec = t->rec;
 	struct rfile *f = &r->files[s->f - r->set.files];
 	struct ktrace_events *evs = s->f->evs;
-	struct ktrace_record kr = t->kr;
+	struct ktrace_record *kr = &t->kr;
 	const struct ktrace_event *ev = t->ev;
 	const struct evinfo *ei;
 	struct jextra *x = NULL;
@@ -485,12 +487,12 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
-	j->data = kr.data;
-	j->ts = kr.ts;
+	j->data = kr->data;
+	j->ts = kr->ts;
 	j->ev = ev;
-	j->size = kr.size;
-	j->avail = kr.avail;
-	j->cpu = kr.cpu;
+	j->size = kr->size;
+	j->avail = kr->avail;
+	j->cpu = kr->cpu;
 	j->file = (uint16_t)(f - r->files);
 	j->flags = 0;
 	j->extra = NO_OFF;
@@ -498,7 +500,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	j->comm = NULL;
 	j->pid = 0;
 	if (ev) {
-		j->pid = ktrace_event_record_pid(evs, &kr);
+		j->pid = ktrace_event_record_pid(evs, kr);
 		j->comm = ktrace_event_comm(evs, j->pid);
 	}
 	if (r->prefix || rec->missed_events || o->latency || o->debug || o->boundary ||
@@ -515,10 +517,10 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 
 		if (o->raw || !ev)
 			n = o->raw ? (size_t)snprintf(lat, sizeof(lat), "-0x%x",
-						      (unsigned)ktrace_event_record_flags(evs, &kr))
+						      (unsigned)ktrace_event_record_flags(evs, kr))
 				   : 0;
 		else
-			n = ktrace_event_latency(evs, &kr, lat, sizeof(lat));
+			n = ktrace_event_latency(evs, kr, lat, sizeof(lat));
 		if (n >= sizeof(lat))
 			n = sizeof(lat) - 1;
 		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
@@ -552,27 +554,27 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		struct ktrace_record nkr;
 
 		if (ev != s->f->fg_entry) {
-			ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+			ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
 			return ret ? ret : kt_tdset_advance(&r->set, s);
 		}
 		/* look at the next record of this buffer: a leaf function prints as one line */
 		{
-			uint32_t keep = kr.avail < kr.size + 64 ? kr.avail : kr.size + 64;
+			uint32_t keep = kr->avail < kr->size + 64 ? kr->avail : kr->size + 64;
 
 			if (kt_grow((void **)&r->copy, &r->copy_cap, keep, 1))
 				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-			memcpy(r->copy, kr.data, keep);
-			kr.data = r->copy;
-			kr.avail = keep;
+			memcpy(r->copy, kr->data, keep);
+			kr->data = r->copy;
+			kr->avail = keep;
 		}
 		ret = kt_tdset_advance(&r->set, s);
 		if (ret)
 			return ret;
 		if (s->head) {
 			kt_tdstream_fill_record(s, s->head, &nkr);
-			kr.next = &nkr;
+			kr->next = &nkr;
 		}
-		ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+		ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
 		if (ret)
 			return ret;
 		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
@@ -585,16 +587,16 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		 * in the file's mapping: the pages the reader hands back to the kernel
 		 * (madvise) are read in again from the page cache if a worker still needs
 		 * them. */
-		uint32_t want = kr.size, keep;
+		uint32_t want = kr->size, keep;
 
 		if (ei && ei->fixed > want)
 			want = ei->fixed;
 		want += 64;
-		keep = kr.avail < want ? kr.avail : want;
+		keep = kr->avail < want ? kr->avail : want;
 
 		if (kt_grow((void **)&c->data, &c->data_cap, c->data_len + keep, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		memcpy(c->data + c->data_len, kr.data, keep);
+		memcpy(c->data + c->data_len, kr->data, keep);
 		x->data_off = (uint32_t)c->data_len;
 		j->flags |= J_COPIED;
 		j->avail = keep;
