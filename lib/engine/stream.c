@@ -103,7 +103,8 @@ int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, in
 	return 0;
 }
 
-/* "sysname nodename release version... machine", as uname -a prints it. */
+/* trace-cmd's "sysname nodename release machine", or uname -a's "sysname nodename
+ * release version... machine". */
 void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *info,
 			 const char *uname)
 {
@@ -135,11 +136,10 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 		info->sysname = kt_stream_strdup(s, w[0], wl[0]);
 	if (n >= 3)
 		info->release = kt_stream_strdup(s, w[2], wl[2]);
-	if (n >= 5) {
+	if (n >= 4)
 		info->machine = kt_stream_strdup(s, last, (size_t)(last_end - last));
-		/* the version is everything between the release and the machine */
+	if (n >= 5)   /* the version is everything between the release and the machine */
 		info->version = kt_stream_strdup(s, w[3], (size_t)(last - w[3]) - 1);
-	}
 	if (!info->sysname)
 		info->sysname = "";
 	if (!info->release)
@@ -153,7 +153,7 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *text, char *buf,
 			   size_t len)
 {
-	char comm[32];
+	char comm[32], cpu[16];
 	const char *name = r->name && *r->name ? r->name : "(unknown)";
 	uint64_t us = r->ts / 1000 + (r->ts % 1000 >= 500);
 
@@ -162,8 +162,12 @@ int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *tex
 					  (unsigned long long)r->lost)
 			       : snprintf(buf, len, "CPU:%d [EVENTS DROPPED]", r->cpu);
 	snprintf(comm, sizeof(comm), "%s", r->comm && *r->comm ? r->comm : "<...>");
-	return snprintf(buf, len, "%16s-%-5lld [%03d] %5llu.%06llu: %-20s %s", comm,
-			(long long)r->tid, r->cpu, (unsigned long long)(us / 1000000),
+	if (r->cpu < 0)
+		snprintf(cpu, sizeof(cpu), "---");
+	else
+		snprintf(cpu, sizeof(cpu), "%03d", r->cpu);
+	return snprintf(buf, len, "%16s-%-5lld [%s] %5llu.%06llu: %-20s %s", comm,
+			(long long)r->tid, cpu, (unsigned long long)(us / 1000000),
 			(unsigned long long)(us % 1000000), name, text ? text : "");
 }
 
