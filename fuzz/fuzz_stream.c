@@ -5,7 +5,9 @@
  * every record walked with its fields (typed values, array elements) and its line and
  * text formatted. Two copies of the input in one stream also exercise the merge.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
