@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "event/event_share.h"
 
 static const char *base_name(const char *path)
 {
@@ -83,7 +84,9 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	for (size_t i = 0; i < f->nformats; i++)
 		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
 					f->formats[i].len, NULL, &ignore);
-	if (f->kallsyms.len)
+	if (f->symbols)
+		ftev_share_symbols(evs, f->symbols);
+	else if (f->kallsyms.len)
 		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
 	if (f->printk.len)
 		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
@@ -96,6 +99,22 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	if (!o->listing)
 		ktrace_event_add_blktrace(evs);
 	return evs;
+}
+
+int kt_tdfile_share_symbols(struct kt_tdfile *f)
+{
+	const struct tracedat_header *h = tracedat_header(f->td);
+	struct ktrace_error ignore = { 0 };
+
+	if (f->symbols || !f->kallsyms.len)
+		return 0;
+	f->symbols = ktrace_event_new((int)h->long_size, h->big_endian);
+	if (!f->symbols)
+		return -ENOMEM;
+	ktrace_event_parse_kallsyms(f->symbols, f->kallsyms.text, f->kallsyms.len, &ignore);
+	/* sorted now, in this thread: the registries that share it only read it */
+	ktrace_event_function(f->symbols, 0, NULL);
+	return 0;
 }
 
 /* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */
@@ -579,6 +598,8 @@ void kt_tdset_close(struct kt_tdset *set)
 		free(f->formats);
 		if (f->evs)
 			ktrace_event_free(f->evs);
+		if (f->symbols)
+			ktrace_event_free(f->symbols);
 		if (f->td)
 			tracedat_close(f->td);
 	}

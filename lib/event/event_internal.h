@@ -661,6 +661,7 @@ struct ktrace_events {
 	struct ftev_sym *syms;
 	size_t nsyms, cap_syms;
 	bool syms_sorted;
+	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
 	struct ftev_fcache *fcache;
 
 	/* the last comm looked up, and recent lookups by pid (direct-mapped) */

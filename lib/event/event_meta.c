@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "event/event_share.h"
 #include "common/grow.h"
 
 struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
@@ -42,7 +43,8 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->fstack);
 	free(evs->events);
 	free(evs->by_id);
-	free(evs->syms);
+	if (!evs->syms_borrowed)
+		free(evs->syms);
 	free(evs->fcache);
 	free(evs->printks);
 	for (size_t i = 0; i < evs->ncomms; i++)
@@ -357,6 +359,8 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 	const char *pos = text, *end = text + len, *line;
 	size_t n, lineno = 0;
 
+	if (evs->syms_borrowed)
+		return ktrace_error_set(err, -EINVAL, "kallsyms shared with another registry");
 	while (next_line(&pos, end, &line, &n)) {
 		size_t fs, fe, ms, me;
 		uint64_t addr;
@@ -431,6 +435,19 @@ sentinel:
 		evs->syms[evs->nsyms].name = NULL;
 		evs->syms[evs->nsyms].mod = NULL;
 	}
+}
+
+int ftev_share_symbols(struct ktrace_events *dst, struct ktrace_events *src)
+{
+	if (dst->nsyms || dst->syms)
+		return -EINVAL;
+	sort_syms(src);
+	dst->syms = src->syms;
+	dst->nsyms = src->nsyms;
+	dst->cap_syms = src->cap_syms;
+	dst->syms_sorted = true;
+	dst->syms_borrowed = true;
+	return 0;
 }
 
 static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
