@@ -370,6 +370,17 @@ static inline uint64_t ftev_apply_op(enum ftev_op code, uint64_t left, uint64_t 
 }
 
 /* Casts after compilation (libtraceevent's eval_type_str). */
+/* The texts __print_flags gave for the last few values of one argument (a registry is
+ * used by one thread: no lock). */
+#define FTEV_FLAGS_CACHE 4
+#define FTEV_FLAGS_TEXT 112
+struct ftev_flags_cache {
+	int64_t val[FTEV_FLAGS_CACHE];
+	uint8_t len[FTEV_FLAGS_CACHE];   /* 0: empty slot */
+	uint8_t next;
+	char text[FTEV_FLAGS_CACHE][FTEV_FLAGS_TEXT];
+};
+
 enum ftev_cast {
 	CAST_NONE = 0, CAST_U8, CAST_U16, CAST_U32,
 };
@@ -433,6 +444,7 @@ struct ftev_arg {
 			struct ftev_arg *field;
 			char *delim;
 			struct ftev_flag_sym *flags;
+			struct ftev_flags_cache *cache;   /* recent values' texts */
 		} flags;
 		struct {
 			struct ftev_arg *field;
