@@ -84,8 +84,8 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	for (size_t i = 0; i < f->nformats; i++)
 		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
 					f->formats[i].len, NULL, &ignore);
-	if (f->symbols)
-		ftev_share_symbols(evs, f->symbols);
+	if (f->share_symbols)
+		ftev_share_symbols(evs, f->evs);
 	else if (f->kallsyms.len)
 		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
 	if (f->printk.len)
@@ -103,17 +103,8 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 
 int kt_tdfile_share_symbols(struct kt_tdfile *f)
 {
-	const struct tracedat_header *h = tracedat_header(f->td);
-	struct ktrace_error ignore = { 0 };
-
-	if (f->symbols || !f->kallsyms.len)
-		return 0;
-	f->symbols = ktrace_event_new((int)h->long_size, h->big_endian);
-	if (!f->symbols)
-		return -ENOMEM;
-	ktrace_event_parse_kallsyms(f->symbols, f->kallsyms.text, f->kallsyms.len, &ignore);
-	/* sorted now, in this thread: the registries that share it only read it */
-	ktrace_event_function(f->symbols, 0, NULL);
+	ftev_prepare_share(f->evs);
+	f->share_symbols = true;
 	return 0;
 }
 
@@ -598,8 +589,6 @@ void kt_tdset_close(struct kt_tdset *set)
 		free(f->formats);
 		if (f->evs)
 			ktrace_event_free(f->evs);
-		if (f->symbols)
-			ktrace_event_free(f->symbols);
 		if (f->td)
 			tracedat_close(f->td);
 	}

@@ -73,8 +73,7 @@ struct kt_tdfile {
 	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
-	struct ktrace_events *symbols;     /* kallsyms alone, sorted, that worker registries
-					    * share (kt_tdfile_share_symbols) */
+	bool share_symbols;                /* registries made from now on share evs's symbols */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -135,8 +134,8 @@ void kt_tdset_close(struct kt_tdset *set);
  * For worker threads (safe to call from several at once) after
  * kt_tdfile_share_symbols: the registries then share one symbol table. */
 struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct kt_tdset_opts *o);
-/* Parses f's kallsyms once, sorted, for the registries made after it (call it from one
- * thread before the workers start). 0 or -ENOMEM. */
+/* The registries made from now on share the symbol table of f's own registry (call it
+ * from the thread that uses f->evs, before the workers start). 0 or -ENOMEM. */
 int kt_tdfile_share_symbols(struct kt_tdfile *f);
 
 /* Whether rec (of file f) is filtered out: -F/-v, --pid/--comm, --cpu, -I/-S. */

@@ -618,6 +618,7 @@ struct ftev_sym {
 	const char *name;
 	const char *mod;
 	uint32_t name_len;
+	uint32_t index;             /* the order kallsyms listed it in */
 };
 
 /* Recent function lookups (the same call sites come back all the time). */
@@ -672,7 +673,9 @@ struct ktrace_events {
 	/* kallsyms, sorted as libtraceevent sorts them, plus a sentinel */
 	struct ftev_sym *syms;
 	size_t nsyms, cap_syms;
-	bool syms_sorted;
+	bool syms_sorted;           /* libtraceevent's function map is built (the first
+				     * lookup sorts): symbol names resolve in its order */
+	bool syms_in_order;         /* the table itself is sorted by address */
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
 	struct ftev_fcache *fcache;
 
