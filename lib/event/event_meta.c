@@ -259,20 +259,26 @@ int ktrace_event_record_flags(struct ktrace_events *evs, const struct ktrace_rec
 
 /* ---- kallsyms ---- */
 
-static bool k_space(int c)
+/* isspace in the C locale, as sscanf's %s stops at it. */
+static const bool space_tab[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
+};
+
+static inline bool k_space(int c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return space_tab[(unsigned char)c];
 }
 
-static int k_hex(int c)
+/* Hex digit values plus one, 0 for other bytes. */
+static const uint8_t hex_value[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static inline int k_hex(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_value[(unsigned char)c] - 1;
 }
 
 /* Next line of text (strtok_r on "\n": empty lines are skipped). */
