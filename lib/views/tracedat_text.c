@@ -137,6 +137,7 @@ struct namecol {
 	const struct ktrace_event *ev;
 	char *s;
 	uint32_t len;
+	uint32_t cap;                      /* bytes at s: rewritten in place when it fits */
 };
 
 /* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
@@ -717,11 +718,18 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 
 	if (n->ev != ev || !n->s) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
-		size_t len = strlen(name);
-		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
+		size_t len = strlen(name), need = len + 24 > 64 ? len + 24 : 64;
+		char *s = n->s;
 
-		if (!s)
-			return NULL;
+		/* two events that share a slot take turns in its buffer: no allocation per
+		 * record once it is big enough for both */
+		if (need > n->cap) {
+			s = realloc(n->s, need);
+			if (!s)
+				return NULL;
+			n->s = s;
+			n->cap = (uint32_t)need;
+		}
 		s[0] = ' ';
 		memcpy(s + 1, name, len);
 		s[len + 1] = ':';
@@ -731,8 +739,6 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 			memset(s + len + 3, ' ', 20 - len);
 			n->len += (uint32_t)(20 - len);
 		}
-		free(n->s);
-		n->s = s;
 		n->ev = ev;
 	}
 	return n;
