@@ -37,7 +37,7 @@ for threads in 1 2; do
 	fi
 done
 # the counter sees per-item allocations where there are some (the check can fail)
-a=$(MALLOC_COUNT_OUT="$TMP/e" LD_PRELOAD="$SHIM" python3 -c "x=[str(i) for i in range(20000)]" >/dev/null 2>&1; cat "$TMP/e")
-b=$(MALLOC_COUNT_OUT="$TMP/f" LD_PRELOAD="$SHIM" python3 -c "x=[str(i) for i in range(80000)]" >/dev/null 2>&1; cat "$TMP/f")
+a=$(PYTHONMALLOC=malloc MALLOC_COUNT_OUT="$TMP/e" LD_PRELOAD="$SHIM" python3 -c "x=[str(i) for i in range(20000)]" >/dev/null 2>&1; cat "$TMP/e")
+b=$(PYTHONMALLOC=malloc MALLOC_COUNT_OUT="$TMP/f" LD_PRELOAD="$SHIM" python3 -c "x=[str(i) for i in range(80000)]" >/dev/null 2>&1; cat "$TMP/f")
 [ $((b - a)) -gt 50000 ] && ok "the counter sees a program that allocates per item ($a, $b)" ||
 	not_ok "the counter sees a program that allocates per item ($a, $b)"
