@@ -677,6 +677,7 @@ struct ktrace_events {
 				     * lookup sorts): symbol names resolve in its order */
 	bool syms_in_order;         /* the table itself is sorted by address */
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
+	size_t sym_name_bytes;      /* the symbols' names and modules in the arena */
 	struct ftev_fcache *fcache;
 
 	/* the last comm looked up, and recent lookups by pid (direct-mapped) */
