@@ -338,7 +338,8 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			f->evinfo[id].ordered = O_MAIN;
 			break;
 		case KTRACE_EVENT_LEARN_IN_ORDER:
-			f->evinfo[id].ordered = O_LEARN;
+			/* one thread: learning and formatting are one pass */
+			f->evinfo[id].ordered = r->nworkers ? O_LEARN : O_MAIN;
 			break;
 		default:
 			f->evinfo[id].ordered = O_ANY;
