@@ -157,7 +157,8 @@ static int run_info(int argc, char **argv)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
 	switch (ci.format) {
 	case KTRACE_FORMAT_TRACEDAT:
-		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ? TRACEDAT_MAPPED_FILE : 0) |
+		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ?
+							 TRACEDAT_MAPPED_FILE | TRACEDAT_READ_COPIES : 0) |
 						(raw_ts ? TRACEDAT_RAW_TS : 0),
 						darwin.view.json, ci.out, &ci.err);
 		break;

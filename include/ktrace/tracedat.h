@@ -89,6 +89,13 @@ enum {
 	/* Walk sub-buffers with kbuffer (ktrace/kbuffer.h) instead of the reader's own
 	 * faster walker; the records are the same (the tests check it). */
 	TRACEDAT_KBUFFER_WALK = 1 << 3,
+	/* Read uncompressed data into buffers the iterator uses again (read calls) instead
+	 * of walking the file's mapping: faster where the first touch of each page is
+	 * costly, as in virtual machines. rec->data then stays valid until the next
+	 * tracedat_iter_next call only, or, once tracedat_iter_keep_mapped was called,
+	 * until its stream has read that many bytes past it. No effect for inputs without
+	 * a file (ktrace_input_from_memory). */
+	TRACEDAT_READ_COPIES = 1 << 4,
 };
 
 /* The initial header and what the whole file says about the traced machine. */
@@ -286,8 +293,8 @@ KTRACE_API int tracedat_iter_next(struct tracedat_iter *it, const struct traceda
 		       struct ktrace_error *err);
 KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
 /* For callers that use records after the next call (uncompressed data): from now on a
- * record's pages are handed back only once its stream has read the returned number of
- * bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
+ * record's pages are handed back (with TRACEDAT_READ_COPIES: its buffer is used again)
+ * only once its stream has read the returned number of bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
  * buffers), so that what stays resident is about 32 MiB at most. */
 KTRACE_API size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "common/input_file.h"
 
 struct ktrace_input {
 	char *name;
@@ -241,6 +242,27 @@ int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
 		return ktrace_error_at(err, -ENODATA, offset,
 				       "truncated: need %zu bytes, input ends after %lld", len,
 				       (long long)got);
+	}
+	return 0;
+}
+
+int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_t offset)
+{
+	size_t done = 0;
+
+	if (in->fd < 0 || !in->munmap_on_close)
+		return -ENOTSUP;
+	while (done < len) {
+		ssize_t n = pread(in->fd, (uint8_t *)buf + done, len - done,
+				  (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		done += (size_t)n;
 	}
 	return 0;
 }
