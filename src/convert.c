@@ -130,9 +130,6 @@ static int run_convert(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage_error("convert", "an input (-i) and an output (-o) are needed");
-	if (!strcmp(out, "-"))
-		return cli_usage_error("convert", "the output must be a file (it is written, then "
-				       "renamed)");
 	if (!wo.version)
 		wo.version = 7;
 	if (!comp)

@@ -131,20 +131,11 @@ static int run_extract(int argc, char **argv)
 		ret = cli_usage_error("extract", "unexpected argument '%s'", argv[optind]);
 	if (!ret && o.all && ninst)
 		ret = cli_usage_error("extract", "-a saves every instance: no -B with it");
-	if (!ret && !strcmp(output, "-"))
-		ret = cli_usage_error("extract", "the output must be a file");
 	if (ret) {
 		free(inst);
 		return ret;
 	}
-	{
-		const char *slash = strrchr(output, '/');
-
-		if (slash && slash != output)
-			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
-		else
-			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
-	}
+	record_cli_tmpdir(output, tmpdir, sizeof(tmpdir));
 	o.instances = inst;
 	o.ninstances = ninst;
 	o.tmpdir = tmpdir;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,6 +173,24 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 		return cli_usage_error(command, "version 6 files cannot be compressed");
 	opts->compression = compression;
 	return CLI_OK;
+}
+
+void record_cli_tmpdir(const char *output, char *buf, size_t len)
+{
+	const char *slash = strrchr(output, '/');
+	struct stat st;
+
+	/* per-CPU data waits next to the output file; beside a FIFO, a device or
+	 * standard output it waits in $TMPDIR */
+	if (!strcmp(output, "-") || (stat(output, &st) == 0 && !S_ISREG(st.st_mode))) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(buf, len, "%s", t && *t ? t : "/tmp");
+	} else if (slash && slash != output) {
+		snprintf(buf, len, "%.*s", (int)(slash - output), output);
+	} else {
+		snprintf(buf, len, "%s", slash ? "/" : ".");
+	}
 }
 
 static void human(char *buf, size_t len, unsigned long long bytes)
@@ -361,22 +380,12 @@ static int run_record(int argc, char **argv)
 		ret = cli_usage_error("record", "-F needs a command");
 	if (!ret && follow && !filter_command && !npids)
 		ret = cli_usage_error("record", "-c needs -F or -P");
-	if (!ret && !strcmp(output, "-"))
-		ret = cli_usage_error("record", "the output must be a file");
 	if (ret) {
 		free(events);
 		free(pids);
 		return ret;
 	}
-	{
-		/* per-CPU data waits next to the output */
-		const char *slash = strrchr(output, '/');
-
-		if (slash && slash != output)
-			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
-		else
-			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
-	}
+	record_cli_tmpdir(output, tmpdir, sizeof(tmpdir));
 
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		cli_errorf(NULL, "pipe: %s", strerror(errno));

@@ -11,4 +11,7 @@ unsigned long long record_cli_print_stats(const struct ktrace_tracefs_session *s
 int record_cli_write_opts(const char *command, const char *version, const char *compression,
 			  struct tracedat_write_opts *opts);
 
+/* Where the per-CPU data of a recording waits: beside a file output, else $TMPDIR. */
+void record_cli_tmpdir(const char *output, char *buf, size_t len);
+
 #endif

@@ -27,6 +27,7 @@
 #include "common/cursor.h"
 #include "koff/internal.h"
 #include "common/grow.h"
+#include "common/outfile.h"
 
 enum {
 	INFO_VERSION, INFO_SOURCE, INFO_NENTRIES, INFO_ALLOCATED, INFO_ENABLED, INFO_MASK,
@@ -149,8 +150,8 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	size_t nrec = 0, cap = 0;
 	struct timeval tv;
 	struct tm tm;
-	char *tmp = NULL;
-	int fd = -1, ret;
+	struct kt_outfile *file;
+	int fd, ret;
 
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		uint8_t *p;
@@ -228,25 +229,9 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	put32(hdr + 48, tm.tm_isdst > 0);
 	put32(hdr + 52, 0);
 
-	tmp = malloc(strlen(path) + 16);
-	if (!tmp) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	if ((ret = kt_outfile_open(path, 0, &file, err)) < 0)
 		goto out;
-	}
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
+	fd = kt_outfile_fd(file);
 	ret = write_all(fd, hdr, sizeof(hdr));
 	if (!ret)
 		ret = write_chunk(fd, KOFF_KT_INFO, infob, sizeof(infob));
@@ -254,23 +239,13 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 		ret = write_chunk(fd, KOFF_KT_STRINGS, pool.data, pool.len);
 	if (!ret)
 		ret = write_chunk(fd, KOFF_KT_RECORDS, recs, (uint64_t)nrec * SNAP_REC);
-	if (!ret && fsync(fd) < 0 && errno != EINVAL)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	fd = -1;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
 	if (ret) {
-		unlink(tmp);
-		ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
+		ktrace_error_set(err, ret, "%s: write: %s", path, strerror(-ret));
+		kt_outfile_abort(file);
+	} else {
+		ret = kt_outfile_commit(file, err);
 	}
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
 	free(recs);
 	free(pool.data);
 	free(pool.idx);

@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 
 #define TW_BUF_SIZE     (1u << 20)   /* write buffer */
@@ -71,8 +72,7 @@ struct tw_buffer {
 
 struct tracedat_writer {
 	int fd;
-	bool own_fd;
-	char *path, *tmp;
+	struct kt_outfile *file;  /* tracedat_writer_create: where fd comes from */
 	unsigned int version;
 	bool big;
 	unsigned int long_size;
@@ -132,7 +132,7 @@ static int oom(struct ktrace_error *err)
 
 static const char *wname(const struct tracedat_writer *w)
 {
-	return w->path ? w->path : "trace.dat output";
+	return w->file ? kt_outfile_name(w->file) : "trace.dat output";
 }
 
 /* Records a failure: the writer refuses further work. */
@@ -1398,12 +1398,7 @@ unsigned int tracedat_writer_version(const struct tracedat_writer *w)
 
 static void writer_free(struct tracedat_writer *w)
 {
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
-	free(w->tmp);
-	free(w->path);
+	kt_outfile_abort(w->file);
 	free(w->wb);
 	free(w->fmt.p);
 	free(w->cur_sys);
@@ -1432,18 +1427,12 @@ int tracedat_writer_close(struct tracedat_writer *w, struct ktrace_error *err)
 	if (!w)
 		return ktrace_error_set(err, -EINVAL, "no writer");
 	ret = finish(w, err);
-	if (!ret && w->own_fd) {
-		if (fsync(w->fd) < 0)
-			ret = fail(w, err, -errno, "fsync");
-		if (close(w->fd) < 0 && !ret)
-			ret = fail(w, err, -errno, "close");
+	if (!ret && w->file) {
+		ret = kt_outfile_commit(w->file, err);
+		w->file = NULL;
 		w->fd = -1;
-		if (!ret && rename(w->tmp, w->path) < 0)
-			ret = fail(w, err, -errno, "rename");
-		if (!ret) {
-			free(w->tmp);
-			w->tmp = NULL;
-		}
+		if (ret && !w->error)
+			w->error = ret;
 	}
 	if (!ret)
 		w->done = W_CLOSED;
@@ -1567,34 +1556,16 @@ int tracedat_writer_create(const char *path, const struct tracedat_write_opts *o
 			   struct tracedat_writer **out, struct ktrace_error *err)
 {
 	struct tracedat_writer *w;
-	mode_t mask;
 	int ret = writer_new(opts, &w, err);
 
 	if (ret)
 		return ret;
-	w->own_fd = true;
-	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0) {
-		w->tmp = NULL;
+	/* the writer patches offsets in place: a FIFO or stdout gets a spool first */
+	if ((ret = kt_outfile_open(path, KT_OUTFILE_SEEKABLE, &w->file, err))) {
 		writer_free(w);
-		return oom(err);
+		return ret;
 	}
-	w->fd = mkstemp(w->tmp);
-	if (w->fd < 0) {
-		int e = errno;
-
-		ktrace_error_set(err, -e, "%s: cannot create a temporary file: %s", path, strerror(e));
-		free(w->tmp);
-		w->tmp = NULL;
-		writer_free(w);
-		return -e;
-	}
-	/* mkstemp creates 0600: give the result the usual permissions */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(w->fd, 0666 & ~mask) < 0) {
-		/* not fatal: the file stays private */
-	}
+	w->fd = kt_outfile_fd(w->file);
 	if ((ret = write_init(w, err))) {
 		writer_free(w);
 		return ret;
