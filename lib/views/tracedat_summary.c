@@ -15,6 +15,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 
 struct cpu_stats {
@@ -61,74 +62,38 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 	return ret;
 }
 
-/* A JSON string (or null). */
-static void json_str(struct ktrace_out *o, const char *s)
+static void json_u(struct kt_json *j, const char *key, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	if (!s) {
-		kt_out_puts(o, "null");
-		return;
-	}
-	kt_out_putc(o, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': kt_out_puts(o, "\\\""); break;
-		case '\\': kt_out_puts(o, "\\\\"); break;
-		case '\n': kt_out_puts(o, "\\n"); break;
-		case '\t': kt_out_puts(o, "\\t"); break;
-		case '\r': kt_out_puts(o, "\\r"); break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f) {
-				/* bytes outside printable ASCII: escaped, never invalid UTF-8 */
-				kt_out_puts(o, "\\u00");
-				kt_out_putc(o, hex[*p >> 4]);
-				kt_out_putc(o, hex[*p & 15]);
-			} else {
-				kt_out_putc(o, (char)*p);
-			}
-		}
-	}
-	kt_out_putc(o, '"');
+	kt_json_key_cstr(j, key);
+	kt_json_u64(j, v);
 }
 
-static void json_key(struct ktrace_out *o, const char *indent, const char *key, bool *first)
+static void json_i(struct kt_json *j, const char *key, int64_t v)
 {
-	if (!*first)
-		kt_out_putc(o, ',');
-	*first = false;
-	kt_out_putc(o, '\n');
-	kt_out_puts(o, indent);
-	json_str(o, key);
-	kt_out_puts(o, ": ");
+	kt_json_key_cstr(j, key);
+	kt_json_i64(j, v);
 }
 
-static void json_kv_u(struct ktrace_out *o, const char *indent, const char *key, uint64_t v,
-		      bool *first)
+static void json_s(struct kt_json *j, const char *key, const char *v)
 {
-	json_key(o, indent, key, first);
-	kt_out_u64(o, v, 0);
+	kt_json_key_cstr(j, key);
+	kt_json_cstr(j, v);
 }
 
-static void json_kv_i(struct ktrace_out *o, const char *indent, const char *key, int64_t v,
-		      bool *first)
+static void json_b(struct kt_json *j, const char *key, bool v)
 {
-	json_key(o, indent, key, first);
-	kt_out_i64(o, v, 0);
+	kt_json_key_cstr(j, key);
+	kt_json_bool(j, v);
 }
 
-static void json_kv_s(struct ktrace_out *o, const char *indent, const char *key, const char *v,
-		      bool *first)
+/* A timestamp, or null when there is none. */
+static void json_ts(struct kt_json *j, const char *key, bool have, uint64_t v)
 {
-	json_key(o, indent, key, first);
-	json_str(o, v);
-}
-
-static void json_kv_b(struct ktrace_out *o, const char *indent, const char *key, bool v,
-		      bool *first)
-{
-	json_key(o, indent, key, first);
-	kt_out_puts(o, v ? "true" : "false");
+	kt_json_key_cstr(j, key);
+	if (have)
+		kt_json_u64(j, v);
+	else
+		kt_json_null(j);
 }
 
 static size_t event_format_total(const struct tracedat *td)
@@ -145,9 +110,10 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 	const struct tracedat_header *h = tracedat_header(td);
 	const char *hp, *he;
 	size_t hplen = 0, helen = 0;
-	uint64_t total = 0, id;
+	uint64_t total = 0, id = 0;
 	long long lost = 0;
-	bool first = true;
+	struct kt_json j;
+	bool have_id;
 
 	tracedat_header_page(td, &hp, &hplen);
 	tracedat_header_event(td, &he, &helen);
@@ -156,93 +122,81 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 		if (lost >= 0)
 			lost = bs[b].lost < 0 ? -1 : lost + bs[b].lost;
 	}
-	kt_out_putc(o, '{');
-	json_kv_s(o, "  ", "format", "trace.dat", &first);
-	json_kv_u(o, "  ", "version", h->version, &first);
-	json_kv_s(o, "  ", "endian", h->big_endian ? "big" : "little", &first);
-	json_kv_u(o, "  ", "long_size", h->long_size, &first);
-	json_kv_u(o, "  ", "kernel_long_size", h->kernel_long_size, &first);
-	json_kv_u(o, "  ", "page_size", h->page_size, &first);
-	json_kv_s(o, "  ", "compression", h->compression, &first);
-	json_kv_s(o, "  ", "compression_version", h->compression_version, &first);
-	json_kv_u(o, "  ", "cpus", h->cpus, &first);
-	json_kv_s(o, "  ", "clock", tracedat_clock(td), &first);
-	json_kv_s(o, "  ", "uname", tracedat_uname(td), &first);
-	json_kv_s(o, "  ", "tracer_version", tracedat_tracer_version(td), &first);
-	json_key(o, "  ", "trace_id", &first);
-	if (tracedat_trace_id(td, &id))
-		kt_out_u64(o, id, 0);
-	else
-		kt_out_puts(o, "null");
-	json_kv_i(o, "  ", "ts_offset", tracedat_ts_offset(td), &first);
-	json_kv_u(o, "  ", "file_size", h->file_size, &first);
-	json_kv_u(o, "  ", "options", h->options, &first);
-	json_kv_u(o, "  ", "sections", h->sections, &first);
-	json_kv_u(o, "  ", "header_page_size", hplen, &first);
-	json_kv_u(o, "  ", "header_event_size", helen, &first);
-	json_kv_u(o, "  ", "ftrace_formats", tracedat_ftrace_format_count(td), &first);
-	json_kv_u(o, "  ", "event_systems", tracedat_system_count(td), &first);
-	json_kv_u(o, "  ", "event_formats", event_format_total(td), &first);
-	json_kv_i(o, "  ", "kallsyms_size", tracedat_kallsyms_size(td), &first);
-	json_kv_i(o, "  ", "printk_size", tracedat_printk_size(td), &first);
-	json_kv_i(o, "  ", "cmdlines_size", tracedat_cmdlines_size(td), &first);
-	json_kv_u(o, "  ", "events", total, &first);
-	json_kv_i(o, "  ", "lost", lost, &first);
-	json_key(o, "  ", "buffers", &first);
-	kt_out_putc(o, '[');
+	kt_json_init(&j, o, 2);
+	kt_json_begin_object(&j, false);
+	json_s(&j, "format", "trace.dat");
+	json_u(&j, "version", h->version);
+	json_s(&j, "endian", h->big_endian ? "big" : "little");
+	json_u(&j, "long_size", h->long_size);
+	json_u(&j, "kernel_long_size", h->kernel_long_size);
+	json_u(&j, "page_size", h->page_size);
+	json_s(&j, "compression", h->compression);
+	json_s(&j, "compression_version", h->compression_version);
+	json_u(&j, "cpus", h->cpus);
+	json_s(&j, "clock", tracedat_clock(td));
+	json_s(&j, "uname", tracedat_uname(td));
+	json_s(&j, "tracer_version", tracedat_tracer_version(td));
+	have_id = tracedat_trace_id(td, &id);
+	json_ts(&j, "trace_id", have_id, id);
+	json_i(&j, "ts_offset", tracedat_ts_offset(td));
+	json_u(&j, "file_size", h->file_size);
+	json_u(&j, "options", h->options);
+	json_u(&j, "sections", h->sections);
+	json_u(&j, "header_page_size", hplen);
+	json_u(&j, "header_event_size", helen);
+	json_u(&j, "ftrace_formats", tracedat_ftrace_format_count(td));
+	json_u(&j, "event_systems", tracedat_system_count(td));
+	json_u(&j, "event_formats", event_format_total(td));
+	json_i(&j, "kallsyms_size", tracedat_kallsyms_size(td));
+	json_i(&j, "printk_size", tracedat_printk_size(td));
+	json_i(&j, "cmdlines_size", tracedat_cmdlines_size(td));
+	json_u(&j, "events", total);
+	json_i(&j, "lost", lost);
+	kt_json_key_cstr(&j, "buffers");
+	kt_json_begin_array(&j, false);
 	for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
 		const struct tracedat_buffer *buf = tracedat_buffer(td, b);
-		bool bf = true;
 
-		kt_out_puts(o, b ? ",\n    {" : "\n    {");
-		json_kv_s(o, "      ", "name", buf->name, &bf);
-		json_kv_s(o, "      ", "clock", buf->clock, &bf);
-		json_kv_u(o, "      ", "page_size", buf->page_size, &bf);
-		json_kv_b(o, "      ", "latency", buf->latency, &bf);
-		json_kv_b(o, "      ", "compressed", buf->compressed, &bf);
-		json_kv_u(o, "      ", "flyrecord_bytes", bs[b].recorded_bytes, &bf);
-		json_kv_u(o, "      ", "data_bytes", bs[b].data_bytes, &bf);
-		json_kv_u(o, "      ", "events", bs[b].events, &bf);
-		json_kv_i(o, "      ", "lost", bs[b].lost, &bf);
-		json_key(o, "      ", "cpus", &bf);
-		kt_out_putc(o, '[');
+		kt_json_begin_object(&j, false);
+		json_s(&j, "name", buf->name);
+		json_s(&j, "clock", buf->clock);
+		json_u(&j, "page_size", buf->page_size);
+		json_b(&j, "latency", buf->latency);
+		json_b(&j, "compressed", buf->compressed);
+		json_u(&j, "flyrecord_bytes", bs[b].recorded_bytes);
+		json_u(&j, "data_bytes", bs[b].data_bytes);
+		json_u(&j, "events", bs[b].events);
+		json_i(&j, "lost", bs[b].lost);
+		kt_json_key_cstr(&j, "cpus");
+		kt_json_begin_array(&j, false);
 		for (unsigned int c = 0; c < buf->cpus; c++) {
 			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, b, c);
 			const struct cpu_stats *cs = &bs[b].cpus[c];
-			bool cf = true;
 
-			kt_out_puts(o, c ? ",\n        {" : "\n        {");
-			json_kv_u(o, "          ", "cpu", cpu->cpu, &cf);
-			json_kv_u(o, "          ", "events", cs->events, &cf);
-			json_key(o, "          ", "first_ts", &cf);
-			if (cs->events)
-				kt_out_u64(o, cs->first_ts, 0);
-			else
-				kt_out_puts(o, "null");
-			json_key(o, "          ", "last_ts", &cf);
-			if (cs->events)
-				kt_out_u64(o, cs->last_ts, 0);
-			else
-				kt_out_puts(o, "null");
-			json_kv_i(o, "          ", "lost", cs->lost, &cf);
-			json_kv_u(o, "          ", "dropped_markers", cs->markers, &cf);
-			json_kv_u(o, "          ", "offset", cpu->offset, &cf);
-			json_kv_u(o, "          ", "size", cpu->size, &cf);
-			json_kv_u(o, "          ", "data_size", cpu->data_size, &cf);
-			json_kv_u(o, "          ", "chunks", cpu->chunks, &cf);
-			kt_out_puts(o, "\n        }");
+			kt_json_begin_object(&j, false);
+			json_u(&j, "cpu", cpu->cpu);
+			json_u(&j, "events", cs->events);
+			json_ts(&j, "first_ts", cs->events, cs->first_ts);
+			json_ts(&j, "last_ts", cs->events, cs->last_ts);
+			json_i(&j, "lost", cs->lost);
+			json_u(&j, "dropped_markers", cs->markers);
+			json_u(&j, "offset", cpu->offset);
+			json_u(&j, "size", cpu->size);
+			json_u(&j, "data_size", cpu->data_size);
+			json_u(&j, "chunks", cpu->chunks);
+			kt_json_end_object(&j);
 		}
-		kt_out_puts(o, buf->cpus ? "\n      ]" : "]");
-		kt_out_puts(o, "\n    }");
+		kt_json_end_array(&j);
+		kt_json_end_object(&j);
 	}
-	kt_out_puts(o, tracedat_buffer_count(td) ? "\n  ]" : "]");
-	json_key(o, "  ", "warnings", &first);
-	kt_out_putc(o, '[');
-	for (size_t i = 0; i < tracedat_warning_count(td); i++) {
-		kt_out_puts(o, i ? ", " : "");
-		json_str(o, tracedat_warning(td, i));
-	}
-	kt_out_puts(o, "]\n}\n");
+	kt_json_end_array(&j);
+	kt_json_key_cstr(&j, "warnings");
+	kt_json_begin_array(&j, true);
+	for (size_t i = 0; i < tracedat_warning_count(td); i++)
+		kt_json_cstr(&j, tracedat_warning(td, i));
+	kt_json_end_array(&j);
+	kt_json_end_object(&j);
+	kt_json_finish(&j);
 }
 
 static void print_lost(struct ktrace_out *o, long long lost, int width)
