@@ -117,7 +117,7 @@ static int run_convert(int argc, char **argv)
 			cli_print_help(&cli_convert);
 			return CLI_OK;
 		default:
-			return cli_usage_error("convert", "invalid option");
+			return cli_bad_option("convert", "i:o:qh", argv);
 		}
 	}
 	for (; optind < argc; optind++) {

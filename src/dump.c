@@ -201,7 +201,7 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 			cli_print_help(&cli_dump);
 			exit(CLI_OK);
 		default:
-			return cli_usage_error("dump", "invalid option");
+			return cli_bad_option("dump", "vtFde::s:b:o:h", argv);
 		}
 	}
 	if (optind < argc)

@@ -123,7 +123,7 @@ static int run_extract(int argc, char **argv)
 			return CLI_OK;
 		default:
 			free(inst);
-			return cli_usage_error("extract", "invalid option");
+			return cli_bad_option("extract", "o:B:taqh", argv);
 		}
 	}
 	ret = record_cli_write_opts("extract", version, compression, &wo);

@@ -136,7 +136,7 @@ static int run_info(int argc, char **argv)
 			cli_print_help(&cli_info);
 			return CLI_OK;
 		default:
-			ret = cli_usage_error("info", "invalid option");
+			ret = cli_bad_option("info", "i:jh", argv);
 			goto done_usage;
 		}
 	}

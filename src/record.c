@@ -368,7 +368,7 @@ static int run_record(int argc, char **argv)
 		default:
 			free(events);
 			free(pids);
-			return cli_usage_error("record", "invalid option");
+			return cli_bad_option("record", "+e:B:b:C:o:P:Fcqh", argv);
 		}
 	}
 	if (optind < argc)

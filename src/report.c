@@ -251,7 +251,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			cli_print_help(&cli_report);
 			exit(CLI_OK);
 		default:
-			return cli_usage_error("report", "invalid option");
+			return cli_bad_option("report", "i:hC:f:", argv);
 		}
 	}
 	if (optind < argc) {

@@ -176,11 +176,12 @@ struct tracedat_record {
 	size_t page_len;
 };
 
-/* Opens a trace.dat file (mmap'ed; pipes are refused) and reads all its metadata. */
+/* Opens a trace.dat file and reads all its metadata. A file is mapped; a pipe ("-" is
+ * standard input) is copied to a temporary file first (ktrace_input_spool). */
 KTRACE_API int tracedat_open(const char *path, unsigned int flags, struct tracedat **out,
 		  struct ktrace_error *err);
-/* The same over an input the caller keeps open until tracedat_close (it must be
- * addressable at once: a mapped file or memory). */
+/* The same over an input the caller keeps open until tracedat_close (a stream input
+ * is spooled to a temporary file by ktrace_input_spool first). */
 KTRACE_API int tracedat_open_input(struct ktrace_input *in, unsigned int flags, struct tracedat **out,
 			struct ktrace_error *err);
 KTRACE_API void tracedat_close(struct tracedat *td);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "common/outfile.h"
 
 struct ktrace_input {
 	char *name;
@@ -248,4 +249,74 @@ int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
 				       (long long)got);
 	}
 	return 0;
+}
+
+int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
+{
+	static const uint8_t empty[1];
+	struct stat st;
+	int fd, ret = 0;
+	void *map;
+
+	if (in->mapped)
+		return 0;
+	if (in->win_off)
+		return ktrace_error_set(err, -ESPIPE, "the stream was read past its start: it "
+					"cannot be copied to a file any more");
+	fd = kt_outfile_anonymous();
+	if (fd < 0)
+		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
+					"input ($TMPDIR or /tmp): %s", strerror(-fd));
+	for (;;) {
+		size_t done = 0;
+
+		while (done < in->win_len) {
+			ssize_t n = write(fd, in->win + done, in->win_len - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ret = ktrace_error_set(err, n < 0 ? -errno : -EIO, "copying the input "
+						       "to a temporary file ($TMPDIR or /tmp): %s",
+						       n < 0 ? strerror(errno) : "short write");
+				goto out;
+			}
+			done += (size_t)n;
+		}
+		in->win_off += in->win_len;
+		in->win_len = 0;
+		if (in->eof)
+			break;
+		if ((ret = window_fill(in, 1u << 20, err)))
+			goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = ktrace_error_set(err, -errno, "temporary file: %s", strerror(errno));
+		goto out;
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		ret = ktrace_error_set(err, -EFBIG, "input too large to map");
+		goto out;
+	}
+	if (st.st_size) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			ret = ktrace_error_set(err, -errno, "mapping the copy of the input: %s",
+					       strerror(errno));
+			goto out;
+		}
+		in->data = map;
+		in->munmap_on_close = true;
+	} else {
+		in->data = empty;
+	}
+	in->size = (size_t)st.st_size;
+	in->mapped = true;
+	in->win_off = 0;
+	free(in->win);
+	in->win = NULL;
+	in->win_cap = 0;
+out:
+	close(fd);
+	return ret;
 }

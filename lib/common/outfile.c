@@ -229,8 +229,7 @@ static int create_temp(const char *target, mode_t mode, char **tmp_out)
 	return -EEXIST;
 }
 
-/* An anonymous file for building a seekable output before it is streamed. */
-static int open_spool(void)
+int kt_outfile_anonymous(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char *path;
@@ -281,7 +280,7 @@ static int open_stream(struct kt_outfile *f, int fd, bool ours, struct ktrace_er
 	f->kind = OF_SPOOLED;
 	f->stream_fd = fd;
 	f->close_stream = ours;
-	f->fd = open_spool();
+	f->fd = kt_outfile_anonymous();
 	if (f->fd < 0) {
 		int e = f->fd;
 

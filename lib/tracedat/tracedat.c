@@ -1425,11 +1425,11 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 	int ret;
 
 	*out = NULL;
-	if (!ktrace_input_is_mapped(in)) {
+	/* trace.dat is read by offset: a pipe is copied to a temporary file first */
+	if ((ret = ktrace_input_spool(in, err)) < 0) {
 		if (owns)
 			ktrace_input_close(in);
-		return ktrace_error_set(err, -ESPIPE,
-					"trace.dat files must be read from a regular file, not a pipe");
+		return ret;
 	}
 	td = calloc(1, sizeof(*td));
 	if (!td) {
