@@ -197,6 +197,8 @@ static const struct option report_options[] = {
 struct report_opts {
 	const char *file;
 	const char *format;
+	/* the first option given of each kind, to refuse those the input has no use for */
+	char pages_opt[32], darwin_opt[32], format_opt[32];
 	bool force_pages;
 	struct ktrace_ring_layout layout;
 	struct darwin_cli darwin;
@@ -209,7 +211,32 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 
 	o->layout.big_endian = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:hC:f:", report_options, NULL)) != -1) {
+	for (;;) {
+		int longindex = -1;
+		char name[32];
+
+		c = getopt_long(argc, argv, "i:hC:f:", report_options, &longindex);
+		if (c == -1)
+			break;
+		if (longindex >= 0)
+			snprintf(name, sizeof(name), "--%s", report_options[longindex].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		switch (c) {
+		case OPT_PAGES: case OPT_PAGE_SIZE: case OPT_LONG_SIZE: case OPT_ENDIAN:
+			if (!o->pages_opt[0])
+				snprintf(o->pages_opt, sizeof(o->pages_opt), "%s", name);
+			break;
+		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
+		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+			if (!o->darwin_opt[0])
+				snprintf(o->darwin_opt, sizeof(o->darwin_opt), "%s", name);
+			break;
+		case OPT_FORMAT:
+			snprintf(o->format_opt, sizeof(o->format_opt), "%s", name);
+			break;
+		}
 		switch (c) {
 		case 'i':
 			o->file = optarg;
@@ -261,7 +288,55 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 	}
 	if (!o->file)
 		return cli_usage_error("report", "no input file");
+	if (o->force_pages && o->darwin.raw_v0)
+		return cli_usage_error("report", "%s and --raw-v0 ask for two different formats",
+				       o->pages_opt);
 	return CLI_OK;
+}
+
+/* An option the detected format has no use for is refused, never ignored. */
+static int check_options_apply(const struct report_opts *o, const struct cli_input *ci)
+{
+	const char *bad = NULL;
+
+	switch (ci->format) {
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		bad = o->darwin_opt[0] ? o->darwin_opt : o->format_opt;
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		bad = o->pages_opt[0] ? o->pages_opt : o->format_opt;
+		break;
+	case KTRACE_FORMAT_KCDATA:
+		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt;
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		return CLI_OK;
+	default:
+		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt[0] ? o->darwin_opt
+									 : o->format_opt;
+		break;
+	}
+	if (!bad || !bad[0])
+		return CLI_OK;
+	return cli_usage_error("report", "%s: option %s does not apply to %s", ci->file, bad,
+			       ktrace_detect_format_name(ci->format));
+}
+
+/* Does the command line ask for raw pages (--pages, --page-size...)? Then a file that
+ * looks like trace.dat is still read as pages. */
+static bool asks_for_pages(int argc, char **argv)
+{
+	static const char *const names[] = { "--pages", "--page-size", "--long-size", "--endian" };
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+			size_t len = strlen(names[n]);
+
+			if (!strncmp(argv[i], names[n], len) && (!argv[i][len] || argv[i][len] == '='))
+				return true;
+		}
+	return false;
 }
 
 static int run_report(int argc, char **argv)
@@ -271,9 +346,11 @@ static int run_report(int argc, char **argv)
 	int ret;
 
 	/* trace.dat files take trace-cmd report's options */
-	ret = report_tracedat_main(argc, argv);
-	if (ret >= 0)
-		return ret;
+	if (!asks_for_pages(argc, argv)) {
+		ret = report_tracedat_main(argc, argv);
+		if (ret >= 0)
+			return ret;
+	}
 	ret = parse_options(argc, argv, &opts);
 	if (ret || (ret = cli_input_open(&ci, opts.file))) {
 		darwin_cli_free(&opts.darwin);
@@ -283,6 +360,12 @@ static int run_report(int argc, char **argv)
 		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
 	if (opts.darwin.raw_v0)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	if ((ret = check_options_apply(&opts, &ci))) {
+		darwin_cli_free(&opts.darwin);
+		cli_out_finish(ci.out, &ci.err, 0);
+		ktrace_input_close(ci.in);
+		return ret;
+	}
 	switch (ci.format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
 		ret = ktrace_view_pages(ci.in, &opts.layout, ci.out, &ci.err);

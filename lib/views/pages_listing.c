@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <ktrace/detect.h>
 #include <ktrace/kbuffer.h>
@@ -70,7 +71,35 @@ static bool report_page(struct ktrace_out *o, struct kbuffer *kb, const uint8_t 
 		t->events++;
 	}
 	t->pages++;
-	return !kbuffer_corrupt(kb);
+	/* the last record must end on the commit size, not run past it */
+	return !kbuffer_corrupt(kb) && kbuffer_curr_index(kb) <= kbuffer_subbuffer_size(kb);
+}
+
+/* The message for data that two layouts explain equally well. */
+static int ambiguous(const uint8_t *head, size_t len, const struct ktrace_ring_layout *given,
+		     size_t page_size, struct ktrace_error *err)
+{
+	static const int longs[] = { 8, 4 };
+	char list[256] = "";
+	size_t n = 0;
+
+	for (int l = 0; l < 2; l++)
+		for (int big = 0; big < 2; big++) {
+			struct ktrace_ring_layout try = { page_size, longs[l], big };
+
+			if ((given->long_size && given->long_size != longs[l]) ||
+			    (given->big_endian >= 0 && given->big_endian != big) ||
+			    ktrace_ring_detect(head, len, &try) <= 0)
+				continue;
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+					      "%s%d-byte longs %s-endian", n ? ", " : "", longs[l],
+					      big ? "big" : "little");
+			if (n >= sizeof(list))
+				n = sizeof(list) - 1;
+		}
+	return ktrace_error_at(err, -EBADMSG, 0, "%zu-byte sub-buffers fit with more than one "
+			       "layout (%s): say which with --long-size and --endian", page_size,
+			       list);
 }
 
 int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
@@ -89,7 +118,12 @@ int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout
 	if (got == 0)
 		return ktrace_error_at(err, -ENODATA, 0, "empty input: no sub-buffers");
 	if (!layout->page_size || !layout->long_size || layout->big_endian < 0) {
-		if (ktrace_ring_detect(head, (size_t)got, layout) <= 0)
+		struct ktrace_ring_layout given = *layout;
+		int score = ktrace_ring_detect(head, (size_t)got, layout);
+
+		if (score == KTRACE_RING_AMBIGUOUS)
+			return ambiguous(head, (size_t)got, &given, layout->page_size, err);
+		if (score <= 0)
 			return ktrace_error_at(err, -EBADMSG, 0,
 					       "not a ring-buffer dump: no sub-buffer layout fits "
 					       "(try --page-size, --long-size, --endian)");
