@@ -9,6 +9,7 @@
 
 #include <ktrace/detect.h>
 #include <ktrace/input.h>
+#include <ktrace/ring.h>
 #include <ktrace/tracedat.h>
 
 #include "cli.h"
@@ -95,24 +96,59 @@ static const char info_help[] =
 "    unsupported input (the summary of what was read is still printed), 2 for\n"
 "    usage errors.\n";
 
-enum { OPT_JSON = 256, OPT_RAW_TS };
+enum { OPT_JSON = 256, OPT_RAW_TS, OPT_PAGES, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN };
 
 static const struct option info_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "pages",     no_argument,       NULL, OPT_PAGES },
+	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+	{ "long-size", required_argument, NULL, OPT_LONG_SIZE },
+	{ "endian",    required_argument, NULL, OPT_ENDIAN },
 	{ "input", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	DARWIN_CLI_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
+/* An option the detected format has no use for is refused, never ignored. */
+static int check_options_apply(const struct cli_input *ci, const char *tracedat_opt,
+			       const char *darwin_opt, const char *pages_opt)
+{
+	const char *bad = NULL;
+
+	switch (ci->format) {
+	case KTRACE_FORMAT_TRACEDAT:
+		bad = darwin_opt ? darwin_opt : pages_opt;
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		bad = tracedat_opt ? tracedat_opt : pages_opt;
+		break;
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		bad = tracedat_opt ? tracedat_opt : darwin_opt;
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		return CLI_OK;
+	default:
+		bad = tracedat_opt ? tracedat_opt : darwin_opt ? darwin_opt : pages_opt;
+		break;
+	}
+	if (!bad)
+		return CLI_OK;
+	return cli_usage_error("info", "%s: option %s does not apply to %s", ci->file, bad,
+			       ktrace_detect_format_name(ci->format));
+}
+
 static int run_info(int argc, char **argv)
 {
 	struct darwin_cli darwin = { 0 };
+	struct ktrace_ring_layout layout = { 0, 0, -1 };
 	struct cli_input ci;
-	const char *file = NULL;
+	const char *file = NULL, *tracedat_opt = NULL, *darwin_opt = NULL, *pages_opt = NULL;
 	int c, ret = 0, status;
-	bool raw_ts = false;
+	bool raw_ts = false, force_pages = false;
+	unsigned long long v;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:jh", info_options, NULL)) != -1) {
@@ -126,9 +162,43 @@ static int run_info(int argc, char **argv)
 			break;
 		case OPT_RAW_TS:
 			raw_ts = true;
+			tracedat_opt = "--raw-ts";
+			break;
+		case OPT_PAGES:
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--pages";
+			break;
+		case OPT_PAGE_SIZE:
+			if (cli_parse_size(optarg, &v) || v < 64 || v > (1ULL << 27) || (v & 7)) {
+				ret = cli_usage_error("info", "invalid page size '%s'", optarg);
+				goto done_usage;
+			}
+			layout.page_size = (size_t)v;
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--page-size";
+			break;
+		case OPT_LONG_SIZE:
+			if (strcmp(optarg, "4") && strcmp(optarg, "8")) {
+				ret = cli_usage_error("info", "--long-size must be 4 or 8");
+				goto done_usage;
+			}
+			layout.long_size = atoi(optarg);
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--long-size";
+			break;
+		case OPT_ENDIAN:
+			if (strcmp(optarg, "little") && strcmp(optarg, "big")) {
+				ret = cli_usage_error("info", "--endian must be little or big");
+				goto done_usage;
+			}
+			layout.big_endian = !strcmp(optarg, "big");
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--endian";
 			break;
 		case DARWIN_OPT_RAW_V0:
 		case DARWIN_OPT_TIMEBASE:
+			darwin_opt = darwin_opt ? darwin_opt
+				     : c == DARWIN_OPT_RAW_V0 ? "--raw-v0" : "--timebase";
 			if ((ret = darwin_cli_option(&darwin, "info", c, optarg)))
 				goto done_usage;
 			break;
@@ -151,10 +221,22 @@ static int run_info(int argc, char **argv)
 		ret = cli_usage_error("info", "no input file");
 		goto done_usage;
 	}
+	if (force_pages && darwin.raw_v0) {
+		ret = cli_usage_error("info", "%s and --raw-v0 ask for two different formats",
+				      pages_opt);
+		goto done_usage;
+	}
 	if ((status = cli_input_open(&ci, file)))
 		goto done;
 	if (darwin.raw_v0)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	if (force_pages)
+		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
+	if ((ret = check_options_apply(&ci, tracedat_opt, darwin_opt, pages_opt))) {
+		cli_out_finish(ci.out, &ci.err, 0);
+		ktrace_input_close(ci.in);
+		goto done_usage;
+	}
 	switch (ci.format) {
 	case KTRACE_FORMAT_TRACEDAT:
 		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ? TRACEDAT_MAPPED_FILE : 0) |
@@ -167,6 +249,12 @@ static int run_info(int argc, char **argv)
 		break;
 	case KTRACE_FORMAT_KCDATA:
 		ret = ktrace_view_kcdata_info(ci.in, false, darwin.view.json, ci.out, &ci.err);
+		break;
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		ret = ktrace_view_pages_info(ci.in, &layout, darwin.view.json, ci.out, &ci.err);
+		break;
+	case KTRACE_FORMAT_KOFF:
+		ret = ktrace_view_koff_info(ci.in, darwin.view.json, ci.out, &ci.err);
 		break;
 	default:
 		ret = cli_input_unhandled(&ci);

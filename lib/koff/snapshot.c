@@ -262,7 +262,7 @@ struct koff_snap {
 	uint64_t pos;             /* next chunk header */
 	uint64_t rec_off, rec_left;   /* inside a RECORDS chunk */
 	uint64_t info_words[INFO_WORDS];
-	bool have_info;
+	bool have_info, have_records;
 	struct koff_counts counts;
 };
 
@@ -318,6 +318,10 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 		got = ktrace_input_peek(s->in, s->pos, 16, &h, err);
 		if (got < 0)
 			return (int)got;
+		/* a snapshot always has a records chunk (maybe empty): the file was cut */
+		if (got == 0 && !s->have_records)
+			return ktrace_error_at(err, -ENODATA, s->pos, "truncated: the snapshot ends "
+					       "before its records chunk");
 		if (got == 0)
 			return 0;
 		if (got < 16)
@@ -373,6 +377,7 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 						       "of %u", (unsigned long long)size, SNAP_REC);
 			s->rec_off = s->pos + 16;
 			s->rec_left = size / SNAP_REC;
+			s->have_records = true;
 			s->pos += 16 + padded;
 			return 1;
 		default:
