@@ -1102,10 +1102,17 @@ static int parse_initial(struct tracedat *td, struct kt_cursor *c)
 	c->big_endian = endian;
 	td->hdr.long_size = lsize;
 	if (lsize != 4 && lsize != 8)
-		td_warn(td, "header long size is %u", lsize);
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 1,
+				       "header long size %u (4 or 8 expected)", lsize);
 	ret = kt_cursor_u32(c, &page_size);
 	if (ret)
 		return ret;
+	/* v7 buffers carry their own page size, but the header's is the default */
+	if (page_size < TD_MIN_PAGE_SIZE || page_size > TD_MAX_PAGE_SIZE ||
+	    (page_size & (page_size - 1)))
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 4,
+				       "header page size %u (a power of two from %u to %u expected)",
+				       page_size, TD_MIN_PAGE_SIZE, TD_MAX_PAGE_SIZE);
 	td->hdr.page_size = page_size;
 	strcpy(td->comp_name, "none");
 	td->comp_version[0] = 0;
@@ -1268,20 +1275,20 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 				td->strings[td->strings_len] = 0;
 				region_free(&r);
 			} else {
-				char msg[KTRACE_ERROR_MESSAGE_MAX + 32];
-
-				td_warn(td, "strings section: %s",
-					ktrace_error_format(&e2, msg, sizeof(msg)));
+				*err = e2;
+				return e2.code;
 			}
 		}
-		if (h.size > td->size - off - 16) {
-			if (off + 16 + h.size != td->size)
-				td_warn(td, "offset 0x%" PRIx64 ": section %u of %" PRIu64
-					" bytes runs past the end of the file", off, h.id, h.size);
-			break;
-		}
+		/* a file cut before the end of its last section */
+		if (h.size > td->size - off - 16)
+			return ktrace_error_at(err, -ENODATA, off, "truncated: section %u of %" PRIu64
+					       " bytes runs past the end of the file (%" PRIu64
+					       " bytes left)", h.id, h.size, td->size - off - 16);
 		off += 16 + h.size;
 	}
+	if (off < td->size)
+		return ktrace_error_at(err, -ENODATA, off, "truncated: section header needs 16 bytes, "
+				       "%" PRIu64 " left", td->size - off);
 	td->hdr.sections = (unsigned int)td->nsections;
 	return 0;
 }
