@@ -264,10 +264,11 @@ KTRACE_API int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			  struct ktrace_error *err);
 
 /* The ring-buffer data of one CPU of a buffer (cpu_index as for tracedat_buffer_cpu),
- * exactly the sub-buffers the kernel wrote, handed to fn in file order in pieces of at
- * most a few MiB: slices of the mapping for uncompressed data, one decompressed chunk at
- * a time otherwise. fn returns 0 to go on, or a negative code that stops the walk and is
- * returned as is. Used to copy or convert a file without decoding its records. */
+ * exactly the sub-buffers the kernel wrote, handed to fn in file order one sub-buffer at
+ * a time. Each is checked first as tracedat_iter_next checks it (its records walked, not
+ * formatted): a truncated or corrupt one stops the walk with the reader's error and
+ * offset, before fn sees it. fn returns 0 to go on, or a negative code that stops the
+ * walk and is returned as is. Used to copy or convert a file. */
 KTRACE_API int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err);
