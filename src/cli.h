@@ -3,7 +3,9 @@
 #ifndef KTRACE_CLI_H
 #define KTRACE_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <ktrace/detect.h>
 #include <ktrace/error.h>
@@ -66,6 +68,19 @@ int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((fo
 int cli_bad_option(const char *command, const char *shortopts, char **argv);
 /* Prints a command's manual to stdout. */
 void cli_print_help(const struct cli_command *cmd);
+/* A progress line on stderr while a file is written (only when stderr is a terminal
+ * and quiet is false): "ktrace WHAT: 45% (120.0 of 260.0 MB)". cli_progress_update is
+ * a tracedat_write_opts progress callback (arg: the struct cli_progress). */
+struct cli_progress {
+	const char *what;
+	uint64_t total;
+	bool on, shown;
+	struct timespec last;
+};
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total, bool quiet);
+void cli_progress_update(void *arg, uint64_t done);
+/* Clears the line. */
+void cli_progress_done(struct cli_progress *p);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
 /* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of

@@ -80,6 +80,7 @@ static int run_convert(int argc, char **argv)
 	const char *in = NULL, *out = NULL, *comp = NULL;
 	struct tracedat_writer *w;
 	struct tracedat *td;
+	struct cli_progress progress;
 	bool quiet = false;
 	char *end;
 	int c, ret;
@@ -143,6 +144,16 @@ static int run_convert(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	tracedat_write_opts_from(td, &wo);
+	{
+		uint64_t total = 0;
+
+		for (size_t b = 0; b < tracedat_buffer_count(td); b++)
+			for (size_t i = 0; i < tracedat_buffer(td, b)->cpus; i++)
+				total += tracedat_buffer_cpu(td, b, i)->data_size;
+		cli_progress_init(&progress, "convert", total, quiet);
+	}
+	wo.progress = cli_progress_update;
+	wo.progress_arg = &progress;
 	ret = tracedat_writer_create(out, &wo, &w, &err);
 	if (!ret) {
 		ret = tracedat_convert(td, w, &err);
@@ -151,6 +162,7 @@ static int run_convert(int argc, char **argv)
 		else
 			ret = tracedat_writer_close(w, &err);
 	}
+	cli_progress_done(&progress);
 	tracedat_close(td);
 	if (ret) {
 		/* reader errors name an offset in IN; writer errors name OUT themselves */

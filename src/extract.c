@@ -76,6 +76,16 @@ static const struct option extract_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static uint64_t captured_events(const struct ktrace_tracefs_session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++)
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++)
+			n += ktrace_tracefs_cpu_stats(s, b, i)->events;
+	return n;
+}
+
 static int run_extract(int argc, char **argv)
 {
 	struct ktrace_tracefs_extract_opts o = { 0 };
@@ -148,13 +158,13 @@ static int run_extract(int argc, char **argv)
 		goto out;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
-		cli_error(NULL, &err);
+	if (!captured_events(s)) {
+		/* an empty capture says so, and saves nothing */
+		cli_errorf(NULL, "the ring buffers hold no events: nothing saved to %s", output);
 		goto out;
 	}
-	if (!quiet)
-		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
-			wo.compression);
+	if (record_cli_write(s, output, &wo, quiet, "extract") < 0)
+		goto out;
 	status = CLI_OK;
 out:
 	ktrace_tracefs_close(s);

@@ -101,9 +101,12 @@ static const char record_help[] =
 "    ktrace record -e all --file-version 6 -o all.dat -- sleep 1\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when the file was written (whatever COMMAND's status), 1 when recording or\n"
-"    writing failed (tracefs missing, not root, unknown event, I/O error), 2 for usage\n"
-"    errors.\n";
+"    0 when the file was written and COMMAND (if any) succeeded. When COMMAND fails,\n"
+"    the file is still written and ktrace exits with COMMAND's status (128+N when a\n"
+"    signal N ended it). 127 when COMMAND is not found and 126 when it cannot be run:\n"
+"    this is checked before tracing starts, and nothing is recorded. 1 when recording\n"
+"    or writing failed (tracefs missing, not root, unknown event, I/O error), 2 for\n"
+"    usage errors.\n";
 
 enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
 
@@ -191,6 +194,33 @@ void record_cli_tmpdir(const char *output, char *buf, size_t len)
 	} else {
 		snprintf(buf, len, "%s", slash ? "/" : ".");
 	}
+}
+
+int record_cli_write(struct ktrace_tracefs_session *s, const char *output,
+		     struct tracedat_write_opts *wo, bool quiet, const char *command)
+{
+	struct ktrace_error err = { 0 };
+	struct cli_progress progress;
+	uint64_t total = 0;
+	int ret;
+
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++)
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++)
+			total += ktrace_tracefs_cpu_stats(s, b, i)->bytes;
+	cli_progress_init(&progress, command, total, quiet);
+	wo->progress = cli_progress_update;
+	wo->progress_arg = &progress;
+	ret = ktrace_tracefs_write(s, output, wo, &err);
+	cli_progress_done(&progress);
+	wo->progress = NULL;
+	if (ret < 0) {
+		cli_error(NULL, &err);
+		return ret;
+	}
+	if (!quiet)
+		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo->version,
+			wo->compression);
+	return 0;
 }
 
 static void human(char *buf, size_t len, unsigned long long bytes)
@@ -284,6 +314,79 @@ static void child_run(int go_fd, char **argv)
 	execvp(argv[0], argv);
 	fprintf(stderr, "ktrace: %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
+ * (with the message printed). Checked before tracing starts. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	char buf[PATH_MAX];
+	int found_not_exec = 0;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
+			return errno == ENOENT ? 127 : 126;
+		}
+		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
+				   ? strerror(errno) : "not a regular file");
+			return 126;
+		}
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
+		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			found_not_exec = 1;
+		}
+		path += len + (end ? 1 : 0);
+		if (!end)
+			break;
+	}
+	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
+				       : "command not found (nothing was recorded)");
+	return found_not_exec ? 126 : 127;
+}
+
+/* Names the instances earlier recordings left behind (killed with SIGKILL). */
+static void warn_leftovers(void)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_tracefs_leftover *v;
+	bool mounted = false;
+	char *dir = NULL;
+	size_t n;
+
+	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0)
+		return;
+	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
+		for (size_t i = 0; i < n; i++)
+			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
+				   "was killed (pid %d): 'ktrace reset -a' (or rmdir %s/instances/%s) "
+				   "removes it", v[i].name, v[i].pid, dir, v[i].name);
+		ktrace_tracefs_leftovers_free(v, n);
+	}
+	free(dir);
+}
+
+/* The exit status that passes on a failed command's: its own, or 128+signal. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
 }
 
 static int run_record(int argc, char **argv)
@@ -380,6 +483,9 @@ static int run_record(int argc, char **argv)
 		ret = cli_usage_error("record", "-F needs a command");
 	if (!ret && follow && !filter_command && !npids)
 		ret = cli_usage_error("record", "-c needs -F or -P");
+	/* a command that cannot start is an error before tracing begins */
+	if (!ret && command)
+		ret = check_command(command[0]);
 	if (ret) {
 		free(events);
 		free(pids);
@@ -414,6 +520,7 @@ static int run_record(int argc, char **argv)
 			pids[npids++] = child;
 		}
 	}
+	warn_leftovers();
 	o.events = events;
 	o.nevents = nevents;
 	o.pids = pids;
@@ -471,16 +578,17 @@ static int run_record(int argc, char **argv)
 		ret = -1;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
-		cli_error(NULL, &err);
+	if (record_cli_write(s, output, &wo, quiet, "record") < 0)
 		goto out;
-	}
-	if (!quiet)
-		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
-			wo.compression);
-	if (child < 0 && command && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
-		cli_errorf(command[0], "the command could not be run (status 127)");
 	status = ret < 0 ? CLI_FAILED : CLI_OK;
+	if (status == CLI_OK && child < 0 && command && command_status(child_status)) {
+		/* the command's failure is the result (the file is written) */
+		status = command_status(child_status);
+		if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
+			cli_errorf(command[0], "the command could not be run (status 127)");
+		else if (!quiet)
+			cli_errorf(command[0], "the command failed (status %d)", status);
+	}
 out:
 	ktrace_tracefs_close(s);   /* restores tracefs if that was not done */
 	if (go[1] >= 0)

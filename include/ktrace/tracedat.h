@@ -342,9 +342,18 @@ struct tracedat_write_opts {
 	unsigned int long_size;      /* header byte: the traced user space's long; 0: 8 */
 	unsigned int page_size;      /* header page size; 0: 4096 (version 6: the page size
 	                                of every buffer) */
+	/* NULL, or called every few MiB of ring-buffer data with the bytes taken so far
+	 * (for a progress line). */
+	void (*progress)(void *arg, uint64_t data_bytes);
+	void *progress_arg;
 };
 
-/* Creates path's temporary twin (path.tmpXXXXXX) and writes the initial header. */
+/* Creates the output and writes the initial header. A regular file (or a new one) is
+ * written under a temporary name beside it (PATH.tmpXXXXXX) and renamed over it by
+ * tracedat_writer_close, keeping an existing file's mode; a symbolic link's target is
+ * replaced; a FIFO, a device or "-" (standard output) gets the file as a stream,
+ * built in $TMPDIR first. A failed or aborted writer leaves nothing under path, and
+ * the temporary file goes on SIGINT, SIGTERM and the other fatal signals. */
 KTRACE_API int tracedat_writer_create(const char *path, const struct tracedat_write_opts *opts,
 			   struct tracedat_writer **out, struct ktrace_error *err);
 /* The same into fd (seekable, written from offset 0, never renamed nor closed by the

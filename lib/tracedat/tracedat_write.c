@@ -113,6 +113,11 @@ struct tracedat_writer {
 	struct tw_cpu *cpu;       /* CPU being written */
 	bool chunked;             /* the current CPU / latency text is compressed */
 
+	/* progress: ring-buffer data bytes taken so far, and when it was last told */
+	void (*progress)(void *arg, uint64_t data_bytes);
+	void *progress_arg;
+	uint64_t data_done, data_told;
+
 	/* chunks of compressed data */
 	uint8_t *chunk;
 	size_t chunk_len, chunk_size;
@@ -1160,6 +1165,18 @@ int tracedat_writer_cpu_begin(struct tracedat_writer *w, unsigned int buffer, un
 	return 0;
 }
 
+/* Tells the caller's progress callback about every PROGRESS_STEP bytes of data. */
+#define PROGRESS_STEP (4u << 20)
+
+static void note_progress(struct tracedat_writer *w, uint64_t n)
+{
+	w->data_done += n;
+	if (w->progress && w->data_done - w->data_told >= PROGRESS_STEP) {
+		w->data_told = w->data_done;
+		w->progress(w->progress_arg, w->data_done);
+	}
+}
+
 int tracedat_writer_cpu_write(struct tracedat_writer *w, const void *data, size_t len,
 			      struct ktrace_error *err)
 {
@@ -1170,6 +1187,7 @@ int tracedat_writer_cpu_write(struct tracedat_writer *w, const void *data, size_
 	if (!w->cpu)
 		return misuse(w, err, "CPU data written outside cpu_begin/cpu_end%s", NULL);
 	w->cpu->data_size += len;
+	note_progress(w, len);
 	if (w->chunked)
 		return chunks_add(w, data, len, err);
 	return wbytes(w, data, len, err);
@@ -1202,6 +1220,7 @@ int tracedat_writer_cpu_copy_fd(struct tracedat_writer *w, int fd, uint64_t offs
 			left -= (uint64_t)r;
 			w->pos += (uint64_t)r;
 			w->cpu->data_size += (uint64_t)r;
+			note_progress(w, (uint64_t)r);
 		}
 		offset = (uint64_t)in;
 		len = left;
@@ -1487,6 +1506,8 @@ static int writer_new(const struct tracedat_write_opts *o, struct tracedat_write
 		return ktrace_error_set(err, -EINVAL,
 					"page size must be a power of two from 64 to 1 MiB");
 	}
+	w->progress = o ? o->progress : NULL;
+	w->progress_arg = o ? o->progress_arg : NULL;
 	w->level = o && o->level ? o->level
 		   : w->codec == TD_CODEC_ZSTD ? ZSTD_CLEVEL_DEFAULT : Z_DEFAULT_COMPRESSION;
 	w->wb = malloc(TW_BUF_SIZE);
