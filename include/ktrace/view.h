@@ -96,8 +96,9 @@ KTRACE_API int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct 
  * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
  * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
  * format "text" (default, readable), "json" or "plist" (XML property list like
- * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. Nothing is
- * printed when the buffer does not decode.
+ * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. When the buffer
+ * does not decode, the part that does is printed (a complete document) before the
+ * error is returned.
  */
 KTRACE_API int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
 		       struct ktrace_error *err);
