@@ -258,7 +258,7 @@ int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
 	if (in->win_off)
 		return ktrace_error_set(err, -ESPIPE, "the stream was read past its start: it "
 					"cannot be copied to a file any more");
-	fd = kt_outfile_anonymous();
+	fd = kt_outfile_anonymous(NULL);
 	if (fd < 0)
 		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
 					"input ($TMPDIR or /tmp): %s", strerror(-fd));

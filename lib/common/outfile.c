@@ -229,25 +229,26 @@ static int create_temp(const char *target, mode_t mode, char **tmp_out)
 	return -EEXIST;
 }
 
-int kt_outfile_anonymous(void)
+int kt_outfile_anonymous(const char *dir)
 {
-	const char *dir = getenv("TMPDIR");
 	char *path;
 	int fd;
 
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		return fd;
-	if (asprintf(&path, "%s/ktrace-spool-XXXXXX", dir) < 0)
+	/* no O_TMPFILE there: a named file, removed at once */
+	if (asprintf(&path, "%s/.ktrace-XXXXXX", dir) < 0)
 		return -ENOMEM;
 	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0) {
+	if (fd < 0)
 		fd = -errno;
-	} else {
+	else
 		unlink(path);
-	}
 	free(path);
 	return fd;
 }
@@ -280,7 +281,7 @@ static int open_stream(struct kt_outfile *f, int fd, bool ours, struct ktrace_er
 	f->kind = OF_SPOOLED;
 	f->stream_fd = fd;
 	f->close_stream = ours;
-	f->fd = kt_outfile_anonymous();
+	f->fd = kt_outfile_anonymous(NULL);
 	if (f->fd < 0) {
 		int e = f->fd;
 

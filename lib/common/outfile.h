@@ -62,8 +62,9 @@ int kt_outfile_commit(struct kt_outfile *f, struct ktrace_error *err);
 /* Gives up: removes the temporary file, frees f. NULL is fine. */
 void kt_outfile_abort(struct kt_outfile *f);
 
-/* An anonymous temporary file (no name, gone when closed) in $TMPDIR, else /tmp, open
- * for reading and writing: for spooling streams. A descriptor, or a negative errno. */
-int kt_outfile_anonymous(void);
+/* An anonymous temporary file (no name, gone when closed) in dir (NULL: $TMPDIR, else
+ * /tmp), open for reading and writing: for spooling streams and captured data. A
+ * descriptor, or a negative errno. */
+int kt_outfile_anonymous(const char *dir);
 
 #endif

@@ -21,6 +21,7 @@
 #include <ktrace/kbuffer.h>
 
 #include "common/cursor.h"
+#include "common/outfile.h"
 #include "tracefs/tracefs_int.h"
 
 #define PIPE_BYTES (1u << 20)      /* wanted pipe capacity */
@@ -34,22 +35,6 @@ struct thread_arg {
 	size_t chunk;
 };
 
-static int open_tmp(const char *dir, unsigned int cpu)
-{
-	char path[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0)
-		return fd;
-	/* no O_TMPFILE here: a named file, removed at once */
-	if (snprintf(path, sizeof(path), "%s/.ktrace-cpu%u-XXXXXX", dir, cpu) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
-}
 
 int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
 {
@@ -65,7 +50,7 @@ int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, str
 		c->trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->trace_fd < 0)
 			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-		fd = open_tmp(s->tmpdir, c->cpu);
+		fd = kt_outfile_anonymous(s->tmpdir);
 		if (fd < 0)
 			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
 						"per-CPU data (next to the output): %s",
