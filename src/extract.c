@@ -29,14 +29,16 @@ static const char extract_help[] =
 "\n"
 "    The file holds the formats of every event (any of them may be in the buffers),\n"
 "    header texts, kallsyms, printk formats, saved command lines, uname, the trace\n"
-"    clock and the per-CPU counters; the events each CPU lost (overrun, commit\n"
-"    overrun, dropped, as per_cpu/cpuN/stats count them since the buffer was last\n"
-"    emptied) are printed.\n"
+"    clock and the per-CPU counters. Printed per CPU: the events saved (counted in\n"
+"    the file) and the events lost (overrun, commit overrun, dropped, as\n"
+"    per_cpu/cpuN/stats count them since the buffer was last emptied). When the\n"
+"    buffers hold no event, extract says so and saves nothing (exit status 1).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
 "        Output file (default trace.dat), written under a temporary name and renamed\n"
-"        when complete.\n"
+"        when complete; '-' (standard output), a FIFO or a device gets a stream (see\n"
+"        'ktrace help record').\n"
 "    -B, --instance NAME\n"
 "        Save this tracefs instance (repeatable) instead of the top buffer.\n"
 "    -t, --top\n"
@@ -58,9 +60,9 @@ static const char extract_help[] =
 "    ktrace extract -a --file-version 6 -o everything.dat\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when the file was written, 1 when tracefs cannot be read (not root, not\n"
-"    mounted and not mountable, no such instance) or the file cannot be written, 2 for\n"
-"    usage errors.\n";
+"    0 when the file was written, 1 when the buffers hold no event, tracefs cannot\n"
+"    be read (not root, not mounted and not mountable, no such instance) or the file\n"
+"    cannot be written, 2 for usage errors.\n";
 
 enum { OPT_VERSION = 256, OPT_COMPRESSION };
 
