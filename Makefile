@@ -7,6 +7,7 @@
 #   make demo            ktrace report on the bundled sample
 #   make fuzz            libFuzzer binaries (clang) into build-fuzz/
 #   make bench           benchmarks against the reference tools
+#   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED; SAN=1)
 #   make install PREFIX=/usr/local DESTDIR=   (also man pages and bash completion)
 
 VERSION    := 0.2.0
@@ -62,7 +63,7 @@ MANSTAMP := $(B)/man/.generated
 LIBMAN   := $(B)/man/libktrace.3
 COMPLETION := $(B)/completion/ktrace
 
-.PHONY: all deps check test-deps demo install uninstall clean fuzz bench
+.PHONY: all deps check test-deps demo install uninstall clean fuzz bench robust
 all: $(STATIC) $(SHARED) $(CLI) $(PCFILE) $(MANSTAMP) $(LIBMAN) $(COMPLETION)
 
 # Build dependencies are checked (and installed with apt when missing) once.
@@ -139,6 +140,14 @@ $(B)/.test-deps:
 check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(TEST_ALL)
 	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
+
+# The hostile-input campaign at length (a short one is part of make check):
+# make robust [SAN=1] [ROBUST_RUNS=3000] [ROBUST_SEED=N]
+ROBUST_RUNS ?= 3000
+robust: $(B)/.test-deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) ROBUST_RUNS=$(ROBUST_RUNS) $(if $(ROBUST_SEED),ROBUST_SEED=$(ROBUST_SEED)) \
+	    sh tests/robust/robust.sh
 
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40

@@ -1,0 +1,8 @@
+# The hostile-input campaign as part of the suite (tests/robust/robust.py): real traces
+# of every format, mutated (truncations at structural boundaries, extreme values in
+# structural fields, bit flips) and read by every subcommand, under the sanitizers with
+# `make check SAN=1`. A fixed seed and a small budget here; `make robust` runs a longer
+# campaign (ROBUST_RUNS, ROBUST_SEED).
+. "$(dirname "$0")/../lib.sh"
+python3 "$ROOT/tests/robust/robust.py" "$KTRACE" "$ROOT" "$SHARED" --seed "${ROBUST_SEED:-13}" \
+	--runs "${ROBUST_RUNS:-240}" --timeout "${ROBUST_TIMEOUT:-60}" --workdir "$TMP/work"
