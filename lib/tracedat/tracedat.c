@@ -1420,7 +1420,8 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 
 	*out = NULL;
 	/* trace.dat is read by offset: a pipe is copied to a temporary file first */
-	if ((ret = ktrace_input_spool(in, err)) < 0) {
+	if ((ret = ktrace_input_spool(in, err)) < 0 ||
+	    (!ktrace_input_size(in) && (ret = ktrace_error_set(err, -ENODATA, "empty file")) < 0)) {
 		if (owns)
 			ktrace_input_close(in);
 		return ret;
