@@ -1224,6 +1224,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 {
 	uint64_t off = start;
 	size_t cap = 0;
+	bool named = false;
 
 	while (off <= td->size && td->size - off >= 16) {
 		struct td_sechdr h;
@@ -1245,6 +1246,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		s->offset = off;
 		s->size = h.size;
 		s->description = (const char *)(uintptr_t)h.desc;   /* resolved later */
+		named |= h.desc != UINT32_MAX;
 		if (h.id == TRACEDAT_OPT_STRINGS) {
 			struct td_region r;
 			struct ktrace_error e2 = { 0 };
@@ -1276,6 +1278,11 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 	if (off < td->size)
 		return ktrace_error_at(err, -ENODATA, off, "truncated: section header needs 16 bytes, "
 				       "%" PRIu64 " left", td->size - off);
+	/* sections that have a name (a string id, not 0xffffffff) need the strings section,
+	 * which comes last: a file without it was cut before its end */
+	if (named && !td->strings)
+		return ktrace_error_at(err, -ENODATA, off, "truncated: the file ends before its "
+				       "strings section (the section names)");
 	td->hdr.sections = (unsigned int)td->nsections;
 	return 0;
 }

@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+WHOLE = set()      # cut offsets that leave a valid file (chunk starts), per input
+
 SAN_MARKS = (b'AddressSanitizer', b'UndefinedBehaviorSanitizer', b'runtime error:',
              b'LeakSanitizer')
 
@@ -98,10 +100,12 @@ def kcdata_fields(data):
 
 
 def chunks_fields(data, first, step_hdr=16):
-    """Darwin V3 and KOFF snapshots: u32 tag, u16 major, u16 minor, u64 size chunks."""
+    """Darwin V3 and KOFF snapshots: u32 tag, u16 major, u16 minor, u64 size chunks.
+    A cut at the start of a chunk leaves a valid, shorter container."""
     bounds, fields, p = {0, 8, 16, first}, [(8, 8, 'size')], first
     while p + step_hdr <= len(data) and len(fields) < 400:
         bounds.update((p, p + 8, p + 16))
+        WHOLE.add(p)
         fields.append((p + 8, 8, 'size'))
         size = struct.unpack_from('<Q', data, p + 8)[0]
         if size > len(data):
@@ -214,17 +218,18 @@ def mutations(inp, bounds, fields, rng, n):
     structurally broken (it must not pass in silence)."""
     size = len(inp.data)
     bl = sorted(b for b in bounds if 0 < b < size)
-    # at a page or record boundary a raw dump or stream is a shorter valid one
-    record_cut = inp.kind in ('pages', 'darwin-raw', 'koff')
     out = []
     for i in range(n):
         c = i % 3
         if c == 0 and bl:
             b = rng.choice(bl) + rng.choice((-1, 0, 1, 0))
             b = max(1, min(size - 1, b))
-            damaged = not record_cut or b % 4096 not in (0,)
-            if inp.kind == 'darwin-raw':
-                damaged = False      # events are 64 bytes: most cuts leave a shorter stream
+            # a cut at a page, chunk or record start leaves a valid, shorter file
+            damaged = b not in WHOLE
+            if inp.kind == 'pages':
+                damaged = b % 4096 != 0
+            if inp.kind in ('darwin-raw', 'koff'):
+                damaged = False      # a stream of 64-byte events; a buffer's ring
             out.append(('truncation', 'cut at %d of %d' % (b, size), inp.data[:b], damaged))
         elif c == 1 and fields:
             off, width, kind = rng.choice(fields)
@@ -261,7 +266,10 @@ def run_one(ktrace, cmd, path, work, timeout):
     out_file = None
     argv = [ktrace] + cmd
     if cmd == ['convert']:
-        out_file = os.path.join(work, 'out', 'converted.dat')
+        out_dir = os.path.join(work, 'out')
+        for f in os.listdir(out_dir):
+            os.unlink(os.path.join(out_dir, f))
+        out_file = os.path.join(out_dir, 'converted.dat')
         argv = [ktrace, 'convert', '-q', path, out_file]
     elif cmd[-1] == '--buffer':
         argv = [ktrace] + cmd + [path]
@@ -330,6 +338,7 @@ def main():
     per = max(3, a.runs // len(inputs))
     total_runs = 0
     for inp in inputs:
+        WHOLE.clear()
         bounds, fields = structure(inp, a.ktrace)
         failures = {}
         counts = {}
