@@ -135,6 +135,39 @@ void kt_json_null(struct kt_json *j)
 	kt_out_puts(j->out, "null");
 }
 
+void kt_json_kv_u64(struct kt_json *j, const char *key, uint64_t v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_u64(j, v);
+}
+
+void kt_json_kv_i64(struct kt_json *j, const char *key, int64_t v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_i64(j, v);
+}
+
+void kt_json_kv_cstr(struct kt_json *j, const char *key, const char *s)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_cstr(j, s);
+}
+
+void kt_json_kv_bool(struct kt_json *j, const char *key, bool v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_bool(j, v);
+}
+
+void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t v)
+{
+	kt_json_key_cstr(j, key);
+	if (have)
+		kt_json_u64(j, v);
+	else
+		kt_json_null(j);
+}
+
 void kt_json_finish(struct kt_json *j)
 {
 	kt_out_putc(j->out, '\n');

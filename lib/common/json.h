@@ -53,6 +53,13 @@ void kt_json_u64(struct kt_json *j, uint64_t v);
 void kt_json_i64(struct kt_json *j, int64_t v);
 void kt_json_bool(struct kt_json *j, bool v);
 void kt_json_null(struct kt_json *j);
+/* A key and its value in one call (cstr: null when NULL). */
+void kt_json_kv_u64(struct kt_json *j, const char *key, uint64_t v);
+void kt_json_kv_i64(struct kt_json *j, const char *key, int64_t v);
+void kt_json_kv_cstr(struct kt_json *j, const char *key, const char *s);
+void kt_json_kv_bool(struct kt_json *j, const char *key, bool v);
+/* v, or null when have is false (a timestamp of nothing). */
+void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t v);
 /* Ends the document with a new line. */
 void kt_json_finish(struct kt_json *j);
 

@@ -69,18 +69,6 @@ static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct 
 	return ret;
 }
 
-static void json_u(struct kt_json *j, const char *key, uint64_t v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_u64(j, v);
-}
-
-static void json_s(struct kt_json *j, const char *key, const char *v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_cstr(j, v);
-}
-
 /* A number as a "0x..." string (JSON numbers lose precision above 2^53). */
 static void json_hex(struct kt_json *j, const char *key, uint64_t v, int digits)
 {
@@ -96,12 +84,12 @@ static void json_event(struct kt_json *j, const char *key, const struct ktrace_d
 {
 	kt_json_key_cstr(j, key);
 	kt_json_begin_object(j, true);
-	json_u(j, "offset", ev->offset);
-	json_u(j, "timestamp", ev->timestamp);
+	kt_json_kv_u64(j, "offset", ev->offset);
+	kt_json_kv_u64(j, "timestamp", ev->timestamp);
 	json_hex(j, "timestamp_hex", ev->timestamp, 0);
-	json_u(j, "ns", ev->ns);
+	kt_json_kv_u64(j, "ns", ev->ns);
 	json_hex(j, "debugid", ev->debugid, 8);
-	json_u(j, "cpu", ev->cpu);
+	kt_json_kv_u64(j, "cpu", ev->cpu);
 	json_hex(j, "thread", ev->thread, 0);
 	kt_json_key_cstr(j, "args");
 	kt_json_begin_array(j, true);
@@ -123,52 +111,52 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 
 	kt_json_init(&j, o, 2);
 	kt_json_begin_object(&j, false);
-	json_s(&j, "file", ktrace_input_name(in));
-	json_s(&j, "format", kt_darwin_format_id(i));
-	json_s(&j, "description", kt_darwin_format_desc(i, desc, sizeof(desc)));
-	json_u(&j, "version", (uint64_t)kt_darwin_version(i));
+	kt_json_kv_cstr(&j, "file", ktrace_input_name(in));
+	kt_json_kv_cstr(&j, "format", kt_darwin_format_id(i));
+	kt_json_kv_cstr(&j, "description", kt_darwin_format_desc(i, desc, sizeof(desc)));
+	kt_json_kv_u64(&j, "version", (uint64_t)kt_darwin_version(i));
 	json_hex(&j, "magic", i->magic, 8);
 	if (i->kind == KTRACE_DARWIN_V3) {
-		json_s(&j, "flavour", i->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace");
+		kt_json_kv_cstr(&j, "flavour", i->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace");
 		kt_json_key_cstr(&j, "header_version");
 		kt_json_begin_object(&j, true);
-		json_u(&j, "major", i->major);
-		json_u(&j, "minor", i->minor);
+		kt_json_kv_u64(&j, "major", i->major);
+		kt_json_kv_u64(&j, "minor", i->minor);
 		kt_json_end_object(&j);
-		json_u(&j, "start_timestamp", i->start_timestamp);
+		kt_json_kv_u64(&j, "start_timestamp", i->start_timestamp);
 	}
-	json_u(&j, "word_size", i->is64 ? 64 : 32);
-	json_u(&j, "event_size", i->event_size);
-	json_u(&j, "flags", i->flags);
+	kt_json_kv_u64(&j, "word_size", i->is64 ? 64 : 32);
+	kt_json_kv_u64(&j, "event_size", i->event_size);
+	kt_json_kv_u64(&j, "flags", i->flags);
 	kt_json_key_cstr(&j, "timebase");
 	kt_json_begin_object(&j, true);
-	json_u(&j, "numer", i->timebase_numer);
-	json_u(&j, "denom", i->timebase_denom);
+	kt_json_kv_u64(&j, "numer", i->timebase_numer);
+	kt_json_kv_u64(&j, "denom", i->timebase_denom);
 	kt_json_key_cstr(&j, "known");
 	kt_json_bool(&j, i->timebase_known);
-	json_u(&j, "frequency", i->frequency);
+	kt_json_kv_u64(&j, "frequency", i->frequency);
 	kt_json_end_object(&j);
 	kt_json_key_cstr(&j, "walltime");
 	kt_json_begin_object(&j, true);
-	json_u(&j, "secs", i->walltime_secs);
-	json_u(&j, "usecs", i->walltime_usecs);
+	kt_json_kv_u64(&j, "secs", i->walltime_secs);
+	kt_json_kv_u64(&j, "usecs", i->walltime_usecs);
 	kt_json_key_cstr(&j, "minutes_west");
 	kt_json_i64(&j, i->minutes_west);
-	json_u(&j, "dst", i->dst);
+	kt_json_kv_u64(&j, "dst", i->dst);
 	kt_json_end_object(&j);
 	if (i->kind != KTRACE_DARWIN_V3)
-		json_u(&j, "events_offset", i->events_offset);
-	json_u(&j, "events", t->events);
-	json_u(&j, "threads", i->threads);
-	json_u(&j, "thread_map_entries", i->thread_map_entries);
-	json_u(&j, "cpus", ncpus ? (uint64_t)ncpus : t->cpus_seen);
-	json_u(&j, "cpus_seen", t->cpus_seen);
+		kt_json_kv_u64(&j, "events_offset", i->events_offset);
+	kt_json_kv_u64(&j, "events", t->events);
+	kt_json_kv_u64(&j, "threads", i->threads);
+	kt_json_kv_u64(&j, "thread_map_entries", i->thread_map_entries);
+	kt_json_kv_u64(&j, "cpus", ncpus ? (uint64_t)ncpus : t->cpus_seen);
+	kt_json_kv_u64(&j, "cpus_seen", t->cpus_seen);
 	kt_json_key_cstr(&j, "cpu_map");
 	kt_json_begin_array(&j, true);
 	for (size_t c = 0; c < ncpus; c++) {
 		kt_json_begin_object(&j, true);
-		json_u(&j, "cpu_id", cpus[c].cpu_id);
-		json_u(&j, "flags", cpus[c].flags);
+		kt_json_kv_u64(&j, "cpu_id", cpus[c].cpu_id);
+		kt_json_kv_u64(&j, "flags", cpus[c].flags);
 		kt_json_key_cstr(&j, "name");
 		kt_json_string(&j, cpus[c].name, strnlen(cpus[c].name, 8));
 		kt_json_end_object(&j);
@@ -177,12 +165,12 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	if (t->events) {
 		json_event(&j, "first_event", &t->first);
 		json_event(&j, "last_event", &t->last);
-		json_u(&j, "duration_ns", t->max_ns - t->min_ns);
+		kt_json_kv_u64(&j, "duration_ns", t->max_ns - t->min_ns);
 	}
-	json_u(&j, "lost_events_markers", t->lost_markers);
-	json_u(&j, "retrograde_events", t->retrograde);
+	kt_json_kv_u64(&j, "lost_events_markers", t->lost_markers);
+	kt_json_kv_u64(&j, "retrograde_events", t->retrograde);
 	if (i->trailing_bytes)
-		json_u(&j, "trailing_bytes", i->trailing_bytes);
+		kt_json_kv_u64(&j, "trailing_bytes", i->trailing_bytes);
 	kt_json_key_cstr(&j, "chunks");
 	kt_json_begin_array(&j, false);
 	for (size_t c = 0; c < ch->n; c++) {
@@ -190,19 +178,19 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 
 		kt_json_begin_object(&j, true);
 		json_hex(&j, "tag", x->tag, 8);
-		json_s(&j, "name", ktrace_file_tag_name(x->tag));
-		json_u(&j, "major", x->major);
-		json_u(&j, "minor", x->minor);
-		json_u(&j, "offset", x->offset);
-		json_u(&j, "size", x->size);
-		json_u(&j, "data_size", x->data_size);
+		kt_json_kv_cstr(&j, "name", ktrace_file_tag_name(x->tag));
+		kt_json_kv_u64(&j, "major", x->major);
+		kt_json_kv_u64(&j, "minor", x->minor);
+		kt_json_kv_u64(&j, "offset", x->offset);
+		kt_json_kv_u64(&j, "size", x->size);
+		kt_json_kv_u64(&j, "data_size", x->data_size);
 		kt_json_key_cstr(&j, "header");
 		kt_json_bool(&j, x->in_header);
 		kt_json_end_object(&j);
 	}
 	kt_json_end_array(&j);
 	if (ch->more)
-		json_u(&j, "chunks_not_listed", ch->more);
+		kt_json_kv_u64(&j, "chunks_not_listed", ch->more);
 	kt_json_key_cstr(&j, "error");
 	if (failure) {
 		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];

@@ -99,12 +99,6 @@ static void print_text(const struct koff_info *i, const struct koff_summary *s,
 		kt_out_printf(o, "%-19s%s\n", "Error:", failure);
 }
 
-static void json_u(struct kt_json *j, const char *key, uint64_t v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_u64(j, v);
-}
-
 static void print_json(const struct koff_info *i, const struct koff_summary *s,
 		       struct ktrace_input *in, const char *failure, struct ktrace_out *o)
 {
@@ -118,47 +112,35 @@ static void print_json(const struct koff_info *i, const struct koff_summary *s,
 	kt_json_cstr(&j, i->source == KOFF_SRC_SNAPSHOT ? "koff-snapshot" : "koff-buffer");
 	kt_json_key_cstr(&j, "source");
 	kt_json_cstr(&j, source_id(i->source));
-	json_u(&j, "version", i->version);
+	kt_json_kv_u64(&j, "version", i->version);
 	kt_json_key_cstr(&j, "buffer_file");
 	kt_json_cstr(&j, i->path);
 	kt_json_key_cstr(&j, "allocated");
 	kt_json_bool(&j, i->allocated);
-	json_u(&j, "entries", i->nentries);
+	kt_json_kv_u64(&j, "entries", i->nentries);
 	kt_json_key_cstr(&j, "enabled");
 	kt_json_bool(&j, i->enabled);
-	json_u(&j, "mask", i->mask);
-	json_u(&j, "created_ns", i->created_ns);
-	json_u(&j, "creator_pid", i->creator_pid);
-	kt_json_key_cstr(&j, "snapshot_ns");
-	if (i->source == KOFF_SRC_SNAPSHOT)
-		kt_json_u64(&j, i->snapshot_ns);
-	else
-		kt_json_null(&j);
-	json_u(&j, "strtab_used", i->strtab_used);
-	json_u(&j, "strtab_size", i->strtab_size);
-	json_u(&j, "records", s->records);
-	json_u(&j, "records_without_format", s->no_format);
-	json_u(&j, "records_with_bad_format", s->bad_format);
-	kt_json_key_cstr(&j, "first_ns");
-	if (s->records)
-		kt_json_u64(&j, s->first_ns);
-	else
-		kt_json_null(&j);
-	kt_json_key_cstr(&j, "last_ns");
-	if (s->records)
-		kt_json_u64(&j, s->last_ns);
-	else
-		kt_json_null(&j);
-	json_u(&j, "processes", s->pids.n);
-	json_u(&j, "threads", s->tids.n);
-	json_u(&j, "logged", s->counts.logged);
-	json_u(&j, "shown", s->counts.shown);
-	json_u(&j, "overwritten", s->counts.overwritten);
-	json_u(&j, "unfinished", s->counts.unfinished);
-	json_u(&j, "skipped", s->counts.skipped);
-	json_u(&j, "dropped", s->counts.dropped);
-	json_u(&j, "rejected", i->rejected);
-	json_u(&j, "flushes", i->flushes);
+	kt_json_kv_u64(&j, "mask", i->mask);
+	kt_json_kv_u64(&j, "created_ns", i->created_ns);
+	kt_json_kv_u64(&j, "creator_pid", i->creator_pid);
+	kt_json_kv_opt_u64(&j, "snapshot_ns", i->source == KOFF_SRC_SNAPSHOT, i->snapshot_ns);
+	kt_json_kv_u64(&j, "strtab_used", i->strtab_used);
+	kt_json_kv_u64(&j, "strtab_size", i->strtab_size);
+	kt_json_kv_u64(&j, "records", s->records);
+	kt_json_kv_u64(&j, "records_without_format", s->no_format);
+	kt_json_kv_u64(&j, "records_with_bad_format", s->bad_format);
+	kt_json_kv_opt_u64(&j, "first_ns", s->records, s->first_ns);
+	kt_json_kv_opt_u64(&j, "last_ns", s->records, s->last_ns);
+	kt_json_kv_u64(&j, "processes", s->pids.n);
+	kt_json_kv_u64(&j, "threads", s->tids.n);
+	kt_json_kv_u64(&j, "logged", s->counts.logged);
+	kt_json_kv_u64(&j, "shown", s->counts.shown);
+	kt_json_kv_u64(&j, "overwritten", s->counts.overwritten);
+	kt_json_kv_u64(&j, "unfinished", s->counts.unfinished);
+	kt_json_kv_u64(&j, "skipped", s->counts.skipped);
+	kt_json_kv_u64(&j, "dropped", s->counts.dropped);
+	kt_json_kv_u64(&j, "rejected", i->rejected);
+	kt_json_kv_u64(&j, "flushes", i->flushes);
 	kt_json_key_cstr(&j, "error");
 	kt_json_cstr(&j, failure);
 	kt_json_end_object(&j);

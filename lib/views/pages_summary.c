@@ -105,12 +105,6 @@ static void print_text(const struct summary *s, struct ktrace_input *in, const c
 		kt_out_printf(o, "%-19s%s\n", "Error:", failure);
 }
 
-static void json_u(struct kt_json *j, const char *key, uint64_t v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_u64(j, v);
-}
-
 static void print_json(const struct summary *s, struct ktrace_input *in, const char *failure,
 		       struct ktrace_out *o)
 {
@@ -122,39 +116,27 @@ static void print_json(const struct summary *s, struct ktrace_input *in, const c
 	kt_json_cstr(&j, ktrace_input_name(in));
 	kt_json_key_cstr(&j, "format");
 	kt_json_cstr(&j, "ftrace-pages");
-	kt_json_key_cstr(&j, "size");
-	if (ktrace_input_size(in) >= 0)
-		kt_json_u64(&j, (uint64_t)ktrace_input_size(in));
-	else
-		kt_json_null(&j);
-	json_u(&j, "page_size", s->layout.page_size);
-	json_u(&j, "long_size", (uint64_t)s->layout.long_size);
+	kt_json_kv_opt_u64(&j, "size", ktrace_input_size(in) >= 0, (uint64_t)ktrace_input_size(in));
+	kt_json_kv_u64(&j, "page_size", s->layout.page_size);
+	kt_json_kv_u64(&j, "long_size", (uint64_t)s->layout.long_size);
 	kt_json_key_cstr(&j, "endian");
 	kt_json_cstr(&j, s->layout.big_endian ? "big" : "little");
-	json_u(&j, "sub_buffers", s->pages);
-	json_u(&j, "empty_sub_buffers", s->empty);
-	json_u(&j, "events", s->events);
-	kt_json_key_cstr(&j, "first_ts");
-	if (s->events)
-		kt_json_u64(&j, s->first_ts);
-	else
-		kt_json_null(&j);
-	kt_json_key_cstr(&j, "last_ts");
-	if (s->events)
-		kt_json_u64(&j, s->last_ts);
-	else
-		kt_json_null(&j);
-	json_u(&j, "lost_counted", s->lost_known);
-	json_u(&j, "sub_buffers_after_loss", s->pages_lost);
-	json_u(&j, "sub_buffers_after_uncounted_loss", s->pages_lost_unknown);
+	kt_json_kv_u64(&j, "sub_buffers", s->pages);
+	kt_json_kv_u64(&j, "empty_sub_buffers", s->empty);
+	kt_json_kv_u64(&j, "events", s->events);
+	kt_json_kv_opt_u64(&j, "first_ts", s->events, s->first_ts);
+	kt_json_kv_opt_u64(&j, "last_ts", s->events, s->last_ts);
+	kt_json_kv_u64(&j, "lost_counted", s->lost_known);
+	kt_json_kv_u64(&j, "sub_buffers_after_loss", s->pages_lost);
+	kt_json_kv_u64(&j, "sub_buffers_after_uncounted_loss", s->pages_lost_unknown);
 	kt_json_key_cstr(&j, "event_ids");
 	kt_json_begin_array(&j, false);
 	for (size_t id = 0; id < MAX_IDS; id++) {
 		if (!s->by_id[id])
 			continue;
 		kt_json_begin_object(&j, true);
-		json_u(&j, "id", id);
-		json_u(&j, "events", s->by_id[id]);
+		kt_json_kv_u64(&j, "id", id);
+		kt_json_kv_u64(&j, "events", s->by_id[id]);
 		kt_json_end_object(&j);
 	}
 	kt_json_end_array(&j);

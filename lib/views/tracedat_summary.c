@@ -62,40 +62,6 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 	return ret;
 }
 
-static void json_u(struct kt_json *j, const char *key, uint64_t v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_u64(j, v);
-}
-
-static void json_i(struct kt_json *j, const char *key, int64_t v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_i64(j, v);
-}
-
-static void json_s(struct kt_json *j, const char *key, const char *v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_cstr(j, v);
-}
-
-static void json_b(struct kt_json *j, const char *key, bool v)
-{
-	kt_json_key_cstr(j, key);
-	kt_json_bool(j, v);
-}
-
-/* A timestamp, or null when there is none. */
-static void json_ts(struct kt_json *j, const char *key, bool have, uint64_t v)
-{
-	kt_json_key_cstr(j, key);
-	if (have)
-		kt_json_u64(j, v);
-	else
-		kt_json_null(j);
-}
-
 static size_t event_format_total(const struct tracedat *td)
 {
 	size_t n = 0;
@@ -124,49 +90,49 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 	}
 	kt_json_init(&j, o, 2);
 	kt_json_begin_object(&j, false);
-	json_s(&j, "format", "trace.dat");
-	json_u(&j, "version", h->version);
-	json_s(&j, "endian", h->big_endian ? "big" : "little");
-	json_u(&j, "long_size", h->long_size);
-	json_u(&j, "kernel_long_size", h->kernel_long_size);
-	json_u(&j, "page_size", h->page_size);
-	json_s(&j, "compression", h->compression);
-	json_s(&j, "compression_version", h->compression_version);
-	json_u(&j, "cpus", h->cpus);
-	json_s(&j, "clock", tracedat_clock(td));
-	json_s(&j, "uname", tracedat_uname(td));
-	json_s(&j, "tracer_version", tracedat_tracer_version(td));
+	kt_json_kv_cstr(&j, "format", "trace.dat");
+	kt_json_kv_u64(&j, "version", h->version);
+	kt_json_kv_cstr(&j, "endian", h->big_endian ? "big" : "little");
+	kt_json_kv_u64(&j, "long_size", h->long_size);
+	kt_json_kv_u64(&j, "kernel_long_size", h->kernel_long_size);
+	kt_json_kv_u64(&j, "page_size", h->page_size);
+	kt_json_kv_cstr(&j, "compression", h->compression);
+	kt_json_kv_cstr(&j, "compression_version", h->compression_version);
+	kt_json_kv_u64(&j, "cpus", h->cpus);
+	kt_json_kv_cstr(&j, "clock", tracedat_clock(td));
+	kt_json_kv_cstr(&j, "uname", tracedat_uname(td));
+	kt_json_kv_cstr(&j, "tracer_version", tracedat_tracer_version(td));
 	have_id = tracedat_trace_id(td, &id);
-	json_ts(&j, "trace_id", have_id, id);
-	json_i(&j, "ts_offset", tracedat_ts_offset(td));
-	json_u(&j, "file_size", h->file_size);
-	json_u(&j, "options", h->options);
-	json_u(&j, "sections", h->sections);
-	json_u(&j, "header_page_size", hplen);
-	json_u(&j, "header_event_size", helen);
-	json_u(&j, "ftrace_formats", tracedat_ftrace_format_count(td));
-	json_u(&j, "event_systems", tracedat_system_count(td));
-	json_u(&j, "event_formats", event_format_total(td));
-	json_i(&j, "kallsyms_size", tracedat_kallsyms_size(td));
-	json_i(&j, "printk_size", tracedat_printk_size(td));
-	json_i(&j, "cmdlines_size", tracedat_cmdlines_size(td));
-	json_u(&j, "events", total);
-	json_i(&j, "lost", lost);
+	kt_json_kv_opt_u64(&j, "trace_id", have_id, id);
+	kt_json_kv_i64(&j, "ts_offset", tracedat_ts_offset(td));
+	kt_json_kv_u64(&j, "file_size", h->file_size);
+	kt_json_kv_u64(&j, "options", h->options);
+	kt_json_kv_u64(&j, "sections", h->sections);
+	kt_json_kv_u64(&j, "header_page_size", hplen);
+	kt_json_kv_u64(&j, "header_event_size", helen);
+	kt_json_kv_u64(&j, "ftrace_formats", tracedat_ftrace_format_count(td));
+	kt_json_kv_u64(&j, "event_systems", tracedat_system_count(td));
+	kt_json_kv_u64(&j, "event_formats", event_format_total(td));
+	kt_json_kv_i64(&j, "kallsyms_size", tracedat_kallsyms_size(td));
+	kt_json_kv_i64(&j, "printk_size", tracedat_printk_size(td));
+	kt_json_kv_i64(&j, "cmdlines_size", tracedat_cmdlines_size(td));
+	kt_json_kv_u64(&j, "events", total);
+	kt_json_kv_i64(&j, "lost", lost);
 	kt_json_key_cstr(&j, "buffers");
 	kt_json_begin_array(&j, false);
 	for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
 		const struct tracedat_buffer *buf = tracedat_buffer(td, b);
 
 		kt_json_begin_object(&j, false);
-		json_s(&j, "name", buf->name);
-		json_s(&j, "clock", buf->clock);
-		json_u(&j, "page_size", buf->page_size);
-		json_b(&j, "latency", buf->latency);
-		json_b(&j, "compressed", buf->compressed);
-		json_u(&j, "flyrecord_bytes", bs[b].recorded_bytes);
-		json_u(&j, "data_bytes", bs[b].data_bytes);
-		json_u(&j, "events", bs[b].events);
-		json_i(&j, "lost", bs[b].lost);
+		kt_json_kv_cstr(&j, "name", buf->name);
+		kt_json_kv_cstr(&j, "clock", buf->clock);
+		kt_json_kv_u64(&j, "page_size", buf->page_size);
+		kt_json_kv_bool(&j, "latency", buf->latency);
+		kt_json_kv_bool(&j, "compressed", buf->compressed);
+		kt_json_kv_u64(&j, "flyrecord_bytes", bs[b].recorded_bytes);
+		kt_json_kv_u64(&j, "data_bytes", bs[b].data_bytes);
+		kt_json_kv_u64(&j, "events", bs[b].events);
+		kt_json_kv_i64(&j, "lost", bs[b].lost);
 		kt_json_key_cstr(&j, "cpus");
 		kt_json_begin_array(&j, false);
 		for (unsigned int c = 0; c < buf->cpus; c++) {
@@ -174,16 +140,16 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 			const struct cpu_stats *cs = &bs[b].cpus[c];
 
 			kt_json_begin_object(&j, false);
-			json_u(&j, "cpu", cpu->cpu);
-			json_u(&j, "events", cs->events);
-			json_ts(&j, "first_ts", cs->events, cs->first_ts);
-			json_ts(&j, "last_ts", cs->events, cs->last_ts);
-			json_i(&j, "lost", cs->lost);
-			json_u(&j, "dropped_markers", cs->markers);
-			json_u(&j, "offset", cpu->offset);
-			json_u(&j, "size", cpu->size);
-			json_u(&j, "data_size", cpu->data_size);
-			json_u(&j, "chunks", cpu->chunks);
+			kt_json_kv_u64(&j, "cpu", cpu->cpu);
+			kt_json_kv_u64(&j, "events", cs->events);
+			kt_json_kv_opt_u64(&j, "first_ts", cs->events, cs->first_ts);
+			kt_json_kv_opt_u64(&j, "last_ts", cs->events, cs->last_ts);
+			kt_json_kv_i64(&j, "lost", cs->lost);
+			kt_json_kv_u64(&j, "dropped_markers", cs->markers);
+			kt_json_kv_u64(&j, "offset", cpu->offset);
+			kt_json_kv_u64(&j, "size", cpu->size);
+			kt_json_kv_u64(&j, "data_size", cpu->data_size);
+			kt_json_kv_u64(&j, "chunks", cpu->chunks);
 			kt_json_end_object(&j);
 		}
 		kt_json_end_array(&j);
