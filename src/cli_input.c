@@ -56,9 +56,10 @@ int cli_input_open(struct cli_input *ci, const char *file)
 
 int cli_input_unhandled(struct cli_input *ci)
 {
+	if (ci->format == KTRACE_FORMAT_UNKNOWN && !ci->got)
+		return ktrace_error_at(&ci->err, -ENODATA, 0, "empty file");
 	if (ci->format == KTRACE_FORMAT_UNKNOWN)
-		return ktrace_error_set(&ci->err, -EBADMSG,
-					ci->got ? "unrecognised file format" : "empty file");
+		return ktrace_error_set(&ci->err, -EBADMSG, "unrecognised file format");
 	return ktrace_error_set(&ci->err, -ENOTSUP, "%s: not supported yet",
 				ktrace_detect_format_name(ci->format));
 }

@@ -1264,7 +1264,8 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 				td->strings[td->strings_len] = 0;
 				region_free(&r);
 			} else {
-				*err = e2;
+				if (err)
+					*err = e2;
 				return e2.code;
 			}
 		}
@@ -1428,7 +1429,7 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 	*out = NULL;
 	/* trace.dat is read by offset: a pipe is copied to a temporary file first */
 	if ((ret = ktrace_input_spool(in, err)) < 0 ||
-	    (!ktrace_input_size(in) && (ret = ktrace_error_set(err, -ENODATA, "empty file")) < 0)) {
+	    (!ktrace_input_size(in) && (ret = ktrace_error_at(err, -ENODATA, 0, "empty file")) < 0)) {
 		if (owns)
 			ktrace_input_close(in);
 		return ret;

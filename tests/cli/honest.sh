@@ -60,7 +60,7 @@ expect "convert into a directory: exit 1" 1
 : >"$TMP/empty.bin"
 for c in info report convert; do
 	if [ $c = convert ]; then run "$KTRACE" convert -q "$TMP/empty.bin" "$TMP/e.dat"; else run "$KTRACE" $c "$TMP/empty.bin"; fi
-	check "an empty file: $c says so" sh -c "[ $st -eq 1 ] && grep -qx 'ktrace: $TMP/empty.bin: empty file' '$TMP/err'"
+	check "an empty file: $c says so" sh -c "[ $st -eq 1 ] && grep -qx 'ktrace: $TMP/empty.bin: offset 0x0: empty file' '$TMP/err'"
 done
 run "$KTRACE" convert -q "$V6" "$TMP/no/such/dir.dat"
 expect "convert into a missing directory: exit 1" 1
