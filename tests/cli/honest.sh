@@ -97,6 +97,18 @@ for sig in INT TERM; do
 	fi
 done
 
+# ---- a progress line while convert writes, when stderr is a terminal ----
+if command -v script >/dev/null; then
+	script -qec "'$KTRACE' convert '$TMP/big.v6.dat' '$TMP/progress.dat'" /dev/null >"$TMP/tty.txt" 2>&1
+	grep -q "ktrace convert: [0-9]*% (" "$TMP/tty.txt" && ok "convert shows progress on a terminal" ||
+		{ not_ok "convert shows progress on a terminal"; head -c 300 "$TMP/tty.txt" | sed 's/^/#   /'; }
+	"$KTRACE" convert "$TMP/big.v6.dat" "$TMP/progress.dat" 2>"$TMP/err"
+	grep -q "%" "$TMP/err" && not_ok "no progress line when stderr is not a terminal" ||
+		ok "no progress line when stderr is not a terminal"
+else
+	echo "ok - convert shows progress on a terminal # SKIP no script(1)"
+fi
+
 # ---- a writer checks what it copies as the reader does ----
 python3 - "$V6" "$TMP/corrupt.dat" <<'PY'
 import struct, sys
