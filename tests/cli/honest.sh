@@ -85,14 +85,14 @@ for sig in INT TERM; do
 	while [ $i -lt 500 ] && ! ls "$TMP/sig" | grep -q '\.tmp'; do sleep 0.01; i=$((i + 1)); done
 	if ls "$TMP/sig" | grep -q '\.tmp'; then
 		kill -$sig $pid
-		wait $pid
+		{ wait $pid; } 2>/dev/null
 		st=$?
 		[ $st -gt 128 ] && ok "SIG$sig during convert: killed by it" || not_ok "SIG$sig during convert: killed by it (exit $st)"
 		no_temporaries "SIG$sig during convert: no temporary left" "$TMP/sig"
 		rm -f "$TMP/sig/out.dat.tmp"*
 		check "SIG$sig during convert: no output" test ! -e "$TMP/sig/out.dat"
 	else
-		wait $pid
+		{ wait $pid; } 2>/dev/null
 		echo "ok - SIG$sig during convert # SKIP the conversion ended before the signal"
 	fi
 done
