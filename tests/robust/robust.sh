@@ -4,5 +4,8 @@
 # `make check SAN=1`. A fixed seed and a small budget here; `make robust` runs a longer
 # campaign (ROBUST_RUNS, ROBUST_SEED).
 . "$(dirname "$0")/../lib.sh"
+# under the sanitizers every run is several times slower: half the budget there
+runs=240
+[ -n "${SANFLAGS:-}" ] && runs=120
 python3 "$ROOT/tests/robust/robust.py" "$KTRACE" "$ROOT" "$SHARED" --seed "${ROBUST_SEED:-13}" \
-	--runs "${ROBUST_RUNS:-240}" --timeout "${ROBUST_TIMEOUT:-60}" --workdir "$TMP/work"
+	--runs "${ROBUST_RUNS:-$runs}" --timeout "${ROBUST_TIMEOUT:-60}" --workdir "$TMP/work"
