@@ -29,6 +29,7 @@ extern const struct cli_command cli_dump;
 extern const struct cli_command cli_record;
 extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
+extern const struct cli_command cli_reset;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {

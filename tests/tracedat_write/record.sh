@@ -343,8 +343,12 @@ report_ok "$TMP/f2.dat" || st=1
 state_ok || st=1
 result record-stream $st
 
-# 14. a recording killed with SIGKILL leaves its instance: the next record names it
+# 14. a recording killed with SIGKILL leaves its instance: the next record names it,
+# ktrace reset lists it and reset -a removes it (a registry of this test's own, so that
+# no other recording's leftovers are touched)
 st=0
+KTRACE_INSTANCE_REGISTRY=$TMP/registry
+export KTRACE_INSTANCE_REGISTRY
 "$KTRACE" record -B "$ID-k" -e sched -o "$TMP/k.dat" -- \
 	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/kpid" >"$TMP/klog" 2>&1 &
 kp=$!
@@ -360,6 +364,20 @@ wait $kp 2>/dev/null
 grep -q "instance '$ID-k' was left behind by a recording that was killed (pid $kp)" "$TMP/log" ||
 	{ st=1; echo "#   the leftover was not named:"; sed 's/^/#   /' "$TMP/log" | head -3; }
 ls "$TMP" | grep -q '\.tmp' && { st=1; echo "#   temporary files left"; }
+"$KTRACE" reset >"$TMP/log" 2>&1 || st=1
+grep -q "instance '$ID-k' was left behind by a recording that was killed (pid $kp)" "$TMP/log" ||
+	{ st=1; echo "#   reset did not list the leftover:"; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ -d $T/instances/$ID-k ] || { st=1; echo "#   reset without -a removed the instance"; }
+mkdir $T/instances/$ID-other
+"$KTRACE" reset -B "$ID-other" >"$TMP/log" 2>&1 && { st=1; echo "#   reset -B of an instance no recording left: exit 0"; }
+[ -d $T/instances/$ID-other ] || { st=1; echo "#   reset -B removed an instance no recording left"; }
+rmdir $T/instances/$ID-other
+"$KTRACE" reset -a >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ ! -d $T/instances/$ID-k ] || { st=1; echo "#   reset -a left the instance"; }
+grep -q "removed instance '$ID-k'" "$TMP/log" || { st=1; echo "#   reset -a did not say what it removed"; }
+"$KTRACE" reset >"$TMP/log" 2>&1
+grep -q "no instance left behind" "$TMP/log" || { st=1; echo "#   a leftover is still listed after reset -a"; }
+unset KTRACE_INSTANCE_REGISTRY
 cleanup_k() { echo 0 >$T/instances/$ID-k/tracing_on; echo >$T/instances/$ID-k/set_event; rmdir $T/instances/$ID-k; }
 cleanup_k 2>/dev/null
 result record-killed $st
