@@ -49,7 +49,15 @@ def collect(src):
     h = open(os.path.join(src, 'darwin_cli.h')).read()
     darwin_long = re.findall(r'\{\s*"([\w-]+)",\s*\w+,\s*NULL,\s*(\w+)\s*\}', h)
     seen = set()
-    for f, cmd in FILES.items():
+    files = dict(FILES)
+    # every other file that defines a subcommand (.name = "X" of a struct cli_command)
+    for f in sorted(os.listdir(src)):
+        if f.endswith('.c') and f not in files:
+            m = re.search(r'const struct cli_command cli_\w+ = \{\s*\.name = "(\w+)"',
+                          open(os.path.join(src, f)).read())
+            if m:
+                files[f] = m.group(1)
+    for f, cmd in files.items():
         text = open(os.path.join(src, f)).read()
         for name, val in tables(text):
             if 'UNSUPPORTED' in val:

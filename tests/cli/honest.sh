@@ -217,6 +217,10 @@ if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/k" >/dev/null 2>&1; then
 	run "$KTRACE" dump -o "$TMP/fifo" --buffer "$TMP/k/buffer"
 	wait $reader
 	check "dump -o into a FIFO" sh -c "[ $st -eq 0 ] && test -p '$TMP/fifo' && cmp -s '$TMP/snap-fifo' '$TMP/snap.ktrace' || '$KTRACE' info '$TMP/snap-fifo' | grep -q '^Records:           5 '"
+	run "$KTRACE" dump -o /dev/null --buffer "$TMP/k/buffer"
+	check "dump -o /dev/null: exit 0, still a device" sh -c "[ $st -eq 0 ] && test -c /dev/null"
+	run "$KTRACE" dump -o /dev/full --buffer "$TMP/k/buffer"
+	check "dump -o /dev/full: exit 1, no space, still a device" sh -c "[ $st -eq 1 ] && grep -q 'No space left on device' '$TMP/err' && test -c /dev/full"
 else
 	echo "ok - info on KOFF data # SKIP mkcore.py failed"
 fi
