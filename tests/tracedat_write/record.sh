@@ -12,7 +12,7 @@ T=/sys/kernel/tracing
 ID=ktrace-test-$$
 CHECKS="record-instance record-top record-lost record-sigint record-sigterm-command \
 record-v6 record-filter record-errors record-mount extract convert-recorded \
-record-command-status record-stream record-killed extract-empty"
+record-command-status record-stream record-killed extract-empty record-progress"
 
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done
@@ -406,4 +406,37 @@ echo >$I/set_event
 rmdir $I
 state_ok || st=1
 result extract-empty $st
+
+# 16. progress on stderr while record and extract work (their file is written with a
+# line every 4 MiB of data), when it is a terminal (script(1) gives one); none when
+# stderr is a file. About 17 MB of syscall events.
+st=0
+if command -v script >/dev/null; then
+	script -qec "'$KTRACE' record -B '$ID-p' -b 16384 -e syscalls -o '$TMP/p.dat' -- dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none" \
+		/dev/null >"$TMP/tty.txt" 2>&1 || { st=1; echo "#   record under script failed"; }
+	grep -q "ktrace record: [0-9]*% (" "$TMP/tty.txt" ||
+		{ st=1; echo "#   no progress line from record:"; head -c 300 "$TMP/tty.txt" | tr "\r" "\n" | sed 's/^/#   /'; echo; }
+	I=$T/instances/$ID-p
+	mkdir $I
+	echo 0 >$I/tracing_on
+	echo 16384 >$I/buffer_size_kb
+	echo 1 >$I/events/syscalls/enable
+	echo 1 >$I/tracing_on
+	dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none
+	echo 0 >$I/tracing_on
+	script -qec "'$KTRACE' extract -B '$ID-p' -o '$TMP/pe.dat'" /dev/null >"$TMP/tty.txt" 2>&1 ||
+		{ st=1; echo "#   extract under script failed"; }
+	grep -q "ktrace extract: [0-9]*% (" "$TMP/tty.txt" ||
+		{ st=1; echo "#   no progress line from extract:"; head -c 300 "$TMP/tty.txt" | tr "\r" "\n" | sed 's/^/#   /'; echo; }
+	echo >$I/set_event
+	rmdir $I
+	"$KTRACE" record -B "$ID-p" -b 16384 -e syscalls -o "$TMP/p.dat" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none >"$TMP/log" 2>&1 || st=1
+	grep -q "%\|events/s" "$TMP/log" && { st=1; echo "#   a progress line in a file"; }
+	rm -f "$TMP/p.dat" "$TMP/pe.dat"
+	state_ok || st=1
+	result record-progress $st
+else
+	echo "ok - record-progress # SKIP no script(1)"
+fi
 exit 0
