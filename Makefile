@@ -7,7 +7,8 @@
 #   make demo            ktrace report on the bundled sample
 #   make fuzz            libFuzzer binaries (clang) into build-fuzz/
 #   make bench           benchmarks against the reference tools
-#   make install PREFIX=/usr/local DESTDIR=
+#   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED; SAN=1)
+#   make install PREFIX=/usr/local DESTDIR=   (also man pages and bash completion)
 
 VERSION    := 0.2.0
 SOVERSION  := 1
@@ -15,6 +16,8 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 OPT     ?= -O2 -g
@@ -54,9 +57,14 @@ STATIC   := $(B)/libktrace.a
 SHARED   := $(B)/libktrace.so.$(VERSION)
 CLI      := $(B)/ktrace
 PCFILE   := $(B)/ktrace.pc
+# Manual pages from the text of `ktrace help` (and the public headers for libktrace(3)),
+# bash completion from `ktrace --help` and the option tables of src/.
+MANSTAMP := $(B)/man/.generated
+LIBMAN   := $(B)/man/libktrace.3
+COMPLETION := $(B)/completion/ktrace
 
-.PHONY: all deps check test-deps demo install uninstall clean fuzz bench
-all: $(STATIC) $(SHARED) $(CLI) $(PCFILE)
+.PHONY: all deps check test-deps demo install uninstall clean fuzz bench robust
+all: $(STATIC) $(SHARED) $(CLI) $(PCFILE) $(MANSTAMP) $(LIBMAN) $(COMPLETION)
 
 # Build dependencies are checked (and installed with apt when missing) once.
 $(B)/.deps:
@@ -84,6 +92,18 @@ $(SHARED): $(LIB_OBJ) lib/libktrace.map
 $(CLI_OBJ): CPPFLAGS := -Iinclude -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
 $(CLI): $(CLI_OBJ) $(SHARED)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) -L$(B) -lktrace -Wl,-rpath,'$$ORIGIN:$(LIBDIR)'
+
+$(MANSTAMP): $(CLI) scripts/man.py
+	@mkdir -p $(B)/man
+	python3 scripts/man.py cli $(CLI) $(B)/man $(VERSION)
+	@touch $@
+
+$(LIBMAN): $(HEADERS) scripts/man.py
+	@mkdir -p $(B)/man
+	python3 scripts/man.py lib include/ktrace $(B)/man $(VERSION)
+
+$(COMPLETION): $(CLI) $(CLI_SRC) src/darwin_cli.h scripts/completion.py scripts/cli_options.py scripts/man.py
+	python3 scripts/completion.py $(CLI) src $@
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	     -e 's|@VERSION@|$(VERSION)|'
@@ -121,6 +141,14 @@ check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(TEST_ALL)
 	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
+# The hostile-input campaign at length (a short one is part of make check):
+# make robust [SAN=1] [ROBUST_RUNS=3000] [ROBUST_SEED=N]
+ROBUST_RUNS ?= 3000
+robust: $(B)/.test-deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) ROBUST_RUNS=$(ROBUST_RUNS) $(if $(ROBUST_SEED),ROBUST_SEED=$(ROBUST_SEED)) \
+	    sh tests/robust/robust.sh
+
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40
 
@@ -146,10 +174,16 @@ install: all
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/ktrace/
 	$(PC_SED) ktrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
+	install -m 644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(LIBMAN) $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/ktrace
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/ktrace
 	rm -f $(DESTDIR)$(LIBDIR)/libktrace.* $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc $(DESTDIR)$(BINDIR)/ktrace
+	rm -f $(DESTDIR)$(MANDIR)/man1/ktrace.1 $(DESTDIR)$(MANDIR)/man1/ktrace-*.1 \
+	    $(DESTDIR)$(MANDIR)/man3/libktrace.3 $(DESTDIR)$(COMPLETIONDIR)/ktrace
 
 clean:
 	rm -rf build build-san build-fuzz

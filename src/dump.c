@@ -95,7 +95,9 @@ static const char dump_help[] =
 "        The buffer file (for a running system, or one left over after a crash).\n"
 "    -o, --output FILE\n"
 "        Instead of printing, save the records as a Darwin ktrace (V3 chunked) file;\n"
-"        'ktrace report FILE' prints it the same way.\n"
+"        'ktrace report FILE' prints it the same way. FILE is written under a\n"
+"        temporary name and renamed when complete; '-' (standard output), a FIFO or\n"
+"        a device gets it as a stream.\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -201,7 +203,7 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 			cli_print_help(&cli_dump);
 			exit(CLI_OK);
 		default:
-			return cli_usage_error("dump", "invalid option");
+			return cli_bad_option("dump", "vtFde::s:b:o:h", argv);
 		}
 	}
 	if (optind < argc)

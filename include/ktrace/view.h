@@ -30,6 +30,15 @@ extern "C" {
 KTRACE_API int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 		      struct ktrace_out *out, struct ktrace_error *err);
 
+/*
+ * `ktrace info` for a raw ring-buffer dump: the layout, the numbers of sub-buffers and
+ * events, the time range, lost events and events by id (every sub-buffer is walked),
+ * as text or as one JSON object. Returns 0, or a negative error code after printing
+ * the summary of what could be read.
+ */
+KTRACE_API int ktrace_view_pages_info(struct ktrace_input *in, struct ktrace_ring_layout *layout,
+				      bool json, struct ktrace_out *out, struct ktrace_error *err);
+
 /* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
 struct ktrace_view_darwin_opts {
 	bool csv;                               /* report: CSV instead of columns */
@@ -78,13 +87,19 @@ KTRACE_API int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrac
 			    struct ktrace_out *out, struct ktrace_error *err);
 /* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
 KTRACE_API int ktrace_view_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
+/* `ktrace info` for a KOFF buffer file or snapshot: its header, the records (count,
+ * first and last time, processes and threads) and counters, as text or JSON. Returns 0
+ * or a negative error code after printing the summary of what could be read. */
+KTRACE_API int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out *out,
+				     struct ktrace_error *err);
 
 /*
  * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
  * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
  * format "text" (default, readable), "json" or "plist" (XML property list like
- * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. Nothing is
- * printed when the buffer does not decode.
+ * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. When the buffer
+ * does not decode, the part that does is printed (a complete document) before the
+ * error is returned.
  */
 KTRACE_API int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
 		       struct ktrace_error *err);

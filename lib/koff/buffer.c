@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "koff/fmt.h"
 #include "koff/producer.h"
 
@@ -263,28 +264,23 @@ static void init_header(uint8_t *hdr, uint64_t nentries)
 static int create_file(const char *path, uint64_t nentries, uint64_t strtab, bool reserve,
 		       struct ktrace_error *err)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
+	struct kt_outfile *f;
 	uint8_t *hdr;
-	int fd, ret = 0;
+	int fd, ret;
 
-	if (!tmp)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
+	/* never replaced, never through a symbolic link: -EEXIST means someone else made it */
+	ret = kt_outfile_open(path, KT_OUTFILE_CREATE_ONLY | KT_OUTFILE_NO_SYNC, &f, err);
+	if (ret)
 		return ret;
-	}
+	fd = kt_outfile_fd(f);
 	if (ftruncate(fd, KOFF_HDR_SIZE) < 0) {
 		ret = ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	hdr = mmap(NULL, KOFF_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (hdr == MAP_FAILED) {
 		ret = ktrace_error_set(err, -errno, "%s: mmap: %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	init_header(hdr, nentries);
 	if (!reserve) {
@@ -298,15 +294,10 @@ static int create_file(const char *path, uint64_t nentries, uint64_t strtab, boo
 	}
 	munmap(hdr, KOFF_HDR_SIZE);
 	if (ret)
-		goto out;
-	if (link(tmp, path) < 0)
-		ret = errno == EEXIST ? -EEXIST
-				      : ktrace_error_set(err, -errno, "%s: cannot create: %s", path,
-							 strerror(errno));
-out:
-	unlink(tmp);
-	close(fd);
-	free(tmp);
+		goto fail;
+	return kt_outfile_commit(f, err);
+fail:
+	kt_outfile_abort(f);
 	return ret;
 }
 

@@ -27,6 +27,7 @@
 #include "common/cursor.h"
 #include "koff/internal.h"
 #include "common/grow.h"
+#include "common/outfile.h"
 
 enum {
 	INFO_VERSION, INFO_SOURCE, INFO_NENTRIES, INFO_ALLOCATED, INFO_ENABLED, INFO_MASK,
@@ -144,8 +145,8 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	size_t nrec = 0, cap = 0;
 	struct timeval tv;
 	struct tm tm;
-	char *tmp = NULL;
-	int fd = -1, ret;
+	struct kt_outfile *file;
+	int fd, ret;
 
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		uint8_t *p;
@@ -223,25 +224,9 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	put32(hdr + 48, tm.tm_isdst > 0);
 	put32(hdr + 52, 0);
 
-	tmp = malloc(strlen(path) + 16);
-	if (!tmp) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	if ((ret = kt_outfile_open(path, 0, &file, err)) < 0)
 		goto out;
-	}
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
+	fd = kt_outfile_fd(file);
 	ret = write_all(fd, hdr, sizeof(hdr));
 	if (!ret)
 		ret = write_chunk(fd, KOFF_KT_INFO, infob, sizeof(infob));
@@ -249,23 +234,13 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 		ret = write_chunk(fd, KOFF_KT_STRINGS, pool.data, pool.len);
 	if (!ret)
 		ret = write_chunk(fd, KOFF_KT_RECORDS, recs, (uint64_t)nrec * SNAP_REC);
-	if (!ret && fsync(fd) < 0 && errno != EINVAL)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	fd = -1;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
 	if (ret) {
-		unlink(tmp);
-		ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
+		ktrace_error_set(err, ret, "%s: write: %s", path, strerror(-ret));
+		kt_outfile_abort(file);
+	} else {
+		ret = kt_outfile_commit(file, err);
 	}
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
 	free(recs);
 	free(pool.data);
 	free(pool.idx);
@@ -282,7 +257,7 @@ struct koff_snap {
 	uint64_t pos;             /* next chunk header */
 	uint64_t rec_off, rec_left;   /* inside a RECORDS chunk */
 	uint64_t info_words[INFO_WORDS];
-	bool have_info;
+	bool have_info, have_records;
 	struct koff_counts counts;
 };
 
@@ -338,6 +313,10 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 		got = ktrace_input_peek(s->in, s->pos, 16, &h, err);
 		if (got < 0)
 			return (int)got;
+		/* a snapshot always has a records chunk (maybe empty): the file was cut */
+		if (got == 0 && !s->have_records)
+			return ktrace_error_at(err, -ENODATA, s->pos, "truncated: the snapshot ends "
+					       "before its records chunk");
 		if (got == 0)
 			return 0;
 		if (got < 16)
@@ -393,6 +372,7 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 						       "of %u", (unsigned long long)size, SNAP_REC);
 			s->rec_off = s->pos + 16;
 			s->rec_left = size / SNAP_REC;
+			s->have_records = true;
 			s->pos += 16 + padded;
 			return 1;
 		default:

@@ -845,69 +845,55 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 /* Uncompressed data is handed out in slices of this many bytes. */
 #define TD_CPU_DATA_SLICE (4u << 20)
 
+/* Walks every record of the stream's current page, as stream_fill would: 0, or the
+ * reader's error for a corrupt page (kept in the stream). */
+static int check_page(struct td_stream *s)
+{
+	uint64_t at = s->b->pub.compressed ? s->chunk_file : s->cpu->pub.offset + s->page_pos;
+	int ret = 0;
+
+	if (s->use_kb) {
+		while (kbuffer_read_event(s->kb, NULL))
+			kbuffer_next_event(s->kb, NULL);
+		ret = kbuffer_corrupt(s->kb) ? -1 : 0;
+	} else {
+		struct tracedat_record r = s->rec;
+
+		while ((ret = walk_next(s, &r)) > 0)
+			;
+	}
+	if (ret < 0)
+		return stream_error(s, -EBADMSG, at, "corrupt sub-buffer (a record runs past its end)");
+	return 0;
+}
+
 int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err)
 {
-	struct td_buffer *b;
-	struct td_cpu *cpu;
-	struct td_codec codec;
-	uint64_t off;
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t sys_page = page > 0 ? (size_t)page : 4096;
-	int ret = 0;
+	struct tracedat_iter *it;
+	struct td_stream *s;
+	int ret;
 
 	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
 	    cpu_index >= td->bufs[buffer].ncpus)
 		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
-	b = &td->bufs[buffer];
-	cpu = &b->cpus[cpu_index];
-	if (!cpu->pub.data_size)
+	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size)
 		return 0;
-	if (!b->pub.compressed) {
-		/* check_cpu_data checked offset + size against the file */
-		for (off = 0; off < cpu->pub.data_size && !ret;) {
-			uint64_t left = cpu->pub.data_size - off;
-			size_t n = left < TD_CPU_DATA_SLICE ? (size_t)left : TD_CPU_DATA_SLICE;
-			uint64_t at = cpu->pub.offset + off;
-
-			ret = fn(td->map + at, n, arg);
-			off += n;
-			if (td->release_pages) {
-				uint64_t start = (at + sys_page - 1) & ~((uint64_t)sys_page - 1);
-				uint64_t end = (at + n) & ~((uint64_t)sys_page - 1);
-
-				if (end > start)
-					madvise((void *)(td->map + start), (size_t)(end - start),
-						MADV_DONTNEED);
-			}
-		}
+	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
+				err);
+	if (ret)
 		return ret;
-	}
-	if (td_codec_init(&codec, td->codec_kind))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	/* check_cpu_data validated every chunk header against the file */
-	off = cpu->first_chunk;
-	for (uint32_t i = 0; i < cpu->pub.chunks && !ret; i++) {
-		uint32_t csize = kt_load_u32(td->map + off, td->hdr.big_endian);
-		uint32_t usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
-
-		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
-		if (ret) {
-			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
-					     : ktrace_error_at(err, -EBADMSG, off,
-							       "%s%s%sCPU %u: cannot decompress chunk",
-							       b->pub.name[0] ? "buffer \"" : "",
-							       b->pub.name, b->pub.name[0] ? "\" " : "",
-							       cpu->pub.cpu);
+	/* the one stream of that CPU: its pages, each checked as the reader checks it */
+	s = &it->streams[0];
+	while ((ret = next_page(s, &it->codec, it->sys_page)) > 0) {
+		if ((ret = check_page(s)) < 0)
 			break;
-		}
-		ret = fn(buf, usize, arg);
-		off += 8 + (uint64_t)csize;
+		if ((ret = fn(s->page, s->page_len, arg)) != 0)
+			break;
 	}
-	free(buf);
-	td_codec_fini(&codec);
-	return ret;
+	if (ret < 0 && s->error && err)
+		*err = s->err;
+	tracedat_iter_free(it);
+	return ret < 0 ? ret : 0;
 }

@@ -65,8 +65,6 @@ size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int q
 			ch = '?';
 		if (quote == KT_QUOTE_CSV && ch == '"')
 			kt_out_putc(o, '"');
-		else if (quote == KT_QUOTE_JSON && (ch == '"' || ch == '\\'))
-			kt_out_putc(o, '\\');
 		kt_out_putc(o, (char)ch);
 	}
 	if (quote)

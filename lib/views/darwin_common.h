@@ -19,7 +19,7 @@ const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32
 				 char *buf, size_t len);
 /* Writes s (at most max bytes, stops at NUL) with non-printable bytes as '?'; JSON or
  * CSV quoting when asked. Returns the number of characters written (unquoted). */
-enum { KT_QUOTE_NONE, KT_QUOTE_CSV, KT_QUOTE_JSON };
+enum { KT_QUOTE_NONE, KT_QUOTE_CSV };
 size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int quote);
 
 #endif

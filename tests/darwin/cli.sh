@@ -12,8 +12,9 @@ cat "$S" | "$KTRACE" info --json - >"$TMP/pipe.json"
 check "info --json from a pipe counts 15552 events" grep -q '"events": 15552,' "$TMP/pipe.json"
 check "info --json from a pipe: 1606 threads" grep -q '"threads": 1606,' "$TMP/pipe.json"
 
-# A trace.dat magic and nothing more: recognised, then reported as truncated.
-printf '\027\010Dtracing6\000\000\000\000' >"$TMP/x.dat"
+# A trace.dat magic, version, byte order and long size, and nothing more: recognised,
+# then reported as truncated.
+printf '\027\010Dtracing6\000\000\010' >"$TMP/x.dat"
 "$KTRACE" info "$TMP/x.dat" >"$TMP/out" 2>&1
 st=$?
 check "info on a truncated trace.dat exits 1" test $st -eq 1
