@@ -19,6 +19,7 @@ static const struct cli_command *const commands[] = {
 	&cli_record,
 	&cli_extract,
 	&cli_convert,
+	&cli_timeline,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
