@@ -20,6 +20,8 @@
  *     1: trace-cmd, µs: "%16s-%-5d [%03d] %5llu.%06llu: %s: " + pad to 20 for the name
  *     2: trace-cmd, ns: "%16s-%-5d [%03d]%12llu: %s: " + pad
  *     3: other formats: "%16s-%-5lld [%03d|---] %5llu.%06llu: %-20s "
+ *   plus 4 * (label + 1) when the line starts with a label (labels in the metadata):
+ *   the buffer or file name trace-cmd prints first for instances and several files.
  * Dictionary ("dict"): deflate + base64 of the skeletons (varint length, bytes each).
  */
 #include <errno.h>
@@ -229,7 +231,24 @@ static size_t build_prefix(char *p, int st, const char *comm, int64_t tid, int c
 	return k;
 }
 
-/* The style whose prefix starts line (0: none) and the prefix's length. */
+/* The index of a line label (a buffer or file name column that trace-cmd puts in front
+ * of the lines of traces with instances or of several files), added when new; -1 when
+ * there are too many. */
+static int label_id(struct tl_html *h, const char *p, size_t n)
+{
+	for (size_t i = 0; i < h->nlabels; i++)
+		if (strlen(h->labels[i]) == n && !memcmp(h->labels[i], p, n))
+			return (int)i;
+	if (h->nlabels == TL_MAX_LABELS)
+		return -1;
+	h->labels[h->nlabels] = strndup(p, n);
+	if (!h->labels[h->nlabels])
+		return -1;
+	return (int)h->nlabels++;
+}
+
+/* The style whose prefix starts line (0: none) and the prefix's length: the style, plus
+ * 4 * (label + 1) when a label comes before it. */
 static int find_style(struct tl_html *h, const struct ktrace_stream_record *r,
 		      const struct tl_rec *tr, uint64_t ts, const char *line, size_t n, size_t *plen)
 {
@@ -251,6 +270,7 @@ static int find_style(struct tl_html *h, const struct ktrace_stream_record *r,
 	for (int i = -1; i < 3; i++) {
 		int st = i < 0 ? (pref ? *pref : 0) : order[i];
 		size_t k;
+		const char *at;
 
 		if (!st || (i >= 0 && pref && st == *pref))
 			continue;
@@ -260,6 +280,18 @@ static int find_style(struct tl_html *h, const struct ktrace_stream_record *r,
 				*pref = (uint8_t)st;
 			*plen = k;
 			return st;
+		}
+		/* a label first: the prefix further on (labels are short) */
+		at = n > k ? memmem(line, n < 256 + k ? n : 256 + k, buf, k) : NULL;
+		if (at) {
+			int id = label_id(h, line, (size_t)(at - line));
+
+			if (id < 0)
+				return 0;
+			if (pref)
+				*pref = (uint8_t)st;
+			*plen = (size_t)(at - line) + k;
+			return st + 4 * (id + 1);
 		}
 	}
 	return 0;
@@ -427,6 +459,11 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 		json_str(o, t->comm);
 		kt_out_printf(o, ",%" PRIu64 ",%" PRIu64 "]", t->cpu_ns, t->nrecs);
 	}
+	put(h, "],\n\"labels\":[");
+	for (size_t i = 0; i < h->nlabels; i++) {
+		put(h, i ? "," : "");
+		json_str(o, h->labels[i]);
+	}
 	put(h, "],\n\"tasks\":[");
 	for (size_t i = 0; i < m->ntasks; i++) {
 		kt_out_printf(o, "%s[%" PRIu32 ",", i ? "," : "", m->tasks[i].thread);
@@ -459,5 +496,7 @@ void tl_html_free(struct tl_html *h)
 	tl_buf_free(&h->b64);
 	free(h->line);
 	free(h->style);
+	for (size_t i = 0; i < h->nlabels; i++)
+		free(h->labels[i]);
 	memset(h, 0, sizeof(*h));
 }

@@ -27,6 +27,7 @@ struct tl_damage {
 
 #define TL_ECHUNK 65536                /* records per column chunk */
 #define TL_LCHUNK 4096                 /* records per line chunk */
+#define TL_MAX_LABELS 256
 
 struct tl_html {
 	struct ktrace_out *out;
@@ -47,6 +48,8 @@ struct tl_html {
 	uint8_t *style;                /* per input: the prefix style that fitted last */
 	size_t ninputs;
 	uint64_t literal_lines;        /* lines whose prefix did not fit a style */
+	char *labels[TL_MAX_LABELS];   /* the line labels seen (buffer, file names) */
+	size_t nlabels;
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
