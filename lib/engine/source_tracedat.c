@@ -165,7 +165,8 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	(void)err;
+	/* the set reports into the error of this call (the one given to open may be gone) */
+	t->set.err = err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;

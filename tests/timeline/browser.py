@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks a `ktrace timeline` page in headless Chromium (tests/timeline/timeline.sh).
+"""Checks `ktrace timeline` pages in headless Chromium (tests/timeline/timeline.sh).
 
-  browser.py --html PAGE [--report REPORT.txt] [--screenshot OUT.png] [--zoom] NAME
+  browser.py NAME,PAGE.html[,report=REPORT.txt][,screenshot=OUT.png][,pictures][,zoom]...
+  browser.py --load-time PAGE.html
 
 Prints "ok - ..." / "not ok - ..." lines; when Chromium cannot be had, one
 "ok - ... # SKIP" line. The oracles are independent of the page: `ktrace report`'s
@@ -85,14 +86,13 @@ def tooltip_check(page, name, meta, cpus, lines):
     if not best:
         return ok(False, '%s: a slice to hover' % name)
     cpu, s = best
-    # the report's time: seconds with microseconds, or raw nanoseconds ("%12llu")
-    keys = ('[%03d] %s: sched_switch: ' % (cpu, fmt_ts(base, s['start'])),
-            '[%03d]%12d: sched_switch: ' % (cpu, base + int(round(s['start']))))
-    cands = [ln for ln in lines if keys[0] in ln or keys[1] in ln]
-    key = keys
+    # the report's time: seconds with microseconds (" %5lu.%06lu"), or raw ns ("%12lu")
+    us = fmt_ts(base, s['start'])
+    key = re.compile(r'\[%03d\]( +%s|%12d): sched_switch: ' % (cpu, re.escape(us), base + int(round(s['start']))))
+    cands = [ln for ln in lines if key.search(ln)]
     if len(cands) != 1:
         return ok(False, '%s: the chosen slice has one sched_switch line in the report' % name,
-                  '%d lines with %r' % (len(cands), key))
+                  '%d lines match %r' % (len(cands), key.pattern))
     w = s['end'] - s['start']
     page.eval('ktl.setView(%r, %r)' % (s['start'] - w, s['end'] + w))
     x, y = page.eval('ktl.xOf(%r)' % ((s['start'] + s['end']) / 2)), page.eval('ktl.cpuY(%d)' % cpu)
@@ -199,40 +199,69 @@ def zoom_checks(page, name):
         page.eval('document.getElementById("ktl-more").click()')
 
 
+def check_page(b, a):
+    page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120)
+    ready = page.eval('!!(window.ktl && ktl.ready)')
+    if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
+              page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
+        return
+    if a.damage:
+        d = page.eval('ktl.meta.damage')
+        shown = page.eval('(document.getElementById("ktl-damage") || {}).textContent || ""')
+        ok(d and 'Damaged input' in shown and d['message'] in shown,
+           '%s: the page marks the damage (%s)' % (a.name, d and d['message']), shown)
+    if a.lost:
+        cp = page.eval('ktl.cpus()')
+        ok(sum(c['lost'] for c in cp) > 0 and page.eval('ktl.meta.lost') > 0,
+           '%s: lost events are marked (%d marks, %d events)' % (
+               a.name, sum(c['lost'] for c in cp), page.eval('ktl.meta.lost')))
+    if a.threads_only:
+        th = page.eval('ktl.threads()')
+        ok(len(th) > 0 and page.eval('ktl.shownThreads()') > 0 and not page.eval('ktl.cpus()').__len__(),
+           '%s: one lane per thread (%d threads), no CPU lanes' % (a.name, len(th)))
+    cpus = page.eval('ktl.cpus()')
+    if a.report:
+        meta, cpus, lines = data_checks(page, a.name, a.report)
+        if any(c['slices'] for c in cpus):
+            tooltip_check(page, a.name, meta, cpus, lines)
+    if a.pictures and any(c['slices'] for c in cpus):
+        picture_checks(page, a.name, cpus, a.screenshot)
+    if a.zoom:
+        zoom_checks(page, a.name)
+    page.call('Page.close')
+
+
+def parse_case(text):
+    """NAME,HTML[,key=value|flag...]: report=FILE screenshot=FILE pictures zoom damage lost
+    threads_only"""
+    f = text.split(',')
+    a = argparse.Namespace(name=f[0], html=f[1], report=None, screenshot=None, pictures=False,
+                           zoom=False, damage=False, lost=False, threads_only=False)
+    for x in f[2:]:
+        k, _, v = x.partition('=')
+        setattr(a, k, v if v else True)
+    return a
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--html', required=True)
-    ap.add_argument('--report')
-    ap.add_argument('--screenshot')
-    ap.add_argument('--zoom', action='store_true')
-    ap.add_argument('--pictures', action='store_true')
-    ap.add_argument('--load-time', action='store_true', help='print the load time only')
-    ap.add_argument('name')
+    ap.add_argument('--load-time', help='print the load time of this page only')
+    ap.add_argument('cases', nargs='*', help='NAME,HTML[,report=FILE,screenshot=FILE,pictures,zoom,...]')
     a = ap.parse_args()
     try:
         b = cdp.Browser()
     except cdp.NoBrowser as e:
-        print('ok - %s: the page in Chromium # SKIP %s' % (a.name, e))
+        for c in a.cases or ['page']:
+            print('ok - %s: the page in Chromium # SKIP %s' % (c.split(',')[0], e))
         return
     with b:
-        page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120)
         if a.load_time:
-            print('load %.3f s, script %.3f s (performance.now at ready %.3f s)' % (
+            page = b.open('file://' + os.path.abspath(a.load_time), WIDTH, HEIGHT, timeout=300)
+            print('load %.3f s (navigation to the load event), page script %.3f s, ready at %.3f s' % (
                 page.load_seconds, page.eval('ktl.scriptMs') / 1000, page.eval('ktl.loadMs') / 1000))
             return
-        ready = page.eval('!!(window.ktl && ktl.ready)')
-        if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
-                  page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
-            return
-        cpus = page.eval('ktl.cpus()')
-        if a.report:
-            meta, cpus, lines = data_checks(page, a.name, a.report)
-            if any(c['slices'] for c in cpus):
-                tooltip_check(page, a.name, meta, cpus, lines)
-        if a.pictures and any(c['slices'] for c in cpus):
-            picture_checks(page, a.name, cpus, a.screenshot)
-        if a.zoom:
-            zoom_checks(page, a.name)
+        for c in a.cases:
+            check_page(b, parse_case(c))
 
 
 if __name__ == '__main__':
