@@ -49,32 +49,46 @@ void tl_buf_free(struct tl_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int tl_deflate(const uint8_t *in, size_t n, struct tl_buf *out, int level)
+int tl_deflate(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out, int level)
 {
-	z_stream z;
+	z_stream *z;
 	uLong bound;
 	int ret;
 
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	bound = deflateBound(&z, (uLong)n);
-	if (kt_grow((void **)&out->p, &out->cap, out->n + bound, 1)) {
-		deflateEnd(&z);
-		return -ENOMEM;
-	}
-	z.next_in = (Bytef *)(uintptr_t)in;
-	z.avail_in = (uInt)n;
-	z.next_out = out->p + out->n;
-	z.avail_out = (uInt)bound;
-	ret = deflate(&z, Z_FINISH);
-	if (ret != Z_STREAM_END) {
-		deflateEnd(&z);
+	if (!zp->z) {
+		zp->z = calloc(1, sizeof(z_stream));
+		if (!zp->z)
+			return -ENOMEM;
+		if (deflateInit2((z_stream *)zp->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(zp->z);
+			zp->z = NULL;
+			return -ENOMEM;
+		}
+	} else if (deflateReset((z_stream *)zp->z) != Z_OK) {
 		return -EIO;
 	}
-	out->n += z.total_out;
-	deflateEnd(&z);
+	z = zp->z;
+	bound = deflateBound(z, (uLong)n);
+	if (kt_grow((void **)&out->p, &out->cap, out->n + bound, 1))
+		return -ENOMEM;
+	z->next_in = (Bytef *)(uintptr_t)in;
+	z->avail_in = (uInt)n;
+	z->next_out = out->p + out->n;
+	z->avail_out = (uInt)bound;
+	ret = deflate(z, Z_FINISH);
+	if (ret != Z_STREAM_END)
+		return -EIO;
+	out->n += z->total_out;
 	return 0;
+}
+
+void tl_zip_free(struct tl_zip *zp)
+{
+	if (zp->z) {
+		deflateEnd((z_stream *)zp->z);
+		free(zp->z);
+		zp->z = NULL;
+	}
 }
 
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out)
@@ -125,9 +139,21 @@ void tl_dict_free(struct tl_dict *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* Character classes of the splitter. */
+enum { C_PLAIN = 0, C_DIGIT = 1, C_HEXLETTER = 2, C_ESCAPE = 3 };
+static const uint8_t char_class[256] = {
+	[1] = C_ESCAPE, [2] = C_ESCAPE, [3] = C_ESCAPE,
+	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+	['a'] = C_HEXLETTER, ['b'] = C_HEXLETTER, ['c'] = C_HEXLETTER, ['d'] = C_HEXLETTER,
+	['e'] = C_HEXLETTER, ['f'] = C_HEXLETTER,
+};
+
 static inline bool is_hex(char c)
 {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+	uint8_t k = char_class[(uint8_t)c];
+
+	return k == C_DIGIT || k == C_HEXLETTER;
 }
 
 static inline bool is_digit(char c)
@@ -140,56 +166,68 @@ static inline bool is_word(char c)
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static int lit(struct tl_buf *b, char c)
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
-	uint8_t e[2] = { 3, (uint8_t)c };
-
-	if (c >= 1 && c <= 3)
-		return tl_buf_put(b, e, 2);
-	if (b->n < b->cap) {
-		b->p[b->n++] = (uint8_t)c;
-		return 0;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
 	}
-	return tl_buf_put(b, &c, 1);
+	*p++ = (uint8_t)v;
+	return p;
 }
 
-static int hex_hole(struct tl_dict *d, const char *p, size_t n)
+static uint8_t *hex_hole(uint8_t *h, const char *p, size_t n)
 {
 	uint64_t v = 0;
-	uint8_t mark = 2;
 
 	for (size_t i = 0; i < n; i++)
 		v = v << 4 | (uint64_t)(is_digit(p[i]) ? p[i] - '0' : p[i] - 'a' + 10);
-	if (tl_buf_put(&d->scratch, &mark, 1) || tl_buf_varint(&d->holes, n) ||
-	    tl_buf_varint(&d->holes, v >> 32) || tl_buf_varint(&d->holes, v & 0xffffffffu))
-		return -ENOMEM;
-	return 0;
+	h = put_varint(h, n);
+	h = put_varint(h, v >> 32);
+	return put_varint(h, v & 0xffffffffu);
 }
 
-/* Splits line into d->scratch (skeleton) and d->holes. */
+/* Splits line into d->scratch (skeleton) and d->holes. Both are sized first for the
+ * worst case (every byte escaped; 11 bytes of hole per byte), then written directly. */
 static int split(struct tl_dict *d, const char *s, size_t len)
 {
+	uint8_t *k, *h;
 	size_t i = 0;
 
-	d->scratch.n = 0;
-	d->holes.n = 0;
-	if (kt_grow((void **)&d->scratch.p, &d->scratch.cap, len + 16, 1))
+	if (len > SIZE_MAX / 16 ||
+	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1) ||
+	    kt_grow((void **)&d->holes.p, &d->holes.cap, 11 * len + 16, 1))
 		return -ENOMEM;
+	k = d->scratch.p;
+	h = d->holes.p;
 	while (i < len) {
 		char c = s[i];
+		uint8_t cls = char_class[(uint8_t)c];
 
+		if (cls == C_PLAIN) {
+			*k++ = (uint8_t)c;
+			i++;
+			continue;
+		}
+		if (cls == C_ESCAPE) {
+			*k++ = 3;
+			*k++ = (uint8_t)c;
+			i++;
+			continue;
+		}
 		if (c == '0' && i + 2 < len && s[i + 1] == 'x' && is_hex(s[i + 2])) {
 			size_t j = i + 2;
 
 			while (j < len && is_hex(s[j]) && j - (i + 2) < 16)
 				j++;
-			if (lit(&d->scratch, '0') || lit(&d->scratch, 'x') ||
-			    hex_hole(d, s + i + 2, j - i - 2))
-				return -ENOMEM;
+			*k++ = '0';
+			*k++ = 'x';
+			*k++ = 2;
+			h = hex_hole(h, s + i + 2, j - i - 2);
 			i = j;
 			continue;
 		}
-		if (is_hex(c) && (i == 0 || !is_word(s[i - 1]))) {
+		if (i == 0 || !is_word(s[i - 1])) {
 			size_t j = i;
 			bool digit = false;
 
@@ -198,51 +236,60 @@ static int split(struct tl_dict *d, const char *s, size_t len)
 				j++;
 			}
 			if (j - i >= 8 && j - i <= 16 && digit && (j == len || !is_word(s[j]))) {
-				if (hex_hole(d, s + i, j - i))
-					return -ENOMEM;
+				*k++ = 2;
+				h = hex_hole(h, s + i, j - i);
 				i = j;
 				continue;
 			}
 		}
-		if (is_digit(c)) {
+		if (cls == C_DIGIT) {
 			size_t j = i;
 			uint64_t v = 0;
-			uint8_t mark = 1;
 
 			while (j < len && is_digit(s[j]))
 				j++;
 			while (j - i > 1 && s[i] == '0')
-				if (lit(&d->scratch, s[i++]))
-					return -ENOMEM;
-			if (j - i > 15) {
-				while (j - i > 15)
-					if (lit(&d->scratch, s[i++]))
-						return -ENOMEM;
-				while (j - i > 1 && s[i] == '0')
-					if (lit(&d->scratch, s[i++]))
-						return -ENOMEM;
-			}
+				*k++ = (uint8_t)s[i++];
+			while (j - i > 15)
+				*k++ = (uint8_t)s[i++];
+			while (j - i > 1 && s[i] == '0')
+				*k++ = (uint8_t)s[i++];
 			for (; i < j; i++)
 				v = v * 10 + (uint64_t)(s[i] - '0');
-			if (tl_buf_put(&d->scratch, &mark, 1) || tl_buf_varint(&d->holes, v))
-				return -ENOMEM;
+			*k++ = 1;
+			h = put_varint(h, v);
 			continue;
 		}
-		if (lit(&d->scratch, c))
-			return -ENOMEM;
+		/* a hex letter inside a word */
+		*k++ = (uint8_t)c;
 		i++;
 	}
+	d->scratch.n = (size_t)(k - d->scratch.p);
+	d->holes.n = (size_t)(h - d->holes.p);
 	return 0;
 }
 
-static uint64_t fnv(const uint8_t *p, size_t n)
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	while (n >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+		p += 8;
+		n -= 8;
 	}
+	if (n) {
+		uint64_t v = 0;
+
+		memcpy(&v, p, n);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+		h ^= h >> 29;
+	}
+	h ^= h >> 32;
 	return h ? h : 1;
 }
 
@@ -270,7 +317,7 @@ static int dict_grow(struct tl_dict *d)
  * full; -2 out of memory. */
 static int64_t skeleton_id(struct tl_dict *d)
 {
-	uint64_t h = fnv(d->scratch.p, d->scratch.n);
+	uint64_t h = hash_bytes(d->scratch.p, d->scratch.n);
 	size_t k;
 
 	if ((d->n + 1) * 2 > d->nslots && dict_grow(d))

@@ -35,8 +35,14 @@ static inline uint64_t tl_zigzag(int64_t v)
 }
 void tl_buf_free(struct tl_buf *b);
 
+/* A compressor kept from one block to the next (zlib's state is big to set up). */
+struct tl_zip {
+	void *z;                       /* z_stream, made on first use */
+};
+
 /* Raw deflate (RFC 1951) of in[0..n) appended to out. 0 or -ENOMEM/-EIO. */
-int tl_deflate(const uint8_t *in, size_t n, struct tl_buf *out, int level);
+int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level);
+void tl_zip_free(struct tl_zip *z);
 /* Base64 of in[0..n) appended to out. */
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 

@@ -9,6 +9,8 @@
 #ifndef KTRACE_VIEWS_TIMELINE_WRITERS_H
 #define KTRACE_VIEWS_TIMELINE_WRITERS_H
 
+#include <pthread.h>
+
 #include <ktrace/stream.h>
 #include <ktrace/view.h>
 
@@ -28,6 +30,14 @@ struct tl_damage {
 #define TL_ECHUNK 65536                /* records per column chunk */
 #define TL_LCHUNK 4096                 /* records per line chunk */
 #define TL_MAX_LABELS 256
+#define TL_JOBS 6                      /* chunks in flight to the worker */
+
+/* A chunk for the worker: 'e' columns (encoded) or 'l' raw lines to encode. */
+struct tl_job {
+	int kind;
+	uint32_t index;
+	struct tl_buf data;
+};
 
 struct tl_html {
 	struct ktrace_out *out;
@@ -39,7 +49,7 @@ struct tl_html {
 	uint32_t nechunks;
 	uint64_t prev_ts;
 	bool started;
-	struct tl_buf lines;           /* the current line chunk */
+	struct tl_job *cur_lines;      /* the line chunk being filled (raw lines) */
 	size_t lcount;
 	uint32_t nlchunks;
 	struct tl_buf packed, b64;
@@ -50,6 +60,18 @@ struct tl_html {
 	uint64_t literal_lines;        /* lines whose prefix did not fit a style */
 	char *labels[TL_MAX_LABELS];   /* the line labels seen (buffer, file names) */
 	size_t nlabels;
+	/* the worker thread (dict, packed, b64, enc and the output are its own while it
+	 * runs); jobs go through queue in order and come back to freejobs */
+	struct tl_job jobs[TL_JOBS];
+	struct tl_job *queue[TL_JOBS], *freejobs[TL_JOBS];
+	size_t qhead, nqueued, nfree;
+	pthread_t worker;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool threaded, stop;
+	int error;                     /* the worker's first error */
+	struct tl_buf enc;
+	struct tl_zip zip;
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
