@@ -26,6 +26,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			 struct ktrace_error *err, const char **err_path, bool *drawn)
 {
 	struct ktrace_view_timeline_opts o = { 0 };
+	char title[512];
 	struct ktrace_stream *s = NULL;
 	struct tl_model m;
 	struct tl_html html;
@@ -44,6 +45,17 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	o.size = sizeof(o);
 	if (!o.top_threads)
 		o.top_threads = 16;
+	if (!o.title) {
+		/* the first input's file name, and how many more */
+		const char *base = strrchr(o.paths[0], '/');
+
+		base = base && base[1] ? base + 1 : o.paths[0];
+		if (o.npaths > 1)
+			snprintf(title, sizeof(title), "%s and %zu more", base, o.npaths - 1);
+		else
+			snprintf(title, sizeof(title), "%s", base);
+		o.title = title;
+	}
 	if (o.has_from && o.has_to && o.to <= o.from)
 		return ktrace_error_set(err, -EINVAL, "--to must be after --from");
 	ret = ktrace_stream_open(&s, o.paths, o.npaths, o.stream, err, err_path);

@@ -19,6 +19,7 @@
 #ifndef KTRACE_VIEWS_TIMELINE_ENCODE_H
 #define KTRACE_VIEWS_TIMELINE_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,10 @@ struct tl_zip {
 
 /* Raw deflate (RFC 1951) of in[0..n) appended to out. 0 or -ENOMEM/-EIO. */
 int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level);
+/* The next part of one raw deflate stream (each part ends on a byte boundary: sync
+ * flush); finish ends the stream. 0 or -ENOMEM/-EIO. */
+int tl_deflate_part(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level,
+		    bool finish);
 void tl_zip_free(struct tl_zip *z);
 /* Base64 of in[0..n) appended to out. */
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);

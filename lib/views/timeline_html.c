@@ -6,7 +6,8 @@
  * skeleton dictionary and the metadata (JSON), then the page's script, which reads
  * them all (lib/views/timeline/page.js).
  *
- * Column chunks ("e0", "e1"...): TL_ECHUNK records each, raw deflate then base64 of
+ * Column chunks ("e0", "e1"...): TL_ECHUNK records each, as the consecutive parts of
+ *   one raw deflate stream (base64 each; the last part only ends the stream), of
  *   varint count, 5 varint column lengths, then the columns, one varint per record
  *   (the arguments column only for some classes):
  *     time since the previous record (ns), CPU + 1 (0 unknown), event name index,
@@ -101,19 +102,38 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	return 0;
 }
 
-static int put_block(struct tl_html *h, const char *id, uint32_t k, const uint8_t *p, size_t n)
+static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 {
 	char head[96];
 
-	h->packed.n = 0;
 	h->b64.n = 0;
-	if (tl_deflate(&h->zip, p, n, &h->packed, DEFLATE_LEVEL) || tl_base64(h->packed.p, h->packed.n, &h->b64))
+	if (tl_base64(h->packed.p, h->packed.n, &h->b64))
 		return -ENOMEM;
-	snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu32 "\">", id, k);
+	snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu32 "\" data-n=\"%zu\">",
+		 id, k, n);
 	put(h, head);
 	kt_out_write(h->out, h->b64.p, h->b64.n);
 	put(h, "</script>\n");
 	return 0;
+}
+
+/* A block of its own (line chunks, the dictionary): one whole deflate stream. */
+static int put_block(struct tl_html *h, const char *id, uint32_t k, const uint8_t *p, size_t n)
+{
+	h->packed.n = 0;
+	if (tl_deflate(&h->zip, p, n, &h->packed, DEFLATE_LEVEL))
+		return -ENOMEM;
+	return put_encoded(h, id, k, n);
+}
+
+/* The column chunks are the parts of one deflate stream (the page inflates them in one
+ * go); finish: the stream's end, after the last chunk. */
+static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, size_t n, bool finish)
+{
+	h->packed.n = 0;
+	if (tl_deflate_part(&h->ezip, p, n, &h->packed, DEFLATE_LEVEL, finish))
+		return -ENOMEM;
+	return put_encoded(h, "e", k, n);
 }
 
 /* ---- the worker: line encoding, deflate, base64 and writing, in submission order ---- */
@@ -149,7 +169,7 @@ static int run_job(struct tl_html *h, struct tl_job *j)
 			return -ENOMEM;
 		return put_block(h, "l", j->index, h->enc.p, h->enc.n);
 	}
-	return put_block(h, "e", j->index, j->data.p, j->data.n);
+	return put_column_block(h, j->index, j->data.p, j->data.n, j->kind == 'f');
 }
 
 static void *worker_main(void *arg)
@@ -625,6 +645,14 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 
 	if (!ret)
 		ret = flush_lines(h);
+	if (!ret) {
+		/* the end of the column stream, as a last (empty) chunk */
+		struct tl_job *j = get_job(h);
+
+		j->kind = 'f';
+		j->index = h->nechunks++;
+		ret = submit(h, j);
+	}
 	stop_worker(h);
 	if (!ret)
 		ret = h->error;
@@ -646,6 +674,7 @@ void tl_html_free(struct tl_html *h)
 		tl_buf_free(&h->jobs[i].data);
 	tl_buf_free(&h->enc);
 	tl_zip_free(&h->zip);
+	tl_zip_free(&h->ezip);
 	tl_dict_free(&h->dict);
 	for (int i = 0; i < 5; i++)
 		tl_buf_free(&h->col[i]);

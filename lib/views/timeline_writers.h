@@ -32,7 +32,8 @@ struct tl_damage {
 #define TL_MAX_LABELS 256
 #define TL_JOBS 6                      /* chunks in flight to the worker */
 
-/* A chunk for the worker: 'e' columns (encoded) or 'l' raw lines to encode. */
+/* A chunk for the worker: 'e' columns (encoded), 'f' the end of the columns, or 'l' raw
+ * lines to encode. */
 struct tl_job {
 	int kind;
 	uint32_t index;
@@ -71,7 +72,7 @@ struct tl_html {
 	bool threaded, stop;
 	int error;                     /* the worker's first error */
 	struct tl_buf enc;
-	struct tl_zip zip;
+	struct tl_zip zip, ezip;       /* blocks of their own; the column stream */
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,

@@ -114,8 +114,12 @@ def tooltip_check(page, name, meta, cpus, lines):
 def picture_checks(page, name, cpus, shot):
     png = page.screenshot()
     if shot:
+        # the page's content only, for the README
+        hgt = page.eval('Math.ceil(document.getElementById("ktl-detail").getBoundingClientRect().bottom)')
+        small = page.call('Page.captureScreenshot', {'format': 'png', 'clip': {
+            'x': 0, 'y': 0, 'width': WIDTH, 'height': min(hgt, HEIGHT), 'scale': 1}})['data']
         with open(shot, 'wb') as f:
-            f.write(png)
+            f.write(__import__('base64').b64decode(small))
     w, h, bpp, rows = cdp.read_png(png)
     top = page.eval('document.getElementById("ktl-canvas").getBoundingClientRect().top')
     white = (255, 255, 255)
@@ -201,7 +205,7 @@ def zoom_checks(page, name):
 
 def check_page(b, a):
     page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120)
-    ready = page.eval('!!(window.ktl && ktl.ready)')
+    ready = page.eval('(window.ktlLoaded || Promise.resolve(false)).then(r => !!(r && window.ktl && ktl.ready))', timeout=120)
     if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
               page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
         return
@@ -257,8 +261,10 @@ def main():
     with b:
         if a.load_time:
             page = b.open('file://' + os.path.abspath(a.load_time), WIDTH, HEIGHT, timeout=300)
-            print('load %.3f s (navigation to the load event), page script %.3f s, ready at %.3f s' % (
-                page.load_seconds, page.eval('ktl.scriptMs') / 1000, page.eval('ktl.loadMs') / 1000))
+            page.eval('window.ktlLoaded', timeout=300)
+            print('ready %.3f s after navigation (load event at %.3f s); script %.3f s: %s' % (
+                page.eval('ktl.loadMs') / 1000, page.load_seconds, page.eval('ktl.scriptMs') / 1000,
+                page.eval('JSON.stringify(ktl.timings)')))
             return
         for c in a.cases:
             check_page(b, parse_case(c))

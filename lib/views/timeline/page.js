@@ -2,7 +2,9 @@
 // this page (layout described there), rebuilds the lanes with the rules of
 // lib/views/timeline_model.h and draws them on a canvas. No network, no other file.
 "use strict";
-(function () {
+let ktlResolve;
+window.ktlLoaded = new Promise(r => { ktlResolve = r; });
+(async function () {
 const T0 = performance.now();
 const meta = JSON.parse(document.getElementById("meta").textContent);
 const SWITCH = 1, WAKEUP = 2, LOST = 3;
@@ -43,40 +45,21 @@ function huffman(lengths, n) {
 }
 
 let FIXED = null;
-function inflate(src) {
-  let out = new Uint8Array(Math.max(4096, src.length * 6)), op = 0;
-  let bp = 0, buf = 0, cnt = 0;
-  function need(n) { while (cnt < n) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } }
-  function bits(n) { need(n); const v = buf & ((1 << n) - 1); buf >>>= n; cnt -= n; return v; }
-  function room(n) {
-    if (op + n <= out.length) return;
-    let len = out.length * 2;
-    while (len < op + n) len *= 2;
-    const o = new Uint8Array(len); o.set(out.subarray(0, op)); out = o;
-  }
-  function sym(t) {
-    need(15);
-    const e = t.fast[buf & 1023];
-    if (e >= 0) { const l = e & 15; buf >>>= l; cnt -= l; return e >> 4; }
-    let code = 0, first = 0, index = 0;
-    for (let len = 1; len <= 15; len++) {
-      code |= (buf >>> (len - 1)) & 1;
-      const c = t.counts[len];
-      if (code - first < c) { buf >>>= len; cnt -= len; return t.syms[index + code - first]; }
-      index += c; first = (first + c) << 1; code <<= 1;
-    }
-    throw new Error("corrupt data (Huffman code)");
-  }
-  let last = 0;
+// One function, its state in locals (closures over them are slow in V8); n: the output's
+// size when known.
+function inflate(src, n) {
+  let out = new Uint8Array(n || Math.max(4096, src.length * 6)), op = 0;
+  let bp = 0, buf = 0, cnt = 0, last = 0;
   do {
-    last = bits(1);
-    const type = bits(2);
+    while (cnt < 3) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+    last = buf & 1; const type = (buf >>> 1) & 3; buf >>>= 3; cnt -= 3;
     if (type === 0) {
       const drop = cnt & 7; buf >>>= drop; cnt -= drop;
       bp -= cnt >> 3; buf = 0; cnt = 0;
       const len = src[bp] | (src[bp + 1] << 8); bp += 4;
       if (bp + len > src.length) throw new Error("corrupt data (stored block)");
-      room(len); out.set(src.subarray(bp, bp + len), op); op += len; bp += len;
+      if (op + len > out.length) out = grown(out, op, op + len);
+      out.set(src.subarray(bp, bp + len), op); op += len; bp += len;
       continue;
     }
     let lt, dt;
@@ -88,18 +71,28 @@ function inflate(src) {
       }
       lt = FIXED[0]; dt = FIXED[1];
     } else if (type === 2) {
-      const hlit = bits(5) + 257, hdist = bits(5) + 1, hclen = bits(4) + 4;
+      while (cnt < 14) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+      const hlit = (buf & 31) + 257, hdist = ((buf >>> 5) & 31) + 1, hclen = ((buf >>> 10) & 15) + 4;
+      buf >>>= 14; cnt -= 14;
       const cl = new Uint8Array(19);
-      for (let i = 0; i < hclen; i++) cl[CLORDER[i]] = bits(3);
+      for (let i = 0; i < hclen; i++) {
+        while (cnt < 3) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        cl[CLORDER[i]] = buf & 7; buf >>>= 3; cnt -= 3;
+      }
       const ct = huffman(cl, 19);
       const lens = new Uint8Array(hlit + hdist);
       for (let i = 0; i < hlit + hdist;) {
-        const s = sym(ct);
-        if (s < 16) { lens[i++] = s; continue; }
+        while (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        const e = ct.fast[buf & 1023];
+        if (e < 0) throw new Error("corrupt data (lengths)");
+        buf >>>= e & 15; cnt -= e & 15;
+        const sy = e >> 4;
+        if (sy < 16) { lens[i++] = sy; continue; }
         let rep = 0, val = 0;
-        if (s === 16) { if (!i) throw new Error("corrupt data (lengths)"); val = lens[i - 1]; rep = 3 + bits(2); }
-        else if (s === 17) rep = 3 + bits(3);
-        else rep = 11 + bits(7);
+        while (cnt < 7) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        if (sy === 16) { if (!i) throw new Error("corrupt data (lengths)"); val = lens[i - 1]; rep = 3 + (buf & 3); buf >>>= 2; cnt -= 2; }
+        else if (sy === 17) { rep = 3 + (buf & 7); buf >>>= 3; cnt -= 3; }
+        else { rep = 11 + (buf & 127); buf >>>= 7; cnt -= 7; }
         if (i + rep > hlit + hdist) throw new Error("corrupt data (lengths)");
         while (rep--) lens[i++] = val;
       }
@@ -108,31 +101,69 @@ function inflate(src) {
     } else {
       throw new Error("corrupt data (block type)");
     }
+    const lf = lt.fast, df = dt.fast;
     for (;;) {
-      let s = sym(lt);
-      if (s < 256) { if (op >= out.length) room(1); out[op++] = s; continue; }
-      if (s === 256) break;
-      s -= 257;
-      if (s >= 29) throw new Error("corrupt data (length)");
-      const len = LBASE[s] + bits(LEXTRA[s]);
-      const d = sym(dt);
+      if (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; if (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } }
+      let e = lf[buf & 1023], sy;
+      if (e >= 0) { sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
+      else { e = slowSym(lt, buf); sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
+      if (sy < 256) {
+        if (op >= out.length) out = grown(out, op, op + 1);
+        out[op++] = sy;
+        continue;
+      }
+      if (sy === 256) break;
+      sy -= 257;
+      if (sy >= 29) throw new Error("corrupt data (length)");
+      let len = LBASE[sy];
+      const lx = LEXTRA[sy];
+      if (lx) { while (cnt < lx) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } len += buf & ((1 << lx) - 1); buf >>>= lx; cnt -= lx; }
+      while (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+      e = df[buf & 1023];
+      if (e < 0) e = slowSym(dt, buf);
+      const d = e >> 4; buf >>>= e & 15; cnt -= e & 15;
       if (d >= 30) throw new Error("corrupt data (distance)");
-      const dist = DBASE[d] + bits(DEXTRA[d]);
+      let dist = DBASE[d];
+      const dx = DEXTRA[d];
+      if (dx) { while (cnt < dx) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } dist += buf & ((1 << dx) - 1); buf >>>= dx; cnt -= dx; }
       if (dist > op) throw new Error("corrupt data (distance)");
-      room(len);
-      for (let i = 0; i < len; i++, op++) out[op] = out[op - dist];
+      if (op + len > out.length) out = grown(out, op, op + len);
+      if (dist >= len) { out.copyWithin(op, op - dist, op - dist + len); op += len; }
+      else for (let i = 0; i < len; i++, op++) out[op] = out[op - dist];
     }
   } while (!last);
-  return out.subarray(0, op);
+  return op === out.length ? out : out.subarray(0, op);
+}
+function grown(out, op, need) {
+  let len = out.length * 2;
+  while (len < need) len *= 2;
+  const o = new Uint8Array(len);
+  o.set(out.subarray(0, op));
+  return o;
+}
+// a code longer than the fast table's 10 bits: symbol << 4 | length
+function slowSym(t, buf) {
+  let code = 0, first = 0, index = 0;
+  for (let len = 1; len <= 15; len++) {
+    code |= (buf >>> (len - 1)) & 1;
+    const c = t.counts[len];
+    if (code - first < c) return (t.syms[index + code - first] << 4) | len;
+    index += c; first = (first + c) << 1; code <<= 1;
+  }
+  throw new Error("corrupt data (Huffman code)");
 }
 
 function block(id) {
   const el = document.getElementById(id);
   if (!el) return new Uint8Array(0);
+  const tb = performance.now();
+  try { return block2(el); } finally { INFL += performance.now() - tb; }
+}
+function block2(el) {
   const bin = atob(el.textContent);
   const u = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-  return inflate(u);
+  return inflate(u, Number(el.dataset.n) || 0);
 }
 
 // varints, arithmetic (values up to 2^53)
@@ -162,13 +193,13 @@ const span = Math.max(meta.span, 1);
 const NONE = -1;
 const thr = threads.map((t, i) => ({ i, tid: t[0], pid: t[1], comm: t[2], cpu_ns: t[3], nrecs: t[4],
   state: 0, since: 0, ivs: [], ive: [], ivst: [], ticks: [] }));
-const laneOf = new Map();
-const cpuLanes = meta.cpus.map(c => {
-  const l = { cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3], sw: [], swNext: [], ticks: [],
-    lostRecs: [], cur: NONE };
-  laneOf.set(c[0], l);
-  return l;
-});
+const cpuLanes = meta.cpus.map(c => ({ cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3] }));
+const laneOf = new Map(cpuLanes.map(l => [l.cpu, l]));
+const maxCpu = cpuLanes.reduce((m, l) => Math.max(m, l.cpu), -1);
+const laneIdx = new Int32Array(maxCpu + 2).fill(-1);
+cpuLanes.forEach((l, i) => { laneIdx[l.cpu] = i; });
+const clsOf = Uint8Array.from(names.map(n => n[1]));
+const threadOfTask = Int32Array.from(tasks.map(t => t[0]));
 function idle(th) { return th === NONE || thr[th].tid === 0; }
 function setState(th, st, t) {
   if (idle(th)) return;
@@ -176,54 +207,110 @@ function setState(th, st, t) {
   if (x.state) { x.ivs.push(x.since); x.ive.push(t); x.ivst.push(x.state); }
   x.state = st; x.since = t;
 }
-(function decode() {
-  let k = 0, t = 0;
+// per record: its lane's kind (0 tick, 1 switch, 2 lost) and what goes where, sorted
+// by lane with counting sorts afterwards
+const kindOf = new Uint8Array(N), swNext = new Int32Array(N);
+const TM = { start: performance.now() - T0 };
+let INFL = 0;
+await (async function decode() {
+  // the column chunks: parts of one deflate stream, inflated at once
+  const parts = [];
+  let total = 0, outLen = 0;
   for (let c = 0; c < meta.echunks; c++) {
-    const u = block("e" + c), r = reader(u, 0);
-    const n = r.v(), len = [r.v(), r.v(), r.v(), r.v(), r.v()];
-    const col = []; let p = r.p;
-    for (let i = 0; i < 5; i++) { col.push(reader(u, p)); p += len[i]; }
+    const el = document.getElementById("e" + c), bin = atob(el.textContent);
+    const u = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    parts.push(u); total += u.length; outLen += Number(el.dataset.n);
+  }
+  const all = new Uint8Array(total);
+  total = 0;
+  for (const u of parts) { all.set(u, total); total += u.length; }
+  const ti = performance.now();
+  // our inflate: in this page, one call over the whole stream beat the browser's
+  // DecompressionStream (its stream machinery costs more than the inflating)
+  const U = inflate(all, outLen);
+  INFL = performance.now() - ti;
+  let k = 0, t = 0, base = 0;
+  for (let c = 0; c < meta.echunks - 1; c++) {
+    const u = U;
+    let p = base;
+    const rv = () => {
+      let b = u[p++];
+      if (b < 128) return b;
+      let v = b & 127, m = 128;
+      for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) return v; m *= 128; }
+    };
+    const n = rv(), len = [rv(), rv(), rv(), rv(), rv()];
+    base = p + len[0] + len[1] + len[2] + len[3] + len[4];
+    let p0 = p, p1 = p0 + len[0], p2 = p1 + len[1], p3 = p2 + len[2], p4 = p3 + len[3];
     for (let i = 0; i < n; i++, k++) {
-      t += col[0].v();
-      const cpu = col[1].v() - 1, ev = col[2].v(), task = col[3].v() - 1;
+      let b, v, m;
+      // the five columns, varints inline (almost every value fits one byte)
+      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      t += v;
+      b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const cpu = v - 1;
+      b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const ev = v;
+      b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const task = v - 1;
       ts[k] = t; rcpu[k] = cpu; rev[k] = ev; rtask[k] = task;
-      const cls = names[ev][1], lane = cpu >= 0 ? laneOf.get(cpu) : undefined;
+      const cls = clsOf[ev], onLane = cpu >= 0 && cpu <= maxCpu && laneIdx[cpu] >= 0;
       if (cls === SWITCH) {
-        const prev = col[4].v() - 1, next = col[4].v() - 1, runnable = col[4].v();
-        if (lane) {
-          lane.sw.push(k); lane.swNext.push(next);
+        p = p4; const prev = rv() - 1, next = rv() - 1, runnable = rv(); p4 = p;
+        kindOf[k] = 1; swNext[k] = next;
+        if (onLane) {
           setState(prev, runnable ? RUNNABLE : BLOCKED, t);
           setState(next, RUNNING, t);
         }
         continue;
       }
       if (cls === WAKEUP) {
-        const w = col[4].v() - 1;
+        p = p4; const w = rv() - 1; p4 = p;
         if (w !== NONE && thr[w].state !== RUNNING && thr[w].state !== RUNNABLE) setState(w, RUNNABLE, t);
       } else if (cls === LOST) {
-        col[4].v();
-        if (lane) lane.lostRecs.push(k);
-        continue;
+        p = p4; rv(); p4 = p;
+        kindOf[k] = 2;
       }
-      if (lane) lane.ticks.push(k);
-      if (task >= 0) thr[tasks[task][0]].ticks.push(k);
     }
   }
-  for (const x of thr) if (x.state) setState(x.i, 0, t);
-  for (const l of cpuLanes) {
-    const n = l.sw.length;
-    l.start = new Float64Array(n); l.end = new Float64Array(n); l.thread = new Int32Array(l.swNext);
-    l.rec = new Int32Array(l.sw);
-    for (let i = 0; i < n; i++) {
-      l.start[i] = ts[l.sw[i]];
-      l.end[i] = i + 1 < n ? ts[l.sw[i + 1]] : span;
+})();
+TM.decode = performance.now() - T0; TM.inflate = INFL;
+(function sortLanes() {
+  let last = 0;
+  for (let k = 0; k < N; k++) last = ts[k];
+  for (const x of thr) if (x.state) setState(x.i, 0, last);
+  // counts, then the records of each lane in time order
+  const nl = cpuLanes.length, cnt = new Int32Array(nl * 3), tcnt = new Int32Array(thr.length + 1);
+  for (let k = 0; k < N; k++) {
+    const c = rcpu[k], li = c >= 0 && c <= maxCpu ? laneIdx[c] : -1;
+    if (li >= 0) cnt[li * 3 + kindOf[k]]++;
+    if (kindOf[k] === 0 && rtask[k] >= 0) tcnt[threadOfTask[rtask[k]]]++;
+  }
+  cpuLanes.forEach((l, i) => {
+    l.rec = new Int32Array(cnt[i * 3 + 1]); l.ticks = new Int32Array(cnt[i * 3]);
+    l.lostRecs = new Int32Array(cnt[i * 3 + 2]); l.fill = [0, 0, 0];
+  });
+  for (const x of thr) { x.ticks = new Int32Array(tcnt[x.i]); x.fill = 0; }
+  for (let k = 0; k < N; k++) {
+    const c = rcpu[k], li = c >= 0 && c <= maxCpu ? laneIdx[c] : -1, kd = kindOf[k];
+    if (li >= 0) {
+      const l = cpuLanes[li];
+      (kd === 1 ? l.rec : kd === 0 ? l.ticks : l.lostRecs)[l.fill[kd]++] = k;
     }
-    l.ticks = new Int32Array(l.ticks); l.lostRecs = new Int32Array(l.lostRecs);
-    delete l.sw; delete l.swNext;
+    if (kd === 0 && rtask[k] >= 0) { const x = thr[threadOfTask[rtask[k]]]; x.ticks[x.fill++] = k; }
+  }
+  for (const l of cpuLanes) {
+    const n = l.rec.length;
+    l.start = new Float64Array(n); l.end = new Float64Array(n); l.thread = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      l.start[i] = ts[l.rec[i]];
+      l.end[i] = i + 1 < n ? ts[l.rec[i + 1]] : span;
+      l.thread[i] = swNext[l.rec[i]];
+    }
   }
   for (const x of thr) {
     x.ivs = new Float64Array(x.ivs); x.ive = new Float64Array(x.ive); x.ivst = new Uint8Array(x.ivst);
-    x.ticks = new Int32Array(x.ticks);
   }
 })();
 
@@ -617,13 +704,16 @@ reset.addEventListener("click", () => setView(0, span));
 more.addEventListener("click", () => { showAll = !showAll; draw(); });
 window.addEventListener("resize", draw);
 
+TM.built = performance.now() - T0;
 draw();
+TM.drawn = performance.now() - T0;
 
 // what tests and programs may ask the page (window.ktl)
 window.ktl = {
   meta,
   loadMs: performance.now(),
   scriptMs: performance.now() - T0,
+  timings: TM,
   view: () => ({ t0, t1, from: fmtTs(t0), to: fmtTs(t1) }),
   setView,
   zoom,
@@ -646,4 +736,9 @@ window.ktl = {
   ready: true,
 };
 document.documentElement.setAttribute("data-ktl-ready", "1");
-})();
+ktlResolve(true);
+})().catch(e => {
+  const r = document.getElementById("ktl");
+  if (r) r.textContent = "The timeline could not be drawn: " + e;
+  ktlResolve(false);
+});
