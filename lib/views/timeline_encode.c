@@ -12,6 +12,8 @@
 
 int tl_buf_put(struct tl_buf *b, const void *p, size_t n)
 {
+	if (!n)
+		return 0;
 	if (n > SIZE_MAX - b->n || kt_grow((void **)&b->p, &b->cap, b->n + n, 1))
 		return -ENOMEM;
 	memcpy(b->p + b->n, p, n);

@@ -112,7 +112,8 @@ static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 	snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu32 "\" data-n=\"%zu\">",
 		 id, k, n);
 	put(h, head);
-	kt_out_write(h->out, h->b64.p, h->b64.n);
+	if (h->b64.n)
+		kt_out_write(h->out, h->b64.p, h->b64.n);
 	put(h, "</script>\n");
 	return 0;
 }
