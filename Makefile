@@ -38,7 +38,9 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LIBS     := -lzstd -lz -lelf -lplist-2.0
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+# The timeline page's own script and styles, embedded as C strings (see below).
+ASSETS   := lib/views/timeline/page.css lib/views/timeline/page.js
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/timeline_assets.o
 # Library objects export only what the public headers mark KTRACE_API.
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden -DKTRACE_BUILDING
 CLI_SRC  := $(sort $(wildcard src/*.c))
@@ -76,6 +78,23 @@ $(B)/%.o: %.c $(HEADERS) | $(B)/.deps
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# lib/views/timeline/page.{css,js} -> one C string each (tl_asset_page_css/_js): every
+# line quoted, backslashes and quotes escaped.
+ASSET_SED = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
+define gen_assets
+	@mkdir -p $(dir $(1))
+	@{ echo '/* generated from lib/views/timeline/ by the Makefile: do not edit */'; \
+	  echo 'const char tl_asset_page_css[] ='; $(ASSET_SED) lib/views/timeline/page.css; echo ';'; \
+	  echo 'const char tl_asset_page_js[] ='; $(ASSET_SED) lib/views/timeline/page.js; echo ';'; \
+	} > $(1).tmp && mv $(1).tmp $(1)
+endef
+
+$(B)/gen/timeline_assets.c: $(ASSETS) Makefile
+	$(call gen_assets,$@)
+
+$(B)/gen/timeline_assets.o: $(B)/gen/timeline_assets.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -155,10 +174,11 @@ demo: all
 FUZZ_CC ?= clang
 fuzz:
 	@mkdir -p build-fuzz
+	$(call gen_assets,build-fuzz/gen/timeline_assets.c)
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	    echo "  FUZZ $$n"; \
 	    $(FUZZ_CC) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
-	        -o build-fuzz/$$n $$f $(LIB_SRC) $(LIBS) -pthread || exit 1; done
+	        -o build-fuzz/$$n $$f $(LIB_SRC) build-fuzz/gen/timeline_assets.c $(LIBS) -pthread || exit 1; done
 
 bench: all
 	@./scripts/deps.sh bench

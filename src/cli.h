@@ -30,6 +30,7 @@ extern const struct cli_command cli_record;
 extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
 extern const struct cli_command cli_reset;
+extern const struct cli_command cli_timeline;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {

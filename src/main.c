@@ -21,6 +21,7 @@ static const struct cli_command *const commands[] = {
 	&cli_extract,
 	&cli_convert,
 	&cli_reset,
+	&cli_timeline,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -169,6 +169,39 @@ struct ktrace_view_text_opts {
 KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
 				struct ktrace_error *err, const char **err_file);
 
+
+/*
+ * `ktrace timeline`: a picture of the trace (lib/views/timeline*.c, docs/timeline.md).
+ * One lane per CPU with the running threads as coloured slices, one lane per thread
+ * with its running, runnable and blocked states, every other event as a tick, lost
+ * events as red marks, for any input the event stream reads.
+ */
+struct ktrace_view_timeline_opts {
+	size_t size;                  /* sizeof(struct ktrace_view_timeline_opts) */
+	const char *const *paths;     /* the inputs, opened as one event stream */
+	size_t npaths;
+	const struct ktrace_stream_opts *stream;   /* -F, --cpu, --pid/--comm; may be NULL */
+	bool svg;                     /* a static SVG picture instead of the HTML page */
+	bool has_from, has_to;        /* --from/--to: the window (SVG: what is drawn; */
+	uint64_t from, to;            /* HTML: the first view), ns in the trace's clock */
+	unsigned top_threads;         /* thread lanes before "more" (0: 16) */
+	const char *title;            /* the page's title (NULL: the first path) */
+	/* called every 65536 records (may be NULL): records so far */
+	void (*progress)(void *arg, uint64_t records);
+	void *progress_arg;
+};
+
+/*
+ * Writes the page (a self-contained HTML file: its script, styles and the trace's data
+ * inside) or the SVG picture of o's inputs to out. Returns 0; or a negative code with
+ * err set and *err_path (may be NULL) the input at fault: when *drawn is true the
+ * output was written anyway, with what could be read and the damage marked (damaged
+ * input); when false nothing usable was written (an input that does not open, a bad
+ * filter, out of memory).
+ */
+KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, struct ktrace_out *out,
+				    struct ktrace_error *err, const char **err_path, bool *drawn);
+
 #ifdef __cplusplus
 }
 #endif

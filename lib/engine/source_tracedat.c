@@ -165,7 +165,8 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	(void)err;
+	/* the set reports into the error of this call (the one given to open may be gone) */
+	t->set.err = err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;
@@ -240,6 +241,93 @@ static int format_text(struct td_source *t, size_t *n)
 	return 0;
 }
 
+/* a then b into buf as snprintf would: at most len - 1 bytes and a NUL; the whole
+ * length. */
+static int copy_out(char *buf, size_t len, const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t total = na + nb;
+
+	if (len) {
+		size_t room = len - 1, ka = na < room ? na : room, kb = nb < room - ka ? nb : room - ka;
+
+		memcpy(buf, a, ka);
+		memcpy(buf + ka, b, kb);
+		buf[ka + kb] = 0;
+	}
+	return total > INT32_MAX ? -EOVERFLOW : (int)total;
+}
+
+static size_t put_dec(char *p, uint64_t v, size_t width, char fill)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n + k < width)
+		p[k++] = fill;
+	while (n)
+		p[k++] = tmp[--n];
+	return k;
+}
+
+/*
+ * The line's start as trace-cmd prints it, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s" (or
+ * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
+ * negative (the printf path then does it).
+ */
+static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
+			  const struct ktrace_stream_record *r, bool usecs)
+{
+	size_t cl = strlen(r->comm), nl = strlen(r->name), k = 0;
+	char tid[24];
+	size_t tl;
+
+	if (r->tid < 0 || r->tid > INT32_MAX || r->cpu < 0 || h + cl + nl + 128 > cap)
+		return 0;
+	memcpy(pre, head, h);
+	k = h;
+	if (cl < 16) {
+		memset(pre + k, ' ', 16 - cl);
+		k += 16 - cl;
+	}
+	memcpy(pre + k, r->comm, cl);
+	k += cl;
+	pre[k++] = '-';
+	tl = put_dec(tid, (uint64_t)r->tid, 0, ' ');
+	memcpy(pre + k, tid, tl);
+	k += tl;
+	while (tl++ < 5)
+		pre[k++] = ' ';
+	memcpy(pre + k, " [", 2);
+	k += 2;
+	k += put_dec(pre + k, (uint64_t)r->cpu, 3, '0');
+	pre[k++] = ']';
+	if (usecs) {
+		uint64_t v = r->ts / 1000 + (r->ts % 1000 >= 500);
+
+		pre[k++] = ' ';
+		k += put_dec(pre + k, v / 1000000, 5, ' ');
+		pre[k++] = '.';
+		k += put_dec(pre + k, v % 1000000, 6, '0');
+	} else {
+		k += put_dec(pre + k, r->ts, 12, ' ');
+	}
+	pre[k++] = ':';
+	pre[k++] = ' ';
+	memcpy(pre + k, r->name, nl);
+	k += nl;
+	pre[k++] = ':';
+	pre[k++] = ' ';
+	if (nl < 20) {
+		memset(pre + k, ' ', 20 - nl);
+		k += 20 - nl;
+	}
+	return k;
+}
+
 static int td_format(struct kt_source *src, char *buf, size_t len, bool text_only)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -279,7 +367,14 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	else if (n && t->text[n - 1] == '\n')
 		n--;
 	if (text_only)
-		return snprintf(buf, len, "%.*s", (int)n, t->text);
+		return copy_out(buf, len, t->text, n, "", 0);
+	{
+		char pre[512];
+		size_t k = fast_prefix(pre, sizeof(pre), head, (size_t)h, r, f->usecs);
+
+		if (k)
+			return copy_out(buf, len, pre, k, t->text, n);
+	}
 	{
 		char comm[64];
 		char ts[48];
