@@ -573,7 +573,10 @@ function draw() {
         if (s === BLOCKED) { ctx.fillStyle = "#bbb"; ctx.fillRect(LABEL_W + x0, r.y + 5, Math.max(1, x1 - x0), 2); }
         else { ctx.fillStyle = colour(x.i, s === RUNNABLE); ctx.fillRect(LABEL_W + x0, r.y, Math.max(1, x1 - x0), 12); }
       }
-      drawTicks(x.ticks, r.y, 12, pw, dt, () => "rgba(0,0,0,.55)");
+      // ticks below the state bar's middle, so that a thread busy with events still
+      // shows its state's colour (KOFF threads, with no states, use the whole lane)
+      if (x.ivs.length) drawTicks(x.ticks, r.y + 8, 4, pw, dt, () => "rgba(0,0,0,.55)");
+      else drawTicks(x.ticks, r.y, 12, pw, dt, () => "rgba(0,0,0,.55)");
     }
   }
   if (meta.damage) {
