@@ -18,6 +18,7 @@
 /* The header fields a reader or an attaching producer relies on, decoded. */
 struct koff_geom {
 	uint32_t version, hdr_size, rec_size, state, hash_slots, ptr_size, creator_pid;
+	uint32_t group, max_age;   /* version 2; version 1 reads as group 1, max_age 0 */
 	uint64_t nentries, ring_off, strtab_off, strtab_size, hash_off, file_size, created_ns;
 	/* control and counters (a snapshot; they move while producers run) */
 	uint64_t gate, mask, head, base, flushed, dropped, rejected, flushes, strtab_used, strtab_full;

@@ -9,6 +9,11 @@
  * stamps again. A record is shown only when both stamp reads and the record's own
  * stamp say "published as sequence number s"; since a stamp only ever grows, nothing
  * can have written the slot between the first and the last read.
+ *
+ * Records come out in time order (ties in sequence order): writers fill groups of
+ * slots, so sequence order is time order only up to a bounded distance (layout.h,
+ * "Time order"); the accepted records go through a heap of that many records, and the
+ * earliest is returned whenever the heap holds more.
  */
 #include <ktrace/detect.h>
 #include <errno.h>
@@ -35,6 +40,12 @@ struct str_cache_entry {
 	char *text;
 };
 
+/* A record accepted from the ring, waiting in the time-order heap. */
+struct sort_item {
+	uint64_t ns, seq;
+	uint32_t slot;              /* index in sort_recs */
+};
+
 struct koff_reader {
 	enum koff_source kind;
 	struct koff_info info;
@@ -58,6 +69,12 @@ struct koff_reader {
 	uint8_t *recs, *pass;       /* WINDOW records each */
 	uint64_t *stamp_a, *stamp_c;
 	struct koff_counts counts;
+	/* time-order heap */
+	struct sort_item *heap;
+	uint32_t heap_n, heap_cap;      /* heap_cap: the sort window */
+	uint8_t *sort_recs;             /* heap_cap + 1 records */
+	uint32_t *free_slots, nfree;
+	bool raw_done;
 	struct str_cache_entry cache[STR_CACHE];
 	char fmt_text[KOFF_MAX_STRING];
 	char args_text[5][ARG_STR_MAX + 1];
@@ -173,8 +190,22 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 	r->pass = r->live ? malloc((size_t)WINDOW * KOFF_REC_SIZE) : NULL;
 	r->stamp_a = malloc(WINDOW * sizeof(uint64_t));
 	r->stamp_c = malloc(WINDOW * sizeof(uint64_t));
-	if (!r->recs || (r->live && !r->pass) || !r->stamp_a || !r->stamp_c)
+	/* The sort window: the distance between sequence and time order the writers
+	 * allow, with room for clock differences between threads (or the whole ring). */
+	{
+		uint64_t w = 2 * (uint64_t)g->max_age + 4 * (uint64_t)g->group + 256;
+
+		r->heap_cap = (uint32_t)(w < g->nentries ? w : g->nentries);
+	}
+	r->heap = malloc((size_t)(r->heap_cap + 1) * sizeof(*r->heap));
+	r->sort_recs = malloc((size_t)(r->heap_cap + 1) * KOFF_REC_SIZE);
+	r->free_slots = malloc((size_t)(r->heap_cap + 1) * sizeof(*r->free_slots));
+	if (!r->recs || (r->live && !r->pass) || !r->stamp_a || !r->stamp_c || !r->heap ||
+	    !r->sort_recs || !r->free_slots)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i <= r->heap_cap; i++)
+		r->free_slots[i] = r->heap_cap - i;
+	r->nfree = r->heap_cap + 1;
 	return 0;
 }
 
@@ -408,6 +439,9 @@ void koff_reader_close(struct koff_reader *r)
 	free(r->pass);
 	free(r->stamp_a);
 	free(r->stamp_c);
+	free(r->heap);
+	free(r->sort_recs);
+	free(r->free_slots);
 	free(r->path);
 	free(r);
 }
@@ -585,10 +619,11 @@ static void sum_counts(struct koff_reader *r)
 	r->counts.overwritten = published - r->counts.shown;
 }
 
-int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err)
+/* Records accepted from the ring in sequence order: 1 with *seq_out and *rec_out (the
+ * record's bytes, valid until the next call), 0 at the end, or an error. */
+static int next_in_ring(struct koff_reader *r, uint64_t *seq_out, const uint8_t **rec_out,
+			struct ktrace_error *err)
 {
-	if (r->kind == KOFF_SRC_SNAPSHOT)
-		return koff_snap_next(r->snap, rec, err);
 	for (;;) {
 		const uint8_t *p;
 		uint64_t seq, want, own;
@@ -596,11 +631,8 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 		int ret;
 
 		if (r->win_pos >= r->win_n) {
-			if (r->next >= r->end) {
-				if (!r->summed)
-					sum_counts(r);
+			if (r->next >= r->end)
 				return 0;
-			}
 			ret = fill_window(r, err);
 			if (ret)
 				return ret;
@@ -626,20 +658,106 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 			}
 			continue;
 		}
-		memset(rec, 0, sizeof(*rec));
-		rec->seq = seq;
-		rec->ns = kt_load_u64(p + KOFF_R_NS, false);
-		rec->tid = kt_load_u64(p + KOFF_R_TID, false);
-		rec->id = kt_load_u64(p + KOFF_R_ID, false);
-		rec->fmt_addr = kt_load_u64(p + KOFF_R_FMT, false);
-		for (int k = 0; k < 5; k++)
-			rec->args[k] = kt_load_u64(p + KOFF_R_ARGS + 8 * k, false);
-		rec->pid = kt_load_u32(p + KOFF_R_PID, false);
-		rec->flags = kt_load_u32(p + KOFF_R_FLAGS, false);
-		resolve_strings(r, rec, kt_load_u32(p + KOFF_R_STR, false));
-		r->counts.shown++;
+		*seq_out = seq;
+		*rec_out = p;
 		return 1;
 	}
+}
+
+static bool item_before(const struct sort_item *a, const struct sort_item *b)
+{
+	return a->ns != b->ns ? a->ns < b->ns : a->seq < b->seq;
+}
+
+static void heap_push(struct koff_reader *r, struct sort_item it)
+{
+	uint32_t i = r->heap_n++;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!item_before(&it, &r->heap[parent]))
+			break;
+		r->heap[i] = r->heap[parent];
+		i = parent;
+	}
+	r->heap[i] = it;
+}
+
+static struct sort_item heap_pop(struct koff_reader *r)
+{
+	struct sort_item top = r->heap[0], last = r->heap[--r->heap_n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= r->heap_n)
+			break;
+		if (c + 1 < r->heap_n && item_before(&r->heap[c + 1], &r->heap[c]))
+			c++;
+		if (!item_before(&r->heap[c], &last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->heap_n)
+		r->heap[i] = last;
+	return top;
+}
+
+static void fill_record(struct koff_reader *r, const uint8_t *p, uint64_t seq,
+			struct koff_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->seq = seq;
+	rec->ns = kt_load_u64(p + KOFF_R_NS, false);
+	rec->tid = kt_load_u64(p + KOFF_R_TID, false);
+	rec->id = kt_load_u64(p + KOFF_R_ID, false);
+	rec->fmt_addr = kt_load_u64(p + KOFF_R_FMT, false);
+	for (int k = 0; k < 5; k++)
+		rec->args[k] = kt_load_u64(p + KOFF_R_ARGS + 8 * k, false);
+	rec->pid = kt_load_u32(p + KOFF_R_PID, false);
+	rec->flags = kt_load_u32(p + KOFF_R_FLAGS, false);
+	resolve_strings(r, rec, kt_load_u32(p + KOFF_R_STR, false));
+}
+
+int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err)
+{
+	struct sort_item it;
+
+	if (r->kind == KOFF_SRC_SNAPSHOT)
+		return koff_snap_next(r->snap, rec, err);
+	if (!r->info.allocated || !r->heap)
+		return 0;
+	/* Fill the heap up to the sort window (or the end of the ring), then return its
+	 * earliest record. */
+	while (!r->raw_done && r->heap_n <= r->heap_cap) {
+		const uint8_t *p = NULL;
+		uint64_t seq = 0;
+		int ret = next_in_ring(r, &seq, &p, err);
+
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			r->raw_done = true;
+			break;
+		}
+		it.ns = kt_load_u64(p + KOFF_R_NS, false);
+		it.seq = seq;
+		it.slot = r->free_slots[--r->nfree];
+		memcpy(r->sort_recs + (size_t)it.slot * KOFF_REC_SIZE, p, KOFF_REC_SIZE);
+		heap_push(r, it);
+		r->counts.shown++;
+	}
+	if (r->raw_done && !r->summed)
+		sum_counts(r);
+	if (!r->heap_n)
+		return 0;
+	it = heap_pop(r);
+	r->free_slots[r->nfree++] = it.slot;
+	fill_record(r, r->sort_recs + (size_t)it.slot * KOFF_REC_SIZE, it.seq, rec);
+	return 1;
 }
 
 /* ---- formatting -------------------------------------------------------------------- */
