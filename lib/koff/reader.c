@@ -261,28 +261,79 @@ int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **o
 	return 0;
 }
 
-static int open_core_common(struct koff_reader *r, struct ktrace_error *err)
+/* The buffers of a core, as listed for users: named from NT_FILE when the mapping is
+ * there, else from the anchor's slot. */
+static int core_list(struct koff_core *core, struct koff_core_buffer *list, size_t max,
+		     struct ktrace_error *err)
 {
 	struct koff_anchor_slot slots[KOFF_ANCHOR_SLOTS];
-	const char *mapped;
+	bool first_default = false;
+	int n = koff_core_buffers(core, slots, KOFF_ANCHOR_SLOTS, &first_default, err);
+
+	for (int i = 0; i < n && (size_t)i < max; i++) {
+		const char *mapped = koff_core_mapped_file(core, slots[i].addr);
+		uint8_t probe[8];
+
+		memset(&list[i], 0, sizeof(list[i]));
+		snprintf(list[i].path, sizeof(list[i].path), "%s", mapped ? mapped : slots[i].path);
+		list[i].addr = slots[i].addr;
+		list[i].size = slots[i].size;
+		list[i].is_default = i == 0 && first_default;
+		list[i].in_core = koff_core_read(core, slots[i].addr, probe, sizeof(probe)) == 0;
+	}
+	return n;
+}
+
+static const char *last_part(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static int open_core_common(struct koff_reader *r, const struct koff_core_options *o,
+			    struct ktrace_error *err)
+{
+	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
 	char m[KTRACE_ERROR_MESSAGE_MAX];
 	uint8_t probe[KOFF_HDR_SIZE];
-	int n, ret;
+	const char *want = o ? o->buffer : NULL;
+	int n, pick = 0, ret;
 
-	n = koff_core_buffers(r->core, slots, KOFF_ANCHOR_SLOTS, err);
+	n = core_list(r->core, list, KOFF_CORE_MAX_BUFFERS, err);
 	if (n < 0)
 		return n;
 	if (n == 0)
 		return ktrace_error_set(err, -ENOENT,
 					"the process had no KOFF buffer open when the core was written");
-	r->core_base = slots[0].addr;
-	r->core_size = slots[0].size;
-	slots[0].path[KOFF_ANCHOR_PATH - 1] = '\0';
-	mapped = koff_core_mapped_file(r->core, slots[0].addr);
-	r->path = strdup(mapped ? mapped : slots[0].path);
+	if (want && *want) {
+		pick = -1;
+		for (int i = 0; i < n && pick < 0; i++)
+			if (!strcmp(list[i].path, want))
+				pick = i;
+		for (int i = 0; i < n && pick < 0; i++)
+			if (!strcmp(last_part(list[i].path), last_part(want)))
+				pick = i;
+		if (pick < 0) {
+			size_t len = 0;
+
+			m[0] = '\0';
+			for (int i = 0; i < n; i++)
+				len += (size_t)snprintf(m + len, len < sizeof(m) ? sizeof(m) - len : 0,
+						       "%s%s", i ? ", " : "", list[i].path);
+			return ktrace_error_set(err, -ENOENT, "no buffer named %s in the core (it "
+						"lists %.*s)", want, 300, m);
+		}
+	}
+	r->core_base = list[pick].addr;
+	r->core_size = list[pick].size;
+	r->path = strdup(list[pick].path);
 	r->info.path = r->path;
 	r->info.core_pid = koff_core_pid(r->core);
 	r->info.load_bias = koff_core_bias(r->core);
+	r->info.anchor_file = koff_core_anchor_file(r->core);
+	r->info.anchor_addr = koff_core_anchor(r->core);
+	r->info.core_buffers = (uint32_t)n;
 	if (koff_core_read(r->core, r->core_base, probe, sizeof(probe)) < 0)
 		return ktrace_error_set(err, -EFAULT,
 					"the buffer %s (mapped at 0x%llx) is not in the core: its pages "
@@ -300,8 +351,9 @@ static int open_core_common(struct koff_reader *r, struct ktrace_error *err)
 	return ret;
 }
 
-int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
-			  struct ktrace_error *err)
+int koff_reader_open_core_opts(const char *namelist, const char *core,
+			       const struct koff_core_options *o, struct koff_reader **out,
+			       struct ktrace_error *err)
 {
 	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
 	int ret;
@@ -309,9 +361,37 @@ int koff_reader_open_core(const char *namelist, const char *core, struct koff_re
 	*out = NULL;
 	if (!r)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(namelist, core, NULL, 0, NULL, 0, &r->core, err);
+	ret = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &r->core, err);
 	if (!ret)
-		ret = open_core_common(r, err);
+		ret = open_core_common(r, o, err);
+	if (ret) {
+		koff_reader_close(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
+			  struct ktrace_error *err)
+{
+	return koff_reader_open_core_opts(namelist, core, NULL, out, err);
+}
+
+int koff_reader_open_core_memory_opts(const void *namelist, size_t nlen, const void *core,
+				      size_t clen, const struct koff_core_options *o,
+				      struct koff_reader **out, struct ktrace_error *err)
+{
+	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = koff_core_open(NULL, NULL, namelist, nlen, core ? core : "", clen, o, &r->core,
+			     err);
+	if (!ret)
+		ret = open_core_common(r, o, err);
 	if (ret) {
 		koff_reader_close(r);
 		return ret;
@@ -323,21 +403,25 @@ int koff_reader_open_core(const char *namelist, const char *core, struct koff_re
 int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
 				 size_t clen, struct koff_reader **out, struct ktrace_error *err)
 {
-	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
-	int ret;
+	return koff_reader_open_core_memory_opts(namelist, nlen, core, clen, NULL, out, err);
+}
 
-	*out = NULL;
-	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(NULL, NULL, namelist, nlen, core, clen, &r->core, err);
-	if (!ret)
-		ret = open_core_common(r, err);
-	if (ret) {
-		koff_reader_close(r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+int koff_core_list_buffers(const char *namelist, const char *core,
+			   const struct koff_core_options *o, struct koff_core_buffer *list,
+			   size_t max, struct ktrace_error *err)
+{
+	struct koff_core_buffer all[KOFF_CORE_MAX_BUFFERS];
+	struct koff_core *c;
+	int n;
+
+	n = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &c, err);
+	if (n)
+		return n;
+	n = core_list(c, all, KOFF_CORE_MAX_BUFFERS, err);
+	for (int i = 0; i < n && (size_t)i < max; i++)
+		list[i] = all[i];
+	koff_core_close(c);
+	return n;
 }
 
 int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,

@@ -12,8 +12,11 @@
  *   RECORDS      0x4b4f0003: KOFF_KT_REC_SIZE-byte records (see R_* below)
  *
  * Chunk headers are {u32 tag, u16 major, u16 minor, u64 size}, 8-byte aligned.
- * Readers skip chunks they do not know, as ktrace(5) asks.
+ * Readers skip chunks they do not know, as ktrace(5) asks. The file is written by the
+ * Darwin ktrace_file writer (temporary file renamed when complete).
  */
+#include <ktrace/ktrace_file.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -102,42 +105,6 @@ static uint32_t pool_add(struct pool *p, const char *s)
 
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int write_chunk(int fd, uint32_t tag, const void *data, uint64_t size)
-{
-	static const uint8_t pad[8];
-	uint8_t h[16];
-	int ret;
-
-	put32(h, tag);
-	put16(h + 4, 1);
-	put16(h + 6, 0);
-	put64(h + 8, size);
-	ret = write_all(fd, h, sizeof(h));
-	if (!ret && size)
-		ret = write_all(fd, data, (size_t)size);
-	if (!ret && (size & 7))
-		ret = write_all(fd, pad, 8 - (size & 7));
-	return ret;
-}
 
 int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_error *err)
 {
@@ -145,12 +112,13 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	struct pool pool = { 0 };
 	struct koff_counts counts;
 	struct koff_record rec;
-	uint8_t *recs = NULL, hdr[KOFF_KT_V3_HDR], infob[INFO_WORDS * 8];
+	uint8_t *recs = NULL, infob[INFO_WORDS * 8];
+	struct ktrace_file_header hdr;
+	struct ktrace_file_writer *w;
 	size_t nrec = 0, cap = 0;
 	struct timeval tv;
 	struct tm tm;
-	char *tmp = NULL;
-	int fd = -1, ret;
+	int ret;
 
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		uint8_t *p;
@@ -214,63 +182,31 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	memset(hdr, 0, sizeof(hdr));
-	put32(hdr, KOFF_KT_MAGIC);
-	put16(hdr + 4, 1);                           /* major */
-	put16(hdr + 6, 0);                           /* minor */
-	put64(hdr + 8, KOFF_KT_V3_HDR - 16);         /* header size after the first 16 */
-	put32(hdr + 16, 1);                          /* timebase numerator */
-	put32(hdr + 20, 1);                          /* timebase denominator: ns */
-	put64(hdr + 24, 0);                          /* timestamp */
-	put64(hdr + 32, (uint64_t)tv.tv_sec);        /* wall time */
-	put32(hdr + 40, (uint32_t)tv.tv_usec);
-	put32(hdr + 44, (uint32_t)(int32_t)(-tm.tm_gmtoff / 60));   /* minutes west */
-	put32(hdr + 48, tm.tm_isdst > 0);
-	put32(hdr + 52, 0);
-
-	tmp = malloc(strlen(path) + 16);
-	if (!tmp) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.flavour = KTRACE_FILE_LIBKTRACE;
+	hdr.major = 1;
+	hdr.minor = 0;
+	hdr.timebase_numer = 1;                      /* nanoseconds */
+	hdr.timebase_denom = 1;
+	hdr.walltime_secs = (uint64_t)tv.tv_sec;
+	hdr.walltime_usecs = (uint32_t)tv.tv_usec;
+	hdr.minutes_west = (int32_t)(-tm.tm_gmtoff / 60);
+	hdr.dst = tm.tm_isdst > 0;
+	ret = ktrace_file_writer_create(path, &hdr, &w, err);
+	if (ret)
 		goto out;
-	}
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	ret = write_all(fd, hdr, sizeof(hdr));
+	ret = ktrace_file_writer_add_chunk(w, KOFF_KT_INFO, 1, 0, infob, sizeof(infob), err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_INFO, infob, sizeof(infob));
+		ret = ktrace_file_writer_add_chunk(w, KOFF_KT_STRINGS, 1, 0, pool.data, pool.len,
+						   err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_STRINGS, pool.data, pool.len);
+		ret = ktrace_file_writer_add_chunk(w, KOFF_KT_RECORDS, 1, 0, recs,
+						   (uint64_t)nrec * SNAP_REC, err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_RECORDS, recs, (uint64_t)nrec * SNAP_REC);
-	if (!ret && fsync(fd) < 0 && errno != EINVAL)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	fd = -1;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
-	}
+		ret = ktrace_file_writer_close(w, err);
+	else
+		ktrace_file_writer_abort(w);
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
 	free(recs);
 	free(pool.data);
 	free(pool.idx);
