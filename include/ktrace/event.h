@@ -157,6 +157,49 @@ enum {
  */
 KTRACE_API size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record *rec,
 			    unsigned flags, char *buf, size_t cap, unsigned *out_flags);
+/*
+ * Fields of an event, as its format declares them (the common_* fields left out), and
+ * their values in a record, typed: a number (SIGNED/UNSIGNED, 1 to 8 bytes), a string
+ * (char arrays and __data_loc char[], up to the first NUL), an array of numbers
+ * (fixed or __data_loc, elements of 1, 2, 4 or 8 bytes in the record's byte order), or
+ * bytes (anything else). A value that lies outside the record is empty.
+ */
+enum ktrace_event_value_type {
+	KTRACE_EVENT_SIGNED = 0,
+	KTRACE_EVENT_UNSIGNED,
+	KTRACE_EVENT_STRING,
+	KTRACE_EVENT_BYTES,
+	KTRACE_EVENT_ARRAY,
+};
+
+struct ktrace_event_value {
+	const char *name;
+	enum ktrace_event_value_type type;
+	int64_t i;                   /* SIGNED (sign-extended from its size) */
+	uint64_t u;                  /* UNSIGNED, and the bits of SIGNED */
+	const void *data;            /* STRING, BYTES, ARRAY: in the record */
+	uint32_t len;                /* bytes at data */
+	uint32_t count;              /* ARRAY: elements */
+	uint8_t elem_size;           /* ARRAY: 1, 2, 4 or 8 */
+	bool elem_signed;
+	bool big_endian;             /* the record's byte order */
+};
+
+KTRACE_API size_t ktrace_event_field_count(const struct ktrace_event *ev);
+KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event *ev, size_t i);
+/* Field i's value in rec (an event of ev): 0, or -ENOENT when there is no field i. */
+KTRACE_API int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev,
+					size_t i, const struct ktrace_record *rec,
+					struct ktrace_event_value *v);
+/* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
+KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
+/*
+ * Teaches the registry the comms a record names, as libtraceevent's sched plugin does
+ * when it prints sched_switch (next_comm for next_pid) and sched_wakeup (comm for pid):
+ * for a reader that does not format every record. 1 when the record taught a name.
+ */
+KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
+
 /* The latency column of report -l ("dNh1." ...: irqs-off, need-resched, hard/softirq,
  * preempt depth), as TEP_PRINT_LATENCY prints it. Same return convention. */
 KTRACE_API size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,
