@@ -24,7 +24,8 @@ static const char dump_help[] =
 "    ktrace dump [-vtFd] [-s scale] [-e[mask]] [-b num_ent] [--buffer PATH] [-o FILE]\n"
 "    ktrace dump [-vt] [-s scale] [-o FILE] [--buffer-name NAME] [--lib PATH]\n"
 "                [--sysroot DIR] NAMELIST [COREFILE]\n"
-"    ktrace dump -l [NAMELIST COREFILE]\n"
+"    ktrace dump [-vt] [-s scale] [-o FILE] [--buffer-name NAME] COREFILE\n"
+"    ktrace dump -l [[NAMELIST] COREFILE]\n"
 "\n"
 "DESCRIPTION\n"
 "    Programs linked with libktrace log KOFF trace records (KOFF_TRACE) into a\n"
@@ -60,12 +61,14 @@ static const char dump_help[] =
 "        running system.\n"
 "    COREFILE\n"
 "        An ELF core of that process (from the kernel, or from gdb's gcore), of this\n"
-"        machine's byte order (64- or 32-bit). The buffers are found through the\n"
-"        crash anchor (koff_crash_anchor): in the program's symbol table when it is\n"
-"        linked with libktrace.a, else in the libktrace.so the core maps (the core's\n"
-"        NT_FILE note names the file and its load address; the library's build id\n"
-"        must match the core's copy). The auxiliary vector gives the load address of\n"
-"        a position-independent program. Formats come from the buffer's string\n"
+"        machine's byte order (64- or 32-bit). Given alone, the program is the file\n"
+"        the core maps at its entry point (under --sysroot if given). The buffers\n"
+"        are found through the crash anchor (koff_crash_anchor): in the program's\n"
+"        symbol table when it is linked with libktrace.a, else in the libktrace.so\n"
+"        the core maps (the core's NT_FILE note names the file and its load\n"
+"        address; the library's build id must match the core's copy). The\n"
+"        auxiliary vector gives the load address of a position-independent\n"
+"        program. Formats come from the buffer's string\n"
 "        table, else from the process's memory, the program file or the file mapped\n"
 "        there; %s arguments are shown only in crash dumps, read from the process's\n"
 "        memory.\n"
@@ -255,11 +258,8 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 				       "not to a crash dump");
 	if (o->core && o->buffer)
 		return cli_usage_error("dump", "--buffer and a core file exclude each other");
-	if (!o->core && (o->core_opts.buffer || o->core_opts.lib || o->core_opts.sysroot))
-		return cli_usage_error("dump", "--buffer-name, --lib and --sysroot apply to a core "
-				       "file (for a running system, give the buffer with --buffer)");
 	if (o->list && (o->output || o->flush || o->disable || o->enable || o->entries ||
-			o->core_opts.buffer || (o->namelist && !o->core)))
+			o->core_opts.buffer))
 		return cli_usage_error("dump", "-l lists the buffers of a core (NAMELIST COREFILE) "
 				       "or of /dev/shm, alone");
 	if (o->output && (o->flush || o->disable || o->enable || o->entries))
@@ -300,6 +300,21 @@ static int find_only_buffer(char *path, size_t len)
 	}
 	closedir(d);
 	return found;
+}
+
+/* An ELF core file (ET_CORE)? */
+static bool is_core_file(const char *path)
+{
+	unsigned char h[18];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool core;
+
+	if (fd < 0)
+		return false;
+	core = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "\x7f" "ELF", 4) &&
+	       (h[5] == 1 ? h[16] | h[17] << 8 : h[16] << 8 | h[17]) == 4;
+	close(fd);
+	return core;
 }
 
 /* -l for a running system: the KOFF buffers in /dev/shm, with their state. */
@@ -453,6 +468,16 @@ static int run_dump(int argc, char **argv)
 	ret = parse_options(argc, argv, &opts);
 	if (ret)
 		return ret;
+	/* A core alone: its program is the file the core maps at its entry point. */
+	if (opts.namelist && !opts.core && is_core_file(opts.namelist)) {
+		opts.core = opts.namelist;
+		opts.namelist = NULL;
+	}
+	if (!opts.core && (opts.core_opts.buffer || opts.core_opts.lib || opts.core_opts.sysroot))
+		return cli_usage_error("dump", "--buffer-name, --lib and --sysroot apply to a core "
+				       "file (for a running system, give the buffer with --buffer)");
+	if (opts.core && opts.buffer)
+		return cli_usage_error("dump", "--buffer and a core file exclude each other");
 	if (opts.list)
 		return opts.core ? list_core(&opts) : list_shm();
 	if (opts.core) {

@@ -79,6 +79,7 @@ struct koff_core {
 	int is64;
 	bool memory;               /* images given in memory: no file is opened */
 	char *sysroot;
+	char *nl_path;             /* the program file found from the core */
 	struct opened_file opened[MAX_OPENED];
 	size_t nopened;
 };
@@ -131,6 +132,18 @@ static int image_open(struct image *im, const char *path, const void *mem, size_
 		return ktrace_error_set(err, -EBADMSG, "%s%s%s is not an ELF file", what,
 					path ? " " : "", path ? path : "");
 	return 0;
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_DATA ELFDATA2LSB
+#else
+#define NATIVE_DATA ELFDATA2MSB
+#endif
+
+static const char *endian_name(unsigned data)
+{
+	return data == ELFDATA2MSB ? "big-endian" : data == ELFDATA2LSB ? "little-endian"
+									: "of unknown byte order";
 }
 
 /* A file the core names, under the sysroot if one was given. Returns a new string. */
@@ -632,23 +645,61 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	elf_version(EV_CURRENT);
-	ret = image_open(&c->nl, namelist, nl_mem, nl_len, "program file", err);
-	if (!ret)
-		ret = image_open(&c->core, core, core_mem, core_len, "core file", err);
+	ret = image_open(&c->core, core, core_mem, core_len, "core file", err);
 	if (ret)
 		goto fail;
-	if (!gelf_getehdr(c->nl.elf, &nl_eh) || !gelf_getehdr(c->core.elf, &core_eh)) {
+	if (!gelf_getehdr(c->core.elf, &core_eh)) {
+		ret = ktrace_error_set(err, -EBADMSG, "bad ELF header: %s", elf_errmsg(-1));
+		goto fail;
+	}
+	if (core_eh.e_type != ET_CORE) {
+		ret = ktrace_error_set(err, -EINVAL, "%s is not a core file (ELF type %u)",
+				       core ? core : "core", core_eh.e_type);
+		goto fail;
+	}
+	/* The anchor, the buffers and their records are words of the producer's byte
+	 * order; 32-bit cores are read (their layouts are the same), cores of the other
+	 * byte order are not. */
+	if (core_eh.e_ident[EI_DATA] != NATIVE_DATA) {
+		ret = ktrace_error_set(err, -ENOTSUP,
+				       "the core is %s and this ktrace reads cores of its own byte "
+				       "order (%s) only: run ktrace dump on a machine of the "
+				       "crashed one's byte order", endian_name(core_eh.e_ident[EI_DATA]),
+				       endian_name(NATIVE_DATA));
+		goto fail;
+	}
+	c->is64 = core_eh.e_ident[EI_CLASS] == ELFCLASS64;
+	ret = load_segments(&c->core, "core file", err);
+	if (!ret)
+		ret = read_notes(c, &at_entry, &at_phdr, err);
+	if (ret)
+		goto fail;
+	/* No program file given: the one mapped at the entry point, as the core names it. */
+	if (!namelist && !nl_mem) {
+		const struct mapped_file *m = at_entry ? mapping_at(c, at_entry) : NULL;
+
+		if (!m || c->memory) {
+			ret = ktrace_error_set(err, -EINVAL, "the core does not say which program "
+					       "it is (no NT_FILE mapping of its entry point): give "
+					       "the program file");
+			goto fail;
+		}
+		namelist = c->nl_path = host_path(c, m->name);
+		if (!namelist) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	ret = image_open(&c->nl, namelist, nl_mem, nl_len, "program file", err);
+	if (ret)
+		goto fail;
+	if (!gelf_getehdr(c->nl.elf, &nl_eh)) {
 		ret = ktrace_error_set(err, -EBADMSG, "bad ELF header: %s", elf_errmsg(-1));
 		goto fail;
 	}
 	if (nl_eh.e_type != ET_EXEC && nl_eh.e_type != ET_DYN) {
 		ret = ktrace_error_set(err, -EINVAL, "%s is not a program file (ELF type %u)",
 				       namelist ? namelist : "namelist", nl_eh.e_type);
-		goto fail;
-	}
-	if (core_eh.e_type != ET_CORE) {
-		ret = ktrace_error_set(err, -EINVAL, "%s is not a core file (ELF type %u)",
-				       core ? core : "core", core_eh.e_type);
 		goto fail;
 	}
 	if (nl_eh.e_ident[EI_CLASS] != core_eh.e_ident[EI_CLASS] ||
@@ -658,44 +709,13 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 				       "the core is not of this program's machine type (program: "
 				       "%s %s machine %u; core: %s %s machine %u)",
 				       nl_eh.e_ident[EI_CLASS] == ELFCLASS64 ? "64-bit" : "32-bit",
-				       nl_eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big-endian"
-									     : "little-endian",
-				       nl_eh.e_machine,
+				       endian_name(nl_eh.e_ident[EI_DATA]), nl_eh.e_machine,
 				       core_eh.e_ident[EI_CLASS] == ELFCLASS64 ? "64-bit" : "32-bit",
-				       core_eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big-endian"
-									       : "little-endian",
-				       core_eh.e_machine);
+				       endian_name(core_eh.e_ident[EI_DATA]), core_eh.e_machine);
 		goto fail;
 	}
-	/* The anchor, the buffers and their records are words of the producer's byte
-	 * order; 32-bit cores are read (their layouts are the same), cores of the other
-	 * byte order are not. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (core_eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-#else
-	if (core_eh.e_ident[EI_DATA] != ELFDATA2MSB) {
-#endif
-		ret = ktrace_error_set(err, -ENOTSUP,
-				       "the core is %s and this ktrace reads cores of its own byte "
-				       "order (%s) only: run ktrace dump on a machine of the "
-				       "crashed one's byte order",
-				       core_eh.e_ident[EI_DATA] == ELFDATA2MSB ? "big-endian"
-									       : "little-endian",
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				       "little-endian"
-#else
-				       "big-endian"
-#endif
-				       );
-		goto fail;
-	}
-	c->is64 = core_eh.e_ident[EI_CLASS] == ELFCLASS64;
 	c->pie = nl_eh.e_type == ET_DYN;
 	ret = load_segments(&c->nl, "program file", err);
-	if (!ret)
-		ret = load_segments(&c->core, "core file", err);
-	if (!ret)
-		ret = read_notes(c, &at_entry, &at_phdr, err);
 	if (ret)
 		goto fail;
 	if (c->pie) {
@@ -706,16 +726,6 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 			goto fail;
 		}
 		c->bias = at_entry - nl_eh.e_entry;
-	}
-	/* The crash anchor: in the program (linked with libktrace.a), else in the
-	 * libktrace.so the core maps. */
-	if (find_symbol(c->nl.elf, c->is64, KOFF_ANCHOR_SYMBOL, &value) == 0) {
-		c->anchor = value + c->bias;
-		c->anchor_file = strdup(namelist ? namelist : "program file");
-	} else {
-		ret = find_lib_anchor(c, &core_eh, o, err);
-		if (ret)
-			goto fail;
 	}
 	/* The program headers are where AT_PHDR says when the namelist is the program
 	 * that crashed. */
@@ -733,6 +743,16 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 				goto fail;
 			}
 		}
+	}
+	/* The crash anchor: in the program (linked with libktrace.a), else in the
+	 * libktrace.so the core maps. */
+	if (find_symbol(c->nl.elf, c->is64, KOFF_ANCHOR_SYMBOL, &value) == 0) {
+		c->anchor = value + c->bias;
+		c->anchor_file = strdup(namelist ? namelist : "program file");
+	} else {
+		ret = find_lib_anchor(c, &core_eh, o, err);
+		if (ret)
+			goto fail;
 	}
 	*out = c;
 	return 0;
@@ -758,6 +778,7 @@ void koff_core_close(struct koff_core *c)
 	free(c->files);
 	free(c->anchor_file);
 	free(c->sysroot);
+	free(c->nl_path);
 	free(c);
 }
 

@@ -23,7 +23,7 @@ head -c 6000 "$TMP/c/core" >"$TMP/short"
 "$KTRACE" dump "$TMP/c/prog" "$TMP/short" >"$TMP/e1" 2>&1
 [ $? -eq 1 ] && grep -q 'not in the core' "$TMP/e1" && ok "truncated core: clear error" || { not_ok "truncated core"; cat "$TMP/e1"; }
 "$KTRACE" dump "$TMP/c/core" "$TMP/c/prog" >"$TMP/e2" 2>&1
-[ $? -eq 1 ] && grep -q 'not a program file' "$TMP/e2" && ok "swapped arguments: clear error" || { not_ok "swapped arguments"; cat "$TMP/e2"; }
+[ $? -eq 1 ] && grep -q 'is not a core file (ELF type 3)' "$TMP/e2" && ok "swapped arguments: clear error" || { not_ok "swapped arguments"; cat "$TMP/e2"; }
 : >"$TMP/empty"
 "$KTRACE" dump "$TMP/c/prog" "$TMP/empty" >"$TMP/e3" 2>&1
 [ $? -eq 1 ] && grep -q 'not an ELF file' "$TMP/e3" && ok "empty core: clear error" || { not_ok "empty core"; cat "$TMP/e3"; }

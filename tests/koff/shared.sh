@@ -142,3 +142,12 @@ else
 fi
 "$KTRACE" dump --lib x >/dev/null 2>&1
 [ $? -eq 2 ] && ok "--lib without a core: usage error" || not_ok "--lib without a core: usage error"
+
+# The core alone: the program is the file the core maps at its entry point.
+if run "$TMP/stripped" 2 500 && [ -f "$TMP/core" ]; then
+	"$KTRACE" dump --buffer "$BUF" >"$TMP/live.txt" 2>&1
+	"$KTRACE" dump "$TMP/core" >"$TMP/core.txt" 2>&1
+	check_same "a core alone: the program found from the core" "$TMP/core.txt" "$TMP/live.txt"
+else
+	not_ok "core alone: producer stopped and gcore wrote a core"
+fi
