@@ -37,8 +37,7 @@ static void fill(struct darwin_source *d)
 	struct ktrace_stream_record *r = &d->src.rec;
 	const struct ktrace_darwin_thread *th = ktrace_darwin_find_thread(d->k, d->ev.thread);
 	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
-	const char *cn = ktrace_darwin_class_name(KTRACE_DARWIN_CLASS(id));
-	const char *n = d->codes ? ktrace_darwin_codes_lookup(d->codes, id) : NULL;
+	const char *cn = ktrace_darwin_codes_class(d->codes, KTRACE_DARWIN_CLASS(id));
 
 	memset(r, 0, sizeof(*r));
 	r->kind = id == KTRACE_TRACE_LOST_EVENTS ? KTRACE_STREAM_LOST : KTRACE_STREAM_EVENT;
@@ -53,7 +52,7 @@ static void fill(struct darwin_source *d)
 		cn = d->cls;
 	}
 	r->system = cn;
-	r->name = n ? n : ktrace_darwin_builtin_name(id, d->name, sizeof(d->name));
+	r->name = ktrace_darwin_event_name(d->codes, id, d->name, sizeof(d->name));
 	r->event_id = d->ev.debugid;
 	r->offset = d->ev.offset;
 	r->lost = 0;   /* the kernel does not say how many */

@@ -322,11 +322,9 @@ static const char *cached_name(struct name_slot *cache, const struct ktrace_darw
 	struct name_slot *s = &cache[(id ^ (id >> 12) ^ (id >> 24)) & (NAME_CACHE - 1)];
 
 	if (!s->used || s->id != id) {
-		const char *n = codes ? ktrace_darwin_codes_lookup(codes, id) : NULL;
-
 		s->used = true;
 		s->id = id;
-		s->name = n ? n : ktrace_darwin_builtin_name(id, s->buf, sizeof(s->buf));
+		s->name = ktrace_darwin_event_name(codes, id, s->buf, sizeof(s->buf));
 	}
 	return s->name;
 }
