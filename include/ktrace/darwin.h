@@ -145,6 +145,9 @@ KTRACE_API const struct ktrace_darwin_thread *ktrace_darwin_find_thread(const st
 							     uint64_t thread);
 KTRACE_API const struct ktrace_darwin_cpu *ktrace_darwin_cpus(const struct ktrace_darwin *k,
 						   size_t *count);
+/* The name a thread gave itself (TRACE_STRING_THREADNAME events read so far; at most
+ * 64 bytes), or NULL. The thread map's command is its process's name. */
+KTRACE_API const char *ktrace_darwin_thread_name(const struct ktrace_darwin *k, uint64_t thread);
 
 /*
  * The next event in file order: 1 with *ev filled, 0 at the end, or a negative error

@@ -438,15 +438,15 @@ static void report_same_lines_for_v2_and_v3(void)
 	CHECK_EQ(count_lines(refl, NULL), SAMPLE_EVENTS);
 	/* Values computed independently from the bytes (see the file comment). */
 	squeeze(nth_line(refl, 0), line, sizeof(line));
-	CHECK_STR(line, "159795.019755958 0 0 0x0 - - START PERF_GEN_EVENT 0x0 0x0 0x0 0x0");
+	CHECK_STR(line, "159795.019755958 0 0 0x0 - - - START PERF_GEN_EVENT 0x0 0x0 0x0 0x0");
 	squeeze(nth_line(refl, 3), line, sizeof(line));
-	CHECK_STR(line, "159795.019756625 84 0 0x0 - - END PERF_GEN_EVENT 0x0 0x0 0x0 0x0 "
+	CHECK_STR(line, "159795.019756625 84 0 0x0 - - - END PERF_GEN_EVENT 0x0 0x0 0x0 0x0 "
 			"elapsed_ns=667");
 	squeeze(nth_line(refl, 4), line, sizeof(line));
-	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - IMG:0xa0:0xd "
+	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - - IMG:0xa0:0xd "
 			"0xffffffe3ebe5c000 0x0 0x0 0x0");
 	squeeze(nth_line(refl, 11), line, sizeof(line));
-	CHECK_STR(line, "159795.006112458 500 3 0x16a371 95 cfprefsd END MACH_EXCP_SYNC_ARM:0x115 "
+	CHECK_STR(line, "159795.006112458 500 3 0x16a371 95 cfprefsd - END MACH_EXCP_SYNC_ARM:0x115 "
 			"0x56000080 0x161030208 0x1b947a3f8 0x0 elapsed_ns=18708");
 	/* 3736 END events have a START on the same thread; their elapsed times add up to
 	 * 563994852 ns. */
@@ -496,16 +496,16 @@ static void report_csv_and_filters(void)
 	{
 		static const char head[] =
 			"time_ns,delta_ns,cpu,thread,pid,process,debugid,class,subclass,"
-			"code,func,event,arg1,arg2,arg3,arg4,elapsed_ns\n"
+			"code,func,event,arg1,arg2,arg3,arg4,elapsed_ns,thread_name\n"
 			"159795019755958,0,0,0x0,,,0x25000001,37,0,0,START,"
-			"\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,\n";
+			"\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,,\n";
 
 		CHECK(!strncmp(out, head, strlen(head)));
 		if (strncmp(out, head, strlen(head)))
 			printf("#   %.300s\n", out);
 	}
 	CHECK(strstr(out, "\n159795019756625,84,0,0x0,,,0x25000002,37,0,0,END,"
-			  "\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,667\n") != NULL);
+			  "\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,667,\n") != NULL);
 	free(out);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(args, sizeof(args), "report %s %s", cases[c].opts, SAMPLE);
@@ -553,9 +553,9 @@ static void report_with_codes_file(void)
 	CHECK_EQ(st, 0);
 	lines = event_lines(out);
 	squeeze(nth_line(lines, 0), line, sizeof(line));
-	CHECK_STR(line, "159795.019755958 0 0 0x0 - - START PERF_Event 0x0 0x0 0x0 0x0");
+	CHECK_STR(line, "159795.019755958 0 0 0x0 - - - START PERF_Event 0x0 0x0 0x0 0x0");
 	squeeze(nth_line(lines, 4), line, sizeof(line));
-	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - IMG_first "
+	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - - IMG_first "
 			"0xffffffe3ebe5c000 0x0 0x0 0x0");
 	CHECK(strstr(lines, " MACH_Sched_thing ") != NULL);
 	free(lines);
@@ -1001,6 +1001,114 @@ static void filter_table(void)
 	}
 }
 
+/*
+ * A thread names itself (TRACE_STRING_THREADNAME in two pieces, as xnu writes a name
+ * longer than the four arguments), then makes two read system calls (BSC_read, number
+ * 3, START/END) and one MACH_DISPATCH: the report shows the name beside the thread,
+ * --durations one line per call and the totals.
+ */
+static void thread_names_and_durations(void)
+{
+	static const char tname[] = "io-worker-thread-number-00000001-abc";  /* 36 bytes */
+	uint8_t b[56 + 16 + 32 + 16 + 8 + 7 * 64] = { 0 };
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
+	char path[160], args[320], line[512], *out, *lines;
+	const uint64_t ts[7] = { 100, 110, 200, 250, 300, 400, 500 };
+	const uint32_t ids[7] = { KTRACE_TRACE_STRING_THREADNAME | 1, KTRACE_TRACE_STRING_THREADNAME | 2,
+				  0x040c000d, 0x040c000e, 0x040c000d, 0x040c000e, 0x01400080 };
+	uint8_t *p = b;
+	FILE *f;
+	int st;
+
+	put32(p, KTRACE_FILE_MAGIC);
+	put64(p + 8, 40);
+	put32(p + 16, 1);
+	put32(p + 20, 1);
+	put32(p + 52, 1);
+	p += 56;
+	put32(p, KTRACE_TAG_THREAD_MAP);
+	put64(p + 8, 32);
+	put64(p + 16, 0x10);
+	put32(p + 24, 7);
+	memcpy(p + 28, "proc", 4);
+	p += 48;
+	put32(p, KTRACE_TAG_EVENTS);
+	put64(p + 8, 8 + 7 * 64);
+	p += 24;
+	for (int i = 0; i < 7; i++, p += 64) {
+		put64(p, ts[i]);
+		put64(p + 8, (uint64_t)i);
+		put64(p + 40, 0x10);
+		put32(p + 48, ids[i]);
+	}
+	p = b + 56 + 48 + 24;
+	memset(p + 8, 0, 32);
+	memcpy(p + 8, tname, 32);
+	memset(p + 64 + 8, 0, 32);
+	memcpy(p + 64 + 8, tname + 32, 4);
+	ktrace_input_from_memory(b, sizeof(b), "t", &in, &err);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK(ktrace_darwin_thread_name(k, 0x10) == NULL);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK(ktrace_darwin_thread_name(k, 0x10) == NULL);       /* not complete yet */
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_STR(ktrace_darwin_thread_name(k, 0x10), tname);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x10)->command, "proc");
+	ktrace_darwin_close(k);
+	ktrace_input_close(in);
+
+	snprintf(path, sizeof(path), "%s/names.ktrace", tmpdir);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(b, 1, sizeof(b), f);
+	fclose(f);
+	snprintf(args, sizeof(args), "report %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	lines = event_lines(out);
+	squeeze(nth_line(lines, 2), line, sizeof(line));
+	CHECK_STR(line, "0.000000200 90 0 0x10 7 proc io-worker-thread-number-00000001-abc START "
+			"BSC_read 0x2 0x0 0x0 0x0");
+	squeeze(nth_line(lines, 3), line, sizeof(line));
+	CHECK_STR(line, "0.000000250 50 0 0x10 7 proc io-worker-thread-number-00000001-abc END "
+			"BSC_read 0x3 0x0 0x0 0x0 elapsed_ns=50");
+	free(lines);
+	free(out);
+
+	snprintf(args, sizeof(args), "report --durations %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	lines = event_lines(out);
+	CHECK_EQ(count_lines(lines, NULL), 2);
+	squeeze(nth_line(lines, 0), line, sizeof(line));
+	CHECK_STR(line, "0.000000200 50 0 0x10 7 proc io-worker-thread-number-00000001-abc BSC_read "
+			"0x2 0x0 0x0 0x0 -> 0x3 0x0 0x0 0x0");
+	squeeze(nth_line(lines, 1), line, sizeof(line));
+	CHECK_STR(line, "0.000000300 100 0 0x10 7 proc io-worker-thread-number-00000001-abc BSC_read "
+			"0x4 0x0 0x0 0x0 -> 0x5 0x0 0x0 0x0");
+	CHECK(strstr(out, "\n# 2 150 75 50 100 BSC_read\n") != NULL ||
+	      strstr(out, "\n#          2              150               75               50  "
+			  "            100  BSC_read\n") != NULL);
+	CHECK(strstr(out, "# 7 events read, 2 START/END pairs,") != NULL);
+	free(lines);
+	free(out);
+
+	snprintf(args, sizeof(args), "report --durations --csv %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	CHECK(strstr(out, "start_ns,duration_ns,cpu,thread,pid,process,thread_name,eventid,event,") ==
+	      out);
+	CHECK(strstr(out, "\n300,100,0,0x10,7,\"proc\",\"io-worker-thread-number-00000001-abc\","
+			  "0x040c000c,\"BSC_read\",0x4,0x0,0x0,0x0,0x5,0x0,0x0,0x0\n") != NULL);
+	free(out);
+	unlink(path);
+}
+
 static void thread_tracking(void)
 {
 	/* TRACE_DATA_NEWTHREAD + TRACE_STRING_NEWTHREAD name a thread absent from the
@@ -1130,6 +1238,7 @@ int main(void)
 	RUN(filter_descriptions);
 	RUN(filter_table);
 	RUN(thread_tracking);
+	RUN(thread_names_and_durations);
 	RUN(timebase_exact);
 	unlink(v3_lib);
 	unlink(v3_kernel);
