@@ -59,7 +59,8 @@ static const char report_help[] =
 "        events matched with a START of\n"
 "        the same event on the same thread get elapsed_ns=. TRACE-class string\n"
 "        events also show their text. Comment lines give the format, timebase,\n"
-"        counts, and the chunks that are not events.\n"
+"        counts, and the chunks that are not events; stackshot chunks (kcdata) are\n"
+"        decoded and their tasks listed with their thread counts.\n"
 "    kcdata (Apple kernel chunked data: stackshots, corpse crash info, exit\n"
 "        reasons, backtrace info, XNU POST test configurations), raw or gzip'd,\n"
 "        base64-encoded, zlib-compressed (COMPRESSED begin magic) or behind a\n"
@@ -119,7 +120,10 @@ static const char report_help[] =
 "        Darwin: convert ticks with this timebase instead of the file's (V0 and\n"
 "        V1 streams carry none; 1/1 is assumed).\n"
 "    --format FORMAT\n"
-"        For kcdata: text (default), json, plist, info or items.\n"
+"        For kcdata: text (default), json, plist, info or items. For Darwin\n"
+"        files: text (default) or json (one document: the file's format and\n"
+"        timebase, its stackshots with their kcdata trees as --format json prints\n"
+"        a kcdata buffer, then the events).\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -308,6 +312,17 @@ static int run_report(int argc, char **argv)
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
+		opts.darwin.view.json = opts.format && !strcmp(opts.format, "json");
+		if ((opts.format && strcmp(opts.format, "text") && !opts.darwin.view.json) ||
+		    (opts.darwin.view.json && (opts.darwin.view.csv || opts.darwin.view.durations))) {
+			ret = cli_usage_error("report", opts.darwin.view.json
+					      ? "--format json does not combine with --csv or "
+						"--durations"
+					      : "--format for Darwin files: text or json");
+			cli_input_finish(&ci, 0);
+			darwin_cli_free(&opts.darwin);
+			return ret;
+		}
 		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_TRACEDAT:

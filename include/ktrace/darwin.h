@@ -150,6 +150,34 @@ KTRACE_API const struct ktrace_darwin_cpu *ktrace_darwin_cpus(const struct ktrac
 KTRACE_API const char *ktrace_darwin_thread_name(const struct ktrace_darwin *k, uint64_t thread);
 
 /*
+ * Stackshots: the kcdata chunks (tag 0x8002) of a V3 file, decoded by the kcdata
+ * decoder (libkdd's rules; <ktrace/kcdata.h>). Mapped inputs only (0 and -ESPIPE on
+ * streams, whose chunks are gone once read past).
+ */
+struct kcdata_node;
+
+/* What a stackshot holds: its chunk, and the tasks and threads its tree lists. */
+struct ktrace_darwin_stackshot {
+	uint64_t offset;             /* file offset of the chunk header */
+	uint64_t size;               /* bytes of kcdata in the chunk */
+	uint32_t begin_type;         /* kcdata begin magic (after decompression) */
+	uint64_t tasks;              /* task_snapshots entries */
+	uint64_t threads;            /* their thread_snapshots entries (and delta ones) */
+};
+
+/* The number of stackshot chunks, or a negative error code (a corrupt container). */
+KTRACE_API int ktrace_darwin_stackshot_count(struct ktrace_darwin *k, struct ktrace_error *err);
+/* Decodes stackshot i (0-based): fills *info when not NULL and, when root is not NULL,
+ * sets *root to its tree (free it with kcdata_node_free). Returns 0, -ENOENT past the
+ * last one, or a negative error code (the kcdata does not decode: err says why). */
+KTRACE_API int ktrace_darwin_stackshot(struct ktrace_darwin *k, size_t i,
+				       struct ktrace_darwin_stackshot *info,
+				       struct kcdata_node **root, struct ktrace_error *err);
+/* Counts the tasks and threads of a decoded stackshot tree. */
+KTRACE_API void ktrace_darwin_stackshot_count_tasks(const struct kcdata_node *root, uint64_t *tasks,
+						 uint64_t *threads);
+
+/*
  * The next event in file order: 1 with *ev filled, 0 at the end, or a negative error
  * code (a partial event at the end, a corrupt chunk...). Unless
  * no_thread_tracking, TRACE_DATA_NEWTHREAD/TRACE_STRING_NEWTHREAD and

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
 #include "views/darwin_common.h"
@@ -147,6 +148,30 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	kt_out_printf(o, "%s],\n", ch->n ? "\n  " : "");
 	if (ch->more)
 		kt_out_printf(o, "  \"chunks_not_listed\": %" PRIu64 ",\n", ch->more);
+	{
+		struct ktrace_error e = { 0 };
+		int n = ktrace_darwin_stackshot_count(k, &e);
+
+		kt_out_puts(o, "  \"stackshots\": [");
+		for (int s = 0; s < n; s++) {
+			struct ktrace_darwin_stackshot si = { 0 };
+
+			if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+				kt_out_printf(o, "%s\n    {\"offset\": %" PRIu64 ", \"size\": %" PRIu64
+					      ", \"kind\": \"%s\", \"tasks\": %" PRIu64
+					      ", \"threads\": %" PRIu64 "}", s ? "," : "", si.offset,
+					      si.size, kcdata_begin_name(si.begin_type)
+					      ? kcdata_begin_name(si.begin_type) : "kcdata",
+					      si.tasks, si.threads);
+			} else {
+				kt_out_printf(o, "%s\n    {\"offset\": %" PRIu64 ", \"error\": ",
+					      s ? "," : "", e.offset);
+				kt_darwin_put_text(o, e.message, sizeof(e.message), KT_QUOTE_JSON);
+				kt_out_putc(o, '}');
+			}
+		}
+		kt_out_printf(o, "%s],\n", n > 0 ? "\n  " : "");
+	}
 	kt_out_puts(o, "  \"error\": ");
 	if (failure) {
 		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
@@ -165,6 +190,38 @@ static void text_event(struct ktrace_out *o, const char *label, const struct ktr
 	kt_darwin_put_time(o, ev->ns);
 	kt_out_printf(o, " s), debugid 0x%08x, cpu %u, thread 0x%" PRIx64 ", file offset 0x%"
 		      PRIx64 "\n", ev->debugid, ev->cpu, ev->thread, ev->offset);
+}
+
+/* The stackshot chunks, decoded: their tasks and threads. */
+static void print_text_stackshots(struct ktrace_out *o, struct ktrace_darwin *k)
+{
+	struct ktrace_error e = { 0 };
+	uint64_t tasks = 0, threads = 0;
+	int n = ktrace_darwin_stackshot_count(k, &e);
+
+	if (n <= 0)
+		return;
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si;
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+			tasks += si.tasks;
+			threads += si.threads;
+		}
+	}
+	kt_out_printf(o, "stackshots: %d (%" PRIu64 " tasks, %" PRIu64 " threads)\n", n, tasks,
+		      threads);
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si = { 0 };
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0)
+			kt_out_printf(o, "  stackshot %d at 0x%" PRIx64 ": %" PRIu64 " tasks, %" PRIu64
+				      " threads (%s, %" PRIu64 " bytes of kcdata)\n", s, si.offset,
+				      si.tasks, si.threads, kcdata_begin_name(si.begin_type)
+				      ? kcdata_begin_name(si.begin_type) : "kcdata", si.size);
+		else
+			kt_out_printf(o, "  stackshot %d: does not decode: %s\n", s, e.message);
+	}
 }
 
 static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
@@ -232,6 +289,7 @@ static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	}
 	if (ch->more)
 		kt_out_printf(o, "  ... %" PRIu64 " more chunks\n", ch->more);
+	print_text_stackshots(o, k);
 }
 
 int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,

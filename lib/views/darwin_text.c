@@ -2,6 +2,7 @@
 /* `ktrace report` for Darwin kdebug data: one line per event. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "views/darwin_common.h"
 #include <ktrace/view.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 
 /* --- START/END matching, per thread and event id ------------------------------- */
@@ -353,6 +355,7 @@ struct report_state {
 	bool have_prev;
 	struct duration_total *totals;
 	size_t ntotals, totals_cap;
+	struct kt_json *json;            /* --format json */
 	struct line line;
 	struct name_slot names[NAME_CACHE];
 };
@@ -394,6 +397,63 @@ static void text_thread(struct report_state *st, struct line *l, uint64_t thread
 	}
 	l_putc(l, ' ');
 	l_text(l, tname ? tname : "-", 64, false, 16);
+}
+
+static void json_hex(struct kt_json *j, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	kt_json_string(j, buf, strlen(buf));
+}
+
+/* One event of the JSON report. */
+static void json_event(struct report_state *st, const struct ktrace_darwin_event *ev,
+		       const struct ktrace_darwin_thread *t, bool has_elapsed, uint64_t elapsed)
+{
+	const char *name = cached_name(st->names, st->o->codes, ev->debugid);
+	const char *tname = ktrace_darwin_thread_name(st->k, ev->thread);
+	struct kt_json *j = st->json;
+	char text[33];
+
+	kt_json_begin_object(j, true);
+	kt_json_key_cstr(j, "time_ns");
+	kt_json_u64(j, ev->ns);
+	kt_json_key_cstr(j, "cpu");
+	kt_json_u64(j, ev->cpu);
+	kt_json_key_cstr(j, "thread");
+	json_hex(j, ev->thread);
+	if (t) {
+		kt_json_key_cstr(j, "pid");
+		kt_json_i64(j, t->pid);
+		kt_json_key_cstr(j, "process");
+		kt_json_string(j, t->command, strnlen(t->command, 20));
+	}
+	if (tname) {
+		kt_json_key_cstr(j, "thread_name");
+		kt_json_string(j, tname, strlen(tname));
+	}
+	kt_json_key_cstr(j, "debugid");
+	json_hex(j, ev->debugid);
+	kt_json_key_cstr(j, "func");
+	kt_json_string(j, func_name(ev->debugid), strlen(func_name(ev->debugid)));
+	kt_json_key_cstr(j, "event");
+	kt_json_string(j, name, strlen(name));
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_array(j, true);
+	for (int a = 0; a < 4; a++)
+		json_hex(j, ev->arg[a]);
+	kt_json_end_array(j);
+	if (is_string_event(ev->debugid)) {
+		event_text(st->info, ev, text);
+		kt_json_key_cstr(j, "text");
+		kt_json_string(j, text, strlen(text));
+	}
+	if (has_elapsed) {
+		kt_json_key_cstr(j, "elapsed_ns");
+		kt_json_u64(j, elapsed);
+	}
+	kt_json_end_object(j);
 }
 
 static void print_event(struct report_state *st, struct ktrace_out *out,
@@ -621,6 +681,7 @@ static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 	struct ktrace_error scratch = { 0 };
 	struct ktrace_chunk_iter it;
 	struct ktrace_chunk c;
+	size_t stackshots = 0;
 
 	if (!f || !ktrace_input_is_mapped(ktrace_file_input(f)))
 		return;
@@ -634,8 +695,10 @@ static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 		kt_out_printf(out, "# %s chunk 0x%08x%s%s%s at 0x%" PRIx64 ": %" PRIu64 " bytes, %s\n",
 			      c.in_header ? "header" : "body", c.tag, n ? " (" : "", n ? n : "",
 			      n ? ")" : "", c.offset, c.size,
-			      c.tag == KTRACE_TAG_STACKSHOT ? "kcdata, not decoded here"
+			      c.tag == KTRACE_TAG_STACKSHOT ? "kcdata"
 			      : n ? "not decoded" : "unknown tag, skipped");
+		if (c.tag == KTRACE_TAG_STACKSHOT)
+			kt_darwin_list_stackshot(k, stackshots++, out);
 	}
 }
 
@@ -656,7 +719,36 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 		return ret;
 	}
 	stp->info = ktrace_darwin_get_info(stp->k);
-	if (o->csv && o->durations) {
+	if (o->json) {
+		stp->json = malloc(sizeof(*stp->json));
+		if (!stp->json) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		kt_json_init(stp->json, out, 2);
+		kt_json_begin_object(stp->json, false);
+		kt_json_key_cstr(stp->json, "file");
+		kt_json_string(stp->json, ktrace_input_name(in), strlen(ktrace_input_name(in)));
+		kt_json_key_cstr(stp->json, "format");
+		kt_json_string(stp->json, kt_darwin_format_id(stp->info),
+			       strlen(kt_darwin_format_id(stp->info)));
+		kt_json_key_cstr(stp->json, "description");
+		kt_darwin_format_desc(stp->info, desc, sizeof(desc));
+		kt_json_string(stp->json, desc, strlen(desc));
+		kt_json_key_cstr(stp->json, "timebase");
+		kt_json_begin_object(stp->json, true);
+		kt_json_key_cstr(stp->json, "numer");
+		kt_json_u64(stp->json, stp->info->timebase_numer);
+		kt_json_key_cstr(stp->json, "denom");
+		kt_json_u64(stp->json, stp->info->timebase_denom);
+		kt_json_end_object(stp->json);
+		kt_json_key_cstr(stp->json, "stackshots");
+		ret = kt_darwin_json_stackshots(stp->json, stp->k, err);
+		if (ret < 0)
+			goto out;
+		kt_json_key_cstr(stp->json, "events");
+		kt_json_begin_array(stp->json, false);
+	} else if (o->csv && o->durations) {
 		kt_out_puts(out, "start_ns,duration_ns,cpu,thread,pid,process,thread_name,eventid,"
 				 "event,start_arg1,start_arg2,start_arg3,start_arg4,end_arg1,"
 				 "end_arg2,end_arg3,end_arg4\n");
@@ -708,15 +800,30 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 			continue;
 		}
 		stp->shown++;
-		print_event(stp, out, &ev, t, has_elapsed, has_elapsed ? ev.ns - start.ns : 0);
+		if (stp->json)
+			json_event(stp, &ev, t, has_elapsed, has_elapsed ? ev.ns - start.ns : 0);
+		else
+			print_event(stp, out, &ev, t, has_elapsed,
+				    has_elapsed ? ev.ns - start.ns : 0);
 	}
-	if (!o->csv && o->durations)
+	if (stp->json) {
+		kt_json_end_array(stp->json);
+		kt_json_key_cstr(stp->json, "events_read");
+		kt_json_u64(stp->json, stp->read);
+		kt_json_key_cstr(stp->json, "events_shown");
+		kt_json_u64(stp->json, stp->shown);
+		kt_json_end_object(stp->json);
+		kt_json_finish(stp->json);
+	}
+	if (!o->csv && !o->json && o->durations)
 		print_totals(stp, out);
-	if (!o->csv)
+	if (!o->csv && !o->json)
 		kt_out_printf(out, "# %" PRIu64 " events read, %" PRIu64 " %s, %" PRIu64
 			      " lost-events markers (TRACE_LOST_EVENTS)\n", stp->read,
 			      o->durations ? stp->pairs : stp->shown,
 			      o->durations ? "START/END pairs" : "shown", stp->lost_markers);
+out:
+	free(stp->json);
 	free(stp->totals);
 	intervals_free(&stp->iv);
 	ktrace_darwin_close(stp->k);
