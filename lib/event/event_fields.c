@@ -76,10 +76,19 @@ int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_even
 	if (f->flags & EVF_DYNAMIC) {
 		dynamic_span(evs, f, data, size, &off, &len);
 	} else {
+		/* a fixed array may run past a shorter record (a stack trace of fewer frames
+		 * than caller[] holds): its value is the part inside the record */
 		off = f->offset;
 		len = f->size;
-		if ((uint64_t)off + len > size)
-			off = len = 0;
+		/* "char buf[]" (size 0): the data goes on to the end of the record */
+		if (!len && (f->flags & EVF_ARRAY) && off <= size)
+			len = size - off;
+		if ((uint64_t)off + len > size) {
+			if (off < size && (f->flags & (EVF_ARRAY | EVF_STRING)))
+				len = size - off;
+			else
+				off = len = 0;
+		}
 	}
 	if (f->flags & EVF_STRING) {
 		v->type = KTRACE_EVENT_STRING;

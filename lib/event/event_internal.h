@@ -374,6 +374,21 @@ enum ftev_cast {
 	CAST_NONE = 0, CAST_U8, CAST_U16, CAST_U32,
 };
 
+/* A value through an unsigned cast ((u8), (unsigned short), (u32)...). */
+static inline uint64_t ftev_apply_cast(uint64_t val, enum ftev_cast c)
+{
+	switch (c) {
+	case CAST_U8:
+		return val & 0xff;
+	case CAST_U16:
+		return val & 0xffff;
+	case CAST_U32:
+		return val & 0xffffffff;
+	default:
+		return val;
+	}
+}
+
 /* Helper functions plugins register (tep_register_print_function). */
 enum ftev_func {
 	FN_JBD2_DEV_TO_NAME = 1,

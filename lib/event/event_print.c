@@ -98,19 +98,6 @@ static size_t str_len_at(const struct ftev_ctx *c, uint64_t off)
 	return nul ? (size_t)(nul - (c->data + off)) : c->avail - off;
 }
 
-static uint64_t apply_cast(uint64_t val, enum ftev_cast cast)
-{
-	switch (cast) {
-	case CAST_U8:
-		return val & 0xff;
-	case CAST_U16:
-		return val & 0xffff;
-	case CAST_U32:
-		return val & 0xffffffff;
-	default:
-		return val;
-	}
-}
 
 static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
 
@@ -178,7 +165,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		break;
 	}
 	case PA_TYPE:
-		val = apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
+		val = ftev_apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
 		struct ftev_out discard = { 0 };
@@ -221,7 +208,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 				break;
 			val = ftev_read_number(c->evs, c->data + offset, (unsigned)fsize);
 			if (typearg)
-				val = apply_cast(val, typearg->typecast.ptr_cast);
+				val = ftev_apply_cast(val, typearg->typecast.ptr_cast);
 			break;
 		}
 		case OP_COND: {

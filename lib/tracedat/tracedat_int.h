@@ -165,4 +165,20 @@ struct tracedat {
 
 void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Options that hold a version 7 section (metadata moved out of the header). */
+static inline bool td_section_option(uint16_t id)
+{
+	return id == TRACEDAT_OPT_HEADER_INFO || id == TRACEDAT_OPT_FTRACE_EVENTS ||
+	       id == TRACEDAT_OPT_EVENT_FORMATS || id == TRACEDAT_OPT_KALLSYMS ||
+	       id == TRACEDAT_OPT_PRINTK || id == TRACEDAT_OPT_CMDLINES;
+}
+
+/* Options that describe the file's layout: the writer makes them itself. */
+static inline bool td_layout_option(uint16_t id)
+{
+	return td_section_option(id) || id == TRACEDAT_OPT_DONE || id == TRACEDAT_OPT_BUFFER ||
+	       id == TRACEDAT_OPT_BUFFER_TEXT || id == TRACEDAT_OPT_CPUCOUNT ||
+	       id == TRACEDAT_OPT_STRINGS;
+}
+
 #endif
