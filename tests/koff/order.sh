@@ -34,3 +34,8 @@ run 2 4 25000
 	"$KTRACE" report "$TMP/snap.ktrace" >"$TMP/snap.txt" 2>&1
 "$KTRACE" dump >"$TMP/live-plain.txt"
 check_same "report of the snapshot prints the dump" "$TMP/snap.txt" "$TMP/live-plain.txt"
+
+# -l on a running system: the buffers in /dev/shm, this one among them.
+"$KTRACE" dump -l >"$TMP/l.txt" 2>&1
+grep -q "^$BUF	allocated, 262144 entries, tracing enabled, created by process [0-9]*$" "$TMP/l.txt" &&
+	ok "-l lists the buffers in /dev/shm" || { not_ok "-l lists the buffers in /dev/shm"; head -5 "$TMP/l.txt"; }
