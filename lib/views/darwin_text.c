@@ -658,7 +658,8 @@ static void print_totals(struct report_state *st, struct ktrace_out *out)
 	for (size_t i = 0; i < st->totals_cap; i++)
 		if (st->totals[i].id)
 			st->totals[n++] = st->totals[i];
-	qsort(st->totals, n, sizeof(*st->totals), cmp_total);
+	if (n)
+		qsort(st->totals, n, sizeof(*st->totals), cmp_total);
 	kt_out_printf(out, "# durations by event: %" PRIu64 " pairs\n", st->pairs);
 	kt_out_puts(out, "#      count         total_ns          mean_ns           min_ns           "
 			 "max_ns  event\n");
