@@ -22,7 +22,7 @@
  * Records go through in chunks. The main thread reads them in order and does everything
  * that depends on what came before: filters, the comm column (the sched plugins teach
  * comms while printing), the latency column, --ts-diff, and the text of the events whose
- * formatting keeps state (ktrace_event_ordered: sched, function, function graph,
+ * formatting keeps state (ktrace_event_order: function, function graph,
  * bprint...). The other events' texts and the whole lines are made by worker threads,
  * each with its own registry loaded from the same metadata, and the chunks are written
  * out in order: the output is the single-threaded one, byte for byte.
@@ -50,11 +50,16 @@
 
 #include "common/outbuf.h"
 
+/* Who formats the records of an event: the reading thread, in output order (O_MAIN);
+ * any thread (O_ANY); any thread, after the reading thread learnt the comms the record
+ * teaches, in output order (O_LEARN: sched_switch, sched_wakeup). */
+enum { O_MAIN = 1, O_ANY, O_LEARN };
+
 /* What the view keeps per file beside the engine's (engine/tdset.h). */
 struct rfile {
 	struct kt_tdfile *t;
-	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
-	 * and how many bytes formatting may read */
+	/* per event id: who formats it (O_*, 0 not known yet), and how many bytes
+	 * formatting may read */
 	struct evinfo {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
@@ -302,7 +307,7 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { 1, false, 0 };
+	static const struct evinfo fallback = { O_MAIN, false, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -325,7 +330,17 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			raw = !regexec(&r->raw_re[i], ktrace_event_name(ev), 0, NULL, 0) ||
 			      !regexec(&r->raw_re[i], ktrace_event_system(ev), 0, NULL, 0);
 		f->evinfo[id].raw = raw;
-		f->evinfo[id].ordered = ktrace_event_ordered(ev, raw) ? 1 : 2;
+		switch (ktrace_event_order(ev, raw)) {
+		case KTRACE_EVENT_IN_ORDER:
+			f->evinfo[id].ordered = O_MAIN;
+			break;
+		case KTRACE_EVENT_LEARN_IN_ORDER:
+			f->evinfo[id].ordered = O_LEARN;
+			break;
+		default:
+			f->evinfo[id].ordered = O_ANY;
+			break;
+		}
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -549,7 +564,9 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	ei = ev ? ev_info(r, f, ev) : NULL;
 	if (ei ? ei->raw : o->raw)
 		j->flags |= J_RAW;
-	if (ei && ei->ordered == 1) {
+	if (ei && ei->ordered == O_LEARN)
+		ktrace_event_learn_comms(evs, kr);   /* after this record's comm column */
+	if (ei && ei->ordered == O_MAIN) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
@@ -1117,6 +1134,10 @@ static int run_records(struct report *r)
 		}
 		r->span_max = keep / (r->nslots + 2);
 	}
+	/* the workers' registries share one symbol table per file */
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (kt_tdfile_share_symbols(&r->set.files[i]))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
 	if (r->slots)
 		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
