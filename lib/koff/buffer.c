@@ -80,8 +80,7 @@ static void after_fork_child(void)
 {
 	koff__pid_cache = 0;
 	koff__self.tid = 0;
-	koff__self.ident = 0;
-	koff__self.next = koff__self.end = 0;
+	memset(koff__self.g, 0, sizeof(koff__self.g));
 }
 
 static void setup_process(void)

@@ -26,28 +26,6 @@
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-/* Thread exit: the group the thread was filling goes back to the buffer, if that is
- * still open (the registry lock keeps it mapped meanwhile). */
-static void thread_exit(void *unused)
-{
-	struct koff_buffer *b;
-
-	(void)unused;
-	if (!koff__self.ident)
-		return;
-	pthread_mutex_lock(&koff_registry_lock);
-	b = koff_registry_find(koff__self.ident);
-	if (b)
-		koff_release_group(b);
-	pthread_mutex_unlock(&koff_registry_lock);
-	koff__self.ident = 0;
-}
-
-static void exit_key_create(void)
-{
-	pthread_key_create(&exit_key, thread_exit);
-}
-
 /*
  * The group word (layout.h): bit 63 set while held, then the holder's process id in
  * bits 32-62; the low 32 bits are a lap of the ring (number >> lap_shift, truncated):
@@ -64,20 +42,56 @@ static inline uint64_t held_word(const struct koff_buffer *b, uint64_t n)
 	return KOFF_STAMP_BUSY | (uint64_t)(koff_self_pid() & 0x7fffffffu) << 32 | lap_of(b, n);
 }
 
-void koff_release_group(struct koff_buffer *b)
+/* Gives group g (of buffer b) back for the next lap, and forgets it. */
+static void release(struct koff_buffer *b, struct koff_group *g)
 {
 	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
 	uint64_t held;
 
-	if (koff__self.ident != b->ident || !ring)
+	if (ring && g->ident == b->ident) {
+		held = held_word(b, g->first);
+		atomic_compare_exchange_strong_explicit(
+			(_Atomic(uint64_t) *)&ring[g->first & b->slot_mask].group, &held,
+			(uint32_t)(lap_of(b, g->first) + 1), memory_order_release,
+			memory_order_relaxed);
+	}
+	memset(g, 0, sizeof(*g));
+}
+
+void koff_release_group(struct koff_buffer *b)
+{
+	for (int i = 0; i < KOFF_THREAD_GROUPS; i++)
+		if (koff__self.g[i].ident == b->ident)
+			release(b, &koff__self.g[i]);
+}
+
+/* Gives back a group of a buffer that may be closed already: through the registry of
+ * open buffers, whose lock keeps it mapped meanwhile. */
+static void release_by_ident(struct koff_group *g)
+{
+	struct koff_buffer *b;
+
+	if (!g->ident)
 		return;
-	held = held_word(b, koff__self.group_first);
-	atomic_compare_exchange_strong_explicit(
-		(_Atomic(uint64_t) *)&ring[koff__self.group_first & b->slot_mask].group, &held,
-		(uint32_t)(lap_of(b, koff__self.group_first) + 1), memory_order_release,
-		memory_order_relaxed);
-	koff__self.ident = 0;
-	koff__self.next = koff__self.end = 0;
+	pthread_mutex_lock(&koff_registry_lock);
+	b = koff_registry_find(g->ident);
+	if (b)
+		release(b, g);
+	pthread_mutex_unlock(&koff_registry_lock);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Thread exit: the groups the thread was filling go back to their buffers. */
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i < KOFF_THREAD_GROUPS; i++)
+		release_by_ident(&koff__self.g[i]);
+}
+
+static void exit_key_create(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
 }
 
 /* May a group whose word is v be taken for number n? */
@@ -108,11 +122,35 @@ static inline __attribute__((always_inline)) uint64_t thread_stamp(void)
 }
 
 /*
+ * The group the calling thread fills in b, moved to the front of its groups (the fast
+ * path looks at g[0] only): when the thread holds none there, the front slot is made
+ * free for one, giving back the group of the buffer written longest ago.
+ */
+static __attribute__((noinline)) void front_group(struct koff_buffer *b)
+{
+	struct koff_group keep;
+	int i;
+
+	for (i = 0; i < KOFF_THREAD_GROUPS - 1; i++)
+		if (koff__self.g[i].ident == b->ident)
+			break;
+	if (koff__self.g[i].ident != b->ident) {
+		if (koff__self.g[i].ident == 0) {
+			/* a free slot */
+		} else {
+			release_by_ident(&koff__self.g[i]);
+		}
+	}
+	keep = koff__self.g[i];
+	memmove(&koff__self.g[1], &koff__self.g[0], (size_t)i * sizeof(keep));
+	koff__self.g[0] = keep;
+}
+
+/*
  * Takes a new group: returns its first number, or UINT64_MAX when none could be had
  * (every group tried still held by a writer a lap or more behind). A group is free for
- * number g when its word shows it released for an earlier lap (a value <= g), or held
- * for a group two laps or more behind (its writer died, or stopped and will abandon it
- * when it looks at it again).
+ * number g when its word shows it released for this lap or an earlier one, or held two
+ * laps or more behind by a process that no longer exists.
  *
  * ns non-NULL: the record's time stamp is taken (again) once the group is claimed, and
  * checked young after that: a record's time is never older than its group's claim,
@@ -122,11 +160,23 @@ static __attribute__((noinline)) uint64_t claim_group(struct koff_buffer *b,
 						       struct koff_rec *ring, uint64_t *ns)
 {
 	_Atomic(uint64_t) *head = koff_h64(b, KOFF_H_HEAD);
+	struct koff_group *grp;
+	int saved_errno = errno;     /* logging never changes errno */
+	uint64_t result = UINT64_MAX;
 
-	if (koff__self.ident == b->ident)
-		koff_release_group(b);
-	else if (koff__self.ident)
-		thread_exit(NULL);       /* a group in another buffer: given back the same way */
+	if (koff__self.g[0].ident != b->ident) {
+		front_group(b);
+		grp = &koff__self.g[0];
+		/* still good for the next record? */
+		if (grp->ident == b->ident && grp->next < grp->end &&
+		    atomic_load_explicit(head, memory_order_relaxed) - grp->next <= b->max_age &&
+		    atomic_load_explicit(koff_h64(b, KOFF_H_BASE),
+					 memory_order_relaxed) <= grp->next)
+			return grp->next;
+	}
+	grp = &koff__self.g[0];
+	if (grp->ident == b->ident)
+		release(b, grp);     /* used up, or too old */
 	if (__builtin_expect(!koff__self.exit_hook, 0)) {
 		pthread_once(&exit_key_once, exit_key_create);
 		pthread_setspecific(exit_key, &koff__self);
@@ -140,22 +190,25 @@ static __attribute__((noinline)) uint64_t claim_group(struct koff_buffer *b,
 		if (group_free(b, v, g) && atomic_compare_exchange_strong_explicit(
 				word, &v, held_word(b, g), memory_order_acquire,
 				memory_order_relaxed)) {
-			koff__self.ident = b->ident;
-			koff__self.group_first = g;
-			koff__self.next = g;
-			koff__self.end = g + b->group;
-			if (!ns)
-				return g;
-			*ns = thread_stamp();
-			if (atomic_load_explicit(head, memory_order_relaxed) - g <= b->max_age)
-				return g;
-			koff_release_group(b);   /* preempted since the claim: again */
+			grp->ident = b->ident;
+			grp->first = g;
+			grp->next = g;
+			grp->end = g + b->group;
+			if (ns)
+				*ns = thread_stamp();
+			if (!ns || atomic_load_explicit(head, memory_order_relaxed) - g <= b->max_age) {
+				result = g;
+				break;
+			}
+			release(b, grp);   /* preempted since the claim: again */
 			continue;
 		}
 		/* Still held by a writer a lap or more behind: these numbers are holes. */
 	}
-	atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1, memory_order_relaxed);
-	return UINT64_MAX;
+	if (result == UINT64_MAX)
+		atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1, memory_order_relaxed);
+	errno = saved_errno;
+	return result;
 }
 
 /*
@@ -167,13 +220,13 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, bool ta
 	     uint64_t ns, uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags,
 	     const uint64_t args[5])
 {
-	uint64_t s = koff__self.next, count;
+	uint64_t s = koff__self.g[0].next, count;
 	_Atomic(uint64_t) *stamp;
 	struct koff_rec *r;
 
 	if (take_time)
 		ns = thread_stamp();
-	if (__builtin_expect(koff__self.ident != b->ident || s >= koff__self.end ||
+	if (__builtin_expect(koff__self.g[0].ident != b->ident || s >= koff__self.g[0].end ||
 			     atomic_load_explicit(koff_h64(b, KOFF_H_HEAD),
 						  memory_order_relaxed) - s > b->max_age ||
 			     atomic_load_explicit(koff_h64(b, KOFF_H_BASE),
@@ -208,9 +261,9 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, bool ta
 	count = atomic_load_explicit((_Atomic(uint64_t) *)&r->count, memory_order_relaxed);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->count, count + 1, memory_order_relaxed);
 	atomic_store_explicit(stamp, s + b->nentries, memory_order_release);
-	koff__self.next = s + 1;
-	if (__builtin_expect(s + 1 == koff__self.end, 0))
-		koff_release_group(b);
+	koff__self.g[0].next = s + 1;
+	if (__builtin_expect(s + 1 == koff__self.g[0].end, 0))
+		release(b, &koff__self.g[0]);
 	return 0;
 }
 

@@ -56,18 +56,25 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
  * buffer has no table or it is full. */
 uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len);
 
+/* A group of slots a thread is filling (log.c). */
+struct koff_group {
+	uint64_t ident;             /* buffer the group belongs to, 0 none */
+	uint64_t next, end;         /* next number to write, end of the group */
+	uint64_t first;             /* the group's first number */
+};
+
+#define KOFF_THREAD_GROUPS 4    /* buffers a thread writes into without giving groups up */
+
 /*
  * What a producing thread keeps for itself, in one place (initial-exec TLS: no call to
  * look it up, also in libktrace.so): its id, its clock anchor, the last time stamp it
- * gave, and the group of slots it is filling (log.c).
+ * gave, and the groups it is filling, the one of the buffer it wrote last first.
  */
 struct koff_thread {
 	uint64_t tid;               /* 0 until known; reset in a forked child */
 	uint64_t anchor_tsc, anchor_ns;
 	uint64_t last_ns;           /* time stamps of a thread never go back */
-	uint64_t ident;             /* buffer the group belongs to, 0 none */
-	uint64_t next, end;         /* next number to write, end of the group */
-	uint64_t group_first;       /* the group's first number */
+	struct koff_group g[KOFF_THREAD_GROUPS];
 	int exit_hook;              /* the thread-exit release is registered */
 };
 extern __thread struct koff_thread koff__self __attribute__((tls_model("initial-exec")));
@@ -87,8 +94,7 @@ static inline uint64_t koff_self_tid(void)
 	return __builtin_expect(koff__self.tid != 0, 1) ? koff__self.tid : koff_self_tid_slow();
 }
 
-/* Gives back the calling thread's group in b, if it holds one (koff_close, thread exit,
- * fork). */
+/* Gives back the calling thread's group in b, if it holds one (koff_close). */
 void koff_release_group(struct koff_buffer *b);
 /* The open buffer with this identity, or NULL; call with koff_registry_lock held. */
 extern pthread_mutex_t koff_registry_lock;
