@@ -90,6 +90,9 @@ KTRACE_API int ktrace_event_register_comm(struct ktrace_events *evs, int pid, co
 
 /* Lookups. */
 KTRACE_API size_t ktrace_event_count(const struct ktrace_events *evs);
+/* Bytes the registry holds (formats, compiled print fmts, symbols, comms): about what
+ * another registry loaded with the same metadata costs. */
+KTRACE_API size_t ktrace_event_memory(const struct ktrace_events *evs);
 KTRACE_API const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index);
 KTRACE_API const struct ktrace_event *ktrace_event_find(struct ktrace_events *evs, int id);
 KTRACE_API const struct ktrace_event *ktrace_event_find_by_name(const struct ktrace_events *evs,

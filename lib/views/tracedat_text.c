@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@
 
 #include "engine/pipeline.h"
 #include "engine/tdset.h"
+#include "event/event_share.h"
 #include "common/grow.h"
 
 #include "common/outbuf.h"
@@ -137,6 +139,7 @@ struct namecol {
 	const struct ktrace_event *ev;
 	char *s;
 	uint32_t len;
+	uint32_t cap;                      /* bytes at s: rewritten in place when it fits */
 };
 
 /* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
@@ -335,7 +338,8 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			f->evinfo[id].ordered = O_MAIN;
 			break;
 		case KTRACE_EVENT_LEARN_IN_ORDER:
-			f->evinfo[id].ordered = O_LEARN;
+			/* one thread: learning and formatting are one pass */
+			f->evinfo[id].ordered = r->nworkers ? O_LEARN : O_MAIN;
 			break;
 		default:
 			f->evinfo[id].ordered = O_ANY;
@@ -717,11 +721,18 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 
 	if (n->ev != ev || !n->s) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
-		size_t len = strlen(name);
-		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
+		size_t len = strlen(name), need = len + 24 > 64 ? len + 24 : 64;
+		char *s = n->s;
 
-		if (!s)
-			return NULL;
+		/* two events that share a slot take turns in its buffer: no allocation per
+		 * record once it is big enough for both */
+		if (need > n->cap) {
+			s = realloc(n->s, need);
+			if (!s)
+				return NULL;
+			n->s = s;
+			n->cap = (uint32_t)need;
+		}
 		s[0] = ' ';
 		memcpy(s + 1, name, len);
 		s[len + 1] = ':';
@@ -731,8 +742,6 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 			memset(s + len + 3, ' ', 20 - len);
 			n->len += (uint32_t)(20 - len);
 		}
-		free(n->s);
-		n->s = s;
 		n->ev = ev;
 	}
 	return n;
@@ -1039,24 +1048,49 @@ static struct wctx *new_ctx(struct report *r)
 	return w;
 }
 
+/* What the worker threads may take together (registries, caches, chunks), so that a
+ * report stays within 64 MiB whatever the machine. */
+#define WORKERS_BUDGET ((size_t)24 << 20)
+#define WORKER_BYTES ((size_t)3 << 20)     /* a worker's caches and its chunks in flight */
+
+/* The CPUs this process may run on (its affinity mask, which taskset and cgroups
+ * narrow), not all the machine's. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static size_t pick_workers(const struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	uint64_t bytes = 0;
+	size_t registry = 0, n;
 	long cpus;
 
 	if (o->threads == 1 || o->line_flush)
 		return 0;
 	if (o->threads > 1)
 		return (size_t)o->threads;
-	for (size_t i = 0; i < r->nfiles; i++)
+	for (size_t i = 0; i < r->nfiles; i++) {
 		bytes += tracedat_header(r->set.files[i].td)->file_size;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		registry += ktrace_event_memory(r->set.files[i].evs) -
+			    ftev_shared_bytes(r->set.files[i].evs);
+	}
+	cpus = usable_cpus();
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 0;
-	/* one worker per CPU, and the reading thread, which often waits, on top */
-	return cpus > 8 ? 8 : (size_t)cpus;
+	/* one worker per CPU, and the reading thread, which often waits, on top; as many
+	 * as the memory budget has room for registries of their own (a trace with every
+	 * event's format and a big kallsyms makes them several MiB) */
+	n = cpus > 8 ? 8 : (size_t)cpus;
+	while (n > 1 && n * (registry + WORKER_BYTES) > WORKERS_BUDGET)
+		n--;
+	return n;
 }
 
 /* One thread: a few records at a time (they stay in the cache), the lines written in
