@@ -79,3 +79,26 @@ grep -q '^#   stackshot 0 does not decode: ' "$TMP/b.txt" && [ "$(grep -vc '^#' 
 	{ not_ok "report --format json of a corrupt stackshot: error"; cat "$TMP/b.err"; }
 "$KTRACE" report --format plist "$TMP/s.ktrace" >/dev/null 2>&1
 [ $? -eq 2 ] && ok "--format plist of a Darwin file: usage error" || not_ok "--format plist of a Darwin file: usage error"
+
+# The event stream (so export and SQL see them): a record per stackshot, in time order
+# with the events, its tasks and threads as info counts them; a corrupt one says why.
+SD="$ROOT/$B/examples/stream_dump"
+"$SD" --fields "$TMP/s.ktrace" >"$TMP/st.txt" 2>&1
+grep ' kcdata:' "$TMP/st.txt" | sed 's/^E [0-9]* //' >"$TMP/st.shots"
+# info: "  stackshot 1 at 0xa60: 170 tasks, 718 threads (delta stackshot, ...)"
+sed -n 's/^  stackshot [0-9]* at \(0x[0-9a-f]*\): \([0-9]*\) tasks, \([0-9]*\) threads (\([a-z ]*\),.*/\1 \4 \2 \3/p' \
+	"$TMP/i.txt" | sed 's/delta stackshot/delta_stackshot/' | sort >"$TMP/want.shots"
+sed -n 's/.*kcdata:\([a-z_]*\) offset=\([0-9]*\) size=[0-9]* tasks=\([0-9]*\) threads=\([0-9]*\) error=""$/\2 \1 \3 \4/p' \
+	"$TMP/st.shots" | while read -r off rest; do printf '0x%x %s\n' "$off" "$rest"; done | sort >"$TMP/got.shots"
+[ "$(wc -l <"$TMP/got.shots")" -eq 3 ] && cmp -s "$TMP/got.shots" "$TMP/want.shots" &&
+	ok "stream: a record per stackshot, with info's tasks and threads" ||
+	{ not_ok "stream: a record per stackshot"; sed 's/^/#   /' "$TMP/got.shots" "$TMP/want.shots"; }
+awk '{print $2}' "$TMP/st.txt" >"$TMP/st.ts"
+[ "$(grep -c '^E ' "$TMP/st.txt")" -eq 6 ] && sort -n -c "$TMP/st.ts" 2>/dev/null &&
+	ok "stream: the 3 events and 3 stackshots in time order" || { not_ok "stream: events and stackshots in time order"; sed 's/^/#   /' "$TMP/st.txt"; }
+"$SD" "$TMP/s.ktrace" | grep -q ' delta_stackshot *170 tasks, 718 threads$' &&
+	ok "stream: the report line of a stackshot" || not_ok "stream: the report line of a stackshot"
+"$SD" --fields "$TMP/bad.ktrace" >"$TMP/sb.txt" 2>&1
+[ "$(grep -c 'kcdata:stackshot .* error="[^"]' "$TMP/sb.txt")" -eq 1 ] && [ "$(grep -c '^E ' "$TMP/sb.txt")" -eq 6 ] &&
+	ok "stream: a corrupt stackshot is a record saying why, the rest still there" ||
+	{ not_ok "stream: a corrupt stackshot"; sed 's/^/#   /' "$TMP/sb.txt"; }
