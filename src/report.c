@@ -60,12 +60,15 @@ static const char report_help[] =
 "    --raw-v0)\n"
 "        One line per kdebug event: time in seconds (ticks converted with the\n"
 "        file's timebase), nanoseconds since the previous line, CPU, thread id,\n"
-"        pid and process name from the thread map, function qualifier (START, END\n"
-"        or -), event name (from -C trace codes files, else built-in class and\n"
-"        subclass names) and arg1..arg4 in hex; END events matched with a START of\n"
+"        pid and process name from the thread map, the thread's name (as it named\n"
+"        itself, TRACE_STRING_THREADNAME), function qualifier (START, END or -),\n"
+"        event name (from -C trace codes files, else built in: MACH_DISPATCH,\n"
+"        BSC_read, ..., or CLASS_SUBCLASS:0xCODE) and arg1..arg4 in hex; END\n"
+"        events matched with a START of\n"
 "        the same event on the same thread get elapsed_ns=. TRACE-class string\n"
 "        events also show their text. Comment lines give the format, timebase,\n"
-"        counts, and the chunks that are not events.\n"
+"        counts, and the chunks that are not events; stackshot chunks (kcdata) are\n"
+"        decoded and their tasks listed with their thread counts.\n"
 "\n"
 "    kcdata (Apple kernel chunked data)\n"
 "        Stackshots, corpse crash info, exit reasons, backtrace info, XNU POST test\n"
@@ -82,7 +85,7 @@ static const char report_help[] =
 "    A corrupt or truncated input is reported on standard error as\n"
 "    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
 "    been printed, and the exit status is 1. An option that does not apply to the\n"
-"    format read (--csv on raw pages, --format on Darwin data...) is refused with\n"
+"    format read (--csv on raw pages, --format on raw pages...) is refused with\n"
 "    the format's name (exit status 2).\n"
 "\n"
 "OPTIONS\n"
@@ -100,14 +103,29 @@ static const char report_help[] =
 "    --csv\n"
 "        Darwin: comma-separated values with a header row (time_ns, delta_ns,\n"
 "        cpu, thread, pid, process, debugid, class, subclass, code, func, event,\n"
-"        arg1..arg4, elapsed_ns).\n"
+"        arg1..arg4, elapsed_ns, thread_name).\n"
+"    --durations\n"
+"        Darwin: instead of the events, one line per START/END pair of the same\n"
+"        event on the same thread, at its END: start time, duration in\n"
+"        nanoseconds, the START's CPU, thread, pid, process, thread name, event\n"
+"        name and arguments, then the END's arguments; then a summary by event\n"
+"        (count, total, mean, min and max duration). With --csv: start_ns,\n"
+"        duration_ns, cpu, thread, pid, process, thread_name, eventid, event,\n"
+"        start_arg1..4, end_arg1..4.\n"
 "    -C, --codes FILE\n"
-"        Darwin: event names from a trace codes file (/usr/share/misc/trace.codes\n"
-"        format: '0xDEBUGID NAME' per line). Repeatable; later files win.\n"
+"        Darwin: more event names from a trace codes file ('0xDEBUGID NAME' per\n"
+"        line, as Apple's /usr/share/misc/trace.codes; also 'class 0xCC NAME' and\n"
+"        'subclass 0xCC 0xSS NAME' lines). They come before the built-in names\n"
+"        (every class xnu defines, its public subclasses, the common scheduler,\n"
+"        VM, IPC, file-system, IOKit and network events, and the BSD system calls\n"
+"        and Mach traps by number), which need no file. Repeatable; later files\n"
+"        win.\n"
 "    -f, --filter DESC\n"
-"        Darwin: show only the events an Apple filter description selects: comma-\n"
-"        separated C<class>, S<class-subclass> and D<debugid>, e.g.\n"
-"        C0x01,S0x0403,D0x07020008. Repeatable.\n"
+"        Darwin: show only the events an Apple filter description selects (as\n"
+"        ktrace(1) takes them): comma-separated ALL (every event), C<class>,\n"
+"        S<class-subclass> (class in the high byte) and D<debugid>, numbers in\n"
+"        decimal or 0x hex, C, S and D with a trailing r for END events only,\n"
+"        e.g. C1,C0x25,S0x0521 or S0x0140r. Repeatable.\n"
 "    --pid PID, --process NAME\n"
 "        Darwin: show only the events of threads of this process (by the thread\n"
 "        map and the TRACE events that name new threads). Repeatable.\n"
@@ -117,7 +135,10 @@ static const char report_help[] =
 "        Darwin: convert ticks with this timebase instead of the file's (V0 and\n"
 "        V1 streams carry none; 1/1 is assumed).\n"
 "    --format FORMAT\n"
-"        For kcdata: text (default), json, plist, info or items.\n"
+"        For kcdata: text (default), json, plist, info or items. For Darwin\n"
+"        files: text (default) or json (one document: the file's format and\n"
+"        timebase, its stackshots with their kcdata trees as --format json prints\n"
+"        a kcdata buffer, then the events).\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -192,7 +213,9 @@ static const char report_help[] =
 "    cat /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw | ktrace report -\n"
 "    ssh host cat trace.dat | ktrace report -\n"
 "    ktrace report --pages --long-size 4 cpu0-32.raw\n"
-"    ktrace report -C /usr/share/misc/trace.codes -f C0x01 --process launchd t.ktrace\n"
+"    ktrace report -f C0x01 --process launchd t.ktrace\n"
+"    ktrace report --durations -f S0x040c capture.bin\n"
+"    ktrace report -C my.codes -f C1,S0x0140,ALL t.ktrace\n"
 "    ktrace report --csv capture.bin > events.csv\n"
 "    ktrace report --format json stackshot.kcdata\n"
 "    ktrace report --format plist corpse-sample > corpse.plist\n"
@@ -288,7 +311,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
 		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
-		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER: case DARWIN_OPT_DURATIONS:
 			if ((v = (unsigned long long)darwin_cli_option(&o->darwin, "report", c, optarg)))
 				return (int)v;
 			break;
@@ -326,7 +349,8 @@ static int check_options_apply(const struct report_opts *o, const struct cli_inp
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
-		bad = o->pages_opt[0] ? o->pages_opt : o->format_opt;
+		/* --format: text or json, checked with the Darwin options */
+		bad = o->pages_opt;
 		break;
 	case KTRACE_FORMAT_KCDATA:
 		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt;
@@ -393,6 +417,17 @@ static int run_report(int argc, char **argv)
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
+		opts.darwin.view.json = opts.format && !strcmp(opts.format, "json");
+		if ((opts.format && strcmp(opts.format, "text") && !opts.darwin.view.json) ||
+		    (opts.darwin.view.json && (opts.darwin.view.csv || opts.darwin.view.durations))) {
+			ret = cli_usage_error("report", opts.darwin.view.json
+					      ? "--format json does not combine with --csv or "
+						"--durations"
+					      : "--format for Darwin files: text or json");
+			cli_input_finish(&ci, 0);
+			darwin_cli_free(&opts.darwin);
+			return ret;
+		}
 		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_TRACEDAT:

@@ -128,7 +128,8 @@ KTRACE_API const char *ktrace_stream_error_path(const struct ktrace_stream *s);
  * The fields of the current record (common fields such as common_pid left out), typed
  * as <ktrace/event.h> describes (struct ktrace_event_value: numbers, strings, arrays,
  * bytes; ktrace_event_array_at reads an array's elements). Darwin events have
- * debugid, class, subclass, code, func and arg1..arg4; KOFF records have tag, text,
+ * debugid, class, subclass, code, func and arg1..arg4 (the stackshot records of a V3
+ * file, system "kcdata", have offset, size, tasks, threads, error); KOFF records have tag, text,
  * correlator and their argument words.
  */
 KTRACE_API size_t ktrace_stream_field_count(struct ktrace_stream *s);

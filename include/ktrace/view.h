@@ -50,12 +50,16 @@ struct ktrace_view_darwin_opts {
 	const char *const *procs;               /* ...or these process names */
 	size_t nprocs;
 	struct ktrace_darwin_options kdebug;    /* reader options (V0, timebase) */
+	bool durations;                         /* report: one line per START/END pair */
 };
 
 /*
- * One line per event: time, delta, CPU, thread, process, qualifier, name, arg1..arg4,
- * elapsed time for END events matched with their START on the same thread. Returns 0,
- * or a negative error code with err set after printing what could be read.
+ * One line per event: time, delta, CPU, thread, pid and process (thread map), thread
+ * name (TRACE_STRING_THREADNAME), qualifier, name, arg1..arg4, elapsed time for END
+ * events matched with their START on the same thread. With durations: one line per
+ * START/END pair instead (start time, duration, the START's CPU and arguments), then
+ * a summary by event. Returns 0, or a negative error code with err set after printing
+ * what could be read.
  */
 KTRACE_API int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
 			      struct ktrace_out *out, struct ktrace_error *err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
 #include "views/darwin_common.h"
@@ -191,6 +192,32 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	kt_json_end_array(&j);
 	if (ch->more)
 		kt_json_kv_u64(&j, "chunks_not_listed", ch->more);
+	{
+		struct ktrace_error e = { 0 };
+		int n = ktrace_darwin_stackshot_count(k, &e);
+
+		kt_json_key_cstr(&j, "stackshots");
+		kt_json_begin_array(&j, false);
+		for (int s = 0; s < n; s++) {
+			struct ktrace_darwin_stackshot si = { 0 };
+
+			kt_json_begin_object(&j, true);
+			if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+				kt_json_kv_u64(&j, "offset", si.offset);
+				kt_json_kv_u64(&j, "size", si.size);
+				kt_json_kv_cstr(&j, "kind", kcdata_begin_name(si.begin_type)
+							    ? kcdata_begin_name(si.begin_type) : "kcdata");
+				kt_json_kv_u64(&j, "tasks", si.tasks);
+				kt_json_kv_u64(&j, "threads", si.threads);
+			} else {
+				kt_json_kv_u64(&j, "offset", e.offset);
+				kt_json_key_cstr(&j, "error");
+				kt_json_string(&j, e.message, strnlen(e.message, sizeof(e.message)));
+			}
+			kt_json_end_object(&j);
+		}
+		kt_json_end_array(&j);
+	}
 	kt_json_key_cstr(&j, "error");
 	if (failure) {
 		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
@@ -209,6 +236,38 @@ static void text_event(struct ktrace_out *o, const char *label, const struct ktr
 	kt_darwin_put_time(o, ev->ns);
 	kt_out_printf(o, " s), debugid 0x%08x, cpu %u, thread 0x%" PRIx64 ", file offset 0x%"
 		      PRIx64 "\n", ev->debugid, ev->cpu, ev->thread, ev->offset);
+}
+
+/* The stackshot chunks, decoded: their tasks and threads. */
+static void print_text_stackshots(struct ktrace_out *o, struct ktrace_darwin *k)
+{
+	struct ktrace_error e = { 0 };
+	uint64_t tasks = 0, threads = 0;
+	int n = ktrace_darwin_stackshot_count(k, &e);
+
+	if (n <= 0)
+		return;
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si;
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+			tasks += si.tasks;
+			threads += si.threads;
+		}
+	}
+	kt_out_printf(o, "stackshots: %d (%" PRIu64 " tasks, %" PRIu64 " threads)\n", n, tasks,
+		      threads);
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si = { 0 };
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0)
+			kt_out_printf(o, "  stackshot %d at 0x%" PRIx64 ": %" PRIu64 " tasks, %" PRIu64
+				      " threads (%s, %" PRIu64 " bytes of kcdata)\n", s, si.offset,
+				      si.tasks, si.threads, kcdata_begin_name(si.begin_type)
+				      ? kcdata_begin_name(si.begin_type) : "kcdata", si.size);
+		else
+			kt_out_printf(o, "  stackshot %d: does not decode: %s\n", s, e.message);
+	}
 }
 
 static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
@@ -276,6 +335,7 @@ static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	}
 	if (ch->more)
 		kt_out_printf(o, "  ... %" PRIu64 " more chunks\n", ch->more);
+	print_text_stackshots(o, k);
 }
 
 int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,

@@ -11,6 +11,7 @@
 #include <ktrace/kcdata.h>
 
 #include "common/json.h"
+#include "views/kcdata_json.h"
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
@@ -188,6 +189,15 @@ static int json_node(struct kt_json *j, struct sorter *st, const struct kcdata_n
 	}
 	kt_json_null(j);
 	return 0;
+}
+
+int kt_kcdata_json_tree(struct kt_json *j, const struct kcdata_node *root)
+{
+	struct sorter *st = sorter_new();
+	int ret = st ? json_node(j, st, root) : -ENOMEM;
+
+	sorter_free(st);
+	return ret;
 }
 
 int ktrace_view_kcdata_json(const struct kcdata_node *root, struct ktrace_out *out)

@@ -130,9 +130,12 @@ no_temporaries "corrupt sub-buffer: no temporary left" "$TMP"
 run "$KTRACE" report --csv "$RAW"
 expect "--csv on raw pages: usage error" 2
 check "--csv on raw pages: says why" grep -q "option --csv does not apply to ftrace ring-buffer pages" "$TMP/err"
-run "$KTRACE" report --format json "$DARWIN"
-expect "--format json on Darwin data: usage error" 2
-check "--format on Darwin data: says why" grep -q "option --format does not apply to Darwin" "$TMP/err"
+run "$KTRACE" report --format json "$RAW"
+expect "--format json on raw pages: usage error" 2
+check "--format on raw pages: says why" grep -q "option --format does not apply to ftrace ring-buffer pages" "$TMP/err"
+run "$KTRACE" report --format plist "$DARWIN"
+expect "--format plist on Darwin data: usage error" 2
+check "--format plist on Darwin data: says which formats" grep -q "text or json" "$TMP/err"
 run "$KTRACE" info --raw-ts "$DARWIN"
 expect "info --raw-ts on Darwin data: usage error" 2
 run "$KTRACE" info --timebase 1/1 "$V6"

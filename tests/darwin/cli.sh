@@ -43,5 +43,5 @@ head -c 32 /dev/zero >>"$TMP/v0"
 printf '\063\000\000\000\000\000\000\000\201\000\100\001\000\000\000\000' >>"$TMP/v0"
 head -c 8 /dev/zero >>"$TMP/v0"
 "$KTRACE" report --raw-v0 "$TMP/v0" | grep -v '^#' >"$TMP/v0.txt"
-check "V0 event: 77 ticks, thread 0x33 of 'zero' (pid 9), MACH_SCHED START" \
-	grep -q '^ *0.000000077 *0 *0 *0x33 *9 zero *START MACH_SCHED:0x20 ' "$TMP/v0.txt"
+check "V0 event: 77 ticks, thread 0x33 of 'zero' (pid 9), MACH_DISPATCH START" \
+	grep -q '^ *0.000000077 *0 *0 *0x33 *9 zero *- *START MACH_DISPATCH ' "$TMP/v0.txt"
