@@ -200,6 +200,11 @@ KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, si
  */
 KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
 
+/* The task state libtraceevent's sched plugin prints for a sched_switch prev_state:
+ * the letters S, D, T, t, Z, X, x, W of its low 8 bits joined by '|', R for none.
+ * Writes at most cap bytes with a NUL; returns the length of the whole text. */
+KTRACE_API size_t ktrace_event_task_state(uint64_t state, char *buf, size_t cap);
+
 /* The latency column of report -l ("dNh1." ...: irqs-off, need-resched, hard/softirq,
  * preempt depth), as TEP_PRINT_LATENCY prints it. Same return convention. */
 KTRACE_API size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,

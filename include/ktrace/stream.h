@@ -151,6 +151,45 @@ KTRACE_API int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t l
 /* Only the event's text (the part after the name column). */
 KTRACE_API int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len);
 
+/* ---- scheduling: the context switches and wakeups of every format, in one shape ---- */
+
+enum ktrace_stream_sched_kind {
+	KTRACE_STREAM_SCHED_NONE = 0,   /* the record is neither */
+	KTRACE_STREAM_SCHED_SWITCH,     /* sched:sched_switch; Darwin MACH_SCHED and
+					 * MACH_STACK_HANDOFF */
+	KTRACE_STREAM_SCHED_WAKEUP,     /* sched:sched_wakeup, sched_waking, sched_wakeup_new;
+					 * Darwin MACH_MAKE_RUNNABLE */
+};
+
+#define KTRACE_STREAM_COMM_MAX 64
+
+/* What a switch or a wakeup says. Threads not named by the record (Darwin's next
+ * thread, the thread a Darwin wakeup makes runnable) are named from the thread map. */
+struct ktrace_stream_sched {
+	enum ktrace_stream_sched_kind kind;
+	/* SWITCH: the thread that leaves the CPU */
+	int64_t prev_tid;
+	int32_t prev_prio;
+	int64_t prev_state;           /* the kernel's value (Darwin: 0 when the thread was
+				       * preempted, quantum expiry and yield included, 1 when
+				       * it blocked) */
+	char prev_state_text[24];     /* as trace-cmd's sched plugin prints it: S, D, T, t,
+				       * Z, X, x, W joined by '|', R for none */
+	char prev_comm[KTRACE_STREAM_COMM_MAX];
+	/* SWITCH: the thread that runs next; WAKEUP: the thread woken */
+	int64_t next_tid;
+	int32_t next_prio;
+	char next_comm[KTRACE_STREAM_COMM_MAX];
+	int32_t target_cpu;           /* WAKEUP: the CPU it is to run on; -1 unknown */
+};
+
+/*
+ * The scheduling meaning of the current record: 1 with *out filled for a context switch
+ * or a wakeup, 0 (kind NONE) for any other record. Fields the record lacks stay 0 (""
+ * for names; a switch or wakeup needs at least its thread ids).
+ */
+KTRACE_API int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out);
+
 /* ---- what the inputs say about themselves ---- */
 
 struct ktrace_stream_source {

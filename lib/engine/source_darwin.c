@@ -192,6 +192,51 @@ static int darwin_format(struct kt_source *src, char *buf, size_t len, bool text
 	return kt_stream_generic_line(&src->rec, text, buf, len);
 }
 
+/* xnu's scheduler events (bsd/sys/kdebug.h: DBG_MACH 0x01, DBG_MACH_SCHED 0x40) */
+#define MACH_SCHED          0x01400000u   /* reason, new thread, old and new priority */
+#define MACH_STACK_HANDOFF  0x01400008u   /* the same, for a switch by stack handoff */
+#define MACH_MAKE_RUNNABLE  0x01400018u   /* thread, priority, wait result, run count */
+/* The AST reasons of a switch whose old thread stays runnable (osfmk/kern/ast.h:
+ * AST_PREEMPT, AST_QUANTUM, AST_URGENT, AST_YIELD, AST_REBALANCE). */
+#define AST_STILL_RUNNABLE  (0x01u | 0x02u | 0x04u | 0x10u | 0x100000u)
+
+static void thread_name(struct darwin_source *d, uint64_t tid, char *out)
+{
+	const struct ktrace_darwin_thread *th = ktrace_darwin_find_thread(d->k, tid);
+
+	snprintf(out, KTRACE_STREAM_COMM_MAX, "%s", th ? th->command : "");
+}
+
+static int darwin_sched(struct kt_source *src, struct ktrace_stream_sched *out)
+{
+	struct darwin_source *d = (struct darwin_source *)src;
+	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
+	const uint64_t *a = d->ev.arg;
+
+	if (id == MACH_SCHED || id == MACH_STACK_HANDOFF) {
+		/* logged by the thread that leaves the CPU */
+		out->kind = KTRACE_STREAM_SCHED_SWITCH;
+		out->prev_tid = (int64_t)d->ev.thread;
+		thread_name(d, d->ev.thread, out->prev_comm);
+		out->prev_prio = (int32_t)a[2];
+		out->prev_state = (a[0] & AST_STILL_RUNNABLE) ? 0 : 1;
+		snprintf(out->prev_state_text, sizeof(out->prev_state_text), "%s",
+			 out->prev_state ? "S" : "R");
+		out->next_tid = (int64_t)a[1];
+		thread_name(d, a[1], out->next_comm);
+		out->next_prio = (int32_t)a[3];
+		return 1;
+	}
+	if (id == MACH_MAKE_RUNNABLE) {
+		out->kind = KTRACE_STREAM_SCHED_WAKEUP;
+		out->next_tid = (int64_t)a[0];
+		thread_name(d, a[0], out->next_comm);
+		out->next_prio = (int32_t)a[1];
+		return 1;
+	}
+	return 0;
+}
+
 static void darwin_close(struct kt_source *src)
 {
 	struct darwin_source *d = (struct darwin_source *)src;
@@ -209,6 +254,7 @@ static const struct kt_source_ops darwin_ops = {
 	.field_count = darwin_field_count,
 	.field = darwin_field,
 	.format = darwin_format,
+	.sched = darwin_sched,
 	.close = darwin_close,
 };
 

@@ -253,6 +253,8 @@ static int ring_field(struct kt_source *src, size_t i, struct ktrace_event_value
 		return ktrace_event_field_value(r->evs, r->ev, i, &r->kr, v);
 	/* without formats: the payload as bytes */
 	memset(v, 0, sizeof(*v));
+	if (i)
+		return -ENOENT;
 	v->name = "data";
 	v->type = KTRACE_EVENT_BYTES;
 	v->data = r->kr.data;
@@ -303,6 +305,7 @@ static const struct kt_source_ops ring_ops = {
 	.field_count = ring_field_count,
 	.field = ring_field,
 	.format = ring_format,
+	.sched = kt_sched_from_fields,
 	.close = ring_close,
 };
 

@@ -319,6 +319,7 @@ static const struct kt_source_ops td_ops = {
 	.field_count = td_field_count,
 	.field = td_field,
 	.format = td_format,
+	.sched = kt_sched_from_fields,
 	.close = td_close,
 };
 

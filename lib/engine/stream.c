@@ -401,9 +401,11 @@ size_t ktrace_stream_field_count(struct ktrace_stream *s)
 
 int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *f)
 {
-	memset(f, 0, sizeof(*f));
-	if (i >= ktrace_stream_field_count(s))
+	/* the source checks i (and clears *f) itself */
+	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT) {
+		memset(f, 0, sizeof(*f));
 		return -ENOENT;
+	}
 	return s->cur->ops->field(s->cur, i, f);
 }
 
@@ -431,6 +433,20 @@ int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
 	if (!s->cur)
 		return -ENOENT;
 	return s->cur->ops->format(s->cur, buf, len, true);
+}
+
+int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->target_cpu = -1;
+	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT || !s->cur->ops->sched)
+		return 0;
+	if (s->cur->ops->sched(s->cur, out) <= 0) {
+		memset(out, 0, sizeof(*out));
+		out->target_cpu = -1;
+		return 0;
+	}
+	return 1;
 }
 
 size_t ktrace_stream_source_count(const struct ktrace_stream *s)

@@ -22,9 +22,14 @@ struct kt_source_ops {
 	 * end, or a negative code with err set (src->err_path the file). */
 	int (*advance)(struct kt_source *src, struct ktrace_error *err);
 	size_t (*field_count)(struct kt_source *src);
+	/* Field i of the current record (an event): 0, or -ENOENT with *f cleared past the
+	 * last one. */
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
+	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
+	 * when it is neither. NULL: the format has none. */
+	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);
 	void (*close)(struct kt_source *src);
 };
 
@@ -62,6 +67,10 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 		     struct kt_source **out, struct ktrace_error *err);
 int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 		   struct kt_source **out, struct ktrace_error *err);
+
+/* sched:sched_switch and the sched wakeups from their ftrace fields (trace.dat, raw
+ * pages with formats): 1 with out filled, or 0. */
+int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out);
 
 /* The generic line of a non-ftrace record, in trace-cmd's layout:
  * "%16s-%-5d [%03d] %5lu.%06lu: %-20s %s" (comm-tid, CPU, time, name, text). */

@@ -13,11 +13,7 @@
 
 static const struct ftev_field *nth_field(const struct ktrace_event *ev, size_t i)
 {
-	const struct ftev_field *f = ev->fields;
-
-	while (f && i--)
-		f = f->next;
-	return f;
+	return i < (size_t)(ev->nfields > 0 ? ev->nfields : 0) ? ev->field_at[i] : NULL;
 }
 
 size_t ktrace_event_field_count(const struct ktrace_event *ev)
