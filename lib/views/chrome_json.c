@@ -220,9 +220,15 @@ static void slice(struct cj *c, uint32_t cpu, uint64_t start, uint64_t end, int6
 static void switch_cpu(struct cj *c, struct cj_cpu *cc, uint32_t cpu, uint64_t ts,
 		       const struct ktrace_stream_sched *sc)
 {
-	/* what ran until now: the switch's prev */
-	slice(c, cpu, cc->open ? cc->start : cc->first_ts, ts, sc->prev_tid, sc->prev_comm,
-	      sc->prev_prio, sc->prev_state_text);
+	/* what ran until now: the thread the last switch put on, its end state when this
+	 * switch takes that thread off (events lost between them can make it another); the
+	 * CPU's first slice is the first switch's prev, from the CPU's first record */
+	if (cc->open)
+		slice(c, cpu, cc->start, ts, cc->tid, cc->comm, cc->prio,
+		      cc->tid == sc->prev_tid ? sc->prev_state_text : NULL);
+	else
+		slice(c, cpu, cc->first_ts, ts, sc->prev_tid, sc->prev_comm, sc->prev_prio,
+		      sc->prev_state_text);
 	cc->open = true;
 	cc->start = ts;
 	cc->tid = sc->next_tid;

@@ -18,8 +18,9 @@
  *   fields 1..N are the record's fields in order, described once per trace by a proto
  *   descriptor in FtraceEventBundle.generic_event_descriptors (trace_processor v50+):
  *   signed numbers as sint64, unsigned ones as uint64 (fixed64 when the first value
- *   needs 57 bits or more: kernel addresses), strings as strings, arrays as text
- *   ("[1,-2]", unsigned elements in hex "[0x1,0x2]") and other bytes as hex text.
+ *   needs 57 bits or more: kernel addresses), strings as strings, arrays as bytes
+ *   holding their text ("[1,-2]", unsigned elements in hex "[0x1,0x2]") and other
+ *   bytes as bytes holding their hex digits.
  *   In the legacy form (and for types of more than 31 fields, or a record whose
  *   values do not fit its type's description) it is a GenericFtraceEvent (field 327):
  *   the event name and every field with its name and a str_value 3, int_value 4 or
@@ -147,7 +148,8 @@ enum {
 	DP_NAME = 1, DP_FIELD = 2,
 	FD_NAME = 1, FD_NUMBER = 3, FD_LABEL = 4, FD_TYPE = 5,
 	FD_LABEL_OPTIONAL = 1,
-	FD_TYPE_UINT64 = 4, FD_TYPE_FIXED64 = 6, FD_TYPE_STRING = 9, FD_TYPE_SINT64 = 18,
+	FD_TYPE_UINT64 = 4, FD_TYPE_FIXED64 = 6, FD_TYPE_STRING = 9, FD_TYPE_BYTES = 12,
+	FD_TYPE_SINT64 = 18,
 	GD_FIELD_ID = 1, GD_DESCRIPTOR = 2, GD_GROUP = 3,
 	/* GenericFtraceEvent */
 	GE_NAME = 1, GE_FIELD = 2, GF_NAME = 1, GF_STR = 3, GF_INT = 4, GF_UINT = 5,
@@ -360,15 +362,13 @@ static int classify(struct pf_events *e, struct ktrace_stream *s, struct pf_type
 		t->f[i].name = strdup(v.name);
 		if (!t->f[i].name)
 			return -ENOMEM;
-		if (v.type == KTRACE_EVENT_SIGNED)
-			t->f[i].kind = 'z';
-		else if (v.type == KTRACE_EVENT_UNSIGNED)
-			t->f[i].kind = v.u >> 56 ? 'f' : 'u';
-		else
-			t->f[i].kind = 's';
+		t->f[i].kind = v.type == KTRACE_EVENT_SIGNED ? 'z' :
+			       v.type == KTRACE_EVENT_UNSIGNED ? (v.u >> 56 ? 'f' : 'u') :
+			       v.type == KTRACE_EVENT_ARRAY ? 'a' :
+			       v.type == KTRACE_EVENT_BYTES ? 'b' : 's';
 		t->f[i].number = (uint32_t)i + 1;
 		tf = d ? typed_field(d, v.name) : NULL;
-		if (!tf || (tf->kind == 's') != (t->f[i].kind == 's'))
+		if (!tf || (tf->kind == 's') != !is_number(&v))
 			typed_ok = false;
 	}
 	if (typed_ok) {
@@ -407,8 +407,9 @@ static void describe(const struct pf_type *t, struct kt_pb_buf *desc)
 	kt_pb_string(desc, DP_NAME, t->name);
 	for (size_t i = 0; i < t->nfields; i++) {
 		size_t f = kt_pb_open(desc, DP_FIELD);
-		int type = t->f[i].kind == 'z' ? FD_TYPE_SINT64 : t->f[i].kind == 'f' ? FD_TYPE_FIXED64 :
-			   t->f[i].kind == 'u' ? FD_TYPE_UINT64 : FD_TYPE_STRING;
+		char k = t->f[i].kind;
+		int type = k == 'z' ? FD_TYPE_SINT64 : k == 'f' ? FD_TYPE_FIXED64 :
+			   k == 'u' ? FD_TYPE_UINT64 : k == 's' ? FD_TYPE_STRING : FD_TYPE_BYTES;
 
 		kt_pb_string(desc, FD_NAME, t->f[i].name);
 		kt_pb_varint(desc, FD_NUMBER, t->f[i].number);
@@ -532,11 +533,14 @@ static bool put_fields(struct pf_events *e, struct ktrace_stream *s, const struc
 			return false;
 		if (v.name != f->ptr && strcmp(v.name, f->name))
 			return false;
-		if (f->kind == 's') {
+		if (f->kind == 's' || f->kind == 'a' || f->kind == 'b') {
 			const void *data;
 			size_t len;
 
-			if (is_number(&v))
+			/* a typed string takes any text; a generic field keeps its kind */
+			if (is_number(&v) || (t->mode == M_DENSE &&
+					      f->kind != (v.type == KTRACE_EVENT_ARRAY ? 'a' :
+							  v.type == KTRACE_EVENT_BYTES ? 'b' : 's')))
 				return false;
 			value_text(e, &v, &data, &len);
 			kt_pb_bytes(b, f->number, data, len);
@@ -598,7 +602,9 @@ int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,
 	start = b->len;
 	ev = kt_pb_open(b, PF_BUNDLE_EVENT);
 	kt_pb_varint(b, FE_TIMESTAMP, r->ts);
-	kt_pb_varint(b, FE_PID, r->tid >= 0 ? (uint32_t)r->tid : 0);
+	/* unknown: 0; ids of more than 32 bits (KOFF) keep their low 32 bits, as ktrace dump
+	 * shows them */
+	kt_pb_varint(b, FE_PID, r->tid == -1 ? 0 : (uint32_t)r->tid);
 	switch (t->mode) {
 	case M_SCHED:
 		put_sched(s, b);
