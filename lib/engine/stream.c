@@ -17,7 +17,7 @@
 struct strblock {
 	struct strblock *next;
 	size_t used, cap;
-	char data[];
+	_Alignas(8) char data[];
 };
 
 struct ktrace_stream {
@@ -39,13 +39,14 @@ const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
 	return &s->o;
 }
 
-const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
+void *kt_stream_alloc(struct ktrace_stream *s, size_t size)
 {
 	struct strblock *b = s->strings;
-	char *p;
+	void *p;
 
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > 16384 ? len + 1 : 16384;
+	size = (size + 7) & ~(size_t)7;
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > 16384 ? size : 16384;
 
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
@@ -56,9 +57,18 @@ const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t le
 		s->strings = b;
 	}
 	p = b->data + b->used;
-	memcpy(p, str, len);
-	p[len] = 0;
-	b->used += len + 1;
+	b->used += size;
+	return p;
+}
+
+const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
+{
+	char *p = len < SIZE_MAX ? kt_stream_alloc(s, len + 1) : NULL;
+
+	if (p) {
+		memcpy(p, str, len);
+		p[len] = 0;
+	}
 	return p;
 }
 
