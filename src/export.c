@@ -368,6 +368,8 @@ static int run_export(int argc, char **argv)
 	so.ncpus = c.ncpus;
 	so.events_dir = c.events_dir;
 	so.codes_file = c.codes;
+	/* the inputs are read on a second CPU while the records are written */
+	so.flags = KTRACE_STREAM_READAHEAD;
 	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
 				 &err, &err_path);
 	if (ret) {

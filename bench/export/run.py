@@ -41,18 +41,20 @@ def make_trace(out, mb):
 
 
 def measure(cmd, remove=None):
-    """(wall seconds, cpu seconds, max RSS KiB) of one run with stdout to /dev/null."""
+    """(wall seconds, cpu seconds, max RSS KiB) of one run with stdout to /dev/null. The
+    peak RSS comes from /usr/bin/time: a child of this Python process would inherit its
+    high-water mark."""
     if remove and os.path.exists(remove):
         os.unlink(remove)
     with open(os.devnull, 'wb') as null:
         t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=null, stderr=subprocess.PIPE)
+        p = subprocess.Popen(['/usr/bin/time', '-f', '%M'] + cmd, stdout=null, stderr=subprocess.PIPE)
         err = p.stderr.read()
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.monotonic() - t0
     if os.waitstatus_to_exitcode(status):
         raise RuntimeError('%s failed: %s' % (' '.join(cmd), err.decode()[-300:]))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+    return wall, ru.ru_utime + ru.ru_stime, int(err.decode().split()[-1])
 
 
 def main():

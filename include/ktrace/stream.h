@@ -20,7 +20,8 @@
  *
  * Memory stays bounded by pages and chunks, not by the size of the inputs. A stream is
  * used by one thread at a time; strings and records it hands out stay valid until the
- * next call of ktrace_stream_next (metadata and task tables until ktrace_stream_close).
+ * next call of ktrace_stream_next (metadata and task tables, and the records' system
+ * and name strings, until ktrace_stream_close).
  * Errors follow <ktrace/error.h>: a negative errno code, and err filled with a message,
  * the input offset and (ktrace_stream_error_path) the file concerned.
  */
@@ -76,6 +77,12 @@ enum {
 	KTRACE_STREAM_NO_LOST = 1 << 0,     /* no KTRACE_STREAM_LOST records */
 	KTRACE_STREAM_RAW_TS = 1 << 1,      /* trace.dat: timestamps as recorded (no
 					     * offsets, tsc2nsec or date corrections) */
+	/* Read the inputs on a thread of the stream's own, ahead of the caller, which
+	 * then gets copies of the records: records, fields and ktrace_stream_sched work
+	 * as without it, ktrace_stream_format and _format_text do not (-ENOTSUP). For
+	 * programs that spend as much time on each record as reading it takes (export):
+	 * the two run on two CPUs. */
+	KTRACE_STREAM_READAHEAD = 1 << 2,
 };
 
 /* What kind of record. */
@@ -93,7 +100,11 @@ struct ktrace_stream_record {
 	int64_t pid;                  /* process (thread group) id; -1: unknown */
 	const char *comm;             /* the thread's name as known at this record; "" unknown */
 	const char *system;           /* "sched", a kdebug class name, "koff"; "" unknown */
-	const char *name;             /* "sched_switch", a kdebug code name, a KOFF tag... */
+	const char *name;             /* "sched_switch", a kdebug code name, a KOFF tag...
+				       * system and name live until ktrace_stream_close, and
+				       * the records of one event of an input have the same
+				       * two pointers (a table keyed by them needs no string
+				       * compare) */
 	uint32_t event_id;            /* the format's own id (ftrace type, kdebug debugid...) */
 	uint32_t source;              /* the input's index in ktrace_stream_open's list */
 	uint32_t buffer;              /* the buffer (trace.dat instance) within the input */

@@ -2,8 +2,10 @@
 /*
  * The scheduling meaning of ftrace records (<ktrace/stream.h> ktrace_stream_sched):
  * sched:sched_switch, sched_wakeup, sched_waking and sched_wakeup_new, read from their
- * fields by name, for the trace.dat and raw-page sources.
+ * fields by name, for the trace.dat and raw-page sources; and the copies of their
+ * records that read-ahead hands to the caller's thread.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "engine/stream_int.h"
@@ -33,11 +35,11 @@ static bool number(const struct ktrace_event_value *v, int64_t *out)
 	return true;
 }
 
-int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
+int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
+		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
+		    const void *ctx, struct ktrace_stream_sched *out)
 {
-	const struct ktrace_stream_record *r = &src->rec;
 	bool sw, have_prev = false, have_next = false;
-	size_t n;
 
 	if (strcmp(r->system, "sched") || strncmp(r->name, "sched_", 6))
 		return 0;
@@ -48,13 +50,12 @@ int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
 		sw = false;
 	else
 		return 0;
-	n = src->ops->field_count(src);
 	for (size_t i = 0; i < n; i++) {
 		struct ktrace_event_value v;
 		const char *f;
 		int64_t x = 0;
 
-		if (src->ops->field(src, i, &v))
+		if (field(ctx, i, &v))
 			continue;
 		f = v.name;
 		if (sw && !strncmp(f, "prev_", 5)) {
@@ -89,4 +90,71 @@ int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
 		ktrace_event_task_state((uint64_t)out->prev_state, out->prev_state_text,
 					sizeof(out->prev_state_text));
 	return 1;
+}
+
+static int source_field(const void *ctx, size_t i, struct ktrace_event_value *v)
+{
+	struct kt_source *src = (struct kt_source *)ctx;
+
+	return src->ops->field(src, i, v);
+}
+
+int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
+{
+	return kt_sched_ftrace(&src->rec, src->ops->field_count(src), source_field, src, out);
+}
+
+/* ---- the read-ahead copy of an ftrace record ---- */
+
+size_t kt_ftrace_snap_size(uint32_t size)
+{
+	return (sizeof(struct kt_ftrace_snap) + size + 7) & ~(size_t)7;
+}
+
+void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct ktrace_event *ev,
+			  const struct ktrace_record *kr, bool raw)
+{
+	struct kt_ftrace_snap *f = data;
+
+	f->evs = evs;
+	f->ev = ev;
+	f->size = kr->size;
+	f->raw = raw;
+	if (kr->size)
+		memcpy(f->data, kr->data, kr->size);
+}
+
+size_t kt_ftrace_snap_field_count(const void *data)
+{
+	const struct kt_ftrace_snap *f = data;
+
+	return f->raw ? 1 : ktrace_event_field_count(f->ev);
+}
+
+int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
+{
+	const struct kt_ftrace_snap *f = data;
+	struct ktrace_record kr = { .data = f->data, .size = f->size };
+
+	if (!f->raw)
+		return ktrace_event_field_value(f->evs, f->ev, i, &kr, v);
+	memset(v, 0, sizeof(*v));
+	if (i)
+		return -ENOENT;
+	v->name = "data";
+	v->type = KTRACE_EVENT_BYTES;
+	v->data = f->data;
+	v->len = f->size;
+	return 0;
+}
+
+static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
+{
+	return kt_ftrace_snap_field(ctx, i, v);
+}
+
+int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
+			 struct ktrace_stream_sched *out)
+{
+	return kt_sched_ftrace(r, kt_ftrace_snap_field_count(data), snap_field, data, out);
 }

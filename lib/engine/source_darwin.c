@@ -40,6 +40,7 @@ struct darwin_source {
 	char cls[8];
 	char name[64];
 	char comm[24];
+	struct { uint32_t id; const char *system, *name; } names[256];  /* interned, by id */
 };
 
 enum { F_DEBUGID, F_CLASS, F_SUBCLASS, F_CODE, F_FUNC, F_ARG1, F_ARG2, F_ARG3, F_ARG4, NFIELDS };
@@ -47,13 +48,13 @@ static const char *const field_names[NFIELDS] = {
 	"debugid", "class", "subclass", "code", "func", "arg1", "arg2", "arg3", "arg4",
 };
 
-static void fill(struct darwin_source *d)
+/* The record of d->ev: 0, or -ENOMEM. */
+static int fill(struct darwin_source *d)
 {
 	struct ktrace_stream_record *r = &d->src.rec;
 	const struct ktrace_darwin_thread *th = ktrace_darwin_find_thread(d->k, d->ev.thread);
 	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
-	const char *cn = ktrace_darwin_class_name(KTRACE_DARWIN_CLASS(id));
-	const char *n = d->codes ? ktrace_darwin_codes_lookup(d->codes, id) : NULL;
+	unsigned slot = (id >> 2 ^ id >> 16) % 256;
 
 	memset(r, 0, sizeof(*r));
 	r->kind = id == KTRACE_TRACE_LOST_EVENTS ? KTRACE_STREAM_LOST : KTRACE_STREAM_EVENT;
@@ -63,15 +64,30 @@ static void fill(struct darwin_source *d)
 	r->pid = th ? th->pid : -1;
 	snprintf(d->comm, sizeof(d->comm), "%s", th ? th->command : "");
 	r->comm = d->comm;
-	if (!cn) {
-		snprintf(d->cls, sizeof(d->cls), "0x%02x", KTRACE_DARWIN_CLASS(id));
-		cn = d->cls;
+	if (!d->names[slot].name || d->names[slot].id != id) {
+		const char *cn = ktrace_darwin_class_name(KTRACE_DARWIN_CLASS(id));
+		const char *n = d->codes ? ktrace_darwin_codes_lookup(d->codes, id) : NULL;
+
+		if (!cn) {
+			snprintf(d->cls, sizeof(d->cls), "0x%02x", KTRACE_DARWIN_CLASS(id));
+			cn = d->cls;
+		}
+		if (!n)
+			n = ktrace_darwin_builtin_name(id, d->name, sizeof(d->name));
+		d->names[slot].system = kt_stream_intern(d->src.stream, cn);
+		d->names[slot].name = kt_stream_intern(d->src.stream, n);
+		d->names[slot].id = id;
+		if (!d->names[slot].system || !d->names[slot].name) {
+			d->names[slot].name = NULL;
+			return -ENOMEM;
+		}
 	}
-	r->system = cn;
-	r->name = n ? n : ktrace_darwin_builtin_name(id, d->name, sizeof(d->name));
+	r->system = d->names[slot].system;
+	r->name = d->names[slot].name;
 	r->event_id = d->ev.debugid;
 	r->offset = d->ev.offset;
 	r->lost = 0;   /* the kernel does not say how many */
+	return 0;
 }
 
 static bool before(const struct pending *a, const struct pending *b)
@@ -140,7 +156,10 @@ static int darwin_advance(struct kt_source *src, struct ktrace_error *err)
 			return d->error;
 		}
 		heap_pop(d, &d->ev);
-		fill(d);
+		if (fill(d)) {
+			src->err_path = NULL;
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		}
 		if (src->rec.kind == KTRACE_STREAM_LOST &&
 		    (kt_stream_opts(src->stream)->flags & KTRACE_STREAM_NO_LOST))
 			continue;
@@ -153,10 +172,9 @@ static size_t darwin_field_count(struct kt_source *src)
 	return NFIELDS;
 }
 
-static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+static int event_field(const struct ktrace_darwin_event *ev, size_t i, struct ktrace_event_value *v)
 {
-	struct darwin_source *d = (struct darwin_source *)src;
-	uint32_t id = d->ev.debugid;
+	uint32_t id = ev->debugid;
 	uint64_t u;
 
 	memset(v, 0, sizeof(*v));
@@ -168,13 +186,18 @@ static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_val
 	case F_SUBCLASS: u = KTRACE_DARWIN_SUBCLASS(id); break;
 	case F_CODE: u = KTRACE_DARWIN_CODE(id); break;
 	case F_FUNC: u = KTRACE_DARWIN_FUNC(id); break;
-	default: u = d->ev.arg[i - F_ARG1]; break;
+	default: u = ev->arg[i - F_ARG1]; break;
 	}
 	v->name = field_names[i];
 	v->type = KTRACE_EVENT_UNSIGNED;
 	v->u = u;
 	v->i = (int64_t)u;
 	return 0;
+}
+
+static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+{
+	return event_field(&((struct darwin_source *)src)->ev, i, v);
 }
 
 static int darwin_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -237,6 +260,51 @@ static int darwin_sched(struct kt_source *src, struct ktrace_stream_sched *out)
 	return 0;
 }
 
+/* The read-ahead copy: the event, and its scheduling meaning (the thread map's names
+ * are the reading thread's). */
+struct darwin_snap {
+	struct ktrace_darwin_event ev;
+	bool sched;
+	struct ktrace_stream_sched sc;
+};
+
+static size_t darwin_snap_size(struct kt_source *src)
+{
+	return (sizeof(struct darwin_snap) + 7) & ~(size_t)7;
+}
+
+static void darwin_snap_write(struct kt_source *src, void *data)
+{
+	struct darwin_source *d = (struct darwin_source *)src;
+	struct darwin_snap *sn = data;
+
+	sn->ev = d->ev;
+	memset(&sn->sc, 0, sizeof(sn->sc));
+	sn->sc.target_cpu = -1;
+	sn->sched = darwin_sched(src, &sn->sc) > 0;
+}
+
+static size_t darwin_snap_field_count(const void *data)
+{
+	return NFIELDS;
+}
+
+static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
+{
+	return event_field(&((const struct darwin_snap *)data)->ev, i, v);
+}
+
+static int darwin_snap_sched(const struct ktrace_stream_record *r, const void *data,
+			     struct ktrace_stream_sched *out)
+{
+	const struct darwin_snap *sn = data;
+
+	if (!sn->sched)
+		return 0;
+	*out = sn->sc;
+	return 1;
+}
+
 static void darwin_close(struct kt_source *src)
 {
 	struct darwin_source *d = (struct darwin_source *)src;
@@ -256,6 +324,11 @@ static const struct kt_source_ops darwin_ops = {
 	.format = darwin_format,
 	.sched = darwin_sched,
 	.close = darwin_close,
+	.snap_size = darwin_snap_size,
+	.snap_write = darwin_snap_write,
+	.snap_field_count = darwin_snap_field_count,
+	.snap_field = darwin_snap_field,
+	.snap_sched = darwin_snap_sched,
 };
 
 int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,

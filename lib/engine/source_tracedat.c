@@ -154,8 +154,9 @@ static void fill_record(struct td_source *t)
 	r->source = t->index[file];
 	r->buffer = c->s->buffer;
 	r->offset = c->rec->offset;
-	/* the sched plugin learns names as trace-cmd prints (after the comm column) */
-	if (c->ev)
+	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
+	 * sched events only, the others need not be looked up again */
+	if (c->ev && r->system[0] == 's' && !strcmp(r->system, "sched"))
 		ktrace_event_learn_comms(f->evs, &c->kr);
 }
 
@@ -165,7 +166,8 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	(void)err;
+	/* the set reports its errors in the caller's err of this call (not of the open) */
+	t->set.err = err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;
@@ -314,6 +316,18 @@ static void td_close(struct kt_source *src)
 	free(t);
 }
 
+static size_t td_snap_size(struct kt_source *src)
+{
+	return kt_ftrace_snap_size(((struct td_source *)src)->cur.kr.size);
+}
+
+static void td_snap_write(struct kt_source *src, void *data)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	kt_ftrace_snap_write(data, t->cur.s->f->evs, t->cur.ev, &t->cur.kr, false);
+}
+
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.field_count = td_field_count,
@@ -321,6 +335,11 @@ static const struct kt_source_ops td_ops = {
 	.format = td_format,
 	.sched = kt_sched_from_fields,
 	.close = td_close,
+	.snap_size = td_snap_size,
+	.snap_write = td_snap_write,
+	.snap_field_count = kt_ftrace_snap_field_count,
+	.snap_field = kt_ftrace_snap_field,
+	.snap_sched = kt_ftrace_snap_sched,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,
@@ -343,6 +362,8 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
 	t->src.ops = &td_ops;
+	/* the registries keep every comm they name (saved or learnt) until they go */
+	t->src.stable_comm = true;
 	t->src.stream = s;
 	t->multi = n > 1;
 	ret = kt_tdset_init(&t->set, n, &so, err);

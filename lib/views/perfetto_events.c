@@ -115,8 +115,7 @@ struct pf_field {
 };
 
 struct pf_type {
-	struct pf_type *next;         /* hash chain */
-	uint64_t hash;
+	struct pf_type *next;         /* e->types */
 	uint32_t source;
 	char *system, *name;
 	enum mode mode;
@@ -125,20 +124,19 @@ struct pf_type {
 	struct pf_field *f;
 };
 
-#define CACHE_SLOTS 1024
-
-/* The last type met for an (input, event id) pair: a record of the same pair and name
- * is of that type (the id and name of a record tell its system and fields). */
-struct pf_cache_slot {
-	struct pf_type *type;
-	uint32_t source, event_id;
+/* The types by the stream's (input, system, name) pointers: open addressing with the
+ * keys in the table, so that a lookup touches one cache line. */
+struct pf_slot {
+	const char *system, *name;
+	uint32_t source;
+	struct pf_type *type;           /* NULL: free */
 };
 
 struct pf_events {
 	bool legacy;
-	struct pf_cache_slot cache[CACHE_SLOTS];
-	struct pf_type **buckets;
-	size_t nbuckets, ntypes;
+	struct pf_slot *slots;
+	size_t nslots, ntypes;
+	struct pf_type *types;          /* every type, for freeing */
 	uint32_t next_dense;
 	struct kt_pb_buf text;        /* arrays and bytes as text */
 };
@@ -163,9 +161,9 @@ struct pf_events *pf_events_new(bool legacy)
 		return NULL;
 	e->legacy = legacy;
 	e->next_dense = FE_DENSE_FIRST;
-	e->nbuckets = 256;
-	e->buckets = calloc(e->nbuckets, sizeof(*e->buckets));
-	if (!e->buckets) {
+	e->nslots = 512;
+	e->slots = calloc(e->nslots, sizeof(*e->slots));
+	if (!e->slots) {
 		free(e);
 		return NULL;
 	}
@@ -186,28 +184,25 @@ void pf_events_free(struct pf_events *e)
 {
 	if (!e)
 		return;
-	for (size_t b = 0; b < e->nbuckets; b++)
-		while (e->buckets[b]) {
-			struct pf_type *t = e->buckets[b];
+	while (e->types) {
+		struct pf_type *t = e->types;
 
-			e->buckets[b] = t->next;
-			free_type(t);
-		}
-	free(e->buckets);
+		e->types = t->next;
+		free_type(t);
+	}
+	free(e->slots);
 	kt_pb_free(&e->text);
 	free(e);
 }
 
+/* A record's type: the stream gives every record of one event of an input the same
+ * system and name pointers. */
 static uint64_t hash_type(uint32_t source, const char *system, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ source;
+	uint64_t h = ((uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull) ^
+		     ((uint64_t)(uintptr_t)system * 0xc2b2ae3d27d4eb4full) ^ source;
 
-	for (const char *p = system; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	h = (h ^ 0xff) * 0x100000001b3ull;
-	for (const char *p = name; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	return h;
+	return h ^ h >> 29;
 }
 
 static const char *event_name(const struct ktrace_stream_record *r)
@@ -421,28 +416,53 @@ static void describe(const struct pf_type *t, struct kt_pb_buf *desc)
 	kt_pb_close(desc, g);
 }
 
+static size_t slot_of(const struct pf_events *e, uint32_t source, const char *system,
+		      const char *name)
+{
+	return hash_type(source, system, name) & (e->nslots - 1);
+}
+
+/* Room for one more type: false when out of memory. */
+static bool grow_slots(struct pf_events *e)
+{
+	size_t n = e->nslots * 2;
+	struct pf_slot *v;
+
+	if ((e->ntypes + 1) * 2 <= e->nslots)
+		return true;
+	if (n > SIZE_MAX / sizeof(*v) || !(v = calloc(n, sizeof(*v))))
+		return false;
+	for (size_t k = 0; k < e->nslots; k++) {
+		size_t i;
+
+		if (!e->slots[k].type)
+			continue;
+		for (i = hash_type(e->slots[k].source, e->slots[k].system, e->slots[k].name) & (n - 1);
+		     v[i].type; i = (i + 1) & (n - 1))
+			;
+		v[i] = e->slots[k];
+	}
+	free(e->slots);
+	e->slots = v;
+	e->nslots = n;
+	return true;
+}
+
 static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 				 const struct ktrace_stream_record *r, struct kt_pb_buf *desc,
 				 int *err)
 {
+	size_t i = slot_of(e, r->source, r->system, r->name);
 	const char *name = event_name(r);
-	struct pf_cache_slot *slot = &e->cache[(r->event_id * 0x9e3779b1u ^ r->source) %
-					       CACHE_SLOTS];
-	uint64_t h;
-	struct pf_type **head, *t;
+	struct pf_type *t;
 
-	if (slot->type && slot->event_id == r->event_id && slot->source == r->source &&
-	    !strcmp(slot->type->name, name))
-		return slot->type;
-	h = hash_type(r->source, r->system, name);
-	head = &e->buckets[h & (e->nbuckets - 1)];
-	for (t = *head; t; t = t->next)
-		if (t->hash == h && t->source == r->source && !strcmp(t->name, name) &&
-		    !strcmp(t->system, r->system))
-			break;
-	if (t) {
-		*slot = (struct pf_cache_slot){ t, r->source, r->event_id };
-		return t;
+	for (; e->slots[i].type; i = (i + 1) & (e->nslots - 1))
+		if (e->slots[i].name == r->name && e->slots[i].system == r->system &&
+		    e->slots[i].source == r->source)
+			return e->slots[i].type;
+	if (!grow_slots(e)) {
+		*err = -ENOMEM;
+		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->system = strdup(r->system)) || !(t->name = strdup(name))) {
@@ -451,7 +471,6 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 		*err = -ENOMEM;
 		return NULL;
 	}
-	t->hash = h;
 	t->source = r->source;
 	*err = classify(e, s, t);
 	if (*err) {
@@ -460,29 +479,13 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 	}
 	if (t->mode == M_DENSE)
 		describe(t, desc);
-	t->next = *head;
-	*head = t;
-	*slot = (struct pf_cache_slot){ t, r->source, r->event_id };
+	t->next = e->types;
+	e->types = t;
+	for (i = slot_of(e, r->source, r->system, r->name); e->slots[i].type;
+	     i = (i + 1) & (e->nslots - 1))
+		;
+	e->slots[i] = (struct pf_slot){ r->system, r->name, r->source, t };
 	e->ntypes++;
-	if (e->ntypes > e->nbuckets * 2 && e->nbuckets < (1u << 20)) {
-		/* more buckets: rehash the chains */
-		size_t nb = e->nbuckets * 4;
-		struct pf_type **b = calloc(nb, sizeof(*b));
-
-		if (b) {
-			for (size_t i = 0; i < e->nbuckets; i++)
-				while (e->buckets[i]) {
-					struct pf_type *x = e->buckets[i];
-
-					e->buckets[i] = x->next;
-					x->next = b[x->hash & (nb - 1)];
-					b[x->hash & (nb - 1)] = x;
-				}
-			free(e->buckets);
-			e->buckets = b;
-			e->nbuckets = nb;
-		}
-	}
 	return t;
 }
 
