@@ -3,8 +3,8 @@
  * Fuzz harness for the exports (<ktrace/view.h>: ktrace_view_perfetto, with generic
  * events described and in the legacy form, and ktrace_view_chrome_json): any input the
  * event stream reads (the format is detected), from a memory file, exported to
- * /dev/null. Two copies of the input in one stream also exercise merged sources (the
- * same threads and event types met twice).
+ * /dev/null, the first with the stream's read-ahead thread. Two copies of the input in
+ * one stream also exercise merged sources (the same threads and event types met twice).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,11 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void export(const char *const *paths, size_t n, int out_fd, int how)
 {
 	struct ktrace_view_export_opts o = { .size = sizeof(o) };
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
 	struct ktrace_stream *s;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out;
 
-	if (ktrace_stream_open(&s, paths, n, NULL, &err, NULL))
+	so.flags = how == 0 ? KTRACE_STREAM_READAHEAD : 0;
+	if (ktrace_stream_open(&s, paths, n, &so, &err, NULL))
 		return;
 	out = ktrace_out_new(out_fd);
 	if (out) {

@@ -417,7 +417,7 @@ static int run_export(int argc, char **argv)
 	if (ret < 0) {
 		cli_error(err_path, &err);
 		status = CLI_FAILED;
-		if (c.partial && ret != -ENOMEM && err_path) {
+		if (c.partial && ret != -ENOMEM) {
 			if (cli_outfile_commit(&of) == CLI_OK)
 				cli_errorf(c.out, "kept the records before the damage (--partial)");
 		} else {

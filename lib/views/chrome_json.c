@@ -431,8 +431,9 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 				opts.progress(opts.progress_ctx, n);
 		}
 	}
-	if (!ret) {
-		/* the slices still open end at their CPU's last record */
+	if (!ret || ret == -ERANGE) {
+		/* the slices still open end at their CPU's last record (a record the trace
+		 * cannot hold ends it as damage does) */
 		for (size_t i = 0; i < c->ncpus; i++) {
 			struct cj_cpu *cc = &c->cpus[i];
 
@@ -443,11 +444,12 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		kt_json_end_array(&c->j);
 		kt_json_end_object(&c->j);
 		kt_json_finish(&c->j);
-		ret = sret < 0 ? sret : 0;
+		if (ret == -ERANGE)
+			ktrace_error_set(err, ret, "CPU %d: beyond %d", r->cpu, MAX_CPUS - 1);
+		else
+			ret = sret < 0 ? sret : 0;
 	} else if (ret == -ENOMEM) {
 		ktrace_error_set(err, ret, "out of memory");
-	} else if (ret == -ERANGE) {
-		ktrace_error_set(err, ret, "a CPU number beyond %d", MAX_CPUS - 1);
 	}
 	kt_threads_free(&c->threads);
 	kt_threads_free(&c->procs);

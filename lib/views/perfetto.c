@@ -36,7 +36,7 @@
 
 #define BUNDLE_BYTES (64 * 1024)
 #define BUFFERED_BYTES (8 * 1024 * 1024)
-#define MAX_CPUS 65536
+#define MAX_CPUS 1024                 /* trace_processor refuses bundles of CPUs beyond */
 #define TREE_ENTRIES 2048             /* threads or processes per ProcessTree packet */
 #define PROGRESS_EVERY 65536
 
@@ -398,22 +398,23 @@ int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_expor
 		if (!ret)
 			sret = ktrace_stream_next(s, &r, err);
 	}
-	if (ret)
+	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
+	if (ret == -ENOMEM)
 		goto out;
 	flush_all(&pf);
-	if (pf.learnt)
-		ret = process_tree(&pf, pf.last_ts, T_LEARNT, T_LEARNT);
+	if (pf.learnt && process_tree(&pf, pf.last_ts, T_LEARNT, T_LEARNT))
+		ret = -ENOMEM;
 	ftrace_stats(&pf, FS_START);
 	ftrace_stats(&pf, FS_END);
-	if (!ret && pf.pkt.oom)
+	if (pf.pkt.oom)
 		ret = -ENOMEM;
+	if (ret == -ERANGE)
+		ktrace_error_set(err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu, MAX_CPUS - 1);
 	if (!ret)
 		ret = sret < 0 ? sret : 0;   /* the trace is complete up to the damage */
 out:
 	if (ret == -ENOMEM)
 		ktrace_error_set(err, ret, "out of memory");
-	else if (ret == -ERANGE)
-		ktrace_error_set(err, ret, "a CPU number beyond %d", MAX_CPUS - 1);
 	for (size_t i = 0; i < pf.ncpus; i++)
 		if (pf.cpus[i]) {
 			kt_pb_free(&pf.cpus[i]->b);
