@@ -191,6 +191,11 @@ KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event *ev, si
 KTRACE_API int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev,
 					size_t i, const struct ktrace_record *rec,
 					struct ktrace_event_value *v);
+/* Every field's value at once: v[0..min(n, max)) where n, returned, is the number of
+ * fields of ev (as ktrace_event_field_count). */
+KTRACE_API size_t ktrace_event_field_values(struct ktrace_events *evs, const struct ktrace_event *ev,
+					   const struct ktrace_record *rec,
+					   struct ktrace_event_value *v, size_t max);
 /* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
 KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
 /*

@@ -145,6 +145,10 @@ KTRACE_API const char *ktrace_stream_error_path(const struct ktrace_stream *s);
 KTRACE_API size_t ktrace_stream_field_count(struct ktrace_stream *s);
 /* Field i of the current record: 0, or -ENOENT past the last one. */
 KTRACE_API int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *v);
+/* Every field at once, in v[0..min(n, max)): returns n, the number of fields (as
+ * ktrace_stream_field_count). One call a record instead of one a field. */
+KTRACE_API size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v,
+				       size_t max);
 /* The field called name: 0, or -ENOENT. */
 KTRACE_API int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
 					   struct ktrace_event_value *v);

@@ -17,7 +17,7 @@
 #include "engine/stream_int.h"
 
 #define NCHUNKS 4
-#define CHUNK_BYTES (256 * 1024)
+#define CHUNK_BYTES (64 * 1024)    /* four stay in a core's cache */
 
 /* A record's copy in a chunk. */
 struct kt_snap {

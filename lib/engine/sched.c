@@ -148,6 +148,18 @@ int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *
 	return 0;
 }
 
+size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max)
+{
+	const struct kt_ftrace_snap *f = data;
+	struct ktrace_record kr = { .data = f->data, .size = f->size };
+
+	if (!f->raw)
+		return ktrace_event_field_values(f->evs, f->ev, &kr, v, max);
+	if (max)
+		kt_ftrace_snap_field(data, 0, v);
+	return 1;
+}
+
 static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 {
 	return kt_ftrace_snap_field(ctx, i, v);

@@ -324,6 +324,7 @@ static const struct kt_source_ops ring_ops = {
 	.snap_write = ring_snap_write,
 	.snap_field_count = kt_ftrace_snap_field_count,
 	.snap_field = kt_ftrace_snap_field,
+	.snap_fields = kt_ftrace_snap_fields,
 	.snap_sched = kt_ftrace_snap_sched,
 };
 

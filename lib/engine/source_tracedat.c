@@ -131,6 +131,12 @@ static int load_tasks(struct td_source *t, size_t file)
 	return 0;
 }
 
+/* "sched_..." (the events the sched plugin learns names from), tested without a call */
+static bool sched_name(const char *n)
+{
+	return n[0] == 's' && n[1] == 'c' && n[2] == 'h' && n[3] == 'e' && n[4] == 'd' && n[5] == '_';
+}
+
 static void fill_record(struct td_source *t)
 {
 	struct ktrace_stream_record *r = &t->src.rec;
@@ -139,8 +145,8 @@ static void fill_record(struct td_source *t)
 	size_t file = (size_t)(f - t->set.files);
 	int pid = c->ev ? ktrace_event_record_pid(f->evs, &c->kr) : -1;
 
-	memset(r, 0, sizeof(*r));
 	r->kind = KTRACE_STREAM_EVENT;
+	r->lost = 0;
 	r->ts = c->rec->ts;
 	r->cpu = (int32_t)c->rec->cpu;
 	r->tid = pid;
@@ -156,7 +162,7 @@ static void fill_record(struct td_source *t)
 	r->offset = c->rec->offset;
 	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
 	 * sched events only, the others need not be looked up again */
-	if (c->ev && r->system[0] == 's' && !strcmp(r->system, "sched"))
+	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched"))
 		ktrace_event_learn_comms(f->evs, &c->kr);
 }
 
@@ -223,6 +229,13 @@ static int td_field(struct kt_source *src, size_t i, struct ktrace_event_value *
 	struct td_source *t = (struct td_source *)src;
 
 	return ktrace_event_field_value(t->cur.s->f->evs, t->cur.ev, i, &t->cur.kr, v);
+}
+
+static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return ktrace_event_field_values(t->cur.s->f->evs, t->cur.ev, &t->cur.kr, v, max);
 }
 
 /* The event's text, formatted as trace-cmd formats it, into t->text. */
@@ -332,6 +345,7 @@ static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.field_count = td_field_count,
 	.field = td_field,
+	.fields = td_fields,
 	.format = td_format,
 	.sched = kt_sched_from_fields,
 	.close = td_close,
@@ -339,6 +353,7 @@ static const struct kt_source_ops td_ops = {
 	.snap_write = td_snap_write,
 	.snap_field_count = kt_ftrace_snap_field_count,
 	.snap_field = kt_ftrace_snap_field,
+	.snap_fields = kt_ftrace_snap_fields,
 	.snap_sched = kt_ftrace_snap_sched,
 };
 

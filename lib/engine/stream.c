@@ -450,12 +450,15 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 	}
 	for (;;) {
 		best = NULL;
-		for (size_t i = 0; i < s->nsrc; i++) {
-			struct kt_source *c = s->src[i];
+		if (s->nsrc == 1)
+			best = s->src[0]->has ? s->src[0] : NULL;   /* nothing to merge */
+		else
+			for (size_t i = 0; i < s->nsrc; i++) {
+				struct kt_source *c = s->src[i];
 
-			if (c->has && (!best || c->rec.ts < best->rec.ts))
-				best = c;
-		}
+				if (c->has && (!best || c->rec.ts < best->rec.ts))
+					best = c;
+			}
 		if (!best)
 			return 0;
 		if (cpu_wanted(s, best->rec.cpu))
@@ -512,6 +515,27 @@ int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_v
 		return -ENOENT;
 	}
 	return s->cur->ops->field(s->cur, i, f);
+}
+
+size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
+{
+	size_t n;
+
+	if (s->ra) {
+		if (!snap_event(s))
+			return 0;
+		if (s->snap_src->ops->snap_fields)
+			return s->snap_src->ops->snap_fields(s->snap_data, v, max);
+	} else {
+		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
+			return 0;
+		if (s->cur->ops->fields)
+			return s->cur->ops->fields(s->cur, v, max);
+	}
+	n = ktrace_stream_field_count(s);
+	for (size_t i = 0; i < n && i < max; i++)
+		ktrace_stream_field(s, i, &v[i]);
+	return n;
 }
 
 int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,

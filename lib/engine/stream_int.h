@@ -25,6 +25,8 @@ struct kt_source_ops {
 	/* Field i of the current record (an event): 0, or -ENOENT with *f cleared past the
 	 * last one. */
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
+	/* Every field at once (ktrace_stream_fields); NULL: one field call each. */
+	size_t (*fields)(struct kt_source *src, struct ktrace_event_value *v, size_t max);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
@@ -43,6 +45,7 @@ struct kt_source_ops {
 	void (*snap_write)(struct kt_source *src, void *data);
 	size_t (*snap_field_count)(const void *data);
 	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
+	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
 	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
 			  struct ktrace_stream_sched *out);
 };
@@ -114,6 +117,7 @@ void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct kt
 			  const struct ktrace_record *kr, bool raw);
 size_t kt_ftrace_snap_field_count(const void *data);
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
+size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
 int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
 			 struct ktrace_stream_sched *out);
 

@@ -285,7 +285,8 @@ static void instant(struct cj *c, const struct ktrace_stream_record *r)
 	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, r->tid) : NULL;
 	int64_t tid = r->tid >= 0 ? r->tid : 0;
 	int64_t pid = r->pid >= 0 ? r->pid : th && th->pid >= 0 ? th->pid : tid;
-	size_t n = ktrace_stream_field_count(c->s);
+	struct ktrace_event_value vals[64];
+	size_t n = ktrace_stream_fields(c->s, vals, 64);
 
 	kt_json_begin_object(j, true);
 	key_str(j, "ph", "i");
@@ -300,7 +301,9 @@ static void instant(struct cj *c, const struct ktrace_stream_record *r)
 	for (size_t i = 0; i < n; i++) {
 		struct ktrace_event_value v;
 
-		if (ktrace_stream_field(c->s, i, &v))
+		if (i < 64)
+			v = vals[i];
+		else if (ktrace_stream_field(c->s, i, &v))
 			continue;
 		kt_json_key_cstr(j, v.name);
 		value(c, &v);

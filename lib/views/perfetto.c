@@ -84,6 +84,7 @@ struct pf {
 	struct kt_threads threads;
 	uint64_t last_ts;
 	size_t learnt;
+	int64_t named_tid;            /* a thread named at open (-2: none yet) */
 };
 
 /* ---- packets ---- */
@@ -307,11 +308,15 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 {
 	struct kt_thread *th;
 
+	if (r->tid == pf->named_tid)
+		return 0;   /* the last record's thread, named at open */
 	if (r->tid < 0 || no_name(r->comm))
 		return 0;
 	th = kt_threads_find(&pf->threads, r->tid);
-	if (th && !(th->flags & T_LEARNT) && !no_name(th->comm))
+	if (th && !(th->flags & T_LEARNT) && !no_name(th->comm)) {
+		pf->named_tid = r->tid;
 		return 0;   /* named at open */
+	}
 	if (!th && !(th = kt_threads_add(&pf->threads, r->tid)))
 		return -ENOMEM;
 	if (!(th->flags & T_LEARNT)) {
@@ -376,7 +381,7 @@ int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_expor
 			 struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_view_export_opts opts = { .size = sizeof(opts) };
-	struct pf pf = { .s = s, .out = out, .o = &opts };
+	struct pf pf = { .s = s, .out = out, .o = &opts, .named_tid = -2 };
 	const struct ktrace_stream_record *r = NULL;
 	uint64_t n = 0;
 	int ret, sret;

@@ -526,40 +526,41 @@ static void put_legacy(struct pf_events *e, struct ktrace_stream *s,
 static bool put_fields(struct pf_events *e, struct ktrace_stream *s, const struct pf_type *t,
 		       struct kt_pb_buf *b)
 {
-	if (ktrace_stream_field_count(s) != t->nfields)
+	/* typed and described types have 31 fields at most */
+	struct ktrace_event_value vals[32];
+
+	if (t->nfields > 31 || ktrace_stream_fields(s, vals, 32) != t->nfields)
 		return false;
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct pf_field *f = &t->f[i];
-		struct ktrace_event_value v;
+		const struct ktrace_event_value *v = &vals[i];
 
-		if (ktrace_stream_field(s, i, &v))
-			return false;
-		if (v.name != f->ptr && strcmp(v.name, f->name))
+		if (!v->name || (v->name != f->ptr && strcmp(v->name, f->name)))
 			return false;
 		if (f->kind == 's' || f->kind == 'a' || f->kind == 'b') {
 			const void *data;
 			size_t len;
 
 			/* a typed string takes any text; a generic field keeps its kind */
-			if (is_number(&v) || (t->mode == M_DENSE &&
-					      f->kind != (v.type == KTRACE_EVENT_ARRAY ? 'a' :
-							  v.type == KTRACE_EVENT_BYTES ? 'b' : 's')))
+			if (is_number(v) || (t->mode == M_DENSE &&
+					      f->kind != (v->type == KTRACE_EVENT_ARRAY ? 'a' :
+							  v->type == KTRACE_EVENT_BYTES ? 'b' : 's')))
 				return false;
-			value_text(e, &v, &data, &len);
+			value_text(e, v, &data, &len);
 			kt_pb_bytes(b, f->number, data, len);
 			continue;
 		}
-		if (!is_number(&v))
+		if (!is_number(v))
 			return false;
 		switch (f->kind) {
 		case 'z':
-			kt_pb_sint(b, f->number, (int64_t)bits(&v));
+			kt_pb_sint(b, f->number, (int64_t)bits(v));
 			break;
 		case 'f':
-			kt_pb_fixed64(b, f->number, bits(&v));
+			kt_pb_fixed64(b, f->number, bits(v));
 			break;
 		default:   /* 'i', 'u': the value's bits, sign-extended when signed */
-			kt_pb_varint(b, f->number, bits(&v));
+			kt_pb_varint(b, f->number, bits(v));
 			break;
 		}
 	}
