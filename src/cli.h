@@ -31,6 +31,7 @@ extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
 extern const struct cli_command cli_reset;
 extern const struct cli_command cli_timeline;
+extern const struct cli_command cli_export;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {
@@ -59,6 +60,26 @@ int cli_input_finish(struct cli_input *ci, int ret);
  * result when ret is 0. Returns ret. */
 int cli_out_finish(struct ktrace_out *out, struct ktrace_error *err, int ret);
 
+/*
+ * An output file (cli_outfile.c): a regular or missing file is written under a
+ * temporary name beside it and renamed when complete (mode and owner kept); a symlink
+ * is followed; "-" (standard output), a FIFO or a device is written in place. The
+ * temporary file is removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT. Open and commit
+ * print their errors and return CLI_OK or CLI_FAILED.
+ */
+struct cli_outfile {
+	const char *path;            /* as given */
+	char *target;                /* the file the temporary file replaces */
+	const char *tmp;             /* the temporary file; NULL when written in place */
+	int fd;
+	bool stream;                 /* written in place */
+};
+
+int cli_outfile_open(struct cli_outfile *f, const char *path);
+int cli_outfile_commit(struct cli_outfile *f);
+/* Removes the temporary file (what was written in place stays). */
+void cli_outfile_discard(struct cli_outfile *f);
+
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);
 void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -85,6 +106,9 @@ void cli_progress_update(void *arg, uint64_t done);
 void cli_progress_done(struct cli_progress *p);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
+/* Appends the CPUs of a list such as "1,3-5:7" (trace-cmd's syntax) to *cpus: 0, or
+ * CLI_USAGE after printing the problem. */
+int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *ncpus);
 /* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of
  * memory, the array unchanged). */
 int cli_grow(void **arr, size_t n, size_t elem);

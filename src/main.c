@@ -22,6 +22,7 @@ static const struct cli_command *const commands[] = {
 	&cli_convert,
 	&cli_reset,
 	&cli_timeline,
+	&cli_export,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -134,6 +135,50 @@ int cli_parse_size(const char *s, unsigned long long *out)
 	if (*end || (v && mult > ~0ULL / v))
 		return -1;
 	*out = v * mult;
+	return 0;
+}
+
+/* trace-cmd's parse_cpulist: "1,3-5:7", spaces allowed before numbers. */
+int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *ncpus)
+{
+	const char *p = s;
+
+	do {
+		unsigned long a, b;
+		char *end;
+
+		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+			p++;
+		if (*p < '0' || *p > '9')
+			return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+					       *p ? *p : ' ', s);
+		a = b = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+				p++;
+			if (*p < '0' || *p > '9')
+				return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+						       *p ? *p : ' ', s);
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b)
+			return cli_usage_error(command, "range of cpu numbers must be lower to greater");
+		if (b - a > 65536 || b > 1u << 20)
+			return cli_usage_error(command, "cpu number too large in '%s'", s);
+		for (; a <= b; a++) {
+			if (cli_grow((void **)cpus, *ncpus, sizeof(**cpus)))
+				return cli_usage_error(command, "out of memory");
+			(*cpus)[(*ncpus)++] = (int)a;
+		}
+		if (*p == ',' || *p == ':')
+			p++;
+		else if (*p)
+			return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+					       *p, s);
+	} while (*p);
 	return 0;
 }
 

@@ -127,50 +127,6 @@ static int add_filter(struct td_cli *c, const char *text, bool negative)
 	return 0;
 }
 
-/* trace-cmd's parse_cpulist: "1,3-5:7", spaces allowed before numbers. */
-static int parse_cpus(struct td_cli *c, const char *s)
-{
-	const char *p = s;
-
-	do {
-		unsigned long a, b;
-		char *end;
-
-		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-			p++;
-		if (*p < '0' || *p > '9')
-			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-					       *p ? *p : ' ', s);
-		a = b = strtoul(p, &end, 10);
-		p = end;
-		if (*p == '-') {
-			p++;
-			while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-				p++;
-			if (*p < '0' || *p > '9')
-				return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-						       *p ? *p : ' ', s);
-			b = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (a > b)
-			return cli_usage_error("report", "range of cpu numbers must be lower to greater");
-		if (b - a > 65536 || b > 1u << 20)
-			return cli_usage_error("report", "cpu number too large in '%s'", s);
-		for (; a <= b; a++) {
-			if (cli_grow((void **)&c->cpus, c->ncpus, sizeof(*c->cpus)))
-				return cli_usage_error("report", "out of memory");
-			c->cpus[c->ncpus++] = (int)a;
-		}
-		if (*p == ',' || *p == ':')
-			p++;
-		else if (*p)
-			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-					       *p, s);
-	} while (*p);
-	return 0;
-}
-
 /* --pid / --comm: kept for the view, which makes trace-cmd's pid filter of them. */
 static int add_task(struct td_cli *c, const char *arg, bool comm)
 {
@@ -225,7 +181,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'q': case 'G': case 'V': case O_IGNORED:
 			break;
 		case O_CPU: {
-			int r = parse_cpus(c, optarg);
+			int r = cli_parse_cpu_list("report", optarg, &c->cpus, &c->ncpus);
 
 			if (r)
 				return r;

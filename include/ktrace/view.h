@@ -205,6 +205,45 @@ struct ktrace_view_timeline_opts {
  */
 KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, struct ktrace_out *out,
 				    struct ktrace_error *err, const char **err_path, bool *drawn);
+/*
+ * Exports of the event stream (<ktrace/stream.h>) for other tools: each reads every
+ * record of s to the end and writes it to out as a stream (memory bounded by the
+ * stream's windows and the threads of the trace, not by its records).
+ */
+struct ktrace_view_export_opts {
+	size_t size;                  /* sizeof(struct ktrace_view_export_opts) */
+	unsigned flags;               /* KTRACE_VIEW_EXPORT_* */
+	/* called with the number of records read, every 65536 records (may be NULL) */
+	void (*progress)(void *ctx, uint64_t records);
+	void *progress_ctx;
+};
+
+enum {
+	/* Perfetto: every generic event as a GenericFtraceEvent (its name and field names
+	 * in each event) instead of a self-describing message: for trace_processor
+	 * versions before v50 (April 2025); about 3 times the size. */
+	KTRACE_VIEW_EXPORT_LEGACY_GENERIC = 1 << 0,
+};
+
+/*
+ * A Perfetto trace (protobuf; lib/views/perfetto.c tells its layout): the records in
+ * FtraceEventBundles per CPU, typed where Perfetto has a message holding every field,
+ * else generic with every field; the threads and processes the inputs name; the
+ * traced system's uname; the lost events per CPU.
+ * Chrome JSON (lib/views/chrome_json.c): the {"traceEvents": [...]} object form, with
+ * the scheduling slices of every CPU as complete events, every other record as an
+ * instant event with its fields in args, thread and process names, lost events.
+ *
+ * Both return 0, or a negative code with err set: when the stream stops at damaged
+ * input (ktrace_stream_error_path names the file), the output is still a complete,
+ * valid trace of the records before the damage; -ENOMEM leaves it incomplete.
+ * Write errors are kept by out (ktrace_out_flush).
+ */
+KTRACE_API int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
+				    struct ktrace_out *out, struct ktrace_error *err);
+KTRACE_API int ktrace_view_chrome_json(struct ktrace_stream *s,
+				       const struct ktrace_view_export_opts *o,
+				       struct ktrace_out *out, struct ktrace_error *err);
 
 #ifdef __cplusplus
 }

@@ -123,6 +123,26 @@ void kt_json_i64(struct kt_json *j, int64_t v)
 	kt_out_i64(j->out, v, 0);
 }
 
+void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals)
+{
+	uint64_t scale = 1;
+	char frac[20];
+
+	if (decimals > 18)
+		decimals = 18;
+	for (unsigned i = 0; i < decimals; i++)
+		scale *= 10;
+	before_value(j);
+	kt_out_u64(j->out, v / scale, 0);
+	if (!decimals)
+		return;
+	v %= scale;
+	for (unsigned i = decimals; i-- > 0; v /= 10)
+		frac[i] = (char)('0' + v % 10);
+	kt_out_putc(j->out, '.');
+	kt_out_write(j->out, frac, decimals);
+}
+
 void kt_json_bool(struct kt_json *j, bool v)
 {
 	before_value(j);

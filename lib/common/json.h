@@ -51,6 +51,9 @@ void kt_json_string(struct kt_json *j, const char *s, size_t len);
 void kt_json_cstr(struct kt_json *j, const char *s);
 void kt_json_u64(struct kt_json *j, uint64_t v);
 void kt_json_i64(struct kt_json *j, int64_t v);
+/* v / 10^decimals with exactly `decimals` digits after the point (0 to 18): times in
+ * microseconds from nanoseconds as kt_json_fixed(j, ns, 3). */
+void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals);
 void kt_json_bool(struct kt_json *j, bool v);
 void kt_json_null(struct kt_json *j);
 /* A key and its value in one call (cstr: null when NULL). */

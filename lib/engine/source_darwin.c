@@ -60,6 +60,7 @@ struct darwin_source {
 	char cls[8];
 	char name[64];
 	char comm[24];
+	struct { uint32_t id; const char *system, *name; } names[256];  /* interned, by id */
 };
 
 enum { F_DEBUGID, F_CLASS, F_SUBCLASS, F_CODE, F_FUNC, F_ARG1, F_ARG2, F_ARG3, F_ARG4, NFIELDS };
@@ -91,12 +92,13 @@ static void fill_shot(struct darwin_source *d, const struct shot *sh)
 	r->offset = sh->offset;
 }
 
-static void fill(struct darwin_source *d)
+/* The record of d->ev: 0, or -ENOMEM. */
+static int fill(struct darwin_source *d)
 {
 	struct ktrace_stream_record *r = &d->src.rec;
 	const struct ktrace_darwin_thread *th = ktrace_darwin_find_thread(d->k, d->ev.thread);
 	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
-	const char *cn = ktrace_darwin_codes_class(d->codes, KTRACE_DARWIN_CLASS(id));
+	unsigned slot = (id >> 2 ^ id >> 16) % 256;
 
 	d->cur_shot = NULL;
 	memset(r, 0, sizeof(*r));
@@ -107,15 +109,23 @@ static void fill(struct darwin_source *d)
 	r->pid = th ? th->pid : -1;
 	snprintf(d->comm, sizeof(d->comm), "%s", th ? th->command : "");
 	r->comm = d->comm;
-	if (!cn) {
-		snprintf(d->cls, sizeof(d->cls), "0x%02x", KTRACE_DARWIN_CLASS(id));
-		cn = d->cls;
+	if (!d->names[slot].name || d->names[slot].id != id) {
+		const char *cn = ktrace_darwin_codes_class(d->codes, KTRACE_DARWIN_CLASS(id));
+		const char *n = ktrace_darwin_event_name(d->codes, id, d->name, sizeof(d->name));
+		d->names[slot].system = kt_stream_intern(d->src.stream, cn);
+		d->names[slot].name = kt_stream_intern(d->src.stream, n);
+		d->names[slot].id = id;
+		if (!d->names[slot].system || !d->names[slot].name) {
+			d->names[slot].name = NULL;
+			return -ENOMEM;
+		}
 	}
-	r->system = cn;
-	r->name = ktrace_darwin_event_name(d->codes, id, d->name, sizeof(d->name));
+	r->system = d->names[slot].system;
+	r->name = d->names[slot].name;
 	r->event_id = d->ev.debugid;
 	r->offset = d->ev.offset;
 	r->lost = 0;   /* the kernel does not say how many */
+	return 0;
 }
 
 static bool before(const struct pending *a, const struct pending *b)
@@ -189,7 +199,10 @@ static int darwin_advance(struct kt_source *src, struct ktrace_error *err)
 			return d->error;
 		}
 		heap_pop(d, &d->ev);
-		fill(d);
+		if (fill(d)) {
+			src->err_path = NULL;
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		}
 		if (src->rec.kind == KTRACE_STREAM_LOST &&
 		    (kt_stream_opts(src->stream)->flags & KTRACE_STREAM_NO_LOST))
 			continue;
@@ -220,15 +233,12 @@ static int shot_field(const struct shot *sh, size_t i, struct ktrace_event_value
 	return 0;
 }
 
-static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+static int event_field(const struct ktrace_darwin_event *ev, size_t i, struct ktrace_event_value *v)
 {
-	struct darwin_source *d = (struct darwin_source *)src;
-	uint32_t id = d->ev.debugid;
+	uint32_t id = ev->debugid;
 	uint64_t u;
 
 	memset(v, 0, sizeof(*v));
-	if (d->cur_shot)
-		return shot_field(d->cur_shot, i, v);
 	if (i >= NFIELDS)
 		return -ENOENT;
 	switch (i) {
@@ -237,13 +247,24 @@ static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_val
 	case F_SUBCLASS: u = KTRACE_DARWIN_SUBCLASS(id); break;
 	case F_CODE: u = KTRACE_DARWIN_CODE(id); break;
 	case F_FUNC: u = KTRACE_DARWIN_FUNC(id); break;
-	default: u = d->ev.arg[i - F_ARG1]; break;
+	default: u = ev->arg[i - F_ARG1]; break;
 	}
 	v->name = field_names[i];
 	v->type = KTRACE_EVENT_UNSIGNED;
 	v->u = u;
 	v->i = (int64_t)u;
 	return 0;
+}
+
+static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+{
+	struct darwin_source *d = (struct darwin_source *)src;
+
+	if (d->cur_shot) {
+		memset(v, 0, sizeof(*v));
+		return shot_field(d->cur_shot, i, v);
+	}
+	return event_field(&d->ev, i, v);
 }
 
 static int darwin_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -272,6 +293,106 @@ static int darwin_format(struct kt_source *src, char *buf, size_t len, bool text
 	if (text_only)
 		return snprintf(buf, len, "%s", text);
 	return kt_stream_generic_line(&src->rec, text, buf, len);
+}
+
+/* xnu's scheduler events (bsd/sys/kdebug.h: DBG_MACH 0x01, DBG_MACH_SCHED 0x40) */
+#define MACH_SCHED          0x01400000u   /* reason, new thread, old and new priority */
+#define MACH_STACK_HANDOFF  0x01400008u   /* the same, for a switch by stack handoff */
+#define MACH_MAKE_RUNNABLE  0x01400018u   /* thread, priority, wait result, run count */
+/* The AST reasons of a switch whose old thread stays runnable (osfmk/kern/ast.h:
+ * AST_PREEMPT, AST_QUANTUM, AST_URGENT, AST_YIELD, AST_REBALANCE). */
+#define AST_STILL_RUNNABLE  (0x01u | 0x02u | 0x04u | 0x10u | 0x100000u)
+
+static void thread_name(struct darwin_source *d, uint64_t tid, char *out)
+{
+	const struct ktrace_darwin_thread *th = ktrace_darwin_find_thread(d->k, tid);
+
+	snprintf(out, KTRACE_STREAM_COMM_MAX, "%s", th ? th->command : "");
+}
+
+static int darwin_sched(struct kt_source *src, struct ktrace_stream_sched *out)
+{
+	struct darwin_source *d = (struct darwin_source *)src;
+	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
+	const uint64_t *a = d->ev.arg;
+
+	if (d->cur_shot)
+		return 0;
+	if (id == MACH_SCHED || id == MACH_STACK_HANDOFF) {
+		/* logged by the thread that leaves the CPU */
+		out->kind = KTRACE_STREAM_SCHED_SWITCH;
+		out->prev_tid = (int64_t)d->ev.thread;
+		thread_name(d, d->ev.thread, out->prev_comm);
+		out->prev_prio = (int32_t)a[2];
+		out->prev_state = (a[0] & AST_STILL_RUNNABLE) ? 0 : 1;
+		snprintf(out->prev_state_text, sizeof(out->prev_state_text), "%s",
+			 out->prev_state ? "S" : "R");
+		out->next_tid = (int64_t)a[1];
+		thread_name(d, a[1], out->next_comm);
+		out->next_prio = (int32_t)a[3];
+		return 1;
+	}
+	if (id == MACH_MAKE_RUNNABLE) {
+		out->kind = KTRACE_STREAM_SCHED_WAKEUP;
+		out->next_tid = (int64_t)a[0];
+		thread_name(d, a[0], out->next_comm);
+		out->next_prio = (int32_t)a[1];
+		return 1;
+	}
+	return 0;
+}
+
+/* The read-ahead copy: the event, and its scheduling meaning (the thread map's names
+ * are the reading thread's). */
+struct darwin_snap {
+	struct ktrace_darwin_event ev;
+	const struct shot *shot;      /* a stackshot record (the source keeps them) */
+	bool sched;
+	struct ktrace_stream_sched sc;
+};
+
+static size_t darwin_snap_size(struct kt_source *src)
+{
+	return (sizeof(struct darwin_snap) + 7) & ~(size_t)7;
+}
+
+static void darwin_snap_write(struct kt_source *src, void *data)
+{
+	struct darwin_source *d = (struct darwin_source *)src;
+	struct darwin_snap *sn = data;
+
+	sn->ev = d->ev;
+	sn->shot = d->cur_shot;
+	memset(&sn->sc, 0, sizeof(sn->sc));
+	sn->sc.target_cpu = -1;
+	sn->sched = darwin_sched(src, &sn->sc) > 0;
+}
+
+static size_t darwin_snap_field_count(const void *data)
+{
+	return ((const struct darwin_snap *)data)->shot ? NSHOTFIELDS : NFIELDS;
+}
+
+static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
+{
+	const struct darwin_snap *sn = data;
+
+	if (sn->shot) {
+		memset(v, 0, sizeof(*v));
+		return shot_field(sn->shot, i, v);
+	}
+	return event_field(&sn->ev, i, v);
+}
+
+static int darwin_snap_sched(const struct ktrace_stream_record *r, const void *data,
+			     struct ktrace_stream_sched *out)
+{
+	const struct darwin_snap *sn = data;
+
+	if (!sn->sched)
+		return 0;
+	*out = sn->sc;
+	return 1;
 }
 
 static void darwin_close(struct kt_source *src)
@@ -348,7 +469,13 @@ static const struct kt_source_ops darwin_ops = {
 	.field_count = darwin_field_count,
 	.field = darwin_field,
 	.format = darwin_format,
+	.sched = darwin_sched,
 	.close = darwin_close,
+	.snap_size = darwin_snap_size,
+	.snap_write = darwin_snap_write,
+	.snap_field_count = darwin_snap_field_count,
+	.snap_field = darwin_snap_field,
+	.snap_sched = darwin_snap_sched,
 };
 
 int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,

@@ -131,6 +131,12 @@ static int load_tasks(struct td_source *t, size_t file)
 	return 0;
 }
 
+/* "sched_..." (the events the sched plugin learns names from), tested without a call */
+static bool sched_name(const char *n)
+{
+	return n[0] == 's' && n[1] == 'c' && n[2] == 'h' && n[3] == 'e' && n[4] == 'd' && n[5] == '_';
+}
+
 static void fill_record(struct td_source *t)
 {
 	struct ktrace_stream_record *r = &t->src.rec;
@@ -139,8 +145,8 @@ static void fill_record(struct td_source *t)
 	size_t file = (size_t)(f - t->set.files);
 	int pid = c->ev ? ktrace_event_record_pid(f->evs, &c->kr) : -1;
 
-	memset(r, 0, sizeof(*r));
 	r->kind = KTRACE_STREAM_EVENT;
+	r->lost = 0;
 	r->ts = c->rec->ts;
 	r->cpu = (int32_t)c->rec->cpu;
 	r->tid = pid;
@@ -154,8 +160,9 @@ static void fill_record(struct td_source *t)
 	r->source = t->index[file];
 	r->buffer = c->s->buffer;
 	r->offset = c->rec->offset;
-	/* the sched plugin learns names as trace-cmd prints (after the comm column) */
-	if (c->ev)
+	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
+	 * sched events only, the others need not be looked up again */
+	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched"))
 		ktrace_event_learn_comms(f->evs, &c->kr);
 }
 
@@ -222,6 +229,13 @@ static int td_field(struct kt_source *src, size_t i, struct ktrace_event_value *
 	struct td_source *t = (struct td_source *)src;
 
 	return ktrace_event_field_value(t->cur.s->f->evs, t->cur.ev, i, &t->cur.kr, v);
+}
+
+static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return ktrace_event_field_values(t->cur.s->f->evs, t->cur.ev, &t->cur.kr, v, max);
 }
 
 /* The event's text, formatted as trace-cmd formats it, into t->text. */
@@ -409,12 +423,32 @@ static void td_close(struct kt_source *src)
 	free(t);
 }
 
+static size_t td_snap_size(struct kt_source *src)
+{
+	return kt_ftrace_snap_size(((struct td_source *)src)->cur.kr.size);
+}
+
+static void td_snap_write(struct kt_source *src, void *data)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	kt_ftrace_snap_write(data, t->cur.s->f->evs, t->cur.ev, &t->cur.kr, false);
+}
+
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.field_count = td_field_count,
 	.field = td_field,
+	.fields = td_fields,
 	.format = td_format,
+	.sched = kt_sched_from_fields,
 	.close = td_close,
+	.snap_size = td_snap_size,
+	.snap_write = td_snap_write,
+	.snap_field_count = kt_ftrace_snap_field_count,
+	.snap_field = kt_ftrace_snap_field,
+	.snap_fields = kt_ftrace_snap_fields,
+	.snap_sched = kt_ftrace_snap_sched,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,
@@ -437,6 +471,8 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
 	t->src.ops = &td_ops;
+	/* the registries keep every comm they name (saved or learnt) until they go */
+	t->src.stable_comm = true;
 	t->src.stream = s;
 	t->multi = n > 1;
 	ret = kt_tdset_init(&t->set, n, &so, err);
