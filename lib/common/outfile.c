@@ -118,7 +118,7 @@ static int fail(struct ktrace_error *err, int code, const char *fmt, const char 
 	return ktrace_error_set(err, code, fmt, path, strerror(-code));
 }
 
-static int write_all(int fd, const void *p, size_t n)
+int kt_write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 
@@ -400,7 +400,7 @@ bool kt_outfile_is_stream(const struct kt_outfile *f)
 
 int kt_outfile_write(struct kt_outfile *f, const void *p, size_t n, struct ktrace_error *err)
 {
-	int ret = write_all(f->fd, p, n);
+	int ret = kt_write_all(f->fd, p, n);
 
 	return ret ? fail(err, ret, "%s: write: %s", f->name) : 0;
 }
@@ -426,7 +426,7 @@ static int copy_spool(struct kt_outfile *f, struct ktrace_error *err)
 		}
 		if (n == 0)
 			break;
-		if ((ret = write_all(f->stream_fd, buf, (size_t)n))) {
+		if ((ret = kt_write_all(f->stream_fd, buf, (size_t)n))) {
 			ret = fail(err, ret, "%s: write: %s", f->name);
 			break;
 		}

@@ -67,4 +67,8 @@ void kt_outfile_abort(struct kt_outfile *f);
  * descriptor, or a negative errno. */
 int kt_outfile_anonymous(const char *dir);
 
+/* Writes n bytes to fd (again after EINTR and short writes): 0, or -errno (-EIO when
+ * the descriptor takes nothing). */
+int kt_write_all(int fd, const void *p, size_t n);
+
 #endif

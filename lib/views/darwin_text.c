@@ -223,6 +223,14 @@ static void l_hex(struct line *l, uint64_t v, size_t width)
 	l_mem(l, d, n);
 }
 
+/* 0x and 8 hex digits (a debugid, as Apple's tools print it). */
+static void l_hex32(struct line *l, uint32_t v)
+{
+	l_str(l, "0x");
+	for (int shift = 28; shift >= 0; shift -= 4)
+		l_putc(l, "0123456789abcdef"[(v >> shift) & 15]);
+}
+
 /* Seconds with 9 decimals, right-aligned in width. */
 static void l_time(struct line *l, uint64_t ns, size_t width)
 {
@@ -380,6 +388,28 @@ static bool wanted(struct report_state *st, const struct ktrace_darwin_event *ev
 	return ok;
 }
 
+/* The first CSV columns of a line: time, second column (delta or duration), CPU,
+ * thread, pid and process name (both empty for a thread the map does not have). */
+static void csv_head(struct line *l, uint64_t ns, int64_t second, uint32_t cpu, uint64_t thread,
+		     const struct ktrace_darwin_thread *t)
+{
+	l_u64(l, ns, 0);
+	l_putc(l, ',');
+	l_i64(l, second, 0);
+	l_putc(l, ',');
+	l_u64(l, cpu, 0);
+	l_putc(l, ',');
+	l_hex(l, thread, 0);
+	l_putc(l, ',');
+	if (t) {
+		l_i64(l, t->pid, 0);
+		l_putc(l, ',');
+		l_text(l, t->command, 20, true, 0);
+	} else {
+		l_putc(l, ',');
+	}
+}
+
 /* The thread columns of a text line: thread id, pid and process (thread map), thread
  * name. */
 static void text_thread(struct report_state *st, struct line *l, uint64_t thread,
@@ -472,24 +502,9 @@ static void print_event(struct report_state *st, struct ktrace_out *out,
 	if (st->o->csv) {
 		const char *tname = ktrace_darwin_thread_name(st->k, ev->thread);
 
-		l_u64(l, ev->ns, 0);
+		csv_head(l, ev->ns, delta, ev->cpu, ev->thread, t);
 		l_putc(l, ',');
-		l_i64(l, delta, 0);
-		l_putc(l, ',');
-		l_u64(l, ev->cpu, 0);
-		l_putc(l, ',');
-		l_hex(l, ev->thread, 0);
-		l_putc(l, ',');
-		if (t) {
-			l_i64(l, t->pid, 0);
-			l_putc(l, ',');
-			l_text(l, t->command, 20, true, 0);
-		} else {
-			l_putc(l, ',');
-		}
-		l_str(l, ",0x");
-		for (int shift = 28; shift >= 0; shift -= 4)
-			l_putc(l, "0123456789abcdef"[(ev->debugid >> shift) & 15]);
+		l_hex32(l, ev->debugid);
 		l_putc(l, ',');
 		l_u64(l, KTRACE_DARWIN_CLASS(ev->debugid), 0);
 		l_putc(l, ',');
@@ -551,27 +566,12 @@ static void print_pair(struct report_state *st, struct ktrace_out *out,
 	if (st->o->csv) {
 		const char *tname = ktrace_darwin_thread_name(st->k, end->thread);
 
-		l_u64(l, start->ns, 0);
-		l_putc(l, ',');
-		l_u64(l, dur, 0);
-		l_putc(l, ',');
-		l_u64(l, start->cpu, 0);
-		l_putc(l, ',');
-		l_hex(l, end->thread, 0);
-		l_putc(l, ',');
-		if (t) {
-			l_i64(l, t->pid, 0);
-			l_putc(l, ',');
-			l_text(l, t->command, 20, true, 0);
-		} else {
-			l_putc(l, ',');
-		}
+		csv_head(l, start->ns, (int64_t)dur, start->cpu, end->thread, t);
 		l_putc(l, ',');
 		if (tname)
 			l_text(l, tname, 64, true, 0);
-		l_str(l, ",0x");
-		for (int shift = 28; shift >= 0; shift -= 4)
-			l_putc(l, "0123456789abcdef"[(KTRACE_DARWIN_EVENTID(end->debugid) >> shift) & 15]);
+		l_putc(l, ',');
+		l_hex32(l, KTRACE_DARWIN_EVENTID(end->debugid));
 		l_putc(l, ',');
 		l_text(l, name, 256, true, 0);
 		for (int a = 0; a < 4; a++) {

@@ -51,6 +51,7 @@
 #include "common/grow.h"
 
 #include "common/outbuf.h"
+#include "common/outfile.h"
 
 /* Who formats the records of an event: the reading thread, in output order (O_MAIN);
  * any thread (O_ANY); any thread, after the reading thread learnt the comms the record
@@ -964,22 +965,6 @@ static int format_chunk(struct wctx *w, struct chunk *c)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* ---- workers (the engine's pipeline) ---- */
 
 static int pipe_fill(void *arg, void *chunk, size_t *n)
@@ -1014,7 +999,7 @@ static int pipe_emit(void *arg, void *chunk)
 {
 	struct report *r = arg;
 	struct chunk *c = chunk;
-	int ret = write_all(r->out->fd, c->out, c->out_len);
+	int ret = kt_write_all(r->out->fd, c->out, c->out_len);
 
 	c->out_len = 0;
 	return ret;
@@ -1110,7 +1095,7 @@ static int run_one_thread(struct report *r)
 			break;
 		}
 		if (c.out_len >= block || ret || !c.n) {
-			wret = write_all(r->out->fd, c.out, c.out_len);
+			wret = kt_write_all(r->out->fd, c.out, c.out_len);
 			c.out_len = 0;
 			if (wret) {
 				r->out->error = wret;

@@ -1,7 +1,7 @@
 build-dev/lib/engine/tdset.o: lib/engine/tdset.c lib/engine/tdset.h \
  include/ktrace/error.h include/ktrace/api.h include/ktrace/event.h \
  include/ktrace/input.h include/ktrace/stream.h include/ktrace/detect.h \
- include/ktrace/tracedat.h lib/common/grow.h
+ include/ktrace/tracedat.h lib/common/grow.h lib/event/event_share.h
 lib/engine/tdset.h:
 include/ktrace/error.h:
 include/ktrace/api.h:
@@ -11,3 +11,4 @@ include/ktrace/stream.h:
 include/ktrace/detect.h:
 include/ktrace/tracedat.h:
 lib/common/grow.h:
+lib/event/event_share.h:

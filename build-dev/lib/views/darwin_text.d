@@ -4,7 +4,7 @@ build-dev/lib/views/darwin_text.o: lib/views/darwin_text.c \
  lib/views/darwin_common.h lib/common/outbuf.h include/ktrace/view.h \
  include/ktrace/ring.h include/ktrace/kcdata.h include/ktrace/koff.h \
  include/ktrace/out.h include/ktrace/stream.h include/ktrace/detect.h \
- include/ktrace/event.h
+ include/ktrace/event.h lib/common/json.h
 include/ktrace/darwin.h:
 include/ktrace/api.h:
 include/ktrace/error.h:
@@ -20,3 +20,4 @@ include/ktrace/out.h:
 include/ktrace/stream.h:
 include/ktrace/detect.h:
 include/ktrace/event.h:
+lib/common/json.h:

@@ -5,7 +5,8 @@ build-dev/lib/views/tracedat_text.o: lib/views/tracedat_text.c \
  include/ktrace/ktrace_file.h include/ktrace/ring.h \
  include/ktrace/kcdata.h include/ktrace/koff.h include/ktrace/out.h \
  include/ktrace/stream.h include/ktrace/detect.h lib/engine/pipeline.h \
- lib/engine/tdset.h lib/common/grow.h lib/common/outbuf.h
+ lib/engine/tdset.h lib/event/event_share.h lib/common/grow.h \
+ lib/common/outbuf.h lib/common/outfile.h
 include/ktrace/event.h:
 include/ktrace/api.h:
 include/ktrace/error.h:
@@ -24,5 +25,7 @@ include/ktrace/stream.h:
 include/ktrace/detect.h:
 lib/engine/pipeline.h:
 lib/engine/tdset.h:
+lib/event/event_share.h:
 lib/common/grow.h:
 lib/common/outbuf.h:
+lib/common/outfile.h:
