@@ -164,7 +164,7 @@ def cli(ktrace, outdir, version):
     cmds = commands(main_help)
     see = ', '.join('\\fBktrace\\-%s\\fR(1)' % c for c, _ in cmds)
     page = convert(main_help, 'KTRACE', 1, version)
-    page += '.SH SEE ALSO\n%s, \\fBlibktrace\\fR(3)\n' % see
+    page += '.SH SEE ALSO\n.nh\n%s, \\fBlibktrace\\fR(3)\n' % see
     open(os.path.join(outdir, 'ktrace.1'), 'w').write(page)
     for c, _ in cmds:
         text = subprocess.run([ktrace, 'help', c], check=True, capture_output=True,
