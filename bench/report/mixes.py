@@ -229,6 +229,20 @@ def breakdown(a, path, row):
             'write': max(0.0, statistics.median(write) - fmt), 'output MB': size >> 20}
 
 
+def markdown(rows, runs):
+    """The README's table: one row per mix, the medians and the worst run's ratios."""
+    out = ['| mix | events | trace-cmd | ktrace (default threads) | ktrace --threads 1 | '
+           'info --json vs libtracecmd | goals met |', '|---|---|---|---|---|---|---|']
+    for r in rows:
+        out.append('| %s | %.2f M, %d MB | %.2f s, %.0f MiB | %.3f s, %.0f MiB: **%.1fx** | '
+                   '%.3f s, %.0f MiB: **%.1fx** | %.3f s vs %.3f s: **%.1fx** | %d of %d runs |' % (
+                       r['mix'], r['events'] / 1e6, r['mb'], r['trace-cmd'][0], r['trace-cmd'][2],
+                       r['ktrace'][0], r['ktrace'][2], r['ratio'], r['ktrace 1 thread'][0],
+                       r['ktrace 1 thread'][2], r['ratio 1 thread'], r['read'][0],
+                       r['tc_read'][0], r['read ratio'], r['runs met'], runs))
+    return '\n'.join(out) + '\n'
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--ktrace', required=True)
@@ -265,6 +279,8 @@ def main():
                                             b['output MB'], b['write']), flush=True)
     with open(os.path.join(a.out, 'report-mixes.json'), 'w') as f:
         json.dump(rows, f, indent=1)
+    with open(os.path.join(a.out, 'report-mixes.md'), 'w') as f:
+        f.write(markdown(rows, a.runs))
     sys.exit(0 if all(r['identical'] for r in rows) else 1)
 
 
