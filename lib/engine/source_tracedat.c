@@ -458,6 +458,8 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	struct kt_tdset_opts so = {
 		.raw_ts = (o->flags & KTRACE_STREAM_RAW_TS) != 0,
 		.cpus = o->cpus, .ncpus = o->ncpus,
+		/* a record is valid until the next call (as compressed data always was) */
+		.read_copies = true,
 	};
 	struct td_source *t = calloc(1, sizeof(*t));
 	uint32_t *idx = calloc(n, sizeof(*idx));
