@@ -1,2 +1,0 @@
-build-dev/lib/common/detect.o: lib/common/detect.c lib/common/detect.h
-lib/common/detect.h:
