@@ -32,7 +32,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
-LIBS     := -lzstd -lz -lelf -lplist-2.0
+LIBS     := -lzstd -lz -lelf -lplist-2.0 -lsqlite3
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)

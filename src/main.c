@@ -19,6 +19,7 @@ static const struct cli_command *const commands[] = {
 	&cli_record,
 	&cli_extract,
 	&cli_convert,
+	&cli_sql,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

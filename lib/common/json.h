@@ -46,6 +46,8 @@ static inline void kt_json_key_cstr(struct kt_json *j, const char *key)
 void kt_json_string(struct kt_json *j, const char *s, size_t len);
 void kt_json_u64(struct kt_json *j, uint64_t v);
 void kt_json_i64(struct kt_json *j, int64_t v);
+/* A number already written as JSON text (a real, "1.5e+20"), copied as it is. */
+void kt_json_number(struct kt_json *j, const char *text, size_t len);
 void kt_json_bool(struct kt_json *j, bool v);
 void kt_json_null(struct kt_json *j);
 /* Ends the document with a new line. */

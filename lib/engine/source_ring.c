@@ -298,11 +298,19 @@ static void ring_close(struct kt_source *src)
 	free(r);
 }
 
+static const struct ktrace_event *ring_event(struct kt_source *src)
+{
+	struct ring_source *r = (struct ring_source *)src;
+
+	return src->rec.kind == KTRACE_STREAM_EVENT ? r->ev : NULL;
+}
+
 static const struct kt_source_ops ring_ops = {
 	.advance = ring_advance,
 	.field_count = ring_field_count,
 	.field = ring_field,
 	.format = ring_format,
+	.event = ring_event,
 	.close = ring_close,
 };
 

@@ -300,6 +300,13 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	}
 }
 
+static const struct ktrace_event *td_event(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return t->lost_pending || src->rec.kind != KTRACE_STREAM_EVENT ? NULL : t->cur.ev;
+}
+
 static void td_close(struct kt_source *src)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -319,6 +326,7 @@ static const struct kt_source_ops td_ops = {
 	.field_count = td_field_count,
 	.field = td_field,
 	.format = td_format,
+	.event = td_event,
 	.close = td_close,
 };
 

@@ -25,6 +25,8 @@ struct kt_source_ops {
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
+	/* The current record's event format (ftrace sources), or NULL; may be NULL. */
+	const struct ktrace_event *(*event)(struct kt_source *src);
 	void (*close)(struct kt_source *src);
 };
 
