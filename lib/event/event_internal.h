@@ -572,6 +572,7 @@ struct ktrace_event {
 	struct ftev_field *fields;
 	int ncommon, nfields;
 	char *print_fmt;
+	char *print_args;               /* their text, as the format gives it (or NULL) */
 	struct ftev_arg *args;
 	struct ftev_seg *segs;
 	struct ftev_step *steps;        /* NULL: print the segments one by one */

@@ -242,6 +242,7 @@ static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 		struct sql_trace *t = &q->traces[i];
 
 		t->path = q->paths[i];
+		t->sched_buffer = -1;
 		t->trace_id = sql_trace_hash(q->paths[i], (uint32_t)i);
 		/* the same file twice: ids of their own */
 		for (size_t j = 0; j < i; j++)

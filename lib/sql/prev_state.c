@@ -58,18 +58,130 @@ static const char *string_at(const char *p, char *out, size_t len)
 	return p + 1;
 }
 
+/* ---- constant integer expressions of a print fmt: numbers, ( ), unary - ~ !, and
+ * * / % + - << >> & ^ | with C's precedence ---- */
+
+struct expr {
+	const char *p;
+	bool bad;
+};
+
+static uint64_t binary(struct expr *e, int level);
+
+static uint64_t primary(struct expr *e)
+{
+	uint64_t v;
+	char *end;
+
+	e->p = skip_space(e->p);
+	switch (*e->p) {
+	case '(':
+		e->p++;
+		v = binary(e, 0);
+		e->p = skip_space(e->p);
+		if (*e->p != ')')
+			e->bad = true;
+		else
+			e->p++;
+		return v;
+	case '-':
+		e->p++;
+		return -primary(e);
+	case '~':
+		e->p++;
+		return ~primary(e);
+	case '!':
+		e->p++;
+		return !primary(e);
+	}
+	if (!isdigit((unsigned char)*e->p)) {
+		e->bad = true;
+		return 0;
+	}
+	v = strtoull(e->p, &end, 0);
+	e->p = end;
+	while (*e->p == 'u' || *e->p == 'U' || *e->p == 'l' || *e->p == 'L')
+		e->p++;
+	return v;
+}
+
+/* Binary operators by precedence level, lowest first. */
+static const char *const levels[][4] = {
+	{ "|" }, { "^" }, { "&" }, { "<<", ">>" }, { "+", "-" }, { "*", "/", "%" },
+};
+
+static uint64_t binary(struct expr *e, int level)
+{
+	uint64_t v;
+
+	if (level == (int)(sizeof(levels) / sizeof(levels[0])))
+		return primary(e);
+	v = binary(e, level + 1);
+	for (;;) {
+		const char *op = NULL;
+		uint64_t r;
+
+		e->p = skip_space(e->p);
+		for (int i = 0; i < 4 && levels[level][i]; i++) {
+			size_t n = strlen(levels[level][i]);
+
+			/* "|" is not "||", "&" not "&&" */
+			if (!strncmp(e->p, levels[level][i], n) && e->p[n] != e->p[0]) {
+				op = levels[level][i];
+				e->p += n;
+				break;
+			}
+		}
+		if (!op || e->bad)
+			return v;
+		r = binary(e, level + 1);
+		switch (op[0]) {
+		case '|': v |= r; break;
+		case '^': v ^= r; break;
+		case '&': v &= r; break;
+		case '<': v = r < 64 ? v << r : 0; break;
+		case '>': v = r < 64 ? v >> r : 0; break;
+		case '+': v += r; break;
+		case '-': v -= r; break;
+		case '*': v *= r; break;
+		case '/': v = r ? v / r : 0; break;
+		case '%': v = r ? v % r : 0; break;
+		}
+	}
+}
+
+/* "REC->prev_state & EXPR" at p: EXPR's value; false when it does not parse. */
+static bool masked(const char *p, uint64_t *v)
+{
+	struct expr e;
+
+	p = skip_space(p);
+	if (*p == '(')
+		p = skip_space(p + 1);
+	if (strncmp(p, "REC->prev_state", 15))
+		return false;
+	p = skip_space(p + 15);
+	if (*p != '&')
+		return false;
+	e.p = p + 1;
+	e.bad = false;
+	*v = binary(&e, 0);
+	return !e.bad;
+}
+
 struct sql_prev_state *sql_prev_state_parse(const char *fmt)
 {
 	struct sql_prev_state *ps;
 	const char *p, *q;
-	uint64_t max = 0;
 
-	if (!fmt || !(p = strstr(fmt, "__print_flags(REC->prev_state")))
+	if (!fmt || !(p = strstr(fmt, "__print_flags(")))
 		return NULL;
 	ps = calloc(1, sizeof(*ps));
 	if (!ps)
 		return NULL;
-	/* the delimiter argument, then { value, "name" } pairs up to the closing ')' */
+	/* __print_flags(REC->prev_state & MASK, "|", { value, "name" }...) */
+	if (!masked(p + 14, &ps->mask) || !ps->mask)
+		goto fail;
 	p = strstr(p, "\"|\"");
 	if (!p)
 		goto fail;
@@ -100,19 +212,20 @@ struct sql_prev_state *sql_prev_state_parse(const char *fmt)
 			goto fail;
 		p++;
 		ps->value[ps->n++] = v;
-		if (v > max)
-			max = v;
 	}
-	if (!ps->n || !max || max >> 62)
+	if (!ps->n)
 		goto fail;
-	/* ") : "R"" */
+	/* ') : "R", REC->prev_state & PLUS ? "+" : ""' */
 	q = skip_space(p + 1);
-	if (*q == ':' && string_at(q + 1, ps->none, sizeof(ps->none)))
-		;
-	else
+	if (*q == ':' && (q = string_at(q + 1, ps->none, sizeof(ps->none)))) {
+		q = skip_space(q);
+		if (*q == ',' && !masked(q + 1, &ps->plus))
+			ps->plus = 0;
+		if (!strstr(q, "\"+\""))
+			ps->plus = 0;
+	} else {
 		snprintf(ps->none, sizeof(ps->none), "R");
-	ps->plus = strstr(p, "\"+\"") ? max << 1 : 0;
-	ps->mask = (max << 1) - 1;
+	}
 	return ps;
 fail:
 	free(ps);

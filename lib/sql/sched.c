@@ -2,7 +2,8 @@
 /*
  * sched_slice and thread_state from the scheduler's events.
  *
- * Linux: sched_switch on a CPU ends the slice of the thread that ran there (end_state:
+ * Linux (one buffer per input: the first with a sched_switch, as instances record the
+ * same CPUs): sched_switch on a CPU ends the slice of the thread that ran there (end_state:
  * prev_state as the kernel's print fmt prints it) and starts the next thread's; the
  * first switch of a CPU only starts one, and the slice still open at the end has
  * dur -1. A thread switched out gets a thread_state interval in its prev_state (S, D,
@@ -214,7 +215,7 @@ static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
 
 		if (ev && ev != tr->switch_ev) {
 			sql_prev_state_free(tr->states);
-			tr->states = sql_prev_state_parse(ktrace_event_print_fmt(ev));
+			tr->states = sql_prev_state_parse(ktrace_event_print_args(ev));
 			tr->switch_ev = ev;
 		}
 		sql_prev_state_text(tr->states, (uint64_t)prev_state, text, sizeof(text));
@@ -355,8 +356,15 @@ int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct
 		return darwin_sched(q, s, r, utid, err);
 	switch (n->kind) {
 	case SQL_EV_SWITCH:
+		/* one buffer's switches: instances record the same CPUs */
+		if (tr->sched_buffer < 0)
+			tr->sched_buffer = r->buffer;
+		if (tr->sched_buffer != r->buffer)
+			return 0;
 		return linux_switch(q, s, r, err);
 	case SQL_EV_WAKE:
+		if (tr->sched_buffer >= 0 && tr->sched_buffer != r->buffer)
+			return 0;
 		return linux_wake(q, s, r, utid, err);
 	case SQL_EV_FORK:
 	case SQL_EV_NEWTASK:

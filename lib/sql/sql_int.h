@@ -125,6 +125,8 @@ struct sql_trace {
 	bool any;                    /* start_ts/end_ts are set */
 	int64_t events, lost;
 	const struct ktrace_event *switch_ev;   /* the sched_switch whose states are parsed */
+	int64_t sched_buffer;        /* the buffer (instance) scheduling comes from, -1 none
+				      * yet: buffers record the same CPUs */
 	struct sql_prev_state *states;          /* prev_state letters (prev_state.c) */
 };
 
