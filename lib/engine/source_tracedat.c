@@ -33,6 +33,8 @@ struct td_source {
 	bool multi;
 	char *text;                     /* formatting scratch */
 	size_t text_cap;
+	struct ktrace_error err;        /* the set's errors once open (the caller's err of
+					 * ktrace_stream_open is gone by then) */
 };
 
 static int cmp_tgid(const void *a, const void *b)
@@ -165,7 +167,6 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	(void)err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;
@@ -204,8 +205,10 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	fill_record(t);
 	return 1;
 fail:
-	if (ret < 0)
+	if (ret < 0) {
 		src->err_path = t->set.err_file;
+		*err = t->err;
+	}
 	return ret;
 }
 
@@ -414,6 +417,9 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		t->src.ops->close(&t->src);
 		return ret;
 	}
+	/* from now on the set reports into the source, which hands errors on */
+	ktrace_error_clear(&t->err);
+	t->set.err = &t->err;
 	*out = &t->src;
 	return 0;
 }

@@ -566,6 +566,10 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 		}
 	}
 	if (ret) {
+		/* the path given, not our copy */
+		for (size_t i = 0; err_path && *err_path && i < npaths; i++)
+			if (*err_path == q->paths[i])
+				*err_path = paths[i];
 		ktrace_sql_close(q);
 		return ret;
 	}
