@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "event/event_share.h"
 
 static const char *base_name(const char *path)
 {
@@ -83,7 +84,9 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	for (size_t i = 0; i < f->nformats; i++)
 		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
 					f->formats[i].len, NULL, &ignore);
-	if (f->kallsyms.len)
+	if (f->share_symbols)
+		ftev_share_symbols(evs, f->evs);
+	else if (f->kallsyms.len)
 		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
 	if (f->printk.len)
 		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
@@ -96,6 +99,13 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	if (!o->listing)
 		ktrace_event_add_blktrace(evs);
 	return evs;
+}
+
+int kt_tdfile_share_symbols(struct kt_tdfile *f)
+{
+	ftev_prepare_share(f->evs);
+	f->share_symbols = true;
+	return 0;
 }
 
 /* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */

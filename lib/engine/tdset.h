@@ -73,6 +73,7 @@ struct kt_tdfile {
 	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
+	bool share_symbols;                /* registries made from now on share evs's symbols */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -129,9 +130,13 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi);
 void kt_tdset_close(struct kt_tdset *set);
 
-/* A new registry of f loaded the way trace-cmd loads its tep handle (for a worker
- * thread: safe to call from several threads at once). NULL with errno. */
+/* A new registry of f loaded the way trace-cmd loads its tep handle. NULL with errno.
+ * For worker threads (safe to call from several at once) after
+ * kt_tdfile_share_symbols: the registries then share one symbol table. */
 struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct kt_tdset_opts *o);
+/* The registries made from now on share the symbol table of f's own registry (call it
+ * from the thread that uses f->evs, before the workers start). 0 or -ENOMEM. */
+int kt_tdfile_share_symbols(struct kt_tdfile *f);
 
 /* Whether rec (of file f) is filtered out: -F/-v, --pid/--comm, --cpu, -I/-S. */
 bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct tracedat_record *rec,

@@ -1117,6 +1117,10 @@ static int run_records(struct report *r)
 		}
 		r->span_max = keep / (r->nslots + 2);
 	}
+	/* the workers' registries share one symbol table per file */
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (kt_tdfile_share_symbols(&r->set.files[i]))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
 	if (r->slots)
 		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
