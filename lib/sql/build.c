@@ -247,7 +247,7 @@ static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 		/* the same file twice: ids of their own */
 		for (size_t j = 0; j < i; j++)
 			if (q->traces[j].trace_id == t->trace_id)
-				t->trace_id = (t->trace_id + 1) & INT64_MAX;
+				t->trace_id = (t->trace_id + 1) & ((1LL << 53) - 1);
 		if (!src) {
 			t->format_name = t->hostname = t->machine = t->release = t->clock = "";
 			continue;

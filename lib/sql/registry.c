@@ -195,8 +195,8 @@ struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
 	return &q->cpus_state[trace][cpu];
 }
 
-/* FNV-1a of the file's size and first 1 MiB, and of its index when the file cannot be
- * read: the same file has the same trace_id wherever it is loaded. */
+/* FNV-1a of the file's size and first 1 MiB (of its index when the file cannot be
+ * read), 53 bits: the same file has the same trace_id wherever it is loaded. */
 int64_t sql_trace_hash(const char *path, uint32_t index)
 {
 	struct ktrace_input *in;
@@ -220,8 +220,9 @@ int64_t sql_trace_hash(const char *path, uint32_t index)
 		h ^= (uint8_t)((uint64_t)size >> (8 * i));
 		h *= 0x100000001b3ULL;
 	}
-	/* positive, and far from small numbers people type */
-	h &= 0x7fffffffffffffffULL;
+	/* positive and below 2^53, so that JSON readers that take numbers as doubles
+	 * keep it exact */
+	h &= (1ULL << 53) - 1;
 	return h ? (int64_t)h : 1;
 }
 
