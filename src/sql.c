@@ -77,6 +77,10 @@ static const char sql_help[] =
 "        is opened as it is. A damaged input leaves FILE.db as it was.\n"
 "    --rebuild\n"
 "        With --db: build FILE.db even when it is up to date.\n"
+"    --stats\n"
+"        At the end, on standard error: the numbers of events, threads and processes,\n"
+"        the time the tables took to build, and the memory SQLite holds (now and at\n"
+"        most).\n"
 "    -C, --codes FILE\n"
 "        Darwin: event names from a trace codes file (/usr/share/misc/trace.codes).\n"
 "    -e, --events-dir DIR\n"
@@ -101,7 +105,7 @@ static const char sql_help[] =
 "    be written; 2 for usage errors and for a statement SQLite refuses (its message\n"
 "    is printed).\n";
 
-enum { OPT_TSV = 256, OPT_CSV, OPT_JSON, OPT_BOX, OPT_DB, OPT_REBUILD };
+enum { OPT_TSV = 256, OPT_CSV, OPT_JSON, OPT_BOX, OPT_DB, OPT_REBUILD, OPT_STATS };
 
 static const struct option sql_options[] = {
 	{ "query",      required_argument, NULL, 'q' },
@@ -111,6 +115,7 @@ static const struct option sql_options[] = {
 	{ "box",        no_argument,       NULL, OPT_BOX },
 	{ "db",         required_argument, NULL, OPT_DB },
 	{ "rebuild",    no_argument,       NULL, OPT_REBUILD },
+	{ "stats",      no_argument,       NULL, OPT_STATS },
 	{ "codes",      required_argument, NULL, 'C' },
 	{ "events-dir", required_argument, NULL, 'e' },
 	{ "help",       no_argument,       NULL, 'h' },
@@ -348,7 +353,7 @@ static int run_sql(int argc, char **argv)
 	struct ktrace_error err = { 0 };
 	struct session ss = { 0 };
 	const char *query = NULL, *err_path = NULL;
-	bool mode_set = false;
+	bool mode_set = false, stats = false;
 	int c, nfiles, status, ret;
 
 	optind = 1;
@@ -366,6 +371,9 @@ static int run_sql(int argc, char **argv)
 			break;
 		case OPT_REBUILD:
 			o.rebuild = true;
+			break;
+		case OPT_STATS:
+			stats = true;
 			break;
 		case 'C':
 			so.codes_file = optarg;
@@ -409,6 +417,16 @@ static int run_sql(int argc, char **argv)
 	}
 	status = query ? run_text(&ss, query) : read_statements(&ss);
 	ktrace_out_free(ss.out);
+	if (stats) {
+		struct ktrace_sql_stats st;
+
+		ktrace_sql_stats(ss.q, &st);
+		fprintf(stderr, "ktrace sql: %lld events, %lld threads, %lld processes; tables %s in "
+			"%.3f s; SQLite memory %.1f MiB now, %.1f MiB at most\n", (long long)st.events,
+			(long long)st.threads, (long long)st.processes,
+			ktrace_sql_reused(ss.q) ? "reused" : "built", st.build_ns / 1e9,
+			st.sqlite_bytes / 1048576.0, st.sqlite_peak_bytes / 1048576.0);
+	}
 	ret = ktrace_sql_input_error(ss.q, &err, &err_path);
 	if (ret) {
 		cli_error(err_path, &err);

@@ -85,6 +85,17 @@ KTRACE_API int ktrace_sql_input_error(const struct ktrace_sql *q, struct ktrace_
 /* True when the tables come from an existing database file, not from the inputs. */
 KTRACE_API bool ktrace_sql_reused(const struct ktrace_sql *q);
 
+/* What building the tables took. */
+struct ktrace_sql_stats {
+	int64_t events;               /* event rows */
+	int64_t threads, processes;
+	uint64_t build_ns;            /* the walk that built the tables (0: reused file) */
+	int64_t sqlite_bytes;         /* memory SQLite holds now (its pages and caches) */
+	int64_t sqlite_peak_bytes;    /* the most it held */
+};
+
+KTRACE_API void ktrace_sql_stats(const struct ktrace_sql *q, struct ktrace_sql_stats *st);
+
 /* The SQLite connection, for programs that run their own statements (sqlite3.h).
  * It stays owned by q. */
 KTRACE_API struct sqlite3 *ktrace_sql_db(struct ktrace_sql *q);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "sql/sql_int.h"
 
@@ -457,8 +458,17 @@ static void finalize_inserts(struct ktrace_sql *q)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const char **err_path)
 {
+	uint64_t t0 = now_ns();
 	int rc = sqlite3_open_v2(":memory:", &q->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	int ret;
 
@@ -479,6 +489,7 @@ static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const ch
 	    (ret = sql_create_indexes(q->db, "main", false, err)) ||
 	    (ret = sql_vtab_register(q, err)))
 		return ret;
+	q->build_ns = now_ns() - t0;
 	return exec(q->db, "CREATE VIRTUAL TABLE main.event USING ktrace_event;"
 		    "CREATE VIRTUAL TABLE main.args USING ktrace_args;"
 		    "CREATE VIEW main.raw AS SELECT * FROM main.event;", err);
@@ -617,6 +628,17 @@ int ktrace_sql_input_error(const struct ktrace_sql *q, struct ktrace_error *err,
 bool ktrace_sql_reused(const struct ktrace_sql *q)
 {
 	return q->reused;
+}
+
+void ktrace_sql_stats(const struct ktrace_sql *q, struct ktrace_sql_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->events = q->events;
+	st->threads = (int64_t)q->nthreads;
+	st->processes = (int64_t)q->nprocs;
+	st->build_ns = q->build_ns;
+	st->sqlite_bytes = sqlite3_memory_used();
+	st->sqlite_peak_bytes = sqlite3_memory_highwater(0);
 }
 
 struct sqlite3 *ktrace_sql_db(struct ktrace_sql *q)

@@ -216,6 +216,7 @@ struct ktrace_sql {
 	/* what the walk found */
 	struct sql_trace *traces;    /* per input index */
 	int64_t events;              /* event rows */
+	uint64_t build_ns;
 	int damage;                  /* the stream's error, 0 none */
 	struct ktrace_error damage_err;
 	const char *damage_path;
