@@ -168,6 +168,11 @@ same "Distributed: worst wakeup latencies equal ktrace sql on both files" \
 	 ORDER BY dur DESC, ts LIMIT 10" \
 	"select trace_id, ts, dur, state from thread_state where state = 'R' and dur >= 0
 	 order by dur desc, ts limit 10"
+same "Distributed: the machines behind the worst wakeup latencies (docs/fleet.md's query)" \
+	"SELECT hostname, kernel_release, ts, dur FROM thread_state ANY INNER JOIN trace USING (trace_id)
+	 WHERE state = 'R' AND waker_utid IS NOT NULL AND dur >= 0 ORDER BY dur DESC, ts LIMIT 10" \
+	"select hostname, kernel_release, ts, dur from thread_state join trace using (trace_id)
+	 where state = 'R' and waker_utid is not null and dur >= 0 order by dur desc, ts limit 10"
 same "Distributed: the trace table lists both machines' traces" \
 	'SELECT trace_id, hostname, kernel_release, events FROM trace ORDER BY trace_id' \
 	'select trace_id, hostname, kernel_release, events from trace order by trace_id'
