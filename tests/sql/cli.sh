@@ -236,3 +236,36 @@ grep -q 'ENGINE = MergeTree() ORDER BY (trace_id, ts)' "$TMP/tsv/schema.clickhou
 	ok "schema.clickhouse.sql: MergeTree by (trace_id, ts), Distributed over the default cluster" || not_ok "ClickHouse schema"
 $EXPORT --format tsv --clickhouse-cluster 'a b' -o "$TMP/t2" "$A" >/dev/null 2>&1 &&
 	not_ok "a cluster name with a space must be refused" || ok "export: a cluster name that is no identifier is refused"
+
+# ---- the prompt on a terminal ----
+python3 - "$KTRACE" "$TMP/mixed.dat" <<'PYEOF'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], ['ktrace', 'sql', sys.argv[2]])
+out = b''
+def read_for(t):
+    global out
+    end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                return
+for line in [b'.tables\n', b'select count(*)\n', b'from event;\n', b'select nope;\n', b'select 7 * 6;\n', b'.quit\n']:
+    read_for(1.0)
+    os.write(fd, line)
+read_for(3.0)
+_, st = os.waitpid(pid, 0)
+text = out.decode(errors='replace')
+want = ['ktrace> ', '   ...> ', 'thread_state', '│      823 │', 'no such column: nope', '│    42 │']
+missing = [w for w in want if w not in text]
+if os.waitstatus_to_exitcode(st) == 0 and not missing:
+    print('ok - the prompt at a terminal: .tables, a statement over two lines in a box, an error, and on')
+else:
+    print('not ok - the prompt at a terminal (status %d, missing %s)' % (os.waitstatus_to_exitcode(st), missing))
+    for l in text.splitlines()[-8:]:
+        print('#   ' + l)
+PYEOF
