@@ -497,40 +497,68 @@ static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const ch
 
 /* ---- database files ---- */
 
-/* The file can be used instead of reading the inputs: newer than every input, and
- * made from the same inputs (its trace table lists them in order). */
-static bool db_reusable(const char *db_path, const char *const *paths, size_t n)
+enum db_state {
+	DB_ABSENT,                   /* no file: build it */
+	DB_CURRENT,                  /* ours, newer than every input, same inputs: reuse */
+	DB_STALE,                    /* ours, but out of date: build it anew */
+	DB_FOREIGN,                  /* a file that is no ktrace sql database: keep away */
+};
+
+/* Whether the file at db_path can be used instead of reading the inputs: a database
+ * of ours (its application_id, and the schema's version), newer than every input, made
+ * from the same inputs (its trace table lists them in order). */
+static enum db_state db_state(const char *db_path, const char *const *paths, size_t n)
 {
 	struct stat db, st;
-	sqlite3 *db_handle = NULL;
+	sqlite3 *h = NULL;
 	sqlite3_stmt *q = NULL;
+	enum db_state state = DB_CURRENT;
 	size_t i = 0;
-	bool ok = true;
 
-	if (stat(db_path, &db) || !S_ISREG(db.st_mode))
-		return false;
-	for (size_t k = 0; k < n; k++) {
-		if (stat(paths[k], &st))
-			return false;
-		if (st.st_mtim.tv_sec > db.st_mtim.tv_sec ||
-		    (st.st_mtim.tv_sec == db.st_mtim.tv_sec && st.st_mtim.tv_nsec >= db.st_mtim.tv_nsec))
-			return false;
-	}
-	if (sqlite3_open_v2(db_path, &db_handle, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db_handle, "SELECT path FROM trace ORDER BY rowid", -1, &q, NULL) != SQLITE_OK) {
-		ok = false;
-	} else {
-		while (ok && sqlite3_step(q) == SQLITE_ROW) {
-			const char *p = (const char *)sqlite3_column_text(q, 0);
-
-			ok = i < n && p && !strcmp(p, paths[i]);
-			i++;
-		}
-		ok = ok && i == n;
+	if (stat(db_path, &db))
+		return DB_ABSENT;
+	if (S_ISREG(db.st_mode) && !db.st_size)
+		return DB_STALE;     /* an empty file (a database with no page) */
+	if (!S_ISREG(db.st_mode) ||
+	    sqlite3_open_v2(db_path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, "PRAGMA application_id", -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW || sqlite3_column_int64(q, 0) != SQL_APPLICATION_ID) {
+		state = DB_FOREIGN;
+		goto out;
 	}
 	sqlite3_finalize(q);
-	sqlite3_close(db_handle);
-	return ok;
+	q = NULL;
+	if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_step(q) != SQLITE_ROW || sqlite3_column_int64(q, 0) != SQL_SCHEMA_VERSION) {
+		state = DB_STALE;
+		goto out;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	for (size_t k = 0; k < n; k++) {
+		if (stat(paths[k], &st) || st.st_mtim.tv_sec > db.st_mtim.tv_sec ||
+		    (st.st_mtim.tv_sec == db.st_mtim.tv_sec && st.st_mtim.tv_nsec >= db.st_mtim.tv_nsec)) {
+			state = DB_STALE;
+			goto out;
+		}
+	}
+	if (sqlite3_prepare_v2(h, "SELECT path FROM trace ORDER BY rowid", -1, &q, NULL) != SQLITE_OK) {
+		state = DB_STALE;
+		goto out;
+	}
+	while (state == DB_CURRENT && sqlite3_step(q) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(q, 0);
+
+		if (i >= n || !p || strcmp(p, paths[i]))
+			state = DB_STALE;
+		i++;
+	}
+	if (i != n)
+		state = DB_STALE;
+out:
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return state;
 }
 
 static int open_file(struct ktrace_sql *q, const char *path, struct ktrace_error *err)
@@ -548,6 +576,7 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 {
 	struct ktrace_sql_opts o = { 0 };
 	struct ktrace_sql *q;
+	bool reuse = false;
 	int ret;
 
 	*out = NULL;
@@ -564,7 +593,20 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 		ktrace_sql_close(q);
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}
-	if (o.db_path && ((!o.rebuild && db_reusable(o.db_path, paths, npaths)) || !npaths)) {
+	if (o.db_path && npaths) {
+		enum db_state st = db_state(o.db_path, paths, npaths);
+
+		if (st == DB_FOREIGN && !o.rebuild) {
+			ret = ktrace_error_set(err, -EEXIST, "not a database of ktrace sql (left as it "
+					       "is; --rebuild replaces it)");
+			if (err_path)
+				*err_path = o.db_path;
+			ktrace_sql_close(q);
+			return ret;
+		}
+		reuse = st == DB_CURRENT && !o.rebuild;
+	}
+	if (o.db_path && (reuse || !npaths)) {
 		ret = open_file(q, o.db_path, err);
 		if (ret && err_path)
 			*err_path = o.db_path;

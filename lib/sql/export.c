@@ -39,7 +39,9 @@ static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 	struct sql_buf b = { 0 };
 	int ret;
 
-	sql_buf_puts(&b, "PRAGMA out.journal_mode = OFF; PRAGMA out.synchronous = OFF; BEGIN;\n");
+	sql_buf_printf(&b, "PRAGMA out.journal_mode = OFF; PRAGMA out.synchronous = OFF;\n"
+		       "PRAGMA out.application_id = %d; PRAGMA out.user_version = %d; BEGIN;\n",
+		       SQL_APPLICATION_ID, SQL_SCHEMA_VERSION);
 	for (size_t i = 0; i < sql_table_count(); i++) {
 		const struct sql_table *t = sql_table_at(i);
 

@@ -320,6 +320,11 @@ void sql_vtab_free_idle(struct ktrace_sql *q);
 
 /* ---- building (build.c) ---- */
 
+/* Database files of ktrace sql: SQLite's application_id ("ktsq") and user_version (the
+ * schema's version: a file of another version is built anew). */
+#define SQL_APPLICATION_ID 0x6b747371
+#define SQL_SCHEMA_VERSION 1
+
 /* Creates the materialised tables in db's schema ("main"...) without indexes. */
 int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);
 int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);

@@ -142,9 +142,18 @@ touch "$TMP/bad.dat"
 	{ not_ok "--db with a damaged input (exit $st)"; cat "$TMP/e"; }
 "$KTRACE" sql --db "$TMP/new.db" "$TMP/bad.dat" "select 1" >/dev/null 2>&1
 [ ! -e "$TMP/new.db" ] && ok "--db: no database made from a damaged input" || not_ok "--db: new.db made from a damaged input"
+echo "my notes" >"$TMP/notes.db"
+sqlite3 "$TMP/other.db" "create table mine (x); insert into mine values (42)"
+"$KTRACE" sql --db "$TMP/notes.db" "$A" "select 1" >/dev/null 2>"$TMP/e"; st1=$?
+"$KTRACE" sql --db "$TMP/other.db" "$A" "select 1" >/dev/null 2>>"$TMP/e"; st2=$?
+[ $st1 -eq 1 ] && [ $st2 -eq 1 ] && [ "$(cat "$TMP/notes.db")" = "my notes" ] &&
+	[ "$(sqlite3 "$TMP/other.db" 'select x from mine')" = 42 ] && grep -q 'not a database of ktrace sql' "$TMP/e" &&
+	ok "--db: a file that is no ktrace sql database is left alone" || { not_ok "--db on other files ($st1, $st2)"; cat "$TMP/e"; }
+"$KTRACE" sql --db "$TMP/other.db" "select x from mine" | grep -q '^42$' &&
+	ok "--db without inputs: any SQLite file is queried as it is" || not_ok "--db without inputs"
 mkfifo "$TMP/fifo"
 "$KTRACE" sql --db "$TMP/fifo" "$A" "select 1" >/dev/null 2>"$TMP/e"; st=$?
-[ $st -eq 1 ] && [ -p "$TMP/fifo" ] && grep -q 'not a regular file' "$TMP/e" && ok "--db: a FIFO is refused, left as it is" ||
+[ $st -eq 1 ] && [ -p "$TMP/fifo" ] && grep -q 'fifo: not a' "$TMP/e" && ok "--db: a FIFO is refused, left as it is" ||
 	{ not_ok "--db on a FIFO (exit $st)"; cat "$TMP/e"; }
 ln -s a.db "$TMP/link.db"
 touch "$A"
