@@ -285,18 +285,20 @@ static void read_filters(struct filters *f, int idx, int argc, sqlite3_value **a
 			if (type != SQLITE_INTEGER && type != SQLITE_FLOAT)
 				break;   /* a text bound: SQLite decides */
 			d = sqlite3_value_double(v);
-			if (type == SQLITE_INTEGER)
-				d = (double)sqlite3_value_int64(v);
-			if ((1 << b) == F_EQ_ID) {
-				if (type == SQLITE_FLOAT && d != floor(d)) {
-					f->empty = true;
-					break;
-				}
-				i = type == SQLITE_INTEGER ? sqlite3_value_int64(v) : (int64_t)d;
+			if (type == SQLITE_INTEGER && (1 << b) == F_EQ_ID) {
+				i = sqlite3_value_int64(v);
 				if (i > f->lo)
 					f->lo = i;
 				if (i < f->hi)
 					f->hi = i;
+				break;
+			}
+			/* doubles are compared as doubles: no cast of what does not fit */
+			if ((1 << b) == F_EQ_ID) {
+				if (d != floor(d) || d < (double)f->lo || d > (double)f->hi)
+					f->empty = true;
+				else
+					f->lo = f->hi = (int64_t)d;
 			} else if ((1 << b) == F_LO_GE || (1 << b) == F_LO_GT) {
 				double lo = (1 << b) == F_LO_GE ? ceil(d) : floor(d) + 1;
 
@@ -345,8 +347,13 @@ static bool record_matches(struct ktrace_sql *q, const struct filters *f,
 		return false;
 	if ((f->idx & F_TRACE) && (r->source >= q->npaths || q->traces[r->source].trace_id != f->trace))
 		return false;
-	if ((f->idx & F_UTID) && sql_thread_find(q, r->source, r->tid) != f->utid)
-		return false;
+	if (f->idx & F_UTID) {
+		int64_t utid = sql_thread_find(q, r->source, r->tid);
+
+		/* a record of no known thread has utid NULL, equal to nothing */
+		if (!utid || utid != f->utid)
+			return false;
+	}
 	return true;
 }
 
