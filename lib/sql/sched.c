@@ -319,13 +319,11 @@ static int darwin_sched(struct ktrace_sql *q, struct ktrace_stream *s,
 		return 0;
 	if (code != DARWIN_MACH_SCHED && code != DARWIN_STACK_HANDOFF && code != DARWIN_MAKE_RUNNABLE)
 		return 0;
-	for (int i = 0; i < 4; i++) {
-		char name[8];
+	static const char *const args[4] = { "arg1", "arg2", "arg3", "arg4" };
 
-		snprintf(name, sizeof(name), "arg%d", i + 1);
-		if (ktrace_stream_field_by_name(s, name, &a[i]))
+	for (int i = 0; i < 4; i++)
+		if (ktrace_stream_field_by_name(s, args[i], &a[i]))
 			return 0;
-	}
 	if (code == DARWIN_MAKE_RUNNABLE) {
 		int64_t woken = sql_thread_id(q, r->source, (int64_t)(a[0].u & INT64_MAX));
 

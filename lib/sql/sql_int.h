@@ -241,12 +241,10 @@ struct ktrace_sql {
 	size_t nopen, cap_open;
 	uint32_t open_free;
 	/* ids */
-	int64_t next_slice_id, next_state_id, next_sched_id, next_counter_id, next_slice_row;
+	int64_t next_state_id, next_sched_id, next_counter_id, next_slice_row;
 	sqlite3_stmt *ins[NINS];
 	/* streams of finished scans kept for the next (vtab.c) */
 	struct sql_idle_stream *idle;
-	/* scratch */
-	char text[4096];
 };
 
 /* The trace of input index i. */
