@@ -79,6 +79,14 @@ else:
         print('#   %s' % (r,))
 EOF
 
+# raw pages read with their formats: the same tables as the same data in a trace.dat
+q='select cpu, ts, dur, end_state, priority from sched_slice order by cpu, ts; select count(*), count(distinct name) from event'
+"$KTRACE" sql -e "$FT/schedviz_formats" "$FT/schedviz_cpu0.trace_pipe_raw" "$q" >"$TMP/rp"
+"$KTRACE" sql "$FT/schedviz_cpu0.v6.dat" "$q" >"$TMP/td"
+[ "$(wc -l <"$TMP/td")" -gt 700 ] && cmp -s "$TMP/rp" "$TMP/td" &&
+	ok "raw pages with their formats: sched_slice and events as the trace.dat's" ||
+	{ not_ok "raw pages against trace.dat"; diff "$TMP/rp" "$TMP/td" | head -3 | sed 's/^/#   /'; }
+
 # two files: two traces side by side, ids unique across them
 "$KTRACE" sql "$TMP/mixed.v6.dat" "$TMP/kmem.v6.dat" 'select count(*) from trace;
 	select count(*) from event; select count(distinct trace_id) from event;
