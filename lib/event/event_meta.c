@@ -107,6 +107,16 @@ size_t ktrace_event_count(const struct ktrace_events *evs)
 	return evs->nevents;
 }
 
+size_t ktrace_event_memory(const struct ktrace_events *evs)
+{
+	size_t n = sizeof(*evs) + evs->arena.total + evs->cap_events * sizeof(*evs->events) +
+		   evs->cap_printks * sizeof(*evs->printks) + evs->cap_comms * sizeof(*evs->comms);
+
+	if (!evs->syms_borrowed)
+		n += evs->cap_syms * sizeof(*evs->syms);
+	return n;
+}
+
 const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index)
 {
 	return index < evs->nevents ? evs->events[index] : NULL;
@@ -394,6 +404,7 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->arena, line + ms,
 								   me - ms - 1) : NULL;
 		syms[evs->nsyms].index = (uint32_t)evs->nsyms;
+		evs->sym_name_bytes += fe - fs + 1 + (me > ms ? me - ms : 0);
 		if (!syms[evs->nsyms].name)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		evs->nsyms++;
@@ -475,6 +486,11 @@ int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *sr
 void ftev_prepare_share(struct ktrace_events *evs)
 {
 	order_syms(evs);
+}
+
+size_t ftev_shared_bytes(const struct ktrace_events *evs)
+{
+	return evs->syms_borrowed ? 0 : evs->cap_syms * sizeof(*evs->syms) + evs->sym_name_bytes;
 }
 
 static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)

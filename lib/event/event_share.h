@@ -22,4 +22,7 @@ void ftev_prepare_share(struct ktrace_events *evs);
  */
 int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *src);
 
+/* The bytes of evs that a registry sharing its symbols does not need. */
+size_t ftev_shared_bytes(const struct ktrace_events *evs);
+
 #endif

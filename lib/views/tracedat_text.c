@@ -22,7 +22,7 @@
  * Records go through in chunks. The main thread reads them in order and does everything
  * that depends on what came before: filters, the comm column (the sched plugins teach
  * comms while printing), the latency column, --ts-diff, and the text of the events whose
- * formatting keeps state (ktrace_event_ordered: sched, function, function graph,
+ * formatting keeps state (ktrace_event_order: function, function graph,
  * bprint...). The other events' texts and the whole lines are made by worker threads,
  * each with its own registry loaded from the same metadata, and the chunks are written
  * out in order: the output is the single-threaded one, byte for byte.
@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +47,21 @@
 
 #include "engine/pipeline.h"
 #include "engine/tdset.h"
+#include "event/event_share.h"
 #include "common/grow.h"
 
 #include "common/outbuf.h"
 
+/* Who formats the records of an event: the reading thread, in output order (O_MAIN);
+ * any thread (O_ANY); any thread, after the reading thread learnt the comms the record
+ * teaches, in output order (O_LEARN: sched_switch, sched_wakeup). */
+enum { O_MAIN = 1, O_ANY, O_LEARN };
+
 /* What the view keeps per file beside the engine's (engine/tdset.h). */
 struct rfile {
 	struct kt_tdfile *t;
-	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
-	 * and how many bytes formatting may read */
+	/* per event id: who formats it (O_*, 0 not known yet), and how many bytes
+	 * formatting may read */
 	struct evinfo {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
@@ -132,6 +139,7 @@ struct namecol {
 	const struct ktrace_event *ev;
 	char *s;
 	uint32_t len;
+	uint32_t cap;                      /* bytes at s: rewritten in place when it fits */
 };
 
 /* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
@@ -302,7 +310,7 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { 1, false, 0 };
+	static const struct evinfo fallback = { O_MAIN, false, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -325,7 +333,18 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			raw = !regexec(&r->raw_re[i], ktrace_event_name(ev), 0, NULL, 0) ||
 			      !regexec(&r->raw_re[i], ktrace_event_system(ev), 0, NULL, 0);
 		f->evinfo[id].raw = raw;
-		f->evinfo[id].ordered = ktrace_event_ordered(ev, raw) ? 1 : 2;
+		switch (ktrace_event_order(ev, raw)) {
+		case KTRACE_EVENT_IN_ORDER:
+			f->evinfo[id].ordered = O_MAIN;
+			break;
+		case KTRACE_EVENT_LEARN_IN_ORDER:
+			/* one thread: learning and formatting are one pass */
+			f->evinfo[id].ordered = r->nworkers ? O_LEARN : O_MAIN;
+			break;
+		default:
+			f->evinfo[id].ordered = O_ANY;
+			break;
+		}
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -549,7 +568,9 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	ei = ev ? ev_info(r, f, ev) : NULL;
 	if (ei ? ei->raw : o->raw)
 		j->flags |= J_RAW;
-	if (ei && ei->ordered == 1) {
+	if (ei && ei->ordered == O_LEARN)
+		ktrace_event_learn_comms(evs, kr);   /* after this record's comm column */
+	if (ei && ei->ordered == O_MAIN) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
@@ -700,11 +721,18 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 
 	if (n->ev != ev || !n->s) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
-		size_t len = strlen(name);
-		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
+		size_t len = strlen(name), need = len + 24 > 64 ? len + 24 : 64;
+		char *s = n->s;
 
-		if (!s)
-			return NULL;
+		/* two events that share a slot take turns in its buffer: no allocation per
+		 * record once it is big enough for both */
+		if (need > n->cap) {
+			s = realloc(n->s, need);
+			if (!s)
+				return NULL;
+			n->s = s;
+			n->cap = (uint32_t)need;
+		}
 		s[0] = ' ';
 		memcpy(s + 1, name, len);
 		s[len + 1] = ':';
@@ -714,8 +742,6 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 			memset(s + len + 3, ' ', 20 - len);
 			n->len += (uint32_t)(20 - len);
 		}
-		free(n->s);
-		n->s = s;
 		n->ev = ev;
 	}
 	return n;
@@ -1022,24 +1048,49 @@ static struct wctx *new_ctx(struct report *r)
 	return w;
 }
 
+/* What the worker threads may take together (registries, caches, chunks), so that a
+ * report stays within 64 MiB whatever the machine. */
+#define WORKERS_BUDGET ((size_t)24 << 20)
+#define WORKER_BYTES ((size_t)3 << 20)     /* a worker's caches and its chunks in flight */
+
+/* The CPUs this process may run on (its affinity mask, which taskset and cgroups
+ * narrow), not all the machine's. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static size_t pick_workers(const struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	uint64_t bytes = 0;
+	size_t registry = 0, n;
 	long cpus;
 
 	if (o->threads == 1 || o->line_flush)
 		return 0;
 	if (o->threads > 1)
 		return (size_t)o->threads;
-	for (size_t i = 0; i < r->nfiles; i++)
+	for (size_t i = 0; i < r->nfiles; i++) {
 		bytes += tracedat_header(r->set.files[i].td)->file_size;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		registry += ktrace_event_memory(r->set.files[i].evs) -
+			    ftev_shared_bytes(r->set.files[i].evs);
+	}
+	cpus = usable_cpus();
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 0;
-	/* one worker per CPU, and the reading thread, which often waits, on top */
-	return cpus > 8 ? 8 : (size_t)cpus;
+	/* one worker per CPU, and the reading thread, which often waits, on top; as many
+	 * as the memory budget has room for registries of their own (a trace with every
+	 * event's format and a big kallsyms makes them several MiB) */
+	n = cpus > 8 ? 8 : (size_t)cpus;
+	while (n > 1 && n * (registry + WORKER_BYTES) > WORKERS_BUDGET)
+		n--;
+	return n;
 }
 
 /* One thread: a few records at a time (they stay in the cache), the lines written in
