@@ -20,6 +20,7 @@ static const struct cli_command *const commands[] = {
 	&cli_extract,
 	&cli_convert,
 	&cli_sql,
+	&cli_export,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
