@@ -332,8 +332,8 @@ static int read_statements(struct session *ss)
 	if (status == CLI_OK && len && strspn(stmt, " \t\r\n") < len)
 		status = run_text(ss, stmt);
 	free(stmt);
-	if (ed.lib)
-		dlclose(ed.lib);
+	/* ed.lib stays loaded: libedit keeps its editor state (history, terminal) in its
+	 * own globals until exit, and unloading it would orphan that memory */
 	if (interactive)
 		putchar('\n');
 	return status;
