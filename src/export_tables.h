@@ -4,11 +4,20 @@
 #define KTRACE_EXPORT_TABLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* True for the formats export_tables_run writes: sqlite, tsv, jsonl. */
-bool export_tables_format(const char *name);
-/* `ktrace export --format sqlite|tsv|jsonl ...` (argv[0] the command name): the exit
- * status. */
-int export_tables_run(int argc, char **argv);
+#include <ktrace/sql.h>
+
+/* What `ktrace export` (src/export.c, which parsed the command line) asks for. */
+struct export_tables_args {
+	const char *out;                /* the database file or directory */
+	enum ktrace_sql_format format;
+	const char *codes, *events_dir; /* -C, -e */
+	const char *cluster;            /* --clickhouse-cluster, or NULL */
+	bool partial;
+};
+
+/* Builds the tables of the n inputs and writes them: the exit status. */
+int export_tables_write(const struct export_tables_args *a, const char *const *inputs, size_t n);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,7 +46,8 @@ static const char record_help[] =
 "    At the end ktrace prints, per CPU, the events recorded and the events lost: the\n"
 "    kernel's overrun counter (events overwritten before they could be read), commit\n"
 "    overruns and dropped events, read from per_cpu/cpuN/stats, and how many losses the\n"
-"    sub-buffer headers mark. While recording, a progress line (events/s, MB written,\n"
+"    sub-buffer headers mark (the events counted are those in the file). While\n"
+"    recording, and while the file is written, a progress line (events/s, MB written,\n"
 "    events lost so far) is shown when standard error is a terminal.\n"
 "\n"
 "    ktrace needs root and tracefs only: it mounts tracefs on /sys/kernel/tracing when\n"
@@ -54,7 +56,10 @@ static const char record_help[] =
 "    enabled events, buffer size, trace clock, current tracer, event pid filter, the\n"
 "    event-fork and record-tgid options, buffer_percent, set to 1 so that readers\n"
 "    wake up early) is put back at the end, also after errors and signals; an\n"
-"    instance it created is removed. Only SIGKILL can prevent that.\n"
+"    instance it created is removed. Only SIGKILL can prevent that: the instances\n"
+"    ktrace record creates are noted in /run/ktrace/instances, and the next\n"
+"    recording names those a killed one left behind ('ktrace reset -a' or rmdir\n"
+"    removes them).\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENT\n"
@@ -71,7 +76,9 @@ static const char record_help[] =
 "        Trace clock (local, global, mono, boot, x86-tsc...; see trace_clock).\n"
 "    -o, --output FILE\n"
 "        Output file (default trace.dat), written under a temporary name and renamed\n"
-"        when complete.\n"
+"        when complete (keeping an existing file's mode; a symbolic link's target is\n"
+"        replaced). '-' (standard output), a FIFO or a device gets the file as a\n"
+"        stream and is never replaced; the per-CPU data then waits in $TMPDIR.\n"
 "    --file-version 6|7\n"
 "        trace.dat version (default 7).\n"
 "    --compression none|zstd|zlib\n"
@@ -100,9 +107,12 @@ static const char record_help[] =
 "    ktrace record -e all --file-version 6 -o all.dat -- sleep 1\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when the file was written (whatever COMMAND's status), 1 when recording or\n"
-"    writing failed (tracefs missing, not root, unknown event, I/O error), 2 for usage\n"
-"    errors.\n";
+"    0 when the file was written and COMMAND (if any) succeeded. When COMMAND fails,\n"
+"    the file is still written and ktrace exits with COMMAND's status (128+N when a\n"
+"    signal N ended it). 127 when COMMAND is not found and 126 when it cannot be run:\n"
+"    this is checked before tracing starts, and nothing is recorded. 1 when recording\n"
+"    or writing failed (tracefs missing, not root, unknown event, I/O error), 2 for\n"
+"    usage errors.\n";
 
 enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
 
@@ -172,6 +182,51 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 		return cli_usage_error(command, "version 6 files cannot be compressed");
 	opts->compression = compression;
 	return CLI_OK;
+}
+
+void record_cli_tmpdir(const char *output, char *buf, size_t len)
+{
+	const char *slash = strrchr(output, '/');
+	struct stat st;
+
+	/* per-CPU data waits next to the output file; beside a FIFO, a device or
+	 * standard output it waits in $TMPDIR */
+	if (!strcmp(output, "-") || (stat(output, &st) == 0 && !S_ISREG(st.st_mode))) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(buf, len, "%s", t && *t ? t : "/tmp");
+	} else if (slash && slash != output) {
+		snprintf(buf, len, "%.*s", (int)(slash - output), output);
+	} else {
+		snprintf(buf, len, "%s", slash ? "/" : ".");
+	}
+}
+
+int record_cli_write(struct ktrace_tracefs_session *s, const char *output,
+		     struct tracedat_write_opts *wo, bool quiet, const char *command)
+{
+	struct ktrace_error err = { 0 };
+	struct cli_progress progress;
+	uint64_t total = 0;
+	int ret;
+
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++)
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++)
+			total += ktrace_tracefs_cpu_stats(s, b, i)->bytes;
+	cli_progress_init(&progress, command, total, quiet);
+	wo->progress = cli_progress_update;
+	wo->progress_arg = &progress;
+	ret = ktrace_tracefs_write(s, output, wo, &err);
+	cli_progress_done(&progress);
+	wo->progress = NULL;
+	if (ret < 0) {
+		cli_error(NULL, &err);
+		return ret;
+	}
+	if (!quiet)
+		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo->version,
+			wo->compression);
+	return 0;
 }
 
 static void human(char *buf, size_t len, unsigned long long bytes)
@@ -267,6 +322,79 @@ static void child_run(int go_fd, char **argv)
 	_exit(127);
 }
 
+/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
+ * (with the message printed). Checked before tracing starts. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	char buf[PATH_MAX];
+	int found_not_exec = 0;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
+			return errno == ENOENT ? 127 : 126;
+		}
+		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
+				   ? strerror(errno) : "not a regular file");
+			return 126;
+		}
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
+		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			found_not_exec = 1;
+		}
+		path += len + (end ? 1 : 0);
+		if (!end)
+			break;
+	}
+	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
+				       : "command not found (nothing was recorded)");
+	return found_not_exec ? 126 : 127;
+}
+
+/* Names the instances earlier recordings left behind (killed with SIGKILL). */
+static void warn_leftovers(void)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_tracefs_leftover *v;
+	bool mounted = false;
+	char *dir = NULL;
+	size_t n;
+
+	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0)
+		return;
+	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
+		for (size_t i = 0; i < n; i++)
+			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
+				   "was killed (pid %d): 'ktrace reset -a' (or rmdir %s/instances/%s) "
+				   "removes it", v[i].name, v[i].pid, dir, v[i].name);
+		ktrace_tracefs_leftovers_free(v, n);
+	}
+	free(dir);
+}
+
+/* The exit status that passes on a failed command's: its own, or 128+signal. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
 static int run_record(int argc, char **argv)
 {
 	struct ktrace_tracefs_record_opts o = { 0 };
@@ -349,7 +477,7 @@ static int run_record(int argc, char **argv)
 		default:
 			free(events);
 			free(pids);
-			return cli_usage_error("record", "invalid option");
+			return cli_bad_option("record", "+e:B:b:C:o:P:Fcqh", argv);
 		}
 	}
 	if (optind < argc)
@@ -361,22 +489,15 @@ static int run_record(int argc, char **argv)
 		ret = cli_usage_error("record", "-F needs a command");
 	if (!ret && follow && !filter_command && !npids)
 		ret = cli_usage_error("record", "-c needs -F or -P");
-	if (!ret && !strcmp(output, "-"))
-		ret = cli_usage_error("record", "the output must be a file");
+	/* a command that cannot start is an error before tracing begins */
+	if (!ret && command)
+		ret = check_command(command[0]);
 	if (ret) {
 		free(events);
 		free(pids);
 		return ret;
 	}
-	{
-		/* per-CPU data waits next to the output */
-		const char *slash = strrchr(output, '/');
-
-		if (slash && slash != output)
-			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
-		else
-			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
-	}
+	record_cli_tmpdir(output, tmpdir, sizeof(tmpdir));
 
 	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		cli_errorf(NULL, "pipe: %s", strerror(errno));
@@ -405,6 +526,7 @@ static int run_record(int argc, char **argv)
 			pids[npids++] = child;
 		}
 	}
+	warn_leftovers();
 	o.events = events;
 	o.nevents = nevents;
 	o.pids = pids;
@@ -462,16 +584,17 @@ static int run_record(int argc, char **argv)
 		ret = -1;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
-		cli_error(NULL, &err);
+	if (record_cli_write(s, output, &wo, quiet, "record") < 0)
 		goto out;
-	}
-	if (!quiet)
-		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
-			wo.compression);
-	if (child < 0 && command && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
-		cli_errorf(command[0], "the command could not be run (status 127)");
 	status = ret < 0 ? CLI_FAILED : CLI_OK;
+	if (status == CLI_OK && child < 0 && command && command_status(child_status)) {
+		/* the command's failure is the result (the file is written) */
+		status = command_status(child_status);
+		if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
+			cli_errorf(command[0], "the command could not be run (status 127)");
+		else if (!quiet)
+			cli_errorf(command[0], "the command failed (status %d)", status);
+	}
 out:
 	ktrace_tracefs_close(s);   /* restores tracefs if that was not done */
 	if (go[1] >= 0)

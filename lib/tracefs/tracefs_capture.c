@@ -18,7 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ktrace/kbuffer.h>
+
 #include "common/cursor.h"
+#include "common/outfile.h"
 #include "tracefs/tracefs_int.h"
 
 #define PIPE_BYTES (1u << 20)      /* wanted pipe capacity */
@@ -32,22 +35,6 @@ struct thread_arg {
 	size_t chunk;
 };
 
-static int open_tmp(const char *dir, unsigned int cpu)
-{
-	char path[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0)
-		return fd;
-	/* no O_TMPFILE here: a named file, removed at once */
-	if (snprintf(path, sizeof(path), "%s/.ktrace-cpu%u-XXXXXX", dir, cpu) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
-}
 
 int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
 {
@@ -63,7 +50,7 @@ int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, str
 		c->trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->trace_fd < 0)
 			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-		fd = open_tmp(s->tmpdir, c->cpu);
+		fd = kt_outfile_anonymous(s->tmpdir);
 		if (fd < 0)
 			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
 						"per-CPU data (next to the output): %s",
@@ -275,8 +262,11 @@ void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long
 	unsigned int hdr = 8 + long_size;
 	const uint8_t *map;
 	int64_t marked = 0;
+	uint64_t events = 0;
+	struct kbuffer *kb;
 
 	c->stats.bytes = size;
+	c->stats.events = 0;
 	c->stats.pages = size / b->page_size;
 	c->stats.lost_marked = 0;
 	if (!size || c->out_fd < 0)
@@ -286,12 +276,19 @@ void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long
 		c->stats.lost_marked = -1;
 		return;
 	}
+	kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			   big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	for (uint64_t off = 0; off + b->page_size <= size; off += b->page_size) {
 		const uint8_t *p = map + off;
 		uint64_t commit = long_size == 8 ? kt_load_u64(p + 8, big_endian)
 						 : kt_load_u32(p + 8, big_endian);
 		uint64_t used = commit & ((1u << 27) - 1);
 
+		/* the events in the file, which is what is reported (the kernel's "read
+		 * events" counter is cumulative) */
+		if (kb && kbuffer_load_subbuffer_len(kb, (void *)p, b->page_size) == 0)
+			for (void *ev = kbuffer_read_event(kb, NULL); ev; ev = kbuffer_next_event(kb, NULL))
+				events++;
 		if (!(commit & (1ull << 31)))
 			continue;
 		if ((commit & (1ull << 30)) && hdr + used + long_size <= b->page_size && marked >= 0)
@@ -300,6 +297,8 @@ void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long
 		else
 			marked = -1;
 	}
+	kbuffer_free(kb);
 	munmap((void *)map, (size_t)size);
 	c->stats.lost_marked = marked;
+	c->stats.events = events;
 }

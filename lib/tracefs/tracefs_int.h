@@ -25,6 +25,11 @@ int tfs_path(char *out, size_t len, const char *dir, const char *name);
 /* Reads a small value file, trailing newline removed. */
 int tfs_read_value(const char *dir, const char *name, char **out);
 
+/* ---- instances a recording creates (tracefs_leftovers.c) ---- */
+/* Notes that this process created instance name / removed it. */
+void tfs_instance_note(const char *name);
+void tfs_instance_forget(const char *name);
+
 /* ---- events ---- */
 struct tfs_event {
 	char *system;

@@ -525,6 +525,7 @@ int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struc
 			return ret;
 		}
 		b->created = true;
+		tfs_instance_note(o->instance);
 	}
 	ret = tfs_list_events(b->dir, &s->events, err);
 	for (size_t i = 0; !ret && i < o->nevents; i++)
@@ -996,8 +997,10 @@ int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct ktrace_error
 			/* an instance cannot go while its files are open */
 			tfs_capture_close(b, false);
 			for (int tries = 0;; tries++) {
-				if (rmdir(b->dir) == 0 || errno == ENOENT)
+				if (rmdir(b->dir) == 0 || errno == ENOENT) {
+					tfs_instance_forget(b->name);
 					break;
+				}
 				if (errno != EBUSY || tries == 40) {
 					if (!first)
 						first = ktrace_error_set(err, -errno,

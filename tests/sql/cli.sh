@@ -266,6 +266,33 @@ if [ "$EXPORT" = "$KTRACE export" ]; then
 	"$KTRACE" export --format tsv --clickhouse-cluster fleet -o "$TMP/t3" "$A" &&
 		grep -q "Distributed('fleet', currentDatabase(), event_local, trace_id)" "$TMP/t3/schema.clickhouse.sql" &&
 		ok "ktrace export --clickhouse-cluster names the cluster" || not_ok "export --clickhouse-cluster"
+	# one command with the trace formats (src/export.c): the table formats from OUT's
+	# ending too, and the options of one family refused for the other, nothing written
+	mkdir "$TMP/end"
+	"$KTRACE" export -o "$TMP/end/a.db" "$A" && "$KTRACE" export -o "$TMP/end/a.tsv" "$A" &&
+		"$KTRACE" export -o "$TMP/end/a.jsonl" "$A" &&
+		[ "$(sqlite3 "$TMP/end/a.db" 'select count(*) from event')" = \
+		  "$(sqlite3 "$TMP/x.db" "select count(*) from event where trace_id = (select trace_id from trace where path like '%allevents.dat')")" ] &&
+		[ -s "$TMP/end/a.tsv/event.tsv" ] && [ -s "$TMP/end/a.jsonl/event.jsonl" ] &&
+		[ "$(wc -l <"$TMP/end/a.tsv/event.tsv")" = "$(wc -l <"$TMP/end/a.jsonl/event.jsonl")" ] &&
+		ok "ktrace export: OUT ending in .db, .tsv, .jsonl chooses sqlite, tsv, jsonl" ||
+		{ not_ok "export: format from OUT's ending"; ls -R "$TMP/end" | head; }
+	bad=""
+	for o in "-F sched_switch" "-v" "--cpu 0" "--pid 1" "--comm x" "--legacy-generic" "-q"; do
+		# shellcheck disable=SC2086
+		"$KTRACE" export $o --format sqlite -o "$TMP/end/f.db" "$A" 2>"$TMP/e"; st=$?
+		{ [ $st -eq 2 ] && grep -q "applies to perfetto and json, not to sqlite" "$TMP/e" &&
+		  [ ! -e "$TMP/end/f.db" ]; } || bad="$bad [$o: $st]"
+	done
+	for f in perfetto json; do
+		"$KTRACE" export --clickhouse-cluster fleet --format $f -o "$TMP/end/f.$f" "$A" 2>"$TMP/e"; st=$?
+		{ [ $st -eq 2 ] && grep -q "applies to sqlite, tsv and jsonl, not to $f" "$TMP/e" &&
+		  [ ! -e "$TMP/end/f.$f" ]; } || bad="$bad [--clickhouse-cluster $f: $st]"
+	done
+	(cd "$TMP/end" && "$KTRACE" export --clickhouse-cluster fleet "$A" 2>/dev/null) ||
+		[ -e "$TMP/end/allevents.perfetto-trace" ] && bad="$bad [--clickhouse-cluster, default perfetto]"
+	[ -z "$bad" ] && ok "ktrace export: options of the other formats' family are usage errors, nothing written" ||
+		not_ok "export: options of the other family accepted:$bad"
 else
 	ok "ktrace export # SKIP ktrace export has no table formats in this build"
 fi

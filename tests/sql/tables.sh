@@ -140,7 +140,10 @@ inmap=$(comm -12 "$TMP/ours" "$TMP/map" | wc -l)
 [ "$(wc -l <"$TMP/map")" = 1606 ] && [ "$inmap" = 1606 ] && [ "$(wc -l <"$TMP/ours")" = "$(cat "$TMP/all")" ] &&
 	ok "Darwin: the 1606 threads of the thread map, and $(($(cat "$TMP/all") - 1606)) more seen in events only" ||
 	not_ok "Darwin threads: $inmap of the map's $(wc -l <"$TMP/map"), $(wc -l <"$TMP/ours") rows for $(cat "$TMP/all") ids"
-"$KTRACE" report --csv "$D" | awk -F, 'NR > 1 && $NF != "" {print $NF}' | sort -n >"$TMP/el1"
+# the elapsed_ns column by its name (report --csv has more columns after it: thread_name)
+"$KTRACE" report --csv "$D" | python3 -c 'import csv, sys
+r = csv.reader(sys.stdin); i = next(r).index("elapsed_ns")
+print("\n".join(row[i] for row in r if row[i]))' | sort -n >"$TMP/el1"
 "$KTRACE" sql "$D" 'select dur from slice where dur >= 0' | tail -n +2 | sort -n >"$TMP/el2"
 [ -s "$TMP/el1" ] && cmp -s "$TMP/el1" "$TMP/el2" &&
 	ok "Darwin: $(wc -l <"$TMP/el1") START/END slices with report --csv's elapsed times" ||
