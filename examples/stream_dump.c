@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	size_t nfiles = 0, nfilters = 0, ncpus = 0;
 	enum mode mode = LINES;
 	struct ktrace_stream *s;
-	struct ktrace_error err = { 0 };
+	struct ktrace_error err = { 0 }, walk_err = { 0 };
 	const struct ktrace_stream_record *r;
 	const char *path;
 	char *line = NULL;
@@ -157,7 +157,8 @@ int main(int argc, char **argv)
 		ktrace_stream_close(s);
 		return 0;
 	}
-	while ((ret = ktrace_stream_next(s, &r, &err)) > 0) {
+	/* the walk's errors in an error of their own (not the one open filled) */
+	while ((ret = ktrace_stream_next(s, &r, &walk_err)) > 0) {
 		if (mode == SCHED) {
 			struct ktrace_stream_sched sc;
 
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
 		path = ktrace_stream_error_path(s);
 		fflush(stdout);
 		fprintf(stderr, "stream_dump: %s%s%s\n", path ? path : "", path ? ": " : "",
-			ktrace_error_format(&err, msg, sizeof(msg)));
+			ktrace_error_format(&walk_err, msg, sizeof(msg)));
 	}
 	ktrace_stream_close(s);
 	return ret < 0 ? 1 : 0;

@@ -1,18 +1,22 @@
 #!/bin/sh
 # Checks the build (or test) dependencies of ktrace and installs the missing ones
 # with apt-get on Debian. Usage: scripts/deps.sh build|test|bench|fuzz
+# Optional test dependencies (ClickHouse: not in every Debian release) are installed
+# when apt has them; the tests that need them say so and count as skipped otherwise.
 set -u
 what=${1:-build}
 
 # header-or-command : Debian package
-build_deps="zlib.h:zlib1g-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev cmd:pkg-config:pkg-config cmd:python3:python3"
-test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler"
+build_deps="zlib.h:zlib1g-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev sqlite3.h:libsqlite3-dev cmd:pkg-config:pkg-config cmd:python3:python3"
+test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler cmd:sqlite3:sqlite3"
+optional_test_deps="cmd:clickhouse-server:clickhouse-server cmd:clickhouse-client:clickhouse-client"
 fuzz_deps="cmd:clang:clang libclang-rt-14-dev"
 bench_deps="$test_deps cmd:/usr/bin/time:time cmd:hyperfine:hyperfine trace-cmd/trace-cmd.h:libtracecmd-dev tracefs/tracefs.h:libtracefs-dev"
 
+optional=""
 case "$what" in
 build) list=$build_deps ;;
-test)  list="$build_deps $test_deps" ;;
+test)  list="$build_deps $test_deps"; optional=$optional_test_deps ;;
 bench) list="$build_deps $bench_deps" ;;
 fuzz)  list="$build_deps $fuzz_deps" ;;
 *) echo "usage: $0 build|test|bench|fuzz" >&2; exit 2 ;;
@@ -25,19 +29,37 @@ have_header() {
 	return 1
 }
 
-missing=""
-for item in $list; do
-	case "$item" in
-	cmd:*)
-		c=${item#cmd:}; cmd=${c%%:*}; pkg=${c#*:}
-		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg" ;;
-	*:*)
-		h=${item%%:*}; pkg=${item#*:}
-		have_header "$h" || missing="$missing $pkg" ;;
-	*)
-		dpkg -s "$item" >/dev/null 2>&1 || missing="$missing $item" ;;
-	esac
-done
+missing_of() {   # list: the Debian packages of the items that are missing
+	m=""
+	for item in $1; do
+		case "$item" in
+		cmd:*)
+			c=${item#cmd:}; cmd=${c%%:*}; pkg=${c#*:}
+			command -v "$cmd" >/dev/null 2>&1 || m="$m $pkg" ;;
+		*:*)
+			h=${item%%:*}; pkg=${item#*:}
+			have_header "$h" || m="$m $pkg" ;;
+		*)
+			dpkg -s "$item" >/dev/null 2>&1 || m="$m $item" ;;
+		esac
+	done
+	echo "$m"
+}
+
+missing=$(missing_of "$list")
+optional_missing=$(missing_of "$optional")
+
+# optional ones: installed when apt has them, else noted (their tests are skipped)
+if [ -n "$optional_missing" ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	for pkg in $optional_missing; do
+		if apt-cache show "$pkg" >/dev/null 2>&1; then
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >/dev/null 2>&1 ||
+				echo "ktrace: could not install $pkg (its tests will be skipped)" >&2
+		else
+			echo "ktrace: $pkg is not in this system's apt sources (its tests will be skipped)" >&2
+		fi
+	done
+fi
 
 [ -z "$missing" ] && exit 0
 

@@ -24,14 +24,14 @@ LAYERS = {
     'common': 0,
     'ring': 1, 'event': 1, 'tracedat': 1, 'tracefs': 1, 'darwin': 1, 'kcdata': 1, 'koff': 1,
     'engine': 2,
-    'views': 3, 'sinks': 3,
+    'views': 3, 'sinks': 3, 'sql': 3,
     'src': 4,
 }
 # Public header -> component (and so layer). Headers not named here are common's.
 HEADER_COMPONENT = {
     'kbuffer.h': 'ring', 'ring.h': 'ring', 'event.h': 'event', 'tracedat.h': 'tracedat',
     'tracefs.h': 'tracefs', 'darwin.h': 'darwin', 'ktrace_file.h': 'darwin',
-    'kcdata.h': 'kcdata', 'koff.h': 'koff', 'stream.h': 'engine', 'view.h': 'views',
+    'kcdata.h': 'kcdata', 'koff.h': 'koff', 'stream.h': 'engine', 'view.h': 'views', 'sql.h': 'sql',
     'ktrace.h': 'src',
 }
 # Public header -> the prefixes of the names it may declare.
@@ -42,7 +42,7 @@ HEADER_PREFIX = {
     'tracedat.h': ('tracedat_',), 'tracefs.h': ('ktrace_tracefs_',),
     'darwin.h': ('ktrace_darwin_',), 'ktrace_file.h': ('ktrace_file_',),
     'kcdata.h': ('kcdata_',), 'koff.h': ('koff_',), 'stream.h': ('ktrace_stream_',),
-    'view.h': ('ktrace_view_',), 'ktrace.h': (),
+    'view.h': ('ktrace_view_',), 'sql.h': ('ktrace_sql_',), 'ktrace.h': (),
 }
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

@@ -162,9 +162,10 @@ def cli(ktrace, outdir, version):
     main_help = subprocess.run([ktrace, '--help'], check=True, capture_output=True,
                                text=True).stdout
     cmds = commands(main_help)
-    see = ', '.join('\\fBktrace\\-%s\\fR(1)' % c for c, _ in cmds)
+    # \% : page names are never hyphenated at a line's end (ktrace-time- / line(1))
+    see = ', '.join('\\%%\\fBktrace\\-%s\\fR(1)' % c for c, _ in cmds)
     page = convert(main_help, 'KTRACE', 1, version)
-    page += '.SH SEE ALSO\n.nh\n%s, \\fBlibktrace\\fR(3)\n' % see
+    page += '.SH SEE ALSO\n%s, \\fBlibktrace\\fR(3)\n' % see
     open(os.path.join(outdir, 'ktrace.1'), 'w').write(page)
     for c, _ in cmds:
         text = subprocess.run([ktrace, 'help', c], check=True, capture_output=True,

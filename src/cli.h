@@ -31,6 +31,7 @@ extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
 extern const struct cli_command cli_reset;
 extern const struct cli_command cli_timeline;
+extern const struct cli_command cli_sql;
 extern const struct cli_command cli_export;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */

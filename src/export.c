@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* ktrace export: any trace, through the event stream, in a format other tools read. */
+/*
+ * ktrace export: any trace, through the event stream, in a format other tools read:
+ * trace viewers' formats (Perfetto protobuf, Chrome JSON) written here through
+ * <ktrace/view.h>, and the SQL tables of ktrace sql (SQLite, TSV, JSON lines) handed
+ * to src/export_tables.c. One command line, one option parser: options of one family
+ * only are refused for the other.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,10 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <ktrace/sql.h>
 #include <ktrace/stream.h>
 #include <ktrace/view.h>
 
 #include "cli.h"
+#include "export_tables.h"
 
 /*
  * The output formats.
@@ -26,6 +34,10 @@
  * themselves. It returns 0 or a negative code with err set; after an error of the
  * stream (damaged input) the output must be complete and valid for the records read,
  * as --partial keeps it. Add a format: a function of this shape and a line here.
+ *
+ * The table formats (family TABLES) have no write(): OUT is a database file or a
+ * directory that ktrace_sql_export writes itself (export_tables_write), and -o is
+ * needed.
  */
 struct export_target {
 	struct ktrace_out *out;
@@ -33,12 +45,19 @@ struct export_target {
 	const struct ktrace_view_export_opts *opts;
 };
 
+enum export_family {
+	FAMILY_TRACE,                 /* perfetto, json: a trace for viewers */
+	FAMILY_TABLES,                /* sqlite, tsv, jsonl: the tables of ktrace sql */
+};
+
 struct export_format {
 	const char *name;
 	const char *ext[4];           /* NULL-terminated */
 	bool binary;
+	enum export_family family;
 	int (*write)(struct ktrace_stream *s, const struct export_target *t,
 		     struct ktrace_error *err);
+	enum ktrace_sql_format tables; /* FAMILY_TABLES */
 };
 
 static int write_perfetto(struct ktrace_stream *s, const struct export_target *t,
@@ -54,24 +73,32 @@ static int write_json(struct ktrace_stream *s, const struct export_target *t,
 }
 
 static const struct export_format formats[] = {
-	{ "perfetto", { ".perfetto-trace", ".pftrace", ".pb", NULL }, true, write_perfetto },
-	{ "json", { ".json", NULL }, false, write_json },
+	{ "perfetto", { ".perfetto-trace", ".pftrace", ".pb", NULL }, true, FAMILY_TRACE,
+	  write_perfetto, 0 },
+	{ "json", { ".json", NULL }, false, FAMILY_TRACE, write_json, 0 },
+	{ "sqlite", { ".db", ".sqlite", ".sqlite3", NULL }, true, FAMILY_TABLES, NULL,
+	  KTRACE_SQL_EXPORT_SQLITE },
+	{ "tsv", { ".tsv", NULL }, false, FAMILY_TABLES, NULL, KTRACE_SQL_EXPORT_TSV },
+	{ "jsonl", { ".jsonl", NULL }, false, FAMILY_TABLES, NULL, KTRACE_SQL_EXPORT_JSONL },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
 static const char export_help[] =
 "NAME\n"
-"    ktrace export - write a trace for the Perfetto UI, trace_processor or Chrome\n"
+"    ktrace export - write a trace for the Perfetto UI, trace_processor or Chrome, or\n"
+"    its SQL tables for SQLite, ClickHouse and other tools\n"
 "\n"
 "SYNOPSIS\n"
 "    ktrace export [-o OUT] [--format perfetto|json] [OPTIONS] FILE...\n"
+"    ktrace export -o OUT [--format sqlite|tsv|jsonl] [OPTIONS] FILE...\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads every record of the FILEs (any format ktrace reads: trace-cmd trace.dat\n"
 "    with every buffer and instance, raw ftrace ring-buffer pages, Darwin ktrace files\n"
 "    and kdebug streams, KOFF buffers, snapshots and core files; several files are\n"
-"    merged in time order) and writes them as:\n"
+"    merged in time order) and writes them in one of five formats, chosen by --format\n"
+"    or else by OUT's ending (perfetto when neither says):\n"
 "\n"
 "    perfetto (OUT ending in .perfetto-trace, .pftrace or .pb; the default)\n"
 "        A Perfetto protobuf trace: open it at https://ui.perfetto.dev or query it\n"
@@ -93,15 +120,53 @@ static const char export_help[] =
 "        global instants. Times in microseconds with three decimals. Large traces\n"
 "        belong in the protobuf form: the UI holds about 2 GB of JSON at most.\n"
 "\n"
-"    OUT is written under a temporary name beside it and renamed when complete; '-'\n"
-"    is standard output. Without -o, OUT is the first FILE's name with its\n"
-"    extension replaced by the format's, in the current directory.\n"
+"    sqlite (OUT ending in .db, .sqlite or .sqlite3)\n"
+"        The tables of 'ktrace sql' (trace, process, thread, event, args,\n"
+"        sched_slice, thread_state, lost_events, counter_track, counter, slice;\n"
+"        docs/sql.md has every column) in one SQLite database file: every table a\n"
+"        real one, with its indexes and the view raw (sqlite3 OUT reads it).\n"
+"\n"
+"    tsv (OUT ending in .tsv)\n"
+"        The same tables in the directory OUT: TABLE.tsv for every table, no header\n"
+"        line, columns in the schema's order, \\N for NULL, tab, newline, carriage\n"
+"        return, NUL and backslash escaped (\\t \\n \\r \\0 \\\\): the text format of\n"
+"        ClickHouse's TSV, PostgreSQL's COPY and MySQL's LOAD DATA.\n"
+"\n"
+"    jsonl (OUT ending in .jsonl)\n"
+"        The same tables in the directory OUT: TABLE.jsonl, one JSON object per row.\n"
+"\n"
+"    A tsv or jsonl directory also gets schema.sqlite.sql (CREATE TABLE and CREATE\n"
+"    INDEX) and schema.clickhouse.sql (MergeTree tables NAME_local ordered by\n"
+"    (trace_id, ts), and Distributed tables NAME over a cluster, sharded by\n"
+"    trace_id); the directory is created (it may exist). Every table has trace_id,\n"
+"    a hash of the file's size and first MiB: the traces of many machines exported\n"
+"    apart load side by side (docs/fleet.md).\n"
+"\n"
+"    OUT is written under a temporary name beside it and renamed when complete. For\n"
+"    perfetto and json, '-' is standard output, and without -o OUT is the first\n"
+"    FILE's name with its extension replaced by the format's, in the current\n"
+"    directory; sqlite, tsv and jsonl need -o and a file or directory.\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output OUT\n"
-"        The file to write ('-': standard output).\n"
+"        The file (or, for tsv and jsonl, the directory) to write ('-': standard\n"
+"        output, perfetto and json only).\n"
 "    --format FORMAT\n"
-"        perfetto or json (default: from OUT's ending, else perfetto).\n"
+"        perfetto, json, sqlite, tsv or jsonl (default: from OUT's ending, else\n"
+"        perfetto).\n"
+"    -e, --events-dir DIR\n"
+"        Raw ring-buffer pages: a tracefs events directory (or a copy) for the event\n"
+"        names and fields.\n"
+"    -C, --codes FILE\n"
+"        Darwin: event names from a trace codes file.\n"
+"    --partial\n"
+"        When an input turns out damaged, keep OUT (the records before the damage)\n"
+"        instead of removing it. The exit status is 1 either way.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"    perfetto and json only (refused with the table formats, whose tables keep\n"
+"    every record):\n"
 "    -F FILTER, -v\n"
 "        trace.dat: keep only the events FILTER selects (libtraceevent's syntax, as\n"
 "        'ktrace report -F'); after -v, drop them instead.\n"
@@ -109,34 +174,39 @@ static const char export_help[] =
 "        Keep only these CPUs (1,3-5); records without a CPU stay.\n"
 "    --pid PID[,PID...], --comm NAME\n"
 "        trace.dat: keep only the events of these tasks.\n"
-"    -e, --events-dir DIR\n"
-"        Raw ring-buffer pages: a tracefs events directory (or a copy) for the event\n"
-"        names and fields.\n"
-"    -C, --codes FILE\n"
-"        Darwin: event names from a trace codes file.\n"
 "    --legacy-generic\n"
 "        perfetto: write generic events as GenericFtraceEvent, for trace_processor\n"
 "        before v50 (about three times larger).\n"
-"    --partial\n"
-"        When an input turns out damaged, keep OUT (a valid trace of the records\n"
-"        before the damage) instead of removing it. The exit status is 1 either way.\n"
 "    -q, --quiet\n"
 "        No progress line on standard error.\n"
-"    -h, --help\n"
-"        Show this manual.\n"
+"\n"
+"    sqlite, tsv and jsonl only:\n"
+"    --clickhouse-cluster NAME\n"
+"        The cluster of the Distributed tables in schema.clickhouse.sql (default\n"
+"        ktrace).\n"
 "\n"
 "EXAMPLES\n"
-"    ktrace export -o trace.perfetto-trace trace.dat\n"
-"    ktrace export -o sched.json -F 'sched_switch' --cpu 0-3 trace.dat\n"
-"    ktrace export -o boot.pftrace host.dat guest.dat\n"
-"    ktrace export -o mac.perfetto-trace -C trace.codes capture.ktrace\n"
-"    ktrace export -o - --format json buffer.koff | python3 -m json.tool\n"
+"    perfetto:\n"
+"        ktrace export -o trace.perfetto-trace trace.dat\n"
+"        ktrace export -o boot.pftrace host.dat guest.dat\n"
+"        ktrace export -o mac.perfetto-trace -C trace.codes capture.ktrace\n"
+"    json:\n"
+"        ktrace export -o sched.json -F 'sched_switch' --cpu 0-3 trace.dat\n"
+"        ktrace export -o - --format json buffer.koff | python3 -m json.tool\n"
+"    sqlite:\n"
+"        ktrace export -o trace.db trace.dat; sqlite3 trace.db .tables\n"
+"    tsv:\n"
+"        ktrace export --format tsv --clickhouse-cluster fleet -o host1 host1.dat\n"
+"        clickhouse-client --multiquery < host1/schema.clickhouse.sql\n"
+"        clickhouse-client --query 'INSERT INTO event_local FORMAT TSV' < host1/event.tsv\n"
+"    jsonl:\n"
+"        ktrace export --format jsonl -o mac capture.ktrace\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when every record was exported, 1 when an input is damaged (with --partial\n"
 "    OUT then holds what came before) or OUT cannot be written, 2 for usage errors.\n";
 
-enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL };
+enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL, O_CLUSTER };
 
 static const struct option export_options[] = {
 	{ "output",         required_argument, NULL, 'o' },
@@ -148,6 +218,7 @@ static const struct option export_options[] = {
 	{ "codes",          required_argument, NULL, 'C' },
 	{ "legacy-generic", no_argument,       NULL, O_LEGACY },
 	{ "partial",        no_argument,       NULL, O_PARTIAL },
+	{ "clickhouse-cluster", required_argument, NULL, O_CLUSTER },
 	{ "quiet",          no_argument,       NULL, 'q' },
 	{ "help",           no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -164,8 +235,10 @@ struct export_cli {
 	size_t nowned;
 	int *cpus;
 	size_t ncpus;
-	const char *events_dir, *codes;
+	const char *events_dir, *codes, *cluster;
 	bool negative, legacy, partial, quiet;
+	/* the first option given that only one family of formats takes (for the refusal) */
+	const char *trace_only, *tables_only;
 	char *default_out;
 	/* progress */
 	struct timespec last;
@@ -229,6 +302,8 @@ static int parse(struct export_cli *c, int argc, char **argv)
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:F:vqhe:C:", export_options, NULL)) != -1) {
+		const char *only = NULL;
+
 		switch (opt) {
 		case 'o':
 			c->out = optarg;
@@ -236,27 +311,31 @@ static int parse(struct export_cli *c, int argc, char **argv)
 		case O_FORMAT:
 			c->format = format_named(optarg);
 			if (!c->format)
-				return cli_usage_error("export", "unknown format '%s' (perfetto, json)",
-						       optarg);
+				return cli_usage_error("export", "unknown format '%s' (perfetto, json, "
+						       "sqlite, tsv, jsonl)", optarg);
 			break;
 		case 'F':
+			only = "-F";
 			if (cli_grow((void **)&c->filters, c->nfilters, sizeof(*c->filters)))
 				return cli_usage_error("export", "out of memory");
 			c->filters[c->nfilters].text = optarg;
 			c->filters[c->nfilters++].negative = c->negative;
 			break;
 		case 'v':
+			only = "-v";
 			if (c->negative)
 				return cli_usage_error("export", "only 1 -v can be used");
 			c->negative = true;
 			break;
 		case O_CPU:
+			only = "--cpu";
 			r = cli_parse_cpu_list("export", optarg, &c->cpus, &c->ncpus);
 			if (r)
 				return r;
 			break;
 		case O_PID:
 		case O_COMM:
+			only = opt == O_COMM ? "--comm" : "--pid";
 			if (add_tasks(c, optarg, opt == O_COMM))
 				return cli_usage_error("export", "out of memory");
 			break;
@@ -267,12 +346,19 @@ static int parse(struct export_cli *c, int argc, char **argv)
 			c->codes = optarg;
 			break;
 		case O_LEGACY:
+			only = "--legacy-generic";
 			c->legacy = true;
+			break;
+		case O_CLUSTER:
+			c->cluster = optarg;
+			if (!c->tables_only)
+				c->tables_only = "--clickhouse-cluster";
 			break;
 		case O_PARTIAL:
 			c->partial = true;
 			break;
 		case 'q':
+			only = "-q";
 			c->quiet = true;
 			break;
 		case 'h':
@@ -281,6 +367,8 @@ static int parse(struct export_cli *c, int argc, char **argv)
 		default:
 			return cli_usage_error("export", "invalid option '%s'", argv[optind - 1]);
 		}
+		if (only && !c->trace_only)
+			c->trace_only = only;
 	}
 	if (optind >= argc)
 		return cli_usage_error("export", "no input file");
@@ -329,6 +417,43 @@ static void progress_clear(struct export_cli *c)
 		c->shown = false;
 }
 
+/* Options of the other family of formats are usage errors, never ignored. */
+static int check_family(const struct export_cli *c)
+{
+	if (c->format->family == FAMILY_TABLES && c->trace_only)
+		return cli_usage_error("export", "%s applies to perfetto and json, not to %s%s",
+				       c->trace_only, c->format->name,
+				       c->trace_only[1] == 'q' || c->trace_only[2] == 'l' ? "" :
+				       " (its tables keep every record)");
+	if (c->format->family == FAMILY_TRACE && c->tables_only)
+		return cli_usage_error("export", "%s applies to sqlite, tsv and jsonl, not to %s",
+				       c->tables_only, c->format->name);
+	return 0;
+}
+
+/* sqlite, tsv, jsonl: the tables of ktrace sql, written by src/export_tables.c. */
+static int run_tables(const struct export_cli *c, char **inputs, size_t n)
+{
+	struct export_tables_args a = {
+		.out = c->out,
+		.format = c->format->tables,
+		.codes = c->codes,
+		.events_dir = c->events_dir,
+		.cluster = c->cluster,
+		.partial = c->partial,
+	};
+
+	if (!c->out || !*c->out)
+		return cli_usage_error("export", "%s needs -o OUT (a %s)", c->format->name,
+				       c->format->tables == KTRACE_SQL_EXPORT_SQLITE ? "database file" :
+				       "directory");
+	if (!strcmp(c->out, "-"))
+		return cli_usage_error("export", "%s is written to a %s, not to standard output",
+				       c->format->name, c->format->tables == KTRACE_SQL_EXPORT_SQLITE ?
+				       "file" : "directory");
+	return export_tables_write(&a, (const char *const *)inputs, n);
+}
+
 static int run_export(int argc, char **argv)
 {
 	struct export_cli c = { 0 };
@@ -351,6 +476,16 @@ static int run_export(int argc, char **argv)
 		c.format = format_of_path(c.out);
 	if (!c.format)
 		c.format = &formats[0];
+	ret = check_family(&c);
+	if (ret) {
+		free_cli(&c);
+		return ret;
+	}
+	if (c.format->family == FAMILY_TABLES) {
+		ret = run_tables(&c, argv + optind, (size_t)(argc - optind));
+		free_cli(&c);
+		return ret;
+	}
 	if (!c.out && default_output(&c, argv[optind])) {
 		free_cli(&c);
 		return cli_usage_error("export", "out of memory");
@@ -435,7 +570,7 @@ static int run_export(int argc, char **argv)
 
 const struct cli_command cli_export = {
 	.name = "export",
-	.summary = "write a trace for the Perfetto UI, trace_processor or Chrome (any format)",
+	.summary = "write a trace for Perfetto or Chrome, or as SQL tables (SQLite, TSV, JSONL)",
 	.help = export_help,
 	.run = run_export,
 };

@@ -22,6 +22,7 @@ static const struct cli_command *const commands[] = {
 	&cli_convert,
 	&cli_reset,
 	&cli_timeline,
+	&cli_sql,
 	&cli_export,
 };
 

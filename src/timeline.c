@@ -67,7 +67,7 @@ static const char timeline_help[] =
 "    --events-dir DIR     raw ring-buffer pages: a tracefs events/ directory for\n"
 "                         the event names and fields\n"
 "    -q, --quiet          no progress on standard error\n"
-"    -h, --help           this help\n"
+"    -h, --help           show this manual\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace timeline trace.dat -o trace.html\n"

@@ -104,6 +104,8 @@ KTRACE_API int ktrace_event_id(const struct ktrace_event *ev);
  * "[FAILED TO PARSE]" followed by its raw fields, and so do we. */
 KTRACE_API bool ktrace_event_failed(const struct ktrace_event *ev);
 KTRACE_API const char *ktrace_event_print_fmt(const struct ktrace_event *ev);   /* NULL if none */
+/* The print fmt's arguments as the format gives them ("REC->prev_comm, ..."), or NULL. */
+KTRACE_API const char *ktrace_event_print_args(const struct ktrace_event *ev);
 /* Function name containing addr (kallsyms), or NULL; *start gets its address. */
 KTRACE_API const char *ktrace_event_function(struct ktrace_events *evs, uint64_t addr, uint64_t *start);
 

@@ -33,5 +33,6 @@
 #include <ktrace/kcdata.h>
 #include <ktrace/koff.h>
 #include <ktrace/view.h>
+#include <ktrace/sql.h>
 
 #endif

@@ -155,6 +155,14 @@ KTRACE_API int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *
 					   struct ktrace_event_value *v);
 
 /*
+ * The format of the current record's event, for trace.dat and raw pages read with
+ * their formats (<ktrace/event.h>: its fields, print fmt, system, name and id), or
+ * NULL (other formats, lost-event records, events without a format, streams opened
+ * with KTRACE_STREAM_READAHEAD). Valid until ktrace_stream_close.
+ */
+KTRACE_API const struct ktrace_event *ktrace_stream_event(struct ktrace_stream *s);
+
+/*
  * The line `ktrace report` prints for the current record, without its newline: for
  * trace.dat exactly trace-cmd report's line (comm-pid, CPU, time, event name, text) as
  * long as every record is formatted in order (trace-cmd learns names and call stacks
@@ -216,6 +224,7 @@ struct ktrace_stream_source {
 	uint32_t cpus;                /* CPUs the trace covers (0 unknown) */
 	size_t nbuffers;              /* trace.dat: buffers (top first, then instances) */
 	const char *const *buffer_names;   /* nbuffers names ("" for the top buffer) */
+	const char *nodename;         /* the traced system's host name ("" unknown) */
 };
 
 KTRACE_API size_t ktrace_stream_source_count(const struct ktrace_stream *s);

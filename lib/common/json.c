@@ -123,6 +123,12 @@ void kt_json_i64(struct kt_json *j, int64_t v)
 	kt_out_i64(j->out, v, 0);
 }
 
+void kt_json_number(struct kt_json *j, const char *text, size_t len)
+{
+	before_value(j);
+	kt_out_write(j->out, text, len);
+}
+
 void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals)
 {
 	uint64_t scale = 1;

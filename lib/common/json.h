@@ -51,6 +51,8 @@ void kt_json_string(struct kt_json *j, const char *s, size_t len);
 void kt_json_cstr(struct kt_json *j, const char *s);
 void kt_json_u64(struct kt_json *j, uint64_t v);
 void kt_json_i64(struct kt_json *j, int64_t v);
+/* A number already written as JSON text (a real, "1.5e+20"), copied as it is. */
+void kt_json_number(struct kt_json *j, const char *text, size_t len);
 /* v / 10^decimals with exactly `decimals` digits after the point (0 to 18): times in
  * microseconds from nanoseconds as kt_json_fixed(j, ns, 3). */
 void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals);

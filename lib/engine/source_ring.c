@@ -301,6 +301,13 @@ static void ring_close(struct kt_source *src)
 	free(r);
 }
 
+static const struct ktrace_event *ring_event(struct kt_source *src)
+{
+	struct ring_source *r = (struct ring_source *)src;
+
+	return src->rec.kind == KTRACE_STREAM_EVENT ? r->ev : NULL;
+}
+
 static size_t ring_snap_size(struct kt_source *src)
 {
 	return kt_ftrace_snap_size(((struct ring_source *)src)->kr.size);
@@ -318,6 +325,7 @@ static const struct kt_source_ops ring_ops = {
 	.field_count = ring_field_count,
 	.field = ring_field,
 	.format = ring_format,
+	.event = ring_event,
 	.sched = kt_sched_from_fields,
 	.close = ring_close,
 	.snap_size = ring_snap_size,

@@ -33,6 +33,8 @@ struct td_source {
 	bool multi;
 	char *text;                     /* formatting scratch */
 	size_t text_cap;
+	struct ktrace_error err;        /* the set's errors once open (the caller's err of
+					 * ktrace_stream_open is gone by then) */
 };
 
 static int cmp_tgid(const void *a, const void *b)
@@ -172,8 +174,6 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	/* the set reports into the error of this call (the one given to open may be gone) */
-	t->set.err = err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;
@@ -212,8 +212,10 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	fill_record(t);
 	return 1;
 fail:
-	if (ret < 0)
+	if (ret < 0) {
 		src->err_path = t->set.err_file;
+		*err = t->err;
+	}
 	return ret;
 }
 
@@ -409,6 +411,13 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	}
 }
 
+static const struct ktrace_event *td_event(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return t->lost_pending || src->rec.kind != KTRACE_STREAM_EVENT ? NULL : t->cur.ev;
+}
+
 static void td_close(struct kt_source *src)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -441,6 +450,7 @@ static const struct kt_source_ops td_ops = {
 	.field = td_field,
 	.fields = td_fields,
 	.format = td_format,
+	.event = td_event,
 	.sched = kt_sched_from_fields,
 	.close = td_close,
 	.snap_size = td_snap_size,
@@ -539,6 +549,9 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		t->src.ops->close(&t->src);
 		return ret;
 	}
+	/* from now on the set reports into the source, which hands errors on */
+	ktrace_error_clear(&t->err);
+	t->set.err = &t->err;
 	*out = &t->src;
 	return 0;
 }

@@ -134,7 +134,7 @@ struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_
 		return NULL;
 	i->path = path;
 	i->format = format;
-	i->sysname = i->release = i->version = i->machine = i->clock = "";
+	i->sysname = i->release = i->version = i->machine = i->clock = i->nodename = "";
 	free(s->info[index]);
 	s->info[index] = i;
 	return i;
@@ -194,6 +194,8 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 	}
 	if (n >= 1)
 		info->sysname = kt_stream_strdup(s, w[0], wl[0]);
+	if (n >= 2)
+		info->nodename = kt_stream_strdup(s, w[1], wl[1]);
 	if (n >= 3)
 		info->release = kt_stream_strdup(s, w[2], wl[2]);
 	if (n >= 4)
@@ -208,6 +210,8 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 		info->machine = "";
 	if (!info->version)
 		info->version = "";
+	if (!info->nodename)
+		info->nodename = "";
 }
 
 int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *text, char *buf,
@@ -566,6 +570,14 @@ int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
 	if (!s->cur)
 		return -ENOENT;
 	return s->cur->ops->format(s->cur, buf, len, true);
+}
+
+const struct ktrace_event *ktrace_stream_event(struct ktrace_stream *s)
+{
+	/* with read-ahead the source's state belongs to the reading thread */
+	if (s->ra || !s->cur || !s->cur->ops->event)
+		return NULL;
+	return s->cur->ops->event(s->cur);
 }
 
 int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)

@@ -29,6 +29,8 @@ struct kt_source_ops {
 	size_t (*fields)(struct kt_source *src, struct ktrace_event_value *v, size_t max);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
+	/* The current record's event format (ftrace sources), or NULL; may be NULL. */
+	const struct ktrace_event *(*event)(struct kt_source *src);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
 	 * when it is neither. NULL: the format has none. */
 	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);

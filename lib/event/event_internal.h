@@ -585,6 +585,7 @@ struct ktrace_event {
 	int ncommon, nfields;
 	struct ftev_field **field_at;   /* fields[i] by index (nfields) */
 	char *print_fmt;
+	char *print_args;               /* their text, as the format gives it (or NULL) */
 	struct ftev_arg *args;
 	struct ftev_seg *segs;
 	struct ftev_step *steps;        /* NULL: print the segments one by one */

@@ -208,6 +208,11 @@ const char *ktrace_event_print_fmt(const struct ktrace_event *ev)
 	return ev->print_fmt;
 }
 
+const char *ktrace_event_print_args(const struct ktrace_event *ev)
+{
+	return ev->print_args;
+}
+
 /* ---- common fields ---- */
 
 /*

@@ -1669,6 +1669,18 @@ static int read_print(struct ps *p)
 		return 0;
 	if (test_type_token(type, token, T_DELIM, ","))
 		return -1;
+	{
+		/* the arguments as the format gives them, to the end of the line */
+		size_t start = p->pos, end;
+
+		while (start < p->len && (p->buf[start] == ' ' || p->buf[start] == '\t'))
+			start++;
+		for (end = start; end < p->len && p->buf[end] != '\n'; end++)
+			;
+		ev->print_args = intern(p, p->buf + start, end - start);
+		if (!ev->print_args)
+			return -1;
+	}
 	return read_print_args(p, &ev->args);
 }
 

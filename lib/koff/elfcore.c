@@ -120,6 +120,9 @@ static int image_open(struct image *im, const char *path, const void *mem, size_
 		im->size = len;
 		im->elf = elf_memory((char *)im->copy, len);
 	} else {
+		/* neither a file nor memory (a core opened without its program) */
+		if (!path)
+			return ktrace_error_set(err, -EINVAL, "no %s given", what);
 		im->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (im->fd < 0)
 			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));

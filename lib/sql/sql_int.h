@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside ktrace sql (<ktrace/sql.h>): the schema (tables.c), the registries of traces,
+ * threads, processes and names the build fills (registry.c), the derived tables
+ * (sched.c, derive.c), the walk that builds them (build.c), the event and args
+ * virtual tables (vtab.c), result printing (print.c) and the writers (export.c).
+ */
+#ifndef KTRACE_SQL_INT_H
+#define KTRACE_SQL_INT_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/sql.h>
+#include <ktrace/stream.h>
+
+/* ---- text buffers ---- */
+
+struct sql_buf {
+	char *p;
+	size_t len, cap;
+	bool failed;                 /* out of memory at some point */
+};
+
+void sql_buf_add(struct sql_buf *b, const char *s, size_t n);
+void sql_buf_puts(struct sql_buf *b, const char *s);
+void sql_buf_printf(struct sql_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text so far, NUL-terminated ("" when empty or out of memory). */
+const char *sql_buf_str(struct sql_buf *b);
+void sql_buf_free(struct sql_buf *b);
+
+/* ---- the schema (tables.c) ---- */
+
+struct sql_column {
+	const char *name;
+	const char *sqlite;          /* "INTEGER", "TEXT", "REAL" */
+	const char *clickhouse;      /* "Int64", "Nullable(String)"... */
+};
+
+struct sql_table {
+	const char *name;
+	const struct sql_column *cols;
+	size_t ncols;
+	const char *key;             /* the SQLite INTEGER PRIMARY KEY column, or NULL */
+	const char *order_by;        /* ClickHouse sorting key */
+	const char *const *indexes;  /* SQLite indexes: "name(columns)", NULL-terminated */
+	bool streamed;               /* event, args: virtual tables over the stream */
+};
+
+size_t sql_table_count(void);
+const struct sql_table *sql_table_at(size_t i);
+const struct sql_table *sql_table_find(const char *name);
+/* "CREATE TABLE schema.name (...)" for a real table (schema may be NULL). */
+void sql_table_create(struct sql_buf *b, const struct sql_table *t, const char *schema);
+/* The column list "(a INTEGER, b TEXT, ...)" as a virtual table declares it. */
+void sql_table_declare(struct sql_buf *b, const struct sql_table *t);
+/* Every CREATE INDEX of t (schema may be NULL). */
+void sql_table_indexes(struct sql_buf *b, const struct sql_table *t, const char *schema);
+/* The whole schema in a dialect (one table when table is not NULL). */
+int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *table,
+		    const char *cluster);
+
+/* ---- hash map: two 64-bit words -> a 32-bit value ---- */
+
+struct sql_map_slot {
+	uint64_t a, b;
+	uint32_t v;
+	bool used;
+};
+
+struct sql_map {
+	struct sql_map_slot *slots;
+	size_t cap, n;
+};
+
+/* The value of (a, b): true and *v, or false. */
+bool sql_map_get(const struct sql_map *m, uint64_t a, uint64_t b, uint32_t *v);
+/* Sets (a, b) to v: 0 or -ENOMEM. */
+int sql_map_put(struct sql_map *m, uint64_t a, uint64_t b, uint32_t v);
+void sql_map_free(struct sql_map *m);
+
+/* ---- interned strings: one copy of each, stable until the pool is freed ---- */
+
+struct sql_strpool {
+	struct sql_map index;        /* hash -> string index + 1 (chained by probing) */
+	char **strs;
+	size_t n, cap;
+	struct strblock *blocks;
+};
+
+const char *sql_intern(struct sql_strpool *p, const char *s, size_t len);
+void sql_strpool_free(struct sql_strpool *p);
+
+/* ---- registries (registry.c) ---- */
+
+/* Events with a meaning for the derived tables. */
+enum sql_kind {
+	SQL_EV_PLAIN = 0,
+	SQL_EV_SWITCH,               /* sched_switch */
+	SQL_EV_WAKE,                 /* sched_waking, sched_wakeup, sched_wakeup_new */
+	SQL_EV_FORK,                 /* sched_process_fork */
+	SQL_EV_NEWTASK,              /* task_newtask */
+	SQL_EV_EXEC,                 /* sched_process_exec */
+	SQL_EV_CPU_FREQ,             /* power/cpu_frequency */
+	SQL_EV_CPU_IDLE,             /* power/cpu_idle */
+	SQL_EV_RSS,                  /* kmem/rss_stat */
+	SQL_EV_PRINT,                /* ftrace/print (trace_marker) */
+};
+
+struct sql_name {
+	const char *system, *name;   /* interned */
+	enum sql_kind kind;
+};
+
+struct sql_trace {
+	int64_t trace_id;
+	const char *path;
+	enum ktrace_format format;
+	const char *format_name, *hostname, *machine, *release, *clock;
+	uint32_t cpus;
+	uint64_t start_ts, end_ts;
+	bool any;                    /* start_ts/end_ts are set */
+	int64_t events, lost;
+	const struct ktrace_event *switch_ev;   /* the sched_switch whose states are parsed */
+	int64_t sched_buffer;        /* the buffer (instance) scheduling comes from, -1 none
+				      * yet: buffers record the same CPUs */
+	struct sql_prev_state *states;          /* prev_state letters (prev_state.c) */
+};
+
+enum sql_tstate {
+	SQL_TS_UNKNOWN = 0,
+	SQL_TS_RUNNING,              /* on a CPU: its sched_slice is open */
+	SQL_TS_OFF,                  /* switched out: state interval open */
+	SQL_TS_WOKEN,                /* woken: runnable interval open */
+};
+
+struct sql_thread {
+	uint32_t trace;              /* input index */
+	int64_t tid, pid;            /* pid -1: unknown */
+	char *name;                  /* NULL: unknown */
+	const char *seen_comm;       /* the comm pointer last compared */
+	bool is_idle;
+	/* scheduling state */
+	enum sql_tstate state;
+	uint64_t state_ts;
+	int32_t state_cpu;
+	const char *state_name;      /* interned: "S", "R+", "R"... */
+	int64_t state_id;            /* the thread_state row it will be */
+	int64_t waker_utid;          /* 0: none */
+	uint32_t open_slices;        /* slices open on this thread (depth of the next) */
+	uint32_t top_slice;          /* the innermost open slice node + 1 (parent) */
+	int64_t top_slice_id;        /* its slice id (the node is stale when it differs) */
+};
+
+struct sql_process {
+	uint32_t trace;
+	int64_t pid;
+	int64_t parent_upid;         /* 0: unknown */
+	char *name, *cmdline;
+};
+
+/* A CPU's running slice. */
+struct sql_cpu {
+	bool open;
+	int64_t id;                  /* the sched_slice row it will be */
+	int64_t utid;
+	uint64_t ts;
+	int64_t priority;
+	bool has_priority;
+};
+
+struct sql_counter_track {
+	uint32_t trace;
+	const char *name;            /* interned */
+	int32_t cpu;                 /* -1: none */
+	int64_t utid;                /* 0: none */
+};
+
+/* An open slice (derive.c): a node of a per-key stack. */
+struct sql_open_slice {
+	uint64_t ts;
+	int32_t cpu;
+	int64_t utid;                /* 0: none */
+	const char *category, *name; /* interned */
+	uint32_t depth;
+	int64_t id;                  /* the slice id it will have */
+	int64_t parent_id;           /* 0: none */
+	int64_t arg_set_id;          /* 0: none */
+	uint32_t prev;               /* next node down the stack + 1 */
+	uint32_t thread_prev;        /* the thread's enclosing slice node + 1 */
+	int64_t thread_prev_id;      /* and its slice id */
+	uint32_t trace;
+};
+
+/* Prepared inserts of the materialised tables. */
+enum sql_ins {
+	INS_TRACE, INS_PROCESS, INS_THREAD, INS_SCHED_SLICE, INS_THREAD_STATE, INS_LOST,
+	INS_COUNTER_TRACK, INS_COUNTER, INS_SLICE, NINS
+};
+
+struct sql_idle_stream;
+
+struct ktrace_sql {
+	sqlite3 *db;
+	bool reused;                 /* db is an existing file */
+	char **paths;
+	size_t npaths;
+	struct ktrace_stream_opts sopts;
+	struct ktrace_stream_filter *filters;
+	struct ktrace_stream_task *tasks;
+	int *cpus;
+	char *events_dir, *codes_file;
+	/* what the walk found */
+	struct sql_trace *traces;    /* per input index */
+	int64_t events;              /* event rows */
+	uint64_t build_ns;
+	int damage;                  /* the stream's error, 0 none */
+	struct ktrace_error damage_err;
+	const char *damage_path;
+	/* registries */
+	struct sql_strpool strings;
+	struct sql_map name_index;   /* (hash of system, hash of name) -> name + 1 */
+	struct sql_name *names;
+	size_t nnames, cap_names;
+	struct sql_map thread_index; /* (trace, tid) -> utid */
+	struct sql_thread *threads;  /* utid - 1 */
+	size_t nthreads, cap_threads;
+	struct sql_map process_index;   /* (trace, pid) -> upid */
+	struct sql_process *procs;   /* upid - 1 */
+	size_t nprocs, cap_procs;
+	struct sql_cpu **cpus_state; /* per trace: per CPU */
+	size_t *ncpus_state;
+	struct sql_map track_index;  /* (trace << 32 | cpu, name ^ utid) -> track id */
+	struct sql_counter_track *tracks;
+	size_t ntracks, cap_tracks;
+	struct sql_map open_index;   /* slice key -> top node + 1 */
+	struct sql_open_slice *open;
+	size_t nopen, cap_open;
+	uint32_t open_free;
+	/* ids */
+	int64_t next_state_id, next_sched_id, next_counter_id, next_slice_row;
+	sqlite3_stmt *ins[NINS];
+	/* streams of finished scans kept for the next (vtab.c) */
+	struct sql_idle_stream *idle;
+};
+
+/* The trace of input index i. */
+static inline struct sql_trace *sql_trace_of(struct ktrace_sql *q, uint32_t i)
+{
+	return i < q->npaths ? &q->traces[i] : NULL;
+}
+
+/* The interned name of a record, with its kind; NULL when out of memory. */
+const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, const char *name);
+/* The utid of (trace, tid), created when new; 0 when out of memory or tid < 0. */
+int64_t sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid);
+static inline struct sql_thread *sql_thread_at(struct ktrace_sql *q, int64_t utid)
+{
+	return utid > 0 && (size_t)utid <= q->nthreads ? &q->threads[utid - 1] : NULL;
+}
+/* The utid of (trace, tid) when known, else 0 (read only: for the scans). */
+int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid);
+/* Sets a thread's name (copied) when it differs: 0 or -ENOMEM. */
+int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len);
+/* Sets the process of a thread (creating the process): 0 or -ENOMEM. */
+int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid);
+/* The upid of (trace, pid), created when new; 0 when out of memory or pid < 0. */
+int64_t sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid);
+static inline struct sql_process *sql_process_at(struct ktrace_sql *q, int64_t upid)
+{
+	return upid > 0 && (size_t)upid <= q->nprocs ? &q->procs[upid - 1] : NULL;
+}
+int sql_set_text(char **dst, const char *s, size_t len);
+/* A CPU's state (cpu < 65536), NULL otherwise or when out of memory. */
+struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu);
+/* A stable trace_id for an input: a hash of its size and first bytes. */
+int64_t sql_trace_hash(const char *path, uint32_t index);
+void sql_registry_free(struct ktrace_sql *q);
+
+/* ---- derived tables (sched.c, derive.c) ---- */
+
+/* The record is the current one of s (its fields can be read). Each returns 0 or a
+ * negative code (out of memory, SQLite failure) with err set. */
+int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct ktrace_stream_record *r,
+		     const struct sql_name *n, int64_t utid, int64_t id, struct ktrace_error *err);
+int sql_derive_record(struct ktrace_sql *q, struct ktrace_stream *s,
+		      const struct ktrace_stream_record *r, const struct sql_name *n, int64_t utid,
+		      int64_t id, struct ktrace_error *err);
+/* At the end of the walk: the open intervals with dur -1. */
+int sql_sched_finish(struct ktrace_sql *q, struct ktrace_error *err);
+int sql_derive_finish(struct ktrace_sql *q, struct ktrace_error *err);
+int sql_lost_record(struct ktrace_sql *q, const struct ktrace_stream_record *r,
+		    struct ktrace_error *err);
+
+/* prev_state as the kernel's print fmt of sched_switch prints it (prev_state.c). */
+struct sql_prev_state;
+/* Parses the print fmt of a sched_switch event; NULL when it has no flags table. */
+struct sql_prev_state *sql_prev_state_parse(const char *print_fmt);
+void sql_prev_state_free(struct sql_prev_state *p);
+/* The text of value v ("S", "R+", "D|K"...), with the modern kernel table when p is NULL. */
+void sql_prev_state_text(const struct sql_prev_state *p, uint64_t v, char *buf, size_t len);
+
+/* Runs a prepared insert with its values bound: 0 or -EIO with SQLite's message. */
+int sql_insert(struct ktrace_sql *q, enum sql_ins which, struct ktrace_error *err);
+/* Binds an integer, or NULL when null. */
+void sql_bind_i64(sqlite3_stmt *st, int col, int64_t v, bool null);
+void sql_bind_text(sqlite3_stmt *st, int col, const char *s, bool null);
+/* SQLite's error as ours. */
+int sql_db_error(sqlite3 *db, int rc, struct ktrace_error *err, const char *what);
+
+/* ---- virtual tables (vtab.c) ---- */
+
+int sql_vtab_register(struct ktrace_sql *q, struct ktrace_error *err);
+void sql_vtab_free_idle(struct ktrace_sql *q);
+
+/* ---- building (build.c) ---- */
+
+/* Database files of ktrace sql: SQLite's application_id ("ktsq") and user_version (the
+ * schema's version: a file of another version is built anew). */
+#define SQL_APPLICATION_ID 0x6b747371
+#define SQL_SCHEMA_VERSION 1
+
+/* Creates the materialised tables in db's schema ("main"...) without indexes. */
+int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);
+int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);
+/* Writes every table as real tables into a new database file at path (temporary +
+ * rename). */
+int sql_write_db(struct ktrace_sql *q, const char *path, struct ktrace_error *err);
+
+#endif

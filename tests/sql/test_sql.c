@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of ktrace sql's pieces: prev_state as the kernel's print fmt prints it
+ * (the modern table, an old kernel's, combinations, bits no flag names), the hash map
+ * and interned strings, the schema in both dialects.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sql/sql_int.h"
+#include "testlib.h"
+
+/* sched_switch's print arguments of Linux 6.x and of an older kernel (4.x). */
+static const char modern_args[] =
+	"REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & ((((0x00000000 | "
+	"0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) "
+	"<< 1) - 1)) ? __print_flags(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | "
+	"0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1), \"|\", { "
+	"0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, { "
+	"0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : "
+	"\"R\", REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "
+	"0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, "
+	"REC->next_pid, REC->next_prio";
+static const char old_args[] =
+	"REC->prev_comm, REC->prev_pid, REC->prev_prio, REC->prev_state & (4096-1) ? "
+	"__print_flags(REC->prev_state & (4096-1), \"|\", { 1, \"S\"} , { 2, \"D\" }, { 4, \"T\" }, "
+	"{ 8, \"t\" }, { 16, \"Z\" }, { 32, \"X\" }, { 64, \"x\" }, { 128, \"K\" }, { 256, \"W\" }, "
+	"{ 512, \"P\" }, { 1024, \"N\" }) : \"R\", REC->prev_state & 4096 ? \"+\" : \"\", "
+	"REC->next_comm, REC->next_pid, REC->next_prio";
+
+static const char *state(const struct sql_prev_state *p, uint64_t v)
+{
+	static char buf[64];
+
+	sql_prev_state_text(p, v, buf, sizeof(buf));
+	return buf;
+}
+
+static void prev_state_modern(void)
+{
+	struct sql_prev_state *p = sql_prev_state_parse(modern_args);
+
+	CHECK(p != NULL);
+	CHECK_STR(state(p, 0), "R");
+	CHECK_STR(state(p, 0x100), "R+");
+	CHECK_STR(state(p, 1), "S");
+	CHECK_STR(state(p, 2), "D");
+	CHECK_STR(state(p, 0x80), "I");
+	CHECK_STR(state(p, 0x20), "Z");
+	CHECK_STR(state(p, 0x3), "S|D");
+	CHECK_STR(state(p, 0x102), "D+");
+	/* the same table without a parse (no format at hand) */
+	CHECK_STR(state(NULL, 0x100), "R+");
+	CHECK_STR(state(NULL, 0x80), "I");
+	sql_prev_state_free(p);
+}
+
+static void prev_state_old_kernel(void)
+{
+	struct sql_prev_state *p = sql_prev_state_parse(old_args);
+
+	CHECK(p != NULL);
+	CHECK_STR(state(p, 0), "R");
+	CHECK_STR(state(p, 4096), "R+");
+	CHECK_STR(state(p, 64), "x");
+	CHECK_STR(state(p, 512), "P");
+	CHECK_STR(state(p, 1024), "N");
+	CHECK_STR(state(p, 16 | 32), "Z|X");
+	/* 2048 is inside the mask (4095) but no flag names it */
+	CHECK_STR(state(p, 2048 | 1), "S|0x800");
+	sql_prev_state_free(p);
+}
+
+static void prev_state_unparsable(void)
+{
+	CHECK(sql_prev_state_parse(NULL) == NULL);
+	CHECK(sql_prev_state_parse("REC->prev_comm, REC->prev_pid") == NULL);
+	CHECK(sql_prev_state_parse("__print_flags(REC->prev_state & (4096-1), \"|\", { 1, S })") == NULL);
+	CHECK(sql_prev_state_parse("__print_flags(REC->foo & 7, \"|\", { 1, \"S\" })") == NULL);
+	{
+		/* a short buffer is cut, never overrun */
+		char buf[3];
+
+		sql_prev_state_text(NULL, 0x1 | 0x2 | 0x4 | 0x100, buf, sizeof(buf));
+		CHECK_STR(buf, "S|");
+	}
+}
+
+static void hash_map_and_strings(void)
+{
+	struct sql_map m = { 0 };
+	struct sql_strpool p = { 0 };
+	uint32_t v = 0;
+	const char *a, *b;
+
+	for (uint64_t i = 0; i < 5000; i++)
+		CHECK_EQ(sql_map_put(&m, i, i * 7, (uint32_t)i + 1), 0);
+	CHECK(sql_map_get(&m, 4321, 4321 * 7, &v));
+	CHECK_EQ(v, 4322);
+	CHECK(!sql_map_get(&m, 4321, 1, &v));
+	CHECK_EQ(sql_map_put(&m, 4321, 4321 * 7, 9), 0);
+	CHECK(sql_map_get(&m, 4321, 4321 * 7, &v));
+	CHECK_EQ(v, 9);
+	CHECK_EQ(m.n, 5000);
+	a = sql_intern(&p, "sched_switch", 12);
+	b = sql_intern(&p, "sched_switch_x", 12);
+	CHECK(a && a == b);
+	CHECK_STR(a, "sched_switch");
+	CHECK(sql_intern(&p, "sched_wakeup", 12) != a);
+	sql_map_free(&m);
+	sql_strpool_free(&p);
+}
+
+static void schema_text(void)
+{
+	struct sql_buf b = { 0 };
+
+	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_CLICKHOUSE, NULL, "fleet"), 0);
+	CHECK(strstr(sql_buf_str(&b), "CREATE TABLE IF NOT EXISTS event_local (") != NULL);
+	CHECK(strstr(sql_buf_str(&b), ") ENGINE = MergeTree() ORDER BY (trace_id, ts);") != NULL);
+	CHECK(strstr(sql_buf_str(&b), "ENGINE = Distributed('fleet', currentDatabase(), args_local, trace_id)") != NULL);
+	CHECK(strstr(sql_buf_str(&b), "    cpu Nullable(Int64),") != NULL);
+	sql_buf_free(&b);
+	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_SQLITE, "sched_slice", NULL), 0);
+	CHECK_STR(sql_buf_str(&b), "CREATE TABLE sched_slice (id INTEGER PRIMARY KEY, trace_id INTEGER, "
+		  "ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT, priority INTEGER);\n"
+		  "CREATE INDEX sched_slice_utid ON sched_slice(utid);\n"
+		  "CREATE INDEX sched_slice_cpu ON sched_slice(cpu, ts);\n");
+	sql_buf_free(&b);
+	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_SQLITE, "nope", NULL), -ENOENT);
+	sql_buf_free(&b);
+	for (size_t i = 0; ktrace_sql_table_name(i); i++)
+		CHECK(sql_table_find(ktrace_sql_table_name(i)) != NULL);
+	CHECK_EQ(sql_table_count(), 11);
+}
+
+int main(void)
+{
+	RUN(prev_state_modern);
+	RUN(prev_state_old_kernel);
+	RUN(prev_state_unparsable);
+	RUN(hash_map_and_strings);
+	RUN(schema_text);
+	return TEST_EXIT();
+}
