@@ -263,6 +263,28 @@ KTRACE_API bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
  * frames than its caller[] array holds). */
 KTRACE_API uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev);
 
+/*
+ * Fields, for analyses that read records themselves (trace-cmd report -w, --profile).
+ * ktrace_event_field looks among the event's own fields (libtraceevent's
+ * tep_find_field), ktrace_event_common_field among the common_* ones; NULL when there
+ * is no such field. The i-th own field is in format order.
+ */
+struct ktrace_event_field;
+KTRACE_API const struct ktrace_event_field *ktrace_event_field(const struct ktrace_event *ev,
+							       const char *name);
+KTRACE_API const struct ktrace_event_field *ktrace_event_common_field(const struct ktrace_event *ev,
+								      const char *name);
+KTRACE_API size_t ktrace_event_field_count(const struct ktrace_event *ev);
+KTRACE_API const struct ktrace_event_field *ktrace_event_field_at(const struct ktrace_event *ev, size_t i);
+KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event_field *f);
+KTRACE_API uint32_t ktrace_event_field_offset(const struct ktrace_event_field *f);
+KTRACE_API uint32_t ktrace_event_field_size(const struct ktrace_event_field *f);
+/* The unsigned number a 1, 2, 4 or 8-byte field holds in rec (tep_read_number_field):
+ * 0, or -1 for another size, a NULL field or a field past the readable bytes. */
+KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs,
+					 const struct ktrace_event_field *f,
+					 const struct ktrace_record *rec, uint64_t *val);
+
 #ifdef __cplusplus
 }
 #endif
