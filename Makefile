@@ -100,8 +100,18 @@ $(B)/fuzz/%_regress: fuzz/%.c fuzz/regress_main.c $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< fuzz/regress_main.c $(STATIC) $(LDFLAGS) $(LIBS)
 
+# Example programs of the public API, built against the shared library as users build
+# them (the tests run them too).
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
+EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(B)/examples/%)
+
+$(B)/examples/%: examples/%.c $(HEADERS) $(SHARED)
+	@mkdir -p $(dir $@)
+	$(CC) -Iinclude -std=c11 $(OPT) $(WARN) $(SANFLAGS) -o $@ $< -L$(B) -lktrace \
+	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
+
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG)
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN)
 
 $(B)/.test-deps:
 	@./scripts/deps.sh test

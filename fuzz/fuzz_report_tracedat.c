@@ -21,7 +21,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void run(struct ktrace_input *in, struct ktrace_view_text_opts *o,
-		const struct ktrace_view_text_filter *filters, size_t nfilters, struct ktrace_out *out)
+		const struct ktrace_stream_filter *filters, size_t nfilters, struct ktrace_out *out)
 {
 	struct ktrace_view_text_file file = { "fuzz.dat", in, filters, nfilters, 0 };
 	struct ktrace_error err = { 0 };
@@ -35,7 +35,7 @@ static void run(struct ktrace_input *in, struct ktrace_view_text_opts *o,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct ktrace_view_text_filter filters[] = {
+	static const struct ktrace_stream_filter filters[] = {
 		{ "sched.*,irq/.*: prev_pid > 0 || COMM =~ \"a\" || (CPU == 1 && !(common_flags & 1))", false },
 		{ ".*", false },
 		{ "sched_wakeup: pid == 0", true },

@@ -10,7 +10,10 @@
       MAP (no globs), every name in MAP is declared, each name carries the prefix of the
       header that declares it, and SHARED_LIB (when given) exports exactly MAP's names.
   layering.py declared INCLUDE_DIR
-      Prints the KTRACE_API names, one per line (to write MAP).
+      Prints the KTRACE_API names, one per line.
+  layering.py map INCLUDE_DIR
+      Prints a symbol list naming every KTRACE_API declaration (to write lib/libktrace.map
+      after adding public functions; review the difference before committing it).
 Each check prints "ok"/one line per violation and exits 1 on any violation.
 """
 import os, re, subprocess, sys
@@ -176,6 +179,14 @@ def main(argv):
         return check_includes(argv[1])
     if len(argv) >= 3 and argv[0] == 'exports':
         return check_exports(argv[1], argv[2], argv[3] if len(argv) > 3 else None)
+    if len(argv) == 2 and argv[0] == 'map':
+        print('/* Exported symbols of libktrace.so, by version: every name is declared KTRACE_API in a')
+        print(' * public header (make check compares this list with the headers and the library). */')
+        print('KTRACE_0.2 {\n\tglobal:')
+        for n in sorted(declared(argv[1])):
+            print('\t\t%s;' % n)
+        print('\tlocal:\n\t\t*;\n};')
+        return 0
     if len(argv) == 2 and argv[0] == 'declared':
         for n in sorted(declared(argv[1])):
             print(n)

@@ -68,21 +68,21 @@ static const char td_short[] = ":hSIi:feGpRr:tPNn:LlEwF:V::vTqO:H:";
 struct td_cli {
 	struct ktrace_view_text_opts o;
 	struct ktrace_view_text_file *files;
-	size_t nfiles, cap_files;
-	struct ktrace_view_text_filter *filters;   /* in command-line order */
+	size_t nfiles;
+	struct ktrace_stream_filter *filters;   /* in command-line order */
 	size_t *filter_file;                      /* the -i index each filter follows */
-	size_t nfilters, cap_filters;
+	size_t nfilters;
 	size_t ninputs;                           /* -i given */
 	char **positional;
-	size_t npos, cap_pos;
+	size_t npos;
 	int *cpus;
-	size_t ncpus, cap_cpus;
+	size_t ncpus;
 	char **owned;                             /* strings we made */
-	size_t nowned, cap_owned;
-	struct ktrace_view_text_task *tasks;       /* --pid, --comm */
-	size_t ntasks, cap_tasks;
+	size_t nowned;
+	struct ktrace_stream_task *tasks;       /* --pid, --comm */
+	size_t ntasks;
 	const char **raw_events;                  /* -r */
-	size_t nraw, cap_raw;
+	size_t nraw;
 	bool neg;
 	bool endian, page_size;
 };
@@ -103,27 +103,9 @@ static void td_free(struct td_cli *c)
 	free(c->raw_events);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	void *n;
-	size_t c;
-
-	if (need <= *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 8;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c * size);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 static int add_file(struct td_cli *c, const char *path)
 {
-	if (grow((void **)&c->files, &c->cap_files, c->nfiles + 1, sizeof(*c->files)))
+	if (cli_grow((void **)&c->files, c->nfiles, sizeof(*c->files)))
 		return -1;
 	memset(&c->files[c->nfiles], 0, sizeof(c->files[0]));
 	c->files[c->nfiles++].path = path;
@@ -132,11 +114,9 @@ static int add_file(struct td_cli *c, const char *path)
 
 static int add_filter(struct td_cli *c, const char *text, bool negative)
 {
-	size_t cap = c->cap_filters;
-
-	if (grow((void **)&c->filters, &c->cap_filters, c->nfilters + 1, sizeof(*c->filters)))
+	if (cli_grow((void **)&c->filters, c->nfilters, sizeof(*c->filters)))
 		return -1;
-	if (grow((void **)&c->filter_file, &cap, c->nfilters + 1, sizeof(*c->filter_file)))
+	if (cli_grow((void **)&c->filter_file, c->nfilters, sizeof(*c->filter_file)))
 		return -1;
 	c->filters[c->nfilters].text = text;
 	c->filters[c->nfilters].negative = negative;
@@ -178,7 +158,7 @@ static int parse_cpus(struct td_cli *c, const char *s)
 		if (b - a > 65536 || b > 1u << 20)
 			return cli_usage_error("report", "cpu number too large in '%s'", s);
 		for (; a <= b; a++) {
-			if (grow((void **)&c->cpus, &c->cap_cpus, c->ncpus + 1, sizeof(*c->cpus)))
+			if (cli_grow((void **)&c->cpus, c->ncpus, sizeof(*c->cpus)))
 				return cli_usage_error("report", "out of memory");
 			c->cpus[c->ncpus++] = (int)a;
 		}
@@ -196,13 +176,13 @@ static int add_task(struct td_cli *c, const char *arg, bool comm)
 {
 	char *copy = strdup(arg), *save = NULL;
 
-	if (!copy || grow((void **)&c->owned, &c->cap_owned, c->nowned + 1, sizeof(char *))) {
+	if (!copy || cli_grow((void **)&c->owned, c->nowned, sizeof(char *))) {
 		free(copy);
 		return -1;
 	}
 	c->owned[c->nowned++] = copy;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (grow((void **)&c->tasks, &c->cap_tasks, c->ntasks + 1, sizeof(*c->tasks)))
+		if (cli_grow((void **)&c->tasks, c->ntasks, sizeof(*c->tasks)))
 			return -1;
 		c->tasks[c->ntasks].name = tok;
 		c->tasks[c->ntasks++].comm = comm;
@@ -264,7 +244,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case O_DEBUG: c->o.debug = true; break;
 		case O_BOUNDARY: c->o.boundary = true; break;
 		case 'r':
-			if (grow((void **)&c->raw_events, &c->cap_raw, c->nraw + 1, sizeof(char *)))
+			if (cli_grow((void **)&c->raw_events, c->nraw, sizeof(char *)))
 				return cli_usage_error("report", "out of memory");
 			c->raw_events[c->nraw++] = optarg;
 			break;
@@ -309,7 +289,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		}
 	}
 	for (int i = optind; i < argc; i++) {
-		if (grow((void **)&c->positional, &c->cap_pos, c->npos + 1, sizeof(char *)))
+		if (cli_grow((void **)&c->positional, c->npos, sizeof(char *)))
 			return cli_usage_error("report", "out of memory");
 		c->positional[c->npos++] = argv[i];
 	}
@@ -353,7 +333,7 @@ static void assign_filters(struct td_cli *c)
 {
 	/* -F before the second -i (or with a single input) belong to the first file */
 	for (size_t f = 0; f < c->nfiles; f++) {
-		struct ktrace_view_text_filter *v = NULL;
+		struct ktrace_stream_filter *v = NULL;
 		size_t n = 0;
 
 		for (size_t i = 0; i < c->nfilters; i++) {

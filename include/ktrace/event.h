@@ -157,6 +157,59 @@ enum {
  */
 KTRACE_API size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record *rec,
 			    unsigned flags, char *buf, size_t cap, unsigned *out_flags);
+/*
+ * Fields of an event, as its format declares them (the common_* fields left out), and
+ * their values in a record, typed: a number (SIGNED/UNSIGNED, 1 to 8 bytes), a string
+ * (char arrays and __data_loc char[], up to the first NUL), an array of numbers
+ * (fixed or __data_loc, elements of 1, 2, 4 or 8 bytes in the record's byte order), or
+ * bytes (anything else). A value that lies outside the record is empty.
+ */
+enum ktrace_event_value_type {
+	KTRACE_EVENT_SIGNED = 0,
+	KTRACE_EVENT_UNSIGNED,
+	KTRACE_EVENT_STRING,
+	KTRACE_EVENT_BYTES,
+	KTRACE_EVENT_ARRAY,
+};
+
+struct ktrace_event_value {
+	const char *name;
+	enum ktrace_event_value_type type;
+	int64_t i;                   /* SIGNED (sign-extended from its size) */
+	uint64_t u;                  /* UNSIGNED, and the bits of SIGNED */
+	const void *data;            /* STRING, BYTES, ARRAY: in the record */
+	uint32_t len;                /* bytes at data */
+	uint32_t count;              /* ARRAY: elements */
+	uint8_t elem_size;           /* ARRAY: 1, 2, 4 or 8 */
+	bool elem_signed;
+	bool big_endian;             /* the record's byte order */
+};
+
+KTRACE_API size_t ktrace_event_field_count(const struct ktrace_event *ev);
+KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event *ev, size_t i);
+/* Field i's value in rec (an event of ev): 0, or -ENOENT when there is no field i. */
+KTRACE_API int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev,
+					size_t i, const struct ktrace_record *rec,
+					struct ktrace_event_value *v);
+/* For analyses that read records themselves (trace-cmd report -w, --profile): the index
+ * of the field called name (common fields left out), or -1; where field i lies in a
+ * record (offset and size as the format declares them; 0 or -ENOENT); and field i's
+ * number as libtraceevent's tep_read_number_field reads it (unsigned, from a field of
+ * 1, 2, 4 or 8 bytes; 0, or -1 for another size or a field past the readable bytes). */
+KTRACE_API int ktrace_event_field_index(const struct ktrace_event *ev, const char *name);
+KTRACE_API int ktrace_event_field_layout(const struct ktrace_event *ev, size_t i, uint32_t *offset,
+					 uint32_t *size);
+KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event *ev,
+					 size_t i, const struct ktrace_record *rec, uint64_t *val);
+/* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
+KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
+/*
+ * Teaches the registry the comms a record names, as libtraceevent's sched plugin does
+ * when it prints sched_switch (next_comm for next_pid) and sched_wakeup (comm for pid):
+ * for a reader that does not format every record. 1 when the record taught a name.
+ */
+KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
+
 /* The latency column of report -l ("dNh1." ...: irqs-off, need-resched, hard/softirq,
  * preempt depth), as TEP_PRINT_LATENCY prints it. Same return convention. */
 KTRACE_API size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,
@@ -262,28 +315,6 @@ KTRACE_API bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
  * bytes from its start even when the record is shorter (a stack trace records fewer
  * frames than its caller[] array holds). */
 KTRACE_API uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev);
-
-/*
- * Fields, for analyses that read records themselves (trace-cmd report -w, --profile).
- * ktrace_event_field looks among the event's own fields (libtraceevent's
- * tep_find_field), ktrace_event_common_field among the common_* ones; NULL when there
- * is no such field. The i-th own field is in format order.
- */
-struct ktrace_event_field;
-KTRACE_API const struct ktrace_event_field *ktrace_event_field(const struct ktrace_event *ev,
-							       const char *name);
-KTRACE_API const struct ktrace_event_field *ktrace_event_common_field(const struct ktrace_event *ev,
-								      const char *name);
-KTRACE_API size_t ktrace_event_field_count(const struct ktrace_event *ev);
-KTRACE_API const struct ktrace_event_field *ktrace_event_field_at(const struct ktrace_event *ev, size_t i);
-KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event_field *f);
-KTRACE_API uint32_t ktrace_event_field_offset(const struct ktrace_event_field *f);
-KTRACE_API uint32_t ktrace_event_field_size(const struct ktrace_event_field *f);
-/* The unsigned number a 1, 2, 4 or 8-byte field holds in rec (tep_read_number_field):
- * 0, or -1 for another size, a NULL field or a field past the readable bytes. */
-KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs,
-					 const struct ktrace_event_field *f,
-					 const struct ktrace_record *rec, uint64_t *val);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <ktrace/koff.h>
 
 #include <ktrace/out.h>
+#include <ktrace/stream.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -99,25 +100,15 @@ KTRACE_API int ktrace_view_kcdata_text(const struct kcdata_node *root, struct kt
 
 /*
  * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
- * prints, line for line (lib/views/tracedat_report.c, docs/report.md).
+ * prints, line for line (lib/views/tracedat_text.c over the engine, docs/report.md).
  */
-struct ktrace_view_text_filter {
-	const char *text;             /* -F text, libtraceevent's filter syntax */
-	bool negative;                /* given after -v */
-};
 
 struct ktrace_view_text_file {
 	const char *path;             /* the file (its name in messages when input is set) */
 	struct ktrace_input *input;   /* NULL, or an input to read instead (kept open) */
-	const struct ktrace_view_text_filter *filters;
+	const struct ktrace_stream_filter *filters;
 	size_t nfilters;
 	int64_t ts_offset;            /* --ts-offset, nanoseconds */
-};
-
-/* --pid PID or --comm NAME: trace-cmd turns them into one filter of the first file. */
-struct ktrace_view_text_task {
-	const char *name;             /* a pid, or a comm */
-	bool comm;
 };
 
 enum ktrace_view_text_mode {
@@ -146,7 +137,7 @@ struct ktrace_view_text_opts {
 	bool boundary;                /* --boundary: mark where each sub-buffer starts */
 	const char *const *raw_events;   /* -r: events printed as with -R (patterns) */
 	size_t nraw_events;
-	const struct ktrace_view_text_task *tasks;   /* in command-line order */
+	const struct ktrace_stream_task *tasks;   /* in command-line order */
 	size_t ntasks;
 	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */
 	size_t ncpus;

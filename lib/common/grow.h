@@ -1,34 +1,39 @@
 /* SPDX-License-Identifier: MIT */
-/* Growable buffers: the one doubling rule every component uses. */
+/* Growable arrays: the one doubling rule every component uses. */
 #ifndef KTRACE_COMMON_GROW_H
 #define KTRACE_COMMON_GROW_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 /*
- * Makes buf (of *cap bytes) hold at least need bytes: the capacity doubles from
- * `initial` (or from *cap) until it fits. Returns the buffer to use from now on, or
- * NULL when memory runs out or the size would overflow; then buf and *cap are
- * unchanged and still valid.
+ * Makes the array *arr, of *cap elements of elem bytes each, hold at least need
+ * elements: the capacity doubles (from *cap, or 16) until it fits. Returns 0, or
+ * -ENOMEM when memory runs out or the size in bytes would overflow; then *arr and *cap
+ * are unchanged and still valid. Call it as kt_grow((void **)&p, &cap, n, sizeof(*p)).
  */
-static inline void *kt_grow(void *buf, size_t *cap, size_t need, size_t initial)
+static inline int kt_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t c = *cap ? *cap : (initial ? initial : 16);
+	size_t c = *cap ? *cap : 16;
 	void *p;
 
 	if (need <= *cap)
-		return buf;
+		return 0;
 	while (c < need) {
 		if (c > SIZE_MAX / 2)
-			return NULL;
+			return -ENOMEM;
 		c *= 2;
 	}
-	p = realloc(buf, c);
-	if (p)
-		*cap = c;
-	return p;
+	if (elem && c > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
 }
 
 #endif

@@ -148,13 +148,8 @@ const uint8_t *ktrace_input_data(const struct ktrace_input *in)
 /* Reads more bytes into the window until it holds want bytes or the input ends. */
 static int window_fill(struct ktrace_input *in, size_t want, struct ktrace_error *err)
 {
-	if (want > in->win_cap) {
-		uint8_t *p = kt_grow(in->win, &in->win_cap, want, 65536);
-
-		if (!p)
-			return ktrace_error_set(err, -ENOMEM, "out of memory (%zu byte window)", want);
-		in->win = p;
-	}
+	if (kt_grow((void **)&in->win, &in->win_cap, want < 65536 ? 65536 : want, 1))
+		return ktrace_error_set(err, -ENOMEM, "out of memory (%zu byte window)", want);
 	while (in->win_len < want && !in->eof) {
 		ssize_t n = read(in->fd, in->win + in->win_len, in->win_cap - in->win_len);
 

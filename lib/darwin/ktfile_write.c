@@ -217,13 +217,8 @@ int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t t
 	if (size > SIZE_MAX / 2 || (size && !data))
 		return ktrace_error_set(err, -EINVAL, "%s: bad header chunk size", w->path);
 	need = KTRACE_CHUNK_HEADER_SIZE + size + pad8(size);
-	if (w->hlen + need > w->hcap) {
-		uint8_t *p = kt_grow(w->hchunks, &w->hcap, (size_t)(w->hlen + need), 256);
-
-		if (!p)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
-		w->hchunks = p;
-	}
+	if (kt_grow((void **)&w->hchunks, &w->hcap, (size_t)(w->hlen + need), 1))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	chunk_header(w->hchunks + w->hlen, tag, major, minor, size);
 	if (size)
 		memcpy(w->hchunks + w->hlen + KTRACE_CHUNK_HEADER_SIZE, data, (size_t)size);

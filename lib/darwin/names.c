@@ -78,13 +78,8 @@ static int codes_put(struct ktrace_darwin_codes *c, uint32_t id, const char *nam
 		return ktrace_error_set(err, -EOVERFLOW, "trace codes: too many names");
 	if ((c->count + 1) * 2 > c->cap && codes_grow(c) < 0)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	if (c->names_len + len + 1 > c->names_cap) {
-		char *p = kt_grow(c->names, &c->names_cap, c->names_len + len + 1, 16384);
-
-		if (!p)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
-		c->names = p;
-	}
+	if (kt_grow((void **)&c->names, &c->names_cap, c->names_len + len + 1, 1))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	memcpy(c->names + c->names_len, name, len);
 	c->names[c->names_len + len] = 0;
 	k = code_slot(id, c->cap);

@@ -1,69 +1,211 @@
 // SPDX-License-Identifier: MIT
-/* An event's fields by name and the numbers records hold in them (ktrace/event.h), for
- * analyses that read records themselves (report -w, --profile). */
+/*
+ * Typed field values of a record (ktrace_event_field_*) and the comms a record teaches
+ * (ktrace_event_learn_comms), for readers that do not format text: the event stream,
+ * export, SQL. Nothing is read outside the record.
+ */
 #include <ktrace/event.h>
 
+#include <errno.h>
 #include <string.h>
 
 #include "event/event_internal.h"
 
-static const struct ktrace_event_field *pub(const struct ftev_field *f)
+static const struct ftev_field *nth_field(const struct ktrace_event *ev, size_t i)
 {
-	return (const struct ktrace_event_field *)f;
-}
+	const struct ftev_field *f = ev->fields;
 
-static const struct ftev_field *priv(const struct ktrace_event_field *f)
-{
-	return (const struct ftev_field *)f;
-}
-
-const struct ktrace_event_field *ktrace_event_field(const struct ktrace_event *ev, const char *name)
-{
-	return ev && name ? pub(ftev_find_field(ev, name)) : NULL;
-}
-
-const struct ktrace_event_field *ktrace_event_common_field(const struct ktrace_event *ev,
-							   const char *name)
-{
-	return ev && name ? pub(ftev_find_common_field(ev, name)) : NULL;
+	while (f && i--)
+		f = f->next;
+	return f;
 }
 
 size_t ktrace_event_field_count(const struct ktrace_event *ev)
 {
-	size_t n = 0;
-
-	for (const struct ftev_field *f = ev ? ev->fields : NULL; f; f = f->next)
-		n++;
-	return n;
+	return ev && ev->nfields > 0 ? (size_t)ev->nfields : 0;
 }
 
-const struct ktrace_event_field *ktrace_event_field_at(const struct ktrace_event *ev, size_t i)
+const char *ktrace_event_field_name(const struct ktrace_event *ev, size_t i)
 {
-	for (const struct ftev_field *f = ev ? ev->fields : NULL; f; f = f->next)
-		if (!i--)
-			return pub(f);
-	return NULL;
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+
+	return f ? f->name : NULL;
 }
 
-const char *ktrace_event_field_name(const struct ktrace_event_field *f)
+/* Where a __data_loc / __rel_loc field's data lies in the record (0, 0 when it does not). */
+static void dynamic_span(const struct ktrace_events *evs, const struct ftev_field *f,
+			 const uint8_t *data, uint32_t size, uint32_t *off, uint32_t *len)
 {
-	return priv(f)->name;
+	uint64_t word, o, l;
+
+	*off = *len = 0;
+	if ((f->size != 4 && f->size != 2) || (uint64_t)f->offset + f->size > size)
+		return;
+	word = ftev_read_number(evs, data + f->offset, f->size);
+	o = word & 0xffff;
+	/* a 2-byte __data_loc has no length: the data goes on to the end of the record */
+	l = f->size == 2 ? (o <= size ? size - o : 0) : (word >> 16) & 0xffff;
+	if (f->flags & EVF_RELATIVE)
+		o += (uint64_t)f->offset + f->size;
+	if (o > size || l > size - o)
+		return;
+	*off = (uint32_t)o;
+	*len = (uint32_t)l;
 }
 
-uint32_t ktrace_event_field_offset(const struct ktrace_event_field *f)
+static uint32_t str_len(const uint8_t *p, uint32_t max)
 {
-	return priv(f)->offset;
+	const uint8_t *z = memchr(p, 0, max);
+
+	return z ? (uint32_t)(z - p) : max;
 }
 
-uint32_t ktrace_event_field_size(const struct ktrace_event_field *f)
+int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev, size_t i,
+			     const struct ktrace_record *rec, struct ktrace_event_value *v)
 {
-	return priv(f)->size;
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+	const uint8_t *data = rec->data;
+	uint32_t size = rec->size, off, len;
+	unsigned elem;
+
+	memset(v, 0, sizeof(*v));
+	if (!f)
+		return -ENOENT;
+	v->name = f->name;
+	v->big_endian = evs->big_endian;
+	if (f->flags & EVF_DYNAMIC) {
+		dynamic_span(evs, f, data, size, &off, &len);
+	} else {
+		off = f->offset;
+		len = f->size;
+		if ((uint64_t)off + len > size)
+			off = len = 0;
+	}
+	if (f->flags & EVF_STRING) {
+		v->type = KTRACE_EVENT_STRING;
+		v->data = data + off;
+		v->len = str_len(data + off, len);
+		return 0;
+	}
+	elem = f->elementsize ? f->elementsize : f->size;
+	if (!(f->flags & (EVF_ARRAY | EVF_DYNAMIC)) && (len == 1 || len == 2 || len == 4 || len == 8)) {
+		uint64_t u = ftev_read_number(evs, data + off, len);
+
+		if (f->flags & EVF_SIGNED) {
+			unsigned shift = 64 - 8 * len;
+
+			v->type = KTRACE_EVENT_SIGNED;
+			v->i = (int64_t)(u << shift) >> shift;
+			v->u = (uint64_t)v->i;
+		} else {
+			v->type = KTRACE_EVENT_UNSIGNED;
+			v->u = u;
+			v->i = (int64_t)u;
+		}
+		return 0;
+	}
+	v->data = data + off;
+	v->len = len;
+	if ((f->flags & (EVF_ARRAY | EVF_DYNAMIC)) && (elem == 1 || elem == 2 || elem == 4 || elem == 8)) {
+		v->type = KTRACE_EVENT_ARRAY;
+		v->elem_size = (uint8_t)elem;
+		v->elem_signed = (f->flags & EVF_SIGNED) != 0;
+		v->count = len / elem;
+		return 0;
+	}
+	v->type = KTRACE_EVENT_BYTES;
+	return 0;
 }
 
-int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event_field *field,
-			      const struct ktrace_record *rec, uint64_t *val)
+uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k)
 {
-	const struct ftev_field *f = priv(field);
+	const uint8_t *p;
+	uint64_t u = 0;
+	unsigned shift;
+
+	if (v->type != KTRACE_EVENT_ARRAY || k >= v->count)
+		return 0;
+	p = (const uint8_t *)v->data + k * v->elem_size;
+	for (unsigned b = 0; b < v->elem_size; b++)
+		u |= (uint64_t)p[v->big_endian ? b : v->elem_size - 1 - b] << (8 * (v->elem_size - 1 - b));
+	if (v->elem_signed && v->elem_size < 8) {
+		shift = 64 - 8u * v->elem_size;
+		u = (uint64_t)((int64_t)(u << shift) >> shift);
+	}
+	return u;
+}
+
+/* Learns the comm array f for the pid in field pf, as write_and_save_comm does. */
+static bool learn(struct ktrace_events *evs, const struct ktrace_record *rec,
+		  const struct ftev_field *pf, const struct ftev_field *f)
+{
+	const uint8_t *data = rec->data;
+	uint64_t pid;
+
+	if (!pf || !f || !(pf->size == 1 || pf->size == 2 || pf->size == 4 || pf->size == 8) ||
+	    (uint64_t)pf->offset + pf->size > rec->size)
+		return false;
+	pid = ftev_read_number(evs, data + pf->offset, pf->size);
+	if (f->offset < rec->size)
+		ftev_comm_learn(evs, (int)pid, (const char *)data + f->offset,
+				str_len(data + f->offset, f->size < rec->size - f->offset
+								? f->size : rec->size - f->offset));
+	else
+		ftev_comm_learn(evs, (int)pid, "", 0);
+	return true;
+}
+
+int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec)
+{
+	const struct ktrace_event *ev = ktrace_event_record_event(evs, rec);
+	bool any = false;
+
+	if (!ev)
+		return 0;
+	switch (ev->handler) {
+	case H_SCHED_SWITCH:
+		any |= learn(evs, rec, ftev_find_any_field(ev, "prev_pid"),
+			     ftev_find_any_field(ev, "prev_comm"));
+		any |= learn(evs, rec, ftev_find_any_field(ev, "next_pid"),
+			     ftev_find_any_field(ev, "next_comm"));
+		break;
+	case H_SCHED_WAKEUP:
+		any |= learn(evs, rec, ftev_find_any_field(ev, "pid"), ftev_find_any_field(ev, "comm"));
+		break;
+	default:
+		break;
+	}
+	return any;
+}
+
+/* ---- what analyses that read records themselves need (report -w, --profile) ---- */
+
+int ktrace_event_field_index(const struct ktrace_event *ev, const char *name)
+{
+	int i = 0;
+
+	for (const struct ftev_field *f = ev ? ev->fields : NULL; f && name; f = f->next, i++)
+		if (!strcmp(f->name, name))
+			return i;
+	return -1;
+}
+
+int ktrace_event_field_layout(const struct ktrace_event *ev, size_t i, uint32_t *offset,
+			      uint32_t *size)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+
+	if (!f)
+		return -ENOENT;
+	*offset = f->offset;
+	*size = f->size;
+	return 0;
+}
+
+int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event *ev,
+			      size_t i, const struct ktrace_record *rec, uint64_t *val)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
 	uint32_t avail;
 
 	if (!f)

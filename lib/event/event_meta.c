@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "common/grow.h"
 
 struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
 {
@@ -56,24 +57,6 @@ void ktrace_event_set_ts_format(struct ktrace_events *evs, enum ktrace_event_opt
 	evs->ts_format = ts;
 }
 
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (need <= *cap)
-		return p;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return NULL;
-		ncap *= 2;
-	}
-	np = realloc(p, ncap * elem);
-	if (np)
-		*cap = ncap;
-	return np;
-}
-
 /* ---- header page and formats ---- */
 
 int ktrace_event_parse_header_page(struct ktrace_events *evs, const char *text, size_t len,
@@ -97,10 +80,9 @@ int ktrace_event_add_format(struct ktrace_events *evs, const char *system, const
 	ev = ftev_parse_format(evs, system, text, len, err);
 	if (!ev)
 		return err && err->code ? err->code : -EBADMSG;
-	events = grow(evs->events, &evs->cap_events, evs->nevents + 1, sizeof(*events));
-	if (!events)
+	if (kt_grow((void **)&evs->events, &evs->cap_events, evs->nevents + 1, sizeof(*evs->events)))
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	evs->events = events;
+	events = evs->events;
 	/* before the first event with a greater id, as libtraceevent inserts */
 	for (i = 0; i < evs->nevents; i++)
 		if (events[i]->id > ev->id)
@@ -388,10 +370,9 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 		/* libtraceevent skips ARM's '$a' symbols and absolute symbols */
 		if (line[fs] == '$' || type == 'A' || type == 'a')
 			continue;
-		syms = grow(evs->syms, &evs->cap_syms, evs->nsyms + 2, sizeof(*syms));
-		if (!syms)
+		if (kt_grow((void **)&evs->syms, &evs->cap_syms, evs->nsyms + 2, sizeof(*evs->syms)))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
-		evs->syms = syms;
+		syms = evs->syms;
 		syms[evs->nsyms].addr = addr;
 		syms[evs->nsyms].name = ftev_arena_strndup(&evs->arena, line + fs, fe - fs);
 		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
@@ -588,10 +569,10 @@ int ktrace_event_parse_printk_formats(struct ktrace_events *evs, const char *tex
 		} else if (flen && s[flen - 1] == '"') {
 			s[--flen] = 0;
 		}
-		pk = grow(evs->printks, &evs->cap_printks, evs->nprintks + 1, sizeof(*pk));
-		if (!pk)
+		if (kt_grow((void **)&evs->printks, &evs->cap_printks, evs->nprintks + 1,
+			    sizeof(*evs->printks)))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
-		evs->printks = pk;
+		pk = evs->printks;
 		pk[evs->nprintks].addr = addr;
 		pk[evs->nprintks].fmt = s;
 		evs->nprintks++;
@@ -758,10 +739,9 @@ static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t
 		if (!pid || comm_bsearch(evs, pid))
 			return 0;
 	}
-	comms = grow(evs->comms, &evs->cap_comms, evs->ncomms + 1, sizeof(*comms));
-	if (!comms)
+	if (kt_grow((void **)&evs->comms, &evs->cap_comms, evs->ncomms + 1, sizeof(*evs->comms)))
 		return -ENOMEM;
-	evs->comms = comms;
+	comms = evs->comms;
 	copy = malloc(n + 1);
 	if (!copy)
 		return -ENOMEM;

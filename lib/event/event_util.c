@@ -96,13 +96,10 @@ void ftev_str_add(struct ftev_str *s, const char *p, size_t n)
 	if (s->oom)
 		return;
 	if (s->len + n + 1 > s->cap) {
-		char *np = kt_grow(s->p, &s->cap, s->len + n + 1, 64);
-
-		if (!np) {
+		if (kt_grow((void **)&s->p, &s->cap, s->len + n + 1, 1)) {
 			s->oom = true;
 			return;
 		}
-		s->p = np;
 	}
 	memcpy(s->p + s->len, p, n);
 	s->len += n;

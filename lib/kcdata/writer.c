@@ -96,13 +96,8 @@ static int reserve(struct kcdata_writer *w, size_t n, uint8_t **p, struct ktrace
 	if (n > KCDATA_MAX_BUFFER_SIZE || w->len + n > KCDATA_MAX_BUFFER_SIZE - 4 * KCDATA_HEADER_SIZE)
 		return ktrace_error_set(err, -E2BIG, "kcdata buffer would exceed %u bytes",
 					KCDATA_MAX_BUFFER_SIZE);
-	if (w->len + n > w->cap) {
-		uint8_t *b = kt_grow(w->body, &w->cap, w->len + n, 4096);
-
-		if (!b)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
-		w->body = b;
-	}
+	if (kt_grow((void **)&w->body, &w->cap, w->len + n, 1))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	*p = w->body + w->len;
 	return 0;
 }

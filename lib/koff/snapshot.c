@@ -86,13 +86,8 @@ static uint32_t pool_add(struct pool *p, const char *s)
 			return p->idx[slot];
 	if (p->len + n + 1 > MAX_STRINGS_CHUNK)
 		return 0;
-	if (p->len + n + 1 > p->cap) {
-		char *d = kt_grow(p->data, &p->cap, p->len + n + 1, 4096);
-
-		if (!d)
-			return 0;
-		p->data = d;
-	}
+	if (kt_grow((void **)&p->data, &p->cap, p->len + n + 1, 1))
+		return 0;
 	memcpy(p->data + p->len, s, n + 1);
 	p->idx[slot] = (uint32_t)p->len + 1;
 	p->idx_used++;

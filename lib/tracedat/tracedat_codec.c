@@ -15,9 +15,9 @@
 #include <zstd.h>
 
 #include "tracedat/tracedat_int.h"
+#include "common/grow.h"
 
 /* First output allocation when the announced size is not yet backed by output. */
-#define TD_GROW_START (64u << 10)
 
 int td_codec_init(struct td_codec *c, enum td_codec_kind kind)
 {
@@ -38,26 +38,6 @@ void td_codec_fini(struct td_codec *c)
 	c->zstd = NULL;
 }
 
-/* Makes *buf hold at least need bytes (need <= want), growing geometrically. */
-static int grow(uint8_t **buf, size_t *cap, size_t need, size_t want)
-{
-	size_t n = *cap ? *cap : TD_GROW_START;
-	uint8_t *p;
-
-	while (n < need)
-		n = n > SIZE_MAX / 2 ? need : n * 2;
-	if (n > want)
-		n = want;
-	if (n < need)
-		n = need;
-	p = realloc(*buf, n ? n : 1);
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	*cap = n;
-	return 0;
-}
-
 static int zstd_grow(struct td_codec *c, const void *src, size_t slen, uint8_t **buf,
 		     size_t *cap, size_t want)
 {
@@ -69,7 +49,7 @@ static int zstd_grow(struct td_codec *c, const void *src, size_t slen, uint8_t *
 	while (out.pos < want) {
 		size_t before_in = in.pos, before_out = out.pos;
 
-		if (out.pos == *cap && grow(buf, cap, out.pos + 1, want))
+		if (out.pos == *cap && kt_grow((void **)buf, cap, out.pos + 1, 1))
 			return -ENOMEM;
 		out.dst = *buf;
 		out.size = *cap < want ? *cap : want;
@@ -112,7 +92,7 @@ static int zlib_grow(const void *src, size_t slen, uint8_t **buf, size_t *cap, s
 	for (;;) {
 		size_t done = z.total_out;
 
-		if (done == *cap && *cap < want && grow(buf, cap, done + 1, want)) {
+		if (done == *cap && *cap < want && kt_grow((void **)buf, cap, done + 1, 1)) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -44,26 +44,15 @@
 
 #include <ktrace/view.h>
 
+#include "engine/pipeline.h"
+#include "engine/tdset.h"
+#include "common/grow.h"
+
 #include "common/outbuf.h"
 
-/* A metadata text, kept to load more registries (worker threads). */
-struct mtext {
-	const char *system;           /* NULL for header_page / kallsyms... */
-	const char *text;
-	size_t len;
-};
-
-/* One input file: its reader, registry and filters. */
+/* What the view keeps per file beside the engine's (engine/tdset.h). */
 struct rfile {
-	const struct ktrace_view_text_file *arg;
-	const char *base;                  /* file name without directories */
-	struct tracedat *td;
-	struct ktrace_events *evs;
-	const struct ktrace_event *fg_entry;    /* funcgraph_entry, if any */
-	/* formats and texts, to load the workers' registries */
-	struct mtext header_page, kallsyms, printk, cmdlines;
-	struct mtext *formats;
-	size_t nformats;
+	struct kt_tdfile *t;
 	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
 	 * and how many bytes formatting may read */
 	struct evinfo {
@@ -77,32 +66,7 @@ struct rfile {
 		const struct ktrace_event *ev;
 		struct evinfo info;         /* a copy: evinfo moves when it grows */
 	} evcache[EVCACHE];
-	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
-	struct ktrace_event_filter **pos, **neg;
-	size_t npos, nneg;
-	int kstack_id, ustack_id;          /* kernel_stack / user_stack ids (-1: none) */
-	bool *last_printed;                /* per CPU id */
-	size_t nlast;
-	bool usecs;                        /* times in seconds (not a raw counter) */
-	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
-	unsigned ncpus;                    /* "cpus=N" */
-	size_t ninstances;
-	char *task_text;                   /* the --pid/--comm filter */
 	struct kbuffer *kb;                /* --debug: walks sub-buffers */
-};
-
-/* One buffer of one file: a stream of records in timestamp order. */
-struct rstream {
-	uint64_t *vbase;                   /* --debug: trace-cmd's offsets of compressed data */
-	struct rfile *f;
-	unsigned buffer;
-	const char *label;                 /* line prefix name ("" for a top buffer) */
-	struct tracedat_iter *it;
-	const struct tracedat_record *head;
-	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
-	unsigned page_size;
-	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
-	const void *last_page;             /* the page of the last record taken */
 };
 
 /* A record waiting to be printed, with what the main thread worked out for it: 64
@@ -155,15 +119,12 @@ struct chunk {
 	size_t n, cap;
 	struct jextra *extras;
 	size_t nextras, cap_extras;
-	uint64_t span;                     /* bytes of pages the records were read from */
 	char *text;                        /* texts the main thread made */
 	size_t text_len, text_cap;
 	uint8_t *data;                     /* copies of records of compressed data */
 	size_t data_len, data_cap;
 	char *out;                         /* the lines */
 	size_t out_len, out_cap;
-	int state;
-	bool oom;
 };
 
 /* A name column (" name: " and padding), rendered once per event. */
@@ -193,9 +154,6 @@ struct wctx {
 	uint64_t sec_key;                  /* the seconds part last rendered */
 	char sec[32];
 	uint8_t sec_len;
-	pthread_t th;
-	bool started;
-	int error;
 };
 
 struct report {
@@ -203,10 +161,9 @@ struct report {
 	struct ktrace_out *out;
 	struct ktrace_error *err;
 	const char **err_file;
-	struct rfile *files;
+	struct kt_tdset set;               /* the files and their merged records */
+	struct rfile *files;               /* the view's data per file (as set.files) */
 	size_t nfiles;
-	struct rstream *streams;
-	size_t nstreams;
 	/* line prefixes */
 	bool prefix;                       /* print buffer/file names */
 	int width;                         /* trace-cmd's max_file_size */
@@ -225,345 +182,11 @@ struct report {
 	struct wctx *main_ctx;
 	struct wctx *workers;
 	size_t nworkers;
-	pthread_mutex_t mu;
-	pthread_cond_t cv_work, cv_free;
-	uint64_t filled, taken, written;
-	bool finished, writing, stop;
-	int write_error;
 	/* progress */
-	uint64_t done, total_bytes;
+	uint64_t total_bytes;
 	struct timespec last_progress;
 	bool progress_shown;
 };
-
-/* ---- loading ---- */
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
-/* Collects the metadata texts of a file (they stay valid until tracedat_close). */
-static int collect_texts(struct rfile *f, struct ktrace_error *err)
-{
-	struct tracedat *td = f->td;
-	size_t n = tracedat_ftrace_format_count(td), k = 0;
-	const char *text;
-	size_t len;
-
-	for (size_t s = 0; s < tracedat_system_count(td); s++)
-		n += tracedat_system_event_count(td, s);
-	f->formats = calloc(n ? n : 1, sizeof(*f->formats));
-	if (!f->formats)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	if (!tracedat_header_page(td, &text, &len))
-		f->header_page = (struct mtext){ NULL, text, len };
-	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++)
-		if (!tracedat_ftrace_format(td, i, &text, &len))
-			f->formats[k++] = (struct mtext){ "ftrace", text, len };
-	for (size_t s = 0; s < tracedat_system_count(td); s++) {
-		const char *sys = tracedat_system_name(td, s);
-
-		for (size_t i = 0; i < tracedat_system_event_count(td, s); i++)
-			if (!tracedat_event_format(td, s, i, &text, &len))
-				f->formats[k++] = (struct mtext){ sys, text, len };
-	}
-	f->nformats = k;
-	if (tracedat_kallsyms(td, &text, &len, err) < 0)
-		return err->code;
-	f->kallsyms = (struct mtext){ NULL, text, len };
-	if (tracedat_printk_formats(td, &text, &len, err) < 0)
-		return err->code;
-	f->printk = (struct mtext){ NULL, text, len };
-	if (tracedat_cmdlines(td, &text, &len, err) < 0)
-		return err->code;
-	f->cmdlines = (struct mtext){ NULL, text, len };
-	return 0;
-}
-
-/* A registry loaded the way trace-cmd loads its tep handle. Safe to call from several
- * threads at once for the same file. */
-static struct ktrace_events *load_registry(const struct rfile *f, const struct ktrace_view_text_opts *o)
-{
-	const struct tracedat_header *h = tracedat_header(f->td);
-	struct ktrace_error ignore = { 0 };
-	struct ktrace_events *evs = ktrace_event_new((int)h->long_size, h->big_endian);
-
-	if (!evs)
-		return NULL;
-	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
-	if (f->header_page.text)
-		ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len, &ignore);
-	for (size_t i = 0; i < f->nformats; i++)
-		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
-					 f->formats[i].len, NULL, &ignore);
-	if (f->kallsyms.len)
-		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
-	if (f->printk.len)
-		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
-	if (f->cmdlines.len)
-		ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
-	ktrace_event_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
-				    : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
-	/* libtracecmd adds its block-trace event when it sets the data up: the listings
-	 * (-E -P -f) come before that */
-	if (o->mode != KTRACE_VIEW_TEXT_EVENTS && o->mode != KTRACE_VIEW_TEXT_PRINTK &&
-	    o->mode != KTRACE_VIEW_TEXT_FUNCS)
-		ktrace_event_add_blktrace(evs);
-	return evs;
-}
-
-/* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */
-static void time_format(struct rfile *f, const struct ktrace_view_text_opts *o)
-{
-	const char *clock = tracedat_clock(f->td);
-	uint32_t mult, shift;
-	uint64_t off;
-	static const char *const secs[] = { "local", "global", "uptime", "perf", "tai",
-					    "tsc2nsec" };
-
-	f->usecs = true;
-	if (clock && *clock) {
-		if (o->raw_ts) {
-			f->usecs = false;
-		} else if (!tracedat_tsc2nsec(f->td, &mult, &shift, &off) || !mult) {
-			bool known = !strncmp(clock, "mono", 4);
-
-			for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
-				known |= !strcmp(clock, secs[i]);
-			f->usecs = known;
-		}
-	}
-	f->use_trace_clock = false;
-	for (size_t i = 0; i < tracedat_option_count(f->td); i++)
-		if (tracedat_option(f->td, i)->id == TRACEDAT_OPT_TRACECLOCK)
-			f->use_trace_clock = true;
-}
-
-static int open_file(struct report *r, struct rfile *f, const struct ktrace_view_text_file *a)
-{
-	const struct ktrace_view_text_opts *o = r->o;
-	unsigned flags = (o->raw_ts ? TRACEDAT_RAW_TS : 0) | (o->no_date ? TRACEDAT_NO_DATE : 0);
-	int ret;
-
-	f->arg = a;
-	f->base = base_name(a->path);
-	*r->err_file = a->path;
-	if (a->input) {
-		ret = tracedat_open_input(a->input, flags, &f->td, r->err);
-	} else {
-		ret = tracedat_open(a->path, flags, &f->td, r->err);
-	}
-	if (ret)
-		return ret;
-	if (a->ts_offset)
-		tracedat_add_ts_offset(f->td, a->ts_offset);
-	f->ncpus = tracedat_header(f->td)->cpus;
-	f->ninstances = 0;
-	for (size_t i = 0; i < tracedat_buffer_count(f->td); i++)
-		if (*tracedat_buffer(f->td, i)->name)
-			f->ninstances++;
-	time_format(f, o);
-	ret = collect_texts(f, r->err);
-	if (ret)
-		return ret;
-	f->evs = load_registry(f, o);
-	if (!f->evs)
-		return ktrace_error_set(r->err, -errno, "cannot create the event registry: %s",
-					strerror(errno));
-	f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
-	*r->err_file = NULL;
-	return 0;
-}
-
-/* --pid and --comm: trace-cmd's one filter of the tasks' pids, in its order (its lists
- * are built by prepending), or NULL. */
-static char *task_filter(struct report *r, struct rfile *f)
-{
-	const struct ktrace_view_text_opts *o = r->o;
-	int *pids = NULL;
-	size_t n = 0, cap = 0;
-	char *text = NULL;
-	size_t len = 0;
-
-	/* pids of the comms, the last --comm first; then the --pid pids, the last first */
-	for (size_t k = o->ntasks; k-- > 0;) {
-		const struct ktrace_view_text_task *t = &o->tasks[k];
-		size_t found;
-
-		if (!t->comm)
-			continue;
-		found = ktrace_event_comm_pids(f->evs, t->name, NULL, 0);
-		if (!found) {
-			fprintf(stderr, "ktrace: comm: %s not in the saved cmdlines\n", t->name);
-			continue;
-		}
-		if (n + found > cap) {
-			int *v = realloc(pids, (n + found) * sizeof(*v));
-
-			if (!v)
-				goto oom;
-			pids = v;
-			cap = n + found;
-		}
-		ktrace_event_comm_pids(f->evs, t->name, pids + n, found);
-		n += found;
-	}
-	for (size_t i = 0; i < n / 2; i++) {
-		int t = pids[i];
-
-		pids[i] = pids[n - 1 - i];
-		pids[n - 1 - i] = t;
-	}
-	for (size_t pass = 0; pass < 2; pass++) {
-		size_t at = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			char one[128];
-			int k = snprintf(one, sizeof(one), "%s(common_pid==%d)||(pid==%d)||(next_pid==%d)",
-					 at ? "||" : ".*:", pids[i], pids[i], pids[i]);
-
-			if (pass)
-				memcpy(text + at, one, (size_t)k);
-			at += (size_t)k;
-		}
-		for (size_t k = o->ntasks; k-- > 0;) {
-			const char *p = o->tasks[k].name;
-			size_t pl = strlen(p);
-
-			if (o->tasks[k].comm)
-				continue;
-			if (pass)
-				at += (size_t)sprintf(text + at, "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
-						      at ? "||" : ".*:", p, p, p);
-			else
-				at += 3 + 3 * pl + 40;
-		}
-		if (!pass) {
-			if (!at)
-				break;
-			len = at + 1;
-			text = malloc(len);
-			if (!text)
-				goto oom;
-		} else {
-			text[at] = 0;
-		}
-	}
-	free(pids);
-	return text;
-oom:
-	free(pids);
-	free(text);
-	return NULL;
-}
-
-static int add_one_filter(struct report *r, struct rfile *f, const char *text, bool negative)
-{
-	struct ktrace_event_filter *flt = ktrace_event_filter_new(f->evs, text, r->err);
-
-	if (!flt) {
-		char msg[KTRACE_ERROR_MESSAGE_MAX];
-
-		snprintf(msg, sizeof(msg), "%s", r->err->message);
-		*r->err_file = NULL;
-		return ktrace_error_set(r->err, -EINVAL, "failed to create event filter '%s': %s",
-					text, msg);
-	}
-	if (negative)
-		f->neg[f->nneg++] = flt;
-	else
-		f->pos[f->npos++] = flt;
-	return 0;
-}
-
-static int add_filters(struct report *r, struct rfile *f, bool first)
-{
-	const struct ktrace_view_text_file *a = f->arg;
-	const struct ktrace_event *ev;
-	char *tasks = first && r->o->ntasks ? task_filter(r, f) : NULL;
-	int ret;
-
-	if (!a->nfilters && !tasks)
-		return 0;
-	f->pos = calloc(a->nfilters + 1, sizeof(*f->pos));
-	f->neg = calloc(a->nfilters + 1, sizeof(*f->neg));
-	if (!f->pos || !f->neg) {
-		free(tasks);
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < a->nfilters; i++) {
-		ret = add_one_filter(r, f, a->filters[i].text, a->filters[i].negative);
-		if (ret) {
-			free(tasks);
-			return ret;
-		}
-	}
-	/* trace-cmd adds the pid filter after the -F ones */
-	if (tasks) {
-		ret = add_one_filter(r, f, tasks, false);
-		f->task_text = tasks;
-		if (ret)
-			return ret;
-	}
-	ev = ktrace_event_find_by_name(f->evs, "ftrace", "kernel_stack");
-	f->kstack_id = ev ? ktrace_event_id(ev) : -1;
-	ev = ktrace_event_find_by_name(f->evs, "ftrace", "user_stack");
-	f->ustack_id = ev ? ktrace_event_id(ev) : -1;
-	f->nlast = 0;
-	return 0;
-}
-
-/* ---- filtering (trace-cmd's tracecmd_filter_match) ---- */
-
-static bool *last_printed(struct rfile *f, int cpu)
-{
-	if (cpu < 0)
-		return NULL;
-	if ((size_t)cpu >= f->nlast) {
-		size_t n = (size_t)cpu + 16;
-		bool *p = realloc(f->last_printed, n * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		memset(p + f->nlast, 0, (n - f->nlast) * sizeof(*p));
-		f->last_printed = p;
-		f->nlast = n;
-	}
-	return &f->last_printed[cpu];
-}
-
-static bool filter_pass(struct rfile *f, const struct ktrace_record *kr,
-			const struct ktrace_event *ev)
-{
-	bool found = false;
-	bool *lp;
-
-	for (size_t i = 0; i < f->npos && !found; i++) {
-		enum ktrace_event_filter_result res = ktrace_event_filter_match(f->pos[i], kr);
-
-		found = res == KTRACE_EVENT_FILTER_NONE || res == KTRACE_EVENT_FILTER_MATCH;
-	}
-	lp = last_printed(f, kr->cpu);
-	if (!found && f->npos) {
-		/* a stack trace after an event that was shown is shown too */
-		int id = ev ? ktrace_event_id(ev) : -1;
-
-		if (id < 0 || !lp || !*lp || (id != f->kstack_id && id != f->ustack_id))
-			return false;
-	}
-	found = false;
-	for (size_t i = 0; i < f->nneg && !found; i++) {
-		enum ktrace_event_filter_result res = ktrace_event_filter_match(f->neg[i], kr);
-
-		found = res == KTRACE_EVENT_FILTER_NONE || res == KTRACE_EVENT_FILTER_MATCH;
-	}
-	if (lp)
-		*lp = !found;
-	return !found;
-}
 
 /* ---- line pieces ---- */
 
@@ -629,7 +252,7 @@ static inline char *put_spaces(char *p, int n)
 /* The time column as tep_print_event prints TEP_PRINT_TIME. */
 static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
 {
-	if (!f->usecs)
+	if (!f->t->usecs)
 		return put_u64w(p, ts, 12);
 	if (nsec) {
 		p = put_u64w(p, ts / 1000000000u, 5);
@@ -659,9 +282,9 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 	r->last_progress = now;
 	if (r->total_bytes && !rec->compressed)
 		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events, %d%%  ",
-			     r->done, (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
+			     r->set.visited, (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
 	else
-		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", r->done);
+		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", r->set.visited);
 	if (n > 0) {
 		ssize_t w = write(STDERR_FILENO, line, (size_t)n);   /* best effort */
 
@@ -670,95 +293,8 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 	r->progress_shown = true;
 }
 
-static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
 
 /* ---- main thread: records into chunks ---- */
-
-/* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
- * record to the end of that buffer: so may we, the iterator holding the chunk the same
- * way. */
-static uint32_t zavail(const struct tracedat_record *rec)
-{
-	const uint8_t *data = rec->data, *page = rec->page;
-	uint32_t page_avail = (uint32_t)(page + rec->page_len - data);
-	uint64_t pos = rec->page_offset + (uint64_t)(data - page);
-
-	if (pos + rec->size > rec->chunk_end || rec->chunk_end - pos > UINT32_MAX ||
-	    rec->chunk_end - pos < page_avail)
-		return page_avail;
-	return (uint32_t)(rec->chunk_end - pos);
-}
-
-static uint32_t record_avail(struct rstream *s, const struct tracedat_record *rec)
-{
-	const uint8_t *data = rec->data, *page = rec->page;
-	uint64_t end, pos, chunk;
-
-	if (rec->compressed)
-		return zavail(rec);
-	if (!s->map_size || !s->cpu_end)
-		return (uint32_t)(page + rec->page_len - data);
-	/* trace-cmd maps the CPU data in windows of map_size bytes: it reads on to the end
-	 * of the window holding the record */
-	pos = rec->page_offset + (uint64_t)(data - page);
-	chunk = (pos & ~(s->map_size - 1)) + s->map_size;
-	end = s->cpu_end[rec->cpu_index];
-	if (chunk < end)
-		end = chunk;
-	if (end < pos + rec->size)
-		return rec->size;
-	if (end - pos > UINT32_MAX)
-		return UINT32_MAX;
-	return (uint32_t)(end - pos);
-}
-
-static void fill_krec(struct rstream *s, const struct tracedat_record *rec,
-		      struct ktrace_record *kr)
-{
-	kr->data = rec->data;
-	kr->size = rec->size;
-	kr->cpu = (int)rec->cpu;
-	kr->ts = rec->ts;
-	kr->next = NULL;
-	kr->avail = record_avail(s, rec);
-}
-
-static int advance(struct report *r, struct rstream *s)
-{
-	int ret = tracedat_iter_next(s->it, &s->head, r->err);
-
-	if (ret <= 0) {
-		s->head = NULL;
-		if (ret < 0)
-			*r->err_file = s->f->arg->path;
-	}
-	return ret < 0 ? ret : 0;
-}
-
-static bool cpu_wanted(const struct ktrace_view_text_opts *o, unsigned cpu)
-{
-	for (size_t i = 0; i < o->ncpus; i++)
-		if ((unsigned)o->cpus[i] == cpu)
-			return true;
-	return false;
-}
-
-static bool grow_buf(void **p, size_t *cap, size_t need)
-{
-	size_t c = *cap ? *cap : 4096;
-	void *n;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, c);
-	if (!n)
-		return false;
-	*p = n;
-	*cap = c;
-	return true;
-}
 
 /* What the main thread needs to know of an event (cached per event id). */
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
@@ -813,7 +349,7 @@ static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct
 {
 	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
 
-	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + room))
+	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + room, 1))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
 				 room, outf);
@@ -833,7 +369,7 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + 256))
+	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + 256, 1))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	va_start(ap, fmt);
 	n = vsnprintf(c->text + c->text_len, 256, fmt, ap);
@@ -846,10 +382,10 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 
 /* --debug: the sub-buffer start line, and after the text the record's delta, offset and
  * size and the time-extend, padding and time-stamp entries that follow it. */
-static int debug_info(struct report *r, struct chunk *c, struct jextra *j, struct rstream *s,
-		      const struct tracedat_record *rec)
+static int debug_info(struct report *r, struct chunk *c, struct jextra *j,
+		      const struct kt_tdstream *s, const struct tracedat_record *rec)
 {
-	struct rfile *f = s->f;
+	struct rfile *f = &r->files[s->f - r->set.files];
 	uint64_t in_page = rec->offset - rec->page_offset, off;
 	unsigned ps = s->page_size ? s->page_size : 4096;
 	struct kbuffer_raw_info info, *pi;
@@ -857,7 +393,7 @@ static int debug_info(struct report *r, struct chunk *c, struct jextra *j, struc
 	int ret;
 
 	if (!f->kb) {
-		const struct tracedat_header *h = tracedat_header(f->td);
+		const struct tracedat_header *h = tracedat_header(f->t->td);
 
 		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
 				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
@@ -931,41 +467,23 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 	return x;
 }
 
-/* Takes the head record of s into the chunk (or drops it), and moves s on. */
-static int take_record(struct report *r, struct chunk *c, struct rstream *s)
+/* Takes a record that passed the filters into the chunk, and moves its stream on. */
+static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 {
 	const struct ktrace_view_text_opts *o = r->o;
-	const struct tracedat_record *rec = s->head;
-	struct rfile *f = s->f;
-	struct ktrace_events *evs = f->evs;
-	struct ktrace_record kr;
-	const struct ktrace_event *ev;
+	struct kt_tdstream *s = t->s;
+	const struct tracedat_record *rec = t->rec;
+	struct rfile *f = &r->files[s->f - r->set.files];
+	struct ktrace_events *evs = s->f->evs;
+	struct ktrace_record kr = t->kr;
+	const struct ktrace_event *ev = t->ev;
 	const struct evinfo *ei;
 	struct jextra *x = NULL;
 	struct jrec *j;
 	int ret;
 
-	fill_krec(s, rec, &kr);
-	ev = ktrace_event_record_event(evs, &kr);
-	if ((f->npos || f->nneg) && !filter_pass(f, &kr, ev))
-		return advance(r, s);
-	if (o->cpus && !cpu_wanted(o, rec->cpu))
-		return advance(r, s);
-	if (o->no_irqs || o->no_softirqs) {
-		int fl = ktrace_event_record_flags(evs, &kr);
-
-		if ((o->no_irqs && (fl & 0x08)) || (o->no_softirqs && (fl & 0x10)))
-			return advance(r, s);
-	}
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 1024;
-		struct jrec *v = realloc(c->recs, ncap * sizeof(*v));
-
-		if (!v)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		c->recs = v;
-		c->cap = ncap;
-	}
+	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
 	j->data = kr.data;
 	j->ts = kr.ts;
@@ -1003,7 +521,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 			n = ktrace_event_latency(evs, &kr, lat, sizeof(lat));
 		if (n >= sizeof(lat))
 			n = sizeof(lat) - 1;
-		if (!grow_buf((void **)&c->text, &c->text_cap, c->text_len + n))
+		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 		memcpy(c->text + c->text_len, lat, n);
 		x->lat_off = (uint32_t)c->text_len;
@@ -1018,7 +536,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;
 
-		if (f->use_trace_clock && !o->nsec)
+		if (s->f->use_trace_clock && !o->nsec)
 			ts = ts / 1000 + (ts % 1000 >= 500);
 		if (r->last_ts) {
 			x->diff = (int64_t)(ts - r->last_ts);
@@ -1033,32 +551,32 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
-		if (ev != f->fg_entry) {
+		if (ev != s->f->fg_entry) {
 			ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
-			return ret ? ret : advance(r, s);
+			return ret ? ret : kt_tdset_advance(&r->set, s);
 		}
 		/* look at the next record of this buffer: a leaf function prints as one line */
 		{
 			uint32_t keep = kr.avail < kr.size + 64 ? kr.avail : kr.size + 64;
 
-			if (!grow_buf((void **)&r->copy, &r->copy_cap, keep))
+			if (kt_grow((void **)&r->copy, &r->copy_cap, keep, 1))
 				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 			memcpy(r->copy, kr.data, keep);
 			kr.data = r->copy;
 			kr.avail = keep;
 		}
-		ret = advance(r, s);
+		ret = kt_tdset_advance(&r->set, s);
 		if (ret)
 			return ret;
 		if (s->head) {
-			fill_krec(s, s->head, &nkr);
+			kt_tdstream_fill_record(s, s->head, &nkr);
 			kr.next = &nkr;
 		}
 		ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
 		if (ret)
 			return ret;
 		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
-			return advance(r, s);
+			return kt_tdset_advance(&r->set, s);
 		return 0;
 	}
 	if (rec->compressed) {
@@ -1074,7 +592,7 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		want += 64;
 		keep = kr.avail < want ? kr.avail : want;
 
-		if (!grow_buf((void **)&c->data, &c->data_cap, c->data_len + keep))
+		if (kt_grow((void **)&c->data, &c->data_cap, c->data_len + keep, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 		memcpy(c->data + c->data_len, kr.data, keep);
 		x->data_off = (uint32_t)c->data_len;
@@ -1082,51 +600,41 @@ static int take_record(struct report *r, struct chunk *c, struct rstream *s)
 		j->avail = keep;
 		c->data_len += keep;
 	}
-	return advance(r, s);
+	return kt_tdset_advance(&r->set, s);
 }
 
 /* Fills a chunk; returns 0 (c->n == 0 at the end of the records) or an error. */
 static int fill_chunk(struct report *r, struct chunk *c)
 {
 	const struct ktrace_view_text_opts *o = r->o;
+	uint64_t span0 = r->set.span;
 	int ret = 0;
 
 	c->n = 0;
 	c->nextras = 0;
 	c->text_len = 0;
 	c->data_len = 0;
-	c->span = 0;
 	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20) &&
-	       c->span < r->span_max) {
-		struct rstream *best = NULL;
+	       r->set.span - span0 < r->span_max) {
+		struct kt_tdrec t;
+		uint64_t seen = r->set.visited;
 
-		if (r->nstreams == 1) {
-			best = r->streams[0].head ? &r->streams[0] : NULL;
-		} else {
-			for (size_t i = 0; i < r->nstreams; i++) {
-				struct rstream *s = &r->streams[i];
-
-				if (s->head && (!best || s->head->ts < best->head->ts))
-					best = s;
-			}
-		}
-		if (!best)
+		ret = kt_tdset_next(&r->set, &t);
+		if (ret <= 0)
 			break;
-		if (o->progress && !(++r->done & 0xffff))
-			progress(r, best->head);
-		if (best->head->page != best->last_page) {
-			best->last_page = best->head->page;
-			c->span += best->head->page_len;
-		}
-		ret = take_record(r, c, best);
+		if (o->progress && (r->set.visited >> 16) != (seen >> 16))
+			progress(r, t.rec);
+		ret = take_record(r, c, &t);
 		if (ret)
 			break;
 	}
+	if (ret < 0 && r->set.err_file)
+		*r->err_file = r->set.err_file;
 	/* the copies are in place now: point the records at them */
 	for (size_t i = 0; i < c->n; i++)
 		if (c->recs[i].flags & J_COPIED)
 			c->recs[i].data = c->data + c->extras[c->recs[i].extra].data_off;
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /* ---- any thread: chunks into lines ---- */
@@ -1141,7 +649,7 @@ static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint6
 {
 	uint64_t sec, frac;
 
-	if (!f->usecs)
+	if (!f->t->usecs)
 		return put_u64w(p, ts, 12);
 	if (w->r->o->nsec) {
 		sec = ts / 1000000000u;
@@ -1260,7 +768,7 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 	char *p, *text;
 	size_t n;
 
-	if (!nc || !grow_buf((void **)&c->out, &c->out_cap, c->out_len + need + 4096))
+	if (!nc || kt_grow((void **)&c->out, &c->out_cap, c->out_len + need + 4096, 1))
 		return -ENOMEM;
 	p = c->out + c->out_len;
 	if (x->label) {
@@ -1328,7 +836,7 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 				p = put_u64(p, (unsigned)j->cpu);
 			*p++ = ']';
 		}
-		if (f->usecs)
+		if (f->t->usecs)
 			*p++ = ' ';
 		p = put_time_fast(w, p, f, j->ts);
 		*p++ = ':';
@@ -1375,7 +883,7 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		n = ktrace_event_format(evs, &kr, (j->flags & J_RAW) ? KTRACE_EVFMT_RAW : 0, p, room,
 					 NULL);
 		if (n + 2 >= room) {
-			if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + 4096))
+			if (kt_grow((void **)&c->out, &c->out_cap, c->out_len + n + 4096, 1))
 				return -ENOMEM;
 			p = c->out + c->out_len;
 			room = c->out_cap - c->out_len;
@@ -1399,7 +907,7 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 	if (n && p[n - 1] == '\n')
 		n--;
 	if (x->dsuf_len) {
-		if (!grow_buf((void **)&c->out, &c->out_cap, c->out_len + n + x->dsuf_len + 2))
+		if (kt_grow((void **)&c->out, &c->out_cap, c->out_len + n + x->dsuf_len + 2, 1))
 			return -ENOMEM;
 		p = c->out + c->out_len;
 		memcpy(p + n, c->text + x->dsuf_off, x->dsuf_len);
@@ -1444,62 +952,44 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* ---- workers ---- */
+/* ---- workers (the engine's pipeline) ---- */
 
-static void *worker_main(void *arg)
+static int pipe_fill(void *arg, void *chunk, size_t *n)
 {
-	struct wctx *w = arg;
+	struct chunk *c = chunk;
+	int ret = fill_chunk(arg, c);
+
+	*n = c->n;
+	return ret;
+}
+
+static int pipe_worker_init(void *wctx)
+{
+	struct wctx *w = wctx;
 	struct report *r = w->r;
 
 	/* each worker loads registries of its own, from the files' metadata (read only) */
 	for (size_t i = 0; i < r->nfiles; i++) {
-		w->evs[i] = load_registry(&r->files[i], r->o);
+		w->evs[i] = kt_tdfile_registry(&r->set.files[i], &r->set.o);
 		if (!w->evs[i])
-			w->error = -ENOMEM;
+			return -ENOMEM;
 	}
-	pthread_mutex_lock(&r->mu);
-	for (;;) {
-		struct chunk *c;
-		int ret;
+	return 0;
+}
 
-		while (r->taken == r->filled && !r->finished)
-			pthread_cond_wait(&r->cv_work, &r->mu);
-		if (r->taken == r->filled)
-			break;
-		c = &r->slots[r->taken++ % r->nslots];
-		pthread_mutex_unlock(&r->mu);
-		ret = w->error ? w->error : format_chunk(w, c);
-		pthread_mutex_lock(&r->mu);
-		if (ret) {
-			c->oom = true;
-			r->stop = true;
-		}
-		c->state = C_DONE;
-		/* one thread at a time writes the finished chunks, in order */
-		if (r->writing)
-			continue;
-		r->writing = true;
-		for (;;) {
-			struct chunk *o = &r->slots[r->written % r->nslots];
+static int pipe_work(void *wctx, void *chunk)
+{
+	return format_chunk(wctx, chunk);
+}
 
-			if (r->written == r->filled || o->state != C_DONE)
-				break;
-			pthread_mutex_unlock(&r->mu);
-			ret = o->oom || r->write_error ? 0 : write_all(r->out->fd, o->out, o->out_len);
-			pthread_mutex_lock(&r->mu);
-			if (ret) {
-				r->write_error = ret;
-				r->stop = true;
-			}
-			o->state = C_FREE;
-			o->out_len = 0;
-			r->written++;
-			pthread_cond_broadcast(&r->cv_free);
-		}
-		r->writing = false;
-	}
-	pthread_mutex_unlock(&r->mu);
-	return NULL;
+static int pipe_emit(void *arg, void *chunk)
+{
+	struct report *r = arg;
+	struct chunk *c = chunk;
+	int ret = write_all(r->out->fd, c->out, c->out_len);
+
+	c->out_len = 0;
+	return ret;
 }
 
 static void free_ctx(struct wctx *w, size_t nfiles, bool own_evs)
@@ -1541,7 +1031,7 @@ static size_t pick_workers(const struct report *r)
 	if (o->threads > 1)
 		return (size_t)o->threads;
 	for (size_t i = 0; i < r->nfiles; i++)
-		bytes += tracedat_header(r->files[i].td)->file_size;
+		bytes += tracedat_header(r->set.files[i].td)->file_size;
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
@@ -1550,10 +1040,50 @@ static size_t pick_workers(const struct report *r)
 	return cpus > 8 ? 8 : (size_t)cpus;
 }
 
-static int run_records(struct report *r)
+/* One thread: a few records at a time (they stay in the cache), the lines written in
+ * big blocks (or every 64 records on a terminal). */
+static int run_one_thread(struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
-	int ret = 0, wret;
+	struct chunk c = { 0 };
+	size_t block = o->line_flush ? 1 : 256 * 1024;
+	int ret, wret;
+
+	r->chunk_recs = o->line_flush ? 64 : 16;
+	for (;;) {
+		ret = fill_chunk(r, &c);
+		if (format_chunk(r->main_ctx, &c)) {
+			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			break;
+		}
+		if (c.out_len >= block || ret || !c.n) {
+			wret = write_all(r->out->fd, c.out, c.out_len);
+			c.out_len = 0;
+			if (wret) {
+				r->out->error = wret;
+				break;
+			}
+		}
+		if (ret || !c.n)
+			break;
+	}
+	free(c.recs);
+	free(c.extras);
+	free(c.text);
+	free(c.data);
+	free(c.out);
+	return ret;
+}
+
+static int run_records(struct report *r)
+{
+	static const struct kt_pipeline_ops ops = {
+		.fill = pipe_fill, .worker_init = pipe_worker_init, .work = pipe_work,
+		.emit = pipe_emit,
+	};
+	const struct ktrace_view_text_opts *o = r->o;
+	struct kt_pipeline_result res;
+	void **chunks, **wctx;
 
 	if (o->progress)
 		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
@@ -1563,43 +1093,13 @@ static int run_records(struct report *r)
 	if (!r->main_ctx)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nfiles; i++)
-		r->main_ctx->evs[i] = r->files[i].evs;
-	kt_out_flush(r->out);
-	if (r->out->error)
+		r->main_ctx->evs[i] = r->set.files[i].evs;
+	if (kt_out_flush(r->out))
 		return 0;
 
 	r->nworkers = pick_workers(r);
-	if (!r->nworkers) {
-		/* one thread: a few records at a time (they stay in the cache), the lines
-		 * written in big blocks (or every 64 records on a terminal) */
-		struct chunk c = { 0 };
-		size_t block = o->line_flush ? 1 : 256 * 1024;
-
-		r->chunk_recs = o->line_flush ? 64 : 16;
-		for (;;) {
-			ret = fill_chunk(r, &c);
-			if (format_chunk(r->main_ctx, &c)) {
-				ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
-				break;
-			}
-			if (c.out_len >= block || ret || !c.n) {
-				wret = write_all(r->out->fd, c.out, c.out_len);
-				c.out_len = 0;
-				if (wret) {
-					r->out->error = wret;
-					break;
-				}
-			}
-			if (ret || !c.n)
-				break;
-		}
-		free(c.recs);
-		free(c.extras);
-		free(c.text);
-		free(c.data);
-		free(c.out);
-		return ret;
-	}
+	if (!r->nworkers)
+		return run_one_thread(r);
 
 	r->nslots = 2 * r->nworkers + 2;
 	/* the workers read uncompressed records in place: all the chunks in flight (the
@@ -1607,8 +1107,8 @@ static int run_records(struct report *r)
 	{
 		size_t keep = SIZE_MAX;
 
-		for (size_t i = 0; i < r->nstreams; i++) {
-			size_t k = tracedat_iter_keep_mapped(r->streams[i].it);
+		for (size_t i = 0; i < r->set.nstreams; i++) {
+			size_t k = tracedat_iter_keep_mapped(r->set.streams[i].it);
 
 			if (k < keep)
 				keep = k;
@@ -1619,58 +1119,37 @@ static int run_records(struct report *r)
 	if (r->slots)
 		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
 	r->workers = calloc(r->nworkers, sizeof(*r->workers));
-	if (!r->slots || !r->workers)
+	chunks = calloc(r->nslots, sizeof(*chunks));
+	wctx = calloc(r->nworkers, sizeof(*wctx));
+	if (!r->slots || !r->workers || !chunks || !wctx) {
+		free(chunks);
+		free(wctx);
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_cond_init(&r->cv_work, NULL);
-	pthread_cond_init(&r->cv_free, NULL);
-	for (size_t i = 0; i < r->nworkers; i++) {
-		struct wctx *w = &r->workers[i];
-
-		w->r = r;
-		w->evs = calloc(r->nfiles, sizeof(*w->evs));
-		if (!w->evs || pthread_create(&w->th, NULL, worker_main, w)) {
-			ret = ktrace_error_set(r->err, -ENOMEM, "cannot start threads");
-			break;
-		}
-		w->started = true;
 	}
-	while (!ret) {
-		struct chunk *c = &r->slots[r->filled % r->nslots];
-		bool end;
-
-		pthread_mutex_lock(&r->mu);
-		while (c->state != C_FREE && !r->stop)
-			pthread_cond_wait(&r->cv_free, &r->mu);
-		end = r->stop;
-		pthread_mutex_unlock(&r->mu);
-		if (end)
-			break;
-		ret = fill_chunk(r, c);
-		end = ret || !c->n;
-		pthread_mutex_lock(&r->mu);
-		if (c->n) {
-			c->state = C_FILLED;
-			r->filled++;
-			pthread_cond_signal(&r->cv_work);
-		}
-		pthread_mutex_unlock(&r->mu);
-		if (end)
-			break;
-	}
-	pthread_mutex_lock(&r->mu);
-	r->finished = true;
-	pthread_cond_broadcast(&r->cv_work);
-	pthread_mutex_unlock(&r->mu);
-	for (size_t i = 0; i < r->nworkers; i++)
-		if (r->workers[i].started)
-			pthread_join(r->workers[i].th, NULL);
-	if (r->write_error)
-		r->out->error = r->write_error;
 	for (size_t i = 0; i < r->nslots; i++)
-		if (r->slots[i].oom && !ret)
-			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	return ret;
+		chunks[i] = &r->slots[i];
+	for (size_t i = 0; i < r->nworkers; i++) {
+		r->workers[i].r = r;
+		r->workers[i].evs = calloc(r->nfiles ? r->nfiles : 1, sizeof(*r->workers[i].evs));
+		wctx[i] = &r->workers[i];
+		if (!r->workers[i].evs) {
+			free(chunks);
+			free(wctx);
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		}
+	}
+	kt_pipeline_run(&ops, r, chunks, r->nslots, wctx, r->nworkers, &res);
+	free(chunks);
+	free(wctx);
+	if (res.emit_error)
+		r->out->error = res.emit_error;
+	if (res.start_error)
+		return ktrace_error_set(r->err, -ENOMEM, "cannot start threads");
+	if (res.fill_error)
+		return res.fill_error;
+	if (res.work_error)
+		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 /* ---- the header lines, listings ---- */
@@ -1686,10 +1165,10 @@ static void put_file_prefix(struct report *r, const char *label, bool labelled)
 /* --debug: libtracecmd's "CPU N is empty" as it sets the buffer's CPUs up */
 static void empty_cpus(struct report *r, struct rfile *f, size_t buffer)
 {
-	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
+	const struct tracedat_buffer *b = tracedat_buffer(f->t->td, buffer);
 
 	for (size_t i = 0; i < b->cpus; i++)
-		if (!tracedat_buffer_cpu(f->td, buffer, i)->data_size)
+		if (!tracedat_buffer_cpu(f->t->td, buffer, i)->data_size)
 			kt_out_printf(r->out, "CPU %zu is empty\n", i);
 }
 
@@ -1710,11 +1189,11 @@ static void print_time_only(struct report *r, const struct rfile *f, uint64_t ts
 /* --cpus, --first-event, --last-event */
 static int list_cpus(struct report *r, struct rfile *f)
 {
-	struct tracedat *td = f->td;
+	struct tracedat *td = f->t->td;
 	int top = tracedat_find_buffer(td, "");
 	const struct tracedat_buffer *b;
 
-	kt_out_printf(r->out, "List of CPUs in %s with data:\n", f->arg->path);
+	kt_out_printf(r->out, "List of CPUs in %s with data:\n", f->t->path);
 	if (top < 0)
 		return 0;
 	b = tracedat_buffer(td, (size_t)top);
@@ -1728,7 +1207,7 @@ static int list_cpus(struct report *r, struct rfile *f)
 		bool any = false;
 		int ret;
 
-		if (cpu >= f->ncpus)
+		if (cpu >= f->t->ncpus)
 			break;
 		if (!tc->data_size)
 			continue;
@@ -1782,13 +1261,13 @@ static int cmp_events(const void *a, const void *b)
 
 static int list_events(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_count(f->evs);
+	size_t n = ktrace_event_count(f->t->evs);
 	const struct ktrace_event **v = malloc((n ? n : 1) * sizeof(*v));
 
 	if (!v)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		v[i] = ktrace_event_at(f->evs, i);
+		v[i] = ktrace_event_at(f->t->evs, i);
 	qsort(v, n, sizeof(*v), cmp_events);
 	for (size_t i = 0; i < n; i++)
 		kt_out_printf(r->out, "%s:%s\n", ktrace_event_system(v[i]), ktrace_event_name(v[i]));
@@ -1798,13 +1277,13 @@ static int list_events(struct report *r, struct rfile *f)
 
 static int list_funcs(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_function_count(f->evs);
+	size_t n = ktrace_event_function_count(f->t->evs);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr;
 		const char *name, *mod;
 
-		ktrace_event_function_at(f->evs, i, &addr, &name, &mod);
+		ktrace_event_function_at(f->t->evs, i, &addr, &name, &mod);
 		kt_out_hex(r->out, addr, 16);
 		kt_out_putc(r->out, ' ');
 		kt_out_puts(r->out, name);
@@ -1818,13 +1297,13 @@ static int list_funcs(struct report *r, struct rfile *f)
 
 static int list_printk(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_printk_count(f->evs);
+	size_t n = ktrace_event_printk_count(f->t->evs);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr;
 		const char *fmt;
 
-		ktrace_event_printk_at(f->evs, i, &addr, &fmt);
+		ktrace_event_printk_at(f->t->evs, i, &addr, &fmt);
 		kt_out_hex(r->out, addr, 16);
 		kt_out_putc(r->out, ' ');
 		kt_out_puts(r->out, fmt);
@@ -1836,12 +1315,11 @@ static int list_printk(struct report *r, struct rfile *f)
 /* -T: libtraceevent prints each filter as it is added, then trace-cmd exits. */
 static void filter_test(struct report *r, struct rfile *f)
 {
-	const struct ktrace_view_text_file *a = f->arg;
-	size_t ip = 0, in = 0;
+	size_t ip = 0, in = 0, nargs = f->t->nfilter_args;
 
-	for (size_t k = 0; k < a->nfilters + (f->task_text != NULL); k++) {
-		bool neg = k < a->nfilters && a->filters[k].negative;
-		struct ktrace_event_filter *flt = neg ? f->neg[in++] : f->pos[ip++];
+	for (size_t k = 0; k < nargs + (f->t->task_text != NULL); k++) {
+		bool neg = k < nargs && f->t->filter_args[k].negative;
+		struct ktrace_event_filter *flt = neg ? f->t->neg[in++] : f->t->pos[ip++];
 		size_t n = ktrace_event_filter_event_count(flt);
 
 		for (size_t i = 0; i < n; i++) {
@@ -1859,7 +1337,7 @@ static void filter_test(struct report *r, struct rfile *f)
 /* --stat */
 static void print_stats(struct report *r, struct rfile *f)
 {
-	struct tracedat *td = f->td;
+	struct tracedat *td = f->t->td;
 	bool any = false;
 	int top;
 
@@ -1898,7 +1376,7 @@ stats_done:
 		uint64_t *base = calloc(b->cpus ? b->cpus : 1, sizeof(*base));
 
 		if (base && b->compressed)
-			virtual_offsets(td, (size_t)top, base);
+			kt_td_virtual_offsets(td, (size_t)top, base);
 		/* trace-cmd lists CPU ids 0..cpus-1; ids without data are at 0, 0 bytes. It
 		 * lists no more CPUs than the buffer has entries for (a file may claim
 		 * millions of CPUs in its CPUCOUNT option) */
@@ -1906,8 +1384,8 @@ stats_done:
 
 		if (b->cpus && tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu >= nlist)
 			nlist = tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu + 1;
-		if (nlist > f->ncpus)
-			nlist = f->ncpus;
+		if (nlist > f->t->ncpus)
+			nlist = f->t->ncpus;
 		for (unsigned id = 0, k = 0; id < nlist; id++) {
 			const struct tracedat_cpu *c = NULL;
 			uint64_t off = 0, size = 0;
@@ -1938,12 +1416,6 @@ stats_done:
 
 static void close_all(struct report *r)
 {
-	for (size_t i = 0; i < r->nstreams; i++) {
-		tracedat_iter_free(r->streams[i].it);
-		free(r->streams[i].vbase);
-		free(r->streams[i].cpu_end);
-	}
-	free(r->streams);
 	for (size_t i = 0; i < r->nslots; i++) {
 		free(r->slots[i].recs);
 		free(r->slots[i].extras);
@@ -1956,129 +1428,20 @@ static void close_all(struct report *r)
 		for (size_t i = 0; i < r->nworkers; i++)
 			free_ctx(&r->workers[i], r->nfiles, true);
 		free(r->workers);
-		pthread_mutex_destroy(&r->mu);
-		pthread_cond_destroy(&r->cv_work);
-		pthread_cond_destroy(&r->cv_free);
 	}
 	free_ctx(r->main_ctx, r->nfiles, false);
 	free(r->main_ctx);
 	for (size_t i = 0; i < r->nfiles; i++) {
-		struct rfile *f = &r->files[i];
-
-		for (size_t k = 0; k < f->npos; k++)
-			ktrace_event_filter_free(f->pos[k]);
-		for (size_t k = 0; k < f->nneg; k++)
-			ktrace_event_filter_free(f->neg[k]);
-		free(f->pos);
-		free(f->neg);
-		free(f->task_text);
-		free(f->last_printed);
-		free(f->formats);
-		free(f->evinfo);
-		if (f->evs)
-			ktrace_event_free(f->evs);
-		if (f->td)
-			tracedat_close(f->td);
-		if (f->kb)
-			kbuffer_free(f->kb);
+		free(r->files[i].evinfo);
+		if (r->files[i].kb)
+			kbuffer_free(r->files[i].kb);
 	}
 	free(r->files);
+	kt_tdset_close(&r->set);
 	free(r->copy);
 	for (size_t i = 0; i < r->nraw_re; i++)
 		regfree(&r->raw_re[i]);
 	free(r->raw_re);
-}
-
-static uint64_t map_window(struct tracedat *td, size_t buffer)
-{
-	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
-	uint64_t max = 0, pages;
-
-	if (b->compressed || !b->page_size)
-		return 0;
-	for (size_t i = 0; i < b->cpus; i++) {
-		const struct tracedat_cpu *c = tracedat_buffer_cpu(td, buffer, i);
-
-		if (c->size > max)
-			max = c->size;
-	}
-	pages = max / b->page_size;
-	if (!pages)
-		pages = 1;
-	while (pages & (pages - 1))
-		pages &= pages - 1;
-	return pages * b->page_size;
-}
-
-/*
- * trace-cmd gives decompressed CPU streams offsets of their own: from one page on, each
- * CPU with data after the previous one, page aligned; instances go on from where the top
- * buffer ends. Fills base[] (one per CPU entry of the buffer).
- */
-static void virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base)
-{
-	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
-	int top = tracedat_find_buffer(td, "");
-	uint64_t next = tracedat_header(td)->page_size, ps;
-
-	if (top >= 0 && (size_t)top != buffer) {
-		const struct tracedat_buffer *tb = tracedat_buffer(td, (size_t)top);
-
-		ps = tb->page_size ? tb->page_size : 4096;
-		for (size_t i = 0; i < tb->cpus; i++) {
-			uint64_t sz = tracedat_buffer_cpu(td, (size_t)top, i)->data_size;
-
-			if (sz)
-				next = (next + sz + ps - 1) & ~(ps - 1);
-		}
-	}
-	ps = b->page_size ? b->page_size : 4096;
-	for (size_t i = 0; i < b->cpus; i++) {
-		uint64_t sz = tracedat_buffer_cpu(td, buffer, i)->data_size;
-
-		base[i] = next;
-		if (sz)
-			next = (next + sz + ps - 1) & ~(ps - 1);
-	}
-}
-
-static int add_stream(struct report *r, struct rfile *f, size_t buffer)
-{
-	const struct tracedat_buffer *b = tracedat_buffer(f->td, buffer);
-	struct rstream *s = &r->streams[r->nstreams];
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->f = f;
-	s->buffer = (unsigned)buffer;
-	s->label = *b->name ? b->name : (r->o->multi ? f->base : "");
-	s->page_size = b->page_size;
-	s->map_size = map_window(f->td, buffer);
-	if (s->map_size && !b->compressed) {
-		uint64_t fsize = tracedat_header(f->td)->file_size;
-
-		s->cpu_end = calloc(b->cpus ? b->cpus : 1, sizeof(*s->cpu_end));
-		if (!s->cpu_end)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		for (size_t i = 0; i < b->cpus; i++) {
-			const struct tracedat_cpu *c = tracedat_buffer_cpu(f->td, buffer, i);
-
-			s->cpu_end[i] = c->offset + c->size < fsize ? c->offset + c->size : fsize;
-		}
-	}
-	if (b->compressed && r->o->debug) {
-		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
-		if (!s->vbase)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		virtual_offsets(f->td, buffer, s->vbase);
-	}
-	ret = tracedat_iter_new(f->td, (int)buffer, -1, &s->it, r->err);
-	if (ret) {
-		*r->err_file = f->arg->path;
-		return ret;
-	}
-	r->nstreams++;
-	return advance(r, s);
 }
 
 int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
@@ -2086,7 +1449,13 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 {
 	struct report r = { 0 };
 	const char *dummy;
-	size_t nbufs = 0;
+	struct kt_tdset_opts so = {
+		.raw_ts = o->raw_ts, .no_date = o->no_date, .nsec = o->nsec,
+		.listing = o->mode == KTRACE_VIEW_TEXT_EVENTS || o->mode == KTRACE_VIEW_TEXT_PRINTK ||
+			   o->mode == KTRACE_VIEW_TEXT_FUNCS,
+		.debug_offsets = o->debug, .cpus = o->cpus, .ncpus = o->ncpus,
+		.no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs,
+	};
 	int ret = 0;
 
 	r.o = o;
@@ -2094,9 +1463,16 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 	r.err = err;
 	r.err_file = err_file ? err_file : &dummy;
 	*r.err_file = NULL;
+	if (o->nfiles > UINT16_MAX)
+		return ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
 	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
 	if (!r.files)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = kt_tdset_init(&r.set, o->nfiles, &so, err);
+	if (ret) {
+		free(r.files);
+		return ret;
+	}
 	if (o->nraw_events) {
 		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
 		if (!r.raw_re) {
@@ -2123,19 +1499,19 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 
 	/* trace-cmd opens every file before printing anything; the listing options print
 	 * from the first file only */
-	if (o->nfiles > UINT16_MAX) {
-		ret = ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
-		goto out;
-	}
 	for (size_t i = 0; i < o->nfiles; i++) {
 		struct rfile *f = &r.files[i];
+		const struct ktrace_view_text_file *a = &o->files[i];
 
-		ret = open_file(&r, f, &o->files[i]);
+		f->t = &r.set.files[i];
 		r.nfiles = i + 1;
-		if (ret)
+		ret = kt_tdset_open_file(&r.set, i, a->path, a->input, a->ts_offset);
+		if (ret) {
+			*r.err_file = r.set.err_file;
 			goto out;
+		}
 		if (o->debug)
-			kt_out_printf(out, "version = %u\n", tracedat_header(f->td)->version);
+			kt_out_printf(out, "version = %u\n", tracedat_header(f->t->td)->version);
 		switch (o->mode) {
 		case KTRACE_VIEW_TEXT_EVENTS:
 			ret = list_events(&r, f);
@@ -2155,21 +1531,15 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 			break;
 		}
 		if (o->multi) {
-			int w = (int)strlen(f->base);
+			int w = (int)strlen(f->t->base);
 
 			if (w > r.width)
 				r.width = w;
 		}
-		nbufs += tracedat_buffer_count(f->td);
 	}
 	if (o->mode == KTRACE_VIEW_TEXT_CPUS)
 		goto out;
 
-	r.streams = calloc(nbufs ? nbufs : 1, sizeof(*r.streams));
-	if (!r.streams) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
 	/* trace-cmd's read_data_info: per file "cpus=N" (and the statistics), then the
 	 * instances join the list of buffers */
 	{
@@ -2177,28 +1547,32 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 
 		for (size_t i = 0; i < r.nfiles; i++) {
 			struct rfile *f = &r.files[i];
-			int top = tracedat_find_buffer(f->td, "");
+			int top = tracedat_find_buffer(f->t->td, "");
 
-			ret = add_filters(&r, f, i == 0);
-			if (ret)
+			ret = kt_tdset_add_filters(&r.set, f->t, o->files[i].filters,
+						   o->files[i].nfilters, o->tasks,
+						   i == 0 ? o->ntasks : 0);
+			if (ret) {
+				*r.err_file = r.set.err_file;
 				goto out;
-			if (o->mode == KTRACE_VIEW_TEXT_FILTER_TEST && (f->npos || f->nneg)) {
+			}
+			if (o->mode == KTRACE_VIEW_TEXT_FILTER_TEST && (f->t->npos || f->t->nneg)) {
 				filter_test(&r, f);
 				goto out;
 			}
 			if (o->debug && top >= 0)
 				empty_cpus(&r, f, (size_t)top);
-			put_file_prefix(&r, f->base, o->multi || instances);
-			kt_out_printf(out, "cpus=%u\n", f->ncpus);
-			if (top >= 0 && tracedat_buffer(f->td, (size_t)top)->latency) {
+			put_file_prefix(&r, f->t->base, o->multi || instances);
+			kt_out_printf(out, "cpus=%u\n", f->t->ncpus);
+			if (top >= 0 && tracedat_buffer(f->t->td, (size_t)top)->latency) {
 				if (o->multi) {
 					ret = ktrace_error_set(err, -EINVAL,
 							       "latency traces do not work with multiple inputs");
-					*r.err_file = f->arg->path;
+					*r.err_file = f->t->path;
 					goto out;
 				}
-				*r.err_file = f->arg->path;
-				ret = tracedat_latency_text(f->td, (size_t)top, latency_cb, out, err);
+				*r.err_file = f->t->path;
+				ret = tracedat_latency_text(f->t->td, (size_t)top, latency_cb, out, err);
 				if (!ret)
 					kt_out_putc(out, '\n');
 				goto out;
@@ -2208,12 +1582,12 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 				print_stats(&r, f);
 				continue;
 			case KTRACE_VIEW_TEXT_UNAME:
-				kt_out_puts(out, tracedat_uname(f->td) ? tracedat_uname(f->td)
+				kt_out_puts(out, tracedat_uname(f->t->td) ? tracedat_uname(f->t->td)
 					    : " uname was not recorded in this file");
 				kt_out_putc(out, '\n');
 				/* fall through - trace-cmd prints the version too */
 			case KTRACE_VIEW_TEXT_VERSION: {
-				const char *v = tracedat_tracer_version(f->td);
+				const char *v = tracedat_tracer_version(f->t->td);
 
 				kt_out_puts(out, v ? v : " version was not recorded in this file");
 				kt_out_putc(out, '\n');
@@ -2223,18 +1597,20 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 				break;
 			}
 			if (top >= 0) {
-				ret = add_stream(&r, f, (size_t)top);
-				if (ret)
+				ret = kt_tdset_add_stream(&r.set, f->t, (size_t)top, o->multi);
+				if (ret) {
+					*r.err_file = r.set.err_file;
 					goto out;
+				}
 			}
-			instances = f->ninstances;
-			for (size_t b = 0; o->debug && b < tracedat_buffer_count(f->td); b++)
-				if (*tracedat_buffer(f->td, b)->name && !tracedat_buffer(f->td, b)->latency)
+			instances = f->t->ninstances;
+			for (size_t b = 0; o->debug && b < tracedat_buffer_count(f->t->td); b++)
+				if (*tracedat_buffer(f->t->td, b)->name && !tracedat_buffer(f->t->td, b)->latency)
 					empty_cpus(&r, f, b);
 			/* the instances' handles join trace-cmd's list (and the width of the
 			 * names) after their file's "cpus=" line */
-			for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
-				const struct tracedat_buffer *buf = tracedat_buffer(f->td, b);
+			for (size_t b = 0; b < tracedat_buffer_count(f->t->td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(f->t->td, b);
 				int w = (int)strlen(buf->name);
 
 				if (*buf->name && !buf->latency && w > r.width)
@@ -2246,21 +1622,23 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		for (size_t i = 0; i < r.nfiles; i++) {
 			struct rfile *f = &r.files[i];
 
-			for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
-				const struct tracedat_buffer *buf = tracedat_buffer(f->td, b);
+			for (size_t b = 0; b < tracedat_buffer_count(f->t->td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(f->t->td, b);
 
 				if (!*buf->name || buf->latency)
 					continue;
-				ret = add_stream(&r, f, b);
-				if (ret)
+				ret = kt_tdset_add_stream(&r.set, f->t, b, o->multi);
+				if (ret) {
+					*r.err_file = r.set.err_file;
 					goto out;
+				}
 			}
 		}
 		r.prefix = o->multi || instances;
 	}
 	r.total_bytes = 0;
 	if (r.nfiles == 1)
-		r.total_bytes = tracedat_header(r.files[0].td)->file_size;
+		r.total_bytes = tracedat_header(r.set.files[0].td)->file_size;
 	ret = run_records(&r);
 out:
 	if (r.progress_shown) {

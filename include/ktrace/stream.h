@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event stream: one API over every input ktrace reads, for every output (export,
+ * SQL, timelines, your own tools).
+ *
+ * ktrace_stream_open takes one or more files of any supported format (detected by
+ * content): trace-cmd trace.dat (every buffer and instance, several files), raw ftrace
+ * ring-buffer pages (with the tracefs events/ directory for names and fields when
+ * given), Darwin ktrace files and kdebug raw streams, and KOFF buffers, snapshots and
+ * core files. ktrace_stream_next then hands out their records merged in time order,
+ * one at a time, without formatting any text. Each record has its time in
+ * nanoseconds, CPU, thread and process ids where known, the thread's name, the event's
+ * system and name, and its fields by name with their types. Lost events come through
+ * as records of kind KTRACE_STREAM_LOST with their count. The stream also gives what
+ * a trace says about itself (machine, clock, CPUs, buffers) and its thread and process
+ * tables, and applies trace-cmd's -F filters and a CPU selection itself.
+ *
+ * The line `ktrace report` prints for a record (byte for byte trace-cmd's for
+ * trace.dat) is one call away: ktrace_stream_format.
+ *
+ * Memory stays bounded by pages and chunks, not by the size of the inputs. A stream is
+ * used by one thread at a time; strings and records it hands out stay valid until the
+ * next call of ktrace_stream_next (metadata and task tables until ktrace_stream_close).
+ * Errors follow <ktrace/error.h>: a negative errno code, and err filled with a message,
+ * the input offset and (ktrace_stream_error_path) the file concerned.
+ */
+#ifndef KTRACE_STREAM_H
+#define KTRACE_STREAM_H
+
+#include <ktrace/api.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/detect.h>
+#include <ktrace/error.h>
+#include <ktrace/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ktrace_stream;
+
+/* One record filter in libtraceevent's syntax (trace-cmd report -F); negative: given
+ * after -v (records that match are dropped). */
+struct ktrace_stream_filter {
+	const char *text;
+	bool negative;
+};
+
+/* --pid PID or --comm NAME: trace-cmd turns them into one filter of the first file. */
+struct ktrace_stream_task {
+	const char *name;             /* a pid, or a comm */
+	bool comm;
+};
+
+/* Options of ktrace_stream_open. Set size to sizeof(struct ktrace_stream_opts): later
+ * versions add fields at the end, and read only as much as the caller's size says. */
+struct ktrace_stream_opts {
+	size_t size;
+	const struct ktrace_stream_filter *filters;  /* trace.dat: applied to every file */
+	size_t nfilters;
+	const struct ktrace_stream_task *tasks;      /* trace.dat: --pid/--comm */
+	size_t ntasks;
+	const int *cpus;              /* keep only these CPUs; NULL: all */
+	size_t ncpus;
+	const char *events_dir;       /* raw pages: a tracefs "events" directory (or a copy)
+				       * for event names and fields; NULL: ids only */
+	const char *codes_file;       /* Darwin: trace.codes names added to the built-in ones */
+	unsigned flags;               /* KTRACE_STREAM_* below */
+};
+
+enum {
+	KTRACE_STREAM_NO_LOST = 1 << 0,     /* no KTRACE_STREAM_LOST records */
+	KTRACE_STREAM_RAW_TS = 1 << 1,      /* trace.dat: timestamps as recorded (no
+					     * offsets, tsc2nsec or date corrections) */
+};
+
+/* What kind of record. */
+enum ktrace_stream_kind {
+	KTRACE_STREAM_EVENT = 0,
+	KTRACE_STREAM_LOST = 1,       /* events lost before the next record of this CPU */
+};
+
+/* One record, as ktrace_stream_next hands it out (valid until the next call). */
+struct ktrace_stream_record {
+	enum ktrace_stream_kind kind;
+	uint64_t ts;                  /* nanoseconds, in the trace's clock */
+	int32_t cpu;                  /* -1: unknown */
+	int64_t tid;                  /* thread id; -1: unknown */
+	int64_t pid;                  /* process (thread group) id; -1: unknown */
+	const char *comm;             /* the thread's name as known at this record; "" unknown */
+	const char *system;           /* "sched", a kdebug class name, "koff"; "" unknown */
+	const char *name;             /* "sched_switch", a kdebug code name, a KOFF tag... */
+	uint32_t event_id;            /* the format's own id (ftrace type, kdebug debugid...) */
+	uint32_t source;              /* the input's index in ktrace_stream_open's list */
+	uint32_t buffer;              /* the buffer (trace.dat instance) within the input */
+	uint64_t lost;                /* KTRACE_STREAM_LOST: how many (0: unknown) */
+	uint64_t offset;              /* where the record is in its file (in decompressed
+				       * data for compressed trace.dat) */
+};
+
+/*
+ * Opens paths[0..npaths) (any supported format each) as one stream. opts may be NULL.
+ * Returns 0 with *out set, or a negative code with err set and *err_path (when err_path
+ * is not NULL) the input concerned, or NULL when the error concerns no input (a filter
+ * that does not parse gives -EINVAL with libtraceevent's message).
+ */
+KTRACE_API int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths,
+				  size_t npaths, const struct ktrace_stream_opts *opts,
+				  struct ktrace_error *err, const char **err_path);
+KTRACE_API void ktrace_stream_close(struct ktrace_stream *s);
+
+/*
+ * The next record in time order: 1 with *rec set, 0 at the end of every input, or a
+ * negative code with err set when an input turns out truncated or corrupt (the records
+ * before were good; ktrace_stream_error_path names the file). After an error the
+ * stream has nothing more.
+ */
+KTRACE_API int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
+				  struct ktrace_error *err);
+/* The path of the input the last error concerns, or NULL. */
+KTRACE_API const char *ktrace_stream_error_path(const struct ktrace_stream *s);
+
+/*
+ * The fields of the current record (common fields such as common_pid left out), typed
+ * as <ktrace/event.h> describes (struct ktrace_event_value: numbers, strings, arrays,
+ * bytes; ktrace_event_array_at reads an array's elements). Darwin events have
+ * debugid, class, subclass, code, func and arg1..arg4; KOFF records have tag, text,
+ * correlator and their argument words.
+ */
+KTRACE_API size_t ktrace_stream_field_count(struct ktrace_stream *s);
+/* Field i of the current record: 0, or -ENOENT past the last one. */
+KTRACE_API int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *v);
+/* The field called name: 0, or -ENOENT. */
+KTRACE_API int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
+					   struct ktrace_event_value *v);
+
+/*
+ * The line `ktrace report` prints for the current record, without its newline: for
+ * trace.dat exactly trace-cmd report's line (comm-pid, CPU, time, event name, text) as
+ * long as every record is formatted in order (trace-cmd learns names and call stacks
+ * from earlier records, as this does); for the other formats the line of their report.
+ * Writes at most len bytes with a NUL (when len > 0) and returns the length of the
+ * whole line (as snprintf), or a negative code. For a LOST record, the line trace-cmd
+ * prints before the next record ("CPU:N [123 EVENTS DROPPED]").
+ */
+KTRACE_API int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len);
+/* Only the event's text (the part after the name column). */
+KTRACE_API int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len);
+
+/* ---- what the inputs say about themselves ---- */
+
+struct ktrace_stream_source {
+	const char *path;
+	enum ktrace_format format;
+	const char *sysname, *release, *version, *machine;   /* the traced system ("" unknown) */
+	const char *clock;            /* "local", "mono", "mach_absolute_time"... ("" unknown) */
+	uint32_t cpus;                /* CPUs the trace covers (0 unknown) */
+	size_t nbuffers;              /* trace.dat: buffers (top first, then instances) */
+	const char *const *buffer_names;   /* nbuffers names ("" for the top buffer) */
+};
+
+KTRACE_API size_t ktrace_stream_source_count(const struct ktrace_stream *s);
+KTRACE_API const struct ktrace_stream_source *ktrace_stream_source(const struct ktrace_stream *s,
+								   size_t i);
+
+/* A thread the inputs name (saved cmdlines and tgids, Darwin thread maps), known when
+ * the stream opens; names learnt later come with the records' comm. */
+struct ktrace_stream_task_info {
+	uint32_t source;              /* the input it comes from */
+	int64_t tid;
+	int64_t pid;                  /* -1: unknown */
+	const char *comm;             /* "" unknown */
+};
+
+KTRACE_API size_t ktrace_stream_task_count(const struct ktrace_stream *s);
+KTRACE_API const struct ktrace_stream_task_info *ktrace_stream_task(const struct ktrace_stream *s,
+								   size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stream's trace.dat source: every trace.dat input in one tdset (engine/tdset.h),
+ * merged as trace-cmd report merges several files and their instances, filtered as it
+ * filters. A record whose page lost events comes after a KTRACE_STREAM_LOST record.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "engine/stream_int.h"
+#include "engine/tdset.h"
+
+struct tgid {
+	int32_t pid, tgid;
+};
+
+struct td_source {
+	struct kt_source src;
+	struct kt_tdset set;
+	const uint32_t *index;          /* input index of each file */
+	struct kt_tdrec cur;            /* the record handed out (head of its stream) */
+	bool cur_valid;                 /* cur's stream is still to move on */
+	bool lost_pending;              /* cur's lost-events record was handed out first */
+	bool after_lost;                /* cur came after its lost-events record: trace-cmd
+					 * prints the buffer label before the mark only */
+	struct tgid **file_tgids;       /* per file: its saved tgids, sorted by pid */
+	size_t *ntgids;
+	int width;                      /* label column (trace-cmd's max_file_size) */
+	bool labelled;
+	bool multi;
+	char *text;                     /* formatting scratch */
+	size_t text_cap;
+};
+
+static int cmp_tgid(const void *a, const void *b)
+{
+	const struct tgid *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static int64_t find_tgid(const struct td_source *t, size_t file, int pid)
+{
+	const struct tgid *v = t->file_tgids[file];
+	size_t lo = 0, hi = t->ntgids[file];
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid == pid)
+			return v[mid].tgid;
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* "pid number" lines (the kernel's saved_tgids, in ktrace's SAVED_TGIDS option). */
+static int load_tgids(struct td_source *t, size_t file)
+{
+	struct tracedat *td = t->set.files[file].td;
+	size_t cap = 0, n = 0;
+	struct tgid *v = NULL;
+
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *op = tracedat_option(td, i);
+		const char *p, *end;
+
+		if (op->id != TRACEDAT_OPT_SAVED_TGIDS)
+			continue;
+		p = (const char *)op->data;
+		end = p + op->size;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			char line[64];
+			size_t l = (size_t)((nl ? nl : end) - p);
+			int pid, tgid;
+
+			if (l < sizeof(line)) {
+				memcpy(line, p, l);
+				line[l] = 0;
+				if (sscanf(line, "%d %d", &pid, &tgid) == 2) {
+					if (kt_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
+						free(v);
+						return -ENOMEM;
+					}
+					v[n++] = (struct tgid){ pid, tgid };
+				}
+			}
+			p = nl ? nl + 1 : end;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_tgid);
+	t->file_tgids[file] = v;
+	t->ntgids[file] = n;
+	return 0;
+}
+
+/* The saved cmdlines ("pid comm" lines) as the stream's task table. */
+static int load_tasks(struct td_source *t, size_t file)
+{
+	const struct kt_mtext *c = &t->set.files[file].cmdlines;
+	const char *p = c->text, *end = c->text ? c->text + c->len : NULL;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		char comm[64];
+		char *sp;
+		long pid = strtol(p, &sp, 10);
+
+		if (sp > p && sp < le && *sp == ' ') {
+			size_t l = (size_t)(le - sp - 1);
+
+			if (l >= sizeof(comm))
+				l = sizeof(comm) - 1;
+			memcpy(comm, sp + 1, l);
+			comm[l] = 0;
+			if (kt_stream_add_task(t->src.stream, t->index[file], pid,
+					       find_tgid(t, file, (int)pid), comm))
+				return -ENOMEM;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+static void fill_record(struct td_source *t)
+{
+	struct ktrace_stream_record *r = &t->src.rec;
+	const struct kt_tdrec *c = &t->cur;
+	struct kt_tdfile *f = c->s->f;
+	size_t file = (size_t)(f - t->set.files);
+	int pid = c->ev ? ktrace_event_record_pid(f->evs, &c->kr) : -1;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = KTRACE_STREAM_EVENT;
+	r->ts = c->rec->ts;
+	r->cpu = (int32_t)c->rec->cpu;
+	r->tid = pid;
+	r->pid = pid >= 0 ? find_tgid(t, file, pid) : -1;
+	if (pid == 0)
+		r->pid = 0;
+	r->comm = c->ev ? ktrace_event_comm(f->evs, pid) : "";
+	r->system = c->ev ? ktrace_event_system(c->ev) : "";
+	r->name = c->ev ? ktrace_event_name(c->ev) : "";
+	r->event_id = c->ev ? (uint32_t)ktrace_event_id(c->ev) : 0;
+	r->source = t->index[file];
+	r->buffer = c->s->buffer;
+	r->offset = c->rec->offset;
+	/* the sched plugin learns names as trace-cmd prints (after the comm column) */
+	if (c->ev)
+		ktrace_event_learn_comms(f->evs, &c->kr);
+}
+
+static int td_advance(struct kt_source *src, struct ktrace_error *err)
+{
+	struct td_source *t = (struct td_source *)src;
+	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
+	int ret;
+
+	(void)err;
+	if (t->lost_pending) {
+		/* the lost-events mark went out: now its record */
+		t->lost_pending = false;
+		t->after_lost = true;
+		fill_record(t);
+		return 1;
+	}
+	t->after_lost = false;
+	if (t->cur_valid) {
+		t->cur_valid = false;
+		ret = kt_tdset_advance(&t->set, t->cur.s);
+		if (ret)
+			goto fail;
+	}
+	ret = kt_tdset_next(&t->set, &t->cur);
+	if (ret <= 0)
+		goto fail;
+	t->cur_valid = true;
+	if (t->cur.rec->missed_events && !(o->flags & KTRACE_STREAM_NO_LOST)) {
+		struct ktrace_stream_record *r = &src->rec;
+		struct kt_tdfile *f = t->cur.s->f;
+
+		memset(r, 0, sizeof(*r));
+		r->kind = KTRACE_STREAM_LOST;
+		r->ts = t->cur.rec->ts;
+		r->cpu = (int32_t)t->cur.rec->cpu;
+		r->tid = r->pid = -1;
+		r->comm = r->system = r->name = "";
+		r->lost = t->cur.rec->missed_events > 0 ? (uint64_t)t->cur.rec->missed_events : 0;
+		r->source = t->index[f - t->set.files];
+		r->buffer = t->cur.s->buffer;
+		r->offset = t->cur.rec->page_offset;
+		t->lost_pending = true;
+		return 1;
+	}
+	fill_record(t);
+	return 1;
+fail:
+	if (ret < 0)
+		src->err_path = t->set.err_file;
+	return ret;
+}
+
+static size_t td_field_count(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return t->lost_pending ? 0 : ktrace_event_field_count(t->cur.ev);
+}
+
+static int td_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return ktrace_event_field_value(t->cur.s->f->evs, t->cur.ev, i, &t->cur.kr, v);
+}
+
+/* The event's text, formatted as trace-cmd formats it, into t->text. */
+static int format_text(struct td_source *t, size_t *n)
+{
+	size_t need;
+	struct ktrace_record kr = t->cur.kr;
+
+	for (;;) {
+		need = ktrace_event_format(t->cur.s->f->evs, &kr, 0, t->text, t->text_cap, NULL);
+		if (need < t->text_cap)
+			break;
+		if (kt_grow((void **)&t->text, &t->text_cap, need + 1, 1))
+			return -ENOMEM;
+	}
+	*n = need;
+	return 0;
+}
+
+static int td_format(struct kt_source *src, char *buf, size_t len, bool text_only)
+{
+	struct td_source *t = (struct td_source *)src;
+	const struct ktrace_stream_record *r = &src->rec;
+	struct kt_tdfile *f = t->cur.s->f;
+	const char *label = t->cur.s->label;
+	char head[256], *z;
+	size_t n;
+	int h = 0, ret;
+
+	if (r->kind == KTRACE_STREAM_LOST && text_only)
+		return snprintf(buf, len, "%s", "");
+	if (t->labelled && !(t->after_lost && r->kind == KTRACE_STREAM_EVENT)) {
+		if (*label)
+			h = snprintf(head, sizeof(head), "%*s: ", t->width, label);
+		else
+			h = snprintf(head, sizeof(head), "%*s  ", t->width, "");
+	}
+	if (r->kind == KTRACE_STREAM_LOST)
+		return r->lost ? snprintf(buf, len, "%.*sCPU:%d [%llu EVENTS DROPPED]", h, head, r->cpu,
+					  (unsigned long long)r->lost)
+			       : snprintf(buf, len, "%.*sCPU:%d [EVENTS DROPPED]", h, head, r->cpu);
+	if (!t->cur.ev) {
+		/* tep_print_event prints only this for an event it does not know */
+		if (text_only)
+			return snprintf(buf, len, "[UNKNOWN EVENT]");
+		return snprintf(buf, len, "%.*s[UNKNOWN EVENT][UNKNOWN EVENT] (NULL): %14s[UNKNOWN EVENT]",
+				h, head, "");
+	}
+	ret = format_text(t, &n);
+	if (ret)
+		return ret;
+	/* the line ends at a NUL (printf("%.*s")), and one final newline goes */
+	z = memchr(t->text, 0, n);
+	if (z)
+		n = (size_t)(z - t->text);
+	else if (n && t->text[n - 1] == '\n')
+		n--;
+	if (text_only)
+		return snprintf(buf, len, "%.*s", (int)n, t->text);
+	{
+		char comm[64];
+		char ts[48];
+		uint64_t v = r->ts;
+
+		snprintf(comm, sizeof(comm), "%16s-%-5d", r->comm, (int)r->tid);
+		if (f->usecs) {
+			v = v / 1000 + (v % 1000 >= 500);
+			snprintf(ts, sizeof(ts), " %5llu.%06llu", (unsigned long long)(v / 1000000),
+				 (unsigned long long)(v % 1000000));
+		} else {
+			snprintf(ts, sizeof(ts), "%12llu", (unsigned long long)v);
+		}
+		size_t nl = strlen(r->name);
+
+		return snprintf(buf, len, "%.*s%s [%03d]%s: %s: %*s%.*s", h, head, comm, r->cpu, ts,
+				r->name, nl < 20 ? (int)(20 - nl) : 0, "", (int)n, t->text);
+	}
+}
+
+static void td_close(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	for (size_t i = 0; t->file_tgids && i < t->set.nfiles; i++)
+		free(t->file_tgids[i]);
+	free(t->file_tgids);
+	free(t->ntgids);
+	free(t->text);
+	kt_tdset_close(&t->set);
+	free((void *)t->index);
+	free(t);
+}
+
+static const struct kt_source_ops td_ops = {
+	.advance = td_advance,
+	.field_count = td_field_count,
+	.field = td_field,
+	.format = td_format,
+	.close = td_close,
+};
+
+int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,
+		       size_t n, struct kt_source **out, struct ktrace_error *err)
+{
+	const struct ktrace_stream_opts *o = kt_stream_opts(s);
+	struct kt_tdset_opts so = {
+		.raw_ts = (o->flags & KTRACE_STREAM_RAW_TS) != 0,
+		.cpus = o->cpus, .ncpus = o->ncpus,
+	};
+	struct td_source *t = calloc(1, sizeof(*t));
+	uint32_t *idx = calloc(n, sizeof(*idx));
+	int ret;
+
+	if (!t || !idx) {
+		free(t);
+		free(idx);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(idx, index, n * sizeof(*idx));
+	t->index = idx;
+	t->src.ops = &td_ops;
+	t->src.stream = s;
+	t->multi = n > 1;
+	ret = kt_tdset_init(&t->set, n, &so, err);
+	t->file_tgids = calloc(n, sizeof(*t->file_tgids));
+	t->ntgids = calloc(n, sizeof(*t->ntgids));
+	if (!ret && (!t->file_tgids || !t->ntgids))
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct kt_tdfile *f;
+		struct ktrace_stream_source *info;
+
+		ret = kt_tdset_open_file(&t->set, i, paths[i], NULL, 0);
+		if (ret)
+			break;
+		f = &t->set.files[i];
+		ret = kt_tdset_add_filters(&t->set, f, o->filters, o->nfilters, o->tasks,
+					   i == 0 ? o->ntasks : 0);
+		if (ret)
+			break;
+		info = kt_stream_add_info(s, idx[i], paths[i], KTRACE_FORMAT_TRACEDAT);
+		if (!info) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		kt_stream_set_uname(s, info, tracedat_uname(f->td));
+		info->clock = tracedat_clock(f->td) ? tracedat_clock(f->td) : "";
+		info->cpus = f->ncpus;
+		info->nbuffers = tracedat_buffer_count(f->td);
+		{
+			const char **names = (const char **)kt_stream_strdup(
+				s, "", info->nbuffers * sizeof(char *) + sizeof(char *));
+
+			if (!names) {
+				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			for (size_t b = 0; b < info->nbuffers; b++)
+				names[b] = tracedat_buffer(f->td, b)->name;
+			info->buffer_names = names;
+		}
+		if (t->multi && (int)strlen(f->base) > t->width)
+			t->width = (int)strlen(f->base);
+		for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
+			const struct tracedat_buffer *buf = tracedat_buffer(f->td, b);
+
+			if (*buf->name && !buf->latency) {
+				t->labelled = true;
+				if ((int)strlen(buf->name) > t->width)
+					t->width = (int)strlen(buf->name);
+			}
+		}
+		ret = load_tgids(t, i);
+		if (!ret)
+			ret = load_tasks(t, i);
+		if (ret)
+			ret = ktrace_error_set(err, ret, "out of memory");
+	}
+	if (!ret)
+		ret = kt_tdset_add_all_streams(&t->set, t->multi);
+	t->labelled |= t->multi;
+	if (ret) {
+		kt_stream_set_err_path(s, t->set.err_file);
+		t->src.ops->close(&t->src);
+		return ret;
+	}
+	*out = &t->src;
+	return 0;
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event stream (<ktrace/stream.h>): opens every input with the source of its
+ * format, and merges the sources' records in time order (ties: the earlier input).
+ */
+#include <ktrace/stream.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "engine/stream_int.h"
+
+/* Strings the stream keeps for its whole life, in blocks that never move. */
+struct strblock {
+	struct strblock *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct ktrace_stream {
+	struct ktrace_stream_opts o;
+	struct kt_source **src;
+	size_t nsrc;
+	struct kt_source *cur;              /* the source of the current record */
+	struct ktrace_stream_source **info; /* per input, by index */
+	size_t ninfo;
+	struct ktrace_stream_task_info *tasks;
+	size_t ntasks, cap_tasks;
+	struct strblock *strings;
+	const char *err_path;
+	bool failed;
+};
+
+const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
+{
+	return &s->o;
+}
+
+const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
+{
+	struct strblock *b = s->strings;
+	char *p;
+
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > 16384 ? len + 1 : 16384;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		b->next = s->strings;
+		s->strings = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, str, len);
+	p[len] = 0;
+	b->used += len + 1;
+	return p;
+}
+
+struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_t index,
+						const char *path, enum ktrace_format format)
+{
+	struct ktrace_stream_source *i;
+
+	if (index >= s->ninfo)
+		return NULL;
+	i = calloc(1, sizeof(*i));
+	if (!i)
+		return NULL;
+	i->path = path;
+	i->format = format;
+	i->sysname = i->release = i->version = i->machine = i->clock = "";
+	free(s->info[index]);
+	s->info[index] = i;
+	return i;
+}
+
+void kt_stream_set_err_path(struct ktrace_stream *s, const char *path)
+{
+	s->err_path = path;
+}
+
+int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, int64_t pid,
+		       const char *comm)
+{
+	struct ktrace_stream_task_info *t;
+
+	if (kt_grow((void **)&s->tasks, &s->cap_tasks, s->ntasks + 1, sizeof(*s->tasks)))
+		return -ENOMEM;
+	t = &s->tasks[s->ntasks];
+	t->source = source;
+	t->tid = tid;
+	t->pid = pid;
+	t->comm = comm ? kt_stream_strdup(s, comm, strlen(comm)) : "";
+	if (!t->comm)
+		return -ENOMEM;
+	s->ntasks++;
+	return 0;
+}
+
+/* "sysname nodename release version... machine", as uname -a prints it. */
+void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *info,
+			 const char *uname)
+{
+	const char *w[4] = { 0 }, *p = uname, *last = NULL, *last_end = NULL;
+	size_t wl[4] = { 0 };
+	int n = 0;
+
+	if (!uname || !*uname)
+		return;
+	while (*p) {
+		const char *start;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		start = p;
+		while (*p && *p != ' ')
+			p++;
+		if (n < 4) {
+			w[n] = start;
+			wl[n] = (size_t)(p - start);
+		}
+		n++;
+		last = start;
+		last_end = p;
+	}
+	if (n >= 1)
+		info->sysname = kt_stream_strdup(s, w[0], wl[0]);
+	if (n >= 3)
+		info->release = kt_stream_strdup(s, w[2], wl[2]);
+	if (n >= 5) {
+		info->machine = kt_stream_strdup(s, last, (size_t)(last_end - last));
+		/* the version is everything between the release and the machine */
+		info->version = kt_stream_strdup(s, w[3], (size_t)(last - w[3]) - 1);
+	}
+	if (!info->sysname)
+		info->sysname = "";
+	if (!info->release)
+		info->release = "";
+	if (!info->machine)
+		info->machine = "";
+	if (!info->version)
+		info->version = "";
+}
+
+int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *text, char *buf,
+			   size_t len)
+{
+	char comm[32];
+	const char *name = r->name && *r->name ? r->name : "(unknown)";
+	uint64_t us = r->ts / 1000 + (r->ts % 1000 >= 500);
+
+	if (r->kind == KTRACE_STREAM_LOST)
+		return r->lost ? snprintf(buf, len, "CPU:%d [%llu EVENTS DROPPED]", r->cpu,
+					  (unsigned long long)r->lost)
+			       : snprintf(buf, len, "CPU:%d [EVENTS DROPPED]", r->cpu);
+	snprintf(comm, sizeof(comm), "%s", r->comm && *r->comm ? r->comm : "<...>");
+	return snprintf(buf, len, "%16s-%-5lld [%03d] %5llu.%06llu: %-20s %s", comm,
+			(long long)r->tid, r->cpu, (unsigned long long)(us / 1000000),
+			(unsigned long long)(us % 1000000), name, text ? text : "");
+}
+
+static void free_stream(struct ktrace_stream *s)
+{
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (s->src[i])
+			s->src[i]->ops->close(s->src[i]);
+	free(s->src);
+	for (size_t i = 0; i < s->ninfo; i++)
+		free(s->info[i]);
+	free(s->info);
+	free(s->tasks);
+	while (s->strings) {
+		struct strblock *b = s->strings;
+
+		s->strings = b->next;
+		free(b);
+	}
+	free(s);
+}
+
+/* The format of each input, from its first bytes. */
+static int detect(const char *path, enum ktrace_format *fmt, struct ktrace_error *err)
+{
+	struct ktrace_input *in;
+	const uint8_t *head;
+	int64_t got;
+	int ret = ktrace_input_open(path, &in, err);
+
+	if (ret)
+		return ret;
+	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, err);
+	if (got < 0) {
+		ktrace_input_close(in);
+		return (int)got;
+	}
+	*fmt = ktrace_detect_format(head, (size_t)got);
+	ktrace_input_close(in);
+	if (*fmt == KTRACE_FORMAT_UNKNOWN)
+		return ktrace_error_set(err, -EBADMSG, "%s",
+					got ? "unrecognised file format" : "empty file");
+	return 0;
+}
+
+int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, size_t npaths,
+		       const struct ktrace_stream_opts *opts, struct ktrace_error *err,
+		       const char **err_path)
+{
+	struct ktrace_stream *s = calloc(1, sizeof(*s));
+	const char **td_paths = NULL;
+	uint32_t *td_index = NULL;
+	size_t ntd = 0;
+	int ret = 0;
+
+	*out = NULL;
+	if (err_path)
+		*err_path = NULL;
+	if (!s)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (opts) {
+		size_t n = opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
+
+		memcpy(&s->o, opts, n);
+	}
+	s->o.size = sizeof(s->o);
+	if (!npaths || npaths > UINT16_MAX) {
+		free(s);
+		return ktrace_error_set(err, -EINVAL, "%s", npaths ? "too many inputs" : "no input");
+	}
+	s->info = calloc(npaths, sizeof(*s->info));
+	s->src = calloc(npaths, sizeof(*s->src));
+	td_paths = calloc(npaths, sizeof(*td_paths));
+	td_index = calloc(npaths, sizeof(*td_index));
+	if (!s->info || !s->src || !td_paths || !td_index) {
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	s->ninfo = npaths;
+	for (size_t i = 0; i < npaths && !ret; i++) {
+		enum ktrace_format fmt = KTRACE_FORMAT_UNKNOWN;
+		struct kt_source *src = NULL;
+
+		ret = detect(paths[i], &fmt, err);
+		if (ret) {
+			s->err_path = paths[i];
+			break;
+		}
+		switch (fmt) {
+		case KTRACE_FORMAT_TRACEDAT:
+			td_paths[ntd] = paths[i];
+			td_index[ntd++] = (uint32_t)i;
+			continue;
+		case KTRACE_FORMAT_FTRACE_PAGES:
+			ret = kt_source_ring(s, paths[i], (uint32_t)i, &src, err);
+			break;
+		case KTRACE_FORMAT_DARWIN_V3:
+		case KTRACE_FORMAT_DARWIN_RAW:
+			ret = kt_source_darwin(s, paths[i], (uint32_t)i, &src, err);
+			break;
+		case KTRACE_FORMAT_KOFF:
+		case KTRACE_FORMAT_ELF:
+			ret = kt_source_koff(s, paths[i], (uint32_t)i, &src, err);
+			break;
+		default:
+			ret = ktrace_error_set(err, -ENOTSUP, "%s: no events to stream",
+					       ktrace_detect_format_name(fmt));
+			s->err_path = paths[i];
+			break;
+		}
+		if (!ret)
+			s->src[s->nsrc++] = src;
+		else if (!s->err_path)
+			s->err_path = paths[i];
+	}
+	if (!ret && ntd)
+		ret = kt_source_tracedat(s, td_paths, td_index, ntd, &s->src[s->nsrc++], err);
+	if (ret)
+		goto fail;
+	/* every source reads its first record */
+	for (size_t i = 0; i < s->nsrc; i++) {
+		struct kt_source *src = s->src[i];
+
+		ret = src->ops->advance(src, err);
+		if (ret < 0) {
+			/* what came before the damage is not lost: the error waits for next */
+			s->failed = true;
+			s->err_path = src->err_path;
+			src->done = true;
+			src->has = false;
+			goto fail;
+		}
+		src->has = ret > 0;
+		src->done = ret == 0;
+	}
+	free(td_paths);
+	free(td_index);
+	*out = s;
+	return 0;
+fail:
+	if (err_path)
+		*err_path = s->err_path;
+	free(td_paths);
+	free(td_index);
+	free_stream(s);
+	return ret < 0 ? ret : -EINVAL;
+}
+
+void ktrace_stream_close(struct ktrace_stream *s)
+{
+	if (s)
+		free_stream(s);
+}
+
+/* --cpu: records of unknown CPUs (KOFF) stay. */
+static bool cpu_wanted(const struct ktrace_stream *s, int cpu)
+{
+	if (!s->o.cpus || cpu < 0)
+		return true;
+	for (size_t i = 0; i < s->o.ncpus; i++)
+		if (s->o.cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
+		       struct ktrace_error *err)
+{
+	struct kt_source *best = NULL;
+	int ret;
+
+	*rec = NULL;
+	if (s->failed)
+		return ktrace_error_set(err, -EIO, "the stream stopped at an earlier error");
+	/* the source that handed out the current record moves on first */
+	if (s->cur) {
+		struct kt_source *c = s->cur;
+
+		ret = c->ops->advance(c, err);
+
+		s->cur = NULL;
+		if (ret < 0) {
+			s->failed = true;
+			s->err_path = c->err_path;
+			c->has = false;
+			c->done = true;
+			return ret;
+		}
+		c->has = ret > 0;
+		c->done = ret == 0;
+	}
+	for (;;) {
+		best = NULL;
+		for (size_t i = 0; i < s->nsrc; i++) {
+			struct kt_source *c = s->src[i];
+
+			if (c->has && (!best || c->rec.ts < best->rec.ts))
+				best = c;
+		}
+		if (!best)
+			return 0;
+		if (cpu_wanted(s, best->rec.cpu))
+			break;
+		ret = best->ops->advance(best, err);
+		if (ret < 0) {
+			s->failed = true;
+			s->err_path = best->err_path;
+			best->has = false;
+			best->done = true;
+			return ret;
+		}
+		best->has = ret > 0;
+		best->done = ret == 0;
+	}
+	s->cur = best;
+	*rec = &best->rec;
+	return 1;
+}
+
+const char *ktrace_stream_error_path(const struct ktrace_stream *s)
+{
+	return s ? s->err_path : NULL;
+}
+
+size_t ktrace_stream_field_count(struct ktrace_stream *s)
+{
+	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
+		return 0;
+	return s->cur->ops->field_count(s->cur);
+}
+
+int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (i >= ktrace_stream_field_count(s))
+		return -ENOENT;
+	return s->cur->ops->field(s->cur, i, f);
+}
+
+int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
+				struct ktrace_event_value *f)
+{
+	size_t n = ktrace_stream_field_count(s);
+
+	for (size_t i = 0; i < n; i++)
+		if (!s->cur->ops->field(s->cur, i, f) && !strcmp(f->name, name))
+			return 0;
+	memset(f, 0, sizeof(*f));
+	return -ENOENT;
+}
+
+int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
+{
+	if (!s->cur)
+		return -ENOENT;
+	return s->cur->ops->format(s->cur, buf, len, false);
+}
+
+int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
+{
+	if (!s->cur)
+		return -ENOENT;
+	return s->cur->ops->format(s->cur, buf, len, true);
+}
+
+size_t ktrace_stream_source_count(const struct ktrace_stream *s)
+{
+	return s->ninfo;
+}
+
+const struct ktrace_stream_source *ktrace_stream_source(const struct ktrace_stream *s, size_t i)
+{
+	return i < s->ninfo ? s->info[i] : NULL;
+}
+
+size_t ktrace_stream_task_count(const struct ktrace_stream *s)
+{
+	return s->ntasks;
+}
+
+const struct ktrace_stream_task_info *ktrace_stream_task(const struct ktrace_stream *s, size_t i)
+{
+	return i < s->ntasks ? &s->tasks[i] : NULL;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's trace.dat source: a set of trace.dat files read the way trace-cmd report
+ * reads them, as one stream of records in time order.
+ *
+ * Every file gets one event registry (<ktrace/event.h>), shared by its buffers as
+ * trace-cmd shares its tep handle between a file and its instances. The records of all
+ * buffers of all files are merged by timestamp: trace-cmd's order is the order of its
+ * handles (every file's top buffer, in command-line order, then the instances of each
+ * file), then the CPU, for equal timestamps. Each buffer is read with its own iterator
+ * (a "stream"), so that a sink can look at the record that follows one in its buffer
+ * (trace-cmd prints a function-graph leaf as one line and skips its exit record).
+ *
+ * The set applies trace-cmd's record filters itself (-F with -v, --pid/--comm, --cpu,
+ * -I/-S) and hands the records that pass, one at a time, without formatting them.
+ * Memory stays bounded by the iterators' windows (pages and chunks), not by the files.
+ * Internal to the library: the public face is <ktrace/stream.h>; lib/views uses both.
+ */
+#ifndef KTRACE_ENGINE_TDSET_H
+#define KTRACE_ENGINE_TDSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/event.h>
+#include <ktrace/input.h>
+#include <ktrace/stream.h>
+#include <ktrace/tracedat.h>
+
+/* A metadata text of a file, kept to load more registries (worker threads). */
+struct kt_mtext {
+	const char *system;           /* NULL for header_page / kallsyms... */
+	const char *text;
+	size_t len;
+};
+
+/* How the files are read and filtered. */
+struct kt_tdset_opts {
+	bool raw_ts, no_date;         /* --raw-ts, --nodate (tracedat open flags) */
+	bool nsec;                    /* times in ns (-t): func_repeats' last_ts format */
+	bool listing;                 /* -E/-P/-f: no blktrace event (libtracecmd adds it later) */
+	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */
+	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
+	size_t ncpus;
+	bool no_irqs, no_softirqs;    /* -I, -S */
+};
+
+
+/* One input file: its reader, registry and filters. */
+struct kt_tdfile {
+	const char *path;
+	const char *base;                  /* the name without directories */
+	struct tracedat *td;
+	struct ktrace_events *evs;
+	const struct ktrace_event *fg_entry;    /* funcgraph_entry, if any */
+	/* formats and texts, to load more registries */
+	struct kt_mtext header_page, kallsyms, printk, cmdlines;
+	struct kt_mtext *formats;
+	size_t nformats;
+	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */
+	const struct ktrace_stream_filter *filter_args;
+	size_t nfilter_args;
+	struct ktrace_event_filter **pos, **neg;
+	size_t npos, nneg;
+	int kstack_id, ustack_id;          /* kernel_stack / user_stack ids (-1: none) */
+	bool *last_printed;                /* per CPU id */
+	size_t nlast;
+	char *task_text;                   /* the --pid/--comm filter */
+	/* how trace-cmd shows its times */
+	bool usecs;                        /* times in seconds (not a raw counter) */
+	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
+	unsigned ncpus;                    /* "cpus=N" */
+	size_t ninstances;
+};
+
+/* One buffer of one file: its records in timestamp order. */
+struct kt_tdstream {
+	struct kt_tdfile *f;
+	unsigned buffer;
+	const char *label;                 /* the buffer name ("" for a top buffer) */
+	struct tracedat_iter *it;
+	const struct tracedat_record *head;   /* the next record; NULL at the end */
+	uint64_t *vbase;                   /* debug_offsets: trace-cmd's offsets of compressed data */
+	uint64_t map_size;                 /* trace-cmd's mapping window (uncompressed) */
+	unsigned page_size;
+	uint64_t *cpu_end;                 /* per CPU index: the end of its data in the file */
+	const void *last_page;             /* the page of the last record visited */
+};
+
+struct kt_tdset {
+	struct kt_tdset_opts o;
+	struct kt_tdfile *files;
+	size_t nfiles;
+	struct kt_tdstream *streams;
+	size_t nstreams, cap_streams;
+	struct ktrace_error *err;
+	const char *err_file;              /* the file an error concerns, or NULL */
+	uint64_t visited;                  /* records looked at, filtered or not */
+	uint64_t span;                     /* bytes of distinct pages the records came from */
+};
+
+/* A record that passed the filters: the head of its stream, not yet moved past. */
+struct kt_tdrec {
+	struct kt_tdstream *s;
+	const struct tracedat_record *rec;
+	struct ktrace_record kr;
+	const struct ktrace_event *ev;     /* NULL: an event the registry does not know */
+};
+
+/* An empty set for nfiles files; 0 or -ENOMEM. */
+int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opts *o,
+		  struct ktrace_error *err);
+/* Opens file i (path, or input when not NULL; ts_offset in ns) with its registry. */
+int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
+		       int64_t ts_offset);
+/* The file's filters; the --pid/--comm tasks go to the first file only (as trace-cmd).
+ * A filter that does not parse gives -EINVAL with libtraceevent's message (err_file
+ * NULL: a usage error). */
+int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct ktrace_stream_filter *filters,
+			 size_t nfilters, const struct ktrace_stream_task *tasks, size_t ntasks);
+/* Adds a buffer of a file as a stream, and reads its first record. multi: several files
+ * (a top buffer is labelled with the file name). */
+int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer, bool multi);
+/* Adds every buffer of every file in trace-cmd's order (the top buffers, then the
+ * instances of each file). */
+int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi);
+void kt_tdset_close(struct kt_tdset *set);
+
+/* A new registry of f loaded the way trace-cmd loads its tep handle (for a worker
+ * thread: safe to call from several threads at once). NULL with errno. */
+struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct kt_tdset_opts *o);
+
+/*
+ * The next record in merged order that passes the filters: 1 with *out filled (the
+ * record stays the head of its stream until kt_tdset_advance), 0 at the end, or a
+ * negative error code (set->err, set->err_file).
+ */
+int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out);
+/* Moves s past its head. 0 or a negative error code. */
+int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s);
+
+/* A record as the event registry takes it (avail: what formatting may read, as trace-cmd
+ * reads on within its mapping window or decompressed chunk). */
+void kt_tdstream_fill_record(const struct kt_tdstream *s, const struct tracedat_record *rec,
+			     struct ktrace_record *kr);
+
+/* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */
+void kt_td_virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
+
+#endif
