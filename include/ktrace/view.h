@@ -144,6 +144,11 @@ struct ktrace_view_text_opts {
 	bool progress;                /* progress line on stderr */
 	bool line_flush;              /* flush at line ends every few KiB (terminal) */
 	unsigned threads;             /* 0: as many as the CPUs (big traces), 1: no threads */
+	/* Called in output order with every record printed; the text it writes to buf (at
+	 * most cap bytes; it returns the length) ends the record's line (report -w). */
+	size_t (*line_suffix)(void *arg, struct ktrace_events *evs, const struct ktrace_record *rec,
+			      char *buf, size_t cap);
+	void *line_suffix_arg;
 };
 
 /*
@@ -153,6 +158,26 @@ struct ktrace_view_text_opts {
  */
 KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
 				struct ktrace_error *err, const char **err_file);
+
+/*
+ * `ktrace report -w`: the report, each sched_switch line followed by the latency of the
+ * wake-up of the task it switches to, then the average, longest and shortest wake-up
+ * latencies (and those of real-time tasks), as trace-cmd 3.1.6 prints them. One file.
+ */
+KTRACE_API int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+					   struct ktrace_error *err, const char **err_file);
+
+/* `ktrace report --profile`: per task, the time its events took (sched_switch by state,
+ * wake-ups, interrupts, softirqs, system calls, function graph) with their kernel
+ * stacks, as trace-cmd 3.1.6 prints them. One file (its top buffer). */
+struct ktrace_view_profile_opts {
+	bool by_comm;                 /* --by-comm: tasks of one name merged */
+	bool global;                  /* -G: interrupts and softirqs as global events */
+};
+KTRACE_API int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
+					    const struct ktrace_view_profile_opts *po,
+					    struct ktrace_out *out, struct ktrace_error *err,
+					    const char **err_file);
 
 #ifdef __cplusplus
 }
