@@ -27,6 +27,9 @@ extern const struct cli_command cli_dump;
 extern const struct cli_command cli_record;
 extern const struct cli_command cli_extract;
 extern const struct cli_command cli_convert;
+/* the live system (issue 18) */
+extern const struct cli_command cli_list, cli_stat, cli_show, cli_start, cli_stop, cli_restart,
+	cli_clear, cli_reset, cli_stream, cli_split;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {

@@ -19,6 +19,16 @@ static const struct cli_command *const commands[] = {
 	&cli_record,
 	&cli_extract,
 	&cli_convert,
+	&cli_split,
+	&cli_list,
+	&cli_stat,
+	&cli_show,
+	&cli_start,
+	&cli_stop,
+	&cli_restart,
+	&cli_clear,
+	&cli_reset,
+	&cli_stream,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -168,6 +168,13 @@ KTRACE_API int ktrace_tracefs_read(const char *tracefs, const char *instance, co
 KTRACE_API int ktrace_tracefs_open(const char *tracefs, const char *instance, const char *name,
 				   int flags, struct ktrace_error *err);
 
+/* The entries of tracefs directory name of a buffer ("options", "instances",
+ * "events"...), in directory order; dirs_only: subdirectories only. *names as for
+ * ktrace_tracefs_list_events. */
+KTRACE_API int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const char *name,
+				       bool dirs_only, char ***names, size_t *n,
+				       struct ktrace_error *err);
+
 /*
  * Events as `trace-cmd list -e REGEX` selects them, "system:event" each: regex NULL or
  * "" gives every event of available_events; otherwise "SYS[:EV]" with case-insensitive

@@ -16,6 +16,7 @@
 
 #include <ktrace/out.h>
 #include <ktrace/stream.h>
+#include <ktrace/tracefs.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,6 +179,27 @@ KTRACE_API int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *
 					    const struct ktrace_view_profile_opts *po,
 					    struct ktrace_out *out, struct ktrace_error *err,
 					    const char **err_file);
+
+/* `ktrace stat`: the state of tracefs buffers as `trace-cmd stat` prints it (options:
+ * their trace options too, as stat -o), or as one JSON object. */
+KTRACE_API int ktrace_view_tracefs_state(const struct ktrace_tracefs_state *st, bool options, bool json,
+					 struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * `ktrace stream`: the records of a live (in_memory) tracefs session printed as
+ * `ktrace report` prints them. ktrace_view_live_print prints every record captured so
+ * far, in time order, and returns how many (or a negative error code).
+ */
+struct ktrace_view_live;
+struct ktrace_view_live_opts {
+	bool nsec;                    /* nanosecond times (report -t) */
+	bool raw;                     /* fields as name=value (report -R) */
+};
+KTRACE_API int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_view_live_opts *o,
+				    struct ktrace_view_live **out, struct ktrace_error *err);
+KTRACE_API int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktrace_out *out,
+					  struct ktrace_error *err);
+KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
 
 #ifdef __cplusplus
 }

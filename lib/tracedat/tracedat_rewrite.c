@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tracedat/tracedat_int.h"
+
 /* The page size every record buffer shares, or 0. */
 static unsigned int common_page_size(const struct tracedat *td)
 {
@@ -127,10 +129,11 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 
 		if (layout_option(o->id))
 			continue;
-		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && version >= 7 &&
-		    tracedat_clock_text(td)) {
+		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && tracedat_clock_text(td)) {
 			/* A version 6 file may keep the clock text after its CPU table and
-			 * leave this option empty; version 7 has no such place. */
+			 * leave this option empty; version 7 has no such place, and trace-cmd
+			 * parses an empty option past its end (now and then reading another
+			 * clock name there): the text goes into the option. */
 			const char *text = tracedat_clock_text(td);
 
 			ret = tracedat_writer_add_option(w, o->id, text, (uint32_t)strlen(text) + 1,
@@ -144,11 +147,10 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 	return 0;
 }
 
-int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, struct ktrace_error *err)
 {
 	size_t nbufs = tracedat_buffer_count(td);
 	unsigned int cpus = tracedat_header(td)->cpus;
-	int *index;
 	int ret;
 
 	ret = copy_metadata(td, w, err);
@@ -169,17 +171,27 @@ int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktra
 	ret = copy_options(td, w, tracedat_writer_version(w), err);
 	if (ret)
 		return ret;
-	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
-	if (!index)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < nbufs && !ret; i++) {
+	for (size_t i = 0; i < nbufs; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 
 		index[i] = tracedat_writer_add_buffer(w, b->name, b->clock, b->page_size, b->latency,
 						      err);
 		if (index[i] < 0)
-			ret = index[i];
+			return index[i];
 	}
+	return 0;
+}
+
+int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+{
+	size_t nbufs = tracedat_buffer_count(td);
+	int *index;
+	int ret;
+
+	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
+	if (!index)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = td_copy_layout(td, w, index, err);
 	for (size_t i = 0; i < nbufs && !ret; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 		struct sink s = { w, (unsigned int)index[i], err };

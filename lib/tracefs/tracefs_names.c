@@ -7,6 +7,7 @@
 #include <ktrace/tracefs.h>
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -77,6 +78,48 @@ int ktrace_tracefs_open(const char *tracefs, const char *instance, const char *n
 	}
 	free(dir);
 	return ret;
+}
+
+int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const char *name,
+			    bool dirs_only, char ***names, size_t *n, struct ktrace_error *err)
+{
+	char path[PATH_MAX], *dir = NULL;
+	int ret = file_path(tracefs, instance, name, path, sizeof(path), &dir, err);
+	struct dirent *de;
+	char **v = NULL;
+	size_t cnt = 0;
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	free(dir);
+	if (ret)
+		return ret;
+	d = opendir(path);
+	if (!d)
+		return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
+	while ((de = readdir(d))) {
+		char **nv;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (dirs_only && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		nv = realloc(v, (cnt + 1) * sizeof(*nv));
+		if (!nv || !(nv[cnt] = strdup(de->d_name))) {
+			if (nv)
+				v = nv;
+			closedir(d);
+			tfs_free_names(v, cnt);
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		}
+		v = nv;
+		cnt++;
+	}
+	closedir(d);
+	*names = v;
+	*n = cnt;
+	return 0;
 }
 
 void ktrace_tracefs_free_names(char **names, size_t n)

@@ -382,7 +382,7 @@ static int set_option(struct tfs_buffer *b, const char *opt, struct ktrace_error
 			on = true;
 		} else {
 			return ktrace_error_set(err, -ENOENT, "no trace option \"%s\" in %s/options "
-						"('ktrace list -o' lists them)", name, b->dir);
+						"('ktrace list -o' lists them)", on ? opt : opt + 2, b->dir);
 		}
 	}
 	snprintf(file, sizeof(file), "options/%s", name);

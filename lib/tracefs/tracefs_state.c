@@ -308,10 +308,14 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 
 		st->machine_cpus = c > 0 ? (unsigned int)c : 1;
 	}
-	st->stack_tracer = -1;
-	if (tfs_read_value("/proc/sys/kernel", "stack_tracer_enabled", &v) == 0) {
-		st->stack_tracer = atoi(v) > 0;
-		free(v);
+	/* as trace-cmd: no stack tracer in the kernel means disabled */
+	st->stack_tracer = 0;
+	if (access("/proc/sys/kernel/stack_tracer_enabled", F_OK) == 0) {
+		st->stack_tracer = -1;
+		if (tfs_read_value("/proc/sys/kernel", "stack_tracer_enabled", &v) == 0) {
+			st->stack_tracer = atoi(v) > 0;
+			free(v);
+		}
 	}
 	want = all ? 1 + st->ninstances : n ? n : 1;
 	st->buffers = calloc(want, sizeof(*st->buffers));
