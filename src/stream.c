@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,6 +134,11 @@ static int run_stream(int argc, char **argv)
 	    ktrace_tracefs_start(s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
+	}
+	/* the readers (threads made by ktrace_tracefs_start) come first: printing, on this
+	 * thread only, may fall behind and catch up later, the kernel's buffers may not */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 10) < 0) {
+		/* not fatal */
 	}
 	record_child_go(&child);
 	status = CLI_OK;

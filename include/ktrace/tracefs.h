@@ -321,7 +321,8 @@ KTRACE_API int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
 KTRACE_API void ktrace_tracefs_wait(struct ktrace_tracefs_session *s, int timeout_ms);
 /* Loads into an event registry (ktrace/event.h) what formatting the session's records
  * needs: header_page, the formats of the recorded events and of the ftrace system,
- * kallsyms, printk formats and saved command lines. */
+ * kallsyms and printk formats (the saved command lines: ktrace_tracefs_load_cmdlines,
+ * when a task is met, as the kernel updates them while tracing). */
 struct ktrace_events;
 KTRACE_API int ktrace_tracefs_load_events(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
 					  struct ktrace_error *err);

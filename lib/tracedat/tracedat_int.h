@@ -167,8 +167,10 @@ void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(pr
 
 /* tracedat_rewrite.c: everything of td but the CPU data and latency texts handed to w
  * (metadata, CPU count, options, the buffers declared); index[i] receives the writer's
- * index of td's buffer i (nbufs entries). */
-int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, struct ktrace_error *err);
+ * index of td's buffer i (nbufs entries). more_cmdlines (more_len bytes, "pid comm"
+ * lines) is added to the saved command lines. */
+int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, const char *more_cmdlines,
+		   size_t more_len, struct ktrace_error *err);
 
 /* tracedat_encode.c: ring-buffer sub-buffers made from records, as the kernel writes
  * them, appended to a file. */

@@ -11,7 +11,14 @@
  * number of sub-buffers; the record that does not fit begins the next piece. In the
  * per-CPU mode each CPU counts its own units. While a piece is written, its
  * sub-buffers wait in a temporary file per buffer and CPU next to the output.
+ *
+ * A report learns task names from sched_switch and sched_wakeup records as it prints
+ * them (libtraceevent's sched plugin registers the names of pids the saved command
+ * lines lack), and uses them on later lines. So that a piece's report shows the names
+ * the whole file's report shows, the names the records of the earlier pieces teach are
+ * added to the piece's saved command lines.
  */
+#include <ktrace/event.h>
 #include <ktrace/tracedat.h>
 
 #include <errno.h>
@@ -35,8 +42,18 @@ struct stream {
 	bool done;
 };
 
+/* Names taught by sched records, as "pid comm" lines. */
+struct learn {
+	struct ktrace_events *evs;
+	const struct ktrace_event *sw, *wk, *wkn;
+	int prev_pid, prev_comm, next_pid, next_comm, wk_pid, wk_comm, wkn_pid, wkn_comm;
+	char *text;
+	size_t len, cap;
+};
+
 struct split {
 	struct tracedat *td;
+	struct learn learn;
 	const struct tracedat_split_opts *o;
 	struct tracedat_write_opts wo;
 	struct ktrace_error *err;
@@ -74,6 +91,103 @@ static int tmp_file(const char *dir)
 	return fd;
 }
 
+/* A registry of the file's formats and command lines, and the fields to learn from. */
+static void learn_init(struct split *sp)
+{
+	const struct tracedat_header *h = tracedat_header(sp->td);
+	struct learn *l = &sp->learn;
+	struct ktrace_error ignore = { 0 };
+	const char *t;
+	size_t len;
+
+	l->evs = ktrace_event_new((int)h->long_size, h->big_endian);
+	if (!l->evs)
+		return;
+	if (tracedat_header_page(sp->td, &t, &len) == 0)
+		ktrace_event_parse_header_page(l->evs, t, len, &ignore);
+	for (size_t s = 0; s < tracedat_system_count(sp->td); s++) {
+		if (strcmp(tracedat_system_name(sp->td, s), "sched"))
+			continue;
+		for (size_t i = 0; i < tracedat_system_event_count(sp->td, s); i++)
+			if (tracedat_event_format(sp->td, s, i, &t, &len) == 0)
+				ktrace_event_add_format(l->evs, "sched", t, len, NULL, &ignore);
+	}
+	if (tracedat_cmdlines_size(sp->td) >= 0 && tracedat_cmdlines(sp->td, &t, &len, &ignore) == 0)
+		ktrace_event_parse_cmdlines(l->evs, t, len, &ignore);
+	l->sw = ktrace_event_find_by_name(l->evs, "sched", "sched_switch");
+	l->wk = ktrace_event_find_by_name(l->evs, "sched", "sched_wakeup");
+	l->wkn = ktrace_event_find_by_name(l->evs, "sched", "sched_wakeup_new");
+	l->prev_pid = ktrace_event_field_index(l->sw, "prev_pid");
+	l->prev_comm = ktrace_event_field_index(l->sw, "prev_comm");
+	l->next_pid = ktrace_event_field_index(l->sw, "next_pid");
+	l->next_comm = ktrace_event_field_index(l->sw, "next_comm");
+	l->wk_pid = ktrace_event_field_index(l->wk, "pid");
+	l->wk_comm = ktrace_event_field_index(l->wk, "comm");
+	l->wkn_pid = ktrace_event_field_index(l->wkn, "pid");
+	l->wkn_comm = ktrace_event_field_index(l->wkn, "comm");
+}
+
+static void learn_pair(struct learn *l, const struct ktrace_event *ev, int pid_field, int comm_field,
+		       const struct ktrace_record *kr)
+{
+	struct ktrace_event_value v;
+	uint64_t pid;
+	char line[64];
+	int n;
+
+	if (pid_field < 0 || comm_field < 0 ||
+	    ktrace_event_field_number(l->evs, ev, (size_t)pid_field, kr, &pid) ||
+	    ktrace_event_field_value(l->evs, ev, (size_t)comm_field, kr, &v) ||
+	    v.type != KTRACE_EVENT_STRING)
+		return;
+	/* libtraceevent registers a name only for a pid it has none for */
+	if (strcmp(ktrace_event_comm(l->evs, (int)pid), "<...>"))
+		return;
+	n = snprintf(line, sizeof(line), "%d %.*s\n", (int)pid, (int)(v.len < 32 ? v.len : 32),
+		     (const char *)v.data);
+	if (n <= 0 || (size_t)n >= sizeof(line) || memchr(line, 0, (size_t)n - 1))
+		return;
+	if (l->len + (size_t)n > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		char *t;
+
+		while (cap < l->len + (size_t)n)
+			cap *= 2;
+		t = realloc(l->text, cap);
+		if (!t)
+			return;
+		l->text = t;
+		l->cap = cap;
+	}
+	memcpy(l->text + l->len, line, (size_t)n);
+	l->len += (size_t)n;
+	line[n - 1] = 0;
+	ktrace_event_register_comm(l->evs, (int)pid, strchr(line, ' ') + 1);
+}
+
+/* The names a record teaches a report. */
+static void learn_record(struct split *sp, const struct tracedat_record *rec)
+{
+	struct learn *l = &sp->learn;
+	struct ktrace_record kr = { .data = rec->data, .size = rec->size, .cpu = (int)rec->cpu,
+				    .ts = rec->ts };
+	const struct ktrace_event *ev;
+
+	if (!l->evs || !(l->sw || l->wk || l->wkn))
+		return;
+	ev = ktrace_event_record_event(l->evs, &kr);
+	if (!ev)
+		return;
+	if (ev == l->sw) {
+		learn_pair(l, ev, l->prev_pid, l->prev_comm, &kr);
+		learn_pair(l, ev, l->next_pid, l->next_comm, &kr);
+	} else if (ev == l->wk) {
+		learn_pair(l, ev, l->wk_pid, l->wk_comm, &kr);
+	} else if (ev == l->wkn) {
+		learn_pair(l, ev, l->wkn_pid, l->wkn_comm, &kr);
+	}
+}
+
 static struct stream *stream_of(struct split *sp, const struct tracedat_record *rec)
 {
 	return &sp->streams[sp->first[rec->buffer] + rec->cpu_index];
@@ -108,6 +222,7 @@ static int add_record(struct split *sp, struct stream *s, const struct tracedat_
 {
 	int ret = td_pages_add(&s->pages, rec->raw_ts, rec->data, rec->size, rec->missed_events);
 
+	learn_record(sp, rec);
 	if (ret == -EINVAL)
 		return ktrace_error_set(sp->err, ret, "a record of %u bytes does not fit a sub-buffer of "
 					"%u bytes", rec->size, s->pages.page_size);
@@ -116,8 +231,9 @@ static int add_record(struct split *sp, struct stream *s, const struct tracedat_
 	return 0;
 }
 
-/* The piece's file: metadata, options, buffers, then each stream's pages. */
-static int write_piece(struct split *sp, const char *path)
+/* The piece's file: metadata, options (with the names learnt before the piece began:
+ * learned bytes of the learnt lines), buffers, then each stream's pages. */
+static int write_piece(struct split *sp, const char *path, size_t learned)
 {
 	size_t nbufs = tracedat_buffer_count(sp->td);
 	struct tracedat_writer *w;
@@ -138,7 +254,7 @@ static int write_piece(struct split *sp, const char *path)
 		free(index);
 		return ret;
 	}
-	ret = td_copy_layout(sp->td, w, index, sp->err);
+	ret = td_copy_layout(sp->td, w, index, sp->learn.text, learned, sp->err);
 	for (size_t i = 0; i < sp->nstreams && !ret; i++) {
 		struct stream *s = &sp->streams[i];
 
@@ -206,6 +322,7 @@ static int split_merged(struct split *sp)
 	do {
 		char path[PATH_MAX + 16];
 		uint64_t n = 0, t0 = 0;
+		size_t learned = sp->learn.len;
 
 		if ((ret = reset_streams(sp)))
 			break;
@@ -240,7 +357,7 @@ static int split_merged(struct split *sp)
 		if (!n && piece)
 			break;
 		piece_name(sp, ++piece, path, sizeof(path));
-		if ((ret = write_piece(sp, path)))
+		if ((ret = write_piece(sp, path, learned)))
 			goto out;
 		if (o->piece)
 			o->piece(o->arg, path, n);
@@ -272,6 +389,7 @@ static int split_per_cpu(struct split *sp)
 	for (;;) {
 		char path[PATH_MAX + 16];
 		uint64_t total = 0;
+		size_t learned = sp->learn.len;
 		bool more = false;
 
 		if ((ret = reset_streams(sp)))
@@ -316,7 +434,7 @@ static int split_per_cpu(struct split *sp)
 		if (!total && piece)
 			break;
 		piece_name(sp, ++piece, path, sizeof(path));
-		if ((ret = write_piece(sp, path)))
+		if ((ret = write_piece(sp, path, learned)))
 			return ret;
 		if (o->piece)
 			o->piece(o->arg, path, total);
@@ -380,6 +498,7 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o, str
 			sp.streams[k].fd = -1;
 		}
 	}
+	learn_init(&sp);
 	if (o->per_cpu || o->unit == TRACEDAT_SPLIT_PAGES)
 		ret = split_per_cpu(&sp);
 	else
@@ -392,5 +511,7 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o, str
 	}
 	free(sp.streams);
 	free(sp.first);
+	ktrace_event_free(sp.learn.evs);
+	free(sp.learn.text);
 	return ret;
 }

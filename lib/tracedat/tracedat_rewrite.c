@@ -79,7 +79,8 @@ static bool layout_option(uint16_t id)
 	return false;
 }
 
-static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, const char *more_cmdlines,
+			 size_t more_len, struct ktrace_error *err)
 {
 	const char *t, *t2;
 	size_t len, len2;
@@ -111,6 +112,22 @@ static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, struct 
 		if ((ret = tracedat_printk_formats(td, &t, &len, err)) ||
 		    (ret = tracedat_writer_printk(w, t, len, err)))
 			return ret;
+	}
+	if (more_len) {
+		char *all;
+
+		t = "";
+		len = 0;
+		if (tracedat_cmdlines_size(td) >= 0 && (ret = tracedat_cmdlines(td, &t, &len, err)))
+			return ret;
+		all = malloc(len + more_len);
+		if (!all)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		memcpy(all, t, len);
+		memcpy(all + len, more_cmdlines, more_len);
+		ret = tracedat_writer_cmdlines(w, all, len + more_len, err);
+		free(all);
+		return ret;
 	}
 	if (tracedat_cmdlines_size(td) >= 0) {
 		if ((ret = tracedat_cmdlines(td, &t, &len, err)) ||
@@ -147,13 +164,14 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 	return 0;
 }
 
-int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, struct ktrace_error *err)
+int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, const char *more_cmdlines,
+		   size_t more_len, struct ktrace_error *err)
 {
 	size_t nbufs = tracedat_buffer_count(td);
 	unsigned int cpus = tracedat_header(td)->cpus;
 	int ret;
 
-	ret = copy_metadata(td, w, err);
+	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nbufs; i++) {
@@ -191,7 +209,7 @@ int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktra
 	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
 	if (!index)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = td_copy_layout(td, w, index, err);
+	ret = td_copy_layout(td, w, index, NULL, 0, err);
 	for (size_t i = 0; i < nbufs && !ret; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 		struct sink s = { w, (unsigned int)index[i], err };

@@ -271,6 +271,27 @@ static void clear_event_settings(const char *dir, int *first, struct ktrace_erro
 	tfs_free_names(systems, nsys);
 }
 
+/* Whether a pid or function filter file holds something (not just comments, "no pid"
+ * or nothing): only then is it written, as writing them may be refused where function
+ * tracing is. */
+static bool is_set(const char *dir, const char *file)
+{
+	char *v;
+	bool set = false;
+
+	if (tfs_read_value(dir, file, &v))
+		return false;
+	for (const char *p = v; *p && !set;) {
+		size_t n = strcspn(p, "\n");
+
+		if (n && *p != '#' && strncmp(p, "no pid", n > 6 ? n : 6))
+			set = true;
+		p += n + (p[n] == '\n');
+	}
+	free(v);
+	return set;
+}
+
 /* trace-cmd's mask of every CPU of the machine ("3", "ffffffff,ffffffff"...). */
 static void all_cpus_mask(char *out, size_t len)
 {
@@ -306,7 +327,8 @@ static void reset_buffer(const char *dir, bool top, const struct defaults *d, in
 	W_IF("events/enable", "0");
 	clear_event_settings(dir, first, err);
 	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
-		W_IF(empty[i], "");
+		if (is_set(dir, empty[i]))
+			W(empty[i], "");
 	W("trace_clock", "local");
 	all_cpus_mask(mask, sizeof(mask));
 	W_IF("tracing_cpumask", mask);

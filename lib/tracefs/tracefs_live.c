@@ -290,6 +290,5 @@ int ktrace_tracefs_load_events(struct ktrace_tracefs_session *s, struct ktrace_e
 		ktrace_event_parse_printk_formats(evs, text, len, &ignore);
 		free(text);
 	}
-	ktrace_tracefs_load_cmdlines(s, evs, &ignore);
 	return 0;
 }

@@ -5,9 +5,9 @@
  * dropped-events line where the kernel marked lost events.
  *
  * The event registry is loaded from tracefs when the view is made (formats, kallsyms,
- * printk formats, saved command lines); the command lines are read again (at most
- * once a second) when a record's task is not known yet, since processes start while
- * streaming. Records come in time order over what has been captured at each call
+ * printk formats); the saved command lines are read when a record's task is not known
+ * yet (at most ten times a second), so that a task gets the name the kernel has for it
+ * when it is first met (processes start and exec while streaming). Records come in time order over what has been captured at each call
  * (tracefs_live.c). A function-graph entry is printed on its own line: the look-ahead
  * that joins it with its exit in a report needs the next record, which may not be
  * captured yet.
@@ -65,7 +65,6 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 	v->usecs = !strncmp(clock, "mono", 4);
 	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
 		v->usecs |= !strcmp(clock, secs[i]);
-	clock_gettime(CLOCK_MONOTONIC, &v->last_reload);
 	*out = v;
 	return 0;
 }
@@ -79,8 +78,8 @@ void ktrace_view_live_free(struct ktrace_view_live *v)
 	free(v);
 }
 
-/* The comm of pid, reading the saved command lines again (once a second at most) for a
- * task not known yet. */
+/* The comm of pid, reading the saved command lines again (ten times a second at most)
+ * for a task not known yet. */
 static const char *comm_of(struct ktrace_view_live *v, int pid)
 {
 	const char *comm = ktrace_event_comm(v->evs, pid);
@@ -90,7 +89,8 @@ static const char *comm_of(struct ktrace_view_live *v, int pid)
 	if (strcmp(comm, "<...>"))
 		return comm;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec - v->last_reload.tv_sec < 1)
+	if ((now.tv_sec - v->last_reload.tv_sec) * 1000000000ll + (now.tv_nsec - v->last_reload.tv_nsec) <
+	    100000000ll)
 		return comm;
 	v->last_reload = now;
 	ktrace_tracefs_load_cmdlines(v->s, v->evs, &ignore);
