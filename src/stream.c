@@ -137,7 +137,7 @@ static int run_stream(int argc, char **argv)
 	}
 	/* the readers (threads made by ktrace_tracefs_start) come first: printing, on this
 	 * thread only, may fall behind and catch up later, the kernel's buffers may not */
-	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 10) < 0) {
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 19) < 0) {
 		/* not fatal */
 	}
 	record_child_go(&child);

@@ -273,6 +273,12 @@ int tfs_capture_start(struct ktrace_tracefs_session *s, struct tfs_buffer *b, st
 		a->b = b;
 		a->c = c;
 		a->chunk = chunk_size(b, c);
+		/* -m: no more than a half at a time, so that the halves keep their size */
+		if (s->half_bytes && a->chunk > s->half_bytes) {
+			a->chunk = (size_t)(s->half_bytes - s->half_bytes % b->page_size);
+			if (!a->chunk)
+				a->chunk = b->page_size;
+		}
 		ret = pthread_create(&c->thread, NULL, cpu_thread, a);
 		if (ret) {
 			free(a);

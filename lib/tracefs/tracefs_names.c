@@ -159,33 +159,44 @@ static void add_name(struct names *l, const char *system, const char *event)
 	l->v[l->n++] = s;
 }
 
-/* The events of one system (those with a format), all or those re matches. */
-static void system_events(struct names *l, const struct tfs_events *e, const char *system,
-			  const regex_t *re)
+/* The events of one system (those with a format), all or those re matches, in
+ * directory order (libtracefs's). */
+static void system_events(struct names *l, const char *tracefs, const char *system, const regex_t *re)
 {
-	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->ev[i].system, system) &&
-		    (!re || regexec(re, e->ev[i].name, 0, NULL, 0) == 0))
-			add_name(l, system, e->ev[i].name);
+	char path[PATH_MAX], **evs;
+	size_t n;
+
+	if (tfs_pathf(path, sizeof(path), "%s/events/%s", tracefs, system) ||
+	    tfs_list_dirs(path, false, &evs, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char file[PATH_MAX];
+
+		if (tfs_pathf(file, sizeof(file), "%s/%s/format", path, evs[i]) || access(file, F_OK))
+			continue;
+		if (!re || regexec(re, evs[i], 0, NULL, 0) == 0)
+			add_name(l, system, evs[i]);
+	}
+	tfs_free_names(evs, n);
 }
 
 /* The systems libtracefs lists: directories of events/ with an enable file (so not
- * ftrace). */
+ * ftrace), in directory order. */
 static int event_systems(const char *tracefs, char ***out, size_t *n)
 {
 	char path[PATH_MAX], **all;
 	size_t nall, k = 0;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/events", tracefs);
-	ret = tfs_list_dirs(path, true, &all, &nall);
+	if (tfs_pathf(path, sizeof(path), "%s/events", tracefs))
+		return -ENAMETOOLONG;
+	ret = tfs_list_dirs(path, false, &all, &nall);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nall; i++) {
 		char file[PATH_MAX];
 
-		if (snprintf(file, sizeof(file), "%s/%s/enable", path, all[i]) < (int)sizeof(file) &&
-		    access(file, F_OK) == 0)
+		if (!tfs_pathf(file, sizeof(file), "%s/%s/enable", path, all[i]) && access(file, F_OK) == 0)
 			all[k++] = all[i];
 		else
 			free(all[i]);
@@ -220,7 +231,6 @@ int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***n
 			       struct ktrace_error *err)
 {
 	struct names l = { 0 };
-	struct tfs_events e = { 0 };
 	char *dir = NULL, *copy = NULL, *system, *event, *save = NULL;
 	char **systems = NULL;
 	size_t nsystems = 0;
@@ -237,8 +247,6 @@ int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***n
 		ret = list_available(dir, &l, err);
 		goto out;
 	}
-	if ((ret = tfs_list_events(dir, &e, err)))
-		goto out;
 	if ((ret = event_systems(dir, &systems, &nsystems))) {
 		ktrace_error_set(err, ret, "%s/events: %s", dir, strerror(-ret));
 		goto out;
@@ -271,14 +279,14 @@ int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***n
 	}
 	/* ftrace is not among the systems, but its events can be matched */
 	if (regexec(&sys_re, "ftrace", 0, NULL, 0) == 0)
-		system_events(&l, &e, "ftrace", event ? &ev_re : NULL);
+		system_events(&l, dir, "ftrace", event ? &ev_re : NULL);
 	else if (!just_systems)
-		system_events(&l, &e, "ftrace", &sys_re);
+		system_events(&l, dir, "ftrace", &sys_re);
 	for (size_t i = 0; i < nsystems; i++) {
 		if (regexec(&sys_re, systems[i], 0, NULL, 0) == 0)
-			system_events(&l, &e, systems[i], event ? &ev_re : NULL);
+			system_events(&l, dir, systems[i], event ? &ev_re : NULL);
 		else if (!just_systems)
-			system_events(&l, &e, systems[i], &sys_re);
+			system_events(&l, dir, systems[i], &sys_re);
 	}
 out:
 	if (have_sys)
@@ -287,7 +295,6 @@ out:
 		regfree(&ev_re);
 	free(copy);
 	tfs_free_names(systems, nsystems);
-	tfs_free_events(&e);
 	free(dir);
 	if (!ret && l.err)
 		ret = ktrace_error_set(err, l.err, "out of memory");
