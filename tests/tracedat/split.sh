@@ -73,7 +73,7 @@ for f in "$TMP/sv.dat" "$D/schedviz_cpu0.v7zstd.dat" "$TMP/allevents.dat" "$TMP/
 	"$TMP/sv_tsc.dat" "$D/synthetic_edge.v6.dat"; do
 	s "$f" in-order -r -e 1000
 done
-s "$TMP/sv.dat" in-order -r -e 7
+s "$TMP/sv.dat" in-order -r -e 40
 s "$D/trappy_tests_trace.v6.dat" in-order -r -s 1
 s "$TMP/sv.dat" in-order -r -m 100
 s "$TMP/sv.dat" in-order -r -u 50000
