@@ -37,6 +37,7 @@
 #define TASK_STATE_CHARS "RSDTtXZxKWP"
 #define TASK_STATE_MAX 1024
 #define INDENT 5
+#define MAX_CPUS 4096
 
 /* ---- a small chained hash map (nodes embed struct hnode first) ---- */
 
@@ -1135,10 +1136,16 @@ static struct chain *make_chain(struct prof *p, struct stack **stacks, int cnt, 
 	return chain;
 }
 
+/* Bit n of the tree's mask (trace-cmd keeps 64 levels; deeper ones draw no line). */
+static uint64_t bit(int n)
+{
+	return n >= 0 && n < 64 ? 1ull << n : 0;
+}
+
 static void put_indent(struct prof *p, int level, uint64_t mask)
 {
 	for (int i = 0; i <= level; i++)
-		kt_out_printf(p->out, "%*c ", INDENT, (mask & (1ull << i)) ? '|' : ' ');
+		kt_out_printf(p->out, "%*c ", INDENT, (mask & bit(i)) ? '|' : ' ');
 }
 
 static void put_func(struct prof *p, uint64_t val)
@@ -1158,7 +1165,7 @@ static void output_chain(struct prof *p, struct chain *chain, int level, int nch
 
 	if (!nchains)
 		return;
-	*mask |= 1ull << (level + 1);
+	*mask |= bit(level + 1);
 	put_indent(p, level + 1, *mask);
 	kt_out_putc(p->out, '\n');
 	for (int i = 0; i < nchains; i++) {
@@ -1168,7 +1175,7 @@ static void output_chain(struct prof *p, struct chain *chain, int level, int nch
 		put_indent(p, level, *mask);
 		kt_out_printf(p->out, "%*c ", INDENT, '+');
 		if (i == nchains - 1) {
-			*mask &= ~(1ull << (level + 1));
+			*mask &= ~bit(level + 1);
 			line = ' ';
 		}
 		put_func(p, chain[i].val);
@@ -1194,7 +1201,7 @@ static void output_chain(struct prof *p, struct chain *chain, int level, int nch
 		put_indent(p, level + 1, *mask);
 		kt_out_putc(p->out, '\n');
 	}
-	*mask &= ~(1ull << (level + 1));
+	*mask &= ~bit(level + 1);
 	put_indent(p, level, *mask);
 	kt_out_putc(p->out, '\n');
 }
@@ -1574,7 +1581,17 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 	p.long_size = tracedat_header(f->td)->long_size == 4 ? 4 : 8;
 	p.by_comm = po && po->by_comm;
 	p.global = po && po->global;
-	p.cpus = f->ncpus;
+	/* per-CPU tables for the CPUs the file has entries for (not what its header
+	 * claims), at most MAX_CPUS; records of others count as migrating or global */
+	p.cpus = 0;
+	for (size_t b = 0; b < tracedat_buffer_count(f->td); b++)
+		for (size_t c = 0; c < tracedat_buffer(f->td, b)->cpus; c++)
+			if (tracedat_buffer_cpu(f->td, b, c)->cpu >= p.cpus)
+				p.cpus = tracedat_buffer_cpu(f->td, b, c)->cpu + 1;
+	if (p.cpus > f->ncpus)
+		p.cpus = f->ncpus;
+	if (p.cpus > MAX_CPUS)
+		p.cpus = MAX_CPUS;
 	kt_out_printf(out, "cpus=%u\n", f->ncpus);
 	ret = setup(&p);
 	if (ret) {

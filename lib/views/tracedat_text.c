@@ -541,11 +541,13 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 			n = sizeof(sfx) - 1;
 		if (n && kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		if (!x->dsuf_len)
-			x->dsuf_off = (uint32_t)c->text_len;
-		memcpy(c->text + c->text_len, sfx, n);
-		x->dsuf_len += (uint32_t)n;
-		c->text_len += n;
+		if (n) {
+			if (!x->dsuf_len)
+				x->dsuf_off = (uint32_t)c->text_len;
+			memcpy(c->text + c->text_len, sfx, n);
+			x->dsuf_len += (uint32_t)n;
+			c->text_len += n;
+		}
 	}
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;

@@ -190,10 +190,16 @@ grep -q "^entries: [1-9]" $T/instances/$C/per_cpu/cpu*/stats || { st=1; echo "# 
 cat $T/instances/$C/trace >"$TMP/trace"
 "$KTRACE" clear -B $C || st=1
 grep -q "^entries: [1-9]" $T/instances/$C/per_cpu/cpu*/stats && { st=1; echo "#   clear left entries"; }
+"$KTRACE" stat -B $C | grep -q "Tracing is disabled" || { st=1; echo "#   stat does not say tracing is off"; }
 "$KTRACE" stop -B no-such-instance-$$ 2>"$TMP/log" && { st=1; echo "#   stop of a missing instance"; }
 grep -q 'no instance "no-such-instance' "$TMP/log" || { st=1; sed 's/^/#   /' "$TMP/log"; }
 result stop-restart-clear $st
-check show sh -c "[ \$(grep -c sched_ '$TMP/show') -gt 0 ] && cmp '$TMP/show' '$TMP/trace'"
+# -p: trace_pipe, consumed as it comes, until interrupted
+"$KTRACE" restart -B $C
+timeout -s INT 2 "$KTRACE" show -p -B $C >"$TMP/pipe" 2>&1
+"$KTRACE" stop -B $C
+check show sh -c "[ \$(grep -c sched_ '$TMP/show') -gt 0 ] && cmp '$TMP/show' '$TMP/trace' &&
+	grep -q ' sched_[a-z_]*: ' '$TMP/pipe'"
 "$KTRACE" reset -B $C -d >/dev/null 2>&1
 
 # ---- reset: as trace-cmd reset -------------------------------------------------------
