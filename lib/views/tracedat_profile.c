@@ -240,6 +240,7 @@ struct group {
 
 struct task {
 	struct hnode hn;
+	uint64_t seq;                         /* order of creation */
 	int pid;
 	bool sleeping;
 	char *comm;
@@ -345,7 +346,7 @@ static struct task *find_task(struct prof *p, int pid)
 			return p->last_task;
 		}
 	t = calloc(1, sizeof(*t));
-	if (!t || (t->hn.h = h, t->pid = pid, hmap_add(&p->tasks, &t->hn))) {
+	if (!t || (t->hn.h = h, t->pid = pid, t->seq = ++p->seq, hmap_add(&p->tasks, &t->hn))) {
 		free(t);
 		p->oom = true;
 		return NULL;
@@ -1316,6 +1317,35 @@ static void output_task(struct prof *p, struct task *t)
 	output_events(p, &t->events);
 }
 
+/* The bucket trace-cmd keeps a pid's task in (1024 buckets): its integer hash, the
+ * avalanche of Paul Hsieh's SuperFastHash on the two 16-bit halves. */
+static unsigned task_bucket(int pid)
+{
+	uint32_t v = (uint32_t)pid, h = 12546869u + (v & 0xffff);
+
+	h = (h << 16) ^ ((v >> 16) ^ h);
+	h += h >> 11;
+	h ^= h << 3;
+	h += h >> 5;
+	h ^= h << 4;
+	h += h >> 17;
+	h ^= h << 25;
+	h += h >> 6;
+	return h & 1023;
+}
+
+/* trace-cmd's walk of its tasks: by bucket, the newest first in a bucket. --by-comm
+ * merges in this order, and among equal shortest times the first merged stays. */
+static int cmp_task_walk(const void *a, const void *b)
+{
+	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
+	unsigned bx = task_bucket(x->pid), by = task_bucket(y->pid);
+
+	if (bx != by)
+		return bx > by ? 1 : -1;
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
 static int cmp_tasks(const void *a, const void *b)
 {
 	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
@@ -1490,6 +1520,7 @@ static void output_all(struct prof *p)
 		struct group **groups;
 		size_t ng;
 
+		qsort(tasks, n, sizeof(*tasks), cmp_task_walk);
 		for (size_t i = 0; i < n; i++)
 			group_task(p, tasks[i]);
 		groups = (struct group **)hmap_nodes(&p->groups, &ng);

@@ -2,8 +2,13 @@
 # report -w (wake-up latencies) and report --profile (per-task event times and stacks)
 # against Debian's trace-cmd 3.1.6 on the same files: -w byte for byte, --profile line
 # for line (trace-cmd prints some lines in an order that varies from run to run, so
-# both are sorted). With filters, --cpu, --by-comm and -G too. The recorded traces
-# with kernel stacks, irqs and system calls are in tests/tracefs/live.sh.
+# both are sorted). With filters, --cpu, --by-comm and -G too.
+# tests/data/report/profile.v6.dat.zst was recorded here with `ktrace record -F -c -T
+# -e sched_switch -e sched_wakeup -e sched_wakeup_new -e irq -e raw_syscalls
+# -e sched_process_exec --file-version 6 -- sh -c 'for i in 1 2 3; do ls /usr; sleep
+# 0.01; done'` and cut with tests/tracedat/tools/tdslim.py (no kallsyms: the stacks
+# show addresses): pairs of every kind and kernel stacks with their times. A fresh
+# recording is checked in tests/tracefs/live.sh.
 . "$(dirname "$0")/../lib.sh"
 D="$SHARED/data/ftrace"
 TOOLS="$ROOT/tests/tracedat/tools"
@@ -12,7 +17,7 @@ if ! command -v trace-cmd > /dev/null 2>&1 || ! command -v zstd > /dev/null 2>&1
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
 fi
-for n in allevents kmem stacks boot; do
+for n in allevents kmem stacks boot profile; do
 	zstd -q -d -f -o "$TMP/$n.dat" "$ROOT/tests/data/report/$n.v6.dat.zst"
 done
 cp "$D/schedviz_cpu0.v6.dat" "$TMP/sv.dat"
@@ -48,7 +53,8 @@ p() {
 }
 
 for f in "$TMP/sv.dat" "$D/schedviz_cpu0.v7zstd.dat" "$TMP/sv_offset.dat" "$TMP/allevents.dat" \
-	"$TMP/kmem.dat" "$TMP/boot.dat" "$TMP/stacks.dat" "$D/trappy_tests_trace.v7zstd.dat"; do
+	"$TMP/kmem.dat" "$TMP/boot.dat" "$TMP/stacks.dat" "$D/trappy_tests_trace.v7zstd.dat" \
+	"$TMP/profile.dat"; do
 	w "$f"
 done
 w "$TMP/sv.dat" -t
@@ -60,9 +66,14 @@ w "$TMP/kmem.dat" -l
 # the pids of sched_switch from uninitialized memory; with instances it dies: "Handle
 # not found?")
 for f in "$TMP/sv.dat" "$D/schedviz_cpu0.v7zstd.dat" "$TMP/sv_offset.dat" "$TMP/allevents.dat" \
-	"$TMP/kmem.dat"; do
+	"$TMP/kmem.dat" "$TMP/profile.dat"; do
 	p "$f"
 done
+p "$TMP/profile.dat" --by-comm
+p "$TMP/profile.dat" -G
+grep -q 'time:[0-9]* max:[0-9]*(ts:' "$TMP/out" && grep -q 'Event: sys_enter:' "$TMP/out" &&
+	grep -q 'Event: irq_handler_entry:\|Event: softirq' "$TMP/out"
+check "profile.dat has stacks with times, system calls and interrupts" test $? = 0
 p "$TMP/allevents.dat" --by-comm
 p "$TMP/kmem.dat" -G
 p "$TMP/allevents.dat" --cpu 0
