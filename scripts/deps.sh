@@ -8,7 +8,7 @@ what=${1:-build}
 build_deps="zlib.h:zlib1g-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev cmd:pkg-config:pkg-config"
 test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:python3:python3 cmd:zstd:zstd"
 fuzz_deps="cmd:clang:clang libclang-rt-14-dev"
-bench_deps="$test_deps cmd:hyperfine:hyperfine trace-cmd/trace-cmd.h:libtracecmd-dev tracefs/tracefs.h:libtracefs-dev"
+bench_deps="$test_deps cmd:/usr/bin/time:time cmd:hyperfine:hyperfine trace-cmd/trace-cmd.h:libtracecmd-dev tracefs/tracefs.h:libtracefs-dev"
 
 case "$what" in
 build) list=$build_deps ;;

@@ -90,6 +90,9 @@ KTRACE_API int ktrace_event_register_comm(struct ktrace_events *evs, int pid, co
 
 /* Lookups. */
 KTRACE_API size_t ktrace_event_count(const struct ktrace_events *evs);
+/* Bytes the registry holds (formats, compiled print fmts, symbols, comms): about what
+ * another registry loaded with the same metadata costs. */
+KTRACE_API size_t ktrace_event_memory(const struct ktrace_events *evs);
 KTRACE_API const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index);
 KTRACE_API const struct ktrace_event *ktrace_event_find(struct ktrace_events *evs, int id);
 KTRACE_API const struct ktrace_event *ktrace_event_find_by_name(const struct ktrace_events *evs,
@@ -204,9 +207,10 @@ KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs, const 
 /* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
 KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
 /*
- * Teaches the registry the comms a record names, as libtraceevent's sched plugin does
- * when it prints sched_switch (next_comm for next_pid) and sched_wakeup (comm for pid):
- * for a reader that does not format every record. 1 when the record taught a name.
+ * Teaches the registry the comms a record names, exactly as libtraceevent's sched
+ * plugin does when it prints sched_switch (prev_comm for prev_pid, next_comm for
+ * next_pid) and sched_wakeup (comm for pid), without formatting the text: for a reader
+ * that does not format every record in order. 1 when the record is of such an event.
  */
 KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
 
@@ -310,6 +314,17 @@ KTRACE_API size_t ktrace_event_comm_pids(struct ktrace_events *evs, const char *
  * order, which lets `ktrace report` format them on several threads. raw: for -R output.
  */
 KTRACE_API bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
+
+/* The same, finer: records of ev may be formatted in any order (ANY), or only in
+ * output order (IN_ORDER), or their text in any order provided that
+ * ktrace_event_learn_comms sees them in output order, in the registry whose comm
+ * lookups must follow trace-cmd's (LEARN_IN_ORDER: sched_switch, sched_wakeup). */
+enum ktrace_event_order {
+	KTRACE_EVENT_ANY_ORDER = 0,
+	KTRACE_EVENT_LEARN_IN_ORDER,
+	KTRACE_EVENT_IN_ORDER,
+};
+KTRACE_API enum ktrace_event_order ktrace_event_order(const struct ktrace_event *ev, bool raw);
 
 /* The end of ev's last fixed-size field: formatting a record of ev may read that many
  * bytes from its start even when the record is shorter (a stack trace records fewer

@@ -98,6 +98,37 @@ static inline uint64_t kt_load_u64(const void *p, bool big)
 #endif
 }
 
+/* Raw stores, the writers' side of the loads above: v in the byte order big says. */
+static inline void kt_store_u16(void *p, uint16_t v, bool big)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = big ? __builtin_bswap16(v) : v;
+#else
+	v = big ? v : __builtin_bswap16(v);
+#endif
+	memcpy(p, &v, 2);
+}
+
+static inline void kt_store_u32(void *p, uint32_t v, bool big)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = big ? __builtin_bswap32(v) : v;
+#else
+	v = big ? v : __builtin_bswap32(v);
+#endif
+	memcpy(p, &v, 4);
+}
+
+static inline void kt_store_u64(void *p, uint64_t v, bool big)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = big ? __builtin_bswap64(v) : v;
+#else
+	v = big ? v : __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
 static inline int kt_cursor_u8(struct kt_cursor *c, uint8_t *v)
 {
 	int ret = kt_cursor_need(c, 1, "u8");

@@ -52,29 +52,45 @@ void kt_out_write(struct ktrace_out *o, const void *p, size_t n)
 	}
 }
 
-void kt_out_printf(struct ktrace_out *o, const char *fmt, ...)
+int kt_vformat(void (*put)(void *ctx, const char *p, size_t n), void *ctx, const char *fmt,
+	       va_list ap)
 {
-	char small[512];
-	va_list ap;
+	char small[512], *big;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n < 0 || (size_t)n < sizeof(small)) {
+		va_end(again);
+		if (n > 0)
+			put(ctx, small, (size_t)n);
+		return 0;
+	}
+	big = malloc((size_t)n + 1);
+	if (!big) {
+		va_end(again);
+		return -ENOMEM;
+	}
+	vsnprintf(big, (size_t)n + 1, fmt, again);
+	va_end(again);
+	put(ctx, big, (size_t)n);
+	free(big);
+	return 0;
+}
+
+static void out_put(void *ctx, const char *p, size_t n)
+{
+	kt_out_write(ctx, p, n);
+}
+
+void kt_out_printf(struct ktrace_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kt_vformat(out_put, o, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		kt_out_write(o, small, (size_t)n);
-		return;
-	}
-	/* Long output: format straight into the buffer after making room. */
-	kt_out_flush(o);
-	if ((size_t)n < sizeof(o->buf)) {
-		va_start(ap, fmt);
-		vsnprintf(o->buf, sizeof(o->buf), fmt, ap);
-		va_end(ap);
-		o->len = (size_t)n;
-	}
 }
 
 char *kt_fmt_u64(char buf[32], uint64_t v)

@@ -7,6 +7,7 @@
 #ifndef KTRACE_COMMON_OUTBUF_H
 #define KTRACE_COMMON_OUTBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +24,10 @@ struct ktrace_out {
 void kt_out_init(struct ktrace_out *o, int fd);
 int kt_out_flush(struct ktrace_out *o);
 void kt_out_write(struct ktrace_out *o, const void *p, size_t n);
+/* printf's text, handed to put in one piece (however long): the one formatted-print
+ * helper behind every output buffer's printf. 0, or -ENOMEM (nothing put). */
+int kt_vformat(void (*put)(void *ctx, const char *p, size_t n), void *ctx, const char *fmt,
+	       va_list ap);
 void kt_out_printf(struct ktrace_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal, right-aligned in width (0: no padding). */
 void kt_out_u64(struct ktrace_out *o, uint64_t v, int width);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/cursor.h"
 #include "common/grow.h"
 
 #define WBUF_SIZE (1u << 20)
@@ -29,23 +30,8 @@ struct ktrace_file_writer {
 	size_t blen;
 };
 
-static void put_u16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static int fail(struct ktrace_file_writer *w, struct ktrace_error *err, int code,
 		const char *what)
@@ -100,10 +86,10 @@ static int wbytes(struct ktrace_file_writer *w, const void *data, uint64_t len,
 static void chunk_header(uint8_t out[16], uint32_t tag, uint16_t major, uint16_t minor,
 			 uint64_t size)
 {
-	put_u32(out, tag);
-	put_u16(out + 4, major);
-	put_u16(out + 6, minor);
-	put_u64(out + 8, size);
+	kt_store_u32(out, tag, false);
+	kt_store_u16(out + 4, major, false);
+	kt_store_u16(out + 6, minor, false);
+	kt_store_u64(out + 8, size, false);
 }
 
 static uint64_t pad8(uint64_t len)
@@ -117,21 +103,21 @@ static int write_header(struct ktrace_file_writer *w, struct ktrace_error *err)
 	uint8_t b[KTRACE_FILE_HEADER_SIZE];
 
 	if (h->flavour == KTRACE_FILE_KERNEL) {
-		put_u32(b, KTRACE_FILE_KERNEL_MAGIC);
+		kt_store_u32(b, KTRACE_FILE_KERNEL_MAGIC, false);
 	} else {
-		put_u32(b, KTRACE_FILE_MAGIC);
+		kt_store_u32(b, KTRACE_FILE_MAGIC, false);
 	}
-	put_u16(b + 4, h->major);
-	put_u16(b + 6, h->minor);
-	put_u64(b + 8, KTRACE_FILE_HEADER_FIXED + (uint64_t)w->hlen);
-	put_u32(b + 16, h->timebase_numer);
-	put_u32(b + 20, h->timebase_denom);
-	put_u64(b + 24, h->timestamp);
-	put_u64(b + 32, h->walltime_secs);
-	put_u32(b + 40, h->walltime_usecs);
-	put_u32(b + 44, (uint32_t)h->minutes_west);
-	put_u32(b + 48, h->dst);
-	put_u32(b + 52, h->flags);
+	kt_store_u16(b + 4, h->major, false);
+	kt_store_u16(b + 6, h->minor, false);
+	kt_store_u64(b + 8, KTRACE_FILE_HEADER_FIXED + (uint64_t)w->hlen, false);
+	kt_store_u32(b + 16, h->timebase_numer, false);
+	kt_store_u32(b + 20, h->timebase_denom, false);
+	kt_store_u64(b + 24, h->timestamp, false);
+	kt_store_u64(b + 32, h->walltime_secs, false);
+	kt_store_u32(b + 40, h->walltime_usecs, false);
+	kt_store_u32(b + 44, (uint32_t)h->minutes_west, false);
+	kt_store_u32(b + 48, h->dst, false);
+	kt_store_u32(b + 52, h->flags, false);
 	if (wbytes(w, b, sizeof(b), err) < 0 || wbytes(w, w->hchunks, w->hlen, err) < 0)
 		return w->error;
 	free(w->hchunks);
@@ -290,7 +276,7 @@ int ktrace_file_writer_add_events(struct ktrace_file_writer *w, uint64_t future_
 					     err);
 	if (ret < 0)
 		return ret;
-	put_u64(ts, future_timestamp);
+	kt_store_u64(ts, future_timestamp, false);
 	w->pending = 0;
 	if ((ret = wbytes(w, ts, 8, err)) < 0)
 		return ret;

@@ -3,7 +3,9 @@
  * The stream's Darwin source: the kdebug events of a V3 ktrace file or a legacy raw
  * stream, in file order (kdebug buffers are written in time order), with thread names
  * and processes from the thread map (and the TRACE_DATA/TRACE_STRING events that update
- * it). TRACE_LOST_EVENTS become KTRACE_STREAM_LOST records. The system of an event is
+ * it). TRACE_LOST_EVENTS become KTRACE_STREAM_LOST records. A file's events are in time
+ * order but for a few (the recording tool writes its own at the start): a window of
+ * WINDOW events sorts them by time (ties in file order). The system of an event is
  * its class name ("MACH", "BSD", or "0x2a"), its name the trace-codes name when one is
  * known, else the built-in "CLASS_SUBCLASS:0xCODE" form.
  */
@@ -16,8 +18,21 @@
 
 #include "engine/stream_int.h"
 
+#define WINDOW 256
+
+struct pending {
+	struct ktrace_darwin_event ev;
+	uint64_t seq;
+};
+
 struct darwin_source {
 	struct kt_source src;
+	struct pending heap[WINDOW];    /* the events read ahead, a min-heap by (ns, seq) */
+	size_t nheap;
+	uint64_t seq;
+	bool eof;
+	int error;                      /* the reader's error, once the window is out */
+	struct ktrace_error saved;
 	struct ktrace_input *in;
 	struct ktrace_darwin *k;
 	struct ktrace_darwin_codes *codes;
@@ -59,18 +74,72 @@ static void fill(struct darwin_source *d)
 	r->lost = 0;   /* the kernel does not say how many */
 }
 
+static bool before(const struct pending *a, const struct pending *b)
+{
+	return a->ev.ns < b->ev.ns || (a->ev.ns == b->ev.ns && a->seq < b->seq);
+}
+
+static void heap_push(struct darwin_source *d, const struct ktrace_darwin_event *ev)
+{
+	size_t i = d->nheap++;
+
+	d->heap[i] = (struct pending){ *ev, d->seq++ };
+	while (i && before(&d->heap[i], &d->heap[(i - 1) / 2])) {
+		struct pending t = d->heap[i];
+
+		d->heap[i] = d->heap[(i - 1) / 2];
+		d->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(struct darwin_source *d, struct ktrace_darwin_event *ev)
+{
+	size_t i = 0;
+
+	*ev = d->heap[0].ev;
+	d->heap[0] = d->heap[--d->nheap];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < d->nheap && before(&d->heap[l], &d->heap[m]))
+			m = l;
+		if (r < d->nheap && before(&d->heap[r], &d->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct pending t = d->heap[i];
+
+		d->heap[i] = d->heap[m];
+		d->heap[m] = t;
+		i = m;
+	}
+}
+
 static int darwin_advance(struct kt_source *src, struct ktrace_error *err)
 {
 	struct darwin_source *d = (struct darwin_source *)src;
 
 	for (;;) {
-		int ret = ktrace_darwin_next(d->k, &d->ev, err);
+		while (!d->eof && d->nheap < WINDOW) {
+			struct ktrace_darwin_event ev;
+			int ret = ktrace_darwin_next(d->k, &ev, &d->saved);
 
-		if (ret <= 0) {
-			if (ret < 0)
-				src->err_path = ktrace_input_name(d->in);
-			return ret;
+			if (ret <= 0) {
+				d->eof = true;
+				d->error = ret;
+				break;
+			}
+			heap_push(d, &ev);
 		}
+		if (!d->nheap) {
+			if (d->error < 0) {
+				*err = d->saved;
+				src->err_path = ktrace_input_name(d->in);
+			}
+			return d->error;
+		}
+		heap_pop(d, &d->ev);
 		fill(d);
 		if (src->rec.kind == KTRACE_STREAM_LOST &&
 		    (kt_stream_opts(src->stream)->flags & KTRACE_STREAM_NO_LOST))

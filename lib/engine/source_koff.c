@@ -42,6 +42,9 @@ static int ksrc_advance(struct kt_source *src, struct ktrace_error *err)
 	k->text_len = koff_record_format(&k->kr, k->tag, k->text, sizeof(k->text));
 	if (k->text_len >= sizeof(k->text))
 		k->text_len = sizeof(k->text) - 1;
+	/* the dump prints "tag:" then the text, which starts with its own space */
+	if (k->text_len && k->text[0] == ' ')
+		memmove(k->text, k->text + 1, k->text_len--);
 	k->name = k->tag;
 	while (*k->name == ' ')
 		k->name++;

@@ -371,8 +371,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		info->cpus = f->ncpus;
 		info->nbuffers = tracedat_buffer_count(f->td);
 		{
-			const char **names = (const char **)kt_stream_strdup(
-				s, "", info->nbuffers * sizeof(char *) + sizeof(char *));
+			const char **names = kt_stream_alloc(s, (info->nbuffers + 1) * sizeof(char *));
 
 			if (!names) {
 				ret = ktrace_error_set(err, -ENOMEM, "out of memory");

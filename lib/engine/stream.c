@@ -17,7 +17,7 @@
 struct strblock {
 	struct strblock *next;
 	size_t used, cap;
-	char data[];
+	_Alignas(8) char data[];
 };
 
 struct ktrace_stream {
@@ -39,13 +39,14 @@ const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
 	return &s->o;
 }
 
-const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
+void *kt_stream_alloc(struct ktrace_stream *s, size_t size)
 {
 	struct strblock *b = s->strings;
-	char *p;
+	void *p;
 
-	if (!b || b->cap - b->used < len + 1) {
-		size_t cap = len + 1 > 16384 ? len + 1 : 16384;
+	size = (size + 7) & ~(size_t)7;
+	if (!b || b->cap - b->used < size) {
+		size_t cap = size > 16384 ? size : 16384;
 
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
@@ -56,9 +57,18 @@ const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t le
 		s->strings = b;
 	}
 	p = b->data + b->used;
-	memcpy(p, str, len);
-	p[len] = 0;
-	b->used += len + 1;
+	b->used += size;
+	return p;
+}
+
+const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
+{
+	char *p = len < SIZE_MAX ? kt_stream_alloc(s, len + 1) : NULL;
+
+	if (p) {
+		memcpy(p, str, len);
+		p[len] = 0;
+	}
 	return p;
 }
 
@@ -103,7 +113,8 @@ int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, in
 	return 0;
 }
 
-/* "sysname nodename release version... machine", as uname -a prints it. */
+/* trace-cmd's "sysname nodename release machine", or uname -a's "sysname nodename
+ * release version... machine". */
 void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *info,
 			 const char *uname)
 {
@@ -135,11 +146,10 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 		info->sysname = kt_stream_strdup(s, w[0], wl[0]);
 	if (n >= 3)
 		info->release = kt_stream_strdup(s, w[2], wl[2]);
-	if (n >= 5) {
+	if (n >= 4)
 		info->machine = kt_stream_strdup(s, last, (size_t)(last_end - last));
-		/* the version is everything between the release and the machine */
+	if (n >= 5)   /* the version is everything between the release and the machine */
 		info->version = kt_stream_strdup(s, w[3], (size_t)(last - w[3]) - 1);
-	}
 	if (!info->sysname)
 		info->sysname = "";
 	if (!info->release)
@@ -153,7 +163,7 @@ void kt_stream_set_uname(struct ktrace_stream *s, struct ktrace_stream_source *i
 int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *text, char *buf,
 			   size_t len)
 {
-	char comm[32];
+	char comm[32], cpu[16];
 	const char *name = r->name && *r->name ? r->name : "(unknown)";
 	uint64_t us = r->ts / 1000 + (r->ts % 1000 >= 500);
 
@@ -162,8 +172,12 @@ int kt_stream_generic_line(const struct ktrace_stream_record *r, const char *tex
 					  (unsigned long long)r->lost)
 			       : snprintf(buf, len, "CPU:%d [EVENTS DROPPED]", r->cpu);
 	snprintf(comm, sizeof(comm), "%s", r->comm && *r->comm ? r->comm : "<...>");
-	return snprintf(buf, len, "%16s-%-5lld [%03d] %5llu.%06llu: %-20s %s", comm,
-			(long long)r->tid, r->cpu, (unsigned long long)(us / 1000000),
+	if (r->cpu < 0)
+		snprintf(cpu, sizeof(cpu), "---");
+	else
+		snprintf(cpu, sizeof(cpu), "%03d", r->cpu);
+	return snprintf(buf, len, "%16s-%-5lld [%s] %5llu.%06llu: %-20s %s", comm,
+			(long long)r->tid, cpu, (unsigned long long)(us / 1000000),
 			(unsigned long long)(us % 1000000), name, text ? text : "");
 }
 

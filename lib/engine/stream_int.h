@@ -42,6 +42,8 @@ const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);
  * strings given are copied. */
 struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_t index,
 						const char *path, enum ktrace_format format);
+/* Memory (8-aligned) that lives until ktrace_stream_close; NULL when out of memory. */
+void *kt_stream_alloc(struct ktrace_stream *s, size_t size);
 /* Copies a string into the stream's storage (lives until ktrace_stream_close); NULL
  * when out of memory. */
 const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len);

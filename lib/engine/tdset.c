@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "event/event_share.h"
 
 static const char *base_name(const char *path)
 {
@@ -22,6 +23,7 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 	memset(set, 0, sizeof(*set));
 	set->o = *o;
 	set->err = err;
+	set->filtering = o->cpus || o->no_irqs || o->no_softirqs;
 	set->files = calloc(nfiles ? nfiles : 1, sizeof(*set->files));
 	if (!set->files)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
@@ -82,7 +84,9 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	for (size_t i = 0; i < f->nformats; i++)
 		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
 					f->formats[i].len, NULL, &ignore);
-	if (f->kallsyms.len)
+	if (f->share_symbols)
+		ftev_share_symbols(evs, f->evs);
+	else if (f->kallsyms.len)
 		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
 	if (f->printk.len)
 		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
@@ -95,6 +99,13 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	if (!o->listing)
 		ktrace_event_add_blktrace(evs);
 	return evs;
+}
+
+int kt_tdfile_share_symbols(struct kt_tdfile *f)
+{
+	ftev_prepare_share(f->evs);
+	f->share_symbols = true;
+	return 0;
 }
 
 /* trace-cmd prints times in seconds unless the clock is a raw counter (or --raw-ts). */
@@ -297,6 +308,7 @@ int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct
 	ev = ktrace_event_find_by_name(f->evs, "ftrace", "user_stack");
 	f->ustack_id = ev ? ktrace_event_id(ev) : -1;
 	f->nlast = 0;
+	set->filtering = true;
 	return 0;
 }
 
@@ -349,14 +361,6 @@ static bool filter_pass(struct kt_tdfile *f, const struct ktrace_record *kr,
 	return !found;
 }
 
-static bool cpu_wanted(const struct kt_tdset_opts *o, unsigned cpu)
-{
-	for (size_t i = 0; i < o->ncpus; i++)
-		if ((unsigned)o->cpus[i] == cpu)
-			return true;
-	return false;
-}
-
 /* ---- streams ---- */
 
 /* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
@@ -374,7 +378,7 @@ static uint32_t zavail(const struct tracedat_record *rec)
 	return (uint32_t)(rec->chunk_end - pos);
 }
 
-static uint32_t record_avail(const struct kt_tdstream *s, const struct tracedat_record *rec)
+uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_record *rec)
 {
 	const uint8_t *data = rec->data, *page = rec->page;
 	uint64_t end, pos, chunk;
@@ -397,17 +401,6 @@ static uint32_t record_avail(const struct kt_tdstream *s, const struct tracedat_
 	return (uint32_t)(end - pos);
 }
 
-void kt_tdstream_fill_record(const struct kt_tdstream *s, const struct tracedat_record *rec,
-			     struct ktrace_record *kr)
-{
-	kr->data = rec->data;
-	kr->size = rec->size;
-	kr->cpu = (int)rec->cpu;
-	kr->ts = rec->ts;
-	kr->next = NULL;
-	kr->avail = record_avail(s, rec);
-}
-
 int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 {
 	int ret = tracedat_iter_next(s->it, &s->head, set->err);
@@ -420,58 +413,28 @@ int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 	return ret < 0 ? ret : 0;
 }
 
-int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
+bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct tracedat_record *rec,
+		  const struct ktrace_record *kr, const struct ktrace_event *ev)
 {
 	const struct kt_tdset_opts *o = &set->o;
 
-	for (;;) {
-		struct kt_tdstream *best = NULL;
-		const struct tracedat_record *rec;
-		struct kt_tdfile *f;
-		int ret;
+	if ((f->npos || f->nneg) && !filter_pass(f, kr, ev))
+		return true;
+	if (o->cpus) {
+		bool wanted = false;
 
-		if (set->nstreams == 1) {
-			best = set->streams[0].head ? &set->streams[0] : NULL;
-		} else {
-			for (size_t i = 0; i < set->nstreams; i++) {
-				struct kt_tdstream *s = &set->streams[i];
-
-				if (s->head && (!best || s->head->ts < best->head->ts))
-					best = s;
-			}
-		}
-		if (!best)
-			return 0;
-		rec = best->head;
-		f = best->f;
-		set->visited++;
-		if (rec->page != best->last_page) {
-			best->last_page = rec->page;
-			set->span += rec->page_len;
-		}
-		kt_tdstream_fill_record(best, rec, &out->kr);
-		out->ev = ktrace_event_record_event(f->evs, &out->kr);
-		if (((f->npos || f->nneg) && !filter_pass(f, &out->kr, out->ev)) ||
-		    (o->cpus && !cpu_wanted(o, rec->cpu))) {
-			ret = kt_tdset_advance(set, best);
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (o->no_irqs || o->no_softirqs) {
-			int fl = ktrace_event_record_flags(f->evs, &out->kr);
-
-			if ((o->no_irqs && (fl & 0x08)) || (o->no_softirqs && (fl & 0x10))) {
-				ret = kt_tdset_advance(set, best);
-				if (ret)
-					return ret;
-				continue;
-			}
-		}
-		out->s = best;
-		out->rec = rec;
-		return 1;
+		for (size_t i = 0; i < o->ncpus && !wanted; i++)
+			wanted = (unsigned)o->cpus[i] == rec->cpu;
+		if (!wanted)
+			return true;
 	}
+	if (o->no_irqs || o->no_softirqs) {
+		int fl = ktrace_event_record_flags(f->evs, kr);
+
+		if ((o->no_irqs && (fl & 0x08)) || (o->no_softirqs && (fl & 0x10)))
+			return true;
+	}
+	return false;
 }
 
 static uint64_t map_window(struct tracedat *td, size_t buffer)

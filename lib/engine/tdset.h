@@ -73,6 +73,7 @@ struct kt_tdfile {
 	bool use_trace_clock;              /* --ts-diff rounds to microseconds */
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
+	bool share_symbols;                /* registries made from now on share evs's symbols */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -99,6 +100,7 @@ struct kt_tdset {
 	const char *err_file;              /* the file an error concerns, or NULL */
 	uint64_t visited;                  /* records looked at, filtered or not */
 	uint64_t span;                     /* bytes of distinct pages the records came from */
+	bool filtering;                    /* some filter applies (kt_tdset_drop) */
 };
 
 /* A record that passed the filters: the head of its stream, not yet moved past. */
@@ -128,23 +130,81 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi);
 void kt_tdset_close(struct kt_tdset *set);
 
-/* A new registry of f loaded the way trace-cmd loads its tep handle (for a worker
- * thread: safe to call from several threads at once). NULL with errno. */
+/* A new registry of f loaded the way trace-cmd loads its tep handle. NULL with errno.
+ * For worker threads (safe to call from several at once) after
+ * kt_tdfile_share_symbols: the registries then share one symbol table. */
 struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct kt_tdset_opts *o);
+/* The registries made from now on share the symbol table of f's own registry (call it
+ * from the thread that uses f->evs, before the workers start). 0 or -ENOMEM. */
+int kt_tdfile_share_symbols(struct kt_tdfile *f);
 
-/*
- * The next record in merged order that passes the filters: 1 with *out filled (the
- * record stays the head of its stream until kt_tdset_advance), 0 at the end, or a
- * negative error code (set->err, set->err_file).
- */
-int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out);
+/* Whether rec (of file f) is filtered out: -F/-v, --pid/--comm, --cpu, -I/-S. */
+bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct tracedat_record *rec,
+		  const struct ktrace_record *kr, const struct ktrace_event *ev);
+/* What formatting a record may read (see kt_tdstream_fill_record). */
+uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_record *rec);
+
 /* Moves s past its head. 0 or a negative error code. */
 int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s);
 
 /* A record as the event registry takes it (avail: what formatting may read, as trace-cmd
  * reads on within its mapping window or decompressed chunk). */
-void kt_tdstream_fill_record(const struct kt_tdstream *s, const struct tracedat_record *rec,
-			     struct ktrace_record *kr);
+static inline void kt_tdstream_fill_record(const struct kt_tdstream *s,
+					   const struct tracedat_record *rec, struct ktrace_record *kr)
+{
+	kr->data = rec->data;
+	kr->size = rec->size;
+	kr->cpu = (int)rec->cpu;
+	kr->ts = rec->ts;
+	kr->next = NULL;
+	kr->avail = kt_tdstream_avail(s, rec);
+}
+
+/*
+ * The next record in merged order that passes the filters: 1 with *out filled (the
+ * record stays the head of its stream until kt_tdset_advance), 0 at the end, or a
+ * negative error code (set->err, set->err_file). Inline: it runs once per record.
+ */
+static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
+{
+	for (;;) {
+		struct kt_tdstream *best = NULL;
+		const struct tracedat_record *rec;
+		struct kt_tdfile *f;
+		int ret;
+
+		if (set->nstreams == 1) {
+			best = set->streams[0].head ? &set->streams[0] : NULL;
+		} else {
+			for (size_t i = 0; i < set->nstreams; i++) {
+				struct kt_tdstream *s = &set->streams[i];
+
+				if (s->head && (!best || s->head->ts < best->head->ts))
+					best = s;
+			}
+		}
+		if (!best)
+			return 0;
+		rec = best->head;
+		f = best->f;
+		set->visited++;
+		if (rec->page != best->last_page) {
+			best->last_page = rec->page;
+			set->span += rec->page_len;
+		}
+		kt_tdstream_fill_record(best, rec, &out->kr);
+		out->ev = ktrace_event_record_event(f->evs, &out->kr);
+		if (set->filtering && kt_tdset_drop(set, f, rec, &out->kr, out->ev)) {
+			ret = kt_tdset_advance(set, best);
+			if (ret)
+				return ret;
+			continue;
+		}
+		out->s = best;
+		out->rec = rec;
+		return 1;
+	}
+}
 
 /* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */
 void kt_td_virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);

@@ -141,23 +141,10 @@ static enum ftev_cast cast_of(const char *type, bool pointer)
 	return CAST_NONE;
 }
 
-static uint64_t apply_cast(uint64_t val, enum ftev_cast c)
-{
-	switch (c) {
-	case CAST_U8:
-		return val & 0xff;
-	case CAST_U16:
-		return val & 0xffff;
-	case CAST_U32:
-		return val & 0xffffffff;
-	default:
-		return val;
-	}
-}
 
 uint64_t ftev_cast_value(uint64_t val, const char *type, bool pointer)
 {
-	return apply_cast(val, cast_of(type, pointer));
+	return ftev_apply_cast(val, cast_of(type, pointer));
 }
 
 /* libtraceevent's eval_flag: the value of a __print_flags/__print_symbolic entry. */
@@ -244,7 +231,7 @@ static void compile_list(struct ktrace_event *ev, struct ftev_arg *arg, int dept
 
 static uint64_t cast_mask(enum ftev_cast c)
 {
-	return apply_cast(~(uint64_t)0, c);
+	return ftev_apply_cast(~(uint64_t)0, c);
 }
 
 /* FIELD[N] with a constant N, as ftev_eval reads it: the element at the 32-bit offset
@@ -340,7 +327,7 @@ static void compile_value(struct ftev_arg *arg)
 			arg->vmask = item->vmask & cast_mask(arg->typecast.cast);
 		} else if (item && item->vk == VK_CONST) {
 			arg->vk = VK_CONST;
-			arg->vmask = apply_cast(item->vmask, arg->typecast.cast);
+			arg->vmask = ftev_apply_cast(item->vmask, arg->typecast.cast);
 		}
 		break;
 	default:

@@ -76,10 +76,19 @@ int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_even
 	if (f->flags & EVF_DYNAMIC) {
 		dynamic_span(evs, f, data, size, &off, &len);
 	} else {
+		/* a fixed array may run past a shorter record (a stack trace of fewer frames
+		 * than caller[] holds): its value is the part inside the record */
 		off = f->offset;
 		len = f->size;
-		if ((uint64_t)off + len > size)
-			off = len = 0;
+		/* "char buf[]" (size 0): the data goes on to the end of the record */
+		if (!len && (f->flags & EVF_ARRAY) && off <= size)
+			len = size - off;
+		if ((uint64_t)off + len > size) {
+			if (off < size && (f->flags & (EVF_ARRAY | EVF_STRING)))
+				len = size - off;
+			else
+				off = len = 0;
+		}
 	}
 	if (f->flags & EVF_STRING) {
 		v->type = KTRACE_EVENT_STRING;
@@ -135,47 +144,23 @@ uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k)
 	return u;
 }
 
-/* Learns the comm array f for the pid in field pf, as write_and_save_comm does. */
-static bool learn(struct ktrace_events *evs, const struct ktrace_record *rec,
-		  const struct ftev_field *pf, const struct ftev_field *f)
-{
-	const uint8_t *data = rec->data;
-	uint64_t pid;
-
-	if (!pf || !f || !(pf->size == 1 || pf->size == 2 || pf->size == 4 || pf->size == 8) ||
-	    (uint64_t)pf->offset + pf->size > rec->size)
-		return false;
-	pid = ftev_read_number(evs, data + pf->offset, pf->size);
-	if (f->offset < rec->size)
-		ftev_comm_learn(evs, (int)pid, (const char *)data + f->offset,
-				str_len(data + f->offset, f->size < rec->size - f->offset
-								? f->size : rec->size - f->offset));
-	else
-		ftev_comm_learn(evs, (int)pid, "", 0);
-	return true;
-}
-
 int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
 	const struct ktrace_event *ev = ktrace_event_record_event(evs, rec);
-	bool any = false;
+	struct ftev_ctx c = { 0 };
+	struct ftev_out nowhere = { 0 };    /* counts, writes nothing */
 
-	if (!ev)
+	if (!ev || (ev->handler != H_SCHED_SWITCH && ev->handler != H_SCHED_WAKEUP))
 		return 0;
-	switch (ev->handler) {
-	case H_SCHED_SWITCH:
-		any |= learn(evs, rec, ftev_find_any_field(ev, "prev_pid"),
-			     ftev_find_any_field(ev, "prev_comm"));
-		any |= learn(evs, rec, ftev_find_any_field(ev, "next_pid"),
-			     ftev_find_any_field(ev, "next_comm"));
-		break;
-	case H_SCHED_WAKEUP:
-		any |= learn(evs, rec, ftev_find_any_field(ev, "pid"), ftev_find_any_field(ev, "comm"));
-		break;
-	default:
-		break;
-	}
-	return any;
+	/* the plugin itself, printing into nothing: it learns what it would learn */
+	c.evs = evs;
+	c.rec = rec;
+	c.data = rec->data;
+	c.size = rec->size;
+	c.avail = rec->avail > rec->size ? rec->avail : rec->size;
+	c.ev = (struct ktrace_event *)ev;
+	ftev_run_handler(&c, &nowhere);
+	return 1;
 }
 
 /* ---- what analyses that read records themselves need (report -w, --profile) ---- */

@@ -62,12 +62,6 @@ struct ftype {
 	struct fnode *root;
 };
 
-struct fchunk {
-	struct fchunk *next;
-	size_t used, size;
-	_Alignas(16) unsigned char data[];
-};
-
 struct ktrace_event_filter {
 	struct ktrace_events *evs;
 	struct ftype *types;            /* sorted by id */
@@ -76,7 +70,7 @@ struct ktrace_event_filter {
 	size_t norder;
 	regex_t **regs;
 	size_t nregs, cap_regs;
-	struct fchunk *mem;
+	struct ftev_arena mem;           /* the filter tree and its strings */
 	char *scratch;                  /* a copy of a string field without its NUL */
 	size_t scratch_cap;
 };
@@ -85,33 +79,7 @@ struct ktrace_event_filter {
 
 static void *falloc(struct ktrace_event_filter *f, size_t n)
 {
-	struct fchunk *c = f->mem;
-
-	n = (n + 15) & ~(size_t)15;
-	if (!c || c->size - c->used < n) {
-		size_t size = n > 8192 ? n : 8192;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = f->mem;
-		f->mem = c;
-	}
-	c->used += n;
-	return memset(c->data + c->used - n, 0, n);
-}
-
-static char *fstrndup(struct ktrace_event_filter *f, const char *s, size_t n)
-{
-	char *p = falloc(f, n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
+	return ftev_arena_alloc(&f->mem, n);
 }
 
 void ktrace_event_filter_free(struct ktrace_event_filter *f)
@@ -123,12 +91,7 @@ void ktrace_event_filter_free(struct ktrace_event_filter *f)
 		free(f->regs[i]);
 	}
 	free(f->regs);
-	while (f->mem) {
-		struct fchunk *c = f->mem;
-
-		f->mem = c->next;
-		free(c);
-	}
+	ftev_arena_free(&f->mem);
 	free(f->types);
 	free(f->order);
 	free(f->scratch);
@@ -370,7 +333,7 @@ static int create_item(struct parser *p, enum tok type, struct fnode **out)
 	case T_DQUOTE:
 		n->kind = FK_VALUE;
 		n->vtype = type == T_DQUOTE ? V_STRING : V_CHAR;
-		n->str = fstrndup(p->f, tok, strlen(tok));
+		n->str = ftev_arena_strndup(&p->f->mem, tok, strlen(tok));
 		if (!n->str)
 			return perr(p, PE_MEM, "failed to allocate string filter arg");
 		break;

@@ -370,9 +370,35 @@ static inline uint64_t ftev_apply_op(enum ftev_op code, uint64_t left, uint64_t 
 }
 
 /* Casts after compilation (libtraceevent's eval_type_str). */
+/* The texts __print_flags gave for the last few values of one argument (a registry is
+ * used by one thread: no lock). */
+#define FTEV_FLAGS_CACHE 4
+#define FTEV_FLAGS_TEXT 112
+struct ftev_flags_cache {
+	int64_t val[FTEV_FLAGS_CACHE];
+	uint8_t len[FTEV_FLAGS_CACHE];   /* 0: empty slot */
+	uint8_t next;
+	char text[FTEV_FLAGS_CACHE][FTEV_FLAGS_TEXT];
+};
+
 enum ftev_cast {
 	CAST_NONE = 0, CAST_U8, CAST_U16, CAST_U32,
 };
+
+/* A value through an unsigned cast ((u8), (unsigned short), (u32)...). */
+static inline uint64_t ftev_apply_cast(uint64_t val, enum ftev_cast c)
+{
+	switch (c) {
+	case CAST_U8:
+		return val & 0xff;
+	case CAST_U16:
+		return val & 0xffff;
+	case CAST_U32:
+		return val & 0xffffffff;
+	default:
+		return val;
+	}
+}
 
 /* Helper functions plugins register (tep_register_print_function). */
 enum ftev_func {
@@ -418,6 +444,7 @@ struct ftev_arg {
 			struct ftev_arg *field;
 			char *delim;
 			struct ftev_flag_sym *flags;
+			struct ftev_flags_cache *cache;   /* recent values' texts */
 		} flags;
 		struct {
 			struct ftev_arg *field;
@@ -591,6 +618,7 @@ struct ftev_sym {
 	const char *name;
 	const char *mod;
 	uint32_t name_len;
+	uint32_t index;             /* the order kallsyms listed it in */
 };
 
 /* Recent function lookups (the same call sites come back all the time). */
@@ -645,7 +673,11 @@ struct ktrace_events {
 	/* kallsyms, sorted as libtraceevent sorts them, plus a sentinel */
 	struct ftev_sym *syms;
 	size_t nsyms, cap_syms;
-	bool syms_sorted;
+	bool syms_sorted;           /* libtraceevent's function map is built (the first
+				     * lookup sorts): symbol names resolve in its order */
+	bool syms_in_order;         /* the table itself is sorted by address */
+	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
+	size_t sym_name_bytes;      /* the symbols' names and modules in the arena */
 	struct ftev_fcache *fcache;
 
 	/* the last comm looked up, and recent lookups by pid (direct-mapped) */

@@ -49,37 +49,54 @@ void ktrace_event_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr,
 }
 
 /* Keep in step with the state event_print.c and event_plugins.c keep between records. */
-bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
+enum ktrace_event_order ktrace_event_order(const struct ktrace_event *ev, bool raw)
 {
+	bool learns = false;
+
 	switch (ev->handler) {
-	case H_SCHED_SWITCH:        /* learn comms */
+	case H_SCHED_SWITCH:        /* learn comms (the text does not depend on them) */
 	case H_SCHED_WAKEUP:
+		learns = !raw;
+		break;
 	case H_FUNCTION:            /* per-CPU call stacks */
 	case H_FUNC_REPEATS:
 	case H_FGRAPH_ENTRY:        /* looks at the next record */
 	case H_FGRAPH_EXIT:
-		return true;
+		return KTRACE_EVENT_IN_ORDER;
 	default:
 		break;
 	}
 	/* a bprint record can fail the event for the records after it */
 	if (ev->flags & EV_ISBPRINT)
-		return true;
+		return KTRACE_EVENT_IN_ORDER;
 	/* -R (and [FAILED TO PARSE]) output turns a string field into an array for good
 	 * once it held a non-printable byte */
 	if (raw || (ev->flags & EV_FAILED))
 		for (const struct ftev_field *f = ev->fields; f; f = f->next)
 			if (f->flags & EVF_STRING)
-				return true;
+				return KTRACE_EVENT_IN_ORDER;
 	if (raw)
 		for (const struct ftev_field *f = ev->common; f; f = f->next)
 			if (f->flags & EVF_STRING)
-				return true;
+				return KTRACE_EVENT_IN_ORDER;
 	/* a conversion libtraceevent cannot print fails the event on first use */
 	for (const struct ftev_seg *s = ev->segs; s; s = s->next)
 		if (s->ls < -2 || s->ls > 2)
-			return true;
-	return false;
+			return KTRACE_EVENT_IN_ORDER;
+	return learns ? KTRACE_EVENT_LEARN_IN_ORDER : KTRACE_EVENT_ANY_ORDER;
+}
+
+bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw)
+{
+	/* the sched events teach comms even with -R: their plugin is not run then, but
+	 * callers that ask this keep them in order as before */
+	switch (ev->handler) {
+	case H_SCHED_SWITCH:
+	case H_SCHED_WAKEUP:
+		return true;
+	default:
+		return ktrace_event_order(ev, raw) != KTRACE_EVENT_ANY_ORDER;
+	}
 }
 
 uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev)

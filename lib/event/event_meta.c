@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "event/event_share.h"
 #include "common/grow.h"
 
 struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
@@ -42,7 +43,8 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->fstack);
 	free(evs->events);
 	free(evs->by_id);
-	free(evs->syms);
+	if (!evs->syms_borrowed)
+		free(evs->syms);
 	free(evs->fcache);
 	free(evs->printks);
 	for (size_t i = 0; i < evs->ncomms; i++)
@@ -103,6 +105,16 @@ int ktrace_event_add_format(struct ktrace_events *evs, const char *system, const
 size_t ktrace_event_count(const struct ktrace_events *evs)
 {
 	return evs->nevents;
+}
+
+size_t ktrace_event_memory(const struct ktrace_events *evs)
+{
+	size_t n = sizeof(*evs) + evs->arena.total + evs->cap_events * sizeof(*evs->events) +
+		   evs->cap_printks * sizeof(*evs->printks) + evs->cap_comms * sizeof(*evs->comms);
+
+	if (!evs->syms_borrowed)
+		n += evs->cap_syms * sizeof(*evs->syms);
+	return n;
 }
 
 const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index)
@@ -257,20 +269,26 @@ int ktrace_event_record_flags(struct ktrace_events *evs, const struct ktrace_rec
 
 /* ---- kallsyms ---- */
 
-static bool k_space(int c)
+/* isspace in the C locale, as sscanf's %s stops at it. */
+static const bool space_tab[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\v'] = true, ['\f'] = true, ['\r'] = true,
+};
+
+static inline bool k_space(int c)
 {
-	return c == ' ' || (c >= '\t' && c <= '\r');
+	return space_tab[(unsigned char)c];
 }
 
-static int k_hex(int c)
+/* Hex digit values plus one, 0 for other bytes. */
+static const uint8_t hex_value[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static inline int k_hex(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_value[(unsigned char)c] - 1;
 }
 
 /* Next line of text (strtok_r on "\n": empty lines are skipped). */
@@ -357,6 +375,8 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 	const char *pos = text, *end = text + len, *line;
 	size_t n, lineno = 0;
 
+	if (evs->syms_borrowed)
+		return ktrace_error_set(err, -EINVAL, "kallsyms shared with another registry");
 	while (next_line(&pos, end, &line, &n)) {
 		size_t fs, fe, ms, me;
 		uint64_t addr;
@@ -378,10 +398,13 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
 		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->arena, line + ms,
 								   me - ms - 1) : NULL;
+		syms[evs->nsyms].index = (uint32_t)evs->nsyms;
+		evs->sym_name_bytes += fe - fs + 1 + (me > ms ? me - ms : 0);
 		if (!syms[evs->nsyms].name)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		evs->nsyms++;
 		evs->syms_sorted = false;
+		evs->syms_in_order = false;
 	}
 	if (evs->fcache)
 		memset(evs->fcache, 0, EV_FCACHE * sizeof(*evs->fcache));
@@ -390,47 +413,79 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 
 /* Order of libtraceevent's function map: by address; for equal addresses, the symbol
  * registered last first (its list is built backwards and the sort is stable). */
-struct sym_key {
-	struct ftev_sym sym;
-	size_t index;
-};
-
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct sym_key *x = a, *y = b;
+	const struct ftev_sym *x = a, *y = b;
 
-	if (x->sym.addr != y->sym.addr)
-		return x->sym.addr < y->sym.addr ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
 	return x->index > y->index ? -1 : x->index < y->index;
 }
 
-static void sort_syms(struct ktrace_events *evs)
+/* Puts the table in that order (kallsyms lists symbols by address already: then only
+ * the runs of equal addresses turn round), with the sentinel after it. */
+static void order_syms(struct ktrace_events *evs)
 {
-	struct sym_key *keys;
+	size_t n = evs->nsyms, i = 1;
 
-	if (evs->syms_sorted)
+	if (evs->syms_in_order)
 		return;
-	evs->syms_sorted = true;
-	if (evs->nsyms < 2)
-		goto sentinel;
-	keys = malloc(evs->nsyms * sizeof(*keys));
-	if (keys) {
-		for (size_t i = 0; i < evs->nsyms; i++) {
-			keys[i].sym = evs->syms[i];
-			keys[i].index = i;
+	evs->syms_in_order = true;
+	while (i < n && evs->syms[i - 1].addr <= evs->syms[i].addr)
+		i++;
+	if (i < n) {
+		qsort(evs->syms, n, sizeof(*evs->syms), sym_cmp);
+	} else {
+		for (i = 0; i < n;) {
+			size_t j = i + 1;
+
+			while (j < n && evs->syms[j].addr == evs->syms[i].addr)
+				j++;
+			for (size_t a = i, b = j - 1; a < b; a++, b--) {
+				struct ftev_sym t = evs->syms[a];
+
+				evs->syms[a] = evs->syms[b];
+				evs->syms[b] = t;
+			}
+			i = j;
 		}
-		qsort(keys, evs->nsyms, sizeof(*keys), sym_cmp);
-		for (size_t i = 0; i < evs->nsyms; i++)
-			evs->syms[i] = keys[i].sym;
-		free(keys);
 	}
-sentinel:
 	if (evs->syms) {
 		/* the cap always leaves room for the sentinel */
-		evs->syms[evs->nsyms].addr = 0;
-		evs->syms[evs->nsyms].name = NULL;
-		evs->syms[evs->nsyms].mod = NULL;
+		evs->syms[n].addr = 0;
+		evs->syms[n].name = NULL;
+		evs->syms[n].mod = NULL;
 	}
+}
+
+/* libtraceevent builds its function map at the first lookup. */
+static void sort_syms(struct ktrace_events *evs)
+{
+	order_syms(evs);
+	evs->syms_sorted = true;
+}
+
+int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *src)
+{
+	if (dst->nsyms || dst->syms || !src->syms_in_order)
+		return -EINVAL;
+	dst->syms = src->syms;
+	dst->nsyms = src->nsyms;
+	dst->cap_syms = src->cap_syms;
+	dst->syms_in_order = true;
+	dst->syms_sorted = false;
+	dst->syms_borrowed = true;
+	return 0;
+}
+
+void ftev_prepare_share(struct ktrace_events *evs)
+{
+	order_syms(evs);
+}
+
+size_t ftev_shared_bytes(const struct ktrace_events *evs)
+{
+	return evs->syms_borrowed ? 0 : evs->cap_syms * sizeof(*evs->syms) + evs->sym_name_bytes;
 }
 
 static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
@@ -491,16 +546,23 @@ const char *ktrace_event_function(struct ktrace_events *evs, uint64_t addr, uint
  * symbol; the first one of that name in its current list order gives the value. */
 uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name)
 {
+	const struct ftev_sym *best = NULL;
+
+	size_t len = strlen(name);
+
 	if (evs->syms_sorted) {
 		for (size_t i = 0; i < evs->nsyms; i++)
-			if (!strcmp(evs->syms[i].name, name))
+			if (evs->syms[i].name_len == len && !memcmp(evs->syms[i].name, name, len))
 				return evs->syms[i].addr;
-	} else {
-		for (size_t i = evs->nsyms; i-- > 0;)
-			if (!strcmp(evs->syms[i].name, name))
-				return evs->syms[i].addr;
+		return 0;
 	}
-	return 0;
+	/* before the map: its list, the symbol listed last first (wherever the table's
+	 * own order has put it) */
+	for (size_t i = 0; i < evs->nsyms; i++)
+		if (evs->syms[i].name_len == len && (!best || evs->syms[i].index > best->index) &&
+		    !memcmp(evs->syms[i].name, name, len))
+			best = &evs->syms[i];
+	return best ? best->addr : 0;
 }
 
 /* ---- printk formats ---- */

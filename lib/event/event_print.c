@@ -98,19 +98,6 @@ static size_t str_len_at(const struct ftev_ctx *c, uint64_t off)
 	return nul ? (size_t)(nul - (c->data + off)) : c->avail - off;
 }
 
-static uint64_t apply_cast(uint64_t val, enum ftev_cast cast)
-{
-	switch (cast) {
-	case CAST_U8:
-		return val & 0xff;
-	case CAST_U16:
-		return val & 0xffff;
-	case CAST_U32:
-		return val & 0xffffffff;
-	default:
-		return val;
-	}
-}
 
 static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
 
@@ -178,7 +165,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		break;
 	}
 	case PA_TYPE:
-		val = apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
+		val = ftev_apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
 		struct ftev_out discard = { 0 };
@@ -221,7 +208,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 				break;
 			val = ftev_read_number(c->evs, c->data + offset, (unsigned)fsize);
 			if (typearg)
-				val = apply_cast(val, typearg->typecast.ptr_cast);
+				val = ftev_apply_cast(val, typearg->typecast.ptr_cast);
 			break;
 		}
 		case OP_COND: {
@@ -499,6 +486,33 @@ __attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct f
 	}
 }
 
+/* __print_flags: the names of the flags set in val, then what is left in hex. */
+static void print_flags(struct ftev_out *o, const struct ftev_seg *seg, int len_arg,
+			const struct ftev_arg *arg, int64_t val, bool print)
+{
+	for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
+		if (!val && !fl->neg_after)
+			break;      /* nothing more can print */
+		if (!val && fl->fval < 0) {
+			put_flag(o, seg, len_arg, fl);
+			break;
+		}
+		if (fl->fval > 0 && (val & fl->fval) == fl->fval) {
+			if (print && arg->flags.delim)
+				ftev_out_puts(o, arg->flags.delim);
+			put_flag(o, seg, len_arg, fl);
+			print = true;
+			val &= ~fl->fval;
+		}
+	}
+	if (val) {
+		if (print && arg->flags.delim)
+			ftev_out_puts(o, arg->flags.delim);
+		ftev_out_puts(o, "0x");
+		ftev_out_hex(o, (uint64_t)val, false);
+	}
+}
+
 static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
 			  int len_arg, struct ftev_arg *arg, int depth)
 {
@@ -551,28 +565,31 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 	}
 	case PA_FLAGS: {
 		int64_t val = (int64_t)value_of(c, arg->flags.field);
+		struct ftev_flags_cache *fc = arg->flags.cache;
+		size_t start = o->len;
 		bool print = false;
+		int slot = -1;
 
-		for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
-			if (!val && !fl->neg_after)
-				break;      /* nothing more can print */
-			if (!val && fl->fval < 0) {
-				put_flag(o, seg, len_arg, fl);
-				break;
+		/* a plain %s of recent values: the text they gave (gfp flags repeat) */
+		if (!seg || !seg->spec_ok || seg->spec.plain) {
+			if (!fc) {
+				fc = ftev_arena_alloc(&c->evs->arena, sizeof(*fc));
+				arg->flags.cache = fc;
 			}
-			if (fl->fval > 0 && (val & fl->fval) == fl->fval) {
-				if (print && arg->flags.delim)
-					ftev_out_puts(o, arg->flags.delim);
-				put_flag(o, seg, len_arg, fl);
-				print = true;
-				val &= ~fl->fval;
+			for (int k = 0; fc && k < FTEV_FLAGS_CACHE; k++) {
+				if (fc->len[k] && fc->val[k] == val) {
+					ftev_out_write(o, fc->text[k], fc->len[k] - 1u);
+					return;
+				}
 			}
+			if (fc)
+				slot = fc->next++ % FTEV_FLAGS_CACHE;
 		}
-		if (val) {
-			if (print && arg->flags.delim)
-				ftev_out_puts(o, arg->flags.delim);
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, (uint64_t)val, false);
+		print_flags(o, seg, len_arg, arg, val, print);
+		if (slot >= 0 && o->len <= o->cap && o->len - start < FTEV_FLAGS_TEXT) {
+			fc->val[slot] = val;
+			fc->len[slot] = (uint8_t)(o->len - start + 1);
+			memcpy(fc->text[slot], o->buf + start, o->len - start);
 		}
 		return;
 	}

@@ -8,6 +8,7 @@
 
 #include "event/event_internal.h"
 #include "common/grow.h"
+#include "common/outbuf.h"
 
 /* ---- arena ---- */
 
@@ -178,32 +179,18 @@ void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper)
 	ftev_out_write(o, buf, n);
 }
 
+static void out_put(void *ctx, const char *p, size_t n)
+{
+	ftev_out_write(ctx, p, n);
+}
+
 void ftev_out_printf(struct ftev_out *o, const char *fmt, ...)
 {
-	char small[256];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
+	kt_vformat(out_put, o, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		ftev_out_write(o, small, (size_t)n);
-		return;
-	}
-	{
-		char *big = malloc((size_t)n + 1);
-
-		if (!big)
-			return;
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-		ftev_out_write(o, big, (size_t)n);
-		free(big);
-	}
 }
 
 /* ---- conversion specifications ---- */

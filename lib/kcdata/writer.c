@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "kcdata/kcdata_int.h"
+#include "common/cursor.h"
 #include "common/grow.h"
 
 struct open_container {
@@ -35,23 +36,13 @@ struct kcdata_writer {
 	bool finished;
 };
 
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static void put_header(uint8_t *p, uint32_t type, uint32_t size, uint64_t flags)
 {
-	put_u32(p, type);
-	put_u32(p + 4, size);
-	put_u64(p + 8, flags);
+	kt_store_u32(p, type, false);
+	kt_store_u32(p + 4, size, false);
+	kt_store_u64(p + 8, flags, false);
 }
 
 int kcdata_writer_new(uint32_t begin_type, unsigned int flags, struct kcdata_writer **out,
@@ -173,7 +164,7 @@ int kcdata_writer_add_uint32(struct kcdata_writer *w, const char *desc, uint32_t
 {
 	uint8_t b[4];
 
-	put_u32(b, v);
+	kt_store_u32(b, v, false);
 	return add_desc(w, KCDATA_TYPE_UINT32_DESC, desc, b, sizeof(b), err);
 }
 
@@ -182,7 +173,7 @@ int kcdata_writer_add_uint64(struct kcdata_writer *w, const char *desc, uint64_t
 {
 	uint8_t b[8];
 
-	put_u64(b, v);
+	kt_store_u64(b, v, false);
 	return add_desc(w, KCDATA_TYPE_UINT64_DESC, desc, b, sizeof(b), err);
 }
 
@@ -191,7 +182,7 @@ int kcdata_writer_add_int32(struct kcdata_writer *w, const char *desc, int32_t v
 {
 	uint8_t b[4];
 
-	put_u32(b, (uint32_t)v);
+	kt_store_u32(b, (uint32_t)v, false);
 	return add_desc(w, KCDATA_TYPE_INT32_DESC, desc, b, sizeof(b), err);
 }
 
@@ -200,7 +191,7 @@ int kcdata_writer_add_int64(struct kcdata_writer *w, const char *desc, int64_t v
 {
 	uint8_t b[8];
 
-	put_u64(b, (uint64_t)v);
+	kt_store_u64(b, (uint64_t)v, false);
 	return add_desc(w, KCDATA_TYPE_INT64_DESC, desc, b, sizeof(b), err);
 }
 
@@ -266,7 +257,7 @@ int kcdata_writer_begin_container(struct kcdata_writer *w, uint32_t container_ty
 		w->stack = s;
 		w->stack_cap = cap;
 	}
-	put_u32(b, container_type);
+	kt_store_u32(b, container_type, false);
 	ret = append(w, KCDATA_TYPE_CONTAINER_BEGIN, id, false, b, sizeof(b), NULL, 0, err);
 	if (!ret) {
 		w->stack[w->depth].type = container_type;
@@ -289,7 +280,7 @@ int kcdata_writer_end_container(struct kcdata_writer *w, uint32_t container_type
 		return ktrace_error_set(err, -EINVAL,
 					"container end 0x%x/%llu does not match the open container",
 					container_type, (unsigned long long)id);
-	put_u32(b, container_type);
+	kt_store_u32(b, container_type, false);
 	ret = append(w, KCDATA_TYPE_CONTAINER_END, id, false, b, sizeof(b), NULL, 0, err);
 	if (!ret)
 		w->depth--;
@@ -314,8 +305,8 @@ int kcdata_writer_add_typedef(struct kcdata_writer *w, uint32_t type_id, const c
 	buf = calloc(1, size);
 	if (!buf)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	put_u32(buf, type_id);
-	put_u32(buf + 4, nfields);
+	kt_store_u32(buf, type_id, false);
+	kt_store_u32(buf + 4, nfields, false);
 	memcpy(buf + 8, n, sizeof(n));
 	for (uint32_t i = 0; i < nfields; i++) {
 		const struct kcdata_field *f = &fields[i];
@@ -335,7 +326,7 @@ int kcdata_writer_add_typedef(struct kcdata_writer *w, uint32_t type_id, const c
 		e[1] = (uint8_t)f->type;
 		e[2] = (uint8_t)f->offset;
 		e[3] = (uint8_t)(f->offset >> 8);
-		put_u32(e + 4, f->count > 1 ? (uint32_t)f->count << 16 | width : width);
+		kt_store_u32(e + 4, f->count > 1 ? (uint32_t)f->count << 16 | width : width, false);
 		memcpy(e + 8, n, sizeof(n));
 	}
 	ret = append(w, KCDATA_TYPE_TYPEDEFINITION, 0, true, buf, size, NULL, 0, err);
@@ -414,7 +405,7 @@ int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *l
 		for (int i = 0; i < 3; i++) {
 			put_header(p, KCDATA_TYPE_UINT64_DESC, 48, 8 | KCDATA_FLAGS_HAS_PADDING);
 			memcpy(p + KCDATA_HEADER_SIZE, names[i], strlen(names[i]));
-			put_u64(p + KCDATA_HEADER_SIZE + KCDATA_DESC_MAXLEN, values[i]);
+			kt_store_u64(p + KCDATA_HEADER_SIZE + KCDATA_DESC_MAXLEN, values[i], false);
 			p += KCDATA_HEADER_SIZE + 48;
 		}
 		put_header(p, w->begin_type, 0, KCDATA_FLAGS_HAS_PADDING);

@@ -21,6 +21,7 @@
 #include "common/cursor.h"
 #include "common/detect.h"
 #include "tracedat/tracedat_int.h"
+#include "common/grow.h"
 
 static const uint8_t td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -494,15 +495,8 @@ static int add_option(struct tracedat *td, uint16_t id, uint32_t size, const uin
 {
 	struct tracedat_option *o;
 
-	if (td->nopts == td->opts_cap) {
-		size_t cap = td->opts_cap ? td->opts_cap * 2 : 32;
-		struct tracedat_option *n = realloc(td->opts, cap * sizeof(*n));
-
-		if (!n)
-			return oom(err);
-		td->opts = n;
-		td->opts_cap = cap;
-	}
+	if (kt_grow((void **)&td->opts, &td->opts_cap, td->nopts + 1, sizeof(*td->opts)))
+		return oom(err);
 	o = &td->opts[td->nopts++];
 	o->id = id;
 	o->size = size;
@@ -753,23 +747,6 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 			td->tsc_offset = kt_load_u64(data + 8, td->hdr.big_endian);
 		}
 		break;
-	case TRACEDAT_OPT_HEADER_INFO:
-	case TRACEDAT_OPT_FTRACE_EVENTS:
-	case TRACEDAT_OPT_EVENT_FORMATS:
-	case TRACEDAT_OPT_KALLSYMS:
-	case TRACEDAT_OPT_PRINTK:
-	case TRACEDAT_OPT_CMDLINES:
-		if (td->hdr.version < 7) {
-			td_warn(td, "offset 0x%" PRIx64 ": section option %u in a version 6 file, ignored",
-				at, id);
-			break;
-		}
-		if (size >= 8) {
-			so->present[id] = true;
-			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
-			so->from[id] = at;
-		}
-		break;
 	case TRACEDAT_OPT_CPUSTAT:
 	case TRACEDAT_OPT_HOOK:
 	case TRACEDAT_OPT_PROCMAPS:
@@ -781,7 +758,17 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 	case TRACEDAT_OPT_SAVED_TGIDS:
 		break;   /* kept as they are; callers read them with tracedat_option() */
 	default:
-		td_warn(td, "offset 0x%" PRIx64 ": unknown option %u (%u bytes) skipped", at, id, size);
+		if (!td_section_option(id)) {
+			td_warn(td, "offset 0x%" PRIx64 ": unknown option %u (%u bytes) skipped", at,
+				id, size);
+		} else if (td->hdr.version < 7) {
+			td_warn(td, "offset 0x%" PRIx64 ": section option %u in a version 6 file, ignored",
+				at, id);
+		} else if (size >= 8) {
+			so->present[id] = true;
+			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
+			so->from[id] = at;
+		}
 		break;
 	}
 	return 0;

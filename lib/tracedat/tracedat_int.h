@@ -198,5 +198,20 @@ bool td_pages_starts_page(const struct td_pages *p, uint64_t ts, uint32_t size, 
 int td_pages_add(struct td_pages *p, uint64_t ts, const void *data, uint32_t size, long long missed);
 /* Writes out the page being filled. */
 int td_pages_flush(struct td_pages *p);
+/* Options that hold a version 7 section (metadata moved out of the header). */
+static inline bool td_section_option(uint16_t id)
+{
+	return id == TRACEDAT_OPT_HEADER_INFO || id == TRACEDAT_OPT_FTRACE_EVENTS ||
+	       id == TRACEDAT_OPT_EVENT_FORMATS || id == TRACEDAT_OPT_KALLSYMS ||
+	       id == TRACEDAT_OPT_PRINTK || id == TRACEDAT_OPT_CMDLINES;
+}
+
+/* Options that describe the file's layout: the writer makes them itself. */
+static inline bool td_layout_option(uint16_t id)
+{
+	return td_section_option(id) || id == TRACEDAT_OPT_DONE || id == TRACEDAT_OPT_BUFFER ||
+	       id == TRACEDAT_OPT_BUFFER_TEXT || id == TRACEDAT_OPT_CPUCOUNT ||
+	       id == TRACEDAT_OPT_STRINGS;
+}
 
 #endif

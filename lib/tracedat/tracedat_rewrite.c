@@ -6,6 +6,8 @@
  */
 #include <ktrace/tracedat.h>
 
+#include "tracedat/tracedat_int.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,25 +61,6 @@ static int latency_sink(const char *text, size_t len, void *arg)
 	return tracedat_writer_latency_write(s->w, s->buffer, text, len, s->err);
 }
 
-/* Options the writer makes itself, from the layout it writes. */
-static bool layout_option(uint16_t id)
-{
-	switch (id) {
-	case TRACEDAT_OPT_DONE:
-	case TRACEDAT_OPT_BUFFER:
-	case TRACEDAT_OPT_BUFFER_TEXT:
-	case TRACEDAT_OPT_CPUCOUNT:
-	case TRACEDAT_OPT_STRINGS:
-	case TRACEDAT_OPT_HEADER_INFO:
-	case TRACEDAT_OPT_FTRACE_EVENTS:
-	case TRACEDAT_OPT_EVENT_FORMATS:
-	case TRACEDAT_OPT_KALLSYMS:
-	case TRACEDAT_OPT_PRINTK:
-	case TRACEDAT_OPT_CMDLINES:
-		return true;
-	}
-	return false;
-}
 
 static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, const char *more_cmdlines,
 			 size_t more_len, struct ktrace_error *err)
@@ -144,7 +127,7 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 		const struct tracedat_option *o = tracedat_option(td, i);
 		int ret;
 
-		if (layout_option(o->id))
+		if (td_layout_option(o->id))
 			continue;
 		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && tracedat_clock_text(td)) {
 			/* A version 6 file may keep the clock text after its CPU table and

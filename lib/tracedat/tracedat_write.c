@@ -24,6 +24,8 @@
 #include <zstd.h>
 
 #include "tracedat/tracedat_int.h"
+#include "common/grow.h"
+#include "common/cursor.h"
 
 #define TW_BUF_SIZE     (1u << 20)   /* write buffer */
 #define TW_COPY_SIZE    (1u << 20)   /* read size when copying from a file descriptor */
@@ -191,40 +193,14 @@ static int mem_add(struct tw_mem *m, const void *data, size_t len)
 	return 0;
 }
 
-static void put16(const struct tracedat_writer *w, void *p, uint16_t v)
-{
-	uint8_t *b = p;
 
-	if (w->big) {
-		b[0] = (uint8_t)(v >> 8);
-		b[1] = (uint8_t)v;
-	} else {
-		b[0] = (uint8_t)v;
-		b[1] = (uint8_t)(v >> 8);
-	}
-}
 
-static void put32(const struct tracedat_writer *w, void *p, uint32_t v)
-{
-	uint8_t *b = p;
-
-	for (int i = 0; i < 4; i++)
-		b[w->big ? 3 - i : i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(const struct tracedat_writer *w, void *p, uint64_t v)
-{
-	uint8_t *b = p;
-
-	for (int i = 0; i < 8; i++)
-		b[w->big ? 7 - i : i] = (uint8_t)(v >> (8 * i));
-}
 
 static int mem_u32(const struct tracedat_writer *w, struct tw_mem *m, uint32_t v)
 {
 	uint8_t b[4];
 
-	put32(w, b, v);
+	kt_store_u32(b, v, w->big);
 	return mem_add(m, b, 4);
 }
 
@@ -232,7 +208,7 @@ static int mem_u64(const struct tracedat_writer *w, struct tw_mem *m, uint64_t v
 {
 	uint8_t b[8];
 
-	put64(w, b, v);
+	kt_store_u64(b, v, w->big);
 	return mem_add(m, b, 8);
 }
 
@@ -307,7 +283,7 @@ static int w16(struct tracedat_writer *w, uint16_t v, struct ktrace_error *err)
 {
 	uint8_t b[2];
 
-	put16(w, b, v);
+	kt_store_u16(b, v, w->big);
 	return wbytes(w, b, 2, err);
 }
 
@@ -315,7 +291,7 @@ static int w32(struct tracedat_writer *w, uint32_t v, struct ktrace_error *err)
 {
 	uint8_t b[4];
 
-	put32(w, b, v);
+	kt_store_u32(b, v, w->big);
 	return wbytes(w, b, 4, err);
 }
 
@@ -323,7 +299,7 @@ static int w64(struct tracedat_writer *w, uint64_t v, struct ktrace_error *err)
 {
 	uint8_t b[8];
 
-	put64(w, b, v);
+	kt_store_u64(b, v, w->big);
 	return wbytes(w, b, 8, err);
 }
 
@@ -348,7 +324,7 @@ static int patch32(struct tracedat_writer *w, uint64_t at, uint32_t v, struct kt
 {
 	uint8_t b[4];
 
-	put32(w, b, v);
+	kt_store_u32(b, v, w->big);
 	return wpatch(w, at, b, 4, err);
 }
 
@@ -356,7 +332,7 @@ static int patch64(struct tracedat_writer *w, uint64_t at, uint64_t v, struct kt
 {
 	uint8_t b[8];
 
-	put64(w, b, v);
+	kt_store_u64(b, v, w->big);
 	return wpatch(w, at, b, 8, err);
 }
 
@@ -612,13 +588,13 @@ static int empty_text(struct tracedat_writer *w, int step, struct ktrace_error *
 		return ret;
 	}
 	case W_KALLSYMS:
-		put32(w, size, 0);
+		kt_store_u32(size, 0, w->big);
 		return write_meta(w, TRACEDAT_OPT_KALLSYMS, "kallsyms", size, 4, NULL, 0, err);
 	case W_PRINTK:
-		put32(w, size, 0);
+		kt_store_u32(size, 0, w->big);
 		return write_meta(w, TRACEDAT_OPT_PRINTK, "printk", size, 4, NULL, 0, err);
 	case W_CMDLINES:
-		put64(w, size, 0);
+		kt_store_u64(size, 0, w->big);
 		return write_meta(w, TRACEDAT_OPT_CMDLINES, "command lines", size, 8, NULL, 0, err);
 	}
 	return 0;
@@ -634,8 +610,8 @@ static int write_formats(struct tracedat_writer *w, uint16_t id, const char *des
 	if (w->fmt.len && w->fmt_count == 0)
 		return misuse(w, err, "internal: formats without a count%s", NULL);
 	if (id == TRACEDAT_OPT_EVENT_FORMATS && w->cur_sys)
-		put32(w, w->fmt.p + w->sys_count_at, w->sys_count);
-	put32(w, count, w->fmt_count);
+		kt_store_u32(w->fmt.p + w->sys_count_at, w->sys_count, w->big);
+	kt_store_u32(count, w->fmt_count, w->big);
 	ret = write_meta(w, id, desc, count, 4, w->fmt.p, w->fmt.len, err);
 	w->fmt.len = 0;
 	w->fmt_count = 0;
@@ -727,7 +703,7 @@ int tracedat_writer_add_event_format(struct tracedat_writer *w, const char *syst
 		if (!s)
 			return fail(w, err, -ENOMEM, "formats");
 		if (w->cur_sys)
-			put32(w, w->fmt.p + w->sys_count_at, w->sys_count);
+			kt_store_u32(w->fmt.p + w->sys_count_at, w->sys_count, w->big);
 		free(w->cur_sys);
 		w->cur_sys = s;
 		if (mem_add(&w->fmt, system, strlen(system) + 1))
@@ -760,9 +736,9 @@ static int text_step(struct tracedat_writer *w, int step, uint16_t id, const cha
 	if ((ret = complete_through(w, step - 1, err)))
 		return ret;
 	if (size_bytes == 4)
-		put32(w, size, (uint32_t)len);
+		kt_store_u32(size, (uint32_t)len, w->big);
 	else
-		put64(w, size, len);
+		kt_store_u64(size, len, w->big);
 	ret = write_meta(w, id, desc, size, size_bytes, text, len, err);
 	if (!ret)
 		w->done = step;
@@ -819,15 +795,8 @@ static int push_option(struct tracedat_writer *w, uint16_t id, const void *data,
 {
 	struct tw_option *o;
 
-	if (w->nopts == w->opts_cap) {
-		size_t cap = w->opts_cap ? w->opts_cap * 2 : 16;
-		struct tw_option *n = realloc(w->opts, cap * sizeof(*n));
-
-		if (!n)
-			return fail(w, err, -ENOMEM, "options");
-		w->opts = n;
-		w->opts_cap = cap;
-	}
+	if (kt_grow((void **)&w->opts, &w->opts_cap, w->nopts + 1, sizeof(*w->opts)))
+		return fail(w, err, -ENOMEM, "options");
 	o = &w->opts[w->nopts];
 	o->data = malloc(size ? size : 1);
 	if (!o->data)
@@ -849,22 +818,10 @@ int tracedat_writer_add_option(struct tracedat_writer *w, uint16_t id, const voi
 
 	if (ret)
 		return ret;
-	switch (id) {
-	case TRACEDAT_OPT_DONE:
-	case TRACEDAT_OPT_BUFFER:
-	case TRACEDAT_OPT_BUFFER_TEXT:
-	case TRACEDAT_OPT_CPUCOUNT:
-	case TRACEDAT_OPT_STRINGS:
-	case TRACEDAT_OPT_HEADER_INFO:
-	case TRACEDAT_OPT_FTRACE_EVENTS:
-	case TRACEDAT_OPT_EVENT_FORMATS:
-	case TRACEDAT_OPT_KALLSYMS:
-	case TRACEDAT_OPT_PRINTK:
-	case TRACEDAT_OPT_CMDLINES:
+	if (td_layout_option(id))
 		return ktrace_error_set(err, -EINVAL,
 					"%s: option %u (%s) describes the file layout: the writer makes it",
 					wname(w), id, tracedat_option_name(id));
-	}
 	if (size && !data)
 		return misuse(w, err, "option data missing%s", NULL);
 	return push_option(w, id, data, size, SIZE_MAX, err);
@@ -1013,8 +970,8 @@ static int v6_table_entry(struct tracedat_writer *w, struct tw_buffer *b, unsign
 {
 	uint8_t e[16];
 
-	put64(w, e, offset);
-	put64(w, e + 8, size);
+	kt_store_u64(e, offset, w->big);
+	kt_store_u64(e + 8, size, w->big);
 	return wpatch(w, b->table_at + 16ull * cpu, e, 16, err);
 }
 

@@ -22,7 +22,7 @@
  * Records go through in chunks. The main thread reads them in order and does everything
  * that depends on what came before: filters, the comm column (the sched plugins teach
  * comms while printing), the latency column, --ts-diff, and the text of the events whose
- * formatting keeps state (ktrace_event_ordered: sched, function, function graph,
+ * formatting keeps state (ktrace_event_order: function, function graph,
  * bprint...). The other events' texts and the whole lines are made by worker threads,
  * each with its own registry loaded from the same metadata, and the chunks are written
  * out in order: the output is the single-threaded one, byte for byte.
@@ -35,6 +35,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,15 +47,21 @@
 
 #include "engine/pipeline.h"
 #include "engine/tdset.h"
+#include "event/event_share.h"
 #include "common/grow.h"
 
 #include "common/outbuf.h"
 
+/* Who formats the records of an event: the reading thread, in output order (O_MAIN);
+ * any thread (O_ANY); any thread, after the reading thread learnt the comms the record
+ * teaches, in output order (O_LEARN: sched_switch, sched_wakeup). */
+enum { O_MAIN = 1, O_ANY, O_LEARN };
+
 /* What the view keeps per file beside the engine's (engine/tdset.h). */
 struct rfile {
 	struct kt_tdfile *t;
-	/* per event id: formatted by the main thread (1), by anyone (2), not known yet (0),
-	 * and how many bytes formatting may read */
+	/* per event id: who formats it (O_*, 0 not known yet), and how many bytes
+	 * formatting may read */
 	struct evinfo {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
@@ -132,6 +139,7 @@ struct namecol {
 	const struct ktrace_event *ev;
 	char *s;
 	uint32_t len;
+	uint32_t cap;                      /* bytes at s: rewritten in place when it fits */
 };
 
 /* A comm-pid column ("%16s-%-5d"), rendered once per (comm, pid). */
@@ -161,7 +169,6 @@ struct report {
 	struct ktrace_out *out;
 	struct ktrace_error *err;
 	const char **err_file;
-	struct kt_tdset set;               /* the files and their merged records */
 	struct rfile *files;               /* the view's data per file (as set.files) */
 	size_t nfiles;
 	/* line prefixes */
@@ -186,6 +193,9 @@ struct report {
 	uint64_t total_bytes;
 	struct timespec last_progress;
 	bool progress_shown;
+	/* the files and their merged records: the reading thread counts in it at every
+	 * record, so it has cache lines of its own (the workers read the fields above) */
+	_Alignas(128) struct kt_tdset set;
 };
 
 /* ---- line pieces ---- */
@@ -300,7 +310,7 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { 1, false, 0 };
+	static const struct evinfo fallback = { O_MAIN, false, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -323,7 +333,18 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			raw = !regexec(&r->raw_re[i], ktrace_event_name(ev), 0, NULL, 0) ||
 			      !regexec(&r->raw_re[i], ktrace_event_system(ev), 0, NULL, 0);
 		f->evinfo[id].raw = raw;
-		f->evinfo[id].ordered = ktrace_event_ordered(ev, raw) ? 1 : 2;
+		switch (ktrace_event_order(ev, raw)) {
+		case KTRACE_EVENT_IN_ORDER:
+			f->evinfo[id].ordered = O_MAIN;
+			break;
+		case KTRACE_EVENT_LEARN_IN_ORDER:
+			/* one thread: learning and formatting are one pass */
+			f->evinfo[id].ordered = r->nworkers ? O_LEARN : O_MAIN;
+			break;
+		default:
+			f->evinfo[id].ordered = O_ANY;
+			break;
+		}
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -475,7 +496,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	const struct tracedat_record *rec = t->rec;
 	struct rfile *f = &r->files[s->f - r->set.files];
 	struct ktrace_events *evs = s->f->evs;
-	struct ktrace_record kr = t->kr;
+	struct ktrace_record *kr = &t->kr;
 	const struct ktrace_event *ev = t->ev;
 	const struct evinfo *ei;
 	struct jextra *x = NULL;
@@ -485,12 +506,12 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
-	j->data = kr.data;
-	j->ts = kr.ts;
+	j->data = kr->data;
+	j->ts = kr->ts;
 	j->ev = ev;
-	j->size = kr.size;
-	j->avail = kr.avail;
-	j->cpu = kr.cpu;
+	j->size = kr->size;
+	j->avail = kr->avail;
+	j->cpu = kr->cpu;
 	j->file = (uint16_t)(f - r->files);
 	j->flags = 0;
 	j->extra = NO_OFF;
@@ -498,7 +519,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	j->comm = NULL;
 	j->pid = 0;
 	if (ev) {
-		j->pid = ktrace_event_record_pid(evs, &kr);
+		j->pid = ktrace_event_record_pid(evs, kr);
 		j->comm = ktrace_event_comm(evs, j->pid);
 	}
 	if (r->prefix || rec->missed_events || o->latency || o->debug || o->boundary ||
@@ -515,10 +536,10 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 
 		if (o->raw || !ev)
 			n = o->raw ? (size_t)snprintf(lat, sizeof(lat), "-0x%x",
-						      (unsigned)ktrace_event_record_flags(evs, &kr))
+						      (unsigned)ktrace_event_record_flags(evs, kr))
 				   : 0;
 		else
-			n = ktrace_event_latency(evs, &kr, lat, sizeof(lat));
+			n = ktrace_event_latency(evs, kr, lat, sizeof(lat));
 		if (n >= sizeof(lat))
 			n = sizeof(lat) - 1;
 		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
@@ -535,7 +556,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	}
 	if (o->line_suffix) {
 		char sfx[256];
-		size_t n = o->line_suffix(o->line_suffix_arg, evs, &kr, sfx, sizeof(sfx));
+		size_t n = o->line_suffix(o->line_suffix_arg, evs, kr, sfx, sizeof(sfx));
 
 		if (n >= sizeof(sfx))
 			n = sizeof(sfx) - 1;
@@ -563,32 +584,34 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	ei = ev ? ev_info(r, f, ev) : NULL;
 	if (ei ? ei->raw : o->raw)
 		j->flags |= J_RAW;
-	if (ei && ei->ordered == 1) {
+	if (ei && ei->ordered == O_LEARN)
+		ktrace_event_learn_comms(evs, kr);   /* after this record's comm column */
+	if (ei && ei->ordered == O_MAIN) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
 
 		if (ev != s->f->fg_entry) {
-			ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+			ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
 			return ret ? ret : kt_tdset_advance(&r->set, s);
 		}
 		/* look at the next record of this buffer: a leaf function prints as one line */
 		{
-			uint32_t keep = kr.avail < kr.size + 64 ? kr.avail : kr.size + 64;
+			uint32_t keep = kr->avail < kr->size + 64 ? kr->avail : kr->size + 64;
 
 			if (kt_grow((void **)&r->copy, &r->copy_cap, keep, 1))
 				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-			memcpy(r->copy, kr.data, keep);
-			kr.data = r->copy;
-			kr.avail = keep;
+			memcpy(r->copy, kr->data, keep);
+			kr->data = r->copy;
+			kr->avail = keep;
 		}
 		ret = kt_tdset_advance(&r->set, s);
 		if (ret)
 			return ret;
 		if (s->head) {
 			kt_tdstream_fill_record(s, s->head, &nkr);
-			kr.next = &nkr;
+			kr->next = &nkr;
 		}
-		ret = main_format(r, c, j, evs, &kr, &outf, ei->raw);
+		ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
 		if (ret)
 			return ret;
 		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
@@ -601,16 +624,16 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		 * in the file's mapping: the pages the reader hands back to the kernel
 		 * (madvise) are read in again from the page cache if a worker still needs
 		 * them. */
-		uint32_t want = kr.size, keep;
+		uint32_t want = kr->size, keep;
 
 		if (ei && ei->fixed > want)
 			want = ei->fixed;
 		want += 64;
-		keep = kr.avail < want ? kr.avail : want;
+		keep = kr->avail < want ? kr->avail : want;
 
 		if (kt_grow((void **)&c->data, &c->data_cap, c->data_len + keep, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		memcpy(c->data + c->data_len, kr.data, keep);
+		memcpy(c->data + c->data_len, kr->data, keep);
 		x->data_off = (uint32_t)c->data_len;
 		j->flags |= J_COPIED;
 		j->avail = keep;
@@ -714,11 +737,18 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 
 	if (n->ev != ev || !n->s) {
 		const char *name = ev ? ktrace_event_name(ev) : "(NULL)";
-		size_t len = strlen(name);
-		char *s = malloc(len + 24 > 64 ? len + 24 : 64);
+		size_t len = strlen(name), need = len + 24 > 64 ? len + 24 : 64;
+		char *s = n->s;
 
-		if (!s)
-			return NULL;
+		/* two events that share a slot take turns in its buffer: no allocation per
+		 * record once it is big enough for both */
+		if (need > n->cap) {
+			s = realloc(n->s, need);
+			if (!s)
+				return NULL;
+			n->s = s;
+			n->cap = (uint32_t)need;
+		}
 		s[0] = ' ';
 		memcpy(s + 1, name, len);
 		s[len + 1] = ':';
@@ -728,8 +758,6 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 			memset(s + len + 3, ' ', 20 - len);
 			n->len += (uint32_t)(20 - len);
 		}
-		free(n->s);
-		n->s = s;
 		n->ev = ev;
 	}
 	return n;
@@ -1036,24 +1064,49 @@ static struct wctx *new_ctx(struct report *r)
 	return w;
 }
 
+/* What the worker threads may take together (registries, caches, chunks), so that a
+ * report stays within 64 MiB whatever the machine. */
+#define WORKERS_BUDGET ((size_t)24 << 20)
+#define WORKER_BYTES ((size_t)3 << 20)     /* a worker's caches and its chunks in flight */
+
+/* The CPUs this process may run on (its affinity mask, which taskset and cgroups
+ * narrow), not all the machine's. */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static size_t pick_workers(const struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	uint64_t bytes = 0;
+	size_t registry = 0, n;
 	long cpus;
 
 	if (o->threads == 1 || o->line_flush)
 		return 0;
 	if (o->threads > 1)
 		return (size_t)o->threads;
-	for (size_t i = 0; i < r->nfiles; i++)
+	for (size_t i = 0; i < r->nfiles; i++) {
 		bytes += tracedat_header(r->set.files[i].td)->file_size;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		registry += ktrace_event_memory(r->set.files[i].evs) -
+			    ftev_shared_bytes(r->set.files[i].evs);
+	}
+	cpus = usable_cpus();
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 0;
-	/* one worker per CPU, and the reading thread, which often waits, on top */
-	return cpus > 8 ? 8 : (size_t)cpus;
+	/* one worker per CPU, and the reading thread, which often waits, on top; as many
+	 * as the memory budget has room for registries of their own (a trace with every
+	 * event's format and a big kallsyms makes them several MiB) */
+	n = cpus > 8 ? 8 : (size_t)cpus;
+	while (n > 1 && n * (registry + WORKER_BYTES) > WORKERS_BUDGET)
+		n--;
+	return n;
 }
 
 /* One thread: a few records at a time (they stay in the cache), the lines written in
@@ -1131,6 +1184,10 @@ static int run_records(struct report *r)
 		}
 		r->span_max = keep / (r->nslots + 2);
 	}
+	/* the workers' registries share one symbol table per file */
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (kt_tdfile_share_symbols(&r->set.files[i]))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
 	if (r->slots)
 		memset(r->slots, 0, r->nslots * sizeof(*r->slots));

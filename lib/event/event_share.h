@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What other library components may do with an event registry beyond the public API
+ * (<ktrace/event.h>): share what is immutable once loaded between registries of the
+ * same trace (the engine's worker threads load one registry each).
+ */
+#ifndef KTRACE_EVENT_SHARE_H
+#define KTRACE_EVENT_SHARE_H
+
+#include <ktrace/event.h>
+
+/* Puts evs's symbol table in address order now (it keeps behaving as before: names
+ * resolve in kallsyms order until its first function lookup, as in libtraceevent),
+ * so that other registries can share it. Call it from the thread that owns evs, before
+ * any ftev_share_symbols(..., evs). */
+void ftev_prepare_share(struct ktrace_events *evs);
+
+/*
+ * dst, which has no kallsyms yet, uses src's symbol table instead of a copy of its own:
+ * src must have been prepared, outlive dst and not be given kallsyms again; the table is
+ * only read from then on, so dst may be used in another thread than src. 0, or -EINVAL.
+ */
+int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *src);
+
+/* The bytes of evs that a registry sharing its symbols does not need. */
+size_t ftev_shared_bytes(const struct ktrace_events *evs);
+
+#endif
