@@ -16,17 +16,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import tdslim  # noqa: E402
 
 
-def main():
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
-    v = tdslim.V6(open(sys.argv[1], 'rb').read())
-    target = int(sys.argv[3]) << 20
+def repeat_pages(v, copies):
+    """Every CPU's pages of the tdslim.V6 v, `copies` times, each repetition's page
+    timestamps moved past the previous one (plus one second)."""
     e = v.e
     pts = [struct.unpack_from(e + 'Q', blob, p)[0]
            for blob in v.top for p in range(0, len(blob), v.page)]
     delta = max(pts) - min(pts) + 10**9
-    size = sum(len(b) for b in v.top)
-    copies = max(1, -(-target // size))
     top = []
     for blob in v.top:
         out = bytearray(len(blob) * copies)
@@ -38,6 +34,15 @@ def main():
                 struct.pack_into(e + 'Q', out, base + p, ts + r * delta)
         top.append(bytes(out))
     v.top = top
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    v = tdslim.V6(open(sys.argv[1], 'rb').read())
+    target = int(sys.argv[3]) << 20
+    size = sum(len(b) for b in v.top)
+    repeat_pages(v, max(1, -(-target // size)))
     tdslim.write(v, sys.argv[2])
 
 

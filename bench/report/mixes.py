@@ -34,6 +34,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'tracedat', 'tools'))
 import tdslim  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, 'bench', 'read'))
+import mkbig  # noqa: E402
 
 LOCK = '/tmp/ktrace-tracefs.lock'
 
@@ -103,28 +105,13 @@ def record(ktrace, mix, path):
 
 
 def fit(src, dst, events, have):
-    """Repeats every CPU's pages as needed (each copy's page timestamps moved past the
-    previous copy), then cuts them so that the file holds about `events` events."""
-    import struct
+    """Repeats every CPU's pages as needed (bench/read/mkbig.py), then cuts them so that
+    the file holds about `events` events."""
     v = tdslim.V6(open(src, 'rb').read())
     ratio = events / have
-    e = v.e
     copies = max(1, int(ratio + 0.999))
     if copies > 1:
-        pts = [struct.unpack_from(e + 'Q', blob, p)[0]
-               for blob in v.top for p in range(0, len(blob), v.page)]
-        delta = max(pts) - min(pts) + 10**9
-        top = []
-        for blob in v.top:
-            out = bytearray(len(blob) * copies)
-            for r in range(copies):
-                base = r * len(blob)
-                out[base:base + len(blob)] = blob
-                for p in range(0, len(blob), v.page):
-                    ts = struct.unpack_from(e + 'Q', blob, p)[0]
-                    struct.pack_into(e + 'Q', out, base + p, ts + r * delta)
-            top.append(bytes(out))
-        v.top = top
+        mkbig.repeat_pages(v, copies)
     keep = ratio / copies
     v.top = [blob[:max(v.page, int(len(blob) * keep) // v.page * v.page)] for blob in v.top]
     tdslim.write(v, dst, kallsyms=v.kallsyms)

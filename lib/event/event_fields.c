@@ -153,12 +153,7 @@ int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_reco
 	if (!ev || (ev->handler != H_SCHED_SWITCH && ev->handler != H_SCHED_WAKEUP))
 		return 0;
 	/* the plugin itself, printing into nothing: it learns what it would learn */
-	c.evs = evs;
-	c.rec = rec;
-	c.data = rec->data;
-	c.size = rec->size;
-	c.avail = rec->avail > rec->size ? rec->avail : rec->size;
-	c.ev = (struct ktrace_event *)ev;
+	ftev_ctx_init(&c, evs, rec, ev);
 	ftev_run_handler(&c, &nowhere);
 	return 1;
 }

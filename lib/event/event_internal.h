@@ -779,6 +779,18 @@ struct ftev_ctx {
 	int depth;
 };
 
+/* A context for formatting rec, an event of ev. */
+static inline void ftev_ctx_init(struct ftev_ctx *c, struct ktrace_events *evs,
+				 const struct ktrace_record *rec, const struct ktrace_event *ev)
+{
+	c->evs = evs;
+	c->rec = rec;
+	c->data = rec->data;
+	c->size = rec->size;
+	c->avail = rec->avail > rec->size ? rec->avail : rec->size;
+	c->ev = (struct ktrace_event *)ev;
+}
+
 /* A field's number when it lies inside the record (tep_read_number_field). */
 bool ftev_field_value(const struct ftev_ctx *c, const struct ftev_field *f, uint64_t *val);
 uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg);

@@ -1706,12 +1706,7 @@ size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record
 	if (!ev) {
 		ftev_out_puts(&o, "[UNKNOWN EVENT]");
 	} else {
-		c.evs = evs;
-		c.rec = rec;
-		c.data = rec->data;
-		c.size = rec->size;
-		c.avail = rec->avail > rec->size ? rec->avail : rec->size;
-		c.ev = (struct ktrace_event *)ev;
+		ftev_ctx_init(&c, evs, rec, ev);
 		if (flags & KTRACE_EVFMT_RAW) {
 			ftev_print_fields(&c, &o);
 		} else {
