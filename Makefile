@@ -7,7 +7,8 @@
 #   make demo            ktrace report on the bundled sample
 #   make fuzz            libFuzzer binaries (clang) into build-fuzz/
 #   make bench           benchmarks against the reference tools
-#   make install PREFIX=/usr/local DESTDIR=
+#   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED; SAN=1)
+#   make install PREFIX=/usr/local DESTDIR=   (also man pages and bash completion)
 
 VERSION    := 0.2.0
 SOVERSION  := 1
@@ -15,6 +16,8 @@ PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 OPT     ?= -O2 -g
@@ -35,7 +38,9 @@ LDFLAGS  += -pthread $(SANFLAGS)
 LIBS     := -lzstd -lz -lelf -lplist-2.0
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+# The timeline page's own script and styles, embedded as C strings (see below).
+ASSETS   := lib/views/timeline/page.css lib/views/timeline/page.js
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/timeline_assets.o
 # Library objects export only what the public headers mark KTRACE_API.
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden -DKTRACE_BUILDING
 CLI_SRC  := $(sort $(wildcard src/*.c))
@@ -54,9 +59,14 @@ STATIC   := $(B)/libktrace.a
 SHARED   := $(B)/libktrace.so.$(VERSION)
 CLI      := $(B)/ktrace
 PCFILE   := $(B)/ktrace.pc
+# Manual pages from the text of `ktrace help` (and the public headers for libktrace(3)),
+# bash completion from `ktrace --help` and the option tables of src/.
+MANSTAMP := $(B)/man/.generated
+LIBMAN   := $(B)/man/libktrace.3
+COMPLETION := $(B)/completion/ktrace
 
-.PHONY: all deps check test-deps demo install uninstall clean fuzz bench
-all: $(STATIC) $(SHARED) $(CLI) $(PCFILE)
+.PHONY: all deps check test-deps demo install uninstall clean fuzz bench robust
+all: $(STATIC) $(SHARED) $(CLI) $(PCFILE) $(MANSTAMP) $(LIBMAN) $(COMPLETION)
 
 # Build dependencies are checked (and installed with apt when missing) once.
 $(B)/.deps:
@@ -68,6 +78,23 @@ $(B)/%.o: %.c $(HEADERS) | $(B)/.deps
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# lib/views/timeline/page.{css,js} -> one C string each (tl_asset_page_css/_js): every
+# line quoted, backslashes and quotes escaped.
+ASSET_SED = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
+define gen_assets
+	@mkdir -p $(dir $(1))
+	@{ echo '/* generated from lib/views/timeline/ by the Makefile: do not edit */'; \
+	  echo 'const char tl_asset_page_css[] ='; $(ASSET_SED) lib/views/timeline/page.css; echo ';'; \
+	  echo 'const char tl_asset_page_js[] ='; $(ASSET_SED) lib/views/timeline/page.js; echo ';'; \
+	} > $(1).tmp && mv $(1).tmp $(1)
+endef
+
+$(B)/gen/timeline_assets.c: $(ASSETS) Makefile
+	$(call gen_assets,$@)
+
+$(B)/gen/timeline_assets.o: $(B)/gen/timeline_assets.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
@@ -84,6 +111,18 @@ $(SHARED): $(LIB_OBJ) lib/libktrace.map
 $(CLI_OBJ): CPPFLAGS := -Iinclude -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
 $(CLI): $(CLI_OBJ) $(SHARED)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) -L$(B) -lktrace -Wl,-rpath,'$$ORIGIN:$(LIBDIR)'
+
+$(MANSTAMP): $(CLI) scripts/man.py
+	@mkdir -p $(B)/man
+	python3 scripts/man.py cli $(CLI) $(B)/man $(VERSION)
+	@touch $@
+
+$(LIBMAN): $(HEADERS) scripts/man.py
+	@mkdir -p $(B)/man
+	python3 scripts/man.py lib include/ktrace $(B)/man $(VERSION)
+
+$(COMPLETION): $(CLI) $(CLI_SRC) src/darwin_cli.h scripts/completion.py scripts/cli_options.py scripts/man.py
+	python3 scripts/completion.py $(CLI) src $@
 
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	     -e 's|@VERSION@|$(VERSION)|'
@@ -121,16 +160,25 @@ check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(TEST_ALL)
 	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
+# The hostile-input campaign at length (a short one is part of make check):
+# make robust [SAN=1] [ROBUST_RUNS=3000] [ROBUST_SEED=N]
+ROBUST_RUNS ?= 3000
+robust: $(B)/.test-deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) ROBUST_RUNS=$(ROBUST_RUNS) $(if $(ROBUST_SEED),ROBUST_SEED=$(ROBUST_SEED)) \
+	    sh tests/robust/robust.sh
+
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40
 
 FUZZ_CC ?= clang
 fuzz:
 	@mkdir -p build-fuzz
+	$(call gen_assets,build-fuzz/gen/timeline_assets.c)
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	    echo "  FUZZ $$n"; \
 	    $(FUZZ_CC) $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined \
-	        -o build-fuzz/$$n $$f $(LIB_SRC) $(LIBS) -pthread || exit 1; done
+	        -o build-fuzz/$$n $$f $(LIB_SRC) build-fuzz/gen/timeline_assets.c $(LIBS) -pthread || exit 1; done
 
 bench: all
 	@./scripts/deps.sh bench
@@ -146,10 +194,16 @@ install: all
 	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/ktrace/
 	$(PC_SED) ktrace.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
+	install -m 644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(LIBMAN) $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/ktrace
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/ktrace
 	rm -f $(DESTDIR)$(LIBDIR)/libktrace.* $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc $(DESTDIR)$(BINDIR)/ktrace
+	rm -f $(DESTDIR)$(MANDIR)/man1/ktrace.1 $(DESTDIR)$(MANDIR)/man1/ktrace-*.1 \
+	    $(DESTDIR)$(MANDIR)/man3/libktrace.3 $(DESTDIR)$(COMPLETIONDIR)/ktrace
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -3,7 +3,8 @@
  * stream_dump: every record of any trace through libktrace's event stream
  * (<ktrace/stream.h>). An example of the API, and the driver of tests/engine/stream.sh.
  *
- *   stream_dump [--lines|--text|--fields|--tasks|--sources] [-e EVENTS_DIR]
+ *   stream_dump [--lines|--text|--fields|--sched|--tasks|--sources] [--readahead]
+ *               [-e EVENTS_DIR]
  *               [-F FILTER]... [--cpu N]... FILE...
  *
  *   --lines    the line `ktrace report` prints for each record (the default)
@@ -12,6 +13,11 @@
  *              record per line: "E ts cpu tid pid comm sys:name f1=v1 f2=v2 ..."
  *              (numbers in decimal, strings quoted with C escapes, arrays as
  *              [e0,e1,...], bytes as <hex>); lost-event marks as "L ts cpu count"
+ *   --sched    the context switches (ktrace_stream_sched), as trace-cmd's sched plugin
+ *              prints them: "ts cpu prev_comm:prev_tid [prio] STATE ==> next_comm:next_tid
+ *              [prio]", and wakeups: "ts cpu W comm:tid [prio]"
+ *   --readahead  read the inputs on a second thread (KTRACE_STREAM_READAHEAD; not
+ *              with --lines or --text)
  *   --tasks    the thread table: "tid pid comm"
  *   --sources  what each input says about itself
  *
@@ -25,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { LINES, TEXT, FIELDS, TASKS, SOURCES };
+enum mode { LINES, TEXT, FIELDS, SCHED, TASKS, SOURCES };
 
 static void put_string(const unsigned char *p, size_t n)
 {
@@ -98,6 +104,10 @@ int main(int argc, char **argv)
 			mode = TEXT;
 		else if (!strcmp(argv[i], "--fields"))
 			mode = FIELDS;
+		else if (!strcmp(argv[i], "--sched"))
+			mode = SCHED;
+		else if (!strcmp(argv[i], "--readahead"))
+			o.flags |= KTRACE_STREAM_READAHEAD;
 		else if (!strcmp(argv[i], "--tasks"))
 			mode = TASKS;
 		else if (!strcmp(argv[i], "--sources"))
@@ -111,7 +121,8 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && nfiles < 64)
 			files[nfiles++] = argv[i];
 		else {
-			fprintf(stderr, "usage: stream_dump [--lines|--text|--fields|--tasks|--sources] "
+			fprintf(stderr, "usage: stream_dump [--lines|--text|--fields|--sched|--tasks|--sources] "
+				"[--readahead] "
 				"[-e EVENTS_DIR] [-F FILTER]... [--cpu N]... FILE...\n");
 			return 2;
 		}
@@ -147,6 +158,20 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	while ((ret = ktrace_stream_next(s, &r, &err)) > 0) {
+		if (mode == SCHED) {
+			struct ktrace_stream_sched sc;
+
+			if (!ktrace_stream_sched(s, &sc))
+				continue;
+			if (sc.kind == KTRACE_STREAM_SCHED_SWITCH)
+				printf("%" PRIu64 " %d %s:%" PRId64 " [%d] %s ==> %s:%" PRId64 " [%d]\n",
+				       r->ts, r->cpu, sc.prev_comm, sc.prev_tid, sc.prev_prio,
+				       sc.prev_state_text, sc.next_comm, sc.next_tid, sc.next_prio);
+			else
+				printf("%" PRIu64 " %d W %s:%" PRId64 " [%d]\n", r->ts, r->cpu, sc.next_comm,
+				       sc.next_tid, sc.next_prio);
+			continue;
+		}
 		if (mode == FIELDS) {
 			struct ktrace_event_value v;
 

@@ -68,6 +68,16 @@ static void decode_and_print(const uint8_t *buf, size_t len)
 		kt_out_flush(o);
 	}
 	kcdata_node_free(root);
+	/* what a damaged buffer leaves readable is printed too */
+	root = NULL;
+	if (kcdata_decode_partial(buf, len, &root, &err) != 0 && root) {
+		struct ktrace_out *o = sink();
+
+		ktrace_view_kcdata_json(root, o);
+		ktrace_view_kcdata_text(root, o);
+		kt_out_flush(o);
+	}
+	kcdata_node_free(root);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ktrace_view_koff_reader(r, &o, out, &err);
 		koff_reader_close(r);
 	}
+	/* the summary (ktrace info), text and JSON */
+	ktrace_view_koff_info(in, size & 1, out, &err);
 	kt_out_flush(out);
 	ktrace_input_close(in);
 	/* Raw memory images too (the path a mapped live buffer takes). */

@@ -2,8 +2,9 @@
 /*
  * Fuzz harness for Darwin ktrace files: container open + chunk iteration + chunk data
  * + lookup by tag, kdebug decoding (as found, and again as a headerless V0 stream),
- * thread lookups and names, and the report (columns and CSV, with a filter) and info
- * (text and JSON) views written to /dev/null.
+ * thread lookups and names (thread map and TRACE_STRING_THREADNAME), stackshot chunks
+ * through the kcdata decoder, and the report (columns, CSV with a filter, durations,
+ * JSON with the stackshot trees) and info (text and JSON) views written to /dev/null.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
 #include <ktrace/view.h>
@@ -64,8 +66,16 @@ static void decode(const uint8_t *data, size_t size, bool v0)
 	if (ktrace_darwin_open(in, &opt, &k, &err) == 0) {
 		ktrace_darwin_threads(k, &n);
 		ktrace_darwin_cpus(k, &n);
+		for (int i = 0, c = ktrace_darwin_stackshot_count(k, &err); i < c && i < 64; i++) {
+			struct ktrace_darwin_stackshot si;
+			struct kcdata_node *root;
+
+			if (ktrace_darwin_stackshot(k, (size_t)i, &si, &root, &err) == 0)
+				kcdata_node_free(root);
+		}
 		for (n = 0; ktrace_darwin_next(k, &ev, &err) > 0 && n < 1000000; n++) {
 			ktrace_darwin_find_thread(k, ev.thread);
+			ktrace_darwin_thread_name(k, ev.thread);
 			ktrace_darwin_builtin_name(ev.debugid, buf, sizeof(buf));
 			ktrace_darwin_filter_match(filter, ev.debugid);
 		}
@@ -93,8 +103,16 @@ static void views(const uint8_t *data, size_t size)
 	o.npids = 1;
 	ktrace_view_darwin_report(in, &o, out, &err);
 	ktrace_view_darwin_info(in, &o, out, &err);
+	o.durations = true;
+	ktrace_view_darwin_report(in, &o, out, &err);
+	o.csv = false;
+	ktrace_view_darwin_report(in, &o, out, &err);
+	o.durations = false;
 	o.json = true;
 	ktrace_view_darwin_info(in, &o, out, &err);
+	o.filter = NULL;
+	o.npids = 0;
+	ktrace_view_darwin_report(in, &o, out, &err);
 	out->len = 0;
 	ktrace_input_close(in);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Fuzz harness for the text inputs of the Darwin support: trace codes files and
- * filter descriptions. */
+/* Fuzz harness for the text inputs of the Darwin support: codes tables (trace codes
+ * files with class and subclass lines, the format of the built-in table) and filter
+ * descriptions (ALL, C, S, D, r). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (c && f && desc) {
 		ktrace_darwin_codes_load_buffer(c, (const char *)data, size, &err);
 		for (size_t i = 0; i + 4 <= size && i < 4096; i += 4) {
+			char name[64];
 			uint32_t id;
 
 			memcpy(&id, data + i, 4);
 			ktrace_darwin_codes_lookup(c, id);
+			ktrace_darwin_event_name(c, id, name, sizeof(name));
+			ktrace_darwin_codes_class(c, id >> 24);
+			ktrace_darwin_codes_subclass(c, id >> 24, (id >> 16) & 0xff);
 		}
 		/* The text up to its first newline as a filter description. */
 		memcpy(desc, data, size);

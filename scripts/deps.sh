@@ -5,8 +5,8 @@ set -u
 what=${1:-build}
 
 # header-or-command : Debian package
-build_deps="zlib.h:zlib1g-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev cmd:pkg-config:pkg-config"
-test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:python3:python3 cmd:zstd:zstd"
+build_deps="zlib.h:zlib1g-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev cmd:pkg-config:pkg-config cmd:python3:python3"
+test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler"
 fuzz_deps="cmd:clang:clang libclang-rt-14-dev"
 bench_deps="$test_deps cmd:/usr/bin/time:time cmd:hyperfine:hyperfine trace-cmd/trace-cmd.h:libtracecmd-dev tracefs/tracefs.h:libtracefs-dev"
 

@@ -3,7 +3,9 @@
 #ifndef KTRACE_CLI_H
 #define KTRACE_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <ktrace/detect.h>
 #include <ktrace/error.h>
@@ -30,6 +32,8 @@ extern const struct cli_command cli_convert;
 /* the live system (issue 18) */
 extern const struct cli_command cli_list, cli_stat, cli_show, cli_start, cli_stop, cli_restart,
 	cli_clear, cli_reset, cli_stream, cli_split;
+extern const struct cli_command cli_timeline;
+extern const struct cli_command cli_export;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {
@@ -44,6 +48,11 @@ struct cli_input {
 /* Opens file, detects its format, prepares buffered stdout. On failure prints the
  * error and returns CLI_FAILED (nothing to finish). */
 int cli_input_open(struct cli_input *ci, const char *file);
+/* A stream (pipe, FIFO) whose start was read to recognise its format cannot be opened
+ * again: it is kept here, and cli_input_open (or cli_input_take) of the same path
+ * takes it back. */
+void cli_input_keep(const char *path, struct ktrace_input *in);
+struct ktrace_input *cli_input_take(const char *path);
 /* The error for a format the command does not handle (or an unrecognised one). */
 int cli_input_unhandled(struct cli_input *ci);
 /* Flushes the output, prints the error when ret < 0, closes; returns the exit status. */
@@ -53,15 +62,55 @@ int cli_input_finish(struct cli_input *ci, int ret);
  * result when ret is 0. Returns ret. */
 int cli_out_finish(struct ktrace_out *out, struct ktrace_error *err, int ret);
 
+/*
+ * An output file (cli_outfile.c): a regular or missing file is written under a
+ * temporary name beside it and renamed when complete (mode and owner kept); a symlink
+ * is followed; "-" (standard output), a FIFO or a device is written in place. The
+ * temporary file is removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT. Open and commit
+ * print their errors and return CLI_OK or CLI_FAILED.
+ */
+struct cli_outfile {
+	const char *path;            /* as given */
+	char *target;                /* the file the temporary file replaces */
+	const char *tmp;             /* the temporary file; NULL when written in place */
+	int fd;
+	bool stream;                 /* written in place */
+};
+
+int cli_outfile_open(struct cli_outfile *f, const char *path);
+int cli_outfile_commit(struct cli_outfile *f);
+/* Removes the temporary file (what was written in place stays). */
+void cli_outfile_discard(struct cli_outfile *f);
+
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);
 void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* For a bad option: the message, then "Try 'ktrace help NAME'." Returns CLI_USAGE. */
+/* A usage error, one line: "ktrace: NAME: message (see 'ktrace help NAME')". Returns
+ * CLI_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage error for what getopt_long just refused ('?'): an unknown option, or one
+ * without its argument (shortopts: the command's short options). Returns CLI_USAGE. */
+int cli_bad_option(const char *command, const char *shortopts, char **argv);
 /* Prints a command's manual to stdout. */
 void cli_print_help(const struct cli_command *cmd);
+/* A progress line on stderr while a file is written (only when stderr is a terminal
+ * and quiet is false): "ktrace WHAT: 45% (120.0 of 260.0 MB)". cli_progress_update is
+ * a tracedat_write_opts progress callback (arg: the struct cli_progress). */
+struct cli_progress {
+	const char *what;
+	uint64_t total;
+	bool on, shown;
+	struct timespec last;
+};
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total, bool quiet);
+void cli_progress_update(void *arg, uint64_t done);
+/* Clears the line. */
+void cli_progress_done(struct cli_progress *p);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
+/* Appends the CPUs of a list such as "1,3-5:7" (trace-cmd's syntax) to *cpus: 0, or
+ * CLI_USAGE after printing the problem. */
+int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *ncpus);
 /* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of
  * memory, the array unchanged). */
 int cli_grow(void **arr, size_t n, size_t elem);

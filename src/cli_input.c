@@ -8,13 +8,35 @@
 
 #include "cli.h"
 
+/* A stream whose start was read to recognise its format. */
+static struct ktrace_input *kept_input;
+static const char *kept_path;
+
+void cli_input_keep(const char *path, struct ktrace_input *in)
+{
+	ktrace_input_close(kept_input);
+	kept_input = in;
+	kept_path = path;
+}
+
+struct ktrace_input *cli_input_take(const char *path)
+{
+	struct ktrace_input *in = kept_input;
+
+	if (!in || strcmp(path, kept_path))
+		return NULL;
+	kept_input = NULL;
+	return in;
+}
+
 int cli_input_open(struct cli_input *ci, const char *file)
 {
 	const uint8_t *head;
 
 	memset(ci, 0, sizeof(*ci));
 	ci->file = file;
-	if (ktrace_input_open(file, &ci->in, &ci->err) < 0) {
+	ci->in = cli_input_take(file);
+	if (!ci->in && ktrace_input_open(file, &ci->in, &ci->err) < 0) {
 		cli_error(file, &ci->err);
 		return CLI_FAILED;
 	}
@@ -34,9 +56,10 @@ int cli_input_open(struct cli_input *ci, const char *file)
 
 int cli_input_unhandled(struct cli_input *ci)
 {
+	if (ci->format == KTRACE_FORMAT_UNKNOWN && !ci->got)
+		return ktrace_error_at(&ci->err, -ENODATA, 0, "empty file");
 	if (ci->format == KTRACE_FORMAT_UNKNOWN)
-		return ktrace_error_set(&ci->err, -EBADMSG,
-					ci->got ? "unrecognised file format" : "empty file");
+		return ktrace_error_set(&ci->err, -EBADMSG, "unrecognised file format");
 	return ktrace_error_set(&ci->err, -ENOTSUP, "%s: not supported yet",
 				ktrace_detect_format_name(ci->format));
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Tracing without a recorder: ktrace start (configure and turn tracing on, the data
- * stays in the ring buffers), stop, restart, clear, and reset (the kernel's defaults,
- * or with --restore what start found).
+ * stays in the ring buffers), stop, restart and clear (reset, which also handles the
+ * leftovers of killed recordings, is in reset.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -39,8 +39,13 @@ static const char start_help[] =
 "    buffer keeps the values saved by the first one. The buffer is emptied first.\n"
 "\n"
 "OPTIONS\n"
-"    As ktrace record's ('ktrace help record'): -e, -f, -v, -p, -T, -O, -M, -b, -C,\n"
-"    -P, -c, -B, and -q (nothing printed).\n"
+"    As ktrace record's ('ktrace help record' tells each):\n"
+"    -e, --event EVENT        -f, --filter FILTER      -v (the next -e disables)\n"
+"    -p, --tracer TRACER      -O, --option OPTION      -T, --stacktrace\n"
+"    -M, --cpumask CPUMASK    -b, --buffer-size KB     -C, --clock CLOCK\n"
+"    -P, --pid PID            -c (follow forks)        -B, --instance NAME\n"
+"    -s, --sleep USECS        --no-tgids               -q, --quiet\n"
+"    -h, --help\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace start -e sched -e irq -b 8192; ./reproducer; ktrace stop\n"
@@ -69,6 +74,8 @@ static const char stop_help[] =
 "        With -B: the top buffer too.\n"
 "    -a, --all\n"
 "        The top buffer and every instance.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace stop\n"
@@ -89,7 +96,7 @@ static const char restart_help[] =
 "    without changing anything else.\n"
 "\n"
 "OPTIONS\n"
-"    -B NAME, -t, -a: as for ktrace stop.\n"
+"    -B, --instance NAME, -t, --top, -a, --all, -h, --help: as for ktrace stop.\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace stop; ktrace extract -o before.dat; ktrace restart\n"
@@ -109,58 +116,13 @@ static const char clear_help[] =
 "    counters (per_cpu/cpuN/stats). Tracing goes on if it was on.\n"
 "\n"
 "OPTIONS\n"
-"    -B NAME, -t, -a: as for ktrace stop.\n"
+"    -B, --instance NAME, -t, --top, -a, --all, -h, --help: as for ktrace stop.\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace clear; ./reproducer; ktrace extract -o repro.dat\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success, 1 when tracefs cannot be written, 2 for usage errors.\n";
-
-static const char reset_help[] =
-"NAME\n"
-"    ktrace reset - put tracefs back to its defaults, or to what ktrace start found\n"
-"\n"
-"SYNOPSIS\n"
-"    ktrace reset [-B NAME]... [-t] [-a] [-d] [--restore]\n"
-"\n"
-"DESCRIPTION\n"
-"    Puts the top buffer (or the instances named) back to the kernel's defaults, as\n"
-"    'trace-cmd reset' does: tracing off, tracer nop, every event off, event filters\n"
-"    and triggers removed, pid filters and function filters cleared, trace clock\n"
-"    local, every CPU traced, max latency 0, the buffer emptied, the error log\n"
-"    cleared, then tracing on again. Further than trace-cmd reset, the buffer size,\n"
-"    sub-buffer size, buffer_percent and trace options are set to what a new\n"
-"    instance gets (the kernel's defaults, read from an instance made for the\n"
-"    purpose and removed at once). Resetting the top buffer also removes the dynamic\n"
-"    events (kprobes, uprobes, synthetic events), as trace-cmd does.\n"
-"\n"
-"    With --restore, what 'ktrace start' saved for each buffer is written back instead\n"
-"    (an instance it created is removed): tracefs is as it was before start.\n"
-"    Either way the buffer's state file is then removed.\n"
-"\n"
-"OPTIONS\n"
-"    -B, --instance NAME\n"
-"        This instance instead of the top buffer (repeatable).\n"
-"    -t, --top\n"
-"        With -B: the top buffer too.\n"
-"    -a, --all\n"
-"        The top buffer and every instance; the instances are removed (with\n"
-"        --restore: the buffers ktrace start saved are restored, instances it\n"
-"        created removed, the others left alone).\n"
-"    -d, --remove\n"
-"        Remove the instances named (-B) after resetting them.\n"
-"    --restore\n"
-"        Write back what ktrace start saved.\n"
-"\n"
-"EXAMPLES\n"
-"    ktrace reset\n"
-"    ktrace reset -a\n"
-"    ktrace start -e sched; ...; ktrace stop; ktrace extract; ktrace reset --restore\n"
-"\n"
-"EXIT STATUS\n"
-"    0 on success, 1 when a value could not be written (the others are still\n"
-"    reset) or there is nothing to restore, 2 for usage errors.\n";
 
 static int run_start(int argc, char **argv)
 {
@@ -189,24 +151,21 @@ static const struct option target_options[] = {
 	{ "instance", required_argument, NULL, 'B' },
 	{ "top",      no_argument,       NULL, 't' },
 	{ "all",      no_argument,       NULL, 'a' },
-	{ "remove",   no_argument,       NULL, 'd' },
-	{ "restore",  no_argument,       NULL, 'R' },
 	{ "help",     no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-enum action { A_STOP, A_RESTART, A_CLEAR, A_RESET };
+enum action { A_STOP, A_RESTART, A_CLEAR };
 
 static int run_target(enum action act, const struct cli_command *cmd, int argc, char **argv)
 {
 	struct ktrace_tracefs_target t = { 0 };
-	struct ktrace_tracefs_reset_opts ro = { 0 };
 	struct ktrace_error err = { 0 };
 	const char **names = NULL;
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, act == A_RESET ? "B:tadh" : "B:tah", target_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "B:tah", target_options, NULL)) != -1) {
 		switch (c) {
 		case 'B':
 			if (cli_grow((void **)&names, t.ninstances, sizeof(*names))) {
@@ -217,20 +176,13 @@ static int run_target(enum action act, const struct cli_command *cmd, int argc, 
 			break;
 		case 't': t.top = true; break;
 		case 'a': t.all = true; break;
-		case 'd': ro.remove = true; break;
-		case 'R':
-			if (act != A_RESET)
-				goto invalid;
-			ro.restore = true;
-			break;
 		case 'h':
 			free(names);
 			cli_print_help(cmd);
 			return CLI_OK;
 		default:
-		invalid:
 			free(names);
-			return cli_usage_error(cmd->name, "invalid option '%s'", argv[optind - 1]);
+			return cli_bad_option(cmd->name, "B:tah", argv);
 		}
 	}
 	if (optind < argc) {
@@ -241,16 +193,11 @@ static int run_target(enum action act, const struct cli_command *cmd, int argc, 
 		free(names);
 		return cli_usage_error(cmd->name, "-a takes every instance: no -B with it");
 	}
-	if (ro.remove && !t.ninstances) {
-		free(names);
-		return cli_usage_error(cmd->name, "-d removes the instances named with -B");
-	}
 	t.instances = names;
 	switch (act) {
 	case A_STOP: ret = ktrace_tracefs_set_tracing(&t, false, &err); break;
 	case A_RESTART: ret = ktrace_tracefs_set_tracing(&t, true, &err); break;
-	case A_CLEAR: ret = ktrace_tracefs_clear(&t, &err); break;
-	default: ret = ktrace_tracefs_reset(&t, &ro, &err); break;
+	default: ret = ktrace_tracefs_clear(&t, &err); break;
 	}
 	free(names);
 	if (ret < 0) {
@@ -273,11 +220,6 @@ static int run_restart(int argc, char **argv)
 static int run_clear(int argc, char **argv)
 {
 	return run_target(A_CLEAR, &cli_clear, argc, argv);
-}
-
-static int run_reset(int argc, char **argv)
-{
-	return run_target(A_RESET, &cli_reset, argc, argv);
 }
 
 const struct cli_command cli_start = {
@@ -306,11 +248,4 @@ const struct cli_command cli_clear = {
 	.summary = "empty ring buffers",
 	.help = clear_help,
 	.run = run_clear,
-};
-
-const struct cli_command cli_reset = {
-	.name = "reset",
-	.summary = "put tracefs back to its defaults, or (--restore) to what start found",
-	.help = reset_help,
-	.run = run_reset,
 };

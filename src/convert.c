@@ -31,8 +31,18 @@ static const char convert_help[] =
 "    no compression, one page size for all buffers and a latency buffer only on its\n"
 "    own; inputs that need more cannot be converted to it (exit status 1).\n"
 "\n"
-"    OUT is written under a temporary name in the same directory and renamed when\n"
-"    complete: an interrupted conversion leaves no partial OUT. OUT may be IN.\n"
+"    IN may be '-' (standard input: copied to a temporary file in $TMPDIR first).\n"
+"    Every sub-buffer is checked as 'ktrace report' reads it: a truncated or corrupt\n"
+"    one stops the conversion with the same error and offset, and no OUT is left.\n"
+"\n"
+"    A regular OUT (or a new one) is written under a temporary name in the same\n"
+"    directory (OUT.tmpXXXXXX) and renamed when complete: a failed or interrupted\n"
+"    conversion (SIGINT, SIGTERM, any signal that ends the process) leaves no\n"
+"    partial OUT and no temporary file. An existing OUT keeps its mode and owner; a\n"
+"    symbolic link is followed and its target replaced. OUT may be IN. A FIFO, a\n"
+"    device or '-' (standard output) is written as a stream, never replaced: the\n"
+"    file is built in $TMPDIR first (the format needs seeking), then copied. A\n"
+"    progress line shows on standard error when it is a terminal.\n"
 "\n"
 "OPTIONS\n"
 "    -i, --input IN\n"
@@ -55,6 +65,7 @@ static const char convert_help[] =
 "    ktrace convert -i trace.dat -o trace-v6.dat --file-version 6\n"
 "    ktrace convert trace.dat small.dat --compression zstd --level 19\n"
 "    ktrace convert -i old.dat -o new.dat --file-version 7 --compression none\n"
+"    ssh host cat trace.dat | ktrace convert - - --file-version 6 | trace-cmd report -i /dev/stdin\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when OUT was written, 1 when IN cannot be read (corrupt, truncated) or OUT\n"
@@ -80,6 +91,7 @@ static int run_convert(int argc, char **argv)
 	const char *in = NULL, *out = NULL, *comp = NULL;
 	struct tracedat_writer *w;
 	struct tracedat *td;
+	struct cli_progress progress;
 	bool quiet = false;
 	char *end;
 	int c, ret;
@@ -117,7 +129,7 @@ static int run_convert(int argc, char **argv)
 			cli_print_help(&cli_convert);
 			return CLI_OK;
 		default:
-			return cli_usage_error("convert", "invalid option");
+			return cli_bad_option("convert", "i:o:qh", argv);
 		}
 	}
 	for (; optind < argc; optind++) {
@@ -130,9 +142,6 @@ static int run_convert(int argc, char **argv)
 	}
 	if (!in || !out)
 		return cli_usage_error("convert", "an input (-i) and an output (-o) are needed");
-	if (!strcmp(out, "-"))
-		return cli_usage_error("convert", "the output must be a file (it is written, then "
-				       "renamed)");
 	if (!wo.version)
 		wo.version = 7;
 	if (!comp)
@@ -146,6 +155,16 @@ static int run_convert(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	tracedat_write_opts_from(td, &wo);
+	{
+		uint64_t total = 0;
+
+		for (size_t b = 0; b < tracedat_buffer_count(td); b++)
+			for (size_t i = 0; i < tracedat_buffer(td, b)->cpus; i++)
+				total += tracedat_buffer_cpu(td, b, i)->data_size;
+		cli_progress_init(&progress, "convert", total, quiet);
+	}
+	wo.progress = cli_progress_update;
+	wo.progress_arg = &progress;
 	ret = tracedat_writer_create(out, &wo, &w, &err);
 	if (!ret) {
 		ret = tracedat_convert(td, w, &err);
@@ -154,6 +173,7 @@ static int run_convert(int argc, char **argv)
 		else
 			ret = tracedat_writer_close(w, &err);
 	}
+	cli_progress_done(&progress);
 	tracedat_close(td);
 	if (ret) {
 		/* reader errors name an offset in IN; writer errors name OUT themselves */

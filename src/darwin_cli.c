@@ -17,6 +17,9 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 	case DARWIN_OPT_CSV:
 		d->view.csv = true;
 		return CLI_OK;
+	case DARWIN_OPT_DURATIONS:
+		d->view.durations = true;
+		return CLI_OK;
 	case DARWIN_OPT_RAW_V0:
 		d->raw_v0 = true;
 		d->view.kdebug.raw_v0 = true;

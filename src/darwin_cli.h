@@ -15,6 +15,7 @@ enum {
 	DARWIN_OPT_TIMEBASE,
 	DARWIN_OPT_CODES,        /* also -C */
 	DARWIN_OPT_FILTER,       /* also -f */
+	DARWIN_OPT_DURATIONS,
 };
 
 /* Entries for a getopt_long table. */
@@ -25,7 +26,8 @@ enum {
 	{ "raw-v0",     no_argument,       NULL, DARWIN_OPT_RAW_V0 },              \
 	{ "timebase",   required_argument, NULL, DARWIN_OPT_TIMEBASE },            \
 	{ "codes",      required_argument, NULL, DARWIN_OPT_CODES },               \
-	{ "filter",     required_argument, NULL, DARWIN_OPT_FILTER }
+	{ "filter",     required_argument, NULL, DARWIN_OPT_FILTER },              \
+	{ "durations",  no_argument,       NULL, DARWIN_OPT_DURATIONS }
 
 struct darwin_cli {
 	struct ktrace_view_darwin_opts view;

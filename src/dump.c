@@ -22,7 +22,10 @@ static const char dump_help[] =
 "\n"
 "SYNOPSIS\n"
 "    ktrace dump [-vtFd] [-s scale] [-e[mask]] [-b num_ent] [--buffer PATH] [-o FILE]\n"
-"    ktrace dump [-vt] [-s scale] [-o FILE] NAMELIST [COREFILE]\n"
+"    ktrace dump [-vt] [-s scale] [-o FILE] [--buffer-name NAME] [--lib PATH]\n"
+"                [--sysroot DIR] NAMELIST [COREFILE]\n"
+"    ktrace dump [-vt] [-s scale] [-o FILE] [--buffer-name NAME] COREFILE\n"
+"    ktrace dump -l [[NAMELIST] COREFILE]\n"
 "\n"
 "DESCRIPTION\n"
 "    Programs linked with libktrace log KOFF trace records (KOFF_TRACE) into a\n"
@@ -53,16 +56,22 @@ static const char dump_help[] =
 "\n"
 "ARGUMENTS\n"
 "    NAMELIST\n"
-"        The program file (ELF, not stripped) of the process that logged the records.\n"
-"        Without COREFILE, it selects that program's default buffer on the running\n"
-"        system.\n"
+"        The program file (ELF; it may be stripped) of the process that logged the\n"
+"        records. Without COREFILE, it selects that program's default buffer on the\n"
+"        running system.\n"
 "    COREFILE\n"
-"        An ELF core of that process (from the kernel, or from gdb's gcore). The\n"
-"        buffer is found through the program's symbol table (koff_crash_anchor), the\n"
-"        core's segments and its notes (the auxiliary vector gives the load address of\n"
-"        a position-independent program). Formats come from the buffer's string\n"
-"        table, else from the process's memory or the program file; %s arguments are\n"
-"        shown only in crash dumps, read from the process's memory.\n"
+"        An ELF core of that process (from the kernel, or from gdb's gcore), of this\n"
+"        machine's byte order (64- or 32-bit). Given alone, the program is the file\n"
+"        the core maps at its entry point (under --sysroot if given). The buffers\n"
+"        are found through the crash anchor (koff_crash_anchor): in the program's\n"
+"        symbol table when it is linked with libktrace.a, else in the libktrace.so\n"
+"        the core maps (the core's NT_FILE note names the file and its load\n"
+"        address; the library's build id must match the core's copy). The\n"
+"        auxiliary vector gives the load address of a position-independent\n"
+"        program. Formats come from the buffer's string\n"
+"        table, else from the process's memory, the program file or the file mapped\n"
+"        there; %s arguments are shown only in crash dumps, read from the process's\n"
+"        memory.\n"
 "\n"
 "OPTIONS\n"
 "    -v, --verbose\n"
@@ -93,9 +102,23 @@ static const char dump_help[] =
 "        buffer that is allocated cannot be resized or freed: this is then an error.\n"
 "    --buffer PATH\n"
 "        The buffer file (for a running system, or one left over after a crash).\n"
+"    -l, --list\n"
+"        List the buffers instead of dumping one: those a core's crash anchor lists\n"
+"        (path, address, size, the default one), or the KOFF buffers in /dev/shm.\n"
+"    --buffer-name NAME\n"
+"        With a core: dump the buffer NAME (its path, or its base name) instead of\n"
+"        the default one.\n"
+"    --lib PATH\n"
+"        With a core: the libktrace.so to read the crash anchor's place from, when\n"
+"        it is no longer where the core says (its build id must match).\n"
+"    --sysroot DIR\n"
+"        With a core: look for the files the core names (libktrace.so, shared\n"
+"        libraries holding formats) under DIR, as for a core from another machine.\n"
 "    -o, --output FILE\n"
 "        Instead of printing, save the records as a Darwin ktrace (V3 chunked) file;\n"
-"        'ktrace report FILE' prints it the same way.\n"
+"        'ktrace report FILE' prints it the same way. FILE is written under a\n"
+"        temporary name and renamed when complete; '-' (standard output), a FIFO or\n"
+"        a device gets it as a stream.\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
@@ -109,13 +132,16 @@ static const char dump_help[] =
 "    ktrace dump -b 65536 -e0x3 --buffer /dev/shm/koff-myprog\n"
 "    ktrace dump -d; ktrace dump -F; ktrace dump -e\n"
 "    ktrace dump ./myprog core.12345\n"
+"    ktrace dump -l ./myprog core.12345\n"
+"    ktrace dump --buffer-name koff-other ./myprog core.12345\n"
+"    ktrace dump --lib /opt/old/libktrace.so.1 ./myprog core.12345\n"
 "    ktrace dump -o snap.ktrace && ktrace report snap.ktrace\n"
 "\n"
 "EXIT STATUS\n"
 "    0 on success, 1 when the buffer or core cannot be read or the operation is\n"
 "    refused (such as -b on an allocated buffer), 2 for usage errors.\n";
 
-enum { OPT_BUFFER = 256 };
+enum { OPT_BUFFER = 256, OPT_BUFFER_NAME, OPT_LIB, OPT_SYSROOT };
 
 static const struct option dump_options[] = {
 	{ "verbose", no_argument,       NULL, 'v' },
@@ -127,16 +153,21 @@ static const struct option dump_options[] = {
 	{ "entries", required_argument, NULL, 'b' },
 	{ "buffer",  required_argument, NULL, OPT_BUFFER },
 	{ "output",  required_argument, NULL, 'o' },
+	{ "list",    no_argument,       NULL, 'l' },
+	{ "buffer-name", required_argument, NULL, OPT_BUFFER_NAME },
+	{ "lib",     required_argument, NULL, OPT_LIB },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 	{ "help",    no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct dump_opts {
 	struct ktrace_view_koff_opts view;
-	bool flush, disable, enable, enable_mask;
+	bool flush, disable, enable, enable_mask, list;
 	uint64_t mask;
 	uint32_t entries;
 	const char *buffer, *output, *namelist, *core;
+	struct koff_core_options core_opts;
 };
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -157,7 +188,7 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 
 	o->view.scale = 1000000;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vtFde::s:b:o:h", dump_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vtFde::s:b:o:lh", dump_options, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			o->view.verbose++;
@@ -197,11 +228,23 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'l':
+			o->list = true;
+			break;
+		case OPT_BUFFER_NAME:
+			o->core_opts.buffer = optarg;
+			break;
+		case OPT_LIB:
+			o->core_opts.lib = optarg;
+			break;
+		case OPT_SYSROOT:
+			o->core_opts.sysroot = optarg;
+			break;
 		case 'h':
 			cli_print_help(&cli_dump);
 			exit(CLI_OK);
 		default:
-			return cli_usage_error("dump", "invalid option");
+			return cli_bad_option("dump", "vtFde::s:b:o:h", argv);
 		}
 	}
 	if (optind < argc)
@@ -217,6 +260,10 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 				       "not to a crash dump");
 	if (o->core && o->buffer)
 		return cli_usage_error("dump", "--buffer and a core file exclude each other");
+	if (o->list && (o->output || o->flush || o->disable || o->enable || o->entries ||
+			o->core_opts.buffer))
+		return cli_usage_error("dump", "-l lists the buffers of a core (NAMELIST COREFILE) "
+				       "or of /dev/shm, alone");
 	if (o->output && (o->flush || o->disable || o->enable || o->entries))
 		return cli_usage_error("dump", "-o saves records: it does not combine with "
 				       "-F, -d, -e or -b");
@@ -255,6 +302,79 @@ static int find_only_buffer(char *path, size_t len)
 	}
 	closedir(d);
 	return found;
+}
+
+/* An ELF core file (ET_CORE)? */
+static bool is_core_file(const char *path)
+{
+	unsigned char h[18];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool core;
+
+	if (fd < 0)
+		return false;
+	core = read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "\x7f" "ELF", 4) &&
+	       (h[5] == 1 ? h[16] | h[17] << 8 : h[16] << 8 | h[17]) == 4;
+	close(fd);
+	return core;
+}
+
+/* -l for a running system: the KOFF buffers in /dev/shm, with their state. */
+static int list_shm(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	int found = 0;
+
+	if (!d) {
+		cli_errorf("/dev/shm", "%s", strerror(errno));
+		return CLI_FAILED;
+	}
+	while ((de = readdir(d))) {
+		struct ktrace_error err = { 0 };
+		struct koff_reader *r;
+		char p[PATH_MAX];
+
+		if (strncmp(de->d_name, "koff-", 5) || strstr(de->d_name, ".tmp"))
+			continue;
+		snprintf(p, sizeof(p), "/dev/shm/%s", de->d_name);
+		if (koff_reader_open_file(p, &r, &err) < 0)
+			continue;
+		{
+			const struct koff_info *i = koff_reader_info(r);
+
+			printf("%s\t%s, %u entries, tracing %s, created by process %u\n", p,
+			       i->allocated ? "allocated" : "reserved", i->nentries,
+			       i->enabled ? "enabled" : "disabled", i->creator_pid);
+		}
+		koff_reader_close(r);
+		found++;
+	}
+	closedir(d);
+	if (!found)
+		fprintf(stderr, "ktrace: no KOFF buffer in /dev/shm\n");
+	return CLI_OK;
+}
+
+/* -l with a core: the buffers its crash anchor lists. */
+static int list_core(const struct dump_opts *o)
+{
+	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
+	struct ktrace_error err = { 0 };
+	int n = koff_core_list_buffers(o->namelist, o->core, &o->core_opts, list,
+				       KOFF_CORE_MAX_BUFFERS, &err);
+
+	if (n < 0) {
+		cli_error(o->core, &err);
+		return CLI_FAILED;
+	}
+	if (!n)
+		fprintf(stderr, "ktrace: %s: the process had no KOFF buffer open\n", o->core);
+	for (int i = 0; i < n && i < KOFF_CORE_MAX_BUFFERS; i++)
+		printf("%s\t0x%llx, %llu bytes%s%s\n", list[i].path, (unsigned long long)list[i].addr,
+		       (unsigned long long)list[i].size, list[i].is_default ? ", default" : "",
+		       list[i].in_core ? "" : ", not in the core");
+	return CLI_OK;
 }
 
 static int buffer_path(const struct dump_opts *o, char *path, size_t len, bool creating)
@@ -350,9 +470,21 @@ static int run_dump(int argc, char **argv)
 	ret = parse_options(argc, argv, &opts);
 	if (ret)
 		return ret;
+	/* A core alone: its program is the file the core maps at its entry point. */
+	if (opts.namelist && !opts.core && is_core_file(opts.namelist)) {
+		opts.core = opts.namelist;
+		opts.namelist = NULL;
+	}
+	if (!opts.core && (opts.core_opts.buffer || opts.core_opts.lib || opts.core_opts.sysroot))
+		return cli_usage_error("dump", "--buffer-name, --lib and --sysroot apply to a core "
+				       "file (for a running system, give the buffer with --buffer)");
+	if (opts.core && opts.buffer)
+		return cli_usage_error("dump", "--buffer and a core file exclude each other");
+	if (opts.list)
+		return opts.core ? list_core(&opts) : list_shm();
 	if (opts.core) {
 		what = opts.core;
-		ret = koff_reader_open_core(opts.namelist, opts.core, &r, &err);
+		ret = koff_reader_open_core_opts(opts.namelist, opts.core, &opts.core_opts, &r, &err);
 	} else {
 		bool ctl = opts.flush || opts.disable || opts.enable || opts.entries;
 

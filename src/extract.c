@@ -29,14 +29,16 @@ static const char extract_help[] =
 "\n"
 "    The file holds the formats of every event (any of them may be in the buffers),\n"
 "    header texts, kallsyms, printk formats, saved command lines, uname, the trace\n"
-"    clock and the per-CPU counters; the events each CPU lost (overrun, commit\n"
-"    overrun, dropped, as per_cpu/cpuN/stats count them since the buffer was last\n"
-"    emptied) are printed.\n"
+"    clock and the per-CPU counters. Printed per CPU: the events saved (counted in\n"
+"    the file) and the events lost (overrun, commit overrun, dropped, as\n"
+"    per_cpu/cpuN/stats count them since the buffer was last emptied). When the\n"
+"    buffers hold no event, extract says so and saves nothing (exit status 1).\n"
 "\n"
 "OPTIONS\n"
 "    -o, --output FILE\n"
 "        Output file (default trace.dat), written under a temporary name and renamed\n"
-"        when complete.\n"
+"        when complete; '-' (standard output), a FIFO or a device gets a stream (see\n"
+"        'ktrace help record').\n"
 "    -B, --instance NAME\n"
 "        Save this tracefs instance (repeatable) instead of the top buffer.\n"
 "    -t, --top\n"
@@ -58,9 +60,9 @@ static const char extract_help[] =
 "    ktrace extract -a --file-version 6 -o everything.dat\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when the file was written, 1 when tracefs cannot be read (not root, not\n"
-"    mounted and not mountable, no such instance) or the file cannot be written, 2 for\n"
-"    usage errors.\n";
+"    0 when the file was written, 1 when the buffers hold no event, tracefs cannot\n"
+"    be read (not root, not mounted and not mountable, no such instance) or the file\n"
+"    cannot be written, 2 for usage errors.\n";
 
 enum { OPT_VERSION = 256, OPT_COMPRESSION };
 
@@ -75,6 +77,16 @@ static const struct option extract_options[] = {
 	{ "help",         no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static uint64_t captured_events(const struct ktrace_tracefs_session *s)
+{
+	uint64_t n = 0;
+
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++)
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++)
+			n += ktrace_tracefs_cpu_stats(s, b, i)->events;
+	return n;
+}
 
 static int run_extract(int argc, char **argv)
 {
@@ -123,7 +135,7 @@ static int run_extract(int argc, char **argv)
 			return CLI_OK;
 		default:
 			free(inst);
-			return cli_usage_error("extract", "invalid option");
+			return cli_bad_option("extract", "o:B:taqh", argv);
 		}
 	}
 	ret = record_cli_write_opts("extract", version, compression, &wo);
@@ -131,20 +143,11 @@ static int run_extract(int argc, char **argv)
 		ret = cli_usage_error("extract", "unexpected argument '%s'", argv[optind]);
 	if (!ret && o.all && ninst)
 		ret = cli_usage_error("extract", "-a saves every instance: no -B with it");
-	if (!ret && !strcmp(output, "-"))
-		ret = cli_usage_error("extract", "the output must be a file");
 	if (ret) {
 		free(inst);
 		return ret;
 	}
-	{
-		const char *slash = strrchr(output, '/');
-
-		if (slash && slash != output)
-			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - output), output);
-		else
-			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
-	}
+	record_cli_tmpdir(output, tmpdir, sizeof(tmpdir));
 	o.instances = inst;
 	o.ninstances = ninst;
 	o.tmpdir = tmpdir;
@@ -157,13 +160,13 @@ static int run_extract(int argc, char **argv)
 		goto out;
 	}
 	record_cli_print_stats(s, quiet);
-	if (ktrace_tracefs_write(s, output, &wo, &err) < 0) {
-		cli_error(NULL, &err);
+	if (!captured_events(s)) {
+		/* an empty capture says so, and saves nothing */
+		cli_errorf(NULL, "the ring buffers hold no events: nothing saved to %s", output);
 		goto out;
 	}
-	if (!quiet)
-		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo.version,
-			wo.compression);
+	if (record_cli_write(s, output, &wo, quiet, "extract") < 0)
+		goto out;
 	status = CLI_OK;
 out:
 	ktrace_tracefs_close(s);

@@ -9,6 +9,7 @@
 
 #include <ktrace/detect.h>
 #include <ktrace/input.h>
+#include <ktrace/ring.h>
 #include <ktrace/tracedat.h>
 
 #include "cli.h"
@@ -35,8 +36,8 @@ static const char info_help[] =
 "        the first and last timestamps, and the events the ring buffer reported lost.\n"
 "        Every record is visited, so this is also a complete check of the data.\n"
 "        Timestamps are corrected as trace-cmd report corrects them (TSC2NSEC, DATE,\n"
-"        OFFSET and TIME_SHIFT options) and shown in seconds.nanoseconds. trace.dat\n"
-"        files are read from regular files only (not pipes).\n"
+"        OFFSET and TIME_SHIFT options) and shown in seconds.nanoseconds. From a pipe,\n"
+"        the file is copied to a temporary file in $TMPDIR (or /tmp) first.\n"
 "\n"
 "    Darwin ktrace file (V3) or kdebug raw stream (V0/V1/V2)\n"
 "        The format and flavour, header versions, word size, timebase (and the\n"
@@ -55,10 +56,22 @@ static const char info_help[] =
 "        (with names and bytes), and whether the buffer decodes under libkdd's\n"
 "        rules (when it does not, the reason is the error).\n"
 "\n"
-"    Other formats are not supported by this command yet.\n"
+"    raw ftrace ring-buffer dump (per_cpu/cpuN/trace_pipe_raw)\n"
+"        The layout (sub-buffer size, kernel long, byte order; inferred as report\n"
+"        does, or given with the options below), the numbers of sub-buffers (empty\n"
+"        ones apart) and events, the first and last event timestamps, the events lost\n"
+"        (counted, and sub-buffers after a loss without a count) and events by id.\n"
+"\n"
+"    KOFF trace buffer or snapshot ('ktrace dump -o')\n"
+"        The buffer file, entries and string table use, tracing state and mask,\n"
+"        creation (and snapshot) time, the records (how many, without a known\n"
+"        format, first and last time, processes and threads seen) and the counters\n"
+"        (logged, shown, overwritten, unfinished, dropped, rejected, skipped).\n"
+"\n"
+"    An option that does not apply to the format read is refused (exit status 2).\n"
 "\n"
 "OPTIONS\n"
-"    -i FILE\n"
+"    -i, --input FILE\n"
 "        The input file (the same as giving FILE as an argument).\n"
 "    -j, --json\n"
 "        Print one JSON object. For trace.dat its keys include format, version,\n"
@@ -73,9 +86,20 @@ static const char info_help[] =
 "        the message of the problem that stopped the reading).\n"
 "        For kcdata its keys are format, begin_magic, begin_type, root_key, size,\n"
 "        wrapping, items, arrays, containers, max_depth, end_offset,\n"
-"        trailing_bytes, types [{type, name, kind, count, bytes}], decodes, error.\n"
+"        trailing_bytes, types [{type, name, kind, count, bytes}], decodes, error.\n""        For raw pages: format (\"ftrace-pages\"), file, size, page_size,\n"
+"        long_size, endian, sub_buffers, empty_sub_buffers, events, first_ts,\n"
+"        last_ts, lost_counted, sub_buffers_after_loss,\n"
+"        sub_buffers_after_uncounted_loss, event_ids [{id, events}], error. For KOFF\n"
+"        data: format (\"koff-buffer\" or \"koff-snapshot\"), buffer_file, entries,\n"
+"        enabled, mask, records, first_ns, last_ns, processes, threads, logged,\n"
+"        shown, overwritten, unfinished, skipped, dropped, rejected, error.\n"
+"        Strings keep valid UTF-8; control characters and bytes that are not UTF-8\n"
+"        are escaped (\\u00NN).\n"
 "    --raw-ts\n"
 "        trace.dat: show timestamps as the ring buffer holds them, uncorrected.\n"
+"    --pages, --page-size SIZE, --long-size 4|8, --endian little|big\n"
+"        Raw ring-buffer dump: read the input as one, with this layout (as for\n"
+"        'ktrace report').\n"
 "    --raw-v0\n"
 "        Darwin: the input is a headerless RAW_VERSION0 stream.\n"
 "    --timebase NUMER/DENOM\n"
@@ -89,30 +113,68 @@ static const char info_help[] =
 "    ktrace info trace.ktrace\n"
 "    ktrace info --json coreprofilesessiontap.bin | jq .events\n"
 "    ktrace info stackshot.kcdata\n"
+"    ktrace info --json /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw\n"
+"    cat trace.dat | ktrace info -\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when the whole input was read, 1 for unreadable, corrupt, truncated or\n"
 "    unsupported input (the summary of what was read is still printed), 2 for\n"
 "    usage errors.\n";
 
-enum { OPT_JSON = 256, OPT_RAW_TS };
+enum { OPT_JSON = 256, OPT_RAW_TS, OPT_PAGES, OPT_PAGE_SIZE, OPT_LONG_SIZE, OPT_ENDIAN };
 
 static const struct option info_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "raw-ts", no_argument, NULL, OPT_RAW_TS },
+	{ "pages",     no_argument,       NULL, OPT_PAGES },
+	{ "page-size", required_argument, NULL, OPT_PAGE_SIZE },
+	{ "long-size", required_argument, NULL, OPT_LONG_SIZE },
+	{ "endian",    required_argument, NULL, OPT_ENDIAN },
 	{ "input", required_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
-	DARWIN_CLI_LONG_OPTIONS,
+	{ "raw-v0",    no_argument,       NULL, DARWIN_OPT_RAW_V0 },
+	{ "timebase",  required_argument, NULL, DARWIN_OPT_TIMEBASE },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* An option the detected format has no use for is refused, never ignored. */
+static int check_options_apply(const struct cli_input *ci, const char *tracedat_opt,
+			       const char *darwin_opt, const char *pages_opt)
+{
+	const char *bad = NULL;
+
+	switch (ci->format) {
+	case KTRACE_FORMAT_TRACEDAT:
+		bad = darwin_opt ? darwin_opt : pages_opt;
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		bad = tracedat_opt ? tracedat_opt : pages_opt;
+		break;
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		bad = tracedat_opt ? tracedat_opt : darwin_opt;
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		return CLI_OK;
+	default:
+		bad = tracedat_opt ? tracedat_opt : darwin_opt ? darwin_opt : pages_opt;
+		break;
+	}
+	if (!bad)
+		return CLI_OK;
+	return cli_usage_error("info", "%s: option %s does not apply to %s", ci->file, bad,
+			       ktrace_detect_format_name(ci->format));
+}
 
 static int run_info(int argc, char **argv)
 {
 	struct darwin_cli darwin = { 0 };
+	struct ktrace_ring_layout layout = { 0, 0, -1 };
 	struct cli_input ci;
-	const char *file = NULL;
+	const char *file = NULL, *tracedat_opt = NULL, *darwin_opt = NULL, *pages_opt = NULL;
 	int c, ret = 0, status;
-	bool raw_ts = false;
+	bool raw_ts = false, force_pages = false;
+	unsigned long long v;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:jh", info_options, NULL)) != -1) {
@@ -126,9 +188,43 @@ static int run_info(int argc, char **argv)
 			break;
 		case OPT_RAW_TS:
 			raw_ts = true;
+			tracedat_opt = "--raw-ts";
+			break;
+		case OPT_PAGES:
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--pages";
+			break;
+		case OPT_PAGE_SIZE:
+			if (cli_parse_size(optarg, &v) || v < 64 || v > (1ULL << 27) || (v & 7)) {
+				ret = cli_usage_error("info", "invalid page size '%s'", optarg);
+				goto done_usage;
+			}
+			layout.page_size = (size_t)v;
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--page-size";
+			break;
+		case OPT_LONG_SIZE:
+			if (strcmp(optarg, "4") && strcmp(optarg, "8")) {
+				ret = cli_usage_error("info", "--long-size must be 4 or 8");
+				goto done_usage;
+			}
+			layout.long_size = atoi(optarg);
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--long-size";
+			break;
+		case OPT_ENDIAN:
+			if (strcmp(optarg, "little") && strcmp(optarg, "big")) {
+				ret = cli_usage_error("info", "--endian must be little or big");
+				goto done_usage;
+			}
+			layout.big_endian = !strcmp(optarg, "big");
+			force_pages = true;
+			pages_opt = pages_opt ? pages_opt : "--endian";
 			break;
 		case DARWIN_OPT_RAW_V0:
 		case DARWIN_OPT_TIMEBASE:
+			darwin_opt = darwin_opt ? darwin_opt
+				     : c == DARWIN_OPT_RAW_V0 ? "--raw-v0" : "--timebase";
 			if ((ret = darwin_cli_option(&darwin, "info", c, optarg)))
 				goto done_usage;
 			break;
@@ -136,7 +232,7 @@ static int run_info(int argc, char **argv)
 			cli_print_help(&cli_info);
 			return CLI_OK;
 		default:
-			ret = cli_usage_error("info", "invalid option");
+			ret = cli_bad_option("info", "i:jh", argv);
 			goto done_usage;
 		}
 	}
@@ -151,13 +247,26 @@ static int run_info(int argc, char **argv)
 		ret = cli_usage_error("info", "no input file");
 		goto done_usage;
 	}
+	if (force_pages && darwin.raw_v0) {
+		ret = cli_usage_error("info", "%s and --raw-v0 ask for two different formats",
+				      pages_opt);
+		goto done_usage;
+	}
 	if ((status = cli_input_open(&ci, file)))
 		goto done;
 	if (darwin.raw_v0)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	if (force_pages)
+		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
+	if ((ret = check_options_apply(&ci, tracedat_opt, darwin_opt, pages_opt))) {
+		cli_out_finish(ci.out, &ci.err, 0);
+		ktrace_input_close(ci.in);
+		goto done_usage;
+	}
 	switch (ci.format) {
 	case KTRACE_FORMAT_TRACEDAT:
-		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ? TRACEDAT_MAPPED_FILE : 0) |
+		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ?
+							 TRACEDAT_MAPPED_FILE | TRACEDAT_READ_COPIES : 0) |
 						(raw_ts ? TRACEDAT_RAW_TS : 0),
 						darwin.view.json, ci.out, &ci.err);
 		break;
@@ -167,6 +276,12 @@ static int run_info(int argc, char **argv)
 		break;
 	case KTRACE_FORMAT_KCDATA:
 		ret = ktrace_view_kcdata_info(ci.in, false, darwin.view.json, ci.out, &ci.err);
+		break;
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		ret = ktrace_view_pages_info(ci.in, &layout, darwin.view.json, ci.out, &ci.err);
+		break;
+	case KTRACE_FORMAT_KOFF:
+		ret = ktrace_view_koff_info(ci.in, darwin.view.json, ci.out, &ci.err);
 		break;
 	default:
 		ret = cli_input_unhandled(&ci);

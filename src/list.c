@@ -42,7 +42,7 @@ static const char list_help[] =
 "        The triggers each event has now.\n"
 "    --full\n"
 "        With -F: the whole format file.\n"
-"    -t\n"
+"    -t, -p\n"
 "        Tracers (available_tracers).\n"
 "    -o\n"
 "        Trace options of the top buffer, NAME when on and noNAME when off (what\n"

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ static const struct cli_command *const commands[] = {
 	&cli_clear,
 	&cli_reset,
 	&cli_stream,
+	&cli_timeline,
+	&cli_export,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -41,42 +44,70 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
+/* One line on stderr: "ktrace: [FILE: ]TEXT", escaped to printable UTF-8 (names and
+ * texts from files may hold any byte). */
+static void print_line(const char *file, const char *text)
+{
+	char line[2048], esc[8192];
+
+	snprintf(line, sizeof(line), "ktrace: %s%s%s", file ? file : "", file ? ": " : "", text);
+	ktrace_error_escape(esc, sizeof(esc), line);
+	fprintf(stderr, "%s\n", esc);
+}
+
 void cli_error(const char *file, const struct ktrace_error *err)
 {
 	char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
 
-	ktrace_error_format(err, msg, sizeof(msg));
-	if (file)
-		fprintf(stderr, "ktrace: %s: %s\n", file, msg);
-	else
-		fprintf(stderr, "ktrace: %s\n", msg);
+	print_line(file, ktrace_error_format(err, msg, sizeof(msg)));
 }
 
 void cli_errorf(const char *file, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("ktrace: ", stderr);
-	if (file)
-		fprintf(stderr, "%s: ", file);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	print_line(file, msg);
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
+	char msg[1024], line[1200];
 	va_list ap;
 
-	fputs("ktrace: ", stderr);
-	if (command)
-		fprintf(stderr, "%s: ", command);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'ktrace help%s%s'.\n", command ? " " : "", command ? command : "");
+	snprintf(line, sizeof(line), "%s (see 'ktrace help%s%s')", msg, command ? " " : "",
+		 command ? command : "");
+	print_line(command, line);
 	return CLI_USAGE;
+}
+
+int cli_bad_option(const char *command, const char *shortopts, char **argv)
+{
+	const char *word = optind > 0 ? argv[optind - 1] : "";
+	bool is_long = word && word[0] == '-' && word[1] == '-';
+
+	if (is_long) {
+		const char *eq = strchr(word, '=');
+
+		if (!optopt)
+			return cli_usage_error(command, "unknown option '%.*s'",
+					       eq ? (int)(eq - word) : (int)strlen(word), word);
+		if (eq)
+			return cli_usage_error(command, "option '%.*s' takes no argument",
+					       (int)(eq - word), word);
+		return cli_usage_error(command, "option '%s' needs an argument", word);
+	}
+	if (optopt && optopt != ':' && strchr(shortopts, optopt))
+		return cli_usage_error(command, "option '-%c' needs an argument", optopt);
+	if (optopt > ' ' && optopt < 0x7f)
+		return cli_usage_error(command, "unknown option '-%c'", optopt);
+	return cli_usage_error(command, "unknown option '%s'", word);
 }
 
 void cli_print_help(const struct cli_command *cmd)
@@ -113,6 +144,50 @@ int cli_parse_size(const char *s, unsigned long long *out)
 	if (*end || (v && mult > ~0ULL / v))
 		return -1;
 	*out = v * mult;
+	return 0;
+}
+
+/* trace-cmd's parse_cpulist: "1,3-5:7", spaces allowed before numbers. */
+int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *ncpus)
+{
+	const char *p = s;
+
+	do {
+		unsigned long a, b;
+		char *end;
+
+		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+			p++;
+		if (*p < '0' || *p > '9')
+			return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+					       *p ? *p : ' ', s);
+		a = b = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+				p++;
+			if (*p < '0' || *p > '9')
+				return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+						       *p ? *p : ' ', s);
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b)
+			return cli_usage_error(command, "range of cpu numbers must be lower to greater");
+		if (b - a > 65536 || b > 1u << 20)
+			return cli_usage_error(command, "cpu number too large in '%s'", s);
+		for (; a <= b; a++) {
+			if (cli_grow((void **)cpus, *ncpus, sizeof(**cpus)))
+				return cli_usage_error(command, "out of memory");
+			(*cpus)[(*ncpus)++] = (int)a;
+		}
+		if (*p == ',' || *p == ':')
+			p++;
+		else if (*p)
+			return cli_usage_error(command, "invalid character '%c' in cpu string '%s'",
+					       *p, s);
+	} while (*p);
 	return 0;
 }
 
@@ -158,7 +233,7 @@ static int run_help(int argc, char **argv)
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd)
-		return cli_usage_error(NULL, "no such command: %s", argv[1]);
+		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 	cli_print_help(cmd);
 	return CLI_OK;
 }
@@ -170,6 +245,8 @@ int main(int argc, char **argv)
 	/* A closed pipe (ktrace report | head) ends output quietly instead of killing us
 	 * mid-write; writers see EPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	/* getopt prints nothing: each command reports a bad option in one line */
+	opterr = 0;
 
 	if (argc < 2) {
 		print_main_help(stderr);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,7 +48,8 @@ static const char record_help[] =
 "    At the end ktrace prints, per CPU, the events recorded and the events lost: the\n"
 "    kernel's overrun counter (events overwritten before they could be read), commit\n"
 "    overruns and dropped events, read from per_cpu/cpuN/stats, and how many losses the\n"
-"    sub-buffer headers mark. While recording, a progress line (events/s, MB written,\n"
+"    sub-buffer headers mark (the events counted are those in the file). While\n"
+"    recording, and while the file is written, a progress line (events/s, MB written,\n"
 "    events lost so far) is shown when standard error is a terminal.\n"
 "\n"
 "    ktrace needs root and tracefs only: it mounts tracefs on /sys/kernel/tracing when\n"
@@ -57,7 +59,10 @@ static const char record_help[] =
 "    pid filter, CPU mask, the trace options it sets (event-fork, record-tgid,\n"
 "    stacktrace, -O), buffer_percent, set to 1 so that readers wake up early) is put\n"
 "    back at the end, also after errors and signals; an instance it created is\n"
-"    removed. Only SIGKILL can prevent that.\n"
+"    removed. Only SIGKILL can prevent that: the instances ktrace record creates are\n"
+"    noted in /run/ktrace/instances, and the next recording (and ktrace reset) names\n"
+"    those a killed one left behind ('ktrace reset -B NAME -d' removes one,\n"
+"    'ktrace reset -a' every instance).\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENT\n"
@@ -105,7 +110,9 @@ static const char record_help[] =
 "        Trace clock (local, global, mono, boot, x86-tsc...; see trace_clock).\n"
 "    -o, --output FILE\n"
 "        Output file (default trace.dat), written under a temporary name and renamed\n"
-"        when complete.\n"
+"        when complete (keeping an existing file's mode; a symbolic link's target is\n"
+"        replaced). '-' (standard output), a FIFO or a device gets the file as a\n"
+"        stream and is never replaced; the per-CPU data then waits in $TMPDIR.\n"
 "    --file-version 6|7\n"
 "        trace.dat version (default 7).\n"
 "    --compression none|zstd|zlib\n"
@@ -138,9 +145,12 @@ static const char record_help[] =
 "    ktrace record -p blk -e block -o blk.dat -- dd if=/dev/sda of=/dev/null count=100\n"
 "\n"
 "EXIT STATUS\n"
-"    0 when the file was written (whatever COMMAND's status), 1 when recording or\n"
-"    writing failed (tracefs missing, not root, unknown event, I/O error), 2 for usage\n"
-"    errors.\n";
+"    0 when the file was written and COMMAND (if any) succeeded. When COMMAND fails,\n"
+"    the file is still written and ktrace exits with COMMAND's status (128+N when a\n"
+"    signal N ended it). 127 when COMMAND is not found and 126 when it cannot be run:\n"
+"    this is checked before tracing starts, and nothing is recorded. 1 when recording\n"
+"    or writing failed (tracefs missing, not root, unknown event, I/O error), 2 for\n"
+"    usage errors.\n";
 
 int record_cli_write_opts(const char *command, const char *version, const char *compression,
 			  struct tracedat_write_opts *opts)
@@ -160,6 +170,51 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 		return cli_usage_error(command, "version 6 files cannot be compressed");
 	opts->compression = compression;
 	return CLI_OK;
+}
+
+void record_cli_tmpdir(const char *output, char *buf, size_t len)
+{
+	const char *slash = strrchr(output, '/');
+	struct stat st;
+
+	/* per-CPU data waits next to the output file; beside a FIFO, a device or
+	 * standard output it waits in $TMPDIR */
+	if (!strcmp(output, "-") || (stat(output, &st) == 0 && !S_ISREG(st.st_mode))) {
+		const char *t = getenv("TMPDIR");
+
+		snprintf(buf, len, "%s", t && *t ? t : "/tmp");
+	} else if (slash && slash != output) {
+		snprintf(buf, len, "%.*s", (int)(slash - output), output);
+	} else {
+		snprintf(buf, len, "%s", slash ? "/" : ".");
+	}
+}
+
+int record_cli_write(struct ktrace_tracefs_session *s, const char *output,
+		     struct tracedat_write_opts *wo, bool quiet, const char *command)
+{
+	struct ktrace_error err = { 0 };
+	struct cli_progress progress;
+	uint64_t total = 0;
+	int ret;
+
+	for (size_t b = 0; b < ktrace_tracefs_buffer_count(s); b++)
+		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++)
+			total += ktrace_tracefs_cpu_stats(s, b, i)->bytes;
+	cli_progress_init(&progress, command, total, quiet);
+	wo->progress = cli_progress_update;
+	wo->progress_arg = &progress;
+	ret = ktrace_tracefs_write(s, output, wo, &err);
+	cli_progress_done(&progress);
+	wo->progress = NULL;
+	if (ret < 0) {
+		cli_error(NULL, &err);
+		return ret;
+	}
+	if (!quiet)
+		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", output, wo->version,
+			wo->compression);
+	return 0;
 }
 
 static void human(char *buf, size_t len, unsigned long long bytes)
@@ -236,6 +291,79 @@ static void progress(struct ktrace_tracefs_session *s, struct timespec *last, un
 	*last_events = p.events;
 }
 
+/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
+ * (with the message printed). Checked before tracing starts. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	char buf[PATH_MAX];
+	int found_not_exec = 0;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
+			return errno == ENOENT ? 127 : 126;
+		}
+		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
+				   ? strerror(errno) : "not a regular file");
+			return 126;
+		}
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
+		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			found_not_exec = 1;
+		}
+		path += len + (end ? 1 : 0);
+		if (!end)
+			break;
+	}
+	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
+				       : "command not found (nothing was recorded)");
+	return found_not_exec ? 126 : 127;
+}
+
+/* Names the instances earlier recordings left behind (killed with SIGKILL). */
+static void warn_leftovers(void)
+{
+	struct ktrace_error err = { 0 };
+	struct ktrace_tracefs_leftover *v;
+	bool mounted = false;
+	char *dir = NULL;
+	size_t n;
+
+	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0)
+		return;
+	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
+		for (size_t i = 0; i < n; i++)
+			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
+				   "was killed (pid %d): 'ktrace reset -B %s -d' (or rmdir %s/instances/%s) "
+				   "removes it", v[i].name, v[i].pid, v[i].name, dir, v[i].name);
+		ktrace_tracefs_leftovers_free(v, n);
+	}
+	free(dir);
+}
+
+/* The exit status that passes on a failed command's: its own, or 128+signal. */
+static int command_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 0;
+}
+
 static int run_record(int argc, char **argv)
 {
 	struct record_args a;
@@ -255,21 +383,14 @@ static int run_record(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = record_cli_write_opts("record", a.version, a.compression, &wo);
-	if (!ret && !strcmp(a.output, "-"))
-		ret = cli_usage_error("record", "the output must be a file");
+	/* a command that cannot start is an error before tracing begins */
+	if (!ret && a.command)
+		ret = check_command(a.command[0]);
 	if (ret) {
 		record_args_free(&a);
 		return ret;
 	}
-	{
-		/* per-CPU data waits next to the output */
-		const char *slash = strrchr(a.output, '/');
-
-		if (slash && slash != a.output)
-			snprintf(tmpdir, sizeof(tmpdir), "%.*s", (int)(slash - a.output), a.output);
-		else
-			snprintf(tmpdir, sizeof(tmpdir), "%s", slash ? "/" : ".");
-	}
+	record_cli_tmpdir(a.output, tmpdir, sizeof(tmpdir));
 	if (record_signals_init())
 		goto out;
 	if (a.command) {
@@ -283,6 +404,7 @@ static int run_record(int argc, char **argv)
 			a.o.npids = a.npids;
 		}
 	}
+	warn_leftovers();
 	a.o.tmpdir = tmpdir;
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0) {
 		cli_error(NULL, &err);
@@ -326,16 +448,17 @@ static int run_record(int argc, char **argv)
 		ret = -1;
 	}
 	record_cli_print_stats(s, a.quiet);
-	if (ktrace_tracefs_write(s, a.output, &wo, &err) < 0) {
-		cli_error(NULL, &err);
+	if (record_cli_write(s, a.output, &wo, a.quiet, "record") < 0)
 		goto out;
-	}
-	if (!a.quiet)
-		fprintf(stderr, "ktrace: %s written (version %u, %s)\n", a.output, wo.version,
-			wo.compression);
-	if (child.pid < 0 && a.command && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 127)
-		cli_errorf(a.command[0], "the command could not be run (status 127)");
 	status = ret < 0 ? CLI_FAILED : CLI_OK;
+	if (status == CLI_OK && child.pid < 0 && a.command && command_status(child.status)) {
+		/* the command's failure is the result (the file is written) */
+		status = command_status(child.status);
+		if (WIFEXITED(child.status) && WEXITSTATUS(child.status) == 127)
+			cli_errorf(a.command[0], "the command could not be run (status 127)");
+		else if (!a.quiet)
+			cli_errorf(a.command[0], "the command failed (status %d)", status);
+	}
 out:
 	ktrace_tracefs_close(s);   /* restores tracefs if that was not done */
 	record_child_finish(&child, status != CLI_OK);

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include <ktrace/tracefs.h>
@@ -67,5 +68,11 @@ bool record_child_exited(struct record_child *c);
 /* At the end: a command still waiting gives up; one that never ran (failed) is ended,
  * one running after a stop signal is left to finish. */
 void record_child_finish(struct record_child *c, bool failed);
+/* Writes the stopped session's file with a progress line (unless quiet), then says so.
+ * 0, or a negative code with the error printed. */
+int record_cli_write(struct ktrace_tracefs_session *s, const char *output,
+		     struct tracedat_write_opts *wo, bool quiet, const char *command);
+/* Where the per-CPU data of a recording waits: beside a file output, else $TMPDIR. */
+void record_cli_tmpdir(const char *output, char *buf, size_t len);
 
 #endif

@@ -35,7 +35,9 @@ static const char report_help[] =
 "        events, stack traces and dropped-events markers included), with the\n"
 "        buffer name in front when the file has instance buffers, or the file\n"
 "        name when several files are read (their records merged by time). With\n"
-"        no FILE, ./trace.dat is read. The command line is trace-cmd report's;\n"
+"        no FILE, ./trace.dat is read; from a pipe ('-'), the file is copied to a\n"
+"        temporary file in $TMPDIR (or /tmp) first. The command line is trace-cmd\n"
+"        report's;\n"
 "        the options are listed under TRACE.DAT OPTIONS. Big files are formatted\n"
 "        on every CPU, in the same order as with one.\n"
 "\n"
@@ -45,37 +47,53 @@ static const char report_help[] =
 "        buffer_subbuf_size_kb), the kernel's long size and byte order from the\n"
 "        sub-buffer headers, then lists every sub-buffer (file offset, timestamp,\n"
 "        commit size, events lost before it) and every event in it (file offset of\n"
-"        its header, timestamp, payload length, event id).\n"
+"        its header, timestamp, payload length, event id). A layout fits when the\n"
+"        first sub-buffer and 3 in 4 of the others read consistently: a commit word\n"
+"        holding only the size and the lost-events flags (sign-extended as 64-bit\n"
+"        kernels write them), records that end exactly on the commit size, events of\n"
+"        at least 8 bytes. The smallest sub-buffer size that fits wins; when two\n"
+"        long sizes or byte orders fit equally well, ktrace says which and stops\n"
+"        (exit status 1): give --long-size or --endian.\n"
 "\n"
 "    Darwin ktrace file (V3, magic 0x55aa0300 or kernel tag 0x1000) or kdebug\n"
 "    raw stream (RAW_VERSION1 0x55aa0101, RAW_VERSION2 0x55aa0200, or V0 with\n"
 "    --raw-v0)\n"
 "        One line per kdebug event: time in seconds (ticks converted with the\n"
 "        file's timebase), nanoseconds since the previous line, CPU, thread id,\n"
-"        pid and process name from the thread map, function qualifier (START, END\n"
-"        or -), event name (from -C trace codes files, else built-in class and\n"
-"        subclass names) and arg1..arg4 in hex; END events matched with a START of\n"
+"        pid and process name from the thread map, the thread's name (as it named\n"
+"        itself, TRACE_STRING_THREADNAME), function qualifier (START, END or -),\n"
+"        event name (from -C trace codes files, else built in: MACH_DISPATCH,\n"
+"        BSC_read, ..., or CLASS_SUBCLASS:0xCODE) and arg1..arg4 in hex; END\n"
+"        events matched with a START of\n"
 "        the same event on the same thread get elapsed_ns=. TRACE-class string\n"
 "        events also show their text. Comment lines give the format, timebase,\n"
-"        counts, and the chunks that are not events.\n"
-"    kcdata (Apple kernel chunked data: stackshots, corpse crash info, exit\n"
-"        reasons, backtrace info, XNU POST test configurations), raw or gzip'd,\n"
-"        base64-encoded, zlib-compressed (COMPRESSED begin magic) or behind a\n"
-"        Darwin ktrace chunk header. The buffer is decoded with libkdd's rules and\n"
+"        counts, and the chunks that are not events; stackshot chunks (kcdata) are\n"
+"        decoded and their tasks listed with their thread counts.\n"
+"\n"
+"    kcdata (Apple kernel chunked data)\n"
+"        Stackshots, corpse crash info, exit reasons, backtrace info, XNU POST test\n"
+"        configurations, raw or gzip'd, base64-encoded, zlib-compressed (COMPRESSED\n"
+"        begin magic) or behind a Darwin ktrace chunk header. The buffer is decoded\n"
+"        with libkdd's rules and\n"
 "        printed as an indented tree (--format text), as JSON (--format json) or\n"
 "        as an XML property list like libkdd's 'kdd -p' (--format plist).\n"
 "        --format info summarises the buffer (begin type, items by type,\n"
-"        containers, sizes); --format items lists every item.\n"
+"        containers, sizes); --format items lists every item. A buffer that does\n"
+"        not decode to the end is printed as far as it decodes (a complete\n"
+"        document in each format), then the error.\n"
 "\n"
 "    A corrupt or truncated input is reported on standard error as\n"
 "    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
-"    been printed, and the exit status is 1.\n"
+"    been printed, and the exit status is 1. An option that does not apply to the\n"
+"    format read (--csv on raw pages, --format on raw pages...) is refused with\n"
+"    the format's name (exit status 2).\n"
 "\n"
 "OPTIONS\n"
-"    -i FILE\n"
+"    -i, --input FILE\n"
 "        The input file (the same as giving FILE as an argument).\n"
 "    --pages\n"
-"        Treat the input as a raw ring-buffer dump whatever its content looks like.\n"
+"        Treat the input as a raw ring-buffer dump whatever its content looks like\n"
+"        (a trace.dat file included). --page-size, --long-size and --endian imply it.\n"
 "    --page-size SIZE\n"
 "        Sub-buffer size of a raw dump, in bytes (suffixes k and M accepted).\n"
 "    --long-size 4|8\n"
@@ -85,14 +103,29 @@ static const char report_help[] =
 "    --csv\n"
 "        Darwin: comma-separated values with a header row (time_ns, delta_ns,\n"
 "        cpu, thread, pid, process, debugid, class, subclass, code, func, event,\n"
-"        arg1..arg4, elapsed_ns).\n"
+"        arg1..arg4, elapsed_ns, thread_name).\n"
+"    --durations\n"
+"        Darwin: instead of the events, one line per START/END pair of the same\n"
+"        event on the same thread, at its END: start time, duration in\n"
+"        nanoseconds, the START's CPU, thread, pid, process, thread name, event\n"
+"        name and arguments, then the END's arguments; then a summary by event\n"
+"        (count, total, mean, min and max duration). With --csv: start_ns,\n"
+"        duration_ns, cpu, thread, pid, process, thread_name, eventid, event,\n"
+"        start_arg1..4, end_arg1..4.\n"
 "    -C, --codes FILE\n"
-"        Darwin: event names from a trace codes file (/usr/share/misc/trace.codes\n"
-"        format: '0xDEBUGID NAME' per line). Repeatable; later files win.\n"
+"        Darwin: more event names from a trace codes file ('0xDEBUGID NAME' per\n"
+"        line, as Apple's /usr/share/misc/trace.codes; also 'class 0xCC NAME' and\n"
+"        'subclass 0xCC 0xSS NAME' lines). They come before the built-in names\n"
+"        (every class xnu defines, its public subclasses, the common scheduler,\n"
+"        VM, IPC, file-system, IOKit and network events, and the BSD system calls\n"
+"        and Mach traps by number), which need no file. Repeatable; later files\n"
+"        win.\n"
 "    -f, --filter DESC\n"
-"        Darwin: show only the events an Apple filter description selects: comma-\n"
-"        separated C<class>, S<class-subclass> and D<debugid>, e.g.\n"
-"        C0x01,S0x0403,D0x07020008. Repeatable.\n"
+"        Darwin: show only the events an Apple filter description selects (as\n"
+"        ktrace(1) takes them): comma-separated ALL (every event), C<class>,\n"
+"        S<class-subclass> (class in the high byte) and D<debugid>, numbers in\n"
+"        decimal or 0x hex, C, S and D with a trailing r for END events only,\n"
+"        e.g. C1,C0x25,S0x0521 or S0x0140r. Repeatable.\n"
 "    --pid PID, --process NAME\n"
 "        Darwin: show only the events of threads of this process (by the thread\n"
 "        map and the TRACE events that name new threads). Repeatable.\n"
@@ -102,12 +135,15 @@ static const char report_help[] =
 "        Darwin: convert ticks with this timebase instead of the file's (V0 and\n"
 "        V1 streams carry none; 1/1 is assumed).\n"
 "    --format FORMAT\n"
-"        For kcdata: text (default), json, plist, info or items.\n"
+"        For kcdata: text (default), json, plist, info or items. For Darwin\n"
+"        files: text (default) or json (one document: the file's format and\n"
+"        timebase, its stackshots with their kcdata trees as --format json prints\n"
+"        a kcdata buffer, then the events).\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
 "TRACE.DAT OPTIONS\n"
-"    -i FILE\n"
+"    -i, --input FILE\n"
 "        An input file; repeat it to read several files (-F filters given after\n"
 "        the second and later -i belong to that file).\n"
 "    -t  Timestamps in nanoseconds.\n"
@@ -123,13 +159,16 @@ static const char report_help[] =
 "        event. Several -F: an event shown by any of them is shown; a stack\n"
 "        trace after a shown event is shown too.\n"
 "    -v  The -F filters that follow hide the events they select.\n"
-"    -T  Print the filters as libtraceevent rewrote them, and exit.\n"
+"    -T, --filter-test\n"
+"        Print the filters as libtraceevent rewrote them, and exit.\n"
 "    -I, -S\n"
 "        Hide events recorded in hard (-I) or soft (-S) interrupt context.\n"
 "    --cpu LIST\n"
 "        Show only these CPUs (1,3-5).\n"
 "    --pid PID[,PID...]\n"
 "        Show only the events of these tasks (common_pid, pid or next_pid).\n"
+"    --comm NAME[,NAME...]\n"
+"        The same for the tasks of these names (from the saved command lines).\n"
 "    --cpus, --first-event, --last-event\n"
 "        List the CPUs that have data (with their first or last timestamp).\n"
 "    --stat, --uname, --version\n"
@@ -157,8 +196,10 @@ static const char report_help[] =
 "    --threads N\n"
 "        Format on N threads (0, the default: one per CPU for big files; 1: no\n"
 "        threads). The output is the same.\n"
-"    -q, -G, -V\n"
-"        Accepted and ignored.\n"
+"    -q, -G, -V, --verbose\n"
+"        Accepted and ignored. trace-cmd report's -n, -O, -H, -N, -L, -w,\n"
+"        --events, --event, --kallsyms, --check-events, --profile, --by-comm,\n"
+"        --ts2secs, --ts-check and --align-ts are refused as not supported.\n"
 "    Output to a terminal is written a few lines at a time; to a file or pipe in\n"
 "    large blocks, with a progress line on standard error when that is a\n"
 "    terminal. docs/report.md lists where the output differs from trace-cmd's.\n"
@@ -170,8 +211,11 @@ static const char report_help[] =
 "    ktrace report -i host.dat -i guest.dat --cpu 0\n"
 "    ktrace report examples/sched_cpu0.trace_pipe_raw\n"
 "    cat /sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw | ktrace report -\n"
+"    ssh host cat trace.dat | ktrace report -\n"
 "    ktrace report --pages --long-size 4 cpu0-32.raw\n"
-"    ktrace report -C /usr/share/misc/trace.codes -f C0x01 --process launchd t.ktrace\n"
+"    ktrace report -f C0x01 --process launchd t.ktrace\n"
+"    ktrace report --durations -f S0x040c capture.bin\n"
+"    ktrace report -C my.codes -f C1,S0x0140,ALL t.ktrace\n"
 "    ktrace report --csv capture.bin > events.csv\n"
 "    ktrace report --format json stackshot.kcdata\n"
 "    ktrace report --format plist corpse-sample > corpse.plist\n"
@@ -197,6 +241,8 @@ static const struct option report_options[] = {
 struct report_opts {
 	const char *file;
 	const char *format;
+	/* the first option given of each kind, to refuse those the input has no use for */
+	char pages_opt[32], darwin_opt[32], format_opt[32];
 	bool force_pages;
 	struct ktrace_ring_layout layout;
 	struct darwin_cli darwin;
@@ -209,7 +255,32 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 
 	o->layout.big_endian = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:hC:f:", report_options, NULL)) != -1) {
+	for (;;) {
+		int longindex = -1;
+		char name[32];
+
+		c = getopt_long(argc, argv, "i:hC:f:", report_options, &longindex);
+		if (c == -1)
+			break;
+		if (longindex >= 0)
+			snprintf(name, sizeof(name), "--%s", report_options[longindex].name);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
+		switch (c) {
+		case OPT_PAGES: case OPT_PAGE_SIZE: case OPT_LONG_SIZE: case OPT_ENDIAN:
+			if (!o->pages_opt[0])
+				snprintf(o->pages_opt, sizeof(o->pages_opt), "%s", name);
+			break;
+		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
+		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+			if (!o->darwin_opt[0])
+				snprintf(o->darwin_opt, sizeof(o->darwin_opt), "%s", name);
+			break;
+		case OPT_FORMAT:
+			snprintf(o->format_opt, sizeof(o->format_opt), "%s", name);
+			break;
+		}
 		switch (c) {
 		case 'i':
 			o->file = optarg;
@@ -240,7 +311,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
 		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
-		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER: case DARWIN_OPT_DURATIONS:
 			if ((v = (unsigned long long)darwin_cli_option(&o->darwin, "report", c, optarg)))
 				return (int)v;
 			break;
@@ -251,7 +322,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			cli_print_help(&cli_report);
 			exit(CLI_OK);
 		default:
-			return cli_usage_error("report", "invalid option");
+			return cli_bad_option("report", "i:hC:f:", argv);
 		}
 	}
 	if (optind < argc) {
@@ -261,7 +332,56 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 	}
 	if (!o->file)
 		return cli_usage_error("report", "no input file");
+	if (o->force_pages && o->darwin.raw_v0)
+		return cli_usage_error("report", "%s and --raw-v0 ask for two different formats",
+				       o->pages_opt);
 	return CLI_OK;
+}
+
+/* An option the detected format has no use for is refused, never ignored. */
+static int check_options_apply(const struct report_opts *o, const struct cli_input *ci)
+{
+	const char *bad = NULL;
+
+	switch (ci->format) {
+	case KTRACE_FORMAT_FTRACE_PAGES:
+		bad = o->darwin_opt[0] ? o->darwin_opt : o->format_opt;
+		break;
+	case KTRACE_FORMAT_DARWIN_V3:
+	case KTRACE_FORMAT_DARWIN_RAW:
+		/* --format: text or json, checked with the Darwin options */
+		bad = o->pages_opt;
+		break;
+	case KTRACE_FORMAT_KCDATA:
+		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt;
+		break;
+	case KTRACE_FORMAT_UNKNOWN:
+		return CLI_OK;
+	default:
+		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt[0] ? o->darwin_opt
+									 : o->format_opt;
+		break;
+	}
+	if (!bad || !bad[0])
+		return CLI_OK;
+	return cli_usage_error("report", "%s: option %s does not apply to %s", ci->file, bad,
+			       ktrace_detect_format_name(ci->format));
+}
+
+/* Does the command line ask for raw pages (--pages, --page-size...)? Then a file that
+ * looks like trace.dat is still read as pages. */
+static bool asks_for_pages(int argc, char **argv)
+{
+	static const char *const names[] = { "--pages", "--page-size", "--long-size", "--endian" };
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+			size_t len = strlen(names[n]);
+
+			if (!strncmp(argv[i], names[n], len) && (!argv[i][len] || argv[i][len] == '='))
+				return true;
+		}
+	return false;
 }
 
 static int run_report(int argc, char **argv)
@@ -271,9 +391,11 @@ static int run_report(int argc, char **argv)
 	int ret;
 
 	/* trace.dat files take trace-cmd report's options */
-	ret = report_tracedat_main(argc, argv);
-	if (ret >= 0)
-		return ret;
+	if (!asks_for_pages(argc, argv)) {
+		ret = report_tracedat_main(argc, argv);
+		if (ret >= 0)
+			return ret;
+	}
 	ret = parse_options(argc, argv, &opts);
 	if (ret || (ret = cli_input_open(&ci, opts.file))) {
 		darwin_cli_free(&opts.darwin);
@@ -283,12 +405,29 @@ static int run_report(int argc, char **argv)
 		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
 	if (opts.darwin.raw_v0)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
+	if ((ret = check_options_apply(&opts, &ci))) {
+		darwin_cli_free(&opts.darwin);
+		cli_out_finish(ci.out, &ci.err, 0);
+		ktrace_input_close(ci.in);
+		return ret;
+	}
 	switch (ci.format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
 		ret = ktrace_view_pages(ci.in, &opts.layout, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
+		opts.darwin.view.json = opts.format && !strcmp(opts.format, "json");
+		if ((opts.format && strcmp(opts.format, "text") && !opts.darwin.view.json) ||
+		    (opts.darwin.view.json && (opts.darwin.view.csv || opts.darwin.view.durations))) {
+			ret = cli_usage_error("report", opts.darwin.view.json
+					      ? "--format json does not combine with --csv or "
+						"--durations"
+					      : "--format for Darwin files: text or json");
+			cli_input_finish(&ci, 0);
+			darwin_cli_free(&opts.darwin);
+			return ret;
+		}
 		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_TRACEDAT:

@@ -129,50 +129,6 @@ static int add_filter(struct td_cli *c, const char *text, bool negative)
 	return 0;
 }
 
-/* trace-cmd's parse_cpulist: "1,3-5:7", spaces allowed before numbers. */
-static int parse_cpus(struct td_cli *c, const char *s)
-{
-	const char *p = s;
-
-	do {
-		unsigned long a, b;
-		char *end;
-
-		while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-			p++;
-		if (*p < '0' || *p > '9')
-			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-					       *p ? *p : ' ', s);
-		a = b = strtoul(p, &end, 10);
-		p = end;
-		if (*p == '-') {
-			p++;
-			while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
-				p++;
-			if (*p < '0' || *p > '9')
-				return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-						       *p ? *p : ' ', s);
-			b = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (a > b)
-			return cli_usage_error("report", "range of cpu numbers must be lower to greater");
-		if (b - a > 65536 || b > 1u << 20)
-			return cli_usage_error("report", "cpu number too large in '%s'", s);
-		for (; a <= b; a++) {
-			if (cli_grow((void **)&c->cpus, c->ncpus, sizeof(*c->cpus)))
-				return cli_usage_error("report", "out of memory");
-			c->cpus[c->ncpus++] = (int)a;
-		}
-		if (*p == ',' || *p == ':')
-			p++;
-		else if (*p)
-			return cli_usage_error("report", "invalid character '%c' in cpu string '%s'",
-					       *p, s);
-	} while (*p);
-	return 0;
-}
-
 /* --pid / --comm: kept for the view, which makes trace-cmd's pid filter of them. */
 static int add_task(struct td_cli *c, const char *arg, bool comm)
 {
@@ -194,11 +150,10 @@ static int add_task(struct td_cli *c, const char *arg, bool comm)
 
 static int parse(struct td_cli *c, int argc, char **argv)
 {
-	int opt;
+	int opt, longindex = 0;
 
-	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, td_short, td_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, td_short, td_options, &longindex)) != -1) {
 		switch (opt) {
 		case 'i':
 			c->ninputs++;
@@ -232,7 +187,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'q': case 'V': case O_IGNORED:
 			break;
 		case O_CPU: {
-			int r = parse_cpus(c, optarg);
+			int r = cli_parse_cpu_list("report", optarg, &c->cpus, &c->ncpus);
 
 			if (r)
 				return r;
@@ -285,13 +240,14 @@ static int parse(struct td_cli *c, int argc, char **argv)
 			cli_print_help(&cli_report);
 			return -2;
 		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG:
+			return cli_usage_error("report", "option '--%s' of trace-cmd report is not "
+					       "supported", td_options[longindex].name);
 		case 'n': case 'O': case 'H': case 'N': case 'L':
-			return cli_usage_error("report", "option '%s' of trace-cmd report is not supported",
-					       argv[optind - 1]);
+			return cli_usage_error("report", "option '-%c' of trace-cmd report is not "
+					       "supported", opt);
 		case ':':
-			return cli_usage_error("report", "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cli_usage_error("report", "invalid option '%s'", argv[optind - 1]);
+			return cli_bad_option("report", td_short, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -308,7 +264,6 @@ static const char *first_input(int argc, char **argv)
 	const char *found = NULL;
 	int opt;
 
-	opterr = 0;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, td_short, td_options, NULL)) != -1)
 		if (opt == 'i' && !found)
@@ -326,11 +281,16 @@ static bool is_tracedat(const char *path)
 	bool yes = false;
 	int64_t got;
 
-	if (!strcmp(path, "-") || ktrace_input_open(path, &in, &err) < 0)
+	if (ktrace_input_open(path, &in, &err) < 0)
 		return false;
 	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, &err);
 	if (got > 0)
 		yes = ktrace_detect_format(head, (size_t)got) == KTRACE_FORMAT_TRACEDAT;
+	if (!ktrace_input_is_mapped(in)) {
+		/* what was read cannot be read again: whoever reads the stream takes this */
+		cli_input_keep(path, in);
+		return yes;
+	}
 	ktrace_input_close(in);
 	return yes;
 }
@@ -383,6 +343,7 @@ int report_tracedat_main(int argc, char **argv)
 {
 	struct td_cli c = { 0 };
 	struct ktrace_error err = { 0 };
+	struct ktrace_input *stream = NULL;
 	const char *err_file = NULL;
 	const char *first;
 	struct ktrace_out *out;
@@ -428,6 +389,9 @@ int report_tracedat_main(int argc, char **argv)
 		return ret;
 	}
 	assign_filters(&c);
+	/* the stream whose start was read to recognise it */
+	for (size_t i = 0; !stream && i < c.nfiles; i++)
+		c.files[i].input = stream = cli_input_take(c.files[i].path);
 	c.o.files = c.files;
 	c.o.nfiles = c.nfiles;
 	c.o.multi = c.nfiles > 1;
@@ -453,6 +417,7 @@ int report_tracedat_main(int argc, char **argv)
 		ret = ktrace_view_tracedat_wakeup(&c.o, out, &err, &err_file);
 	else
 		ret = ktrace_view_tracedat_text(&c.o, out, &err, &err_file);
+	ktrace_input_close(stream);
 	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)
 		cli_error(err_file, &err);

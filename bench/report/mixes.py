@@ -14,9 +14,9 @@ EVENTS events, version 6 uncompressed; the big files stay out of git):
   kmem-v7   the kmem mix converted to version 7 with zstd (`ktrace convert`)
 
 Per mix: the outputs are checked identical (SHA-256 of the whole report); every program
-runs RUNS times, alternating; the script prints the median wall and CPU times, the peak
-RSS of each, and the ratios: ktrace with its default threads and with --threads 1
-against trace-cmd, info --json against tc_read. The goals (issue #14): >= 20x with the
+runs RUNS times, alternating; the script prints the median wall times, the peak RSS of
+each, the worst run's ratios (ktrace with its default threads and with --threads 1
+against trace-cmd, info --json against tc_read) and in how many runs every goal held. The goals (issue #14): >= 20x with the
 default threads, >= 12x with one thread, peak RSS <= 64 MiB for every thread count, and
 the record walk >= 5x libtracecmd on v6, >= 2x on v7 zstd. The wall time is what
 counts; on a shared machine it includes waiting for a CPU (the load average is printed).
@@ -172,27 +172,61 @@ def bench_mix(a, name, path):
             'ktrace 1 thread': [a.ktrace, 'report', '--threads', '1', path],
             'trace-cmd': ['trace-cmd', 'report', path],
             'info --json': [a.ktrace, 'info', '--json', path],
-            'tc_read': [a.tc_read, path]}
+            'tc_read': [a.tc_read, path],
+            'cat': ['cat', path]}
     same = digest(cmds['ktrace']) == digest(cmds['trace-cmd']) == digest(cmds['ktrace 1 thread'])
     res = {n: [] for n in cmds}
     for _ in range(a.runs):
         for n, cmd in cmds.items():
             res[n].append(measure(cmd))
+    # each run is judged on its own (the goals hold "in one run"); the figures printed are
+    # the medians, the ratios the worst run's
+    runs = []
+    for i in range(a.runs):
+        t, k, k1 = res['trace-cmd'][i], res['ktrace'][i], res['ktrace 1 thread'][i]
+        r = {'ratio': t[0] / k[0], 'ratio 1 thread': t[0] / k1[0],
+             'read ratio': res['tc_read'][i][0] / res['info --json'][i][0]}
+        r['goals met'] = (r['ratio'] >= 20 and r['ratio 1 thread'] >= 12 and k[2] <= 64 << 10
+                          and k1[2] <= 64 << 10
+                          and r['read ratio'] >= (2 if 'v7' in name else 5) and same)
+        runs.append(r)
     med = {n: (statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
                max(x[2] for x in r) / 1024) for n, r in res.items()}
-    t, k, k1 = med['trace-cmd'], med['ktrace'], med['ktrace 1 thread']
     row = {
         'mix': name, 'events': events, 'mb': os.path.getsize(path) >> 20, 'identical': same,
-        'trace-cmd': t, 'ktrace': k, 'ktrace 1 thread': k1,
-        'ratio': t[0] / k[0], 'ratio 1 thread': t[0] / k1[0],
-        'read': med['info --json'], 'tc_read': med['tc_read'],
-        'read ratio': med['tc_read'][0] / med['info --json'][0],
+        'trace-cmd': med['trace-cmd'], 'ktrace': med['ktrace'],
+        'ktrace 1 thread': med['ktrace 1 thread'],
+        'ratio': min(r['ratio'] for r in runs),
+        'ratio 1 thread': min(r['ratio 1 thread'] for r in runs),
+        'read': med['info --json'], 'tc_read': med['tc_read'], 'cat': med['cat'],
+        'read ratio': min(r['read ratio'] for r in runs),
+        'runs': runs, 'runs met': sum(r['goals met'] for r in runs),
         'load': ' '.join(open('/proc/loadavg').read().split()[:3]),
     }
-    goals = [row['ratio'] >= 20, row['ratio 1 thread'] >= 12, k[2] <= 64, k1[2] <= 64,
-             row['read ratio'] >= (2 if 'v7' in name else 5), same]
-    row['goals met'] = all(goals)
+    row['goals met'] = row['runs met'] == a.runs
+    if a.breakdown:
+        row['breakdown'] = breakdown(a, path, row)
     return row
+
+
+def breakdown(a, path, row):
+    """Where one thread's time goes (median CPU seconds of RUNS runs): the physical floor
+    (cat from the page cache), the record walk (info --json: page loads, decompression,
+    record headers), the report into /dev/null (walk + formatting), and the report into
+    a file (+ writing)."""
+    out = os.path.join(a.out, 'breakdown.txt')
+    write = []
+    for _ in range(a.runs):
+        t0 = time.monotonic()
+        with open(out, 'wb') as f:
+            subprocess.run([a.ktrace, 'report', '--threads', '1', path], stdout=f, check=True)
+        write.append(time.monotonic() - t0)
+    size = os.path.getsize(out)
+    os.unlink(out)
+    walk = row['read'][0]
+    fmt = row['ktrace 1 thread'][0]
+    return {'cat': row['cat'][0], 'walk': walk, 'format': max(0.0, fmt - walk),
+            'write': max(0.0, statistics.median(write) - fmt), 'output MB': size >> 20}
 
 
 def main():
@@ -203,6 +237,8 @@ def main():
     ap.add_argument('--events', type=int, default=3000000)
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--mixes', default='sched,kmem,syscalls,all,kmem-v7')
+    ap.add_argument('--breakdown', action='store_true',
+                    help='also measure where one thread spends its time (docs/report.md)')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
@@ -215,13 +251,18 @@ def main():
         rows.append(row)
         print('%-9s %5.2f M events %4d MB  trace-cmd %6.2f s %4.0f MiB | ktrace %6.3f s %3.0f MiB '
               '%5.1fx | 1 thread %6.3f s %3.0f MiB %5.1fx | info --json %5.1fx libtracecmd '
-              '| %s%s | load %s' % (
+              '| %s, goals met in %d of %d runs | load %s' % (
                   name, row['events'] / 1e6, row['mb'], row['trace-cmd'][0], row['trace-cmd'][2],
                   row['ktrace'][0], row['ktrace'][2], row['ratio'], row['ktrace 1 thread'][0],
                   row['ktrace 1 thread'][2], row['ratio 1 thread'], row['read ratio'],
                   'outputs identical' if row['identical'] else 'OUTPUTS DIFFER',
-                  ', goals met' if row['goals met'] else ', GOALS MISSED', row['load']),
+                  row['runs met'], a.runs, row['load']),
               flush=True)
+        if 'breakdown' in row:
+            b = row['breakdown']
+            print('%-9s one thread: floor (cat) %.3f s, walk %.3f s, formatting %.3f s, '
+                  'writing %d MB %.3f s' % (name, b['cat'], b['walk'], b['format'],
+                                            b['output MB'], b['write']), flush=True)
     with open(os.path.join(a.out, 'report-mixes.json'), 'w') as f:
         json.dump(rows, f, indent=1)
     sys.exit(0 if all(r['identical'] for r in rows) else 1)

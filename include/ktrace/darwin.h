@@ -145,6 +145,37 @@ KTRACE_API const struct ktrace_darwin_thread *ktrace_darwin_find_thread(const st
 							     uint64_t thread);
 KTRACE_API const struct ktrace_darwin_cpu *ktrace_darwin_cpus(const struct ktrace_darwin *k,
 						   size_t *count);
+/* The name a thread gave itself (TRACE_STRING_THREADNAME events read so far; at most
+ * 64 bytes), or NULL. The thread map's command is its process's name. */
+KTRACE_API const char *ktrace_darwin_thread_name(const struct ktrace_darwin *k, uint64_t thread);
+
+/*
+ * Stackshots: the kcdata chunks (tag 0x8002) of a V3 file, decoded by the kcdata
+ * decoder (libkdd's rules; <ktrace/kcdata.h>). Mapped inputs only (0 and -ESPIPE on
+ * streams, whose chunks are gone once read past).
+ */
+struct kcdata_node;
+
+/* What a stackshot holds: its chunk, and the tasks and threads its tree lists. */
+struct ktrace_darwin_stackshot {
+	uint64_t offset;             /* file offset of the chunk header */
+	uint64_t size;               /* bytes of kcdata in the chunk */
+	uint32_t begin_type;         /* kcdata begin magic (after decompression) */
+	uint64_t tasks;              /* task_snapshots entries */
+	uint64_t threads;            /* their thread_snapshots entries (and delta ones) */
+};
+
+/* The number of stackshot chunks, or a negative error code (a corrupt container). */
+KTRACE_API int ktrace_darwin_stackshot_count(struct ktrace_darwin *k, struct ktrace_error *err);
+/* Decodes stackshot i (0-based): fills *info when not NULL and, when root is not NULL,
+ * sets *root to its tree (free it with kcdata_node_free). Returns 0, -ENOENT past the
+ * last one, or a negative error code (the kcdata does not decode: err says why). */
+KTRACE_API int ktrace_darwin_stackshot(struct ktrace_darwin *k, size_t i,
+				       struct ktrace_darwin_stackshot *info,
+				       struct kcdata_node **root, struct ktrace_error *err);
+/* Counts the tasks and threads of a decoded stackshot tree. */
+KTRACE_API void ktrace_darwin_stackshot_count_tasks(const struct kcdata_node *root, uint64_t *tasks,
+						 uint64_t *threads);
 
 /*
  * The next event in file order: 1 with *ev filled, 0 at the end, or a negative error
@@ -162,9 +193,16 @@ KTRACE_API uint64_t ktrace_darwin_ns(const struct ktrace_darwin *k, uint64_t tic
 /*
  * Names. A codes table maps event ids (debugid without the qualifier bits) to names;
  * trace codes files (/usr/share/misc/trace.codes format) hold one "0xDEBUGID NAME" per
- * line, separated by tabs or spaces; blank lines, lines with value 0 or without a
- * name, and lines that do not start with a number are ignored. Later definitions
- * replace earlier ones.
+ * line, separated by tabs or spaces. Two more kinds of lines name classes and
+ * subclasses: "class 0xCC NAME" and "subclass 0xCC 0xSS NAME". Blank lines, lines with
+ * value 0 or without a name, and other lines are ignored; names are cut to 255 bytes.
+ * Later definitions replace earlier ones.
+ *
+ * libktrace has a built-in table in this format (every class xnu defines, the
+ * subclasses of its public headers, the scheduler, VM, IPC, timer, process, kqueue,
+ * file-system, importance, turnstile, kperf, IOKit and socket events, the BSD system
+ * calls as BSC_<name> and the Mach traps as MSC_<name>, by number); tables loaded by
+ * the caller come before it.
  */
 struct ktrace_darwin_codes;
 
@@ -178,19 +216,27 @@ KTRACE_API int ktrace_darwin_codes_load_buffer(struct ktrace_darwin_codes *c, co
 KTRACE_API int ktrace_darwin_codes_add(struct ktrace_darwin_codes *c, uint32_t debugid, const char *name,
 			    struct ktrace_error *err);
 KTRACE_API size_t ktrace_darwin_codes_count(const struct ktrace_darwin_codes *c);
-/* The name of debugid (qualifier ignored), or NULL. */
+/* The name of debugid (qualifier ignored) in this table only, or NULL. */
 KTRACE_API const char *ktrace_darwin_codes_lookup(const struct ktrace_darwin_codes *c, uint32_t debugid);
+/* A class's or a subclass's name: from c (may be NULL), else built in; NULL if none. */
+KTRACE_API const char *ktrace_darwin_codes_class(const struct ktrace_darwin_codes *c, uint32_t cls);
+KTRACE_API const char *ktrace_darwin_codes_subclass(const struct ktrace_darwin_codes *c, uint32_t cls,
+						 uint32_t subclass);
+/*
+ * The display name of debugid: its event name from c (may be NULL), else the built-in
+ * one, else "CLASS_SUBCLASS:0xCODE", "CLASS:0xSS:0xCODE" or "0xCC:0xSS:0xCODE" with
+ * the class and subclass names known. Returns buf.
+ */
+KTRACE_API const char *ktrace_darwin_event_name(const struct ktrace_darwin_codes *c, uint32_t debugid,
+				     char *buf, size_t len);
 
 /* Built-in names: "MACH", "BSD"... (NULL if unknown). */
 KTRACE_API const char *ktrace_darwin_class_name(uint32_t cls);
-/* "SCHED", "EXCP_SC"... for the common subclasses (NULL if unknown). */
+/* "SCHED", "EXCP_SC"... (NULL if unknown). */
 KTRACE_API const char *ktrace_darwin_subclass_name(uint32_t cls, uint32_t subclass);
 /* The built-in name of a TRACE-class event ("TRACE_LOST_EVENTS"...), or NULL. */
 KTRACE_API const char *ktrace_darwin_trace_event_name(uint32_t debugid);
-/*
- * A display name for debugid without a codes table: a TRACE event's name, else
- * "CLASS_SUBCLASS:0xCODE", "CLASS:0xSS:0xCODE" or "0xCC:0xSS:0xCODE". Returns buf.
- */
+/* ktrace_darwin_event_name without a codes table. Returns buf. */
 KTRACE_API const char *ktrace_darwin_builtin_name(uint32_t debugid, char *buf, size_t len);
 
 /*

@@ -40,8 +40,15 @@ KTRACE_API int ktrace_error_at(struct ktrace_error *err, int code, uint64_t offs
 KTRACE_API void ktrace_error_clear(struct ktrace_error *err);
 
 /* "offset 0x1a2c: chunk size 9999999 exceeds file" (or the message alone when no offset
- * is known, or strerror(-code) when no message was set). Returns buf. */
+ * is known, or strerror(-code) when no message was set), escaped as
+ * ktrace_error_escape does: one line of printable UTF-8. Returns buf. */
 KTRACE_API const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_t len);
+
+/* Copies s into buf (len bytes, always NUL-terminated) as printable UTF-8: valid
+ * UTF-8 is kept, control characters (new lines included) and bytes that are not
+ * UTF-8 become \xNN. A character that does not fit whole is left out. Returns the
+ * length written. For any text from a file that goes into a message. */
+KTRACE_API size_t ktrace_error_escape(char *buf, size_t len, const char *s);
 
 #ifdef __cplusplus
 }

@@ -204,6 +204,11 @@ KTRACE_API int ktrace_event_field_layout(const struct ktrace_event *ev, size_t i
 					 uint32_t *size);
 KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event *ev,
 					 size_t i, const struct ktrace_record *rec, uint64_t *val);
+/* Every field's value at once: v[0..min(n, max)) where n, returned, is the number of
+ * fields of ev (as ktrace_event_field_count). */
+KTRACE_API size_t ktrace_event_field_values(struct ktrace_events *evs, const struct ktrace_event *ev,
+					   const struct ktrace_record *rec,
+					   struct ktrace_event_value *v, size_t max);
 /* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
 KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
 /*
@@ -213,6 +218,11 @@ KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, si
  * that does not format every record in order. 1 when the record is of such an event.
  */
 KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
+
+/* The task state libtraceevent's sched plugin prints for a sched_switch prev_state:
+ * the letters S, D, T, t, Z, X, x, W of its low 8 bits joined by '|', R for none.
+ * Writes at most cap bytes with a NUL; returns the length of the whole text. */
+KTRACE_API size_t ktrace_event_task_state(uint64_t state, char *buf, size_t cap);
 
 /* The latency column of report -l ("dNh1." ...: irqs-off, need-resched, hard/softirq,
  * preempt depth), as TEP_PRINT_LATENCY prints it. Same return convention. */

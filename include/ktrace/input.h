@@ -49,6 +49,15 @@ KTRACE_API int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t
 KTRACE_API int64_t ktrace_input_peek(struct ktrace_input *in, uint64_t offset, size_t len,
 			  const uint8_t **out, struct ktrace_error *err);
 
+/*
+ * Makes a stream input addressable at once: what is left of the stream is copied to
+ * an anonymous temporary file (in $TMPDIR, else /tmp) that is then mapped, so that
+ * formats which seek (trace.dat) can be read from a pipe. Memory stays bounded: the
+ * copy is on disk. Nothing happens for an input that is mapped already. Fails with
+ * -ESPIPE when the stream was read past its first window.
+ */
+KTRACE_API int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err);
+
 #ifdef __cplusplus
 }
 #endif

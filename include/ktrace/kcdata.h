@@ -225,6 +225,12 @@ struct kcdata_node;
  * type definitions).
  */
 KTRACE_API int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err);
+/* The same, but when the buffer fails to decode *out holds the tree of what was
+ * decoded before the error (the items and containers read so far, a container cut
+ * short with what it held), or NULL when nothing was; the return is still the error.
+ * For printing the readable part of a truncated or damaged buffer. */
+KTRACE_API int kcdata_decode_partial(const void *buf, size_t len, struct kcdata_node **out,
+				     struct ktrace_error *err);
 /* Frees a tree returned by kcdata_decode; the tree's other nodes belong to it (and
  * freeing one of them does nothing). */
 KTRACE_API void kcdata_node_free(struct kcdata_node *root);

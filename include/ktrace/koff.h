@@ -255,7 +255,11 @@ struct koff_info {
 	uint32_t creator_pid;
 	uint32_t core_pid;         /* KOFF_SRC_CORE: the crashed process */
 	uint64_t snapshot_ns;      /* KOFF_SRC_SNAPSHOT: when it was taken */
-	uint64_t load_bias;        /* KOFF_SRC_CORE */
+	uint64_t load_bias;        /* KOFF_SRC_CORE: the program's */
+	const char *anchor_file;   /* KOFF_SRC_CORE: the file the crash anchor was found
+				    * in (the program, or the libktrace.so read) */
+	uint64_t anchor_addr;      /* KOFF_SRC_CORE: the anchor's address */
+	uint32_t core_buffers;     /* KOFF_SRC_CORE: buffers the anchor lists */
 };
 
 struct koff_record {
@@ -284,12 +288,51 @@ KTRACE_API int koff_reader_open_file(const char *path, struct koff_reader **out,
 /* A buffer file image in memory (the caller keeps it alive). */
 KTRACE_API int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **out,
 			    struct ktrace_error *err);
-/* NAMELIST: the program file with its symbol table; CORE: an ELF core of it. */
+/*
+ * Crash dumps. NAMELIST: the program file; CORE: an ELF core of it (kernel or gcore).
+ * The buffers are found through the crash anchor: in the program itself when it is
+ * linked with libktrace.a (its symbol table), else in the libktrace.so the core maps
+ * (its NT_FILE note gives the file and the load address; the anchor is in the
+ * library's dynamic symbols, so a stripped program or library will do). Opens the
+ * default buffer (else the first one listed), or the one o->buffer names.
+ */
+struct koff_core_options {
+	const char *sysroot;        /* prefix to the file names the core records */
+	const char *lib;            /* libktrace.so to read instead of the one the core
+				     * names (it moved); its build id must match */
+	const char *buffer;         /* which buffer: its path or base name; NULL: default */
+	const void *lib_image;      /* a memory image of that libktrace.so (fuzzing,
+				     * tests; with the memory variant no file is opened) */
+	size_t lib_image_len;
+};
+
+#define KOFF_CORE_MAX_BUFFERS 8
+
+/* A buffer a core's crash anchor lists. */
+struct koff_core_buffer {
+	char path[512];             /* as the core's NT_FILE note names the mapping, else
+				     * as the producer recorded it */
+	uint64_t addr, size;        /* where it was mapped, bytes mapped */
+	int is_default;             /* the producer's default buffer */
+	int in_core;                /* its first page is in the core */
+};
+
 KTRACE_API int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
 			  struct ktrace_error *err);
+KTRACE_API int koff_reader_open_core_opts(const char *namelist, const char *core,
+			       const struct koff_core_options *o, struct koff_reader **out,
+			       struct ktrace_error *err);
 /* The same from memory images (fuzzing, tests). */
 KTRACE_API int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
 				 size_t clen, struct koff_reader **out, struct ktrace_error *err);
+KTRACE_API int koff_reader_open_core_memory_opts(const void *namelist, size_t nlen, const void *core,
+				      size_t clen, const struct koff_core_options *o,
+				      struct koff_reader **out, struct ktrace_error *err);
+/* The buffers a core lists (the default one first): fills at most max entries and
+ * returns how many there are, or a negative error code. */
+KTRACE_API int koff_core_list_buffers(const char *namelist, const char *core,
+			   const struct koff_core_options *o, struct koff_core_buffer *list,
+			   size_t max, struct ktrace_error *err);
 /* A buffer file or a snapshot (`ktrace dump -o`) through an input. */
 KTRACE_API int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
 			   struct ktrace_error *err);

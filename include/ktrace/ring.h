@@ -31,7 +31,15 @@ struct ktrace_ring_layout {
  * Fills in the unknown fields of *layout from the first len bytes of a dump and
  * returns a confidence score: 0 when no layout explains the data, more when more
  * sub-buffers were consistent with the chosen one. Known fields are kept as given.
+ * A layout explains the data when its first sub-buffer and at least 3 in 4 of the
+ * others (up to 32 are checked) are consistent: the commit word holds only the size
+ * and the lost-events flags (sign-extended on 64-bit kernels), and the walk over the
+ * records ends exactly on the commit size. The smallest sub-buffer size that explains
+ * the data wins. KTRACE_RING_AMBIGUOUS (negative) when two long sizes or byte orders
+ * explain it equally well: *layout then holds one of them, and the caller should
+ * ask which (fixing the other fields tells them apart).
  */
+#define KTRACE_RING_AMBIGUOUS (-1)
 KTRACE_API int ktrace_ring_detect(const void *data, size_t len, struct ktrace_ring_layout *layout);
 
 #ifdef __cplusplus

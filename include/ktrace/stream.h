@@ -20,7 +20,8 @@
  *
  * Memory stays bounded by pages and chunks, not by the size of the inputs. A stream is
  * used by one thread at a time; strings and records it hands out stay valid until the
- * next call of ktrace_stream_next (metadata and task tables until ktrace_stream_close).
+ * next call of ktrace_stream_next (metadata and task tables, and the records' system
+ * and name strings, until ktrace_stream_close).
  * Errors follow <ktrace/error.h>: a negative errno code, and err filled with a message,
  * the input offset and (ktrace_stream_error_path) the file concerned.
  */
@@ -76,6 +77,12 @@ enum {
 	KTRACE_STREAM_NO_LOST = 1 << 0,     /* no KTRACE_STREAM_LOST records */
 	KTRACE_STREAM_RAW_TS = 1 << 1,      /* trace.dat: timestamps as recorded (no
 					     * offsets, tsc2nsec or date corrections) */
+	/* Read the inputs on a thread of the stream's own, ahead of the caller, which
+	 * then gets copies of the records: records, fields and ktrace_stream_sched work
+	 * as without it, ktrace_stream_format and _format_text do not (-ENOTSUP). For
+	 * programs that spend as much time on each record as reading it takes (export):
+	 * the two run on two CPUs. */
+	KTRACE_STREAM_READAHEAD = 1 << 2,
 };
 
 /* What kind of record. */
@@ -93,7 +100,11 @@ struct ktrace_stream_record {
 	int64_t pid;                  /* process (thread group) id; -1: unknown */
 	const char *comm;             /* the thread's name as known at this record; "" unknown */
 	const char *system;           /* "sched", a kdebug class name, "koff"; "" unknown */
-	const char *name;             /* "sched_switch", a kdebug code name, a KOFF tag... */
+	const char *name;             /* "sched_switch", a kdebug code name, a KOFF tag...
+				       * system and name live until ktrace_stream_close, and
+				       * the records of one event of an input have the same
+				       * two pointers (a table keyed by them needs no string
+				       * compare) */
 	uint32_t event_id;            /* the format's own id (ftrace type, kdebug debugid...) */
 	uint32_t source;              /* the input's index in ktrace_stream_open's list */
 	uint32_t buffer;              /* the buffer (trace.dat instance) within the input */
@@ -128,12 +139,17 @@ KTRACE_API const char *ktrace_stream_error_path(const struct ktrace_stream *s);
  * The fields of the current record (common fields such as common_pid left out), typed
  * as <ktrace/event.h> describes (struct ktrace_event_value: numbers, strings, arrays,
  * bytes; ktrace_event_array_at reads an array's elements). Darwin events have
- * debugid, class, subclass, code, func and arg1..arg4; KOFF records have tag, text,
+ * debugid, class, subclass, code, func and arg1..arg4 (the stackshot records of a V3
+ * file, system "kcdata", have offset, size, tasks, threads, error); KOFF records have tag, text,
  * correlator and their argument words.
  */
 KTRACE_API size_t ktrace_stream_field_count(struct ktrace_stream *s);
 /* Field i of the current record: 0, or -ENOENT past the last one. */
 KTRACE_API int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *v);
+/* Every field at once, in v[0..min(n, max)): returns n, the number of fields (as
+ * ktrace_stream_field_count). One call a record instead of one a field. */
+KTRACE_API size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v,
+				       size_t max);
 /* The field called name: 0, or -ENOENT. */
 KTRACE_API int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
 					   struct ktrace_event_value *v);
@@ -150,6 +166,45 @@ KTRACE_API int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *
 KTRACE_API int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len);
 /* Only the event's text (the part after the name column). */
 KTRACE_API int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len);
+
+/* ---- scheduling: the context switches and wakeups of every format, in one shape ---- */
+
+enum ktrace_stream_sched_kind {
+	KTRACE_STREAM_SCHED_NONE = 0,   /* the record is neither */
+	KTRACE_STREAM_SCHED_SWITCH,     /* sched:sched_switch; Darwin MACH_SCHED and
+					 * MACH_STACK_HANDOFF */
+	KTRACE_STREAM_SCHED_WAKEUP,     /* sched:sched_wakeup, sched_waking, sched_wakeup_new;
+					 * Darwin MACH_MAKE_RUNNABLE */
+};
+
+#define KTRACE_STREAM_COMM_MAX 64
+
+/* What a switch or a wakeup says. Threads not named by the record (Darwin's next
+ * thread, the thread a Darwin wakeup makes runnable) are named from the thread map. */
+struct ktrace_stream_sched {
+	enum ktrace_stream_sched_kind kind;
+	/* SWITCH: the thread that leaves the CPU */
+	int64_t prev_tid;
+	int32_t prev_prio;
+	int64_t prev_state;           /* the kernel's value (Darwin: 0 when the thread was
+				       * preempted, quantum expiry and yield included, 1 when
+				       * it blocked) */
+	char prev_state_text[24];     /* as trace-cmd's sched plugin prints it: S, D, T, t,
+				       * Z, X, x, W joined by '|', R for none */
+	char prev_comm[KTRACE_STREAM_COMM_MAX];
+	/* SWITCH: the thread that runs next; WAKEUP: the thread woken */
+	int64_t next_tid;
+	int32_t next_prio;
+	char next_comm[KTRACE_STREAM_COMM_MAX];
+	int32_t target_cpu;           /* WAKEUP: the CPU it is to run on; -1 unknown */
+};
+
+/*
+ * The scheduling meaning of the current record: 1 with *out filled for a context switch
+ * or a wakeup, 0 (kind NONE) for any other record. Fields the record lacks stay 0 (""
+ * for names; a switch or wakeup needs at least its thread ids).
+ */
+KTRACE_API int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out);
 
 /* ---- what the inputs say about themselves ---- */
 

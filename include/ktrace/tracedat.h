@@ -89,6 +89,13 @@ enum {
 	/* Walk sub-buffers with kbuffer (ktrace/kbuffer.h) instead of the reader's own
 	 * faster walker; the records are the same (the tests check it). */
 	TRACEDAT_KBUFFER_WALK = 1 << 3,
+	/* Read uncompressed data into buffers the iterator uses again (read calls) instead
+	 * of walking the file's mapping: faster where the first touch of each page is
+	 * costly, as in virtual machines. rec->data then stays valid until the next
+	 * tracedat_iter_next call only, or, once tracedat_iter_keep_mapped was called,
+	 * until its stream has read that many bytes past it. No effect for inputs without
+	 * a file (ktrace_input_from_memory). */
+	TRACEDAT_READ_COPIES = 1 << 4,
 };
 
 /* The initial header and what the whole file says about the traced machine. */
@@ -176,11 +183,12 @@ struct tracedat_record {
 	size_t page_len;
 };
 
-/* Opens a trace.dat file (mmap'ed; pipes are refused) and reads all its metadata. */
+/* Opens a trace.dat file and reads all its metadata. A file is mapped; a pipe ("-" is
+ * standard input) is copied to a temporary file first (ktrace_input_spool). */
 KTRACE_API int tracedat_open(const char *path, unsigned int flags, struct tracedat **out,
 		  struct ktrace_error *err);
-/* The same over an input the caller keeps open until tracedat_close (it must be
- * addressable at once: a mapped file or memory). */
+/* The same over an input the caller keeps open until tracedat_close (a stream input
+ * is spooled to a temporary file by ktrace_input_spool first). */
 KTRACE_API int tracedat_open_input(struct ktrace_input *in, unsigned int flags, struct tracedat **out,
 			struct ktrace_error *err);
 KTRACE_API void tracedat_close(struct tracedat *td);
@@ -263,10 +271,11 @@ KTRACE_API int tracedat_latency_text(struct tracedat *td, size_t buffer,
 			  struct ktrace_error *err);
 
 /* The ring-buffer data of one CPU of a buffer (cpu_index as for tracedat_buffer_cpu),
- * exactly the sub-buffers the kernel wrote, handed to fn in file order in pieces of at
- * most a few MiB: slices of the mapping for uncompressed data, one decompressed chunk at
- * a time otherwise. fn returns 0 to go on, or a negative code that stops the walk and is
- * returned as is. Used to copy or convert a file without decoding its records. */
+ * exactly the sub-buffers the kernel wrote, handed to fn in file order one sub-buffer at
+ * a time. Each is checked first as tracedat_iter_next checks it (its records walked, not
+ * formatted): a truncated or corrupt one stops the walk with the reader's error and
+ * offset, before fn sees it. fn returns 0 to go on, or a negative code that stops the
+ * walk and is returned as is. Used to copy or convert a file. */
 KTRACE_API int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err);
@@ -286,8 +295,8 @@ KTRACE_API int tracedat_iter_next(struct tracedat_iter *it, const struct traceda
 		       struct ktrace_error *err);
 KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
 /* For callers that use records after the next call (uncompressed data): from now on a
- * record's pages are handed back only once its stream has read the returned number of
- * bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
+ * record's pages are handed back (with TRACEDAT_READ_COPIES: its buffer is used again)
+ * only once its stream has read the returned number of bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
  * buffers), so that what stays resident is about 32 MiB at most. */
 KTRACE_API size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
 
@@ -340,9 +349,18 @@ struct tracedat_write_opts {
 	unsigned int long_size;      /* header byte: the traced user space's long; 0: 8 */
 	unsigned int page_size;      /* header page size; 0: 4096 (version 6: the page size
 	                                of every buffer) */
+	/* NULL, or called every few MiB of ring-buffer data with the bytes taken so far
+	 * (for a progress line). */
+	void (*progress)(void *arg, uint64_t data_bytes);
+	void *progress_arg;
 };
 
-/* Creates path's temporary twin (path.tmpXXXXXX) and writes the initial header. */
+/* Creates the output and writes the initial header. A regular file (or a new one) is
+ * written under a temporary name beside it (PATH.tmpXXXXXX) and renamed over it by
+ * tracedat_writer_close, keeping an existing file's mode; a symbolic link's target is
+ * replaced; a FIFO, a device or "-" (standard output) gets the file as a stream,
+ * built in $TMPDIR first. A failed or aborted writer leaves nothing under path, and
+ * the temporary file goes on SIGINT, SIGTERM and the other fatal signals. */
 KTRACE_API int tracedat_writer_create(const char *path, const struct tracedat_write_opts *opts,
 			   struct tracedat_writer **out, struct ktrace_error *err);
 /* The same into fd (seekable, written from offset 0, never renamed nor closed by the

@@ -90,7 +90,8 @@ struct ktrace_tracefs_extract_opts {
 /* Kernel counters of one CPU (per_cpu/cpuN/stats), differences over the session. */
 struct ktrace_cpu_stats {
 	unsigned int cpu;
-	uint64_t events;                 /* "read events": records the session read */
+	uint64_t events;                 /* events in the sub-buffers captured (what the
+	                                    file holds) */
 	uint64_t overrun;                /* events overwritten before they were read */
 	uint64_t commit_overrun;         /* events lost while a write was interrupted */
 	uint64_t dropped;                /* events dropped, the buffer being full
@@ -331,6 +332,24 @@ KTRACE_API int ktrace_tracefs_load_cmdlines(struct ktrace_tracefs_session *s, st
 					    struct ktrace_error *err);
 /* The trace clock of the session's first buffer ("local"...). */
 KTRACE_API const char *ktrace_tracefs_clock(const struct ktrace_tracefs_session *s);
+/*
+ * Instances that ktrace record created and could not remove (it was killed with
+ * SIGKILL): every instance record creates is noted in a registry (/run/ktrace/instances,
+ * or $KTRACE_INSTANCE_REGISTRY) until it is removed. A leftover is an instance in
+ * tracefs (its mount point) whose recorder is gone. *out is malloc'ed (free it with
+ * ktrace_tracefs_leftovers_free); 0 or a negative code.
+ */
+struct ktrace_tracefs_leftover {
+	char *name;        /* instance name */
+	int pid;           /* the recorder that created it */
+};
+KTRACE_API int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover **out,
+					size_t *n, struct ktrace_error *err);
+KTRACE_API void ktrace_tracefs_leftovers_free(struct ktrace_tracefs_leftover *v, size_t n);
+/* Turns tracing and events off in instance name and removes it (and its registry
+ * entry). */
+KTRACE_API int ktrace_tracefs_remove_leftover(const char *tracefs, const char *name,
+					      struct ktrace_error *err);
 
 #ifdef __cplusplus
 }

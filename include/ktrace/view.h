@@ -31,6 +31,15 @@ extern "C" {
 KTRACE_API int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 		      struct ktrace_out *out, struct ktrace_error *err);
 
+/*
+ * `ktrace info` for a raw ring-buffer dump: the layout, the numbers of sub-buffers and
+ * events, the time range, lost events and events by id (every sub-buffer is walked),
+ * as text or as one JSON object. Returns 0, or a negative error code after printing
+ * the summary of what could be read.
+ */
+KTRACE_API int ktrace_view_pages_info(struct ktrace_input *in, struct ktrace_ring_layout *layout,
+				      bool json, struct ktrace_out *out, struct ktrace_error *err);
+
 /* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
 struct ktrace_view_darwin_opts {
 	bool csv;                               /* report: CSV instead of columns */
@@ -42,12 +51,16 @@ struct ktrace_view_darwin_opts {
 	const char *const *procs;               /* ...or these process names */
 	size_t nprocs;
 	struct ktrace_darwin_options kdebug;    /* reader options (V0, timebase) */
+	bool durations;                         /* report: one line per START/END pair */
 };
 
 /*
- * One line per event: time, delta, CPU, thread, process, qualifier, name, arg1..arg4,
- * elapsed time for END events matched with their START on the same thread. Returns 0,
- * or a negative error code with err set after printing what could be read.
+ * One line per event: time, delta, CPU, thread, pid and process (thread map), thread
+ * name (TRACE_STRING_THREADNAME), qualifier, name, arg1..arg4, elapsed time for END
+ * events matched with their START on the same thread. With durations: one line per
+ * START/END pair instead (start time, duration, the START's CPU and arguments), then
+ * a summary by event. Returns 0, or a negative error code with err set after printing
+ * what could be read.
  */
 KTRACE_API int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
 			      struct ktrace_out *out, struct ktrace_error *err);
@@ -79,13 +92,19 @@ KTRACE_API int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrac
 			    struct ktrace_out *out, struct ktrace_error *err);
 /* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
 KTRACE_API int ktrace_view_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
+/* `ktrace info` for a KOFF buffer file or snapshot: its header, the records (count,
+ * first and last time, processes and threads) and counters, as text or JSON. Returns 0
+ * or a negative error code after printing the summary of what could be read. */
+KTRACE_API int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out *out,
+				     struct ktrace_error *err);
 
 /*
  * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
  * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
  * format "text" (default, readable), "json" or "plist" (XML property list like
- * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. Nothing is
- * printed when the buffer does not decode.
+ * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. When the buffer
+ * does not decode, the part that does is printed (a complete document) before the
+ * error is returned.
  */
 KTRACE_API int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
 		       struct ktrace_error *err);
@@ -200,6 +219,77 @@ KTRACE_API int ktrace_view_live_new(struct ktrace_tracefs_session *s, const stru
 KTRACE_API int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktrace_out *out,
 					  struct ktrace_error *err);
 KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
+
+/*
+ * `ktrace timeline`: a picture of the trace (lib/views/timeline*.c, docs/timeline.md).
+ * One lane per CPU with the running threads as coloured slices, one lane per thread
+ * with its running, runnable and blocked states, every other event as a tick, lost
+ * events as red marks, for any input the event stream reads.
+ */
+struct ktrace_view_timeline_opts {
+	size_t size;                  /* sizeof(struct ktrace_view_timeline_opts) */
+	const char *const *paths;     /* the inputs, opened as one event stream */
+	size_t npaths;
+	const struct ktrace_stream_opts *stream;   /* -F, --cpu, --pid/--comm; may be NULL */
+	bool svg;                     /* a static SVG picture instead of the HTML page */
+	bool has_from, has_to;        /* --from/--to: the window (SVG: what is drawn; */
+	uint64_t from, to;            /* HTML: the first view), ns in the trace's clock */
+	unsigned top_threads;         /* thread lanes before "more" (0: 16) */
+	const char *title;            /* the page's title (NULL: the first path) */
+	/* called every 65536 records (may be NULL): records so far */
+	void (*progress)(void *arg, uint64_t records);
+	void *progress_arg;
+};
+
+/*
+ * Writes the page (a self-contained HTML file: its script, styles and the trace's data
+ * inside) or the SVG picture of o's inputs to out. Returns 0; or a negative code with
+ * err set and *err_path (may be NULL) the input at fault: when *drawn is true the
+ * output was written anyway, with what could be read and the damage marked (damaged
+ * input); when false nothing usable was written (an input that does not open, a bad
+ * filter, out of memory).
+ */
+KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, struct ktrace_out *out,
+				    struct ktrace_error *err, const char **err_path, bool *drawn);
+/*
+ * Exports of the event stream (<ktrace/stream.h>) for other tools: each reads every
+ * record of s to the end and writes it to out as a stream (memory bounded by the
+ * stream's windows and the threads of the trace, not by its records).
+ */
+struct ktrace_view_export_opts {
+	size_t size;                  /* sizeof(struct ktrace_view_export_opts) */
+	unsigned flags;               /* KTRACE_VIEW_EXPORT_* */
+	/* called with the number of records read, every 65536 records (may be NULL) */
+	void (*progress)(void *ctx, uint64_t records);
+	void *progress_ctx;
+};
+
+enum {
+	/* Perfetto: every generic event as a GenericFtraceEvent (its name and field names
+	 * in each event) instead of a self-describing message: for trace_processor
+	 * versions before v50 (April 2025); about 3 times the size. */
+	KTRACE_VIEW_EXPORT_LEGACY_GENERIC = 1 << 0,
+};
+
+/*
+ * A Perfetto trace (protobuf; lib/views/perfetto.c tells its layout): the records in
+ * FtraceEventBundles per CPU, typed where Perfetto has a message holding every field,
+ * else generic with every field; the threads and processes the inputs name; the
+ * traced system's uname; the lost events per CPU.
+ * Chrome JSON (lib/views/chrome_json.c): the {"traceEvents": [...]} object form, with
+ * the scheduling slices of every CPU as complete events, every other record as an
+ * instant event with its fields in args, thread and process names, lost events.
+ *
+ * Both return 0, or a negative code with err set: when the stream stops at damaged
+ * input (ktrace_stream_error_path names the file), the output is still a complete,
+ * valid trace of the records before the damage; -ENOMEM leaves it incomplete.
+ * Write errors are kept by out (ktrace_out_flush).
+ */
+KTRACE_API int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
+				    struct ktrace_out *out, struct ktrace_error *err);
+KTRACE_API int ktrace_view_chrome_json(struct ktrace_stream *s,
+				       const struct ktrace_view_export_opts *o,
+				       struct ktrace_out *out, struct ktrace_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,8 +2,11 @@
 #include <ktrace/error.h>
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/json.h"
 
 static void error_vset(struct ktrace_error *err, int code, int has_offset, uint64_t offset,
 		       const char *fmt, va_list ap)
@@ -55,9 +58,48 @@ const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_
 		return buf;
 	}
 	msg = err->message[0] ? err->message : strerror(err->code < 0 ? -err->code : err->code);
-	if (err->has_offset)
-		snprintf(buf, len, "offset 0x%llx: %s", (unsigned long long)err->offset, msg);
-	else
-		snprintf(buf, len, "%s", msg);
+	if (err->has_offset) {
+		int n = snprintf(buf, len, "offset 0x%llx: ", (unsigned long long)err->offset);
+
+		if (n > 0 && (size_t)n < len)
+			ktrace_error_escape(buf + n, len - (size_t)n, msg);
+	} else {
+		ktrace_error_escape(buf, len, msg);
+	}
 	return buf;
+}
+
+size_t ktrace_error_escape(char *buf, size_t len, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const uint8_t *p = (const uint8_t *)(s ? s : "");
+	size_t n = strlen((const char *)p), i = 0, o = 0;
+
+	if (!buf || !len)
+		return 0;
+	while (i < n) {
+		uint32_t cp;
+		size_t k = kt_utf8_next(p + i, n - i, &cp);
+		bool plain = k > 1 ? cp >= 0xa0 : (p[i] >= 0x20 && p[i] < 0x7f);
+
+		if (plain) {
+			if (o + k >= len)
+				break;
+			memcpy(buf + o, p + i, k);
+			o += k;
+		} else {
+			/* controls (C0, DEL, C1) and bytes that are not UTF-8: \xNN each */
+			if (o + 4 * k >= len)
+				break;
+			for (size_t b = 0; b < k; b++) {
+				buf[o++] = '\\';
+				buf[o++] = 'x';
+				buf[o++] = hex[p[i + b] >> 4];
+				buf[o++] = hex[p[i + b] & 15];
+			}
+		}
+		i += k;
+	}
+	buf[o] = 0;
+	return o;
 }

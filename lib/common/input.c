@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "common/input_file.h"
+#include "common/outfile.h"
 
 struct ktrace_input {
 	char *name;
@@ -18,6 +20,7 @@ struct ktrace_input {
 	bool owns_fd;
 	bool mapped;            /* data/size hold the whole input */
 	bool munmap_on_close;
+	bool fd_maps_data;      /* fd is the regular file that data maps (kt_input_pread) */
 	const uint8_t *data;
 	size_t size;
 	/* stream window: bytes [win_off, win_off + win_len) of the input */
@@ -91,6 +94,7 @@ int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace
 			in->size = (size_t)st.st_size;
 			in->mapped = true;
 			in->munmap_on_close = true;
+			in->fd_maps_data = true;
 		}
 	}
 	*out = in;
@@ -243,4 +247,95 @@ int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
 				       (long long)got);
 	}
 	return 0;
+}
+
+int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_t offset)
+{
+	size_t done = 0;
+
+	if (in->fd < 0 || !in->fd_maps_data)
+		return -ENOTSUP;
+	while (done < len) {
+		ssize_t n = pread(in->fd, (uint8_t *)buf + done, len - done,
+				  (off_t)(offset + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
+{
+	static const uint8_t empty[1];
+	struct stat st;
+	int fd, ret = 0;
+	void *map;
+
+	if (in->mapped)
+		return 0;
+	if (in->win_off)
+		return ktrace_error_set(err, -ESPIPE, "the stream was read past its start: it "
+					"cannot be copied to a file any more");
+	fd = kt_outfile_anonymous(NULL);
+	if (fd < 0)
+		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
+					"input ($TMPDIR or /tmp): %s", strerror(-fd));
+	for (;;) {
+		size_t done = 0;
+
+		while (done < in->win_len) {
+			ssize_t n = write(fd, in->win + done, in->win_len - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				ret = ktrace_error_set(err, n < 0 ? -errno : -EIO, "copying the input "
+						       "to a temporary file ($TMPDIR or /tmp): %s",
+						       n < 0 ? strerror(errno) : "short write");
+				goto out;
+			}
+			done += (size_t)n;
+		}
+		in->win_off += in->win_len;
+		in->win_len = 0;
+		if (in->eof)
+			break;
+		if ((ret = window_fill(in, 1u << 20, err)))
+			goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = ktrace_error_set(err, -errno, "temporary file: %s", strerror(errno));
+		goto out;
+	}
+	if ((uint64_t)st.st_size > SIZE_MAX) {
+		ret = ktrace_error_set(err, -EFBIG, "input too large to map");
+		goto out;
+	}
+	if (st.st_size) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			ret = ktrace_error_set(err, -errno, "mapping the copy of the input: %s",
+					       strerror(errno));
+			goto out;
+		}
+		in->data = map;
+		in->munmap_on_close = true;
+	} else {
+		in->data = empty;
+	}
+	in->size = (size_t)st.st_size;
+	in->mapped = true;
+	in->win_off = 0;
+	free(in->win);
+	in->win = NULL;
+	in->win_cap = 0;
+out:
+	close(fd);
+	return ret;
 }

@@ -103,6 +103,14 @@ void kt_json_string(struct kt_json *j, const char *s, size_t len)
 	kt_json_write_string(j->out, s, len);
 }
 
+void kt_json_cstr(struct kt_json *j, const char *s)
+{
+	if (s)
+		kt_json_string(j, s, __builtin_strlen(s));
+	else
+		kt_json_null(j);
+}
+
 void kt_json_u64(struct kt_json *j, uint64_t v)
 {
 	before_value(j);
@@ -115,6 +123,26 @@ void kt_json_i64(struct kt_json *j, int64_t v)
 	kt_out_i64(j->out, v, 0);
 }
 
+void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals)
+{
+	uint64_t scale = 1;
+	char frac[20];
+
+	if (decimals > 18)
+		decimals = 18;
+	for (unsigned i = 0; i < decimals; i++)
+		scale *= 10;
+	before_value(j);
+	kt_out_u64(j->out, v / scale, 0);
+	if (!decimals)
+		return;
+	v %= scale;
+	for (unsigned i = decimals; i-- > 0; v /= 10)
+		frac[i] = (char)('0' + v % 10);
+	kt_out_putc(j->out, '.');
+	kt_out_write(j->out, frac, decimals);
+}
+
 void kt_json_bool(struct kt_json *j, bool v)
 {
 	before_value(j);
@@ -125,6 +153,39 @@ void kt_json_null(struct kt_json *j)
 {
 	before_value(j);
 	kt_out_puts(j->out, "null");
+}
+
+void kt_json_kv_u64(struct kt_json *j, const char *key, uint64_t v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_u64(j, v);
+}
+
+void kt_json_kv_i64(struct kt_json *j, const char *key, int64_t v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_i64(j, v);
+}
+
+void kt_json_kv_cstr(struct kt_json *j, const char *key, const char *s)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_cstr(j, s);
+}
+
+void kt_json_kv_bool(struct kt_json *j, const char *key, bool v)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_bool(j, v);
+}
+
+void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t v)
+{
+	kt_json_key_cstr(j, key);
+	if (have)
+		kt_json_u64(j, v);
+	else
+		kt_json_null(j);
 }
 
 void kt_json_finish(struct kt_json *j)
@@ -200,11 +261,11 @@ void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 
 	kt_out_putc(o, '"');
 	while (i < len) {
-		size_t run = i;
+		size_t run = i, n;
 		uint32_t cp;
 
 		/* Copy plain ASCII in one go. */
-		while (run < len && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+		while (run < len && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' && s[run] != '\\')
 			run++;
 		if (run > i) {
 			kt_out_write(o, s + i, run - i);
@@ -220,15 +281,24 @@ void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 		case '\b': kt_out_puts(o, "\\b"); i++; continue;
 		case '\f': kt_out_puts(o, "\\f"); i++; continue;
 		}
-		if (s[i] < 0x20) {
+		if (s[i] < 0x80) {
+			/* other control characters and DEL */
 			kt_out_puts(o, "\\u00");
 			kt_out_putc(o, hex[s[i] >> 4]);
 			kt_out_putc(o, hex[s[i] & 15]);
 			i++;
 			continue;
 		}
-		i += kt_utf8_next(s + i, len - i, &cp);
-		kt_utf8_put(o, cp);
+		n = kt_utf8_next(s + i, len - i, &cp);
+		if (n == 1) {
+			/* not valid UTF-8: the byte, escaped */
+			kt_out_puts(o, "\\u00");
+			kt_out_putc(o, hex[s[i] >> 4]);
+			kt_out_putc(o, hex[s[i] & 15]);
+		} else {
+			kt_out_write(o, s + i, n);
+		}
+		i += n;
 	}
 	kt_out_putc(o, '"');
 }

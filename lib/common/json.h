@@ -3,10 +3,13 @@
  * A streaming JSON writer on top of struct ktrace_out, for every format's JSON output.
  *
  * Values are written in document order; the writer inserts commas, colons, new lines
- * and indentation. Strings are taken as bytes: valid UTF-8 is kept, any byte that is
- * not part of a valid UTF-8 sequence is taken as a Latin-1 character (so the output
- * is always valid UTF-8), and '"', '\\' and control characters are escaped. Numbers
- * are written exactly (64-bit integers, never through double).
+ * and indentation. Strings are taken as bytes: valid UTF-8 is kept as it is; '"',
+ * '\\', control characters (below 0x20, and DEL) and every byte that is not part of a
+ * valid, shortest-form UTF-8 sequence are escaped (\u00NN: such a byte reads back as
+ * the code point of the same number). The output is always valid UTF-8 and valid
+ * JSON. Numbers are written exactly (64-bit integers, never through double).
+ *
+ * This is the only JSON writer of the library: every JSON output goes through it.
  */
 #ifndef KTRACE_COMMON_JSON_H
 #define KTRACE_COMMON_JSON_H
@@ -44,10 +47,22 @@ static inline void kt_json_key_cstr(struct kt_json *j, const char *key)
 }
 
 void kt_json_string(struct kt_json *j, const char *s, size_t len);
+/* A NUL-terminated string, or null when s is NULL. */
+void kt_json_cstr(struct kt_json *j, const char *s);
 void kt_json_u64(struct kt_json *j, uint64_t v);
 void kt_json_i64(struct kt_json *j, int64_t v);
+/* v / 10^decimals with exactly `decimals` digits after the point (0 to 18): times in
+ * microseconds from nanoseconds as kt_json_fixed(j, ns, 3). */
+void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals);
 void kt_json_bool(struct kt_json *j, bool v);
 void kt_json_null(struct kt_json *j);
+/* A key and its value in one call (cstr: null when NULL). */
+void kt_json_kv_u64(struct kt_json *j, const char *key, uint64_t v);
+void kt_json_kv_i64(struct kt_json *j, const char *key, int64_t v);
+void kt_json_kv_cstr(struct kt_json *j, const char *key, const char *s);
+void kt_json_kv_bool(struct kt_json *j, const char *key, bool v);
+/* v, or null when have is false (a timestamp of nothing). */
+void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t v);
 /* Ends the document with a new line. */
 void kt_json_finish(struct kt_json *j);
 
@@ -56,10 +71,12 @@ void kt_json_write_string(struct ktrace_out *o, const char *s, size_t len);
 
 /*
  * Decodes one character of s[0..len) (len > 0): the code point, and the number of
- * bytes it used. Bytes that do not start a valid, shortest-form UTF-8 sequence of a
- * Unicode scalar value decode as themselves (one byte, Latin-1).
+ * bytes it used. A byte that does not start a valid, shortest-form UTF-8 sequence of
+ * a Unicode scalar value decodes as itself, one byte long (so a return of 1 with a
+ * code point >= 0x80 marks an invalid byte).
  */
 size_t kt_utf8_next(const uint8_t *s, size_t len, uint32_t *cp);
+
 /* Writes code point cp as UTF-8. */
 void kt_utf8_put(struct ktrace_out *o, uint32_t cp);
 

@@ -50,9 +50,26 @@ struct ktrace_darwin {
 	/* thread tracking */
 	uint64_t newthread_creator, newthread_tid;
 	bool newthread_pending;
+	/* thread names (TRACE_STRING_THREADNAME) */
+	struct thread_name *names;
+	size_t nnames, names_cap;
 };
 
 /* --- threads ------------------------------------------------------------------- */
+
+/* A thread's name, as the thread set it (TRACE_STRING_THREADNAME: the string in the
+ * arguments of one event, or of several in a row from START to END). */
+#define THREAD_NAME_MAX   64u
+#define MAX_NAMED_THREADS (1u << 16)
+
+struct thread_name {
+	uint64_t tid;                      /* 0: empty slot */
+	uint8_t len;                       /* bytes so far */
+	bool pending;                      /* more pieces to come */
+	bool known;                        /* a complete name was seen */
+	char name[THREAD_NAME_MAX + 1];    /* the last complete name */
+	char part[THREAD_NAME_MAX + 1];    /* the one being received */
+};
 
 static size_t hash_slot(uint64_t tid, size_t cap)
 {
@@ -512,6 +529,7 @@ void ktrace_darwin_close(struct ktrace_darwin *k)
 	free(k->threads);
 	free(k->hash);
 	free(k->cpus);
+	free(k->names);
 	free(k);
 }
 
@@ -598,6 +616,79 @@ static void event_string(const struct ktrace_darwin *k, const struct ktrace_darw
 
 static void set_command(struct ktrace_darwin_thread *t, const char *name);
 
+static struct thread_name *name_slot(struct ktrace_darwin *k, uint64_t tid, bool add)
+{
+	size_t s;
+
+	if (!tid)
+		return NULL;
+	if (add && (k->nnames + 1) * 2 > k->names_cap) {
+		size_t cap = k->names_cap ? k->names_cap * 2 : 64;
+		struct thread_name *n;
+
+		if (k->nnames >= MAX_NAMED_THREADS || !(n = calloc(cap, sizeof(*n))))
+			return NULL;
+		for (size_t i = 0; i < k->names_cap; i++) {
+			if (!k->names[i].tid)
+				continue;
+			s = hash_slot(k->names[i].tid, cap);
+			while (n[s].tid)
+				s = (s + 1) & (cap - 1);
+			n[s] = k->names[i];
+		}
+		free(k->names);
+		k->names = n;
+		k->names_cap = cap;
+	}
+	if (!k->names_cap)
+		return NULL;
+	s = hash_slot(tid, k->names_cap);
+	while (k->names[s].tid) {
+		if (k->names[s].tid == tid)
+			return &k->names[s];
+		s = (s + 1) & (k->names_cap - 1);
+	}
+	if (!add)
+		return NULL;
+	k->names[s].tid = tid;
+	k->nnames++;
+	return &k->names[s];
+}
+
+/* One piece of a TRACE_STRING_THREADNAME string. */
+static void track_thread_name(struct ktrace_darwin *k, const struct ktrace_darwin_event *ev)
+{
+	bool start = ev->debugid & KTRACE_DARWIN_FUNC_START, end = ev->debugid & KTRACE_DARWIN_FUNC_END;
+	struct thread_name *n = name_slot(k, ev->thread, start);
+	char piece[33];
+	size_t len;
+
+	if (!n || (!start && !n->pending))
+		return;
+	if (start)
+		n->len = 0;
+	event_string(k, ev, piece);
+	len = strnlen(piece, k->info.is64 ? 32 : 16);
+	if (len > THREAD_NAME_MAX - n->len)
+		len = THREAD_NAME_MAX - n->len;
+	memcpy(n->part + n->len, piece, len);
+	n->len = (uint8_t)(n->len + len);
+	n->part[n->len] = '\0';
+	/* a piece shorter than the arguments ends the string, whatever the qualifier */
+	n->pending = !end && len == (k->info.is64 ? 32u : 16u) && n->len < THREAD_NAME_MAX;
+	if (!n->pending) {
+		memcpy(n->name, n->part, (size_t)n->len + 1);
+		n->known = true;
+	}
+}
+
+const char *ktrace_darwin_thread_name(const struct ktrace_darwin *k, uint64_t thread)
+{
+	struct thread_name *n = name_slot((struct ktrace_darwin *)k, thread, false);
+
+	return n && n->known && n->name[0] ? n->name : NULL;
+}
+
 static void track_threads(struct ktrace_darwin *k, const struct ktrace_darwin_event *ev)
 {
 	struct ktrace_darwin_thread *t;
@@ -607,6 +698,9 @@ static void track_threads(struct ktrace_darwin *k, const struct ktrace_darwin_ev
 	if (KTRACE_DARWIN_CLASS(id) != 7)
 		return;
 	switch (id) {
+	case KTRACE_TRACE_STRING_THREADNAME:
+		track_thread_name(k, ev);
+		break;
 	case KTRACE_TRACE_DATA_NEWTHREAD:
 		k->newthread_pending = true;
 		k->newthread_creator = ev->thread;

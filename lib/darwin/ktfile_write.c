@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The ktrace_file writer: header, header chunks, body chunks, into a temporary file
- * that is renamed over the destination when complete. */
+/* The ktrace_file writer: header, header chunks, body chunks, written in order through
+ * the common output file (a temporary renamed over the destination when complete, or
+ * a stream for FIFOs, devices and standard output). */
 #include <ktrace/ktrace_file.h>
 
 #include <errno.h>
@@ -11,12 +12,13 @@
 #include <unistd.h>
 #include "common/cursor.h"
 #include "common/grow.h"
+#include "common/outfile.h"
 
 #define WBUF_SIZE (1u << 20)
 
 struct ktrace_file_writer {
 	char *path;
-	char *tmp;
+	struct kt_outfile *file;
 	int fd;
 	int error;               /* sticky: the first failure */
 	struct ktrace_file_header hdr;
@@ -38,8 +40,7 @@ static int fail(struct ktrace_file_writer *w, struct ktrace_error *err, int code
 {
 	if (!w->error)
 		w->error = code;
-	return ktrace_error_set(err, code, "%s: %s: %s", w->tmp ? w->tmp : w->path, what,
-				strerror(-code));
+	return ktrace_error_set(err, code, "%s: %s: %s", w->path, what, strerror(-code));
 }
 
 static int flush_buf(struct ktrace_file_writer *w, struct ktrace_error *err)
@@ -131,7 +132,7 @@ int ktrace_file_writer_create(const char *path, const struct ktrace_file_header 
 			      struct ktrace_file_writer **out, struct ktrace_error *err)
 {
 	struct ktrace_file_writer *w;
-	mode_t mask;
+	int ret;
 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
@@ -141,29 +142,16 @@ int ktrace_file_writer_create(const char *path, const struct ktrace_file_header 
 	w->hdr = *hdr;
 	w->path = strdup(path);
 	w->buf = malloc(WBUF_SIZE);
-	if (w->path && asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0)
-		w->tmp = NULL;
-	if (!w->path || !w->buf || !w->tmp) {
-		free(w->path);
-		free(w->buf);
-		free(w->tmp);
-		free(w);
+	if (!w->path || !w->buf) {
+		ktrace_file_writer_abort(w);
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}
-	w->fd = mkstemp(w->tmp);
-	if (w->fd < 0) {
-		int e = errno;
-
-		ktrace_error_set(err, -e, "%s: cannot create temporary file: %s", path, strerror(e));
-		free(w->tmp);
-		w->tmp = NULL;
+	/* written front to back: streams need no spool */
+	if ((ret = kt_outfile_open(path, 0, &w->file, err)) < 0) {
 		ktrace_file_writer_abort(w);
-		return -e;
+		return ret;
 	}
-	/* mkstemp creates 0600; give the result the usual permissions. */
-	mask = umask(0);
-	umask(mask);
-	fchmod(w->fd, 0666 & ~mask);
+	w->fd = kt_outfile_fd(w->file);
 	*out = w;
 	return 0;
 }
@@ -293,15 +281,11 @@ int ktrace_file_writer_close(struct ktrace_file_writer *w, struct ktrace_error *
 		ret = write_header(w, err);
 	if (!ret)
 		ret = flush_buf(w, err);
-	if (!ret && close(w->fd) < 0)
-		ret = fail(w, err, -errno, "close");
-	w->fd = -1;
-	if (!ret && rename(w->tmp, w->path) < 0)
-		ret = fail(w, err, -errno, "rename");
 	if (!ret) {
-		free(w->tmp);
-		w->tmp = NULL;
+		ret = kt_outfile_commit(w->file, err);
+		w->file = NULL;
 	}
+	w->fd = -1;
 	ktrace_file_writer_abort(w);
 	return ret;
 }
@@ -310,11 +294,7 @@ void ktrace_file_writer_abort(struct ktrace_file_writer *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
-	free(w->tmp);
+	kt_outfile_abort(w->file);
 	free(w->path);
 	free(w->hchunks);
 	free(w->buf);

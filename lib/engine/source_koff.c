@@ -48,6 +48,11 @@ static int ksrc_advance(struct kt_source *src, struct ktrace_error *err)
 	k->name = k->tag;
 	while (*k->name == ' ')
 		k->name++;
+	k->name = kt_stream_intern(src->stream, k->name);
+	if (!k->name) {
+		src->err_path = NULL;
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
 	memset(r, 0, sizeof(*r));
 	r->kind = KTRACE_STREAM_EVENT;
 	r->ts = k->kr.ns;
@@ -67,24 +72,66 @@ static size_t ksrc_field_count(struct kt_source *src)
 	return NFIELDS;
 }
 
-static int ksrc_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
-{
-	struct ksrc *k = (struct ksrc *)src;
+/* A record's fields: its text, correlator and argument words (also the read-ahead
+ * copy, with the text after it). */
+struct ksnap {
+	uint64_t id, args[5];
+	uint32_t text_len;
+	char text[];
+};
 
+static int record_field(uint64_t id, const uint64_t *args, const char *text, size_t text_len,
+			size_t i, struct ktrace_event_value *v)
+{
 	memset(v, 0, sizeof(*v));
 	if (i >= NFIELDS)
 		return -ENOENT;
 	v->name = field_names[i];
 	if (i == F_TEXT) {
 		v->type = KTRACE_EVENT_STRING;
-		v->data = k->text;
-		v->len = (uint32_t)k->text_len;
+		v->data = text;
+		v->len = (uint32_t)text_len;
 		return 0;
 	}
 	v->type = KTRACE_EVENT_UNSIGNED;
-	v->u = i == F_ID ? k->kr.id : k->kr.args[i - F_A0];
+	v->u = i == F_ID ? id : args[i - F_A0];
 	v->i = (int64_t)v->u;
 	return 0;
+}
+
+static int ksrc_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
+{
+	struct ksrc *k = (struct ksrc *)src;
+
+	return record_field(k->kr.id, k->kr.args, k->text, k->text_len, i, v);
+}
+
+static size_t ksrc_snap_size(struct kt_source *src)
+{
+	return (sizeof(struct ksnap) + ((struct ksrc *)src)->text_len + 7) & ~(size_t)7;
+}
+
+static void ksrc_snap_write(struct kt_source *src, void *data)
+{
+	struct ksrc *k = (struct ksrc *)src;
+	struct ksnap *sn = data;
+
+	sn->id = k->kr.id;
+	memcpy(sn->args, k->kr.args, sizeof(sn->args));
+	sn->text_len = (uint32_t)k->text_len;
+	memcpy(sn->text, k->text, k->text_len);
+}
+
+static size_t ksrc_snap_field_count(const void *data)
+{
+	return NFIELDS;
+}
+
+static int ksrc_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
+{
+	const struct ksnap *sn = data;
+
+	return record_field(sn->id, sn->args, sn->text, sn->text_len, i, v);
 }
 
 static int ksrc_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -112,6 +159,10 @@ static const struct kt_source_ops ksrc_ops = {
 	.field = ksrc_field,
 	.format = ksrc_format,
 	.close = ksrc_close,
+	.snap_size = ksrc_snap_size,
+	.snap_write = ksrc_snap_write,
+	.snap_field_count = ksrc_snap_field_count,
+	.snap_field = ksrc_snap_field,
 };
 
 int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
@@ -124,6 +175,7 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 	if (!k)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	k->src.ops = &ksrc_ops;
+	k->src.stable_comm = true;     /* "" */
 	k->src.stream = s;
 	ret = ktrace_input_open(path, &k->in, err);
 	if (ret) {

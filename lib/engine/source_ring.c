@@ -135,7 +135,9 @@ static int cpu_from_path(const char *path)
 	return hit ? atoi(hit) : -1;
 }
 
-static void fill_event(struct ring_source *r, void *data, unsigned long long ts)
+/* The record at data: 1, or -ENOMEM (err set). */
+static int fill_event(struct ring_source *r, void *data, unsigned long long ts,
+		      struct ktrace_error *err)
 {
 	struct ktrace_stream_record *rec = &r->src.rec;
 	int size = kbuffer_event_size(r->kb);
@@ -161,8 +163,13 @@ static void fill_event(struct ring_source *r, void *data, unsigned long long ts)
 		rec->event_id = size >= 2 ? kt_load_u16(data, r->layout.big_endian == 1) : 0;
 		snprintf(r->name, sizeof(r->name), "id %u", rec->event_id);
 		rec->system = "ftrace";
-		rec->name = r->name;
+		rec->name = kt_stream_intern(r->src.stream, r->name);
+		if (!rec->name) {
+			r->src.err_path = NULL;
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		}
 	}
+	return 1;
 }
 
 static int ring_advance(struct kt_source *src, struct ktrace_error *err)
@@ -174,16 +181,12 @@ static int ring_advance(struct kt_source *src, struct ktrace_error *err)
 	if (r->lost_pending) {
 		r->lost_pending = false;
 		data = kbuffer_read_event(r->kb, &ts);
-		if (data) {
-			fill_event(r, data, ts);
-			return 1;
-		}
+		if (data)
+			return fill_event(r, data, ts, err);
 	} else if (r->in_page) {
 		data = kbuffer_next_event(r->kb, &ts);
-		if (data) {
-			fill_event(r, data, ts);
-			return 1;
-		}
+		if (data)
+			return fill_event(r, data, ts, err);
 	}
 	for (;;) {
 		const uint8_t *page;
@@ -231,10 +234,8 @@ static int ring_advance(struct kt_source *src, struct ktrace_error *err)
 			return 1;
 		}
 		data = kbuffer_read_event(r->kb, &ts);
-		if (data) {
-			fill_event(r, data, ts);
-			return 1;
-		}
+		if (data)
+			return fill_event(r, data, ts, err);
 	}
 }
 
@@ -253,6 +254,8 @@ static int ring_field(struct kt_source *src, size_t i, struct ktrace_event_value
 		return ktrace_event_field_value(r->evs, r->ev, i, &r->kr, v);
 	/* without formats: the payload as bytes */
 	memset(v, 0, sizeof(*v));
+	if (i)
+		return -ENOENT;
 	v->name = "data";
 	v->type = KTRACE_EVENT_BYTES;
 	v->data = r->kr.data;
@@ -298,12 +301,31 @@ static void ring_close(struct kt_source *src)
 	free(r);
 }
 
+static size_t ring_snap_size(struct kt_source *src)
+{
+	return kt_ftrace_snap_size(((struct ring_source *)src)->kr.size);
+}
+
+static void ring_snap_write(struct kt_source *src, void *data)
+{
+	struct ring_source *r = (struct ring_source *)src;
+
+	kt_ftrace_snap_write(data, r->evs, r->ev, &r->kr, !r->ev);
+}
+
 static const struct kt_source_ops ring_ops = {
 	.advance = ring_advance,
 	.field_count = ring_field_count,
 	.field = ring_field,
 	.format = ring_format,
+	.sched = kt_sched_from_fields,
 	.close = ring_close,
+	.snap_size = ring_snap_size,
+	.snap_write = ring_snap_write,
+	.snap_field_count = kt_ftrace_snap_field_count,
+	.snap_field = kt_ftrace_snap_field,
+	.snap_fields = kt_ftrace_snap_fields,
+	.snap_sched = kt_ftrace_snap_sched,
 };
 
 int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
@@ -319,6 +341,7 @@ int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
 	if (!r)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	r->src.ops = &ring_ops;
+	r->src.stable_comm = true;     /* the registry's comms, or "" */
 	r->src.stream = s;
 	r->page_off = UINT64_MAX;
 	r->layout = (struct ktrace_ring_layout){ 0, 0, -1 };

@@ -131,6 +131,12 @@ static int load_tasks(struct td_source *t, size_t file)
 	return 0;
 }
 
+/* "sched_..." (the events the sched plugin learns names from), tested without a call */
+static bool sched_name(const char *n)
+{
+	return n[0] == 's' && n[1] == 'c' && n[2] == 'h' && n[3] == 'e' && n[4] == 'd' && n[5] == '_';
+}
+
 static void fill_record(struct td_source *t)
 {
 	struct ktrace_stream_record *r = &t->src.rec;
@@ -139,8 +145,8 @@ static void fill_record(struct td_source *t)
 	size_t file = (size_t)(f - t->set.files);
 	int pid = c->ev ? ktrace_event_record_pid(f->evs, &c->kr) : -1;
 
-	memset(r, 0, sizeof(*r));
 	r->kind = KTRACE_STREAM_EVENT;
+	r->lost = 0;
 	r->ts = c->rec->ts;
 	r->cpu = (int32_t)c->rec->cpu;
 	r->tid = pid;
@@ -154,8 +160,9 @@ static void fill_record(struct td_source *t)
 	r->source = t->index[file];
 	r->buffer = c->s->buffer;
 	r->offset = c->rec->offset;
-	/* the sched plugin learns names as trace-cmd prints (after the comm column) */
-	if (c->ev)
+	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
+	 * sched events only, the others need not be looked up again */
+	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched"))
 		ktrace_event_learn_comms(f->evs, &c->kr);
 }
 
@@ -165,7 +172,8 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
-	(void)err;
+	/* the set reports into the error of this call (the one given to open may be gone) */
+	t->set.err = err;
 	if (t->lost_pending) {
 		/* the lost-events mark went out: now its record */
 		t->lost_pending = false;
@@ -223,6 +231,13 @@ static int td_field(struct kt_source *src, size_t i, struct ktrace_event_value *
 	return ktrace_event_field_value(t->cur.s->f->evs, t->cur.ev, i, &t->cur.kr, v);
 }
 
+static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	return ktrace_event_field_values(t->cur.s->f->evs, t->cur.ev, &t->cur.kr, v, max);
+}
+
 /* The event's text, formatted as trace-cmd formats it, into t->text. */
 static int format_text(struct td_source *t, size_t *n)
 {
@@ -238,6 +253,93 @@ static int format_text(struct td_source *t, size_t *n)
 	}
 	*n = need;
 	return 0;
+}
+
+/* a then b into buf as snprintf would: at most len - 1 bytes and a NUL; the whole
+ * length. */
+static int copy_out(char *buf, size_t len, const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t total = na + nb;
+
+	if (len) {
+		size_t room = len - 1, ka = na < room ? na : room, kb = nb < room - ka ? nb : room - ka;
+
+		memcpy(buf, a, ka);
+		memcpy(buf + ka, b, kb);
+		buf[ka + kb] = 0;
+	}
+	return total > INT32_MAX ? -EOVERFLOW : (int)total;
+}
+
+static size_t put_dec(char *p, uint64_t v, size_t width, char fill)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n + k < width)
+		p[k++] = fill;
+	while (n)
+		p[k++] = tmp[--n];
+	return k;
+}
+
+/*
+ * The line's start as trace-cmd prints it, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s" (or
+ * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
+ * negative (the printf path then does it).
+ */
+static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
+			  const struct ktrace_stream_record *r, bool usecs)
+{
+	size_t cl = strlen(r->comm), nl = strlen(r->name), k = 0;
+	char tid[24];
+	size_t tl;
+
+	if (r->tid < 0 || r->tid > INT32_MAX || r->cpu < 0 || h + cl + nl + 128 > cap)
+		return 0;
+	memcpy(pre, head, h);
+	k = h;
+	if (cl < 16) {
+		memset(pre + k, ' ', 16 - cl);
+		k += 16 - cl;
+	}
+	memcpy(pre + k, r->comm, cl);
+	k += cl;
+	pre[k++] = '-';
+	tl = put_dec(tid, (uint64_t)r->tid, 0, ' ');
+	memcpy(pre + k, tid, tl);
+	k += tl;
+	while (tl++ < 5)
+		pre[k++] = ' ';
+	memcpy(pre + k, " [", 2);
+	k += 2;
+	k += put_dec(pre + k, (uint64_t)r->cpu, 3, '0');
+	pre[k++] = ']';
+	if (usecs) {
+		uint64_t v = r->ts / 1000 + (r->ts % 1000 >= 500);
+
+		pre[k++] = ' ';
+		k += put_dec(pre + k, v / 1000000, 5, ' ');
+		pre[k++] = '.';
+		k += put_dec(pre + k, v % 1000000, 6, '0');
+	} else {
+		k += put_dec(pre + k, r->ts, 12, ' ');
+	}
+	pre[k++] = ':';
+	pre[k++] = ' ';
+	memcpy(pre + k, r->name, nl);
+	k += nl;
+	pre[k++] = ':';
+	pre[k++] = ' ';
+	if (nl < 20) {
+		memset(pre + k, ' ', 20 - nl);
+		k += 20 - nl;
+	}
+	return k;
 }
 
 static int td_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -279,7 +381,14 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	else if (n && t->text[n - 1] == '\n')
 		n--;
 	if (text_only)
-		return snprintf(buf, len, "%.*s", (int)n, t->text);
+		return copy_out(buf, len, t->text, n, "", 0);
+	{
+		char pre[512];
+		size_t k = fast_prefix(pre, sizeof(pre), head, (size_t)h, r, f->usecs);
+
+		if (k)
+			return copy_out(buf, len, pre, k, t->text, n);
+	}
 	{
 		char comm[64];
 		char ts[48];
@@ -314,12 +423,32 @@ static void td_close(struct kt_source *src)
 	free(t);
 }
 
+static size_t td_snap_size(struct kt_source *src)
+{
+	return kt_ftrace_snap_size(((struct td_source *)src)->cur.kr.size);
+}
+
+static void td_snap_write(struct kt_source *src, void *data)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	kt_ftrace_snap_write(data, t->cur.s->f->evs, t->cur.ev, &t->cur.kr, false);
+}
+
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.field_count = td_field_count,
 	.field = td_field,
+	.fields = td_fields,
 	.format = td_format,
+	.sched = kt_sched_from_fields,
 	.close = td_close,
+	.snap_size = td_snap_size,
+	.snap_write = td_snap_write,
+	.snap_field_count = kt_ftrace_snap_field_count,
+	.snap_field = kt_ftrace_snap_field,
+	.snap_fields = kt_ftrace_snap_fields,
+	.snap_sched = kt_ftrace_snap_sched,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,
@@ -342,6 +471,8 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
 	t->src.ops = &td_ops;
+	/* the registries keep every comm they name (saved or learnt) until they go */
+	t->src.stable_comm = true;
 	t->src.stream = s;
 	t->multi = n > 1;
 	ret = kt_tdset_init(&t->set, n, &so, err);

@@ -30,8 +30,18 @@ struct ktrace_stream {
 	struct ktrace_stream_task_info *tasks;
 	size_t ntasks, cap_tasks;
 	struct strblock *strings;
+	const char **interned;              /* kt_stream_intern's set (open addressing) */
+	size_t ninterned, cap_interned;
 	const char *err_path;
 	bool failed;
+	/* read-ahead: the reading thread owns everything above but the tables; the
+	 * caller's thread has the current copy and its own error state */
+	struct kt_readahead *ra;
+	const struct ktrace_stream_record *snap_rec;
+	const struct kt_source *snap_src;
+	const void *snap_data;
+	const char *ra_err_path;
+	bool ra_failed;
 };
 
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
@@ -70,6 +80,46 @@ const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t le
 		p[len] = 0;
 	}
 	return p;
+}
+
+static uint64_t hash_str(const char *str)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *str; str++)
+		h = (h ^ (uint8_t)*str) * 0x100000001b3ull;
+	return h;
+}
+
+const char *kt_stream_intern(struct ktrace_stream *s, const char *str)
+{
+	size_t i;
+
+	if ((s->ninterned + 1) * 2 > s->cap_interned) {
+		size_t cap = s->cap_interned ? s->cap_interned * 2 : 64;
+		const char **t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < s->cap_interned; k++) {
+			if (!s->interned[k])
+				continue;
+			for (i = hash_str(s->interned[k]) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
+				;
+			t[i] = s->interned[k];
+		}
+		free(s->interned);
+		s->interned = t;
+		s->cap_interned = cap;
+	}
+	for (i = hash_str(str) & (s->cap_interned - 1); s->interned[i]; i = (i + 1) & (s->cap_interned - 1))
+		if (!strcmp(s->interned[i], str))
+			return s->interned[i];
+	s->interned[i] = kt_stream_strdup(s, str, strlen(str));
+	if (!s->interned[i])
+		return NULL;
+	s->ninterned++;
+	return s->interned[i];
 }
 
 struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_t index,
@@ -191,6 +241,7 @@ static void free_stream(struct ktrace_stream *s)
 		free(s->info[i]);
 	free(s->info);
 	free(s->tasks);
+	free(s->interned);
 	while (s->strings) {
 		struct strblock *b = s->strings;
 
@@ -313,6 +364,11 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		src->has = ret > 0;
 		src->done = ret == 0;
 	}
+	if (s->o.flags & KTRACE_STREAM_READAHEAD) {
+		ret = kt_readahead_start(s, &s->ra, err);
+		if (ret)
+			goto fail;
+	}
 	free(td_paths);
 	free(td_index);
 	*out = s;
@@ -328,8 +384,10 @@ fail:
 
 void ktrace_stream_close(struct ktrace_stream *s)
 {
-	if (s)
-		free_stream(s);
+	if (!s)
+		return;
+	kt_readahead_stop(s->ra);
+	free_stream(s);
 }
 
 /* --cpu: records of unknown CPUs (KOFF) stay. */
@@ -346,10 +404,31 @@ static bool cpu_wanted(const struct ktrace_stream *s, int cpu)
 int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
 		       struct ktrace_error *err)
 {
+	struct kt_source *src;
+	int ret;
+
+	if (!s->ra)
+		return kt_stream_direct_next(s, rec, &src, err);
+	*rec = NULL;
+	s->snap_rec = NULL;
+	if (s->ra_failed)
+		return ktrace_error_set(err, -EIO, "the stream stopped at an earlier error");
+	ret = kt_readahead_next(s->ra, rec, &s->snap_src, &s->snap_data, err, &s->ra_err_path);
+	if (ret < 0)
+		s->ra_failed = true;
+	if (ret > 0)
+		s->snap_rec = *rec;
+	return ret;
+}
+
+int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
+			  struct kt_source **src, struct ktrace_error *err)
+{
 	struct kt_source *best = NULL;
 	int ret;
 
 	*rec = NULL;
+	*src = NULL;
 	if (s->failed)
 		return ktrace_error_set(err, -EIO, "the stream stopped at an earlier error");
 	/* the source that handed out the current record moves on first */
@@ -371,12 +450,15 @@ int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_recor
 	}
 	for (;;) {
 		best = NULL;
-		for (size_t i = 0; i < s->nsrc; i++) {
-			struct kt_source *c = s->src[i];
+		if (s->nsrc == 1)
+			best = s->src[0]->has ? s->src[0] : NULL;   /* nothing to merge */
+		else
+			for (size_t i = 0; i < s->nsrc; i++) {
+				struct kt_source *c = s->src[i];
 
-			if (c->has && (!best || c->rec.ts < best->rec.ts))
-				best = c;
-		}
+				if (c->has && (!best || c->rec.ts < best->rec.ts))
+					best = c;
+			}
 		if (!best)
 			return 0;
 		if (cpu_wanted(s, best->rec.cpu))
@@ -394,16 +476,30 @@ int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_recor
 	}
 	s->cur = best;
 	*rec = &best->rec;
+	*src = best;
 	return 1;
+}
+
+const char *kt_stream_direct_error_path(const struct ktrace_stream *s)
+{
+	return s->err_path;
 }
 
 const char *ktrace_stream_error_path(const struct ktrace_stream *s)
 {
-	return s ? s->err_path : NULL;
+	return !s ? NULL : s->ra ? s->ra_err_path : s->err_path;
+}
+
+/* Read-ahead: the current record's copy has fields. */
+static bool snap_event(const struct ktrace_stream *s)
+{
+	return s->snap_rec && s->snap_rec->kind == KTRACE_STREAM_EVENT && s->snap_data;
 }
 
 size_t ktrace_stream_field_count(struct ktrace_stream *s)
 {
+	if (s->ra)
+		return snap_event(s) ? s->snap_src->ops->snap_field_count(s->snap_data) : 0;
 	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
 		return 0;
 	return s->cur->ops->field_count(s->cur);
@@ -411,10 +507,35 @@ size_t ktrace_stream_field_count(struct ktrace_stream *s)
 
 int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *f)
 {
-	memset(f, 0, sizeof(*f));
-	if (i >= ktrace_stream_field_count(s))
+	/* the source checks i (and clears *f) itself */
+	if (s->ra && snap_event(s))
+		return s->snap_src->ops->snap_field(s->snap_data, i, f);
+	if (s->ra || !s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT) {
+		memset(f, 0, sizeof(*f));
 		return -ENOENT;
+	}
 	return s->cur->ops->field(s->cur, i, f);
+}
+
+size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
+{
+	size_t n;
+
+	if (s->ra) {
+		if (!snap_event(s))
+			return 0;
+		if (s->snap_src->ops->snap_fields)
+			return s->snap_src->ops->snap_fields(s->snap_data, v, max);
+	} else {
+		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
+			return 0;
+		if (s->cur->ops->fields)
+			return s->cur->ops->fields(s->cur, v, max);
+	}
+	n = ktrace_stream_field_count(s);
+	for (size_t i = 0; i < n && i < max; i++)
+		ktrace_stream_field(s, i, &v[i]);
+	return n;
 }
 
 int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
@@ -423,7 +544,7 @@ int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
 	size_t n = ktrace_stream_field_count(s);
 
 	for (size_t i = 0; i < n; i++)
-		if (!s->cur->ops->field(s->cur, i, f) && !strcmp(f->name, name))
+		if (!ktrace_stream_field(s, i, f) && !strcmp(f->name, name))
 			return 0;
 	memset(f, 0, sizeof(*f));
 	return -ENOENT;
@@ -431,6 +552,8 @@ int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
 
 int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
 {
+	if (s->ra)
+		return -ENOTSUP;
 	if (!s->cur)
 		return -ENOENT;
 	return s->cur->ops->format(s->cur, buf, len, false);
@@ -438,9 +561,34 @@ int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
 
 int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
 {
+	if (s->ra)
+		return -ENOTSUP;
 	if (!s->cur)
 		return -ENOENT;
 	return s->cur->ops->format(s->cur, buf, len, true);
+}
+
+int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->target_cpu = -1;
+	if (s->ra) {
+		if (!snap_event(s) || !s->snap_src->ops->snap_sched)
+			return 0;
+		ret = s->snap_src->ops->snap_sched(s->snap_rec, s->snap_data, out);
+	} else {
+		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT || !s->cur->ops->sched)
+			return 0;
+		ret = s->cur->ops->sched(s->cur, out);
+	}
+	if (ret <= 0) {
+		memset(out, 0, sizeof(*out));
+		out->target_cpu = -1;
+		return 0;
+	}
+	return 1;
 }
 
 size_t ktrace_stream_source_count(const struct ktrace_stream *s)

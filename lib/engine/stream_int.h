@@ -22,10 +22,32 @@ struct kt_source_ops {
 	 * end, or a negative code with err set (src->err_path the file). */
 	int (*advance)(struct kt_source *src, struct ktrace_error *err);
 	size_t (*field_count)(struct kt_source *src);
+	/* Field i of the current record (an event): 0, or -ENOENT with *f cleared past the
+	 * last one. */
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
+	/* Every field at once (ktrace_stream_fields); NULL: one field call each. */
+	size_t (*fields)(struct kt_source *src, struct ktrace_event_value *v, size_t max);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
+	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
+	 * when it is neither. NULL: the format has none. */
+	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);
 	void (*close)(struct kt_source *src);
+
+	/*
+	 * Read-ahead (KTRACE_STREAM_READAHEAD, engine/readahead.c): on the stream's thread,
+	 * snap_size and snap_write copy what the fields of the current record (an event)
+	 * need (8-aligned, snap_size bytes); on the caller's thread, the snap_* functions
+	 * read the fields and scheduling meaning from that copy alone (the source's state
+	 * belongs to the other thread).
+	 */
+	size_t (*snap_size)(struct kt_source *src);
+	void (*snap_write)(struct kt_source *src, void *data);
+	size_t (*snap_field_count)(const void *data);
+	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
+	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
+	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
+			  struct ktrace_stream_sched *out);
 };
 
 struct kt_source {
@@ -33,6 +55,8 @@ struct kt_source {
 	struct ktrace_stream *stream;
 	struct ktrace_stream_record rec;   /* the head record when has */
 	bool has, done;
+	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
+					    * need not copy it) */
 	const char *err_path;              /* the file of the last error */
 };
 
@@ -47,6 +71,10 @@ void *kt_stream_alloc(struct ktrace_stream *s, size_t size);
 /* Copies a string into the stream's storage (lives until ktrace_stream_close); NULL
  * when out of memory. */
 const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len);
+/* The one copy of str in the stream's storage (equal strings, the same pointer),
+ * living until ktrace_stream_close: for record names whose text a source rewrites in
+ * place. NULL when out of memory. */
+const char *kt_stream_intern(struct ktrace_stream *s, const char *str);
 /* The input an error of ktrace_stream_open concerns. */
 void kt_stream_set_err_path(struct ktrace_stream *s, const char *path);
 int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, int64_t pid,
@@ -64,6 +92,56 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 		     struct kt_source **out, struct ktrace_error *err);
 int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 		   struct kt_source **out, struct ktrace_error *err);
+
+/* sched:sched_switch and the sched wakeups from their ftrace fields (trace.dat, raw
+ * pages with formats): 1 with out filled, or 0. field reads field i of the record r
+ * (n fields) from ctx. kt_sched_from_fields reads the source's current record. */
+int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
+		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
+		    const void *ctx, struct ktrace_stream_sched *out);
+int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out);
+
+/* The copy of an ftrace record for read-ahead (trace.dat, raw pages): the registry and
+ * event its fields are read with (the registries do not change while records are
+ * read), and its bytes. raw: no formats, one "data" field of the payload. */
+struct kt_ftrace_snap {
+	struct ktrace_events *evs;
+	const struct ktrace_event *ev;
+	uint32_t size;
+	bool raw;
+	uint8_t data[];
+};
+
+size_t kt_ftrace_snap_size(uint32_t size);
+void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct ktrace_event *ev,
+			  const struct ktrace_record *kr, bool raw);
+size_t kt_ftrace_snap_field_count(const void *data);
+int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
+size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
+int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
+			 struct ktrace_stream_sched *out);
+
+/* ---- read-ahead (engine/readahead.c) ---- */
+
+struct kt_readahead;
+
+/* The next record of the sources in time order, on the calling thread: what
+ * ktrace_stream_next does without read-ahead (s->cur is its source). */
+int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
+			  struct kt_source **src, struct ktrace_error *err);
+/* The file of the last error of kt_stream_direct_next. */
+const char *kt_stream_direct_error_path(const struct ktrace_stream *s);
+/* Starts the thread that reads s ahead; 0 or a negative code. */
+int kt_readahead_start(struct ktrace_stream *s, struct kt_readahead **out,
+		       struct ktrace_error *err);
+/* The next record's copy, on the caller's thread: 1 with *rec (and *src, *data: its
+ * source and the source's copy), 0 at the end, or the error that stopped the reading
+ * (err set, *err_path its file). */
+int kt_readahead_next(struct kt_readahead *ra, const struct ktrace_stream_record **rec,
+		      const struct kt_source **src, const void **data, struct ktrace_error *err,
+		      const char **err_path);
+/* Stops the thread and frees everything. */
+void kt_readahead_stop(struct kt_readahead *ra);
 
 /* The generic line of a non-ftrace record, in trace-cmd's layout:
  * "%16s-%-5d [%03d] %5lu.%06lu: %-20s %s" (comm-tid, CPU, time, name, text). */

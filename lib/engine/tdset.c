@@ -140,7 +140,8 @@ int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct 
 {
 	const struct kt_tdset_opts *o = &set->o;
 	struct kt_tdfile *f = &set->files[i];
-	unsigned flags = (o->raw_ts ? TRACEDAT_RAW_TS : 0) | (o->no_date ? TRACEDAT_NO_DATE : 0);
+	unsigned flags = (o->raw_ts ? TRACEDAT_RAW_TS : 0) | (o->no_date ? TRACEDAT_NO_DATE : 0) |
+			 (o->read_copies ? TRACEDAT_READ_COPIES : 0);
 	int ret;
 
 	if (i >= set->nfiles)

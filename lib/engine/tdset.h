@@ -39,6 +39,7 @@ struct kt_mtext {
 /* How the files are read and filtered. */
 struct kt_tdset_opts {
 	bool raw_ts, no_date;         /* --raw-ts, --nodate (tracedat open flags) */
+	bool read_copies;             /* TRACEDAT_READ_COPIES: records used within the keep */
 	bool nsec;                    /* times in ns (-t): func_repeats' last_ts format */
 	bool listing;                 /* -E/-P/-f: no blktrace event (libtracecmd adds it later) */
 	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */

@@ -13,11 +13,7 @@
 
 static const struct ftev_field *nth_field(const struct ktrace_event *ev, size_t i)
 {
-	const struct ftev_field *f = ev->fields;
-
-	while (f && i--)
-		f = f->next;
-	return f;
+	return i < (size_t)(ev->nfields > 0 ? ev->nfields : 0) ? ev->field_at[i] : NULL;
 }
 
 size_t ktrace_event_field_count(const struct ktrace_event *ev)
@@ -60,17 +56,14 @@ static uint32_t str_len(const uint8_t *p, uint32_t max)
 	return z ? (uint32_t)(z - p) : max;
 }
 
-int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev, size_t i,
-			     const struct ktrace_record *rec, struct ktrace_event_value *v)
+static void field_value(const struct ktrace_events *evs, const struct ftev_field *f,
+			const struct ktrace_record *rec, struct ktrace_event_value *v)
 {
-	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
 	const uint8_t *data = rec->data;
 	uint32_t size = rec->size, off, len;
 	unsigned elem;
 
 	memset(v, 0, sizeof(*v));
-	if (!f)
-		return -ENOENT;
 	v->name = f->name;
 	v->big_endian = evs->big_endian;
 	if (f->flags & EVF_DYNAMIC) {
@@ -94,7 +87,7 @@ int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_even
 		v->type = KTRACE_EVENT_STRING;
 		v->data = data + off;
 		v->len = str_len(data + off, len);
-		return 0;
+		return;
 	}
 	elem = f->elementsize ? f->elementsize : f->size;
 	if (!(f->flags & (EVF_ARRAY | EVF_DYNAMIC)) && (len == 1 || len == 2 || len == 4 || len == 8)) {
@@ -111,7 +104,7 @@ int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_even
 			v->u = u;
 			v->i = (int64_t)u;
 		}
-		return 0;
+		return;
 	}
 	v->data = data + off;
 	v->len = len;
@@ -120,10 +113,34 @@ int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_even
 		v->elem_size = (uint8_t)elem;
 		v->elem_signed = (f->flags & EVF_SIGNED) != 0;
 		v->count = len / elem;
-		return 0;
+		return;
 	}
 	v->type = KTRACE_EVENT_BYTES;
+	return;
+}
+
+int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev, size_t i,
+			     const struct ktrace_record *rec, struct ktrace_event_value *v)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+
+	if (!f) {
+		memset(v, 0, sizeof(*v));
+		return -ENOENT;
+	}
+	field_value(evs, f, rec, v);
 	return 0;
+}
+
+size_t ktrace_event_field_values(struct ktrace_events *evs, const struct ktrace_event *ev,
+				 const struct ktrace_record *rec, struct ktrace_event_value *v,
+				 size_t max)
+{
+	size_t n = ktrace_event_field_count(ev);
+
+	for (size_t i = 0; i < n && i < max; i++)
+		field_value(evs, ev->field_at[i], rec, &v[i]);
+	return n;
 }
 
 uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k)

@@ -583,6 +583,7 @@ struct ktrace_event {
 	struct ftev_field *common;
 	struct ftev_field *fields;
 	int ncommon, nfields;
+	struct ftev_field **field_at;   /* fields[i] by index (nfields) */
 	char *print_fmt;
 	struct ftev_arg *args;
 	struct ftev_seg *segs;

@@ -744,6 +744,9 @@ static void comms_init(struct ktrace_events *evs)
 	}
 }
 
+/* What ftev_comm_lookup answers for a pid with no name (compared by address). */
+static const char comm_unknown[] = "<...>";
+
 static struct ftev_comm *comm_bsearch(struct ktrace_events *evs, int pid)
 {
 	size_t l = 0, u = evs->ncomms;
@@ -780,7 +783,7 @@ const char *ftev_comm_lookup(struct ktrace_events *evs, int pid)
 	comms_init(evs);
 	c = comm_bsearch(evs, pid);
 	evs->last_pid = pid;
-	evs->last_comm = c ? c->comm : "<...>";
+	evs->last_comm = c ? c->comm : comm_unknown;
 	slot->pid = pid;
 	slot->comm = evs->last_comm;
 	return evs->last_comm;
@@ -798,8 +801,20 @@ static int comm_add(struct ktrace_events *evs, int pid, const char *comm, size_t
 	size_t pos;
 
 	if (evs->comms_sorted) {
-		if (!pid || comm_bsearch(evs, pid))
+		struct ftev_comm *slot = &evs->comm_cache[(unsigned)pid % EV_COMM_CACHE];
+		const struct ftev_comm *known;
+
+		/* a pid looked up or met lately: its name is known (the first one stays) */
+		if (slot->pid == pid && slot->comm && slot->comm != comm_unknown)
 			return 0;
+		if (!pid)
+			return 0;
+		known = comm_bsearch(evs, pid);
+		if (known) {
+			slot->pid = pid;
+			slot->comm = known->comm;
+			return 0;
+		}
 	}
 	if (kt_grow((void **)&evs->comms, &evs->cap_comms, evs->ncomms + 1, sizeof(*evs->comms)))
 		return -ENOMEM;

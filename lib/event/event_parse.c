@@ -595,6 +595,17 @@ static int read_format(struct ps *p)
 	if (ret < 0)
 		return ret;
 	p->ev->nfields = ret;
+	if (ret > 0) {
+		struct ftev_field *f = p->ev->fields;
+
+		p->ev->field_at = ftev_arena_alloc(p->a, (size_t)ret * sizeof(*p->ev->field_at));
+		if (!p->ev->field_at) {
+			p->fatal = p->oom = true;
+			return -1;
+		}
+		for (int i = 0; i < ret && f; i++, f = f->next)
+			p->ev->field_at[i] = f;
+	}
 	return 0;
 }
 

@@ -153,21 +153,36 @@ static void print_func_field(struct ftev_ctx *c, struct ftev_out *o, const char 
 
 /* ---- sched ---- */
 
-static void write_state(struct ftev_out *o, int val)
+size_t ktrace_event_task_state(uint64_t state, char *buf, size_t cap)
 {
 	static const char states[] = "SDTtZXxW";
-	bool found = false;
+	char text[16];
+	size_t n = 0;
 
 	for (int i = 0; i < 8; i++) {
-		if (!(val & (1 << i)))
+		if (!(state & (1u << i)))
 			continue;
-		if (found)
-			ftev_out_putc(o, '|');
-		found = true;
-		ftev_out_putc(o, states[i]);
+		if (n)
+			text[n++] = '|';
+		text[n++] = states[i];
 	}
-	if (!found)
-		ftev_out_putc(o, 'R');
+	if (!n)
+		text[n++] = 'R';
+	if (cap) {
+		size_t c = n < cap - 1 ? n : cap - 1;
+
+		memcpy(buf, text, c);
+		buf[c] = 0;
+	}
+	return n;
+}
+
+static void write_state(struct ftev_out *o, int val)
+{
+	char text[24];
+	size_t n = ktrace_event_task_state((uint64_t)(unsigned)val, text, sizeof(text));
+
+	ftev_out_write(o, text, n < sizeof(text) ? n : sizeof(text) - 1);
 }
 
 /* Prints a comm array and registers it for the pid, as the sched plugin does. */

@@ -48,6 +48,9 @@ struct session {
 	uint64_t nodes, max_nodes;
 	uint64_t work, max_work;
 	int depth;
+	/* kcdata_decode_partial: keep what was decoded before an error */
+	bool partial;
+	struct kcdata_node *partial_tree;
 };
 
 static uint64_t off(const struct session *s, const void *p)
@@ -655,6 +658,8 @@ static int parse_container(struct session *s, const uint8_t **pp, const uint8_t 
 			ret = parse_container(s, &q, end, subkey, sizeof(subkey), &sub);
 			if (!ret)
 				ret = add_container(s, subs, subkey, it.flags, sub, p);
+			else if (s->partial && sub)
+				add_container(s, subs, subkey, it.flags, sub, p);
 			if (!ret && item_at(q, end, &it))
 				p = q;   /* the loop steps over the sub-container's end */
 		} else {
@@ -676,6 +681,12 @@ static int parse_container(struct session *s, const uint8_t **pp, const uint8_t 
 	*out = container;
 	container = NULL;
 out:
+	if (ret && s->partial && container) {
+		/* what the container held before the error, for kcdata_decode_partial */
+		if (subs)
+			merge(s, container, subs, begin.hdr);
+		*out = container;
+	}
 	s->depth--;
 	return ret;
 }
@@ -820,6 +831,8 @@ static int decode_buffer(struct session *s, const uint8_t *buf, size_t len,
 			ret = parse_container(s, &q, end, key, sizeof(key), &c);
 			if (!ret)
 				ret = add_container(s, root, key, it.flags, c, p);
+			else if (s->partial && c)
+				add_container(s, root, key, it.flags, c, p);
 			if (!ret && item_at(q, end, &it))
 				p = q;
 		} else if (type == KCDATA_TYPE_TYPEDEFINITION) {
@@ -846,17 +859,23 @@ static int decode_buffer(struct session *s, const uint8_t *buf, size_t len,
 	if (!ret)
 		*out = result;
 out:
+	/* the outermost buffer: keep what was decoded before the error */
+	if (ret && s->partial && s->depth == 1 && root && root->count &&
+	    wrap(s, root_key, root, &result) == 0)
+		s->partial_tree = result;
 	s->depth--;
 	return ret;
 }
 
-int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err)
+static int decode(const void *buf, size_t len, bool partial, struct kcdata_node **out,
+		  struct ktrace_error *err)
 {
 	struct kcdata_node *top = NULL;
 	struct session s = {
 		.base = buf, .end = (const uint8_t *)buf + len, .err = err,
 		.max_nodes = 4 * (uint64_t)len + 65536,
 		.max_work = 64 * (uint64_t)len + (1u << 20),
+		.partial = partial,
 	};
 	int ret;
 
@@ -873,11 +892,24 @@ int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct 
 		*out = kc_root_new(s.arena, top);
 		if (!*out)
 			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	} else if (s.partial_tree) {
+		*out = kc_root_new(s.arena, s.partial_tree);
 	}
-	if (ret)
+	if (!*out)
 		kc_arena_free(s.arena);
 	for (uint32_t i = 0; i < s.types_cap; i++)
 		free_type(s.types[i].type);
 	free(s.types);
 	return ret;
+}
+
+int kcdata_decode(const void *buf, size_t len, struct kcdata_node **out, struct ktrace_error *err)
+{
+	return decode(buf, len, false, out, err);
+}
+
+int kcdata_decode_partial(const void *buf, size_t len, struct kcdata_node **out,
+			  struct ktrace_error *err)
+{
+	return decode(buf, len, true, out, err);
 }

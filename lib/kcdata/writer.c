@@ -18,6 +18,7 @@
 #include "kcdata/kcdata_int.h"
 #include "common/cursor.h"
 #include "common/grow.h"
+#include "common/outfile.h"
 
 struct open_container {
 	uint32_t type;
@@ -436,44 +437,18 @@ int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *l
 
 int kcdata_writer_write_file(struct kcdata_writer *w, const char *path, struct ktrace_error *err)
 {
+	struct kt_outfile *f;
 	const uint8_t *buf;
-	size_t len, done = 0;
-	char *tmp;
-	int fd, ret = kcdata_writer_finish(w, &buf, &len, err);
+	size_t len;
+	int ret = kcdata_writer_finish(w, &buf, &len, err);
 
 	if (ret)
 		return ret;
-	tmp = malloc(strlen(path) + 16);
-	if (!tmp)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: %s", tmp, strerror(errno));
-		free(tmp);
+	if ((ret = kt_outfile_open(path, 0, &f, err)))
+		return ret;
+	if ((ret = kt_outfile_write(f, buf, len, err))) {
+		kt_outfile_abort(f);
 		return ret;
 	}
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = ktrace_error_set(err, n < 0 ? -errno : -EIO, "writing %s: %s", tmp,
-					       n < 0 ? strerror(errno) : "short write");
-			break;
-		}
-		done += (size_t)n;
-	}
-	if (!ret && fchmod(fd, 0644) < 0)
-		ret = ktrace_error_set(err, -errno, "%s: %s", tmp, strerror(errno));
-	if (close(fd) < 0 && !ret)
-		ret = ktrace_error_set(err, -errno, "closing %s: %s", tmp, strerror(errno));
-	if (!ret && rename(tmp, path) < 0)
-		ret = ktrace_error_set(err, -errno, "renaming %s to %s: %s", tmp, path,
-				       strerror(errno));
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
+	return kt_outfile_commit(f, err);
 }

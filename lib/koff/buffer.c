@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "koff/fmt.h"
 #include "koff/producer.h"
 
@@ -71,13 +72,16 @@ static void anchor_clear(struct koff_buffer *b)
 /* ---- process identity ---------------------------------------------------------------- */
 
 uint32_t koff__pid_cache;
-__thread uint64_t koff__tid_cache;
+__thread struct koff_thread koff__self __attribute__((tls_model("initial-exec")));
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
+/* The child is another process: new ids, and the group the forking thread was filling
+ * stays the parent's. */
 static void after_fork_child(void)
 {
 	koff__pid_cache = 0;
-	koff__tid_cache = 0;
+	koff__self.tid = 0;
+	memset(koff__self.g, 0, sizeof(koff__self.g));
 }
 
 static void setup_process(void)
@@ -110,8 +114,41 @@ uint32_t koff_self_pid_slow(void)
 
 uint64_t koff_self_tid_slow(void)
 {
-	koff__tid_cache = (uint64_t)syscall(SYS_gettid);
-	return koff__tid_cache;
+	koff__self.tid = (uint64_t)syscall(SYS_gettid);
+	return koff__self.tid;
+}
+
+/* ---- registry of open buffers (for the thread-exit release of a group) ------------- */
+
+pthread_mutex_t koff_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct koff_buffer *open_buffers;
+
+struct koff_buffer *koff_registry_find(uint64_t ident)
+{
+	for (struct koff_buffer *b = open_buffers; b; b = b->next_open)
+		if (b->ident == ident)
+			return b;
+	return NULL;
+}
+
+static void registry_add(struct koff_buffer *b)
+{
+	pthread_mutex_lock(&koff_registry_lock);
+	b->next_open = open_buffers;
+	open_buffers = b;
+	pthread_mutex_unlock(&koff_registry_lock);
+}
+
+static void registry_remove(struct koff_buffer *b)
+{
+	pthread_mutex_lock(&koff_registry_lock);
+	for (struct koff_buffer **p = &open_buffers; *p; p = &(*p)->next_open) {
+		if (*p == b) {
+			*p = b->next_open;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&koff_registry_lock);
 }
 
 /* ---- mapping --------------------------------------------------------------------------- */
@@ -133,6 +170,7 @@ static struct koff_buffer *buffer_new(const char *path)
 	b->anchor_slot = -1;
 	b->ident = atomic_fetch_add(&next_ident, 1);
 	pthread_mutex_init(&b->lock, NULL);
+	registry_add(b);
 	return b;
 }
 
@@ -140,6 +178,7 @@ static void buffer_free(struct koff_buffer *b)
 {
 	if (!b)
 		return;
+	registry_remove(b);
 	anchor_clear(b);
 	if (b->full)
 		munmap(b->full, b->full_len);
@@ -170,6 +209,11 @@ static int map_full(struct koff_buffer *b, struct ktrace_error *err)
 		return ret;
 	if (g.state != KOFF_STATE_READY)
 		return -EAGAIN;
+	if (g.version != KOFF_VERSION)
+		return ktrace_error_set(err, -EPROTO,
+					"%s: KOFF buffer version %u, made by another libktrace (this "
+					"one writes version %u): dump it, then remove it to start a new "
+					"one", b->path, g.version, KOFF_VERSION);
 	map = mmap(NULL, (size_t)g.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, b->fd, 0);
 	if (map == MAP_FAILED)
 		return ktrace_error_set(err, -errno, "%s: mmap: %s", b->path, strerror(errno));
@@ -177,6 +221,9 @@ static int map_full(struct koff_buffer *b, struct ktrace_error *err)
 	b->full_len = (size_t)g.file_size;
 	b->nentries = g.nentries;
 	b->slot_mask = g.nentries - 1;
+	b->group = g.group;
+	b->max_age = g.max_age;
+	b->lap_shift = (uint32_t)__builtin_ctzll(g.nentries);
 	b->strtab = g.strtab_size ? map + g.strtab_off : NULL;
 	b->strtab_size = g.strtab_size;
 	b->hash = g.hash_slots ? (_Atomic(uint32_t) *)(void *)(map + g.hash_off) : NULL;
@@ -221,7 +268,10 @@ static int init_allocated(int fd, uint8_t *hdr, uint64_t nentries, uint64_t strt
 	for (uint64_t i = 0; i < nentries; i++)
 		ring[i].stamp = i;       /* slot i is ready for sequence number i */
 	munmap(map, (size_t)g.file_size);
+	memcpy(hdr + KOFF_H_VERSION, &g.version, 4);
 	memcpy(hdr + KOFF_H_NENTRIES, &g.nentries, 8);
+	memcpy(hdr + KOFF_H_GROUP, &g.group, 4);
+	memcpy(hdr + KOFF_H_MAX_AGE, &g.max_age, 4);
 	memcpy(hdr + KOFF_H_RING_OFF, &g.ring_off, 8);
 	memcpy(hdr + KOFF_H_STRTAB_OFF, &g.strtab_off, 8);
 	memcpy(hdr + KOFF_H_STRTAB_SIZE, &g.strtab_size, 8);
@@ -263,28 +313,23 @@ static void init_header(uint8_t *hdr, uint64_t nentries)
 static int create_file(const char *path, uint64_t nentries, uint64_t strtab, bool reserve,
 		       struct ktrace_error *err)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
+	struct kt_outfile *f;
 	uint8_t *hdr;
-	int fd, ret = 0;
+	int fd, ret;
 
-	if (!tmp)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
+	/* never replaced, never through a symbolic link: -EEXIST means someone else made it */
+	ret = kt_outfile_open(path, KT_OUTFILE_CREATE_ONLY | KT_OUTFILE_NO_SYNC, &f, err);
+	if (ret)
 		return ret;
-	}
+	fd = kt_outfile_fd(f);
 	if (ftruncate(fd, KOFF_HDR_SIZE) < 0) {
 		ret = ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	hdr = mmap(NULL, KOFF_HDR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (hdr == MAP_FAILED) {
 		ret = ktrace_error_set(err, -errno, "%s: mmap: %s", path, strerror(errno));
-		goto out;
+		goto fail;
 	}
 	init_header(hdr, nentries);
 	if (!reserve) {
@@ -298,15 +343,10 @@ static int create_file(const char *path, uint64_t nentries, uint64_t strtab, boo
 	}
 	munmap(hdr, KOFF_HDR_SIZE);
 	if (ret)
-		goto out;
-	if (link(tmp, path) < 0)
-		ret = errno == EEXIST ? -EEXIST
-				      : ktrace_error_set(err, -errno, "%s: cannot create: %s", path,
-							 strerror(errno));
-out:
-	unlink(tmp);
-	close(fd);
-	free(tmp);
+		goto fail;
+	return kt_outfile_commit(f, err);
+fail:
+	kt_outfile_abort(f);
 	return ret;
 }
 
@@ -424,6 +464,7 @@ void koff_close(struct koff_buffer *b)
 {
 	if (!b || b->is_default)
 		return;
+	koff_release_group(b);
 	buffer_free(b);
 }
 

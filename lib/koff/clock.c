@@ -2,9 +2,10 @@
 /*
  * The producer's wall clock, in nanoseconds since the epoch.
  *
- * clock_gettime(CLOCK_REALTIME) costs about 18 ns here, more than half of the budget
- * of a record. Where the kernel itself keeps time with the TSC (clocksource "tsc",
- * so the counters are synchronised and run at a constant rate), records are stamped
+ * clock_gettime(CLOCK_REALTIME) costs 18 to 27 ns, most of the budget of a record.
+ * Where the kernel itself keeps time with the TSC (clocksource "tsc", or "kvm-clock"
+ * in a KVM guest, so the counters are synchronised and run at a constant rate), records
+ * are stamped
  * from the TSC instead: each thread keeps an anchor (a TSC value and the wall clock
  * read with it) and extrapolates from it with the process's ticks-to-nanoseconds
  * factor; the anchor is renewed with clock_gettime at least every KOFF_REANCHOR_NS
@@ -40,14 +41,13 @@ uint64_t koff_now_ns(void)
 _Atomic int koff__tsc_state;                   /* 0 unknown, 1 usable, -1 not */
 _Atomic uint64_t koff__tsc_mult;               /* ns per tick, 32.32 fixed point */
 _Atomic uint64_t koff__tsc_limit;              /* ticks between anchors */
-__thread uint64_t koff__anchor_tsc, koff__anchor_ns;
 static uint64_t first_tsc, first_ns;           /* the process's first anchor */
 
 #define tsc_state koff__tsc_state
 #define tsc_mult koff__tsc_mult
 #define tsc_limit koff__tsc_limit
-#define anchor_tsc koff__anchor_tsc
-#define anchor_ns koff__anchor_ns
+#define anchor_tsc koff__self.anchor_tsc
+#define anchor_ns koff__self.anchor_ns
 
 static int tsc_usable(void)
 {
@@ -63,7 +63,10 @@ static int tsc_usable(void)
 	if (!fgets(src, sizeof(src), f))
 		src[0] = '\0';
 	fclose(f);
-	return !strcmp(src, "tsc\n");
+	/* kvm-clock is the TSC too (scaled by the host's factors), and only served from
+	 * user space when the host vouches for a stable, synchronised TSC: clock_gettime
+	 * itself then reads it. */
+	return !strcmp(src, "tsc\n") || !strcmp(src, "kvm-clock\n");
 }
 
 /*

@@ -17,6 +17,17 @@ uint32_t koff_round_entries(uint32_t n)
 	return r;
 }
 
+/* Slots per group: 16 in rings of 1024 entries or more; in smaller rings fewer, so that
+ * there are at least 64 groups for the writers to share. */
+static uint32_t group_for(uint64_t nentries)
+{
+	uint32_t g = KOFF_MAX_GROUP;
+
+	while (g > 1 && (uint64_t)g * 64 > nentries)
+		g >>= 1;
+	return g;
+}
+
 void koff_geom_layout(struct koff_geom *g, uint64_t nentries, uint64_t strtab)
 {
 	g->version = KOFF_VERSION;
@@ -31,6 +42,8 @@ void koff_geom_layout(struct koff_geom *g, uint64_t nentries, uint64_t strtab)
 	}
 	g->ptr_size = sizeof(void *);
 	g->nentries = nentries;
+	g->group = group_for(nentries);
+	g->max_age = nentries / 4 < KOFF_MAX_AGE ? (uint32_t)(nentries / 4) : KOFF_MAX_AGE;
 	g->hash_off = KOFF_HDR_SIZE;
 	g->ring_off = g->hash_off + (uint64_t)g->hash_slots * 4;
 	g->ring_off = (g->ring_off + 4095) & ~4095ULL;
@@ -61,9 +74,11 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 		return ktrace_error_at(err, -ENOTSUP, KOFF_H_BYTE_ORDER,
 				       "buffer written with another byte order (0x%08x)", order);
 	g->version = kt_load_u32(hdr + KOFF_H_VERSION, false);
-	if (g->version != KOFF_VERSION)
+	if (g->version < KOFF_VERSION_MIN || g->version > KOFF_VERSION)
 		return ktrace_error_at(err, -ENOTSUP, KOFF_H_VERSION,
-				       "unsupported KOFF buffer version %u", g->version);
+				       "KOFF buffer version %u: this libktrace reads versions %u to "
+				       "%u%s", g->version, KOFF_VERSION_MIN, KOFF_VERSION,
+				       g->version > KOFF_VERSION ? " (a newer libktrace wrote it)" : "");
 	g->hdr_size = kt_load_u32(hdr + KOFF_H_HDR_SIZE, false);
 	g->rec_size = kt_load_u32(hdr + KOFF_H_REC_SIZE, false);
 	g->nentries = kt_load_u64(hdr + KOFF_H_NENTRIES, false);
@@ -77,6 +92,8 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 	g->created_ns = kt_load_u64(hdr + KOFF_H_CREATED_NS, false);
 	g->state = kt_load_u32(hdr + KOFF_H_STATE, false);
 	g->creator_pid = kt_load_u32(hdr + KOFF_H_CREATOR_PID, false);
+	g->group = g->version >= 2 ? kt_load_u32(hdr + KOFF_H_GROUP, false) : 1;
+	g->max_age = g->version >= 2 ? kt_load_u32(hdr + KOFF_H_MAX_AGE, false) : 0;
 	g->gate = kt_load_u64(hdr + KOFF_H_GATE, false);
 	g->mask = kt_load_u64(hdr + KOFF_H_MASK, false);
 	g->enabled = kt_load_u32(hdr + KOFF_H_ENABLED, false);
@@ -114,6 +131,13 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 				       "bad entry count %llu (a power of two from %u to %u)",
 				       (unsigned long long)g->nentries, KOFF_MIN_ENTRIES,
 				       KOFF_MAX_ENTRIES);
+	if (!is_pow2(g->group) || g->group > KOFF_MAX_GROUP || g->group > g->nentries)
+		return ktrace_error_at(err, -EBADMSG, KOFF_H_GROUP,
+				       "bad group size %u (a power of two up to %u)", g->group,
+				       KOFF_MAX_GROUP);
+	if (g->max_age > KOFF_MAX_AGE || g->max_age >= g->nentries)
+		return ktrace_error_at(err, -EBADMSG, KOFF_H_MAX_AGE, "bad maximum age %u",
+				       g->max_age);
 	if (g->hash_slots && (!is_pow2(g->hash_slots) || g->hash_slots > 65536))
 		return ktrace_error_at(err, -EBADMSG, KOFF_H_HASH_SLOTS, "bad hash slot count %u",
 				       g->hash_slots);

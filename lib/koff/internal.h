@@ -18,6 +18,7 @@
 /* The header fields a reader or an attaching producer relies on, decoded. */
 struct koff_geom {
 	uint32_t version, hdr_size, rec_size, state, hash_slots, ptr_size, creator_pid;
+	uint32_t group, max_age;   /* version 2; version 1 reads as group 1, max_age 0 */
 	uint64_t nentries, ring_off, strtab_off, strtab_size, hash_off, file_size, created_ns;
 	/* control and counters (a snapshot; they move while producers run) */
 	uint64_t gate, mask, head, base, flushed, dropped, rejected, flushes, strtab_used, strtab_full;
@@ -64,8 +65,8 @@ void koff_snap_close(struct koff_snap *s);
 /* ELF core access (elfcore.c). */
 struct koff_core;
 int koff_core_open(const char *namelist, const char *core, const void *nl_mem, size_t nl_len,
-		   const void *core_mem, size_t core_len, struct koff_core **out,
-		   struct ktrace_error *err);
+		   const void *core_mem, size_t core_len, const struct koff_core_options *o,
+		   struct koff_core **out, struct ktrace_error *err);
 void koff_core_close(struct koff_core *c);
 /* Copies len bytes of the crashed process's memory at addr from the core. Returns 0,
  * or -EFAULT when part of it is not in the core. */
@@ -76,9 +77,12 @@ int koff_core_string(struct koff_core *c, uint64_t addr, char *dst, size_t max);
 /* The buffers the crash anchor lists; index 0 is the default one when it exists.
  * Returns the number found (0..KOFF_ANCHOR_SLOTS) or a negative error code. */
 int koff_core_buffers(struct koff_core *c, struct koff_anchor_slot *slots, int max,
-		      struct ktrace_error *err);
+		      bool *first_is_default, struct ktrace_error *err);
 uint32_t koff_core_pid(const struct koff_core *c);
 uint64_t koff_core_bias(const struct koff_core *c);
+uint64_t koff_core_anchor(const struct koff_core *c);
+/* The file the anchor's symbol was found in (program or library). */
+const char *koff_core_anchor_file(const struct koff_core *c);
 /* The file an address is mapped from, per the core's NT_FILE note, or NULL. */
 const char *koff_core_mapped_file(const struct koff_core *c, uint64_t addr);
 

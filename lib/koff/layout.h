@@ -18,14 +18,30 @@
  * requested size. Enabling allocates it in place (the file grows, the ring and string
  * table are initialised, state becomes KOFF_STATE_READY).
  *
- * Record protocol (see log.c): a writer takes the head word as a hint for the next
- * sequence number s and claims it with one compare-and-swap of the stamp of slot
- * s & (nentries - 1), from a ready value v <= s to KOFF_STAMP_BUSY | s (when the slot
- * is taken or still busy it tries the next number). It fills the record, adds one to
- * the slot's publication count, and publishes by storing s + nentries into the stamp
- * (release). A stamp therefore only grows, and a reader accepts record s only when the
- * stamp reads s + nentries both before and after it copied the record. The number of
- * records logged is the sum of the slots' publication counts.
+ * Record protocol (version 2, see log.c). The ring is cut into groups of `group`
+ * consecutive slots (a power of two, at most 16). A writer takes a whole group at a
+ * time: one fetch-and-add of `group` on the head word gives it the sequence numbers
+ * b..b+group-1 (b a multiple of group), and one compare-and-swap of the group word (in
+ * the first slot of the group) from "released for this lap or an earlier one" to
+ * "held for this lap by process P" makes the group's slots its own for that lap (a
+ * group held by a process that has died is taken over two laps later). It then
+ * writes its records into them
+ * with plain stores: per record it stores KOFF_STAMP_BUSY | s into the slot's stamp,
+ * fills the record, adds one to the slot's publication count and publishes by storing
+ * s + nentries into the stamp (release). When its group is used up (or abandoned) it
+ * releases the group word for the next lap. A stamp therefore only grows, and a reader
+ * accepts record s only when the stamp reads s + nentries both before and after it
+ * copied the record. The number of records logged is the sum of the slots'
+ * publication counts. Numbers of a group that its writer abandons are holes that
+ * readers skip.
+ *
+ * Time order: a writer never writes number s once the head has moved more than
+ * max_age past it (it abandons the rest of its group and takes a new one), so a record
+ * logged later than record s has a number below s + max_age + group at most; readers
+ * restore the time order of the records with a sort over a window of that many
+ * numbers (plus slack for clock differences between threads).
+ *
+ * Version 1 (one compare-and-swap per record, no groups) is still read.
  */
 #ifndef KTRACE_KOFF_LAYOUT_H
 #define KTRACE_KOFF_LAYOUT_H
@@ -34,7 +50,8 @@
 
 #define KOFF_MAGIC          "KOFFRING"   /* 8 bytes, no NUL */
 #define KOFF_MAGIC_LEN      8
-#define KOFF_VERSION        1
+#define KOFF_VERSION        2           /* written by this producer */
+#define KOFF_VERSION_MIN    1           /* oldest version readers accept */
 #define KOFF_BYTE_ORDER     0x01020304u  /* as written by the producer */
 
 #define KOFF_HDR_SIZE       4096u
@@ -51,7 +68,9 @@
 #define KOFF_STATE_READY    2u
 
 #define KOFF_STAMP_BUSY     (1ULL << 63)
-#define KOFF_CLAIM_TRIES    1024u        /* slots a writer tries before giving up */
+#define KOFF_CLAIM_TRIES    1024u        /* groups a writer tries before giving up */
+#define KOFF_MAX_GROUP      16u          /* slots per group */
+#define KOFF_MAX_AGE        4096u        /* see "Time order" above */
 
 /* Record flags. */
 #define KOFF_RF_SITE        0x1u  /* format from a KOFF_TRACE call site (a literal) */
@@ -75,6 +94,8 @@ enum {
 	KOFF_H_CREATED_NS = 80,   /* u64 */
 	KOFF_H_STATE = 88,        /* u32 (atomic) */
 	KOFF_H_CREATOR_PID = 92,  /* u32 */
+	KOFF_H_GROUP = 96,        /* u32: slots per group (version 2) */
+	KOFF_H_MAX_AGE = 100,     /* u32: see "Time order" (version 2) */
 	KOFF_H_GATE = 128,        /* u64 atomic: mask while enabled, 0 while disabled */
 	KOFF_H_MASK = 136,        /* u64 atomic: the last mask set */
 	KOFF_H_ENABLED = 144,     /* u32 atomic */
@@ -101,13 +122,15 @@ struct koff_rec {
 	uint32_t flags;
 	uint32_t reserved0;
 	uint64_t count;     /* records published in this slot since the buffer was made */
-	uint64_t reserved[3];
+	uint64_t group;     /* first slot of a group (version 2): the group word, see log.c */
+	uint64_t reserved[2];
 };
 
 /* Offsets inside a record, for readers that go through byte cursors. */
 enum {
 	KOFF_R_STAMP = 0, KOFF_R_NS = 8, KOFF_R_TID = 16, KOFF_R_ID = 24, KOFF_R_FMT = 32,
 	KOFF_R_ARGS = 40, KOFF_R_STR = 80, KOFF_R_PID = 84, KOFF_R_FLAGS = 88, KOFF_R_COUNT = 96,
+	KOFF_R_GROUP = 104,
 };
 
 /* The crash anchor: a global in the producer that lists the mapped buffers, found by

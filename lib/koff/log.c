@@ -3,112 +3,241 @@
  * KOFF producer: writing records and interning format strings. Lock-free and safe
  * for many threads in several processes sharing one buffer.
  *
- * A record is claimed with one atomic operation: the writer reads the head word as a
- * hint for the next sequence number s and compare-and-swaps the stamp of slot
- * s & (nentries - 1) from a ready value v <= s to BUSY | s. Only one writer can win a
- * slot; a writer that loses, or finds the slot taken for s already (v > s) or still
- * held by a writer from a lap of the ring earlier, tries the next number. It then
- * moves the head hint past s, fills the record, counts it in the slot's publication
- * count (it owns the slot, so a plain store does), and publishes it by storing
- * s + nentries into the stamp (release). Numbers nobody claimed are holes the dumper
- * skips; the number of records logged is the sum of the publication counts.
+ * A thread takes the ring a group of slots at a time (layout.h): one fetch-and-add on
+ * the head word gives it `group` consecutive sequence numbers, one compare-and-swap of
+ * the group word makes their slots its own for this lap of the ring, and its records
+ * then go into them with plain stores. Two threads logging at once thus touch the
+ * shared head word once per group, and never the same slot or cache line. A record
+ * still costs one atomic step for readers to see: the release store of its stamp.
+ *
+ * Before each record the thread checks that its group is still young: if the head has
+ * moved more than max_age numbers past the next one (other threads logged meanwhile)
+ * or a flush passed it, the rest of the group is abandoned (holes readers skip) and a
+ * new group taken, so that sequence numbers and time stamps never drift far apart.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "koff/fmt.h"
 #include "koff/producer.h"
 
-/* Per thread: the buffer last written and the number after the one claimed there, so
- * that a thread's records never go back in sequence even when the head hint does. */
-static __thread __attribute__((tls_model("initial-exec"))) uint64_t last_ident, last_next;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-/* Does the stamp w show the slot taken for number n or a later one? */
-static inline bool taken_from(uint64_t w, uint64_t n, uint64_t nentries)
+/*
+ * The group word (layout.h): bit 63 set while held, then the holder's process id in
+ * bits 32-62; the low 32 bits are a lap of the ring (number >> lap_shift, truncated):
+ * the lap it is held for, or the first lap it may be taken for once released. Laps
+ * compare as serial numbers, so the truncation does not matter.
+ */
+static inline uint32_t lap_of(const struct koff_buffer *b, uint64_t n)
 {
-	if (w & KOFF_STAMP_BUSY)
-		return (w & ~KOFF_STAMP_BUSY) >= n;
-	return w >= n + nentries;
+	return (uint32_t)(n >> b->lap_shift);
 }
 
-static inline __attribute__((always_inline)) int
-write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_t ns,
-	     uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags, const uint64_t args[5])
+static inline uint64_t held_word(const struct koff_buffer *b, uint64_t n)
 {
-	_Atomic(uint64_t) *head = koff_h64(b, KOFF_H_HEAD), *stamp;
-	uint64_t s = atomic_load_explicit(head, memory_order_relaxed), v, count, step = 2;
-	struct koff_rec *r;
-	unsigned tries = 0;
+	return KOFF_STAMP_BUSY | (uint64_t)(koff_self_pid() & 0x7fffffffu) << 32 | lap_of(b, n);
+}
 
-	/* Right after this thread's own last record (the usual case of a thread logging
-	 * alone), s is where the ring is being filled; otherwise check it below. */
-	bool own = last_ident == b->ident && s <= last_next;
+/* Gives group g (of buffer b) back for the next lap, and forgets it. */
+static void release(struct koff_buffer *b, struct koff_group *g)
+{
+	struct koff_rec *ring = atomic_load_explicit(&b->ring, memory_order_acquire);
+	uint64_t held;
 
-	if (__builtin_expect(own, 1))
-		s = last_next;
-	for (;;) {
-		r = &ring[s & b->slot_mask];
-		stamp = (_Atomic(uint64_t) *)&r->stamp;
-		v = atomic_load_explicit(stamp, memory_order_relaxed);
-		if (__builtin_expect(!(v & KOFF_STAMP_BUSY) && v <= s, 1)) {
-			/* Free. Unless the next number is taken already: then s is a
-			 * number left behind (a hole, or a stale hint) and is left alone,
-			 * so that records keep the order they were claimed in. */
-			uint64_t w = own ? 0 : atomic_load_explicit(
-				(_Atomic(uint64_t) *)&ring[(s + 1) & b->slot_mask].stamp,
-				memory_order_relaxed);
-
-			if (__builtin_expect(own || !taken_from(w, s + 1, b->nentries), 1)) {
-				if (__builtin_expect(atomic_compare_exchange_strong_explicit(
-						stamp, &v, KOFF_STAMP_BUSY | s, memory_order_relaxed,
-						memory_order_relaxed), 1))
-					break;
-				if (!(v & KOFF_STAMP_BUSY) && v <= s)
-					continue;       /* changed under us, still free: again */
-			} else {
-				v = s;                  /* go on past s */
-			}
-		}
-		/*
-		 * Taken (the slot shows s or a later number, published or being
-		 * written), or held by a writer a lap behind: try further on. The
-		 * head word is not moved atomically, so a writer preempted at the
-		 * wrong moment can set it back: after a few numbers in a row found
-		 * taken, the steps double, so that a stale hint is caught up with in
-		 * a few tries (numbers jumped over that nobody takes are holes the
-		 * dumper skips).
-		 */
-		if (__builtin_expect(++tries >= KOFF_CLAIM_TRIES, 0)) {
-			atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1,
-						  memory_order_relaxed);
-			return -EBUSY;
-		}
-		if (v == s)
-			;                               /* left behind: past it */
-		else if (v & KOFF_STAMP_BUSY)
-			v &= ~KOFF_STAMP_BUSY;          /* the number being written */
-		else
-			v -= b->nentries;               /* the number published there */
-		if (v >= s) {
-			uint64_t jump = s + (tries > 4 ? step : 1);
-
-			if (tries > 4 && step < b->nentries)
-				step <<= 1;
-			v = v + 1 > jump ? v + 1 : jump;
-		} else {
-			v = s + 1;
-		}
-		s = atomic_load_explicit(head, memory_order_relaxed);
-		s = s > v ? s : v;
-		own = false;
+	if (ring && g->ident == b->ident) {
+		held = held_word(b, g->first);
+		atomic_compare_exchange_strong_explicit(
+			(_Atomic(uint64_t) *)&ring[g->first & b->slot_mask].group, &held,
+			(uint32_t)(lap_of(b, g->first) + 1), memory_order_release,
+			memory_order_relaxed);
 	}
-	last_ident = b->ident;
-	last_next = s + 1;
-	if (atomic_load_explicit(head, memory_order_relaxed) <= s)
-		atomic_store_explicit(head, s + 1, memory_order_relaxed);
-	__builtin_prefetch(&ring[(s + 4) & b->slot_mask], 1, 3);
-	__builtin_prefetch(&ring[(s + 4) & b->slot_mask].args[4], 1, 3);
+	memset(g, 0, sizeof(*g));
+}
+
+void koff_release_group(struct koff_buffer *b)
+{
+	for (int i = 0; i < KOFF_THREAD_GROUPS; i++)
+		if (koff__self.g[i].ident == b->ident)
+			release(b, &koff__self.g[i]);
+}
+
+/* Gives back a group of a buffer that may be closed already: through the registry of
+ * open buffers, whose lock keeps it mapped meanwhile. */
+static void release_by_ident(struct koff_group *g)
+{
+	struct koff_buffer *b;
+
+	if (!g->ident)
+		return;
+	pthread_mutex_lock(&koff_registry_lock);
+	b = koff_registry_find(g->ident);
+	if (b)
+		release(b, g);
+	pthread_mutex_unlock(&koff_registry_lock);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Thread exit: the groups the thread was filling go back to their buffers. */
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i < KOFF_THREAD_GROUPS; i++)
+		release_by_ident(&koff__self.g[i]);
+}
+
+static void exit_key_create(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+/* May a group whose word is v be taken for number n? */
+static bool group_free(const struct koff_buffer *b, uint64_t v, uint64_t n)
+{
+	int32_t laps = (int32_t)(lap_of(b, n) - (uint32_t)v);
+	pid_t holder;
+
+	if (!(v & KOFF_STAMP_BUSY))
+		return laps >= 0;
+	/* Held. Only a dead process's group is taken over (it may have died in the middle
+	 * of a record; a live holder, even one stopped for long, still owns its slots). */
+	holder = (pid_t)((v >> 32) & 0x7fffffff);
+	return laps >= 2 && holder > 0 && kill(holder, 0) < 0 && errno == ESRCH;
+}
+
+/* The calling thread's time stamp: never behind its previous one (a new clock anchor
+ * may be a little behind the extrapolation), so that each thread keeps its order in
+ * the time-sorted dump. */
+static inline __attribute__((always_inline)) uint64_t thread_stamp(void)
+{
+	uint64_t ns = koff_stamp_fast();
+
+	if (__builtin_expect(ns < koff__self.last_ns, 0))
+		ns = koff__self.last_ns;
+	koff__self.last_ns = ns;
+	return ns;
+}
+
+/*
+ * The group the calling thread fills in b, moved to the front of its groups (the fast
+ * path looks at g[0] only): when the thread holds none there, the front slot is made
+ * free for one, giving back the group of the buffer written longest ago.
+ */
+static __attribute__((noinline)) void front_group(struct koff_buffer *b)
+{
+	struct koff_group keep;
+	int i;
+
+	for (i = 0; i < KOFF_THREAD_GROUPS - 1; i++)
+		if (koff__self.g[i].ident == b->ident)
+			break;
+	if (koff__self.g[i].ident != b->ident) {
+		if (koff__self.g[i].ident == 0) {
+			/* a free slot */
+		} else {
+			release_by_ident(&koff__self.g[i]);
+		}
+	}
+	keep = koff__self.g[i];
+	memmove(&koff__self.g[1], &koff__self.g[0], (size_t)i * sizeof(keep));
+	koff__self.g[0] = keep;
+}
+
+/*
+ * Takes a new group: returns its first number, or UINT64_MAX when none could be had
+ * (every group tried still held by a writer a lap or more behind). A group is free for
+ * number g when its word shows it released for this lap or an earlier one, or held two
+ * laps or more behind by a process that no longer exists.
+ *
+ * ns non-NULL: the record's time stamp is taken (again) once the group is claimed, and
+ * checked young after that: a record's time is never older than its group's claim,
+ * which keeps sequence numbers and time stamps close (layout.h, "Time order").
+ */
+static __attribute__((noinline)) uint64_t claim_group(struct koff_buffer *b,
+						       struct koff_rec *ring, uint64_t *ns)
+{
+	_Atomic(uint64_t) *head = koff_h64(b, KOFF_H_HEAD);
+	struct koff_group *grp;
+	int saved_errno = errno;     /* logging never changes errno */
+	uint64_t result = UINT64_MAX;
+
+	if (koff__self.g[0].ident != b->ident) {
+		front_group(b);
+		grp = &koff__self.g[0];
+		/* still good for the next record? */
+		if (grp->ident == b->ident && grp->next < grp->end &&
+		    atomic_load_explicit(head, memory_order_relaxed) - grp->next <= b->max_age &&
+		    atomic_load_explicit(koff_h64(b, KOFF_H_BASE),
+					 memory_order_relaxed) <= grp->next)
+			return grp->next;
+	}
+	grp = &koff__self.g[0];
+	if (grp->ident == b->ident)
+		release(b, grp);     /* used up, or too old */
+	if (__builtin_expect(!koff__self.exit_hook, 0)) {
+		pthread_once(&exit_key_once, exit_key_create);
+		pthread_setspecific(exit_key, &koff__self);
+		koff__self.exit_hook = 1;
+	}
+	for (unsigned tries = 0; tries < KOFF_CLAIM_TRIES; tries++) {
+		uint64_t g = atomic_fetch_add_explicit(head, b->group, memory_order_relaxed);
+		_Atomic(uint64_t) *word = (_Atomic(uint64_t) *)&ring[g & b->slot_mask].group;
+		uint64_t v = atomic_load_explicit(word, memory_order_relaxed);
+
+		if (group_free(b, v, g) && atomic_compare_exchange_strong_explicit(
+				word, &v, held_word(b, g), memory_order_acquire,
+				memory_order_relaxed)) {
+			grp->ident = b->ident;
+			grp->first = g;
+			grp->next = g;
+			grp->end = g + b->group;
+			if (ns)
+				*ns = thread_stamp();
+			if (!ns || atomic_load_explicit(head, memory_order_relaxed) - g <= b->max_age) {
+				result = g;
+				break;
+			}
+			release(b, grp);   /* preempted since the claim: again */
+			continue;
+		}
+		/* Still held by a writer a lap or more behind: these numbers are holes. */
+	}
+	if (result == UINT64_MAX)
+		atomic_fetch_add_explicit(koff_h64(b, KOFF_H_DROPPED), 1, memory_order_relaxed);
+	errno = saved_errno;
+	return result;
+}
+
+/*
+ * Writes one record. take_time: the time stamp is the thread's clock, read here before
+ * the group is checked young (else ns as given, for koff_log_raw).
+ */
+static inline __attribute__((always_inline)) int
+write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, bool take_time,
+	     uint64_t ns, uint64_t id, uint64_t fmt, uint32_t str, uint32_t flags,
+	     const uint64_t args[5])
+{
+	uint64_t s = koff__self.g[0].next, count;
+	_Atomic(uint64_t) *stamp;
+	struct koff_rec *r;
+
+	if (take_time)
+		ns = thread_stamp();
+	if (__builtin_expect(koff__self.g[0].ident != b->ident || s >= koff__self.g[0].end ||
+			     atomic_load_explicit(koff_h64(b, KOFF_H_HEAD),
+						  memory_order_relaxed) - s > b->max_age ||
+			     atomic_load_explicit(koff_h64(b, KOFF_H_BASE),
+						  memory_order_relaxed) > s, 0)) {
+		s = claim_group(b, ring, take_time ? &ns : NULL);
+		if (s == UINT64_MAX)
+			return -EBUSY;
+	}
+	r = &ring[s & b->slot_mask];
+	stamp = (_Atomic(uint64_t) *)&r->stamp;
+	atomic_store_explicit(stamp, KOFF_STAMP_BUSY | s, memory_order_relaxed);
 	/* Readers that see any of the stores below see the busy stamp too. */
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->ns, ns, memory_order_relaxed);
@@ -132,6 +261,9 @@ write_record(struct koff_buffer *b, struct koff_rec *ring, uint64_t tid, uint64_
 	count = atomic_load_explicit((_Atomic(uint64_t) *)&r->count, memory_order_relaxed);
 	atomic_store_explicit((_Atomic(uint64_t) *)&r->count, count + 1, memory_order_relaxed);
 	atomic_store_explicit(stamp, s + b->nentries, memory_order_release);
+	koff__self.g[0].next = s + 1;
+	if (__builtin_expect(s + 1 == koff__self.g[0].end, 0))
+		release(b, &koff__self.g[0]);
 	return 0;
 }
 
@@ -145,7 +277,7 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
 		if (!ring)
 			return -EAGAIN;
 	}
-	return write_record(b, ring, tid, ns, id, fmt, str, flags, args);
+	return write_record(b, ring, tid, false, ns, id, fmt, str, flags, args);
 }
 
 /* ---- string table ---------------------------------------------------------------- */
@@ -268,8 +400,8 @@ trace_into(struct koff_buffer *b, struct koff_site *site, uint64_t id, const uin
 		str = atomic_load_explicit(&site->str, memory_order_relaxed);
 	else
 		str = site_str_slow(b, site);
-	write_record(b, ring, koff_self_tid(), koff_stamp_fast(), id, (uint64_t)(uintptr_t)site->fmt,
-		     str, KOFF_RF_SITE, args);
+	write_record(b, ring, koff_self_tid(), true, 0, id, (uint64_t)(uintptr_t)site->fmt, str,
+		     KOFF_RF_SITE, args);
 }
 
 void koff__trace(struct koff_site *site, uint64_t mask, uint64_t id, uint64_t a0, uint64_t a1,

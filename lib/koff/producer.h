@@ -22,9 +22,11 @@ struct koff_buffer {
 	uint8_t *full;              /* the whole file once allocated (NULL while reserved) */
 	size_t full_len;
 	_Atomic(struct koff_rec *) ring;   /* published once allocated */
+	struct koff_buffer *next_open;     /* registry of open buffers */
 	/* Local copies of the geometry, checked when the file was mapped: nothing below is
 	 * ever re-read from the shared file. */
 	uint64_t nentries, slot_mask;
+	uint32_t group, max_age, lap_shift;
 	uint8_t *strtab;
 	uint64_t strtab_size;
 	_Atomic(uint32_t) *hash;
@@ -54,9 +56,31 @@ int koff_write_record(struct koff_buffer *b, uint64_t tid, uint64_t ns, uint64_t
  * buffer has no table or it is full. */
 uint32_t koff_intern(struct koff_buffer *b, const char *s, size_t len);
 
-/* The process id and the calling thread's id, cached (reset in a forked child). */
+/* A group of slots a thread is filling (log.c). */
+struct koff_group {
+	uint64_t ident;             /* buffer the group belongs to, 0 none */
+	uint64_t next, end;         /* next number to write, end of the group */
+	uint64_t first;             /* the group's first number */
+};
+
+#define KOFF_THREAD_GROUPS 4    /* buffers a thread writes into without giving groups up */
+
+/*
+ * What a producing thread keeps for itself, in one place (initial-exec TLS: no call to
+ * look it up, also in libktrace.so): its id, its clock anchor, the last time stamp it
+ * gave, and the groups it is filling, the one of the buffer it wrote last first.
+ */
+struct koff_thread {
+	uint64_t tid;               /* 0 until known; reset in a forked child */
+	uint64_t anchor_tsc, anchor_ns;
+	uint64_t last_ns;           /* time stamps of a thread never go back */
+	struct koff_group g[KOFF_THREAD_GROUPS];
+	int exit_hook;              /* the thread-exit release is registered */
+};
+extern __thread struct koff_thread koff__self __attribute__((tls_model("initial-exec")));
+
+/* The process id, cached (reset in a forked child). */
 extern uint32_t koff__pid_cache;
-extern __thread uint64_t koff__tid_cache;
 uint32_t koff_self_pid_slow(void);
 uint64_t koff_self_tid_slow(void);
 
@@ -67,8 +91,14 @@ static inline uint32_t koff_self_pid(void)
 
 static inline uint64_t koff_self_tid(void)
 {
-	return __builtin_expect(koff__tid_cache != 0, 1) ? koff__tid_cache : koff_self_tid_slow();
+	return __builtin_expect(koff__self.tid != 0, 1) ? koff__self.tid : koff_self_tid_slow();
 }
+
+/* Gives back the calling thread's group in b, if it holds one (koff_close). */
+void koff_release_group(struct koff_buffer *b);
+/* The open buffer with this identity, or NULL; call with koff_registry_lock held. */
+extern pthread_mutex_t koff_registry_lock;
+struct koff_buffer *koff_registry_find(uint64_t ident);
 
 /* Record time stamps (clock.c): the TSC extrapolated from a per-thread anchor where
  * the kernel keeps time with it, else clock_gettime. */
@@ -76,7 +106,6 @@ static inline uint64_t koff_self_tid(void)
 #define HAVE_TSC 1
 extern _Atomic int koff__tsc_state;
 extern _Atomic uint64_t koff__tsc_mult, koff__tsc_limit;
-extern __thread uint64_t koff__anchor_tsc, koff__anchor_ns;
 #endif
 uint64_t koff_stamp_ns(void);
 
@@ -84,11 +113,11 @@ static inline uint64_t koff_stamp_fast(void)
 {
 #ifdef HAVE_TSC
 	if (__builtin_expect(atomic_load_explicit(&koff__tsc_state, memory_order_relaxed) > 0, 1)) {
-		uint64_t d = __rdtsc() - koff__anchor_tsc;
+		uint64_t d = __rdtsc() - koff__self.anchor_tsc;
 
 		if (__builtin_expect(d < atomic_load_explicit(&koff__tsc_limit,
 							      memory_order_relaxed), 1))
-			return koff__anchor_ns +
+			return koff__self.anchor_ns +
 			       (uint64_t)(((unsigned __int128)d *
 					   atomic_load_explicit(&koff__tsc_mult,
 								memory_order_relaxed)) >> 32);

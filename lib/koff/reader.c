@@ -9,6 +9,11 @@
  * stamps again. A record is shown only when both stamp reads and the record's own
  * stamp say "published as sequence number s"; since a stamp only ever grows, nothing
  * can have written the slot between the first and the last read.
+ *
+ * Records come out in time order (ties in sequence order): writers fill groups of
+ * slots, so sequence order is time order only up to a bounded distance (layout.h,
+ * "Time order"); the accepted records go through a heap of that many records, and the
+ * earliest is returned whenever the heap holds more.
  */
 #include <ktrace/detect.h>
 #include <errno.h>
@@ -35,6 +40,12 @@ struct str_cache_entry {
 	char *text;
 };
 
+/* A record accepted from the ring, waiting in the time-order heap. */
+struct sort_item {
+	uint64_t ns, seq;
+	uint32_t slot;              /* index in sort_recs */
+};
+
 struct koff_reader {
 	enum koff_source kind;
 	struct koff_info info;
@@ -58,6 +69,12 @@ struct koff_reader {
 	uint8_t *recs, *pass;       /* WINDOW records each */
 	uint64_t *stamp_a, *stamp_c;
 	struct koff_counts counts;
+	/* time-order heap */
+	struct sort_item *heap;
+	uint32_t heap_n, heap_cap;      /* heap_cap: the sort window */
+	uint8_t *sort_recs;             /* heap_cap + 1 records */
+	uint32_t *free_slots, nfree;
+	bool raw_done;
 	struct str_cache_entry cache[STR_CACHE];
 	char fmt_text[KOFF_MAX_STRING];
 	char args_text[5][ARG_STR_MAX + 1];
@@ -173,8 +190,22 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 	r->pass = r->live ? malloc((size_t)WINDOW * KOFF_REC_SIZE) : NULL;
 	r->stamp_a = malloc(WINDOW * sizeof(uint64_t));
 	r->stamp_c = malloc(WINDOW * sizeof(uint64_t));
-	if (!r->recs || (r->live && !r->pass) || !r->stamp_a || !r->stamp_c)
+	/* The sort window: the distance between sequence and time order the writers
+	 * allow, with room for clock differences between threads (or the whole ring). */
+	{
+		uint64_t w = 2 * (uint64_t)g->max_age + 4 * (uint64_t)g->group + 256;
+
+		r->heap_cap = (uint32_t)(w < g->nentries ? w : g->nentries);
+	}
+	r->heap = malloc((size_t)(r->heap_cap + 1) * sizeof(*r->heap));
+	r->sort_recs = malloc((size_t)(r->heap_cap + 1) * KOFF_REC_SIZE);
+	r->free_slots = malloc((size_t)(r->heap_cap + 1) * sizeof(*r->free_slots));
+	if (!r->recs || (r->live && !r->pass) || !r->stamp_a || !r->stamp_c || !r->heap ||
+	    !r->sort_recs || !r->free_slots)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (uint32_t i = 0; i <= r->heap_cap; i++)
+		r->free_slots[i] = r->heap_cap - i;
+	r->nfree = r->heap_cap + 1;
 	return 0;
 }
 
@@ -230,28 +261,79 @@ int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **o
 	return 0;
 }
 
-static int open_core_common(struct koff_reader *r, struct ktrace_error *err)
+/* The buffers of a core, as listed for users: named from NT_FILE when the mapping is
+ * there, else from the anchor's slot. */
+static int core_list(struct koff_core *core, struct koff_core_buffer *list, size_t max,
+		     struct ktrace_error *err)
 {
 	struct koff_anchor_slot slots[KOFF_ANCHOR_SLOTS];
-	const char *mapped;
+	bool first_default = false;
+	int n = koff_core_buffers(core, slots, KOFF_ANCHOR_SLOTS, &first_default, err);
+
+	for (int i = 0; i < n && (size_t)i < max; i++) {
+		const char *mapped = koff_core_mapped_file(core, slots[i].addr);
+		uint8_t probe[8];
+
+		memset(&list[i], 0, sizeof(list[i]));
+		snprintf(list[i].path, sizeof(list[i].path), "%s", mapped ? mapped : slots[i].path);
+		list[i].addr = slots[i].addr;
+		list[i].size = slots[i].size;
+		list[i].is_default = i == 0 && first_default;
+		list[i].in_core = koff_core_read(core, slots[i].addr, probe, sizeof(probe)) == 0;
+	}
+	return n;
+}
+
+static const char *last_part(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+static int open_core_common(struct koff_reader *r, const struct koff_core_options *o,
+			    struct ktrace_error *err)
+{
+	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
 	char m[KTRACE_ERROR_MESSAGE_MAX];
 	uint8_t probe[KOFF_HDR_SIZE];
-	int n, ret;
+	const char *want = o ? o->buffer : NULL;
+	int n, pick = 0, ret;
 
-	n = koff_core_buffers(r->core, slots, KOFF_ANCHOR_SLOTS, err);
+	n = core_list(r->core, list, KOFF_CORE_MAX_BUFFERS, err);
 	if (n < 0)
 		return n;
 	if (n == 0)
 		return ktrace_error_set(err, -ENOENT,
 					"the process had no KOFF buffer open when the core was written");
-	r->core_base = slots[0].addr;
-	r->core_size = slots[0].size;
-	slots[0].path[KOFF_ANCHOR_PATH - 1] = '\0';
-	mapped = koff_core_mapped_file(r->core, slots[0].addr);
-	r->path = strdup(mapped ? mapped : slots[0].path);
+	if (want && *want) {
+		pick = -1;
+		for (int i = 0; i < n && pick < 0; i++)
+			if (!strcmp(list[i].path, want))
+				pick = i;
+		for (int i = 0; i < n && pick < 0; i++)
+			if (!strcmp(last_part(list[i].path), last_part(want)))
+				pick = i;
+		if (pick < 0) {
+			size_t len = 0;
+
+			m[0] = '\0';
+			for (int i = 0; i < n; i++)
+				len += (size_t)snprintf(m + len, len < sizeof(m) ? sizeof(m) - len : 0,
+						       "%s%s", i ? ", " : "", list[i].path);
+			return ktrace_error_set(err, -ENOENT, "no buffer named %s in the core (it "
+						"lists %.*s)", want, 300, m);
+		}
+	}
+	r->core_base = list[pick].addr;
+	r->core_size = list[pick].size;
+	r->path = strdup(list[pick].path);
 	r->info.path = r->path;
 	r->info.core_pid = koff_core_pid(r->core);
 	r->info.load_bias = koff_core_bias(r->core);
+	r->info.anchor_file = koff_core_anchor_file(r->core);
+	r->info.anchor_addr = koff_core_anchor(r->core);
+	r->info.core_buffers = (uint32_t)n;
 	if (koff_core_read(r->core, r->core_base, probe, sizeof(probe)) < 0)
 		return ktrace_error_set(err, -EFAULT,
 					"the buffer %s (mapped at 0x%llx) is not in the core: its pages "
@@ -269,8 +351,9 @@ static int open_core_common(struct koff_reader *r, struct ktrace_error *err)
 	return ret;
 }
 
-int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
-			  struct ktrace_error *err)
+int koff_reader_open_core_opts(const char *namelist, const char *core,
+			       const struct koff_core_options *o, struct koff_reader **out,
+			       struct ktrace_error *err)
 {
 	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
 	int ret;
@@ -278,9 +361,37 @@ int koff_reader_open_core(const char *namelist, const char *core, struct koff_re
 	*out = NULL;
 	if (!r)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(namelist, core, NULL, 0, NULL, 0, &r->core, err);
+	ret = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &r->core, err);
 	if (!ret)
-		ret = open_core_common(r, err);
+		ret = open_core_common(r, o, err);
+	if (ret) {
+		koff_reader_close(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
+			  struct ktrace_error *err)
+{
+	return koff_reader_open_core_opts(namelist, core, NULL, out, err);
+}
+
+int koff_reader_open_core_memory_opts(const void *namelist, size_t nlen, const void *core,
+				      size_t clen, const struct koff_core_options *o,
+				      struct koff_reader **out, struct ktrace_error *err)
+{
+	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
+	int ret;
+
+	*out = NULL;
+	if (!r)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = koff_core_open(NULL, NULL, namelist, nlen, core ? core : "", clen, o, &r->core,
+			     err);
+	if (!ret)
+		ret = open_core_common(r, o, err);
 	if (ret) {
 		koff_reader_close(r);
 		return ret;
@@ -292,21 +403,25 @@ int koff_reader_open_core(const char *namelist, const char *core, struct koff_re
 int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
 				 size_t clen, struct koff_reader **out, struct ktrace_error *err)
 {
-	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
-	int ret;
+	return koff_reader_open_core_memory_opts(namelist, nlen, core, clen, NULL, out, err);
+}
 
-	*out = NULL;
-	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(NULL, NULL, namelist, nlen, core, clen, &r->core, err);
-	if (!ret)
-		ret = open_core_common(r, err);
-	if (ret) {
-		koff_reader_close(r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+int koff_core_list_buffers(const char *namelist, const char *core,
+			   const struct koff_core_options *o, struct koff_core_buffer *list,
+			   size_t max, struct ktrace_error *err)
+{
+	struct koff_core_buffer all[KOFF_CORE_MAX_BUFFERS];
+	struct koff_core *c;
+	int n;
+
+	n = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &c, err);
+	if (n)
+		return n;
+	n = core_list(c, all, KOFF_CORE_MAX_BUFFERS, err);
+	for (int i = 0; i < n && (size_t)i < max; i++)
+		list[i] = all[i];
+	koff_core_close(c);
+	return n;
 }
 
 int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
@@ -408,6 +523,9 @@ void koff_reader_close(struct koff_reader *r)
 	free(r->pass);
 	free(r->stamp_a);
 	free(r->stamp_c);
+	free(r->heap);
+	free(r->sort_recs);
+	free(r->free_slots);
 	free(r->path);
 	free(r);
 }
@@ -585,10 +703,11 @@ static void sum_counts(struct koff_reader *r)
 	r->counts.overwritten = published - r->counts.shown;
 }
 
-int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err)
+/* Records accepted from the ring in sequence order: 1 with *seq_out and *rec_out (the
+ * record's bytes, valid until the next call), 0 at the end, or an error. */
+static int next_in_ring(struct koff_reader *r, uint64_t *seq_out, const uint8_t **rec_out,
+			struct ktrace_error *err)
 {
-	if (r->kind == KOFF_SRC_SNAPSHOT)
-		return koff_snap_next(r->snap, rec, err);
 	for (;;) {
 		const uint8_t *p;
 		uint64_t seq, want, own;
@@ -596,11 +715,8 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 		int ret;
 
 		if (r->win_pos >= r->win_n) {
-			if (r->next >= r->end) {
-				if (!r->summed)
-					sum_counts(r);
+			if (r->next >= r->end)
 				return 0;
-			}
 			ret = fill_window(r, err);
 			if (ret)
 				return ret;
@@ -626,20 +742,106 @@ int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktra
 			}
 			continue;
 		}
-		memset(rec, 0, sizeof(*rec));
-		rec->seq = seq;
-		rec->ns = kt_load_u64(p + KOFF_R_NS, false);
-		rec->tid = kt_load_u64(p + KOFF_R_TID, false);
-		rec->id = kt_load_u64(p + KOFF_R_ID, false);
-		rec->fmt_addr = kt_load_u64(p + KOFF_R_FMT, false);
-		for (int k = 0; k < 5; k++)
-			rec->args[k] = kt_load_u64(p + KOFF_R_ARGS + 8 * k, false);
-		rec->pid = kt_load_u32(p + KOFF_R_PID, false);
-		rec->flags = kt_load_u32(p + KOFF_R_FLAGS, false);
-		resolve_strings(r, rec, kt_load_u32(p + KOFF_R_STR, false));
-		r->counts.shown++;
+		*seq_out = seq;
+		*rec_out = p;
 		return 1;
 	}
+}
+
+static bool item_before(const struct sort_item *a, const struct sort_item *b)
+{
+	return a->ns != b->ns ? a->ns < b->ns : a->seq < b->seq;
+}
+
+static void heap_push(struct koff_reader *r, struct sort_item it)
+{
+	uint32_t i = r->heap_n++;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!item_before(&it, &r->heap[parent]))
+			break;
+		r->heap[i] = r->heap[parent];
+		i = parent;
+	}
+	r->heap[i] = it;
+}
+
+static struct sort_item heap_pop(struct koff_reader *r)
+{
+	struct sort_item top = r->heap[0], last = r->heap[--r->heap_n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= r->heap_n)
+			break;
+		if (c + 1 < r->heap_n && item_before(&r->heap[c + 1], &r->heap[c]))
+			c++;
+		if (!item_before(&r->heap[c], &last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->heap_n)
+		r->heap[i] = last;
+	return top;
+}
+
+static void fill_record(struct koff_reader *r, const uint8_t *p, uint64_t seq,
+			struct koff_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->seq = seq;
+	rec->ns = kt_load_u64(p + KOFF_R_NS, false);
+	rec->tid = kt_load_u64(p + KOFF_R_TID, false);
+	rec->id = kt_load_u64(p + KOFF_R_ID, false);
+	rec->fmt_addr = kt_load_u64(p + KOFF_R_FMT, false);
+	for (int k = 0; k < 5; k++)
+		rec->args[k] = kt_load_u64(p + KOFF_R_ARGS + 8 * k, false);
+	rec->pid = kt_load_u32(p + KOFF_R_PID, false);
+	rec->flags = kt_load_u32(p + KOFF_R_FLAGS, false);
+	resolve_strings(r, rec, kt_load_u32(p + KOFF_R_STR, false));
+}
+
+int koff_reader_next(struct koff_reader *r, struct koff_record *rec, struct ktrace_error *err)
+{
+	struct sort_item it;
+
+	if (r->kind == KOFF_SRC_SNAPSHOT)
+		return koff_snap_next(r->snap, rec, err);
+	if (!r->info.allocated || !r->heap)
+		return 0;
+	/* Fill the heap up to the sort window (or the end of the ring), then return its
+	 * earliest record. */
+	while (!r->raw_done && r->heap_n <= r->heap_cap) {
+		const uint8_t *p = NULL;
+		uint64_t seq = 0;
+		int ret = next_in_ring(r, &seq, &p, err);
+
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			r->raw_done = true;
+			break;
+		}
+		it.ns = kt_load_u64(p + KOFF_R_NS, false);
+		it.seq = seq;
+		it.slot = r->free_slots[--r->nfree];
+		memcpy(r->sort_recs + (size_t)it.slot * KOFF_REC_SIZE, p, KOFF_REC_SIZE);
+		heap_push(r, it);
+		r->counts.shown++;
+	}
+	if (r->raw_done && !r->summed)
+		sum_counts(r);
+	if (!r->heap_n)
+		return 0;
+	it = heap_pop(r);
+	r->free_slots[r->nfree++] = it.slot;
+	fill_record(r, r->sort_recs + (size_t)it.slot * KOFF_REC_SIZE, it.seq, rec);
+	return 1;
 }
 
 /* ---- formatting -------------------------------------------------------------------- */

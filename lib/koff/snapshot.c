@@ -12,8 +12,11 @@
  *   RECORDS      0x4b4f0003: KOFF_KT_REC_SIZE-byte records (see R_* below)
  *
  * Chunk headers are {u32 tag, u16 major, u16 minor, u64 size}, 8-byte aligned.
- * Readers skip chunks they do not know, as ktrace(5) asks.
+ * Readers skip chunks they do not know, as ktrace(5) asks. The file is written by the
+ * Darwin ktrace_file writer (temporary file renamed when complete).
  */
+#include <ktrace/ktrace_file.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,44 +98,6 @@ static uint32_t pool_add(struct pool *p, const char *s)
 	return (uint32_t)(p->len - n);
 }
 
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -errno;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int write_chunk(int fd, uint32_t tag, const void *data, uint64_t size)
-{
-	static const uint8_t pad[8];
-	uint8_t h[16];
-	int ret;
-
-	put32(h, tag);
-	put16(h + 4, 1);
-	put16(h + 6, 0);
-	put64(h + 8, size);
-	ret = write_all(fd, h, sizeof(h));
-	if (!ret && size)
-		ret = write_all(fd, data, (size_t)size);
-	if (!ret && (size & 7))
-		ret = write_all(fd, pad, 8 - (size & 7));
-	return ret;
-}
 
 int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_error *err)
 {
@@ -140,12 +105,13 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 	struct pool pool = { 0 };
 	struct koff_counts counts;
 	struct koff_record rec;
-	uint8_t *recs = NULL, hdr[KOFF_KT_V3_HDR], infob[INFO_WORDS * 8];
+	uint8_t *recs = NULL, infob[INFO_WORDS * 8];
+	struct ktrace_file_header hdr;
+	struct ktrace_file_writer *w;
 	size_t nrec = 0, cap = 0;
 	struct timeval tv;
 	struct tm tm;
-	char *tmp = NULL;
-	int fd = -1, ret;
+	int ret;
 
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		uint8_t *p;
@@ -163,109 +129,77 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 		}
 		p = recs + nrec++ * SNAP_REC;
 		memset(p, 0, SNAP_REC);
-		put64(p + R_SEQ, rec.seq);
-		put64(p + R_NS, rec.ns);
-		put64(p + R_TID, rec.tid);
-		put64(p + R_ID, rec.id);
-		put64(p + R_FMT_ADDR, rec.fmt_addr);
+		kt_store_u64(p + R_SEQ, rec.seq, false);
+		kt_store_u64(p + R_NS, rec.ns, false);
+		kt_store_u64(p + R_TID, rec.tid, false);
+		kt_store_u64(p + R_ID, rec.id, false);
+		kt_store_u64(p + R_FMT_ADDR, rec.fmt_addr, false);
 		for (int i = 0; i < 5; i++)
-			put64(p + R_ARGS + 8 * i, rec.args[i]);
-		put32(p + R_PID, rec.pid);
-		put32(p + R_FLAGS, rec.flags);
-		put32(p + R_FMT, rec.fmt ? pool_add(&pool, rec.fmt) : 0);
-		put32(p + R_FMT_ERROR, (uint32_t)rec.fmt_error);
+			kt_store_u64(p + R_ARGS + 8 * i, rec.args[i], false);
+		kt_store_u32(p + R_PID, rec.pid, false);
+		kt_store_u32(p + R_FLAGS, rec.flags, false);
+		kt_store_u32(p + R_FMT, rec.fmt ? pool_add(&pool, rec.fmt) : 0, false);
+		kt_store_u32(p + R_FMT_ERROR, (uint32_t)rec.fmt_error, false);
 		for (int i = 0; i < 5; i++)
-			put32(p + R_STRS + 4 * i, rec.strs[i] ? pool_add(&pool, rec.strs[i]) : 0);
+			kt_store_u32(p + R_STRS + 4 * i, rec.strs[i] ? pool_add(&pool, rec.strs[i]) : 0, false);
 	}
 	if (ret < 0)
 		goto out;
 	koff_reader_counts(r, &counts);
 
 	memset(infob, 0, sizeof(infob));
-	put64(infob + 8 * INFO_VERSION, 1);
-	put64(infob + 8 * INFO_SOURCE, info->source);
-	put64(infob + 8 * INFO_NENTRIES, info->nentries);
-	put64(infob + 8 * INFO_ALLOCATED, info->allocated);
-	put64(infob + 8 * INFO_ENABLED, info->enabled);
-	put64(infob + 8 * INFO_MASK, info->mask);
-	put64(infob + 8 * INFO_HEAD, info->head);
-	put64(infob + 8 * INFO_BASE, info->base);
-	put64(infob + 8 * INFO_DROPPED, info->dropped);
-	put64(infob + 8 * INFO_REJECTED, info->rejected);
-	put64(infob + 8 * INFO_FLUSHES, info->flushes);
-	put64(infob + 8 * INFO_STRTAB_USED, info->strtab_used);
-	put64(infob + 8 * INFO_STRTAB_SIZE, info->strtab_size);
-	put64(infob + 8 * INFO_CREATED_NS, info->created_ns);
-	put64(infob + 8 * INFO_CREATOR_PID, info->creator_pid);
-	put64(infob + 8 * INFO_CORE_PID, info->core_pid);
-	put64(infob + 8 * INFO_SNAPSHOT_NS, koff_now_ns());
-	put64(infob + 8 * INFO_LOGGED, counts.logged);
-	put64(infob + 8 * INFO_SHOWN, counts.shown);
-	put64(infob + 8 * INFO_OVERWRITTEN, counts.overwritten);
-	put64(infob + 8 * INFO_UNFINISHED, counts.unfinished);
-	put64(infob + 8 * INFO_PATH, info->path ? pool_add(&pool, info->path) : 0);
-	put64(infob + 8 * INFO_BIAS, info->load_bias);
-	put64(infob + 8 * INFO_SKIPPED, counts.skipped);
+	kt_store_u64(infob + 8 * INFO_VERSION, 1, false);
+	kt_store_u64(infob + 8 * INFO_SOURCE, info->source, false);
+	kt_store_u64(infob + 8 * INFO_NENTRIES, info->nentries, false);
+	kt_store_u64(infob + 8 * INFO_ALLOCATED, info->allocated, false);
+	kt_store_u64(infob + 8 * INFO_ENABLED, info->enabled, false);
+	kt_store_u64(infob + 8 * INFO_MASK, info->mask, false);
+	kt_store_u64(infob + 8 * INFO_HEAD, info->head, false);
+	kt_store_u64(infob + 8 * INFO_BASE, info->base, false);
+	kt_store_u64(infob + 8 * INFO_DROPPED, info->dropped, false);
+	kt_store_u64(infob + 8 * INFO_REJECTED, info->rejected, false);
+	kt_store_u64(infob + 8 * INFO_FLUSHES, info->flushes, false);
+	kt_store_u64(infob + 8 * INFO_STRTAB_USED, info->strtab_used, false);
+	kt_store_u64(infob + 8 * INFO_STRTAB_SIZE, info->strtab_size, false);
+	kt_store_u64(infob + 8 * INFO_CREATED_NS, info->created_ns, false);
+	kt_store_u64(infob + 8 * INFO_CREATOR_PID, info->creator_pid, false);
+	kt_store_u64(infob + 8 * INFO_CORE_PID, info->core_pid, false);
+	kt_store_u64(infob + 8 * INFO_SNAPSHOT_NS, koff_now_ns(), false);
+	kt_store_u64(infob + 8 * INFO_LOGGED, counts.logged, false);
+	kt_store_u64(infob + 8 * INFO_SHOWN, counts.shown, false);
+	kt_store_u64(infob + 8 * INFO_OVERWRITTEN, counts.overwritten, false);
+	kt_store_u64(infob + 8 * INFO_UNFINISHED, counts.unfinished, false);
+	kt_store_u64(infob + 8 * INFO_PATH, info->path ? pool_add(&pool, info->path) : 0, false);
+	kt_store_u64(infob + 8 * INFO_BIAS, info->load_bias, false);
+	kt_store_u64(infob + 8 * INFO_SKIPPED, counts.skipped, false);
 
 	gettimeofday(&tv, NULL);
 	localtime_r(&tv.tv_sec, &tm);
-	memset(hdr, 0, sizeof(hdr));
-	put32(hdr, KOFF_KT_MAGIC);
-	put16(hdr + 4, 1);                           /* major */
-	put16(hdr + 6, 0);                           /* minor */
-	put64(hdr + 8, KOFF_KT_V3_HDR - 16);         /* header size after the first 16 */
-	put32(hdr + 16, 1);                          /* timebase numerator */
-	put32(hdr + 20, 1);                          /* timebase denominator: ns */
-	put64(hdr + 24, 0);                          /* timestamp */
-	put64(hdr + 32, (uint64_t)tv.tv_sec);        /* wall time */
-	put32(hdr + 40, (uint32_t)tv.tv_usec);
-	put32(hdr + 44, (uint32_t)(int32_t)(-tm.tm_gmtoff / 60));   /* minutes west */
-	put32(hdr + 48, tm.tm_isdst > 0);
-	put32(hdr + 52, 0);
-
-	tmp = malloc(strlen(path) + 16);
-	if (!tmp) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.flavour = KTRACE_FILE_LIBKTRACE;
+	hdr.major = 1;
+	hdr.minor = 0;
+	hdr.timebase_numer = 1;                      /* nanoseconds */
+	hdr.timebase_denom = 1;
+	hdr.walltime_secs = (uint64_t)tv.tv_sec;
+	hdr.walltime_usecs = (uint32_t)tv.tv_usec;
+	hdr.minutes_west = (int32_t)(-tm.tm_gmtoff / 60);
+	hdr.dst = tm.tm_isdst > 0;
+	ret = ktrace_file_writer_create(path, &hdr, &w, err);
+	if (ret)
 		goto out;
-	}
-	sprintf(tmp, "%s.tmpXXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = ktrace_error_set(err, -errno, "%s: cannot create: %s", path, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	{
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	ret = write_all(fd, hdr, sizeof(hdr));
+	ret = ktrace_file_writer_add_chunk(w, KOFF_KT_INFO, 1, 0, infob, sizeof(infob), err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_INFO, infob, sizeof(infob));
+		ret = ktrace_file_writer_add_chunk(w, KOFF_KT_STRINGS, 1, 0, pool.data, pool.len,
+						   err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_STRINGS, pool.data, pool.len);
+		ret = ktrace_file_writer_add_chunk(w, KOFF_KT_RECORDS, 1, 0, recs,
+						   (uint64_t)nrec * SNAP_REC, err);
 	if (!ret)
-		ret = write_chunk(fd, KOFF_KT_RECORDS, recs, (uint64_t)nrec * SNAP_REC);
-	if (!ret && fsync(fd) < 0 && errno != EINVAL)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	fd = -1;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret) {
-		unlink(tmp);
-		ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
-	}
+		ret = ktrace_file_writer_close(w, err);
+	else
+		ktrace_file_writer_abort(w);
 out:
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
 	free(recs);
 	free(pool.data);
 	free(pool.idx);
@@ -282,7 +216,7 @@ struct koff_snap {
 	uint64_t pos;             /* next chunk header */
 	uint64_t rec_off, rec_left;   /* inside a RECORDS chunk */
 	uint64_t info_words[INFO_WORDS];
-	bool have_info;
+	bool have_info, have_records;
 	struct koff_counts counts;
 };
 
@@ -338,6 +272,10 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 		got = ktrace_input_peek(s->in, s->pos, 16, &h, err);
 		if (got < 0)
 			return (int)got;
+		/* a snapshot always has a records chunk (maybe empty): the file was cut */
+		if (got == 0 && !s->have_records)
+			return ktrace_error_at(err, -ENODATA, s->pos, "truncated: the snapshot ends "
+					       "before its records chunk");
 		if (got == 0)
 			return 0;
 		if (got < 16)
@@ -393,6 +331,7 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 						       "of %u", (unsigned long long)size, SNAP_REC);
 			s->rec_off = s->pos + 16;
 			s->rec_left = size / SNAP_REC;
+			s->have_records = true;
 			s->pos += 16 + padded;
 			return 1;
 		default:

@@ -1089,10 +1089,17 @@ static int parse_initial(struct tracedat *td, struct kt_cursor *c)
 	c->big_endian = endian;
 	td->hdr.long_size = lsize;
 	if (lsize != 4 && lsize != 8)
-		td_warn(td, "header long size is %u", lsize);
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 1,
+				       "header long size %u (4 or 8 expected)", lsize);
 	ret = kt_cursor_u32(c, &page_size);
 	if (ret)
 		return ret;
+	/* v7 buffers carry their own page size, but the header's is the default */
+	if (page_size < TD_MIN_PAGE_SIZE || page_size > TD_MAX_PAGE_SIZE ||
+	    (page_size & (page_size - 1)))
+		return ktrace_error_at(c->err, -EBADMSG, kt_cursor_offset(c) - 4,
+				       "header page size %u (a power of two from %u to %u expected)",
+				       page_size, TD_MIN_PAGE_SIZE, TD_MAX_PAGE_SIZE);
 	td->hdr.page_size = page_size;
 	strcpy(td->comp_name, "none");
 	td->comp_version[0] = 0;
@@ -1217,6 +1224,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 {
 	uint64_t off = start;
 	size_t cap = 0;
+	bool named = false;
 
 	while (off <= td->size && td->size - off >= 16) {
 		struct td_sechdr h;
@@ -1238,6 +1246,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		s->offset = off;
 		s->size = h.size;
 		s->description = (const char *)(uintptr_t)h.desc;   /* resolved later */
+		named |= h.desc != UINT32_MAX;
 		if (h.id == TRACEDAT_OPT_STRINGS) {
 			struct td_region r;
 			struct ktrace_error e2 = { 0 };
@@ -1255,20 +1264,26 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 				td->strings[td->strings_len] = 0;
 				region_free(&r);
 			} else {
-				char msg[KTRACE_ERROR_MESSAGE_MAX + 32];
-
-				td_warn(td, "strings section: %s",
-					ktrace_error_format(&e2, msg, sizeof(msg)));
+				if (err)
+					*err = e2;
+				return e2.code;
 			}
 		}
-		if (h.size > td->size - off - 16) {
-			if (off + 16 + h.size != td->size)
-				td_warn(td, "offset 0x%" PRIx64 ": section %u of %" PRIu64
-					" bytes runs past the end of the file", off, h.id, h.size);
-			break;
-		}
+		/* a file cut before the end of its last section */
+		if (h.size > td->size - off - 16)
+			return ktrace_error_at(err, -ENODATA, off, "truncated: section %u of %" PRIu64
+					       " bytes runs past the end of the file (%" PRIu64
+					       " bytes left)", h.id, h.size, td->size - off - 16);
 		off += 16 + h.size;
 	}
+	if (off < td->size)
+		return ktrace_error_at(err, -ENODATA, off, "truncated: section header needs 16 bytes, "
+				       "%" PRIu64 " left", td->size - off);
+	/* sections that have a name (a string id, not 0xffffffff) need the strings section,
+	 * which comes last: a file without it was cut before its end */
+	if (named && !td->strings)
+		return ktrace_error_at(err, -ENODATA, off, "truncated: the file ends before its "
+				       "strings section (the section names)");
 	td->hdr.sections = (unsigned int)td->nsections;
 	return 0;
 }
@@ -1412,11 +1427,12 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 	int ret;
 
 	*out = NULL;
-	if (!ktrace_input_is_mapped(in)) {
+	/* trace.dat is read by offset: a pipe is copied to a temporary file first */
+	if ((ret = ktrace_input_spool(in, err)) < 0 ||
+	    (!ktrace_input_size(in) && (ret = ktrace_error_at(err, -ENODATA, 0, "empty file")) < 0)) {
 		if (owns)
 			ktrace_input_close(in);
-		return ktrace_error_set(err, -ESPIPE,
-					"trace.dat files must be read from a regular file, not a pipe");
+		return ret;
 	}
 	td = calloc(1, sizeof(*td));
 	if (!td) {

@@ -20,15 +20,27 @@
 #include <unistd.h>
 
 #include "common/cursor.h"
+#include "common/grow.h"
+#include "common/input_file.h"
 #include "tracedat/tracedat_int.h"
 
 /* Consumed mapped data is released in steps of this many bytes, or of half the bytes
  * kept for the caller (tracedat_iter_keep_mapped: all streams together keep about
  * TD_KEEP_TOTAL resident). */
 #define TD_RELEASE_STEP (4u << 20)
+/* Uncompressed data of a file is read into blocks of about this many bytes (a whole
+ * number of sub-buffers), used again once nothing may look at them. */
+#define TD_BLOCK (256u << 10)
 #define TD_KEEP_TOTAL (32u << 20)
 #define TD_KEEP_MIN (1u << 20)
 #define TD_KEEP_MAX (8u << 20)
+
+struct td_block {
+	uint8_t *mem;
+	size_t cap;                /* bytes allocated */
+	uint64_t pos;              /* data offset of mem[0] */
+	size_t len;                /* bytes read */
+};
 
 struct td_stream {
 	struct tracedat *td;
@@ -64,6 +76,10 @@ struct td_stream {
 	bool correct;              /* timestamps need correcting */
 	uint64_t released;         /* file offset up to which mapped pages were released */
 	uint64_t keep;             /* bytes read past a record before its pages go (0: none) */
+	/* uncompressed data of a file read into blocks, oldest first (read_blocks) */
+	bool read_blocks;
+	struct td_block *blocks;
+	size_t nblocks, blocks_cap;
 	/* current record, or the error met */
 	struct tracedat_record rec;
 	int error;
@@ -230,6 +246,55 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	return 0;
 }
 
+/* The block that holds the page at data offset s->pos (page_len bytes), read from the
+ * file. A block is used again once the walk is keep bytes past its end (what
+ * tracedat_iter_keep_mapped promises callers); until then a new one is added. */
+static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
+{
+	struct td_block *b = s->nblocks ? &s->blocks[s->nblocks - 1] : NULL;
+	uint64_t left = s->end - s->pos;
+	size_t len;
+	int ret;
+
+	if (b && s->pos >= b->pos && s->pos - b->pos + s->page_len <= b->len) {
+		*page = b->mem + (s->pos - b->pos);
+		return 0;
+	}
+	len = TD_BLOCK > ps ? TD_BLOCK / ps * ps : ps;
+	if (len > left)
+		len = (size_t)left;
+	if (s->nblocks && s->blocks[0].pos + s->blocks[0].len + s->keep <= s->pos) {
+		struct td_block old = s->blocks[0];
+
+		memmove(&s->blocks[0], &s->blocks[1], (s->nblocks - 1) * sizeof(*s->blocks));
+		s->blocks[s->nblocks - 1] = old;
+	} else {
+		if (kt_grow((void **)&s->blocks, &s->blocks_cap, s->nblocks + 1, sizeof(*s->blocks)))
+			return -ENOMEM;
+		memset(&s->blocks[s->nblocks++], 0, sizeof(*s->blocks));
+	}
+	b = &s->blocks[s->nblocks - 1];
+	if (b->cap < len) {
+		uint8_t *mem = realloc(b->mem, len);
+
+		if (!mem) {
+			b->len = 0;
+			return -ENOMEM;
+		}
+		b->mem = mem;
+		b->cap = len;
+	}
+	b->pos = s->pos;
+	b->len = len;
+	ret = kt_input_pread(s->td->in, b->mem, len, s->cpu->pub.offset + s->pos);
+	if (ret) {
+		b->len = 0;
+		return ret;
+	}
+	*page = b->mem;
+	return 0;
+}
+
 /* Loads the next page that exists. 1 loaded, 0 no more, < 0 error. */
 static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_page)
 {
@@ -256,8 +321,16 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 	} else {
 		page_file = s->cpu->pub.offset + s->pos;
 		s->page_len = s->end - s->pos < ps ? (size_t)(s->end - s->pos) : ps;
-		s->page = td->map + page_file;
-		release_mapped(s, page_file, sys_page);
+		if (s->read_blocks) {
+			ret = block_page(s, ps, &s->page);
+			if (ret == -ENOMEM)
+				return stream_error(s, ret, page_file, "out of memory for a block");
+			if (ret)
+				return stream_error(s, ret, page_file, "cannot read the file");
+		} else {
+			s->page = td->map + page_file;
+			release_mapped(s, page_file, sys_page);
+		}
 	}
 	s->page_pos = s->pos;
 	s->pos += s->page_len;
@@ -597,6 +670,8 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 			s->chunk_next = s->cpu->first_chunk;
 			s->chunks_left = s->cpu->pub.chunks;
 			s->released = buf->pub.compressed ? s->cpu->first_chunk : s->cpu->pub.offset;
+			s->read_blocks = !buf->pub.compressed && (td->flags & TRACEDAT_READ_COPIES) &&
+					 kt_input_pread(td->in, NULL, 0, 0) == 0;
 			s->rec.buffer = (unsigned int)b;
 			s->rec.cpu = s->cpu->pub.cpu;
 			s->rec.cpu_index = (unsigned int)c;
@@ -696,6 +771,9 @@ void tracedat_iter_free(struct tracedat_iter *it)
 	for (size_t i = 0; i < it->nstreams; i++) {
 		kbuffer_free(it->streams[i].kb);
 		free(it->streams[i].chunk);
+		for (size_t b = 0; b < it->streams[i].nblocks; b++)
+			free(it->streams[i].blocks[b].mem);
+		free(it->streams[i].blocks);
 	}
 	free(it->streams);
 	free(it->heap);
@@ -767,69 +845,55 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 /* Uncompressed data is handed out in slices of this many bytes. */
 #define TD_CPU_DATA_SLICE (4u << 20)
 
+/* Walks every record of the stream's current page, as stream_fill would: 0, or the
+ * reader's error for a corrupt page (kept in the stream). */
+static int check_page(struct td_stream *s)
+{
+	uint64_t at = s->b->pub.compressed ? s->chunk_file : s->cpu->pub.offset + s->page_pos;
+	int ret = 0;
+
+	if (s->use_kb) {
+		while (kbuffer_read_event(s->kb, NULL))
+			kbuffer_next_event(s->kb, NULL);
+		ret = kbuffer_corrupt(s->kb) ? -1 : 0;
+	} else {
+		struct tracedat_record r = s->rec;
+
+		while ((ret = walk_next(s, &r)) > 0)
+			;
+	}
+	if (ret < 0)
+		return stream_error(s, -EBADMSG, at, "corrupt sub-buffer (a record runs past its end)");
+	return 0;
+}
+
 int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err)
 {
-	struct td_buffer *b;
-	struct td_cpu *cpu;
-	struct td_codec codec;
-	uint64_t off;
-	uint8_t *buf = NULL;
-	size_t cap = 0;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t sys_page = page > 0 ? (size_t)page : 4096;
-	int ret = 0;
+	struct tracedat_iter *it;
+	struct td_stream *s;
+	int ret;
 
 	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
 	    cpu_index >= td->bufs[buffer].ncpus)
 		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
-	b = &td->bufs[buffer];
-	cpu = &b->cpus[cpu_index];
-	if (!cpu->pub.data_size)
+	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size)
 		return 0;
-	if (!b->pub.compressed) {
-		/* check_cpu_data checked offset + size against the file */
-		for (off = 0; off < cpu->pub.data_size && !ret;) {
-			uint64_t left = cpu->pub.data_size - off;
-			size_t n = left < TD_CPU_DATA_SLICE ? (size_t)left : TD_CPU_DATA_SLICE;
-			uint64_t at = cpu->pub.offset + off;
-
-			ret = fn(td->map + at, n, arg);
-			off += n;
-			if (td->release_pages) {
-				uint64_t start = (at + sys_page - 1) & ~((uint64_t)sys_page - 1);
-				uint64_t end = (at + n) & ~((uint64_t)sys_page - 1);
-
-				if (end > start)
-					madvise((void *)(td->map + start), (size_t)(end - start),
-						MADV_DONTNEED);
-			}
-		}
+	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
+				err);
+	if (ret)
 		return ret;
-	}
-	if (td_codec_init(&codec, td->codec_kind))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	/* check_cpu_data validated every chunk header against the file */
-	off = cpu->first_chunk;
-	for (uint32_t i = 0; i < cpu->pub.chunks && !ret; i++) {
-		uint32_t csize = kt_load_u32(td->map + off, td->hdr.big_endian);
-		uint32_t usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
-
-		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
-		if (ret) {
-			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
-					     : ktrace_error_at(err, -EBADMSG, off,
-							       "%s%s%sCPU %u: cannot decompress chunk",
-							       b->pub.name[0] ? "buffer \"" : "",
-							       b->pub.name, b->pub.name[0] ? "\" " : "",
-							       cpu->pub.cpu);
+	/* the one stream of that CPU: its pages, each checked as the reader checks it */
+	s = &it->streams[0];
+	while ((ret = next_page(s, &it->codec, it->sys_page)) > 0) {
+		if ((ret = check_page(s)) < 0)
 			break;
-		}
-		ret = fn(buf, usize, arg);
-		off += 8 + (uint64_t)csize;
+		if ((ret = fn(s->page, s->page_len, arg)) != 0)
+			break;
 	}
-	free(buf);
-	td_codec_fini(&codec);
-	return ret;
+	if (ret < 0 && s->error && err)
+		*err = s->err;
+	tracedat_iter_free(it);
+	return ret < 0 ? ret : 0;
 }

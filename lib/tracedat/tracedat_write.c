@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 #include "common/grow.h"
 #include "common/cursor.h"
@@ -73,8 +74,7 @@ struct tw_buffer {
 
 struct tracedat_writer {
 	int fd;
-	bool own_fd;
-	char *path, *tmp;
+	struct kt_outfile *file;  /* tracedat_writer_create: where fd comes from */
 	unsigned int version;
 	bool big;
 	unsigned int long_size;
@@ -115,6 +115,11 @@ struct tracedat_writer {
 	struct tw_cpu *cpu;       /* CPU being written */
 	bool chunked;             /* the current CPU / latency text is compressed */
 
+	/* progress: ring-buffer data bytes taken so far, and when it was last told */
+	void (*progress)(void *arg, uint64_t data_bytes);
+	void *progress_arg;
+	uint64_t data_done, data_told;
+
 	/* chunks of compressed data */
 	uint8_t *chunk;
 	size_t chunk_len, chunk_size;
@@ -134,7 +139,7 @@ static int oom(struct ktrace_error *err)
 
 static const char *wname(const struct tracedat_writer *w)
 {
-	return w->path ? w->path : "trace.dat output";
+	return w->file ? kt_outfile_name(w->file) : "trace.dat output";
 }
 
 /* Records a failure: the writer refuses further work. */
@@ -1117,6 +1122,18 @@ int tracedat_writer_cpu_begin(struct tracedat_writer *w, unsigned int buffer, un
 	return 0;
 }
 
+/* Tells the caller's progress callback about every PROGRESS_STEP bytes of data. */
+#define PROGRESS_STEP (4u << 20)
+
+static void note_progress(struct tracedat_writer *w, uint64_t n)
+{
+	w->data_done += n;
+	if (w->progress && w->data_done - w->data_told >= PROGRESS_STEP) {
+		w->data_told = w->data_done;
+		w->progress(w->progress_arg, w->data_done);
+	}
+}
+
 int tracedat_writer_cpu_write(struct tracedat_writer *w, const void *data, size_t len,
 			      struct ktrace_error *err)
 {
@@ -1127,6 +1144,7 @@ int tracedat_writer_cpu_write(struct tracedat_writer *w, const void *data, size_
 	if (!w->cpu)
 		return misuse(w, err, "CPU data written outside cpu_begin/cpu_end%s", NULL);
 	w->cpu->data_size += len;
+	note_progress(w, len);
 	if (w->chunked)
 		return chunks_add(w, data, len, err);
 	return wbytes(w, data, len, err);
@@ -1159,6 +1177,7 @@ int tracedat_writer_cpu_copy_fd(struct tracedat_writer *w, int fd, uint64_t offs
 			left -= (uint64_t)r;
 			w->pos += (uint64_t)r;
 			w->cpu->data_size += (uint64_t)r;
+			note_progress(w, (uint64_t)r);
 		}
 		offset = (uint64_t)in;
 		len = left;
@@ -1355,12 +1374,7 @@ unsigned int tracedat_writer_version(const struct tracedat_writer *w)
 
 static void writer_free(struct tracedat_writer *w)
 {
-	if (w->own_fd && w->fd >= 0)
-		close(w->fd);
-	if (w->tmp)
-		unlink(w->tmp);
-	free(w->tmp);
-	free(w->path);
+	kt_outfile_abort(w->file);
 	free(w->wb);
 	free(w->fmt.p);
 	free(w->cur_sys);
@@ -1389,18 +1403,12 @@ int tracedat_writer_close(struct tracedat_writer *w, struct ktrace_error *err)
 	if (!w)
 		return ktrace_error_set(err, -EINVAL, "no writer");
 	ret = finish(w, err);
-	if (!ret && w->own_fd) {
-		if (fsync(w->fd) < 0)
-			ret = fail(w, err, -errno, "fsync");
-		if (close(w->fd) < 0 && !ret)
-			ret = fail(w, err, -errno, "close");
+	if (!ret && w->file) {
+		ret = kt_outfile_commit(w->file, err);
+		w->file = NULL;
 		w->fd = -1;
-		if (!ret && rename(w->tmp, w->path) < 0)
-			ret = fail(w, err, -errno, "rename");
-		if (!ret) {
-			free(w->tmp);
-			w->tmp = NULL;
-		}
+		if (ret && !w->error)
+			w->error = ret;
 	}
 	if (!ret)
 		w->done = W_CLOSED;
@@ -1455,6 +1463,8 @@ static int writer_new(const struct tracedat_write_opts *o, struct tracedat_write
 		return ktrace_error_set(err, -EINVAL,
 					"page size must be a power of two from 64 to 1 MiB");
 	}
+	w->progress = o ? o->progress : NULL;
+	w->progress_arg = o ? o->progress_arg : NULL;
 	w->level = o && o->level ? o->level
 		   : w->codec == TD_CODEC_ZSTD ? ZSTD_CLEVEL_DEFAULT : Z_DEFAULT_COMPRESSION;
 	w->wb = malloc(TW_BUF_SIZE);
@@ -1524,34 +1534,16 @@ int tracedat_writer_create(const char *path, const struct tracedat_write_opts *o
 			   struct tracedat_writer **out, struct ktrace_error *err)
 {
 	struct tracedat_writer *w;
-	mode_t mask;
 	int ret = writer_new(opts, &w, err);
 
 	if (ret)
 		return ret;
-	w->own_fd = true;
-	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmpXXXXXX", path) < 0) {
-		w->tmp = NULL;
+	/* the writer patches offsets in place: a FIFO or stdout gets a spool first */
+	if ((ret = kt_outfile_open(path, KT_OUTFILE_SEEKABLE, &w->file, err))) {
 		writer_free(w);
-		return oom(err);
+		return ret;
 	}
-	w->fd = mkstemp(w->tmp);
-	if (w->fd < 0) {
-		int e = errno;
-
-		ktrace_error_set(err, -e, "%s: cannot create a temporary file: %s", path, strerror(e));
-		free(w->tmp);
-		w->tmp = NULL;
-		writer_free(w);
-		return -e;
-	}
-	/* mkstemp creates 0600: give the result the usual permissions */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(w->fd, 0666 & ~mask) < 0) {
-		/* not fatal: the file stays private */
-	}
+	w->fd = kt_outfile_fd(w->file);
 	if ((ret = write_init(w, err))) {
 		writer_free(w);
 		return ret;

@@ -18,7 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ktrace/kbuffer.h>
+
 #include "common/cursor.h"
+#include "common/outfile.h"
 #include "tracefs/tracefs_int.h"
 
 #define PIPE_BYTES (1u << 20)      /* wanted pipe capacity */
@@ -32,29 +35,19 @@ struct thread_arg {
 	size_t chunk;
 };
 
+/* Where a CPU's data waits: memory for a live session, else an anonymous file in the
+ * session's directory. */
 static int open_tmp(const struct ktrace_tracefs_session *s, unsigned int cpu)
 {
-	const char *dir = s->tmpdir;
-	char path[PATH_MAX];
+	char name[32];
 	int fd;
 
 	if (s->in_memory) {
-		snprintf(path, sizeof(path), "ktrace-cpu%u", cpu);
-		fd = memfd_create(path, MFD_CLOEXEC);
+		snprintf(name, sizeof(name), "ktrace-cpu%u", cpu);
+		fd = memfd_create(name, MFD_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0)
-		return fd;
-	/* no O_TMPFILE here: a named file, removed at once */
-	if (snprintf(path, sizeof(path), "%s/.ktrace-cpu%u-XXXXXX", dir, cpu) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
+	return kt_outfile_anonymous(s->tmpdir);
 }
 
 int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
@@ -354,25 +347,32 @@ void tfs_capture_close(struct tfs_buffer *b, bool all)
 }
 
 /* Lost-events marks of the sub-buffers in fd (size bytes): their sum, or -1 when one
- * has no count. */
+ * has no count; the events they hold are added to *events (what the file gets, which is
+ * what is reported: the kernel's "read events" counter is cumulative). */
 static int64_t scan_marks(int fd, uint64_t size, unsigned int page_size, unsigned int long_size,
-			  bool big_endian)
+			  bool big_endian, uint64_t *events)
 {
 	unsigned int hdr = 8 + long_size;
 	const uint8_t *map;
 	int64_t marked = 0;
+	struct kbuffer *kb;
 
 	if (!size || fd < 0)
 		return 0;
 	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		return -1;
+	kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			   big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	for (uint64_t off = 0; off + page_size <= size; off += page_size) {
 		const uint8_t *p = map + off;
 		uint64_t commit = long_size == 8 ? kt_load_u64(p + 8, big_endian)
 						 : kt_load_u32(p + 8, big_endian);
 		uint64_t used = commit & ((1u << 27) - 1);
 
+		if (kb && kbuffer_load_subbuffer_len(kb, (void *)p, page_size) == 0)
+			for (void *ev = kbuffer_read_event(kb, NULL); ev; ev = kbuffer_next_event(kb, NULL))
+				(*events)++;
 		if (!(commit & (1ull << 31)))
 			continue;
 		if ((commit & (1ull << 30)) && hdr + used + long_size <= page_size && marked >= 0)
@@ -381,6 +381,7 @@ static int64_t scan_marks(int fd, uint64_t size, unsigned int page_size, unsigne
 		else
 			marked = -1;
 	}
+	kbuffer_free(kb);
 	munmap((void *)map, (size_t)size);
 	return marked;
 }
@@ -394,9 +395,10 @@ void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long
 	c->stats.bytes = size + c->old_bytes;
 	c->stats.pages = c->stats.bytes / b->page_size;
 	c->stats.lost_marked = 0;
+	c->stats.events = 0;
 	if (c->stats.bytes == 0)
 		return;
-	a = scan_marks(c->old_fd, c->old_bytes, b->page_size, long_size, big_endian);
-	m = scan_marks(c->out_fd, size, b->page_size, long_size, big_endian);
+	a = scan_marks(c->old_fd, c->old_bytes, b->page_size, long_size, big_endian, &c->stats.events);
+	m = scan_marks(c->out_fd, size, b->page_size, long_size, big_endian, &c->stats.events);
 	c->stats.lost_marked = a < 0 || m < 0 ? -1 : a + m;
 }

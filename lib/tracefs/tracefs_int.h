@@ -38,6 +38,11 @@ void tfs_free_names(char **names, size_t n);
 int tfs_buffer_dir(const char *tracefs, const char *instance, char *out, size_t len,
 		   struct ktrace_error *err);
 
+/* ---- instances a recording creates (tracefs_leftovers.c) ---- */
+/* Notes that this process created instance name / removed it. */
+void tfs_instance_note(const char *name);
+void tfs_instance_forget(const char *name);
+
 /* ---- events ---- */
 struct tfs_event {
 	char *system;

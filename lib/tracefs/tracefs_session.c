@@ -731,6 +731,10 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 			return ret;
 		} else {
 			b->created = true;
+			/* a recorder's instance (not ktrace start's, which stays on purpose) is
+			 * noted so that a killed recording's is found */
+			if (capture)
+				tfs_instance_note(o->instance);
 		}
 	}
 	ret = tfs_list_events(b->dir, &s->events, err);
@@ -1244,8 +1248,10 @@ int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct ktrace_error
 			/* an instance cannot go while its files are open */
 			tfs_capture_close(b, false);
 			for (int tries = 0;; tries++) {
-				if (rmdir(b->dir) == 0 || errno == ENOENT)
+				if (rmdir(b->dir) == 0 || errno == ENOENT) {
+					tfs_instance_forget(b->name);
 					break;
+				}
 				if (errno != EBUSY || tries == 40) {
 					if (!first)
 						first = ktrace_error_set(err, -errno,

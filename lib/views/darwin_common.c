@@ -47,9 +47,7 @@ void kt_darwin_put_time(struct ktrace_out *o, uint64_t ns)
 const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32_t debugid,
 				 char *buf, size_t len)
 {
-	const char *n = codes ? ktrace_darwin_codes_lookup(codes, debugid) : NULL;
-
-	return n ? n : ktrace_darwin_builtin_name(debugid, buf, len);
+	return ktrace_darwin_event_name(codes, debugid, buf, len);
 }
 
 size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int quote)
@@ -65,8 +63,6 @@ size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int q
 			ch = '?';
 		if (quote == KT_QUOTE_CSV && ch == '"')
 			kt_out_putc(o, '"');
-		else if (quote == KT_QUOTE_JSON && (ch == '"' || ch == '\\'))
-			kt_out_putc(o, '\\');
 		kt_out_putc(o, (char)ch);
 	}
 	if (quote)

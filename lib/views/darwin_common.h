@@ -19,7 +19,14 @@ const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32
 				 char *buf, size_t len);
 /* Writes s (at most max bytes, stops at NUL) with non-printable bytes as '?'; JSON or
  * CSV quoting when asked. Returns the number of characters written (unquoted). */
-enum { KT_QUOTE_NONE, KT_QUOTE_CSV, KT_QUOTE_JSON };
+enum { KT_QUOTE_NONE, KT_QUOTE_CSV };
 size_t kt_darwin_put_text(struct ktrace_out *o, const char *s, size_t max, int quote);
+
+/* Stackshots (darwin_stackshot.c): the text listing of stackshot index (its tasks and
+ * threads, or why it does not decode), and the JSON array of every stackshot with its
+ * decoded tree. */
+struct kt_json;
+void kt_darwin_list_stackshot(struct ktrace_darwin *k, size_t index, struct ktrace_out *out);
+int kt_darwin_json_stackshots(struct kt_json *j, struct ktrace_darwin *k, struct ktrace_error *err);
 
 #endif

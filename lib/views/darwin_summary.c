@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
 #include "views/darwin_common.h"
 #include <ktrace/view.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 
 #define MAX_LISTED_CHUNKS 100000
@@ -68,15 +70,34 @@ static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct 
 	return ret;
 }
 
-static void json_event(struct ktrace_out *o, const char *key, const struct ktrace_darwin_event *ev)
+/* A number as a "0x..." string (JSON numbers lose precision above 2^53). */
+static void json_hex(struct kt_json *j, const char *key, uint64_t v, int digits)
 {
-	kt_out_printf(o, "  \"%s\": {\"offset\": %" PRIu64 ", \"timestamp\": %" PRIu64
-		      ", \"timestamp_hex\": \"0x%" PRIx64 "\", \"ns\": %" PRIu64
-		      ", \"debugid\": \"0x%08x\", \"cpu\": %u, \"thread\": \"0x%" PRIx64
-		      "\", \"args\": [\"0x%" PRIx64 "\", \"0x%" PRIx64 "\", \"0x%" PRIx64
-		      "\", \"0x%" PRIx64 "\"]},\n",
-		      key, ev->offset, ev->timestamp, ev->timestamp, ev->ns, ev->debugid, ev->cpu,
-		      ev->thread, ev->arg[0], ev->arg[1], ev->arg[2], ev->arg[3]);
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, digits, v);
+	if (key)
+		kt_json_key_cstr(j, key);
+	kt_json_cstr(j, buf);
+}
+
+static void json_event(struct kt_json *j, const char *key, const struct ktrace_darwin_event *ev)
+{
+	kt_json_key_cstr(j, key);
+	kt_json_begin_object(j, true);
+	kt_json_kv_u64(j, "offset", ev->offset);
+	kt_json_kv_u64(j, "timestamp", ev->timestamp);
+	json_hex(j, "timestamp_hex", ev->timestamp, 0);
+	kt_json_kv_u64(j, "ns", ev->ns);
+	json_hex(j, "debugid", ev->debugid, 8);
+	kt_json_kv_u64(j, "cpu", ev->cpu);
+	json_hex(j, "thread", ev->thread, 0);
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_array(j, true);
+	for (int a = 0; a < 4; a++)
+		json_hex(j, NULL, ev->arg[a], 0);
+	kt_json_end_array(j);
+	kt_json_end_object(j);
 }
 
 static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
@@ -87,76 +108,126 @@ static void print_json(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	size_t ncpus;
 	const struct ktrace_darwin_cpu *cpus = ktrace_darwin_cpus(k, &ncpus);
 	char desc[128];
+	struct kt_json j;
 
-	kt_out_puts(o, "{\n  \"file\": ");
-	kt_darwin_put_text(o, ktrace_input_name(in), 4096, KT_QUOTE_JSON);
-	kt_out_printf(o, ",\n  \"format\": \"%s\",\n  \"description\": \"%s\",\n"
-		      "  \"version\": %d,\n  \"magic\": \"0x%08x\",\n",
-		      kt_darwin_format_id(i), kt_darwin_format_desc(i, desc, sizeof(desc)),
-		      kt_darwin_version(i), i->magic);
-	if (i->kind == KTRACE_DARWIN_V3)
-		kt_out_printf(o, "  \"flavour\": \"%s\",\n  \"header_version\": {\"major\": %u, "
-			      "\"minor\": %u},\n  \"start_timestamp\": %" PRIu64 ",\n",
-			      i->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace",
-			      i->major, i->minor, i->start_timestamp);
-	kt_out_printf(o, "  \"word_size\": %d,\n  \"event_size\": %zu,\n  \"flags\": %u,\n",
-		      i->is64 ? 64 : 32, i->event_size, i->flags);
-	kt_out_printf(o, "  \"timebase\": {\"numer\": %" PRIu64 ", \"denom\": %" PRIu64
-		      ", \"known\": %s, \"frequency\": %" PRIu64 "},\n",
-		      i->timebase_numer, i->timebase_denom, i->timebase_known ? "true" : "false",
-		      i->frequency);
-	kt_out_printf(o, "  \"walltime\": {\"secs\": %" PRIu64 ", \"usecs\": %u, "
-		      "\"minutes_west\": %d, \"dst\": %u},\n",
-		      i->walltime_secs, i->walltime_usecs, i->minutes_west, i->dst);
+	kt_json_init(&j, o, 2);
+	kt_json_begin_object(&j, false);
+	kt_json_kv_cstr(&j, "file", ktrace_input_name(in));
+	kt_json_kv_cstr(&j, "format", kt_darwin_format_id(i));
+	kt_json_kv_cstr(&j, "description", kt_darwin_format_desc(i, desc, sizeof(desc)));
+	kt_json_kv_u64(&j, "version", (uint64_t)kt_darwin_version(i));
+	json_hex(&j, "magic", i->magic, 8);
+	if (i->kind == KTRACE_DARWIN_V3) {
+		kt_json_kv_cstr(&j, "flavour", i->flavour == KTRACE_FILE_KERNEL ? "kernel" : "libktrace");
+		kt_json_key_cstr(&j, "header_version");
+		kt_json_begin_object(&j, true);
+		kt_json_kv_u64(&j, "major", i->major);
+		kt_json_kv_u64(&j, "minor", i->minor);
+		kt_json_end_object(&j);
+		kt_json_kv_u64(&j, "start_timestamp", i->start_timestamp);
+	}
+	kt_json_kv_u64(&j, "word_size", i->is64 ? 64 : 32);
+	kt_json_kv_u64(&j, "event_size", i->event_size);
+	kt_json_kv_u64(&j, "flags", i->flags);
+	kt_json_key_cstr(&j, "timebase");
+	kt_json_begin_object(&j, true);
+	kt_json_kv_u64(&j, "numer", i->timebase_numer);
+	kt_json_kv_u64(&j, "denom", i->timebase_denom);
+	kt_json_key_cstr(&j, "known");
+	kt_json_bool(&j, i->timebase_known);
+	kt_json_kv_u64(&j, "frequency", i->frequency);
+	kt_json_end_object(&j);
+	kt_json_key_cstr(&j, "walltime");
+	kt_json_begin_object(&j, true);
+	kt_json_kv_u64(&j, "secs", i->walltime_secs);
+	kt_json_kv_u64(&j, "usecs", i->walltime_usecs);
+	kt_json_key_cstr(&j, "minutes_west");
+	kt_json_i64(&j, i->minutes_west);
+	kt_json_kv_u64(&j, "dst", i->dst);
+	kt_json_end_object(&j);
 	if (i->kind != KTRACE_DARWIN_V3)
-		kt_out_printf(o, "  \"events_offset\": %" PRIu64 ",\n", i->events_offset);
-	kt_out_printf(o, "  \"events\": %" PRIu64 ",\n  \"threads\": %" PRIu64
-		      ",\n  \"thread_map_entries\": %" PRIu64 ",\n",
-		      t->events, i->threads, i->thread_map_entries);
-	kt_out_printf(o, "  \"cpus\": %" PRIu64 ",\n  \"cpus_seen\": %" PRIu64 ",\n",
-		      ncpus ? (uint64_t)ncpus : t->cpus_seen, t->cpus_seen);
-	kt_out_puts(o, "  \"cpu_map\": [");
+		kt_json_kv_u64(&j, "events_offset", i->events_offset);
+	kt_json_kv_u64(&j, "events", t->events);
+	kt_json_kv_u64(&j, "threads", i->threads);
+	kt_json_kv_u64(&j, "thread_map_entries", i->thread_map_entries);
+	kt_json_kv_u64(&j, "cpus", ncpus ? (uint64_t)ncpus : t->cpus_seen);
+	kt_json_kv_u64(&j, "cpus_seen", t->cpus_seen);
+	kt_json_key_cstr(&j, "cpu_map");
+	kt_json_begin_array(&j, true);
 	for (size_t c = 0; c < ncpus; c++) {
-		kt_out_printf(o, "%s{\"cpu_id\": %u, \"flags\": %u, \"name\": ", c ? ", " : "",
-			      cpus[c].cpu_id, cpus[c].flags);
-		kt_darwin_put_text(o, cpus[c].name, 8, KT_QUOTE_JSON);
-		kt_out_putc(o, '}');
+		kt_json_begin_object(&j, true);
+		kt_json_kv_u64(&j, "cpu_id", cpus[c].cpu_id);
+		kt_json_kv_u64(&j, "flags", cpus[c].flags);
+		kt_json_key_cstr(&j, "name");
+		kt_json_string(&j, cpus[c].name, strnlen(cpus[c].name, 8));
+		kt_json_end_object(&j);
 	}
-	kt_out_puts(o, "],\n");
+	kt_json_end_array(&j);
 	if (t->events) {
-		json_event(o, "first_event", &t->first);
-		json_event(o, "last_event", &t->last);
-		kt_out_printf(o, "  \"duration_ns\": %" PRIu64 ",\n", t->max_ns - t->min_ns);
+		json_event(&j, "first_event", &t->first);
+		json_event(&j, "last_event", &t->last);
+		kt_json_kv_u64(&j, "duration_ns", t->max_ns - t->min_ns);
 	}
-	kt_out_printf(o, "  \"lost_events_markers\": %" PRIu64 ",\n  \"retrograde_events\": %"
-		      PRIu64 ",\n", t->lost_markers, t->retrograde);
+	kt_json_kv_u64(&j, "lost_events_markers", t->lost_markers);
+	kt_json_kv_u64(&j, "retrograde_events", t->retrograde);
 	if (i->trailing_bytes)
-		kt_out_printf(o, "  \"trailing_bytes\": %" PRIu64 ",\n", i->trailing_bytes);
-	kt_out_puts(o, "  \"chunks\": [");
+		kt_json_kv_u64(&j, "trailing_bytes", i->trailing_bytes);
+	kt_json_key_cstr(&j, "chunks");
+	kt_json_begin_array(&j, false);
 	for (size_t c = 0; c < ch->n; c++) {
 		const struct ktrace_chunk *x = &ch->v[c];
-		const char *n = ktrace_file_tag_name(x->tag);
 
-		kt_out_printf(o, "%s\n    {\"tag\": \"0x%08x\", \"name\": %s%s%s, \"major\": %u, "
-			      "\"minor\": %u, \"offset\": %" PRIu64 ", \"size\": %" PRIu64
-			      ", \"data_size\": %" PRIu64 ", \"header\": %s}",
-			      c ? "," : "", x->tag, n ? "\"" : "", n ? n : "null", n ? "\"" : "",
-			      x->major, x->minor, x->offset, x->size, x->data_size,
-			      x->in_header ? "true" : "false");
+		kt_json_begin_object(&j, true);
+		json_hex(&j, "tag", x->tag, 8);
+		kt_json_kv_cstr(&j, "name", ktrace_file_tag_name(x->tag));
+		kt_json_kv_u64(&j, "major", x->major);
+		kt_json_kv_u64(&j, "minor", x->minor);
+		kt_json_kv_u64(&j, "offset", x->offset);
+		kt_json_kv_u64(&j, "size", x->size);
+		kt_json_kv_u64(&j, "data_size", x->data_size);
+		kt_json_key_cstr(&j, "header");
+		kt_json_bool(&j, x->in_header);
+		kt_json_end_object(&j);
 	}
-	kt_out_printf(o, "%s],\n", ch->n ? "\n  " : "");
+	kt_json_end_array(&j);
 	if (ch->more)
-		kt_out_printf(o, "  \"chunks_not_listed\": %" PRIu64 ",\n", ch->more);
-	kt_out_puts(o, "  \"error\": ");
+		kt_json_kv_u64(&j, "chunks_not_listed", ch->more);
+	{
+		struct ktrace_error e = { 0 };
+		int n = ktrace_darwin_stackshot_count(k, &e);
+
+		kt_json_key_cstr(&j, "stackshots");
+		kt_json_begin_array(&j, false);
+		for (int s = 0; s < n; s++) {
+			struct ktrace_darwin_stackshot si = { 0 };
+
+			kt_json_begin_object(&j, true);
+			if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+				kt_json_kv_u64(&j, "offset", si.offset);
+				kt_json_kv_u64(&j, "size", si.size);
+				kt_json_kv_cstr(&j, "kind", kcdata_begin_name(si.begin_type)
+							    ? kcdata_begin_name(si.begin_type) : "kcdata");
+				kt_json_kv_u64(&j, "tasks", si.tasks);
+				kt_json_kv_u64(&j, "threads", si.threads);
+			} else {
+				kt_json_kv_u64(&j, "offset", e.offset);
+				kt_json_key_cstr(&j, "error");
+				kt_json_string(&j, e.message, strnlen(e.message, sizeof(e.message)));
+			}
+			kt_json_end_object(&j);
+		}
+		kt_json_end_array(&j);
+	}
+	kt_json_key_cstr(&j, "error");
 	if (failure) {
 		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
 
-		ktrace_error_format(failure, msg, sizeof(msg));
-		kt_darwin_put_text(o, msg, sizeof(msg), KT_QUOTE_JSON);
+		kt_json_cstr(&j, ktrace_error_format(failure, msg, sizeof(msg)));
 	} else {
-		kt_out_puts(o, "null");
+		kt_json_null(&j);
 	}
-	kt_out_puts(o, "\n}\n");
+	kt_json_end_object(&j);
+	kt_json_finish(&j);
 }
 
 static void text_event(struct ktrace_out *o, const char *label, const struct ktrace_darwin_event *ev)
@@ -165,6 +236,38 @@ static void text_event(struct ktrace_out *o, const char *label, const struct ktr
 	kt_darwin_put_time(o, ev->ns);
 	kt_out_printf(o, " s), debugid 0x%08x, cpu %u, thread 0x%" PRIx64 ", file offset 0x%"
 		      PRIx64 "\n", ev->debugid, ev->cpu, ev->thread, ev->offset);
+}
+
+/* The stackshot chunks, decoded: their tasks and threads. */
+static void print_text_stackshots(struct ktrace_out *o, struct ktrace_darwin *k)
+{
+	struct ktrace_error e = { 0 };
+	uint64_t tasks = 0, threads = 0;
+	int n = ktrace_darwin_stackshot_count(k, &e);
+
+	if (n <= 0)
+		return;
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si;
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0) {
+			tasks += si.tasks;
+			threads += si.threads;
+		}
+	}
+	kt_out_printf(o, "stackshots: %d (%" PRIu64 " tasks, %" PRIu64 " threads)\n", n, tasks,
+		      threads);
+	for (int s = 0; s < n; s++) {
+		struct ktrace_darwin_stackshot si = { 0 };
+
+		if (ktrace_darwin_stackshot(k, (size_t)s, &si, NULL, &e) == 0)
+			kt_out_printf(o, "  stackshot %d at 0x%" PRIx64 ": %" PRIu64 " tasks, %" PRIu64
+				      " threads (%s, %" PRIu64 " bytes of kcdata)\n", s, si.offset,
+				      si.tasks, si.threads, kcdata_begin_name(si.begin_type)
+				      ? kcdata_begin_name(si.begin_type) : "kcdata", si.size);
+		else
+			kt_out_printf(o, "  stackshot %d: does not decode: %s\n", s, e.message);
+	}
 }
 
 static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktrace_darwin *k,
@@ -232,6 +335,7 @@ static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	}
 	if (ch->more)
 		kt_out_printf(o, "  ... %" PRIu64 " more chunks\n", ch->more);
+	print_text_stackshots(o, k);
 }
 
 int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,

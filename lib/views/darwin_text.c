@@ -2,6 +2,7 @@
 /* `ktrace report` for Darwin kdebug data: one line per event. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "views/darwin_common.h"
 #include <ktrace/view.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 
 /* --- START/END matching, per thread and event id ------------------------------- */
@@ -26,6 +28,8 @@ struct open_key {
 
 struct open_node {
 	uint64_t ns;
+	uint64_t arg[4];     /* the START's arguments and CPU (--durations) */
+	uint32_t cpu;
 	uint32_t prev;
 };
 
@@ -85,8 +89,9 @@ static struct open_key *find_key(struct intervals *iv, uint64_t thread, uint32_t
 	return &iv->keys[s];
 }
 
-static void push_start(struct intervals *iv, uint64_t thread, uint32_t id, uint64_t ns)
+static void push_start(struct intervals *iv, const struct ktrace_darwin_event *ev, uint32_t id)
 {
+	uint64_t thread = ev->thread;
 	struct open_key *k = find_key(iv, thread, id, true);
 	uint32_t n;
 
@@ -109,12 +114,15 @@ static void push_start(struct intervals *iv, uint64_t thread, uint32_t id, uint6
 		}
 		n = (uint32_t)iv->nnodes++;
 	}
-	iv->nodes[n].ns = ns;
+	iv->nodes[n].ns = ev->ns;
+	memcpy(iv->nodes[n].arg, ev->arg, sizeof(ev->arg));
+	iv->nodes[n].cpu = ev->cpu;
 	iv->nodes[n].prev = k->top;
 	k->top = n + 1;
 }
 
-static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id, uint64_t *ns)
+static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id,
+		      struct open_node *start)
 {
 	struct open_key *k = find_key(iv, thread, id, false);
 	uint32_t n;
@@ -122,7 +130,7 @@ static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id, uint64
 	if (!k || !k->top)
 		return false;
 	n = k->top - 1;
-	*ns = iv->nodes[n].ns;
+	*start = iv->nodes[n];
 	k->top = iv->nodes[n].prev;
 	iv->nodes[n].prev = iv->free_list;
 	iv->free_list = n + 1;
@@ -322,23 +330,32 @@ static const char *cached_name(struct name_slot *cache, const struct ktrace_darw
 	struct name_slot *s = &cache[(id ^ (id >> 12) ^ (id >> 24)) & (NAME_CACHE - 1)];
 
 	if (!s->used || s->id != id) {
-		const char *n = codes ? ktrace_darwin_codes_lookup(codes, id) : NULL;
-
 		s->used = true;
 		s->id = id;
-		s->name = n ? n : ktrace_darwin_builtin_name(id, s->buf, sizeof(s->buf));
+		s->name = ktrace_darwin_event_name(codes, id, s->buf, sizeof(s->buf));
 	}
 	return s->name;
 }
+
+/* --durations: totals by event id. */
+#define MAX_DURATION_IDS 65536
+
+struct duration_total {
+	uint32_t id;         /* 0: empty */
+	uint64_t count, total, min, max;
+};
 
 struct report_state {
 	const struct ktrace_view_darwin_opts *o;
 	const struct ktrace_darwin_info *info;
 	struct ktrace_darwin *k;
 	struct intervals iv;
-	uint64_t read, shown, lost_markers;
+	uint64_t read, shown, lost_markers, pairs;
 	uint64_t prev_ns;
 	bool have_prev;
+	struct duration_total *totals;
+	size_t ntotals, totals_cap;
+	struct kt_json *json;            /* --format json */
 	struct line line;
 	struct name_slot names[NAME_CACHE];
 };
@@ -363,6 +380,82 @@ static bool wanted(struct report_state *st, const struct ktrace_darwin_event *ev
 	return ok;
 }
 
+/* The thread columns of a text line: thread id, pid and process (thread map), thread
+ * name. */
+static void text_thread(struct report_state *st, struct line *l, uint64_t thread,
+			const struct ktrace_darwin_thread *t)
+{
+	const char *tname = ktrace_darwin_thread_name(st->k, thread);
+
+	l_hex(l, thread, 13);
+	if (t) {
+		l_i64(l, t->pid, 8);
+		l_putc(l, ' ');
+		l_text(l, t->command[0] ? t->command : "-", 20, false, 16);
+	} else {
+		l_str(l, "       - -               ");
+	}
+	l_putc(l, ' ');
+	l_text(l, tname ? tname : "-", 64, false, 16);
+}
+
+static void json_hex(struct kt_json *j, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	kt_json_string(j, buf, strlen(buf));
+}
+
+/* One event of the JSON report. */
+static void json_event(struct report_state *st, const struct ktrace_darwin_event *ev,
+		       const struct ktrace_darwin_thread *t, bool has_elapsed, uint64_t elapsed)
+{
+	const char *name = cached_name(st->names, st->o->codes, ev->debugid);
+	const char *tname = ktrace_darwin_thread_name(st->k, ev->thread);
+	struct kt_json *j = st->json;
+	char text[33];
+
+	kt_json_begin_object(j, true);
+	kt_json_key_cstr(j, "time_ns");
+	kt_json_u64(j, ev->ns);
+	kt_json_key_cstr(j, "cpu");
+	kt_json_u64(j, ev->cpu);
+	kt_json_key_cstr(j, "thread");
+	json_hex(j, ev->thread);
+	if (t) {
+		kt_json_key_cstr(j, "pid");
+		kt_json_i64(j, t->pid);
+		kt_json_key_cstr(j, "process");
+		kt_json_string(j, t->command, strnlen(t->command, 20));
+	}
+	if (tname) {
+		kt_json_key_cstr(j, "thread_name");
+		kt_json_string(j, tname, strlen(tname));
+	}
+	kt_json_key_cstr(j, "debugid");
+	json_hex(j, ev->debugid);
+	kt_json_key_cstr(j, "func");
+	kt_json_string(j, func_name(ev->debugid), strlen(func_name(ev->debugid)));
+	kt_json_key_cstr(j, "event");
+	kt_json_string(j, name, strlen(name));
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_array(j, true);
+	for (int a = 0; a < 4; a++)
+		json_hex(j, ev->arg[a]);
+	kt_json_end_array(j);
+	if (is_string_event(ev->debugid)) {
+		event_text(st->info, ev, text);
+		kt_json_key_cstr(j, "text");
+		kt_json_string(j, text, strlen(text));
+	}
+	if (has_elapsed) {
+		kt_json_key_cstr(j, "elapsed_ns");
+		kt_json_u64(j, elapsed);
+	}
+	kt_json_end_object(j);
+}
+
 static void print_event(struct report_state *st, struct ktrace_out *out,
 			const struct ktrace_darwin_event *ev, const struct ktrace_darwin_thread *t,
 			bool has_elapsed, uint64_t elapsed)
@@ -377,6 +470,8 @@ static void print_event(struct report_state *st, struct ktrace_out *out,
 	st->have_prev = true;
 	l->n = 0;
 	if (st->o->csv) {
+		const char *tname = ktrace_darwin_thread_name(st->k, ev->thread);
+
 		l_u64(l, ev->ns, 0);
 		l_putc(l, ',');
 		l_i64(l, delta, 0);
@@ -412,18 +507,14 @@ static void print_event(struct report_state *st, struct ktrace_out *out,
 		l_putc(l, ',');
 		if (has_elapsed)
 			l_u64(l, elapsed, 0);
+		l_putc(l, ',');
+		if (tname)
+			l_text(l, tname, 64, true, 0);
 	} else {
 		l_time(l, ev->ns, 20);
 		l_i64(l, delta, 13);
 		l_u64(l, ev->cpu, 5);
-		l_hex(l, ev->thread, 13);
-		if (t) {
-			l_i64(l, t->pid, 8);
-			l_putc(l, ' ');
-			l_text(l, t->command, 20, false, 16);
-		} else {
-			l_str(l, "       - -               ");
-		}
+		text_thread(st, l, ev->thread, t);
 		l_putc(l, ' ');
 		l_text(l, func, 5, false, 5);
 		l_putc(l, ' ');
@@ -447,6 +538,143 @@ static void print_event(struct report_state *st, struct ktrace_out *out,
 	kt_out_write(out, l->b, l->n);
 }
 
+/* --durations: one line per START/END pair, at its END. */
+static void print_pair(struct report_state *st, struct ktrace_out *out,
+		       const struct ktrace_darwin_event *end, const struct ktrace_darwin_thread *t,
+		       const struct open_node *start)
+{
+	const char *name = cached_name(st->names, st->o->codes, end->debugid);
+	uint64_t dur = end->ns - start->ns;
+	struct line *l = &st->line;
+
+	l->n = 0;
+	if (st->o->csv) {
+		const char *tname = ktrace_darwin_thread_name(st->k, end->thread);
+
+		l_u64(l, start->ns, 0);
+		l_putc(l, ',');
+		l_u64(l, dur, 0);
+		l_putc(l, ',');
+		l_u64(l, start->cpu, 0);
+		l_putc(l, ',');
+		l_hex(l, end->thread, 0);
+		l_putc(l, ',');
+		if (t) {
+			l_i64(l, t->pid, 0);
+			l_putc(l, ',');
+			l_text(l, t->command, 20, true, 0);
+		} else {
+			l_putc(l, ',');
+		}
+		l_putc(l, ',');
+		if (tname)
+			l_text(l, tname, 64, true, 0);
+		l_str(l, ",0x");
+		for (int shift = 28; shift >= 0; shift -= 4)
+			l_putc(l, "0123456789abcdef"[(KTRACE_DARWIN_EVENTID(end->debugid) >> shift) & 15]);
+		l_putc(l, ',');
+		l_text(l, name, 256, true, 0);
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ',');
+			l_hex(l, start->arg[a], 0);
+		}
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ',');
+			l_hex(l, end->arg[a], 0);
+		}
+	} else {
+		l_time(l, start->ns, 20);
+		l_u64(l, dur, 13);
+		l_u64(l, start->cpu, 5);
+		text_thread(st, l, end->thread, t);
+		l_putc(l, ' ');
+		l_text(l, name, 256, false, 32);
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ' ');
+			l_hex(l, start->arg[a], 0);
+		}
+		l_str(l, " ->");
+		for (int a = 0; a < 4; a++) {
+			l_putc(l, ' ');
+			l_hex(l, end->arg[a], 0);
+		}
+	}
+	l_putc(l, '\n');
+	kt_out_write(out, l->b, l->n);
+}
+
+static void add_total(struct report_state *st, uint32_t id, uint64_t dur)
+{
+	size_t k;
+
+	if ((st->ntotals + 1) * 2 > st->totals_cap) {
+		size_t cap = st->totals_cap ? st->totals_cap * 2 : 256;
+		struct duration_total *t;
+
+		if (st->ntotals >= MAX_DURATION_IDS || !(t = calloc(cap, sizeof(*t))))
+			return;
+		for (size_t i = 0; i < st->totals_cap; i++) {
+			if (!st->totals[i].id)
+				continue;
+			k = (st->totals[i].id * 2654435761u >> 2) & (cap - 1);
+			while (t[k].id)
+				k = (k + 1) & (cap - 1);
+			t[k] = st->totals[i];
+		}
+		free(st->totals);
+		st->totals = t;
+		st->totals_cap = cap;
+	}
+	k = (id * 2654435761u >> 2) & (st->totals_cap - 1);
+	while (st->totals[k].id && st->totals[k].id != id)
+		k = (k + 1) & (st->totals_cap - 1);
+	if (!st->totals[k].id) {
+		st->totals[k].id = id;
+		st->totals[k].min = UINT64_MAX;
+		st->ntotals++;
+	}
+	st->totals[k].count++;
+	st->totals[k].total += dur;
+	if (dur < st->totals[k].min)
+		st->totals[k].min = dur;
+	if (dur > st->totals[k].max)
+		st->totals[k].max = dur;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct duration_total *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The summary after the pairs: by event, the largest total first. */
+static void print_totals(struct report_state *st, struct ktrace_out *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->totals_cap; i++)
+		if (st->totals[i].id)
+			st->totals[n++] = st->totals[i];
+	if (n)
+		qsort(st->totals, n, sizeof(*st->totals), cmp_total);
+	kt_out_printf(out, "# durations by event: %" PRIu64 " pairs\n", st->pairs);
+	kt_out_puts(out, "#      count         total_ns          mean_ns           min_ns           "
+			 "max_ns  event\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct duration_total *t = &st->totals[i];
+		char buf[64];
+
+		kt_out_printf(out, "# %10" PRIu64 " %16" PRIu64 " %16" PRIu64 " %16" PRIu64 " %16"
+			      PRIu64 "  ", t->count, t->total, t->total / t->count, t->min, t->max);
+		kt_darwin_put_text(out, kt_darwin_event_name(st->o->codes, t->id, buf, sizeof(buf)),
+				   256, KT_QUOTE_NONE);
+		kt_out_putc(out, '\n');
+	}
+}
+
 /* Non-event chunks of a mapped V3 file, listed as comments before the events. */
 static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 {
@@ -454,6 +682,7 @@ static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 	struct ktrace_error scratch = { 0 };
 	struct ktrace_chunk_iter it;
 	struct ktrace_chunk c;
+	size_t stackshots = 0;
 
 	if (!f || !ktrace_input_is_mapped(ktrace_file_input(f)))
 		return;
@@ -467,8 +696,10 @@ static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 		kt_out_printf(out, "# %s chunk 0x%08x%s%s%s at 0x%" PRIx64 ": %" PRIu64 " bytes, %s\n",
 			      c.in_header ? "header" : "body", c.tag, n ? " (" : "", n ? n : "",
 			      n ? ")" : "", c.offset, c.size,
-			      c.tag == KTRACE_TAG_STACKSHOT ? "kcdata, not decoded here"
+			      c.tag == KTRACE_TAG_STACKSHOT ? "kcdata"
 			      : n ? "not decoded" : "unknown tag, skipped");
+		if (c.tag == KTRACE_TAG_STACKSHOT)
+			kt_darwin_list_stackshot(k, stackshots++, out);
 	}
 }
 
@@ -489,9 +720,42 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 		return ret;
 	}
 	stp->info = ktrace_darwin_get_info(stp->k);
-	if (o->csv) {
+	if (o->json) {
+		stp->json = malloc(sizeof(*stp->json));
+		if (!stp->json) {
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		kt_json_init(stp->json, out, 2);
+		kt_json_begin_object(stp->json, false);
+		kt_json_key_cstr(stp->json, "file");
+		kt_json_string(stp->json, ktrace_input_name(in), strlen(ktrace_input_name(in)));
+		kt_json_key_cstr(stp->json, "format");
+		kt_json_string(stp->json, kt_darwin_format_id(stp->info),
+			       strlen(kt_darwin_format_id(stp->info)));
+		kt_json_key_cstr(stp->json, "description");
+		kt_darwin_format_desc(stp->info, desc, sizeof(desc));
+		kt_json_string(stp->json, desc, strlen(desc));
+		kt_json_key_cstr(stp->json, "timebase");
+		kt_json_begin_object(stp->json, true);
+		kt_json_key_cstr(stp->json, "numer");
+		kt_json_u64(stp->json, stp->info->timebase_numer);
+		kt_json_key_cstr(stp->json, "denom");
+		kt_json_u64(stp->json, stp->info->timebase_denom);
+		kt_json_end_object(stp->json);
+		kt_json_key_cstr(stp->json, "stackshots");
+		ret = kt_darwin_json_stackshots(stp->json, stp->k, err);
+		if (ret < 0)
+			goto out;
+		kt_json_key_cstr(stp->json, "events");
+		kt_json_begin_array(stp->json, false);
+	} else if (o->csv && o->durations) {
+		kt_out_puts(out, "start_ns,duration_ns,cpu,thread,pid,process,thread_name,eventid,"
+				 "event,start_arg1,start_arg2,start_arg3,start_arg4,end_arg1,"
+				 "end_arg2,end_arg3,end_arg4\n");
+	} else if (o->csv) {
 		kt_out_puts(out, "time_ns,delta_ns,cpu,thread,pid,process,debugid,class,subclass,"
-				 "code,func,event,arg1,arg2,arg3,arg4,elapsed_ns\n");
+				 "code,func,event,arg1,arg2,arg3,arg4,elapsed_ns,thread_name\n");
 	} else {
 		kt_out_printf(out, "# %s: %s, %s kd_buf\n", ktrace_input_name(in),
 			      kt_darwin_format_desc(stp->info, desc, sizeof(desc)),
@@ -502,33 +766,66 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 			kt_out_printf(out, "%" PRId64 " events, ", stp->info->events);
 		kt_out_printf(out, "%" PRIu64 " threads in the thread map\n", stp->info->threads);
 		list_other_chunks(stp->k, out);
-		kt_out_puts(out, "#              time(s)    delta(ns)  cpu       thread     pid "
-				 "process          func  event                            "
-				 "arg1 arg2 arg3 arg4\n");
+		if (o->durations)
+			kt_out_puts(out, "#             start(s)  duration(ns) cpu       thread     "
+					 "pid process          thread name      event                "
+					 "            START arg1..arg4 -> END arg1..arg4\n");
+		else
+			kt_out_puts(out, "#              time(s)    delta(ns)  cpu       thread     "
+					 "pid process          thread name      func  event          "
+					 "                  arg1 arg2 arg3 arg4\n");
 	}
 	while ((ret = ktrace_darwin_next(stp->k, &ev, err)) > 0) {
 		const struct ktrace_darwin_thread *t = ktrace_darwin_find_thread(stp->k, ev.thread);
 		uint32_t func = KTRACE_DARWIN_FUNC(ev.debugid);
 		uint32_t id = KTRACE_DARWIN_EVENTID(ev.debugid);
-		uint64_t start = 0;
+		struct open_node start;
 		bool has_elapsed = false;
 
 		stp->read++;
 		if (id == KTRACE_TRACE_LOST_EVENTS)
 			stp->lost_markers++;
-		if (func == KTRACE_DARWIN_FUNC_START)
-			push_start(&stp->iv, ev.thread, id, ev.ns);
-		else if (func == KTRACE_DARWIN_FUNC_END)
+		/* A string event's qualifiers mark its pieces, not an interval. */
+		if (func == KTRACE_DARWIN_FUNC_START && !is_string_event(id))
+			push_start(&stp->iv, &ev, id);
+		else if (func == KTRACE_DARWIN_FUNC_END && !is_string_event(id))
 			has_elapsed = pop_start(&stp->iv, ev.thread, id, &start);
 		if (!wanted(stp, &ev, t))
 			continue;
+		if (o->durations) {
+			if (has_elapsed) {
+				stp->pairs++;
+				add_total(stp, id, ev.ns - start.ns);
+				print_pair(stp, out, &ev, t, &start);
+			}
+			continue;
+		}
 		stp->shown++;
-		print_event(stp, out, &ev, t, has_elapsed, has_elapsed ? ev.ns - start : 0);
+		if (stp->json)
+			json_event(stp, &ev, t, has_elapsed, has_elapsed ? ev.ns - start.ns : 0);
+		else
+			print_event(stp, out, &ev, t, has_elapsed,
+				    has_elapsed ? ev.ns - start.ns : 0);
 	}
-	if (!o->csv)
-		kt_out_printf(out, "# %" PRIu64 " events read, %" PRIu64 " shown, %" PRIu64
-			      " lost-events markers (TRACE_LOST_EVENTS)\n",
-			      stp->read, stp->shown, stp->lost_markers);
+	if (stp->json) {
+		kt_json_end_array(stp->json);
+		kt_json_key_cstr(stp->json, "events_read");
+		kt_json_u64(stp->json, stp->read);
+		kt_json_key_cstr(stp->json, "events_shown");
+		kt_json_u64(stp->json, stp->shown);
+		kt_json_end_object(stp->json);
+		kt_json_finish(stp->json);
+	}
+	if (!o->csv && !o->json && o->durations)
+		print_totals(stp, out);
+	if (!o->csv && !o->json)
+		kt_out_printf(out, "# %" PRIu64 " events read, %" PRIu64 " %s, %" PRIu64
+			      " lost-events markers (TRACE_LOST_EVENTS)\n", stp->read,
+			      o->durations ? stp->pairs : stp->shown,
+			      o->durations ? "START/END pairs" : "shown", stp->lost_markers);
+out:
+	free(stp->json);
+	free(stp->totals);
 	intervals_free(&stp->iv);
 	ktrace_darwin_close(stp->k);
 	free(stp);

@@ -11,6 +11,7 @@
 #include <ktrace/kcdata.h>
 
 #include "common/json.h"
+#include "views/kcdata_json.h"
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
@@ -188,6 +189,15 @@ static int json_node(struct kt_json *j, struct sorter *st, const struct kcdata_n
 	}
 	kt_json_null(j);
 	return 0;
+}
+
+int kt_kcdata_json_tree(struct kt_json *j, const struct kcdata_node *root)
+{
+	struct sorter *st = sorter_new();
+	int ret = st ? json_node(j, st, root) : -ENOMEM;
+
+	sorter_free(st);
+	return ret;
 }
 
 int ktrace_view_kcdata_json(const struct kcdata_node *root, struct ktrace_out *out)
@@ -493,16 +503,19 @@ int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrac
 	ret = kcdata_buffer_read(in, &buf, err);
 	if (ret)
 		return ret;
-	ret = kcdata_decode(kcdata_buffer_data(buf), kcdata_buffer_size(buf), &root, err);
-	if (!ret) {
+	/* what decodes is printed, then the error that stopped the decoding */
+	ret = kcdata_decode_partial(kcdata_buffer_data(buf), kcdata_buffer_size(buf), &root, err);
+	if (root) {
+		int r;
+
 		if (!strcmp(format, "json"))
-			ret = ktrace_view_kcdata_json(root, out);
+			r = ktrace_view_kcdata_json(root, out);
 		else if (!strcmp(format, "plist"))
-			ret = ktrace_view_kcdata_plist(root, out);
+			r = ktrace_view_kcdata_plist(root, out);
 		else
-			ret = ktrace_view_kcdata_text(root, out);
-		if (ret)
-			ret = ktrace_error_set(err, ret, "out of memory");
+			r = ktrace_view_kcdata_text(root, out);
+		if (r && !ret)
+			ret = ktrace_error_set(err, r, "out of memory");
 	}
 	kcdata_node_free(root);
 	kcdata_buffer_free(buf);

@@ -84,9 +84,14 @@ static void print_header(struct ktrace_out *out, const struct koff_info *i)
 {
 	kt_out_printf(out, "# KOFF buffer %s (%s), format version %u\n",
 		      i->path ? i->path : "(unnamed)", source_name(i->source), i->version);
-	if (i->source == KOFF_SRC_CORE)
+	if (i->source == KOFF_SRC_CORE) {
 		kt_out_printf(out, "# from the core of process %u, load bias 0x%llx\n", i->core_pid,
 			      (unsigned long long)i->load_bias);
+		kt_out_printf(out, "# crash anchor at 0x%llx (%s), %u buffer%s listed\n",
+			      (unsigned long long)i->anchor_addr,
+			      i->anchor_file ? i->anchor_file : "?", i->core_buffers,
+			      i->core_buffers == 1 ? "" : "s");
+	}
 	if (i->source == KOFF_SRC_SNAPSHOT) {
 		kt_out_puts(out, "# snapshot taken ");
 		put_time_full(out, i->snapshot_ns);

@@ -1,138 +1,95 @@
 // SPDX-License-Identifier: MIT
-/* `ktrace report` for raw ring-buffer dumps. */
-#include <errno.h>
+/* `ktrace report` for raw ring-buffer dumps: every sub-buffer and every event. */
 #include <inttypes.h>
-#include <stdbool.h>
 
-#include <ktrace/detect.h>
-#include <ktrace/kbuffer.h>
-
-#include "common/cursor.h"
 #include <ktrace/view.h>
 
+#include "common/cursor.h"
 #include "common/outbuf.h"
+#include "views/pages_walk.h"
 
-struct pages_totals {
-	uint64_t pages;
-	uint64_t events;
+struct listing {
+	struct ktrace_out *out;
+	const char *name;
+	bool have_layout, big_endian;
+	uint64_t pages, events;
 	uint64_t lost_known;      /* sum of stored lost-event counts */
 	uint64_t pages_lost;      /* sub-buffers preceded by lost events */
 	uint64_t pages_lost_unknown;
 };
 
-static void print_page_header(struct ktrace_out *o, uint64_t index, uint64_t offset,
-			      struct kbuffer *kb, void *page)
+static void on_layout(void *arg, const struct ktrace_ring_layout *layout)
 {
-	long long missed = kbuffer_lost_events(kb);
+	struct listing *l = arg;
 
-	kt_out_printf(o, "sub-buffer %" PRIu64 " at 0x%" PRIx64 ": timestamp %llu, commit %d",
-		      index, offset, kbuffer_subbuf_timestamp(kb, page), kbuffer_subbuffer_size(kb));
-	if (missed > 0)
-		kt_out_printf(o, ", missed %lld events before it", missed);
-	else if (missed < 0)
-		kt_out_puts(o, ", missed events before it (count unknown)");
-	kt_out_putc(o, '\n');
+	l->have_layout = true;
+	l->big_endian = layout->big_endian;
+	kt_out_printf(l->out, "# %s: ftrace ring-buffer sub-buffers of %zu bytes, %s-endian, "
+		      "%d-byte kernel longs\n", l->name, layout->page_size,
+		      layout->big_endian ? "big" : "little", layout->long_size);
+	kt_out_puts(l->out, "#     offset           timestamp length     id\n");
 }
 
-/* Walks one sub-buffer, printing its events. Returns false if it was corrupt. */
-static bool report_page(struct ktrace_out *o, struct kbuffer *kb, const uint8_t *page,
-			const struct ktrace_ring_layout *layout, uint64_t index, uint64_t offset,
-			struct pages_totals *t)
+static void on_page(void *arg, uint64_t index, uint64_t offset, struct kbuffer *kb,
+		    const uint8_t *page)
 {
-	unsigned long long ts;
-	void *data;
-	long long missed;
+	struct listing *l = arg;
+	long long missed = kbuffer_lost_events(kb);
 
-	kbuffer_load_subbuffer_len(kb, (void *)page, layout->page_size);
-	missed = kbuffer_lost_events(kb);
 	if (missed) {
-		t->pages_lost++;
+		l->pages_lost++;
 		if (missed > 0)
-			t->lost_known += (uint64_t)missed;
+			l->lost_known += (uint64_t)missed;
 		else
-			t->pages_lost_unknown++;
+			l->pages_lost_unknown++;
 	}
-	print_page_header(o, index, offset, kb, (void *)page);
-	for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
-		int len = kbuffer_event_size(kb);
+	l->pages++;
+	kt_out_printf(l->out, "sub-buffer %" PRIu64 " at 0x%" PRIx64 ": timestamp %llu, commit %d",
+		      index, offset, kbuffer_subbuf_timestamp(kb, (void *)page),
+		      kbuffer_subbuffer_size(kb));
+	if (missed > 0)
+		kt_out_printf(l->out, ", missed %lld events before it", missed);
+	else if (missed < 0)
+		kt_out_puts(l->out, ", missed events before it (count unknown)");
+	kt_out_putc(l->out, '\n');
+}
 
-		kt_out_puts(o, "  0x");
-		kt_out_hex(o, offset + (uint64_t)kbuffer_curr_offset(kb), 8);
-		kt_out_u64(o, ts, 20);
-		kt_out_i64(o, len, 7);
-		if (len >= 2) {
-			kt_out_u64(o, kt_load_u16(data, layout->big_endian), 7);
-		} else {
-			kt_out_spaces(o, 6);
-			kt_out_putc(o, '-');
-		}
-		kt_out_putc(o, '\n');
-		t->events++;
+static void on_event(void *arg, uint64_t offset, unsigned long long ts, struct kbuffer *kb,
+		     const void *data)
+{
+	struct listing *l = arg;
+	struct ktrace_out *o = l->out;
+	int len = kbuffer_event_size(kb);
+
+	kt_out_puts(o, "  0x");
+	kt_out_hex(o, offset, 8);
+	kt_out_u64(o, ts, 20);
+	kt_out_i64(o, len, 7);
+	if (len >= 2) {
+		kt_out_u64(o, kt_load_u16(data, l->big_endian), 7);
+	} else {
+		kt_out_spaces(o, 6);
+		kt_out_putc(o, '-');
 	}
-	t->pages++;
-	return !kbuffer_corrupt(kb);
+	kt_out_putc(o, '\n');
+	l->events++;
 }
 
 int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 		      struct ktrace_out *out, struct ktrace_error *err)
 {
-	struct pages_totals t = { 0 };
-	const uint8_t *head, *page;
-	struct kbuffer *kb;
-	uint64_t offset = 0;
-	int64_t got;
-	int ret = 0;
+	struct listing l = { .out = out, .name = ktrace_input_name(in) };
+	struct kt_pages_visitor v = { &l, on_layout, on_page, on_event };
+	uint64_t pages;
+	int ret = kt_pages_walk(in, layout, &v, &pages, err);
 
-	got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, err);
-	if (got < 0)
-		return (int)got;
-	if (got == 0)
-		return ktrace_error_at(err, -ENODATA, 0, "empty input: no sub-buffers");
-	if (!layout->page_size || !layout->long_size || layout->big_endian < 0) {
-		if (ktrace_ring_detect(head, (size_t)got, layout) <= 0)
-			return ktrace_error_at(err, -EBADMSG, 0,
-					       "not a ring-buffer dump: no sub-buffer layout fits "
-					       "(try --page-size, --long-size, --endian)");
-	}
-	kb = kbuffer_alloc(layout->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			   layout->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	if (!kb)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-
-	kt_out_printf(out, "# %s: ftrace ring-buffer sub-buffers of %zu bytes, %s-endian, %d-byte kernel longs\n",
-		      ktrace_input_name(in), layout->page_size,
-		      layout->big_endian ? "big" : "little", layout->long_size);
-	kt_out_puts(out, "#     offset           timestamp length     id\n");
-	for (;;) {
-		got = ktrace_input_peek(in, offset, layout->page_size, &page, err);
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
-		if (got == 0)
-			break;
-		if ((size_t)got < layout->page_size) {
-			ret = ktrace_error_at(err, -ENODATA, offset,
-					      "truncated sub-buffer: %lld of %zu bytes",
-					      (long long)got, layout->page_size);
-			break;
-		}
-		if (!report_page(out, kb, page, layout, t.pages, offset, &t) && !ret) {
-			/* Keep going: the other sub-buffers are still worth printing. */
-			ret = ktrace_error_at(err, -EBADMSG, offset,
-					      "sub-buffer %" PRIu64 " is corrupt (commit %d, records "
-					      "inconsistent after offset 0x%" PRIx64 ")",
-					      t.pages - 1, kbuffer_subbuffer_size(kb),
-					      offset + (uint64_t)kbuffer_curr_offset(kb));
-		}
-		offset += layout->page_size;
-	}
-	kt_out_printf(out, "# %" PRIu64 " sub-buffers, %" PRIu64 " events", t.pages, t.events);
-	if (t.pages_lost)
+	if (!l.have_layout)
+		return ret;
+	kt_out_printf(out, "# %" PRIu64 " sub-buffers, %" PRIu64 " events", l.pages, l.events);
+	if (l.pages_lost)
 		kt_out_printf(out, "; events lost before %" PRIu64 " sub-buffers (%" PRIu64
-			      " counted%s)", t.pages_lost, t.lost_known,
-			      t.pages_lost_unknown ? ", some uncounted" : "");
+			      " counted%s)", l.pages_lost, l.lost_known,
+			      l.pages_lost_unknown ? ", some uncounted" : "");
 	kt_out_putc(out, '\n');
-	kbuffer_free(kb);
 	return ret;
 }

@@ -15,6 +15,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/json.h"
 #include "common/outbuf.h"
 
 struct cpu_stats {
@@ -61,76 +62,6 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 	return ret;
 }
 
-/* A JSON string (or null). */
-static void json_str(struct ktrace_out *o, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (!s) {
-		kt_out_puts(o, "null");
-		return;
-	}
-	kt_out_putc(o, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': kt_out_puts(o, "\\\""); break;
-		case '\\': kt_out_puts(o, "\\\\"); break;
-		case '\n': kt_out_puts(o, "\\n"); break;
-		case '\t': kt_out_puts(o, "\\t"); break;
-		case '\r': kt_out_puts(o, "\\r"); break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f) {
-				/* bytes outside printable ASCII: escaped, never invalid UTF-8 */
-				kt_out_puts(o, "\\u00");
-				kt_out_putc(o, hex[*p >> 4]);
-				kt_out_putc(o, hex[*p & 15]);
-			} else {
-				kt_out_putc(o, (char)*p);
-			}
-		}
-	}
-	kt_out_putc(o, '"');
-}
-
-static void json_key(struct ktrace_out *o, const char *indent, const char *key, bool *first)
-{
-	if (!*first)
-		kt_out_putc(o, ',');
-	*first = false;
-	kt_out_putc(o, '\n');
-	kt_out_puts(o, indent);
-	json_str(o, key);
-	kt_out_puts(o, ": ");
-}
-
-static void json_kv_u(struct ktrace_out *o, const char *indent, const char *key, uint64_t v,
-		      bool *first)
-{
-	json_key(o, indent, key, first);
-	kt_out_u64(o, v, 0);
-}
-
-static void json_kv_i(struct ktrace_out *o, const char *indent, const char *key, int64_t v,
-		      bool *first)
-{
-	json_key(o, indent, key, first);
-	kt_out_i64(o, v, 0);
-}
-
-static void json_kv_s(struct ktrace_out *o, const char *indent, const char *key, const char *v,
-		      bool *first)
-{
-	json_key(o, indent, key, first);
-	json_str(o, v);
-}
-
-static void json_kv_b(struct ktrace_out *o, const char *indent, const char *key, bool v,
-		      bool *first)
-{
-	json_key(o, indent, key, first);
-	kt_out_puts(o, v ? "true" : "false");
-}
-
 static size_t event_format_total(const struct tracedat *td)
 {
 	size_t n = 0;
@@ -145,9 +76,10 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 	const struct tracedat_header *h = tracedat_header(td);
 	const char *hp, *he;
 	size_t hplen = 0, helen = 0;
-	uint64_t total = 0, id;
+	uint64_t total = 0, id = 0;
 	long long lost = 0;
-	bool first = true;
+	struct kt_json j;
+	bool have_id;
 
 	tracedat_header_page(td, &hp, &hplen);
 	tracedat_header_event(td, &he, &helen);
@@ -156,93 +88,81 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 		if (lost >= 0)
 			lost = bs[b].lost < 0 ? -1 : lost + bs[b].lost;
 	}
-	kt_out_putc(o, '{');
-	json_kv_s(o, "  ", "format", "trace.dat", &first);
-	json_kv_u(o, "  ", "version", h->version, &first);
-	json_kv_s(o, "  ", "endian", h->big_endian ? "big" : "little", &first);
-	json_kv_u(o, "  ", "long_size", h->long_size, &first);
-	json_kv_u(o, "  ", "kernel_long_size", h->kernel_long_size, &first);
-	json_kv_u(o, "  ", "page_size", h->page_size, &first);
-	json_kv_s(o, "  ", "compression", h->compression, &first);
-	json_kv_s(o, "  ", "compression_version", h->compression_version, &first);
-	json_kv_u(o, "  ", "cpus", h->cpus, &first);
-	json_kv_s(o, "  ", "clock", tracedat_clock(td), &first);
-	json_kv_s(o, "  ", "uname", tracedat_uname(td), &first);
-	json_kv_s(o, "  ", "tracer_version", tracedat_tracer_version(td), &first);
-	json_key(o, "  ", "trace_id", &first);
-	if (tracedat_trace_id(td, &id))
-		kt_out_u64(o, id, 0);
-	else
-		kt_out_puts(o, "null");
-	json_kv_i(o, "  ", "ts_offset", tracedat_ts_offset(td), &first);
-	json_kv_u(o, "  ", "file_size", h->file_size, &first);
-	json_kv_u(o, "  ", "options", h->options, &first);
-	json_kv_u(o, "  ", "sections", h->sections, &first);
-	json_kv_u(o, "  ", "header_page_size", hplen, &first);
-	json_kv_u(o, "  ", "header_event_size", helen, &first);
-	json_kv_u(o, "  ", "ftrace_formats", tracedat_ftrace_format_count(td), &first);
-	json_kv_u(o, "  ", "event_systems", tracedat_system_count(td), &first);
-	json_kv_u(o, "  ", "event_formats", event_format_total(td), &first);
-	json_kv_i(o, "  ", "kallsyms_size", tracedat_kallsyms_size(td), &first);
-	json_kv_i(o, "  ", "printk_size", tracedat_printk_size(td), &first);
-	json_kv_i(o, "  ", "cmdlines_size", tracedat_cmdlines_size(td), &first);
-	json_kv_u(o, "  ", "events", total, &first);
-	json_kv_i(o, "  ", "lost", lost, &first);
-	json_key(o, "  ", "buffers", &first);
-	kt_out_putc(o, '[');
+	kt_json_init(&j, o, 2);
+	kt_json_begin_object(&j, false);
+	kt_json_kv_cstr(&j, "format", "trace.dat");
+	kt_json_kv_u64(&j, "version", h->version);
+	kt_json_kv_cstr(&j, "endian", h->big_endian ? "big" : "little");
+	kt_json_kv_u64(&j, "long_size", h->long_size);
+	kt_json_kv_u64(&j, "kernel_long_size", h->kernel_long_size);
+	kt_json_kv_u64(&j, "page_size", h->page_size);
+	kt_json_kv_cstr(&j, "compression", h->compression);
+	kt_json_kv_cstr(&j, "compression_version", h->compression_version);
+	kt_json_kv_u64(&j, "cpus", h->cpus);
+	kt_json_kv_cstr(&j, "clock", tracedat_clock(td));
+	kt_json_kv_cstr(&j, "uname", tracedat_uname(td));
+	kt_json_kv_cstr(&j, "tracer_version", tracedat_tracer_version(td));
+	have_id = tracedat_trace_id(td, &id);
+	kt_json_kv_opt_u64(&j, "trace_id", have_id, id);
+	kt_json_kv_i64(&j, "ts_offset", tracedat_ts_offset(td));
+	kt_json_kv_u64(&j, "file_size", h->file_size);
+	kt_json_kv_u64(&j, "options", h->options);
+	kt_json_kv_u64(&j, "sections", h->sections);
+	kt_json_kv_u64(&j, "header_page_size", hplen);
+	kt_json_kv_u64(&j, "header_event_size", helen);
+	kt_json_kv_u64(&j, "ftrace_formats", tracedat_ftrace_format_count(td));
+	kt_json_kv_u64(&j, "event_systems", tracedat_system_count(td));
+	kt_json_kv_u64(&j, "event_formats", event_format_total(td));
+	kt_json_kv_i64(&j, "kallsyms_size", tracedat_kallsyms_size(td));
+	kt_json_kv_i64(&j, "printk_size", tracedat_printk_size(td));
+	kt_json_kv_i64(&j, "cmdlines_size", tracedat_cmdlines_size(td));
+	kt_json_kv_u64(&j, "events", total);
+	kt_json_kv_i64(&j, "lost", lost);
+	kt_json_key_cstr(&j, "buffers");
+	kt_json_begin_array(&j, false);
 	for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
 		const struct tracedat_buffer *buf = tracedat_buffer(td, b);
-		bool bf = true;
 
-		kt_out_puts(o, b ? ",\n    {" : "\n    {");
-		json_kv_s(o, "      ", "name", buf->name, &bf);
-		json_kv_s(o, "      ", "clock", buf->clock, &bf);
-		json_kv_u(o, "      ", "page_size", buf->page_size, &bf);
-		json_kv_b(o, "      ", "latency", buf->latency, &bf);
-		json_kv_b(o, "      ", "compressed", buf->compressed, &bf);
-		json_kv_u(o, "      ", "flyrecord_bytes", bs[b].recorded_bytes, &bf);
-		json_kv_u(o, "      ", "data_bytes", bs[b].data_bytes, &bf);
-		json_kv_u(o, "      ", "events", bs[b].events, &bf);
-		json_kv_i(o, "      ", "lost", bs[b].lost, &bf);
-		json_key(o, "      ", "cpus", &bf);
-		kt_out_putc(o, '[');
+		kt_json_begin_object(&j, false);
+		kt_json_kv_cstr(&j, "name", buf->name);
+		kt_json_kv_cstr(&j, "clock", buf->clock);
+		kt_json_kv_u64(&j, "page_size", buf->page_size);
+		kt_json_kv_bool(&j, "latency", buf->latency);
+		kt_json_kv_bool(&j, "compressed", buf->compressed);
+		kt_json_kv_u64(&j, "flyrecord_bytes", bs[b].recorded_bytes);
+		kt_json_kv_u64(&j, "data_bytes", bs[b].data_bytes);
+		kt_json_kv_u64(&j, "events", bs[b].events);
+		kt_json_kv_i64(&j, "lost", bs[b].lost);
+		kt_json_key_cstr(&j, "cpus");
+		kt_json_begin_array(&j, false);
 		for (unsigned int c = 0; c < buf->cpus; c++) {
 			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, b, c);
 			const struct cpu_stats *cs = &bs[b].cpus[c];
-			bool cf = true;
 
-			kt_out_puts(o, c ? ",\n        {" : "\n        {");
-			json_kv_u(o, "          ", "cpu", cpu->cpu, &cf);
-			json_kv_u(o, "          ", "events", cs->events, &cf);
-			json_key(o, "          ", "first_ts", &cf);
-			if (cs->events)
-				kt_out_u64(o, cs->first_ts, 0);
-			else
-				kt_out_puts(o, "null");
-			json_key(o, "          ", "last_ts", &cf);
-			if (cs->events)
-				kt_out_u64(o, cs->last_ts, 0);
-			else
-				kt_out_puts(o, "null");
-			json_kv_i(o, "          ", "lost", cs->lost, &cf);
-			json_kv_u(o, "          ", "dropped_markers", cs->markers, &cf);
-			json_kv_u(o, "          ", "offset", cpu->offset, &cf);
-			json_kv_u(o, "          ", "size", cpu->size, &cf);
-			json_kv_u(o, "          ", "data_size", cpu->data_size, &cf);
-			json_kv_u(o, "          ", "chunks", cpu->chunks, &cf);
-			kt_out_puts(o, "\n        }");
+			kt_json_begin_object(&j, false);
+			kt_json_kv_u64(&j, "cpu", cpu->cpu);
+			kt_json_kv_u64(&j, "events", cs->events);
+			kt_json_kv_opt_u64(&j, "first_ts", cs->events, cs->first_ts);
+			kt_json_kv_opt_u64(&j, "last_ts", cs->events, cs->last_ts);
+			kt_json_kv_i64(&j, "lost", cs->lost);
+			kt_json_kv_u64(&j, "dropped_markers", cs->markers);
+			kt_json_kv_u64(&j, "offset", cpu->offset);
+			kt_json_kv_u64(&j, "size", cpu->size);
+			kt_json_kv_u64(&j, "data_size", cpu->data_size);
+			kt_json_kv_u64(&j, "chunks", cpu->chunks);
+			kt_json_end_object(&j);
 		}
-		kt_out_puts(o, buf->cpus ? "\n      ]" : "]");
-		kt_out_puts(o, "\n    }");
+		kt_json_end_array(&j);
+		kt_json_end_object(&j);
 	}
-	kt_out_puts(o, tracedat_buffer_count(td) ? "\n  ]" : "]");
-	json_key(o, "  ", "warnings", &first);
-	kt_out_putc(o, '[');
-	for (size_t i = 0; i < tracedat_warning_count(td); i++) {
-		kt_out_puts(o, i ? ", " : "");
-		json_str(o, tracedat_warning(td, i));
-	}
-	kt_out_puts(o, "]\n}\n");
+	kt_json_end_array(&j);
+	kt_json_key_cstr(&j, "warnings");
+	kt_json_begin_array(&j, true);
+	for (size_t i = 0; i < tracedat_warning_count(td); i++)
+		kt_json_cstr(&j, tracedat_warning(td, i));
+	kt_json_end_array(&j);
+	kt_json_end_object(&j);
+	kt_json_finish(&j);
 }
 
 static void print_lost(struct ktrace_out *o, long long lost, int width)

@@ -1166,13 +1166,9 @@ static int run_records(struct report *r)
 	if (kt_out_flush(r->out))
 		return 0;
 
-	r->nworkers = pick_workers(r);
-	if (!r->nworkers)
-		return run_one_thread(r);
-
-	r->nslots = 2 * r->nworkers + 2;
-	/* the workers read uncompressed records in place: all the chunks in flight (the
-	 * slots and the one being filled) come from within what the reader keeps mapped */
+	/* records are used after the reader has gone on (a chunk is formatted once it is
+	 * full, by a worker or by this thread): every chunk in flight (the slots and the
+	 * one being filled) takes its records from within what the streams keep */
 	{
 		size_t keep = SIZE_MAX;
 
@@ -1182,8 +1178,13 @@ static int run_records(struct report *r)
 			if (k < keep)
 				keep = k;
 		}
+		r->nworkers = pick_workers(r);
+		r->nslots = r->nworkers ? 2 * r->nworkers + 2 : 0;
 		r->span_max = keep / (r->nslots + 2);
 	}
+	if (!r->nworkers)
+		return run_one_thread(r);
+
 	/* the workers' registries share one symbol table per file */
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (kt_tdfile_share_symbols(&r->set.files[i]))
@@ -1527,7 +1528,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		.listing = o->mode == KTRACE_VIEW_TEXT_EVENTS || o->mode == KTRACE_VIEW_TEXT_PRINTK ||
 			   o->mode == KTRACE_VIEW_TEXT_FUNCS,
 		.debug_offsets = o->debug, .cpus = o->cpus, .ncpus = o->ncpus,
-		.no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs,
+		.no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs, .read_copies = true,
 	};
 	int ret = 0;
 

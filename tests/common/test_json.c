@@ -43,8 +43,9 @@ static void json_string_escaping(void)
 {
 	char *got = capture(write_escapes);
 
-	CHECK_STR(got, "\"q\\\"b\\\\n\\nt\\tc\\u0001\\u001f\x7f|\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|"
-		       "\xc3\xbf|\xc3\xa2\xc2\x82|\xc3\x80\xc2\xaf|\xc3\xad\xc2\xa0\xc2\x80\"");
+	/* valid UTF-8 kept; controls, DEL and each invalid byte escaped */
+	CHECK_STR(got, "\"q\\\"b\\\\n\\nt\\tc\\u0001\\u001f\\u007f|\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|"
+		       "\\u00ff|\\u00e2\\u0082|\\u00c0\\u00af|\\u00ed\\u00a0\\u0080\"");
 	free(got);
 }
 

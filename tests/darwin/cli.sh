@@ -12,8 +12,9 @@ cat "$S" | "$KTRACE" info --json - >"$TMP/pipe.json"
 check "info --json from a pipe counts 15552 events" grep -q '"events": 15552,' "$TMP/pipe.json"
 check "info --json from a pipe: 1606 threads" grep -q '"threads": 1606,' "$TMP/pipe.json"
 
-# A trace.dat magic and nothing more: recognised, then reported as truncated.
-printf '\027\010Dtracing6\000\000\000\000' >"$TMP/x.dat"
+# A trace.dat magic, version, byte order and long size, and nothing more: recognised,
+# then reported as truncated.
+printf '\027\010Dtracing6\000\000\010' >"$TMP/x.dat"
 "$KTRACE" info "$TMP/x.dat" >"$TMP/out" 2>&1
 st=$?
 check "info on a truncated trace.dat exits 1" test $st -eq 1
@@ -42,5 +43,5 @@ head -c 32 /dev/zero >>"$TMP/v0"
 printf '\063\000\000\000\000\000\000\000\201\000\100\001\000\000\000\000' >>"$TMP/v0"
 head -c 8 /dev/zero >>"$TMP/v0"
 "$KTRACE" report --raw-v0 "$TMP/v0" | grep -v '^#' >"$TMP/v0.txt"
-check "V0 event: 77 ticks, thread 0x33 of 'zero' (pid 9), MACH_SCHED START" \
-	grep -q '^ *0.000000077 *0 *0 *0x33 *9 zero *START MACH_SCHED:0x20 ' "$TMP/v0.txt"
+check "V0 event: 77 ticks, thread 0x33 of 'zero' (pid 9), MACH_DISPATCH START" \
+	grep -q '^ *0.000000077 *0 *0 *0x33 *9 zero *- *START MACH_DISPATCH ' "$TMP/v0.txt"

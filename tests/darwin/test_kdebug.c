@@ -438,15 +438,15 @@ static void report_same_lines_for_v2_and_v3(void)
 	CHECK_EQ(count_lines(refl, NULL), SAMPLE_EVENTS);
 	/* Values computed independently from the bytes (see the file comment). */
 	squeeze(nth_line(refl, 0), line, sizeof(line));
-	CHECK_STR(line, "159795.019755958 0 0 0x0 - - START PERF_GENERIC:0x0 0x0 0x0 0x0 0x0");
+	CHECK_STR(line, "159795.019755958 0 0 0x0 - - - START PERF_GEN_EVENT 0x0 0x0 0x0 0x0");
 	squeeze(nth_line(refl, 3), line, sizeof(line));
-	CHECK_STR(line, "159795.019756625 84 0 0x0 - - END PERF_GENERIC:0x0 0x0 0x0 0x0 0x0 "
+	CHECK_STR(line, "159795.019756625 84 0 0x0 - - - END PERF_GEN_EVENT 0x0 0x0 0x0 0x0 "
 			"elapsed_ns=667");
 	squeeze(nth_line(refl, 4), line, sizeof(line));
-	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - IMG:0xa0:0xd "
+	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - - IMG:0xa0:0xd "
 			"0xffffffe3ebe5c000 0x0 0x0 0x0");
 	squeeze(nth_line(refl, 11), line, sizeof(line));
-	CHECK_STR(line, "159795.006112458 500 3 0x16a371 95 cfprefsd END MACH_EXCP_SYNC_ARM:0x115 "
+	CHECK_STR(line, "159795.006112458 500 3 0x16a371 95 cfprefsd - END MACH_EXCP_SYNC_ARM:0x115 "
 			"0x56000080 0x161030208 0x1b947a3f8 0x0 elapsed_ns=18708");
 	/* 3736 END events have a START on the same thread; their elapsed times add up to
 	 * 563994852 ns. */
@@ -496,16 +496,16 @@ static void report_csv_and_filters(void)
 	{
 		static const char head[] =
 			"time_ns,delta_ns,cpu,thread,pid,process,debugid,class,subclass,"
-			"code,func,event,arg1,arg2,arg3,arg4,elapsed_ns\n"
+			"code,func,event,arg1,arg2,arg3,arg4,elapsed_ns,thread_name\n"
 			"159795019755958,0,0,0x0,,,0x25000001,37,0,0,START,"
-			"\"PERF_GENERIC:0x0\",0x0,0x0,0x0,0x0,\n";
+			"\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,,\n";
 
 		CHECK(!strncmp(out, head, strlen(head)));
 		if (strncmp(out, head, strlen(head)))
 			printf("#   %.300s\n", out);
 	}
 	CHECK(strstr(out, "\n159795019756625,84,0,0x0,,,0x25000002,37,0,0,END,"
-			  "\"PERF_GENERIC:0x0\",0x0,0x0,0x0,0x0,667\n") != NULL);
+			  "\"PERF_GEN_EVENT\",0x0,0x0,0x0,0x0,667,\n") != NULL);
 	free(out);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		snprintf(args, sizeof(args), "report %s %s", cases[c].opts, SAMPLE);
@@ -553,9 +553,9 @@ static void report_with_codes_file(void)
 	CHECK_EQ(st, 0);
 	lines = event_lines(out);
 	squeeze(nth_line(lines, 0), line, sizeof(line));
-	CHECK_STR(line, "159795.019755958 0 0 0x0 - - START PERF_Event 0x0 0x0 0x0 0x0");
+	CHECK_STR(line, "159795.019755958 0 0 0x0 - - - START PERF_Event 0x0 0x0 0x0 0x0");
 	squeeze(nth_line(lines, 4), line, sizeof(line));
-	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - IMG_first "
+	CHECK_STR(line, "159795.006090750 -13665875 0 0x16a3c2 19884 DTServiceHub - - IMG_first "
 			"0xffffffe3ebe5c000 0x0 0x0 0x0");
 	CHECK(strstr(lines, " MACH_Sched_thing ") != NULL);
 	free(lines);
@@ -800,6 +800,45 @@ static void codes_parsing(void)
 	ktrace_darwin_codes_free(c);
 }
 
+/* Class and subclass lines; a table given by the caller comes before the built-in
+ * names, for events, classes and subclasses alike. */
+static void codes_classes_and_overrides(void)
+{
+	static const char text[] =
+		"class 0x85 GFX\n"
+		"subclass 0x85 0x09 Firmware\n"
+		"subclass 133 10 Decimal\n"
+		"class 0x100 TooBig\n"          /* refused: out of range */
+		"subclass 0x01 Missing\n"       /* refused: one number */
+		"classy 0x05 NotAKeyword\n"
+		"class 0x01 Kernel\n"
+		"0x01400080\tMyDispatch\n"
+		"0x01400084 MyHandoffName\n";
+	struct ktrace_error err = { 0 };
+	struct ktrace_darwin_codes *c = ktrace_darwin_codes_new();
+	char buf[64];
+
+	CHECK_EQ(ktrace_darwin_codes_load_buffer(c, text, strlen(text), &err), 6);
+	CHECK_EQ(ktrace_darwin_codes_count(c), 2);   /* events */
+	CHECK_STR(ktrace_darwin_codes_class(c, 0x85), "GFX");
+	CHECK_STR(ktrace_darwin_codes_class(NULL, 0x85), "EMBEDDEDGFX");
+	CHECK_STR(ktrace_darwin_codes_subclass(c, 0x85, 9), "Firmware");
+	CHECK_STR(ktrace_darwin_codes_subclass(c, 0x85, 10), "Decimal");
+	CHECK(ktrace_darwin_codes_subclass(NULL, 0x85, 9) == NULL);
+	CHECK_STR(ktrace_darwin_codes_class(c, 0x01), "Kernel");
+	CHECK_STR(ktrace_darwin_codes_subclass(c, 0x01, 0x40), "SCHED");   /* built in */
+	CHECK_STR(ktrace_darwin_event_name(c, 0x8509003c, buf, sizeof(buf)), "GFX_Firmware:0xf");
+	CHECK_STR(ktrace_darwin_event_name(c, 0x01400081, buf, sizeof(buf)), "MyDispatch");
+	CHECK_STR(ktrace_darwin_event_name(c, 0x0140003c, buf, sizeof(buf)), "MACH_BLOCK");
+	CHECK_STR(ktrace_darwin_event_name(c, 0x01300000, buf, sizeof(buf)), "Kernel_VM:0x0");
+	CHECK_STR(ktrace_darwin_event_name(NULL, 0x8509003c, buf, sizeof(buf)),
+		  "EMBEDDEDGFX:0x09:0xf");
+	/* class and subclass keys never answer an event lookup */
+	CHECK(ktrace_darwin_codes_lookup(c, 0x85000000) == NULL);
+	CHECK(ktrace_darwin_codes_lookup(c, 0x85090000) == NULL);
+	ktrace_darwin_codes_free(c);
+}
+
 static void builtin_names(void)
 {
 	char buf[64];
@@ -812,9 +851,47 @@ static void builtin_names(void)
 	CHECK_STR(ktrace_darwin_builtin_name(0x07020008, buf, sizeof(buf)), "TRACE_LOST_EVENTS");
 	CHECK_STR(ktrace_darwin_builtin_name(0x07010006, buf, sizeof(buf)),
 		  "TRACE_STRING_NEWTHREAD");
-	CHECK_STR(ktrace_darwin_builtin_name(0x01400081, buf, sizeof(buf)), "MACH_SCHED:0x20");
+	/* xnu's bsd/sys/kdebug.h: DBG_MACH 1, DBG_MACH_SCHED 0x40, MACH_DISPATCH 0x20 */
+	CHECK_STR(ktrace_darwin_builtin_name(0x01400081, buf, sizeof(buf)), "MACH_DISPATCH");
+	/* a code without a name in a named subclass: DBG_MACH_EXCP_SYNC_ARM 0x03 */
+	CHECK_STR(ktrace_darwin_builtin_name(0x01030455, buf, sizeof(buf)),
+		  "MACH_EXCP_SYNC_ARM:0x115");
 	CHECK_STR(ktrace_darwin_builtin_name(0x25990000, buf, sizeof(buf)), "PERF:0x99:0x0");
-	CHECK_STR(ktrace_darwin_builtin_name(0x8704fffe, buf, sizeof(buf)), "0x87:0x04:0x3fff");
+	/* kdebug_private.h: DBG_RTKIT 135, no public subclasses */
+	CHECK_STR(ktrace_darwin_builtin_name(0x8704fffe, buf, sizeof(buf)), "RTKIT:0x04:0x3fff");
+	CHECK_STR(ktrace_darwin_builtin_name(0x7a04fffe, buf, sizeof(buf)), "0x7a:0x04:0x3fff");
+	/* syscalls.master: 3 read, 4 write; syscall_sw.c: Mach trap 31 mach_msg_trap */
+	CHECK_STR(ktrace_darwin_builtin_name(0x040c000d, buf, sizeof(buf)), "BSC_read");
+	CHECK_STR(ktrace_darwin_builtin_name(0x040c0012, buf, sizeof(buf)), "BSC_write");
+	CHECK_STR(ktrace_darwin_builtin_name(0x010c007c, buf, sizeof(buf)), "MSC_mach_msg_trap");
+	/* scheduler codes: MACH_BLOCK 0xf, MACH_MAKE_RUNNABLE 0x6, MACH_IDLE 0x9 */
+	CHECK_STR(ktrace_darwin_builtin_name(0x0140003c, buf, sizeof(buf)), "MACH_BLOCK");
+	CHECK_STR(ktrace_darwin_builtin_name(0x01400018, buf, sizeof(buf)), "MACH_MAKE_RUNNABLE");
+	CHECK_STR(ktrace_darwin_builtin_name(0x01400024, buf, sizeof(buf)), "MACH_IDLE");
+	/* every class of kdebug.h and kdebug_private.h */
+	{
+		static const struct { uint32_t cls; const char *name; } classes[] = {
+			{ 1, "MACH" }, { 2, "NETWORK" }, { 3, "FSYSTEM" }, { 4, "BSD" },
+			{ 5, "IOKIT" }, { 6, "DRIVERS" }, { 7, "TRACE" }, { 8, "DLIL" },
+			{ 9, "PTHREAD" }, { 10, "CORESTORAGE" }, { 11, "CG" },
+			{ 12, "MONOTONIC" }, { 20, "MISC" }, { 30, "SECURITY" }, { 31, "DYLD" },
+			{ 32, "QT" }, { 33, "APPS" }, { 34, "LAUNCHD" }, { 35, "SILICON" },
+			{ 36, "PPT" }, { 37, "PERF" }, { 38, "IMPORTANCE" }, { 39, "PERFCTRL" },
+			{ 40, "BANK" }, { 41, "XPC" }, { 42, "ATM" }, { 43, "ARIADNE" },
+			{ 44, "DAEMON" }, { 45, "ENERGYTRACE" }, { 46, "DISPATCH" }, { 49, "IMG" },
+			{ 50, "CLPC" }, { 51, "UMALLOC" }, { 52, "MUSE" }, { 53, "TURNSTILE" },
+			{ 54, "AUDIO" }, { 128, "ANS" }, { 129, "SIO" }, { 130, "SEP" },
+			{ 131, "ISP" }, { 132, "OSCAR" }, { 133, "EMBEDDEDGFX" }, { 134, "PMP" },
+			{ 135, "RTKIT" }, { 136, "DCP" }, { 137, "KMP" }, { 255, "MIG" },
+		};
+		int named = 0;
+
+		for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+			CHECK_STR(ktrace_darwin_class_name(classes[i].cls), classes[i].name);
+		for (uint32_t c = 0; c < 256; c++)
+			named += ktrace_darwin_class_name(c) != NULL;
+		CHECK_EQ(named, (int)(sizeof(classes) / sizeof(classes[0])));
+	}
 	CHECK_EQ(KTRACE_DARWIN_CODE(0x0140003c), 0xf);
 	CHECK_EQ(KTRACE_DARWIN_FUNC(0x0140003e), 2);
 }
@@ -846,6 +923,190 @@ static void filter_descriptions(void)
 	CHECK_EQ(ktrace_darwin_filter_parse(f, "C1;S2", &err), -EINVAL);
 	CHECK_EQ(ktrace_darwin_filter_parse(f, "", &err), -EINVAL);
 	ktrace_darwin_filter_free(f);
+}
+
+/*
+ * The forms Apple's tools take (ktrace(1) FILTER DESCRIPTIONS: C<class byte>,
+ * S<class-subclass, two bytes>, decimal or hex, ALL; kperf's kdebug filters add
+ * D<debugid> and a trailing r for END events), each with events it must and must not
+ * select; then forms that are refused.
+ */
+static void filter_table(void)
+{
+	static const struct {
+		const char *desc;
+		uint32_t yes[4], no[4];    /* 0 ends a list */
+	} accepted[] = {
+		{ "ALL", { 0x01400080, 0xff000004, 0x00000001 }, { 0 } },
+		{ "C1", { 0x01400080, 0x01ff0000 }, { 0x02400080, 0x00010000 } },
+		{ "C0x25", { 0x25000001, 0x25990000 }, { 0x24000000, 0x26000000 } },
+		{ "C255", { 0xff123450 }, { 0xfe000000 } },
+		{ "S0x0140", { 0x01400080, 0x01400083 }, { 0x01410080, 0x02400080 } },
+		{ "S320", { 0x01400080 }, { 0x01410000 } },            /* 320 = 0x0140 */
+		{ "S0xffff", { 0xffff0004 }, { 0xfffe0004 } },
+		{ "S0x040C", { 0x040c000c }, { 0x040d000c } },
+		{ "S0x040c", { 0x040c000c }, { 0x040d000c } },
+		{ "C1,C0x25,S0x0521,S0x0523",                           /* ktrace(1)'s example */
+		  { 0x01000000, 0x25000000, 0x05210000, 0x05230004 }, { 0x05220000, 0x02000000 } },
+		{ "C1,S0x0140,ALL", { 0x99000000, 0x01400080 }, { 0 } },
+		{ "ALL,C1", { 0x42000000 }, { 0 } },
+		{ "D0x07020008", { 0x07020008, 0x07020009, 0x0702000a }, { 0x0702000c } },
+		{ "D117571592", { 0x07020008 }, { 0x07020004 } },      /* the same, decimal */
+		{ "D0xfeff0000", { 0xfeff0000 }, { 0xfeff0004 } },        /* kperf's test */
+		{ "C0xfe,C0xfdr", { 0xfe010004, 0xfd010006, 0xfd020002 },
+		  { 0xfd010004, 0xfd010005, 0xfc010006 } },               /* r: END only */
+		{ "S0xfeff,S0xfdffr", { 0xfeff0000, 0xfdff0006 }, { 0xfdff0004, 0xfdff0005 } },
+		{ "D0x01400080r", { 0x01400082 }, { 0x01400080, 0x01400081 } },
+		{ "0x0702", { 0x07020008 }, { 0x07010008 } },           /* a bare subclass */
+		{ "1794", { 0x07020008 }, { 0x07010008 } },             /* the same, decimal */
+		{ "C010", { 0x0a000000 }, { 0x08000000 } },             /* decimal, not octal */
+	};
+	static const char *const refused[] = {
+		"", "C", "S", "D", "C0x100", "C256", "S0x10000", "D0x100000000", "X1", "c1",
+		"s0x0140", "all", "All", "ALLx", "ALL1", "ALL,", "C1,", ",C1", "C1,,S2", "C1;S2",
+		"C1 S2", " C1", "C1 ", "C-1", "C+1", "C1x", "C0x", "Cr", "C1rr", "C1R", "S0x0140g",
+		"D0xfeff0000,", "0x10000", "0x", "1,2", "C1,X", "Cx1", "C 1",
+	};
+	struct ktrace_error err = { 0 };
+
+	for (size_t i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		struct ktrace_darwin_filter *f = ktrace_darwin_filter_new();
+		int ret = ktrace_darwin_filter_parse(f, accepted[i].desc, &err);
+
+		if (ret)
+			printf("#   '%s' refused: %s\n", accepted[i].desc, err.message);
+		CHECK_EQ(ret, 0);
+		for (int k = 0; k < 4 && accepted[i].yes[k]; k++)
+			if (!ktrace_darwin_filter_match(f, accepted[i].yes[k])) {
+				printf("#   '%s' misses 0x%08x\n", accepted[i].desc, accepted[i].yes[k]);
+				CHECK(0);
+			}
+		for (int k = 0; k < 4 && accepted[i].no[k]; k++)
+			if (ktrace_darwin_filter_match(f, accepted[i].no[k])) {
+				printf("#   '%s' takes 0x%08x\n", accepted[i].desc, accepted[i].no[k]);
+				CHECK(0);
+			}
+		ktrace_darwin_filter_free(f);
+	}
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct ktrace_darwin_filter *f = ktrace_darwin_filter_new();
+
+		err.message[0] = '\0';
+		if (ktrace_darwin_filter_parse(f, refused[i], &err) != -EINVAL) {
+			printf("#   '%s' accepted\n", refused[i]);
+			CHECK(0);
+		}
+		CHECK(err.message[0] != '\0');
+		ktrace_darwin_filter_free(f);
+	}
+}
+
+/*
+ * A thread names itself (TRACE_STRING_THREADNAME in two pieces, as xnu writes a name
+ * longer than the four arguments), then makes two read system calls (BSC_read, number
+ * 3, START/END) and one MACH_DISPATCH: the report shows the name beside the thread,
+ * --durations one line per call and the totals.
+ */
+static void thread_names_and_durations(void)
+{
+	static const char tname[] = "io-worker-thread-number-00000001-abc";  /* 36 bytes */
+	uint8_t b[56 + 16 + 32 + 16 + 8 + 7 * 64] = { 0 };
+	struct ktrace_error err = { 0 };
+	struct ktrace_input *in;
+	struct ktrace_darwin *k;
+	struct ktrace_darwin_event ev;
+	char path[160], args[320], line[512], *out, *lines;
+	const uint64_t ts[7] = { 100, 110, 200, 250, 300, 400, 500 };
+	const uint32_t ids[7] = { KTRACE_TRACE_STRING_THREADNAME | 1, KTRACE_TRACE_STRING_THREADNAME | 2,
+				  0x040c000d, 0x040c000e, 0x040c000d, 0x040c000e, 0x01400080 };
+	uint8_t *p = b;
+	FILE *f;
+	int st;
+
+	put32(p, KTRACE_FILE_MAGIC);
+	put64(p + 8, 40);
+	put32(p + 16, 1);
+	put32(p + 20, 1);
+	put32(p + 52, 1);
+	p += 56;
+	put32(p, KTRACE_TAG_THREAD_MAP);
+	put64(p + 8, 32);
+	put64(p + 16, 0x10);
+	put32(p + 24, 7);
+	memcpy(p + 28, "proc", 4);
+	p += 48;
+	put32(p, KTRACE_TAG_EVENTS);
+	put64(p + 8, 8 + 7 * 64);
+	p += 24;
+	for (int i = 0; i < 7; i++, p += 64) {
+		put64(p, ts[i]);
+		put64(p + 8, (uint64_t)i);
+		put64(p + 40, 0x10);
+		put32(p + 48, ids[i]);
+	}
+	p = b + 56 + 48 + 24;
+	memset(p + 8, 0, 32);
+	memcpy(p + 8, tname, 32);
+	memset(p + 64 + 8, 0, 32);
+	memcpy(p + 64 + 8, tname + 32, 4);
+	ktrace_input_from_memory(b, sizeof(b), "t", &in, &err);
+	CHECK_EQ(ktrace_darwin_open(in, NULL, &k, &err), 0);
+	CHECK(ktrace_darwin_thread_name(k, 0x10) == NULL);
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK(ktrace_darwin_thread_name(k, 0x10) == NULL);       /* not complete yet */
+	CHECK_EQ(ktrace_darwin_next(k, &ev, &err), 1);
+	CHECK_STR(ktrace_darwin_thread_name(k, 0x10), tname);
+	CHECK_STR(ktrace_darwin_find_thread(k, 0x10)->command, "proc");
+	ktrace_darwin_close(k);
+	ktrace_input_close(in);
+
+	snprintf(path, sizeof(path), "%s/names.ktrace", tmpdir);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(b, 1, sizeof(b), f);
+	fclose(f);
+	snprintf(args, sizeof(args), "report %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	lines = event_lines(out);
+	squeeze(nth_line(lines, 2), line, sizeof(line));
+	CHECK_STR(line, "0.000000200 90 0 0x10 7 proc io-worker-thread-number-00000001-abc START "
+			"BSC_read 0x2 0x0 0x0 0x0");
+	squeeze(nth_line(lines, 3), line, sizeof(line));
+	CHECK_STR(line, "0.000000250 50 0 0x10 7 proc io-worker-thread-number-00000001-abc END "
+			"BSC_read 0x3 0x0 0x0 0x0 elapsed_ns=50");
+	free(lines);
+	free(out);
+
+	snprintf(args, sizeof(args), "report --durations %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	lines = event_lines(out);
+	CHECK_EQ(count_lines(lines, NULL), 2);
+	squeeze(nth_line(lines, 0), line, sizeof(line));
+	CHECK_STR(line, "0.000000200 50 0 0x10 7 proc io-worker-thread-number-00000001-abc BSC_read "
+			"0x2 0x0 0x0 0x0 -> 0x3 0x0 0x0 0x0");
+	squeeze(nth_line(lines, 1), line, sizeof(line));
+	CHECK_STR(line, "0.000000300 100 0 0x10 7 proc io-worker-thread-number-00000001-abc BSC_read "
+			"0x4 0x0 0x0 0x0 -> 0x5 0x0 0x0 0x0");
+	CHECK(strstr(out, "\n# 2 150 75 50 100 BSC_read\n") != NULL ||
+	      strstr(out, "\n#          2              150               75               50  "
+			  "            100  BSC_read\n") != NULL);
+	CHECK(strstr(out, "# 7 events read, 2 START/END pairs,") != NULL);
+	free(lines);
+	free(out);
+
+	snprintf(args, sizeof(args), "report --durations --csv %s", path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	CHECK(strstr(out, "start_ns,duration_ns,cpu,thread,pid,process,thread_name,eventid,event,") ==
+	      out);
+	CHECK(strstr(out, "\n300,100,0,0x10,7,\"proc\",\"io-worker-thread-number-00000001-abc\","
+			  "0x040c000c,\"BSC_read\",0x4,0x0,0x0,0x0,0x5,0x0,0x0,0x0\n") != NULL);
+	free(out);
+	unlink(path);
 }
 
 static void thread_tracking(void)
@@ -973,8 +1234,11 @@ int main(void)
 	RUN(v3_32bit_layout);
 	RUN(codes_parsing);
 	RUN(builtin_names);
+	RUN(codes_classes_and_overrides);
 	RUN(filter_descriptions);
+	RUN(filter_table);
 	RUN(thread_tracking);
+	RUN(thread_names_and_durations);
 	RUN(timebase_exact);
 	unlink(v3_lib);
 	unlink(v3_kernel);

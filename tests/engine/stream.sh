@@ -153,3 +153,59 @@ st=$?
 : >"$TMP/empty"
 "$SD" "$TMP/empty" >/dev/null 2>"$TMP/e.err"
 [ $? -eq 1 ] && grep -q 'empty: empty file' "$TMP/e.err" && ok "empty file: refused" || not_ok "empty file: refused"
+
+# ktrace_stream_sched: every switch as trace-cmd's sched plugin prints it (prev_state
+# letters included), on traces with many switches; Darwin's as its report's rows
+for f in "$TMP/boot.v6.dat" "$TMP/allevents.v6.dat" "$FT/schedviz_cpu0.v6.dat" "$FT/synthetic_edge.v6.dat"; do
+	"$SD" --sched "$f" | grep -v '^[0-9]* -\{0,1\}[0-9]* W ' >"$TMP/sched.ours"
+	trace-cmd report -t "$f" 2>/dev/null | python3 -c "
+import re, sys
+for l in sys.stdin:
+    m = re.match(r'^\s*(?:\S+: +)?.*?-\d+\s+\[(\d+)\]\s*(\d+)(?:\.(\d+))?: sched_switch:\s+(.*)$', l.rstrip('\n'))
+    if m:
+        ts = int(m.group(2)) if m.group(3) is None else int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, '0'))
+        print(ts, int(m.group(1)), m.group(4))" >"$TMP/sched.tc"
+	[ -s "$TMP/sched.tc" ] && cmp -s "$TMP/sched.ours" "$TMP/sched.tc" &&
+		ok "ktrace_stream_sched: $(basename "$f"): $(wc -l <"$TMP/sched.tc") switches as trace-cmd's sched plugin prints them" ||
+		{ not_ok "ktrace_stream_sched: $(basename "$f")"; diff "$TMP/sched.ours" "$TMP/sched.tc" | head -5 | sed 's/^/#   /'; }
+done
+n=$("$SD" --sched "$D" | grep -vc ' W ')
+w=$("$SD" --sched "$D" | grep -c ' W ')
+want=$(python3 -c "
+import csv, sys
+ids = [int(r['debugid'], 16) & ~3 for r in csv.DictReader(open(sys.argv[1]))]
+print(sum(1 for i in ids if i in (0x01400000, 0x01400008)), sum(1 for i in ids if i == 0x01400018))" "$TMP/dr.csv")
+[ "$n $w" = "$want" ] && ok "ktrace_stream_sched: Darwin: $n switches (MACH_SCHED, MACH_STACK_HANDOFF), $w wakeups (MACH_MAKE_RUNNABLE)" ||
+	not_ok "ktrace_stream_sched: Darwin: $n $w, the report's rows $want"
+
+# read-ahead (KTRACE_STREAM_READAHEAD): the same records, fields and switches from the
+# copies the second thread makes, for every format; the same error at the same place
+BUF=/dev/shm/koff-test-$$-stream-ra
+"$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1
+for f in "$TMP/allevents.v6.dat" "$TMP/stacks.v6.dat" "$TMP/instance.v6.dat" "$FT/trappy_tests_trace.v7zstd.dat" \
+	 "$FT/synthetic_edge_cpu0.trace_pipe_raw" "$D" "$BUF"; do
+	"$SD" --fields "$f" >"$TMP/ra.1" 2>&1
+	"$SD" --fields --readahead "$f" >"$TMP/ra.2" 2>&1
+	"$SD" --sched "$f" >"$TMP/ra.3" 2>&1
+	"$SD" --sched --readahead "$f" >"$TMP/ra.4" 2>&1
+	[ -s "$TMP/ra.1" ] && cmp -s "$TMP/ra.1" "$TMP/ra.2" && cmp -s "$TMP/ra.3" "$TMP/ra.4" &&
+		ok "read-ahead: $(basename "$f"): the same $(wc -l <"$TMP/ra.1") records, fields and switches" ||
+		{ not_ok "read-ahead: $(basename "$f")"; diff "$TMP/ra.1" "$TMP/ra.2" | head -3 | sed 's/^/#   /'; }
+done
+rm -f "$BUF"
+"$SD" --fields -e "$FT/schedviz_formats" "$FT/schedviz_cpu0.trace_pipe_raw" >"$TMP/ra.1"
+"$SD" --fields --readahead -e "$FT/schedviz_formats" "$FT/schedviz_cpu0.trace_pipe_raw" >"$TMP/ra.2"
+cmp -s "$TMP/ra.1" "$TMP/ra.2" && ok "read-ahead: raw pages with formats" || not_ok "read-ahead: raw pages with formats"
+"$SD" --fields "$TMP/mixed.v6.dat" "$D" >"$TMP/ra.1"
+"$SD" --fields --readahead "$TMP/mixed.v6.dat" "$D" >"$TMP/ra.2"
+cmp -s "$TMP/ra.1" "$TMP/ra.2" && ok "read-ahead: trace.dat and Darwin merged" || not_ok "read-ahead: trace.dat and Darwin merged"
+for f in "$TMP/bad.dat" "$TMP/cut.bin"; do
+	"$SD" --fields "$f" >"$TMP/ra.1" 2>"$TMP/ra.1e"; s1=$?
+	"$SD" --fields --readahead "$f" >"$TMP/ra.2" 2>"$TMP/ra.2e"; s2=$?
+	[ $s1 = 1 ] && [ $s2 = 1 ] && cmp -s "$TMP/ra.1" "$TMP/ra.2" && cmp -s "$TMP/ra.1e" "$TMP/ra.2e" &&
+		ok "read-ahead: damaged $(basename "$f"): the same records, then the same error ($(cat "$TMP/ra.2e" | head -c 80))" ||
+		{ not_ok "read-ahead: damaged $(basename "$f") (exit $s1, $s2)"; cat "$TMP/ra.1e" "$TMP/ra.2e" | sed 's/^/#   /'; }
+done
+"$SD" --lines --readahead "$FT/synthetic_edge.v6.dat" >/dev/null 2>&1
+[ $? -ne 0 ] && ok "read-ahead: lines are refused (formatting needs the records in order on one thread)" ||
+	not_ok "read-ahead: lines are refused"

@@ -11,7 +11,8 @@
 T=/sys/kernel/tracing
 ID=ktrace-test-$$
 CHECKS="record-instance record-top record-lost record-sigint record-sigterm-command \
-record-v6 record-filter record-errors record-mount extract convert-recorded"
+record-v6 record-filter record-errors record-mount extract convert-recorded \
+record-command-status record-stream record-killed extract-empty record-progress"
 
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done
@@ -313,4 +314,147 @@ for src in l ex; do
 done
 grep -q "EVENTS DROPPED" "$TMP/l.ref" || { st=1; echo "#   the source had no dropped events"; }
 result convert-recorded $st
+
+# 12. a command that cannot start is refused before tracing (127, nothing written);
+# a failing command's status is ktrace's (the file is written)
+st=0
+"$KTRACE" record -B "$ID-n" -e sched -o "$TMP/n.dat" -- /nonexistent/cmd >"$TMP/log" 2>&1
+[ $? -eq 127 ] || { st=1; echo "#   /nonexistent/cmd: not exit 127"; }
+[ ! -e "$TMP/n.dat" ] || { st=1; echo "#   a file was written"; }
+grep -q "/nonexistent/cmd: cannot run the command" "$TMP/log" || { st=1; sed 's/^/#   /' "$TMP/log"; }
+"$KTRACE" record -q -B "$ID-n" -e sched -o "$TMP/n.dat" -- sh -c 'exit 3' >"$TMP/log" 2>&1
+[ $? -eq 3 ] || { st=1; echo "#   exit 3 not passed on"; }
+report_ok "$TMP/n.dat" || st=1
+state_ok || st=1
+result record-command-status $st
+
+# 13. record -o - and into a FIFO: a stream, the FIFO stays
+st=0
+"$KTRACE" record -q -B "$ID-s" -e sched -o - -- sh "$TMP/wl.sh" "$TMP/pid" >"$TMP/s.dat" 2>"$TMP/log" ||
+	{ st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
+report_ok "$TMP/s.dat" || st=1
+mkfifo "$TMP/rec.fifo"
+cat "$TMP/rec.fifo" >"$TMP/f2.dat" &
+reader=$!
+"$KTRACE" record -q -B "$ID-s" -e sched -o "$TMP/rec.fifo" -- true >"$TMP/log" 2>&1 || st=1
+wait $reader
+[ -p "$TMP/rec.fifo" ] || { st=1; echo "#   the FIFO was replaced"; }
+report_ok "$TMP/f2.dat" || st=1
+state_ok || st=1
+result record-stream $st
+
+# 14. a recording killed with SIGKILL leaves its instance: the next record names it,
+# ktrace reset lists it and reset -a removes it (a registry of this test's own, so that
+# no other recording's leftovers are touched)
+st=0
+KTRACE_INSTANCE_REGISTRY=$TMP/registry
+export KTRACE_INSTANCE_REGISTRY
+"$KTRACE" record -B "$ID-k" -e sched -o "$TMP/k.dat" -- \
+	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/kpid" >"$TMP/klog" 2>&1 &
+kp=$!
+i=0
+while [ $i -lt 100 ] && [ ! -d $T/instances/$ID-k ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -KILL $kp
+wait $kp 2>/dev/null
+# the command goes on after ktrace died: end it (ours, by its pid)
+[ -s "$TMP/kpid" ] && kill "$(cat "$TMP/kpid")" 2>/dev/null
+[ -d $T/instances/$ID-k ] || { st=1; echo "#   the instance went away by itself"; }
+"$KTRACE" record -q -B "$ID-k2" -e sched -o "$TMP/k2.dat" -- true >"$TMP/log" 2>&1 || st=1
+grep -q "instance '$ID-k' was left behind by a recording that was killed (pid $kp)" "$TMP/log" ||
+	{ st=1; echo "#   the leftover was not named:"; sed 's/^/#   /' "$TMP/log" | head -3; }
+ls "$TMP" | grep -q '\.tmp' && { st=1; echo "#   temporary files left"; }
+"$KTRACE" reset >"$TMP/log" 2>&1 || st=1
+grep -q "instance '$ID-k' was left behind by a recording that was killed (pid $kp)" "$TMP/log" ||
+	{ st=1; echo "#   reset did not list the leftover:"; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ -d $T/instances/$ID-k ] || { st=1; echo "#   reset without -a removed the instance"; }
+# reset -B NAME resets an instance (as trace-cmd reset -B) and keeps it: only -d or -a
+# remove instances, a leftover or not
+mkdir $T/instances/$ID-other
+"$KTRACE" reset -B "$ID-other" >"$TMP/log" 2>&1 || { st=1; echo "#   reset -B of an instance: exit $?"; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ -d $T/instances/$ID-other ] || { st=1; echo "#   reset -B without -d removed the instance"; }
+[ -d $T/instances/$ID-k ] || { st=1; echo "#   reset -B $ID-other removed the leftover"; }
+rmdir $T/instances/$ID-other
+# reset -B LEFTOVER -d removes that leftover (and its registry entry)
+"$KTRACE" record -B "$ID-k3" -e sched -o "$TMP/k3.dat" -- \
+	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/k3pid" >"$TMP/k3log" 2>&1 &
+kp3=$!
+i=0
+while [ $i -lt 100 ] && [ ! -d $T/instances/$ID-k3 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -KILL $kp3
+wait $kp3 2>/dev/null
+[ -s "$TMP/k3pid" ] && kill "$(cat "$TMP/k3pid")" 2>/dev/null
+"$KTRACE" reset -B "$ID-k3" -d >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ ! -d $T/instances/$ID-k3 ] || { st=1; echo "#   reset -B LEFTOVER -d left the instance"; }
+grep -q "removed instance '$ID-k3' (left by recorder pid $kp3)" "$TMP/log" || { st=1; echo "#   reset -B LEFTOVER -d did not say what it removed"; }
+grep -q "instance '$ID-k' was left behind" "$TMP/log" || { st=1; echo "#   reset -B ... -d did not name the other leftover"; }
+"$KTRACE" reset -a >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ ! -d $T/instances/$ID-k ] || { st=1; echo "#   reset -a left the instance"; }
+grep -q "removed instance '$ID-k'" "$TMP/log" || { st=1; echo "#   reset -a did not say what it removed"; }
+"$KTRACE" reset >"$TMP/log" 2>&1
+grep -q "no instance left behind" "$TMP/log" || { st=1; echo "#   a leftover is still listed after reset -a"; }
+unset KTRACE_INSTANCE_REGISTRY
+cleanup_k() { echo 0 >$T/instances/$1/tracing_on; echo >$T/instances/$1/set_event; rmdir $T/instances/$1; }
+cleanup_k $ID-k 2>/dev/null
+cleanup_k $ID-k3 2>/dev/null
+result record-killed $st
+
+# 15. extract of empty buffers: says so, saves nothing, exit 1; the count printed is
+# what the file holds
+st=0
+I=$T/instances/$ID-y
+mkdir $I
+echo 0 >$I/tracing_on
+"$KTRACE" extract -B "$ID-y" -o "$TMP/empty.dat" >"$TMP/log" 2>&1
+[ $? -eq 1 ] || { st=1; echo "#   empty extract: not exit 1"; }
+[ ! -e "$TMP/empty.dat" ] || { st=1; echo "#   empty extract wrote a file"; }
+grep -q "hold no events" "$TMP/log" || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
+echo 1 >$I/events/sched/enable
+echo 1 >$I/tracing_on
+sh "$TMP/wl.sh" "$TMP/pid"
+echo 0 >$I/tracing_on
+"$KTRACE" extract -B "$ID-y" -o "$TMP/y.dat" >"$TMP/log" 2>&1 || st=1
+printed=$(sed -n 's/^ktrace: \([0-9]*\) events recorded.*/\1/p' "$TMP/log")
+infile=$("$KTRACE" info --json "$TMP/y.dat" | python3 -c 'import json, sys; print(json.load(sys.stdin)["events"])')
+[ -n "$printed" ] && [ "$printed" = "$infile" ] || { st=1; echo "#   printed $printed events, the file holds $infile"; }
+"$KTRACE" extract -B "$ID-y" -o "$TMP/y2.dat" >"$TMP/log" 2>&1
+[ $? -eq 1 ] && [ ! -e "$TMP/y2.dat" ] || { st=1; echo "#   a second extract of the emptied buffer did not say so"; }
+echo >$I/set_event
+rmdir $I
+state_ok || st=1
+result extract-empty $st
+
+# 16. progress on stderr while record and extract work (their file is written with a
+# line every 4 MiB of data), when it is a terminal (script(1) gives one); none when
+# stderr is a file. About 17 MB of syscall events.
+st=0
+if command -v script >/dev/null; then
+	script -qec "'$KTRACE' record -B '$ID-p' -b 16384 -e syscalls -o '$TMP/p.dat' -- dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none" \
+		/dev/null >"$TMP/tty.txt" 2>&1 || { st=1; echo "#   record under script failed"; }
+	grep -q "ktrace record: [0-9]*% (" "$TMP/tty.txt" ||
+		{ st=1; echo "#   no progress line from record:"; head -c 300 "$TMP/tty.txt" | tr "\r" "\n" | sed 's/^/#   /'; echo; }
+	I=$T/instances/$ID-p
+	mkdir $I
+	echo 0 >$I/tracing_on
+	echo 16384 >$I/buffer_size_kb
+	echo 1 >$I/events/syscalls/enable
+	echo 1 >$I/tracing_on
+	dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none
+	echo 0 >$I/tracing_on
+	script -qec "'$KTRACE' extract -B '$ID-p' -o '$TMP/pe.dat'" /dev/null >"$TMP/tty.txt" 2>&1 ||
+		{ st=1; echo "#   extract under script failed"; }
+	grep -q "ktrace extract: [0-9]*% (" "$TMP/tty.txt" ||
+		{ st=1; echo "#   no progress line from extract:"; head -c 300 "$TMP/tty.txt" | tr "\r" "\n" | sed 's/^/#   /'; echo; }
+	echo >$I/set_event
+	rmdir $I
+	"$KTRACE" record -B "$ID-p" -b 16384 -e syscalls -o "$TMP/p.dat" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=100000 status=none >"$TMP/log" 2>&1 || st=1
+	grep -q "%\|events/s" "$TMP/log" && { st=1; echo "#   a progress line in a file"; }
+	rm -f "$TMP/p.dat" "$TMP/pe.dat"
+	state_ok || st=1
+	result record-progress $st
+else
+	echo "ok - record-progress # SKIP no script(1)"
+fi
 exit 0

@@ -1,0 +1,2 @@
+build-dev/lib/common/detect.o: lib/common/detect.c lib/common/detect.h
+lib/common/detect.h:

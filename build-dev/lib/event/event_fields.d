@@ -1,0 +1,7 @@
+build-dev/lib/event/event_fields.o: lib/event/event_fields.c \
+ include/ktrace/event.h include/ktrace/api.h include/ktrace/error.h \
+ lib/event/event_internal.h
+include/ktrace/event.h:
+include/ktrace/api.h:
+include/ktrace/error.h:
+lib/event/event_internal.h:

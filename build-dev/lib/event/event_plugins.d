@@ -1,0 +1,7 @@
+build-dev/lib/event/event_plugins.o: lib/event/event_plugins.c \
+ lib/event/event_internal.h include/ktrace/event.h include/ktrace/api.h \
+ include/ktrace/error.h
+lib/event/event_internal.h:
+include/ktrace/event.h:
+include/ktrace/api.h:
+include/ktrace/error.h:

@@ -1,0 +1,9 @@
+build-dev/lib/kcdata/decode.o: lib/kcdata/decode.c lib/common/cursor.h \
+ include/ktrace/error.h include/ktrace/api.h lib/kcdata/kcdata_int.h \
+ include/ktrace/kcdata.h include/ktrace/input.h
+lib/common/cursor.h:
+include/ktrace/error.h:
+include/ktrace/api.h:
+lib/kcdata/kcdata_int.h:
+include/ktrace/kcdata.h:
+include/ktrace/input.h:

@@ -1,0 +1,2 @@
+build-dev/lib/koff/fmt.o: lib/koff/fmt.c lib/koff/fmt.h
+lib/koff/fmt.h:

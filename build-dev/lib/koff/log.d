@@ -1,0 +1,12 @@
+build-dev/lib/koff/log.o: lib/koff/log.c lib/koff/fmt.h \
+ lib/koff/producer.h lib/koff/internal.h include/ktrace/error.h \
+ include/ktrace/api.h include/ktrace/koff.h include/ktrace/input.h \
+ lib/koff/layout.h
+lib/koff/fmt.h:
+lib/koff/producer.h:
+lib/koff/internal.h:
+include/ktrace/error.h:
+include/ktrace/api.h:
+include/ktrace/koff.h:
+include/ktrace/input.h:
+lib/koff/layout.h:

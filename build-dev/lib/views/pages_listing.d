@@ -1,0 +1,26 @@
+build-dev/lib/views/pages_listing.o: lib/views/pages_listing.c \
+ include/ktrace/view.h include/ktrace/api.h include/ktrace/darwin.h \
+ include/ktrace/error.h include/ktrace/input.h \
+ include/ktrace/ktrace_file.h include/ktrace/ring.h \
+ include/ktrace/kcdata.h include/ktrace/koff.h include/ktrace/out.h \
+ include/ktrace/stream.h include/ktrace/detect.h include/ktrace/event.h \
+ lib/common/cursor.h lib/common/outbuf.h lib/views/pages_walk.h \
+ include/ktrace/kbuffer.h include/ktrace/api.h
+include/ktrace/view.h:
+include/ktrace/api.h:
+include/ktrace/darwin.h:
+include/ktrace/error.h:
+include/ktrace/input.h:
+include/ktrace/ktrace_file.h:
+include/ktrace/ring.h:
+include/ktrace/kcdata.h:
+include/ktrace/koff.h:
+include/ktrace/out.h:
+include/ktrace/stream.h:
+include/ktrace/detect.h:
+include/ktrace/event.h:
+lib/common/cursor.h:
+lib/common/outbuf.h:
+lib/views/pages_walk.h:
+include/ktrace/kbuffer.h:
+include/ktrace/api.h:

@@ -1,0 +1,9 @@
+build-dev/src/cli_progress.o: src/cli_progress.c src/cli.h \
+ include/ktrace/detect.h include/ktrace/api.h include/ktrace/error.h \
+ include/ktrace/input.h include/ktrace/out.h
+src/cli.h:
+include/ktrace/detect.h:
+include/ktrace/api.h:
+include/ktrace/error.h:
+include/ktrace/input.h:
+include/ktrace/out.h:

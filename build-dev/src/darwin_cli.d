@@ -1,0 +1,22 @@
+build-dev/src/darwin_cli.o: src/darwin_cli.c src/cli.h \
+ include/ktrace/detect.h include/ktrace/api.h include/ktrace/error.h \
+ include/ktrace/input.h include/ktrace/out.h src/darwin_cli.h \
+ include/ktrace/view.h include/ktrace/darwin.h \
+ include/ktrace/ktrace_file.h include/ktrace/ring.h \
+ include/ktrace/kcdata.h include/ktrace/koff.h include/ktrace/stream.h \
+ include/ktrace/event.h
+src/cli.h:
+include/ktrace/detect.h:
+include/ktrace/api.h:
+include/ktrace/error.h:
+include/ktrace/input.h:
+include/ktrace/out.h:
+src/darwin_cli.h:
+include/ktrace/view.h:
+include/ktrace/darwin.h:
+include/ktrace/ktrace_file.h:
+include/ktrace/ring.h:
+include/ktrace/kcdata.h:
+include/ktrace/koff.h:
+include/ktrace/stream.h:
+include/ktrace/event.h:

@@ -1,0 +1,13 @@
+build-dev/src/extract.o: src/extract.c include/ktrace/tracefs.h \
+ include/ktrace/api.h include/ktrace/error.h include/ktrace/tracedat.h \
+ include/ktrace/input.h src/cli.h include/ktrace/detect.h \
+ include/ktrace/out.h src/record_cli.h
+include/ktrace/tracefs.h:
+include/ktrace/api.h:
+include/ktrace/error.h:
+include/ktrace/tracedat.h:
+include/ktrace/input.h:
+src/cli.h:
+include/ktrace/detect.h:
+include/ktrace/out.h:
+src/record_cli.h:

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/* Output files: temporary + rename for regular files, streams for FIFOs, devices and
+ * standard output, and the removal of temporaries on signals (see outfile.h). */
+#include "common/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LINK_HOPS 40
+#define COPY_SIZE     (1u << 20)
+
+enum outfile_kind { OF_TEMP, OF_STREAM, OF_SPOOLED };
+
+struct kt_outfile {
+	enum outfile_kind kind;
+	unsigned int flags;
+	int fd;                 /* what the writer writes to */
+	int stream_fd;          /* OF_SPOOLED: the stream the spool is copied to */
+	bool close_stream;      /* the stream is ours to close (not standard output) */
+	char *name;             /* as given */
+	char *target;           /* OF_TEMP: the file the temporary replaces */
+	char *tmp;              /* OF_TEMP: the temporary file */
+	int slot;               /* OF_TEMP: its signal-cleanup slot, or -1 */
+};
+
+/* ---- removal of temporaries on signals -------------------------------------------- */
+
+#define CLEANUP_SLOTS 64
+
+/* Paths the signal handler removes; a slot is taken with a compare-and-swap, the path
+ * set before the pid that makes it count, and cleared before the path is freed. */
+static _Atomic(char *) cleanup_path[CLEANUP_SLOTS];
+static atomic_int cleanup_pid[CLEANUP_SLOTS];
+
+static const int fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
+	SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+	int me = (int)getpid();
+
+	for (int i = 0; i < CLEANUP_SLOTS; i++) {
+		char *p = atomic_load(&cleanup_path[i]);
+
+		if (p && atomic_load(&cleanup_pid[i]) == me)
+			unlink(p);
+	}
+	/* the signal is blocked while we run: it is delivered with its default action
+	 * when we return */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+static void install_handlers(void)
+{
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		struct sigaction old, sa;
+
+		if (sigaction(fatal_signals[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue;     /* ignored, or the program's own handler: left alone */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(fatal_signals[i], &sa, NULL);
+	}
+}
+
+static int cleanup_add(char *path)
+{
+	/* checked each time: a signal the program has set back to its default is
+	 * covered again */
+	install_handlers();
+	for (int i = 0; i < CLEANUP_SLOTS; i++) {
+		char *expected = NULL;
+
+		if (atomic_compare_exchange_strong(&cleanup_path[i], &expected, path)) {
+			atomic_store(&cleanup_pid[i], (int)getpid());
+			return i;
+		}
+	}
+	return -1;     /* more than CLEANUP_SLOTS at once: written, but not cleaned on signals */
+}
+
+static void cleanup_remove(int slot)
+{
+	if (slot < 0)
+		return;
+	atomic_store(&cleanup_pid[slot], 0);
+	atomic_store(&cleanup_path[slot], NULL);
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static int fail(struct ktrace_error *err, int code, const char *fmt, const char *path)
+{
+	return ktrace_error_set(err, code, fmt, path, strerror(-code));
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t r = write(fd, b, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		b += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Follows symbolic links to the file they name (which may not exist yet). Returns a
+ * new string, or NULL with errno set. */
+static char *resolve_links(const char *path)
+{
+	char *cur = strdup(path);
+
+	for (int hops = 0; cur; hops++) {
+		char link[PATH_MAX], *next;
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(cur, &st) < 0) {
+			if (errno == ENOENT)
+				return cur;
+			break;
+		}
+		if (!S_ISLNK(st.st_mode))
+			return cur;
+		if (hops == MAX_LINK_HOPS) {
+			errno = ELOOP;
+			break;
+		}
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = 0;
+		if (link[0] == '/') {
+			next = strdup(link);
+		} else {
+			const char *slash = strrchr(cur, '/');
+			int dirlen = slash ? (int)(slash - cur) + 1 : 0;
+
+			if (asprintf(&next, "%.*s%s", dirlen, cur, link) < 0)
+				next = NULL;
+		}
+		free(cur);
+		cur = next;
+	}
+	{
+		int e = errno ? errno : ENOMEM;
+
+		free(cur);
+		errno = e;
+	}
+	return NULL;
+}
+
+/* Creates "TARGET.tmpXXXXXX" exclusively with mode (the umask applies). */
+static int create_temp(const char *target, mode_t mode, char **tmp_out)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t len = strlen(target);
+	char *tmp = malloc(len + 16);
+
+	if (!tmp)
+		return -ENOMEM;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint8_t rnd[6];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			struct timespec ts;
+			uint64_t v;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			v = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)getpid() << 20 ^
+			    (uint64_t)attempt;
+			for (int i = 0; i < 6; i++)
+				rnd[i] = (uint8_t)(v >> (8 * i));
+		}
+		memcpy(tmp, target, len);
+		memcpy(tmp + len, ".tmp", 4);
+		for (int i = 0; i < 6; i++)
+			tmp[len + 4 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		tmp[len + 10] = 0;
+		fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		if (fd >= 0) {
+			*tmp_out = tmp;
+			return fd;
+		}
+		if (errno != EEXIST) {
+			int e = errno;
+
+			free(tmp);
+			return -e;
+		}
+	}
+	free(tmp);
+	return -EEXIST;
+}
+
+int kt_outfile_anonymous(const char *dir)
+{
+	char *path;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	/* no O_TMPFILE there: a named file, removed at once */
+	if (asprintf(&path, "%s/.ktrace-XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	else
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+static void outfile_free(struct kt_outfile *f)
+{
+	if (f->fd >= 0 && f->fd != STDOUT_FILENO)
+		close(f->fd);
+	if (f->kind == OF_SPOOLED && f->close_stream && f->stream_fd >= 0)
+		close(f->stream_fd);
+	if (f->tmp) {
+		unlink(f->tmp);
+		cleanup_remove(f->slot);
+	}
+	free(f->tmp);
+	free(f->target);
+	free(f->name);
+	free(f);
+}
+
+/* ---- open ------------------------------------------------------------------------- */
+
+static int open_stream(struct kt_outfile *f, int fd, bool ours, struct ktrace_error *err)
+{
+	if (!(f->flags & KT_OUTFILE_SEEKABLE)) {
+		f->kind = OF_STREAM;
+		f->fd = fd;
+		return 0;
+	}
+	f->kind = OF_SPOOLED;
+	f->stream_fd = fd;
+	f->close_stream = ours;
+	f->fd = kt_outfile_anonymous(NULL);
+	if (f->fd < 0) {
+		int e = f->fd;
+
+		return ktrace_error_set(err, e, "%s: cannot create a temporary file to build the "
+					"output in ($TMPDIR or /tmp): %s", f->name, strerror(-e));
+	}
+	return 0;
+}
+
+static int open_temp(struct kt_outfile *f, const struct stat *existing,
+		     struct ktrace_error *err)
+{
+	/* a new file: 0666 less the umask; CREATE_ONLY files (shared buffers) are private */
+	mode_t mode = existing || (f->flags & KT_OUTFILE_CREATE_ONLY) ? 0600 : 0666;
+	int fd = create_temp(f->target, mode, &f->tmp);
+
+	if (fd < 0)
+		return ktrace_error_set(err, fd, "%s: cannot create a temporary file beside it: %s",
+					f->name, strerror(-fd));
+	f->kind = OF_TEMP;
+	f->fd = fd;
+	f->slot = cleanup_add(f->tmp);
+	if (existing) {
+		/* the owner first: changing it clears set-id bits that fchmod then sets */
+		if ((existing->st_uid != geteuid() || existing->st_gid != getegid()) &&
+		    fchown(fd, existing->st_uid, existing->st_gid) < 0) {
+			/* not ours to give away: the new file is ours, with the old mode */
+		}
+		if (fchmod(fd, existing->st_mode & 07777) < 0)
+			return fail(err, -errno, "%s: cannot set the mode of its temporary file: %s",
+				    f->name);
+	}
+	return 0;
+}
+
+int kt_outfile_open(const char *path, unsigned int flags, struct kt_outfile **out,
+		    struct ktrace_error *err)
+{
+	struct kt_outfile *f;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	if (!path || !*path)
+		return ktrace_error_set(err, -EINVAL, "no output file name");
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->name = strdup(path))) {
+		free(f);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	f->flags = flags;
+	f->fd = f->stream_fd = -1;
+	f->slot = -1;
+
+	if (!strcmp(path, "-")) {
+		if (flags & KT_OUTFILE_CREATE_ONLY)
+			ret = ktrace_error_set(err, -EINVAL, "-: a new file is needed, not standard output");
+		else
+			ret = open_stream(f, STDOUT_FILENO, false, err);
+		goto done;
+	}
+	if (flags & KT_OUTFILE_CREATE_ONLY) {
+		f->target = strdup(path);
+		ret = f->target ? open_temp(f, NULL, err) : ktrace_error_set(err, -ENOMEM, "out of memory");
+		goto done;
+	}
+	f->target = resolve_links(path);
+	if (!f->target) {
+		ret = fail(err, -errno, "%s: %s", path);
+		goto done;
+	}
+	if (stat(f->target, &st) < 0) {
+		if (errno != ENOENT) {
+			ret = fail(err, -errno, "%s: %s", path);
+			goto done;
+		}
+		ret = open_temp(f, NULL, err);
+	} else if (S_ISREG(st.st_mode)) {
+		ret = open_temp(f, &st, err);
+	} else if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		int fd = open(f->target, O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			ret = fail(err, -errno, "%s: %s", path);
+		else if ((ret = open_stream(f, fd, true, err)) < 0 && f->kind != OF_SPOOLED)
+			close(fd);
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = ktrace_error_set(err, -EISDIR, "%s: is a directory", path);
+	} else {
+		ret = ktrace_error_set(err, -EINVAL, "%s: not a file, FIFO or device to write to",
+				       path);
+	}
+done:
+	if (ret < 0) {
+		outfile_free(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+int kt_outfile_fd(const struct kt_outfile *f)
+{
+	return f->fd;
+}
+
+const char *kt_outfile_name(const struct kt_outfile *f)
+{
+	return f->name;
+}
+
+bool kt_outfile_is_stream(const struct kt_outfile *f)
+{
+	return f->kind != OF_TEMP;
+}
+
+int kt_outfile_write(struct kt_outfile *f, const void *p, size_t n, struct ktrace_error *err)
+{
+	int ret = write_all(f->fd, p, n);
+
+	return ret ? fail(err, ret, "%s: write: %s", f->name) : 0;
+}
+
+/* ---- commit ----------------------------------------------------------------------- */
+
+static int copy_spool(struct kt_outfile *f, struct ktrace_error *err)
+{
+	uint8_t *buf = malloc(COPY_SIZE);
+	off_t at = 0;
+	int ret = 0;
+
+	if (!buf)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = pread(f->fd, buf, COPY_SIZE, at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = fail(err, -errno, "%s: reading back the output: %s", f->name);
+			break;
+		}
+		if (n == 0)
+			break;
+		if ((ret = write_all(f->stream_fd, buf, (size_t)n))) {
+			ret = fail(err, ret, "%s: write: %s", f->name);
+			break;
+		}
+		at += n;
+	}
+	free(buf);
+	return ret;
+}
+
+int kt_outfile_commit(struct kt_outfile *f, struct ktrace_error *err)
+{
+	int ret = 0;
+
+	if (!f)
+		return ktrace_error_set(err, -EINVAL, "no output file");
+	switch (f->kind) {
+	case OF_STREAM:
+		if (f->fd != STDOUT_FILENO && close(f->fd) < 0)
+			ret = fail(err, -errno, "%s: close: %s", f->name);
+		f->fd = -1;
+		break;
+	case OF_SPOOLED:
+		ret = copy_spool(f, err);
+		if (f->close_stream) {
+			if (close(f->stream_fd) < 0 && !ret)
+				ret = fail(err, -errno, "%s: close: %s", f->name);
+			f->stream_fd = -1;
+		}
+		break;
+	case OF_TEMP:
+		if (!(f->flags & KT_OUTFILE_NO_SYNC) && fsync(f->fd) < 0 && errno != EINVAL)
+			ret = fail(err, -errno, "%s: fsync: %s", f->name);
+		if (close(f->fd) < 0 && !ret)
+			ret = fail(err, -errno, "%s: close: %s", f->name);
+		f->fd = -1;
+		if (ret)
+			break;
+		if (f->flags & KT_OUTFILE_CREATE_ONLY) {
+			if (link(f->tmp, f->target) < 0)
+				ret = errno == EEXIST ? ktrace_error_set(err, -EEXIST, "%s: exists", f->name)
+						      : fail(err, -errno, "%s: cannot create: %s", f->name);
+			/* the temporary goes in outfile_free either way */
+		} else if (rename(f->tmp, f->target) < 0) {
+			ret = fail(err, -errno, "%s: cannot rename the temporary file over it: %s",
+				   f->name);
+		} else {
+			cleanup_remove(f->slot);
+			free(f->tmp);
+			f->tmp = NULL;
+		}
+		break;
+	}
+	outfile_free(f);
+	return ret;
+}
+
+void kt_outfile_abort(struct kt_outfile *f)
+{
+	if (f)
+		outfile_free(f);
+}

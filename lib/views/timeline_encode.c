@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+/* The timeline page's data encoder (timeline_encode.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "common/grow.h"
+#include "views/timeline_encode.h"
+
+int tl_buf_put(struct tl_buf *b, const void *p, size_t n)
+{
+	if (!n)
+		return 0;
+	if (n > SIZE_MAX - b->n || kt_grow((void **)&b->p, &b->cap, b->n + n, 1))
+		return -ENOMEM;
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+	return 0;
+}
+
+int tl_buf_varint(struct tl_buf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	if (b->cap - b->n >= 10) {
+		uint8_t *p = b->p + b->n;
+
+		while (v >= 0x80) {
+			p[n++] = (uint8_t)(v | 0x80);
+			v >>= 7;
+		}
+		p[n++] = (uint8_t)v;
+		b->n += n;
+		return 0;
+	}
+	while (v >= 0x80) {
+		tmp[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (uint8_t)v;
+	return tl_buf_put(b, tmp, n);
+}
+
+void tl_buf_free(struct tl_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+int tl_deflate(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out, int level)
+{
+	z_stream *z;
+	uLong bound;
+	int ret;
+
+	if (!zp->z) {
+		zp->z = calloc(1, sizeof(z_stream));
+		if (!zp->z)
+			return -ENOMEM;
+		if (deflateInit2((z_stream *)zp->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(zp->z);
+			zp->z = NULL;
+			return -ENOMEM;
+		}
+	} else if (deflateReset((z_stream *)zp->z) != Z_OK) {
+		return -EIO;
+	}
+	z = zp->z;
+	bound = deflateBound(z, (uLong)n);
+	if (kt_grow((void **)&out->p, &out->cap, out->n + bound, 1))
+		return -ENOMEM;
+	z->next_in = (Bytef *)(uintptr_t)in;
+	z->avail_in = (uInt)n;
+	z->next_out = out->p + out->n;
+	z->avail_out = (uInt)bound;
+	ret = deflate(z, Z_FINISH);
+	if (ret != Z_STREAM_END)
+		return -EIO;
+	out->n += z->total_out;
+	return 0;
+}
+
+int tl_deflate_part(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out, int level,
+		    bool finish)
+{
+	z_stream *z;
+	int ret;
+
+	if (!zp->z) {
+		zp->z = calloc(1, sizeof(z_stream));
+		if (!zp->z)
+			return -ENOMEM;
+		if (deflateInit2((z_stream *)zp->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(zp->z);
+			zp->z = NULL;
+			return -ENOMEM;
+		}
+	}
+	z = zp->z;
+	z->next_in = (Bytef *)(uintptr_t)in;
+	z->avail_in = (uInt)n;
+	do {
+		size_t room = n / 2 + 4096;
+
+		if (kt_grow((void **)&out->p, &out->cap, out->n + room, 1))
+			return -ENOMEM;
+		z->next_out = out->p + out->n;
+		z->avail_out = (uInt)(out->cap - out->n);
+		ret = deflate(z, finish ? Z_FINISH : Z_SYNC_FLUSH);
+		if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)
+			return -EIO;
+		out->n = (size_t)(z->next_out - out->p);
+	} while (z->avail_out == 0 || (finish && ret != Z_STREAM_END));
+	return 0;
+}
+
+void tl_zip_free(struct tl_zip *zp)
+{
+	if (zp->z) {
+		deflateEnd((z_stream *)zp->z);
+		free(zp->z);
+		zp->z = NULL;
+	}
+}
+
+int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t need = (n + 2) / 3 * 4;
+	char *p;
+	size_t i;
+
+	if (kt_grow((void **)&out->p, &out->cap, out->n + need, 1))
+		return -ENOMEM;
+	p = (char *)out->p + out->n;
+	for (i = 0; i + 3 <= n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+
+		*p++ = tab[v >> 18];
+		*p++ = tab[(v >> 12) & 63];
+		*p++ = tab[(v >> 6) & 63];
+		*p++ = tab[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0);
+
+		*p++ = tab[v >> 18];
+		*p++ = tab[(v >> 12) & 63];
+		*p++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*p++ = '=';
+	}
+	out->n += need;
+	return 0;
+}
+
+/* ---- skeletons ---- */
+
+void tl_dict_init(struct tl_dict *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void tl_dict_free(struct tl_dict *d)
+{
+	free(d->slots);
+	free(d->hashes);
+	free(d->offs);
+	tl_buf_free(&d->data);
+	tl_buf_free(&d->scratch);
+	tl_buf_free(&d->holes);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Character classes of the splitter. */
+enum { C_PLAIN = 0, C_DIGIT = 1, C_HEXLETTER = 2, C_ESCAPE = 3 };
+static const uint8_t char_class[256] = {
+	[1] = C_ESCAPE, [2] = C_ESCAPE, [3] = C_ESCAPE,
+	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
+	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+	['a'] = C_HEXLETTER, ['b'] = C_HEXLETTER, ['c'] = C_HEXLETTER, ['d'] = C_HEXLETTER,
+	['e'] = C_HEXLETTER, ['f'] = C_HEXLETTER,
+};
+
+static inline bool is_hex(char c)
+{
+	uint8_t k = char_class[(uint8_t)c];
+
+	return k == C_DIGIT || k == C_HEXLETTER;
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static uint8_t *hex_hole(uint8_t *h, const char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v << 4 | (uint64_t)(is_digit(p[i]) ? p[i] - '0' : p[i] - 'a' + 10);
+	h = put_varint(h, n);
+	h = put_varint(h, v >> 32);
+	return put_varint(h, v & 0xffffffffu);
+}
+
+/* Splits line into d->scratch (skeleton) and d->holes. Both are sized first for the
+ * worst case (every byte escaped; 11 bytes of hole per byte), then written directly. */
+static int split(struct tl_dict *d, const char *s, size_t len)
+{
+	uint8_t *k, *h;
+	size_t i = 0;
+
+	if (len > SIZE_MAX / 16 ||
+	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1) ||
+	    kt_grow((void **)&d->holes.p, &d->holes.cap, 11 * len + 16, 1))
+		return -ENOMEM;
+	k = d->scratch.p;
+	h = d->holes.p;
+	while (i < len) {
+		char c = s[i];
+		uint8_t cls = char_class[(uint8_t)c];
+
+		if (cls == C_PLAIN) {
+			*k++ = (uint8_t)c;
+			i++;
+			continue;
+		}
+		if (cls == C_ESCAPE) {
+			*k++ = 3;
+			*k++ = (uint8_t)c;
+			i++;
+			continue;
+		}
+		if (c == '0' && i + 2 < len && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+			size_t j = i + 2;
+
+			while (j < len && is_hex(s[j]) && j - (i + 2) < 16)
+				j++;
+			*k++ = '0';
+			*k++ = 'x';
+			*k++ = 2;
+			h = hex_hole(h, s + i + 2, j - i - 2);
+			i = j;
+			continue;
+		}
+		if (i == 0 || !is_word(s[i - 1])) {
+			size_t j = i;
+			bool digit = false;
+
+			while (j < len && is_hex(s[j]) && j - i <= 16) {
+				digit |= is_digit(s[j]);
+				j++;
+			}
+			if (j - i >= 8 && j - i <= 16 && digit && (j == len || !is_word(s[j]))) {
+				*k++ = 2;
+				h = hex_hole(h, s + i, j - i);
+				i = j;
+				continue;
+			}
+		}
+		if (cls == C_DIGIT) {
+			size_t j = i;
+			uint64_t v = 0;
+
+			while (j < len && is_digit(s[j]))
+				j++;
+			while (j - i > 1 && s[i] == '0')
+				*k++ = (uint8_t)s[i++];
+			while (j - i > 15)
+				*k++ = (uint8_t)s[i++];
+			while (j - i > 1 && s[i] == '0')
+				*k++ = (uint8_t)s[i++];
+			for (; i < j; i++)
+				v = v * 10 + (uint64_t)(s[i] - '0');
+			*k++ = 1;
+			h = put_varint(h, v);
+			continue;
+		}
+		/* a hex letter inside a word */
+		*k++ = (uint8_t)c;
+		i++;
+	}
+	d->scratch.n = (size_t)(k - d->scratch.p);
+	d->holes.n = (size_t)(h - d->holes.p);
+	return 0;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+
+	while (n >= 8) {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+		p += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t v = 0;
+
+		memcpy(&v, p, n);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+		h ^= h >> 29;
+	}
+	h ^= h >> 32;
+	return h ? h : 1;
+}
+
+static int dict_grow(struct tl_dict *d)
+{
+	size_t ns = d->nslots ? d->nslots * 2 : 4096;
+	uint32_t *slots = calloc(ns, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n; i++) {
+		size_t k = d->hashes[i] & (ns - 1);
+
+		while (slots[k])
+			k = (k + 1) & (ns - 1);
+		slots[k] = (uint32_t)i + 1;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->nslots = ns;
+	return 0;
+}
+
+/* The id of the skeleton in d->scratch, added when new; -1 when the dictionary is
+ * full; -2 out of memory. */
+static int64_t skeleton_id(struct tl_dict *d)
+{
+	uint64_t h = hash_bytes(d->scratch.p, d->scratch.n);
+	size_t k;
+
+	if ((d->n + 1) * 2 > d->nslots && dict_grow(d))
+		return -2;
+	k = h & (d->nslots - 1);
+	while (d->slots[k]) {
+		uint32_t id = d->slots[k] - 1;
+
+		if (d->hashes[id] == h) {
+			const uint8_t *p = d->data.p + d->offs[id];
+			uint64_t l = 0;
+			int sh = 0;
+
+			while (*p & 0x80) {
+				l |= (uint64_t)(*p++ & 0x7f) << sh;
+				sh += 7;
+			}
+			l |= (uint64_t)*p++ << sh;
+			if (l == d->scratch.n && !memcmp(p, d->scratch.p, l))
+				return id;
+		}
+		k = (k + 1) & (d->nslots - 1);
+	}
+	if (d->data.n + d->scratch.n > TL_DICT_MAX_BYTES || d->n >= UINT32_MAX - 1)
+		return -1;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 4096;
+		uint64_t *hs = realloc(d->hashes, cap * sizeof(*hs));
+		uint32_t *os;
+
+		if (!hs)
+			return -2;
+		d->hashes = hs;
+		os = realloc(d->offs, cap * sizeof(*os));
+		if (!os)
+			return -2;
+		d->offs = os;
+		d->cap = cap;
+	}
+	d->hashes[d->n] = h;
+	d->offs[d->n] = (uint32_t)d->data.n;
+	if (tl_buf_varint(&d->data, d->scratch.n) || tl_buf_put(&d->data, d->scratch.p, d->scratch.n))
+		return -2;
+	d->slots[k] = (uint32_t)d->n + 1;
+	return (int64_t)d->n++;
+}
+
+int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out)
+{
+	int64_t id;
+
+	if (split(d, line, len))
+		return -ENOMEM;
+	id = skeleton_id(d);
+	if (id == -2)
+		return -ENOMEM;
+	if (id < 0)
+		return tl_buf_varint(out, 0) || tl_buf_varint(out, len) || tl_buf_put(out, line, len)
+			       ? -ENOMEM : 0;
+	if (tl_buf_varint(out, (uint64_t)id + 1) || tl_buf_put(out, d->holes.p, d->holes.n))
+		return -ENOMEM;
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timeline page's data encoder: byte columns of varints, report lines split into
+ * a shared skeleton and their numbers, raw deflate and base64 for embedding in HTML.
+ *
+ * A line is cut into pieces and holes: a hole is a decimal number (a digit run of at
+ * most 15 digits without leading zeros, "0" itself included; leading zeros stay in
+ * the piece) or a lower-case hex number of 1 to 16 digits (after "0x", or standing
+ * alone with at least 8 digits, one of them a decimal digit). The pieces with hole
+ * marks make the skeleton, stored once in a dictionary; the line keeps the skeleton's
+ * id and the holes' values. timeline/page.js puts the line back together byte for byte:
+ *
+ *   skeleton bytes: 0x01 decimal hole, 0x02 hex hole, 0x03 next byte literal, else
+ *                   literal
+ *   line:           varint skeleton id + 1 (0: a literal line, varint length and the
+ *                   bytes), then per hole: decimal: varint value; hex: varint digits,
+ *                   varint high 32 bits, varint low 32 bits
+ */
+#ifndef KTRACE_VIEWS_TIMELINE_ENCODE_H
+#define KTRACE_VIEWS_TIMELINE_ENCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tl_buf {
+	uint8_t *p;
+	size_t n, cap;
+};
+
+int tl_buf_put(struct tl_buf *b, const void *p, size_t n);
+int tl_buf_varint(struct tl_buf *b, uint64_t v);
+static inline uint64_t tl_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+void tl_buf_free(struct tl_buf *b);
+
+/* A compressor kept from one block to the next (zlib's state is big to set up). */
+struct tl_zip {
+	void *z;                       /* z_stream, made on first use */
+};
+
+/* Raw deflate (RFC 1951) of in[0..n) appended to out. 0 or -ENOMEM/-EIO. */
+int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level);
+/* The next part of one raw deflate stream (each part ends on a byte boundary: sync
+ * flush); finish ends the stream. 0 or -ENOMEM/-EIO. */
+int tl_deflate_part(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level,
+		    bool finish);
+void tl_zip_free(struct tl_zip *z);
+/* Base64 of in[0..n) appended to out. */
+int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
+
+/* The skeleton dictionary. */
+struct tl_dict {
+	uint32_t *slots;               /* skeleton id + 1, open addressing */
+	size_t nslots;
+	uint64_t *hashes;              /* per skeleton */
+	uint32_t *offs;                /* per skeleton: its bytes in data */
+	size_t n, cap;
+	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
+	struct tl_buf scratch, holes;
+};
+
+#define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
+
+void tl_dict_init(struct tl_dict *d);
+void tl_dict_free(struct tl_dict *d);
+/* Appends the encoding of line[0..len) to out. 0 or -ENOMEM. */
+int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out);
+
+#endif

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: MIT
+/* ktrace export: any trace, through the event stream, in a format other tools read. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ktrace/stream.h>
+#include <ktrace/view.h>
+
+#include "cli.h"
+
+/*
+ * The output formats.
+ *
+ * One line per format: its name (--format NAME), the endings of OUT that choose it
+ * when --format is not given (the first one also names OUT when -o is not given),
+ * whether it is binary (then it is not written to a terminal), and the function that
+ * writes it. write() reads the open stream to its end and writes to the target:
+ * t->out, a buffered stream onto the output (a temporary file renamed when the export
+ * succeeds, or standard output, a FIFO, a device), and t->path, the file being written
+ * (the temporary one; NULL for a stream), for formats that write their file by
+ * themselves. It returns 0 or a negative code with err set; after an error of the
+ * stream (damaged input) the output must be complete and valid for the records read,
+ * as --partial keeps it. Add a format: a function of this shape and a line here.
+ */
+struct export_target {
+	struct ktrace_out *out;
+	const char *path;
+	const struct ktrace_view_export_opts *opts;
+};
+
+struct export_format {
+	const char *name;
+	const char *ext[4];           /* NULL-terminated */
+	bool binary;
+	int (*write)(struct ktrace_stream *s, const struct export_target *t,
+		     struct ktrace_error *err);
+};
+
+static int write_perfetto(struct ktrace_stream *s, const struct export_target *t,
+			  struct ktrace_error *err)
+{
+	return ktrace_view_perfetto(s, t->opts, t->out, err);
+}
+
+static int write_json(struct ktrace_stream *s, const struct export_target *t,
+		      struct ktrace_error *err)
+{
+	return ktrace_view_chrome_json(s, t->opts, t->out, err);
+}
+
+static const struct export_format formats[] = {
+	{ "perfetto", { ".perfetto-trace", ".pftrace", ".pb", NULL }, true, write_perfetto },
+	{ "json", { ".json", NULL }, false, write_json },
+};
+
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
+static const char export_help[] =
+"NAME\n"
+"    ktrace export - write a trace for the Perfetto UI, trace_processor or Chrome\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace export [-o OUT] [--format perfetto|json] [OPTIONS] FILE...\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads every record of the FILEs (any format ktrace reads: trace-cmd trace.dat\n"
+"    with every buffer and instance, raw ftrace ring-buffer pages, Darwin ktrace files\n"
+"    and kdebug streams, KOFF buffers, snapshots and core files; several files are\n"
+"    merged in time order) and writes them as:\n"
+"\n"
+"    perfetto (OUT ending in .perfetto-trace, .pftrace or .pb; the default)\n"
+"        A Perfetto protobuf trace: open it at https://ui.perfetto.dev or query it\n"
+"        with trace_processor. Every record is an ftrace event of its CPU:\n"
+"        scheduler, IRQ, power, task and print events as Perfetto's own messages\n"
+"        (the scheduling tables, CPU frequency and idle tracks come from them), every\n"
+"        other record as a generic event with all its fields (the ftrace_event table\n"
+"        and its args). Darwin's context switches and wakeups become sched_switch and\n"
+"        sched_waking; KOFF records (no CPU) go to CPU 0. The threads and processes\n"
+"        the inputs name, the kernel's uname and the lost events per CPU come along.\n"
+"        Generic events are described once per trace (Perfetto v50 or later reads\n"
+"        them; --legacy-generic writes the older, larger form).\n"
+"\n"
+"    json (OUT ending in .json)\n"
+"        Chrome's trace event format ({\"traceEvents\": [...]}), for chrome://tracing\n"
+"        and the Perfetto UI: one row per CPU with what ran on it (complete events\n"
+"        named after the thread), every other record as an instant event of its\n"
+"        thread with its fields in args, thread and process names, lost events as\n"
+"        global instants. Times in microseconds with three decimals. Large traces\n"
+"        belong in the protobuf form: the UI holds about 2 GB of JSON at most.\n"
+"\n"
+"    OUT is written under a temporary name beside it and renamed when complete; '-'\n"
+"    is standard output. Without -o, OUT is the first FILE's name with its\n"
+"    extension replaced by the format's, in the current directory.\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output OUT\n"
+"        The file to write ('-': standard output).\n"
+"    --format FORMAT\n"
+"        perfetto or json (default: from OUT's ending, else perfetto).\n"
+"    -F FILTER, -v\n"
+"        trace.dat: keep only the events FILTER selects (libtraceevent's syntax, as\n"
+"        'ktrace report -F'); after -v, drop them instead.\n"
+"    --cpu LIST\n"
+"        Keep only these CPUs (1,3-5); records without a CPU stay.\n"
+"    --pid PID[,PID...], --comm NAME\n"
+"        trace.dat: keep only the events of these tasks.\n"
+"    -e, --events-dir DIR\n"
+"        Raw ring-buffer pages: a tracefs events directory (or a copy) for the event\n"
+"        names and fields.\n"
+"    -C, --codes FILE\n"
+"        Darwin: event names from a trace codes file.\n"
+"    --legacy-generic\n"
+"        perfetto: write generic events as GenericFtraceEvent, for trace_processor\n"
+"        before v50 (about three times larger).\n"
+"    --partial\n"
+"        When an input turns out damaged, keep OUT (a valid trace of the records\n"
+"        before the damage) instead of removing it. The exit status is 1 either way.\n"
+"    -q, --quiet\n"
+"        No progress line on standard error.\n"
+"    -h, --help\n"
+"        Show this manual.\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace export -o trace.perfetto-trace trace.dat\n"
+"    ktrace export -o sched.json -F 'sched_switch' --cpu 0-3 trace.dat\n"
+"    ktrace export -o boot.pftrace host.dat guest.dat\n"
+"    ktrace export -o mac.perfetto-trace -C trace.codes capture.ktrace\n"
+"    ktrace export -o - --format json buffer.koff | python3 -m json.tool\n"
+"\n"
+"EXIT STATUS\n"
+"    0 when every record was exported, 1 when an input is damaged (with --partial\n"
+"    OUT then holds what came before) or OUT cannot be written, 2 for usage errors.\n";
+
+enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL };
+
+static const struct option export_options[] = {
+	{ "output",         required_argument, NULL, 'o' },
+	{ "format",         required_argument, NULL, O_FORMAT },
+	{ "cpu",            required_argument, NULL, O_CPU },
+	{ "pid",            required_argument, NULL, O_PID },
+	{ "comm",           required_argument, NULL, O_COMM },
+	{ "events-dir",     required_argument, NULL, 'e' },
+	{ "codes",          required_argument, NULL, 'C' },
+	{ "legacy-generic", no_argument,       NULL, O_LEGACY },
+	{ "partial",        no_argument,       NULL, O_PARTIAL },
+	{ "quiet",          no_argument,       NULL, 'q' },
+	{ "help",           no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct export_cli {
+	const char *out;
+	const struct export_format *format;
+	struct ktrace_stream_filter *filters;
+	size_t nfilters;
+	struct ktrace_stream_task *tasks;
+	size_t ntasks;
+	char **owned;
+	size_t nowned;
+	int *cpus;
+	size_t ncpus;
+	const char *events_dir, *codes;
+	bool negative, legacy, partial, quiet;
+	char *default_out;
+	/* progress */
+	struct timespec last;
+	bool shown;
+};
+
+static void free_cli(struct export_cli *c)
+{
+	free(c->filters);
+	free(c->tasks);
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	free(c->cpus);
+	free(c->default_out);
+}
+
+static const struct export_format *format_named(const char *name)
+{
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (!strcmp(formats[i].name, name))
+			return &formats[i];
+	return NULL;
+}
+
+static const struct export_format *format_of_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < NFORMATS; i++)
+		for (size_t k = 0; formats[i].ext[k]; k++) {
+			size_t e = strlen(formats[i].ext[k]);
+
+			if (n > e && !strcasecmp(path + n - e, formats[i].ext[k]))
+				return &formats[i];
+		}
+	return NULL;
+}
+
+static int add_tasks(struct export_cli *c, const char *arg, bool comm)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy || cli_grow((void **)&c->owned, c->nowned, sizeof(char *))) {
+		free(copy);
+		return -1;
+	}
+	c->owned[c->nowned++] = copy;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli_grow((void **)&c->tasks, c->ntasks, sizeof(*c->tasks)))
+			return -1;
+		c->tasks[c->ntasks].name = tok;
+		c->tasks[c->ntasks++].comm = comm;
+	}
+	return 0;
+}
+
+static int parse(struct export_cli *c, int argc, char **argv)
+{
+	int opt, r;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:F:vqhe:C:", export_options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			c->out = optarg;
+			break;
+		case O_FORMAT:
+			c->format = format_named(optarg);
+			if (!c->format)
+				return cli_usage_error("export", "unknown format '%s' (perfetto, json)",
+						       optarg);
+			break;
+		case 'F':
+			if (cli_grow((void **)&c->filters, c->nfilters, sizeof(*c->filters)))
+				return cli_usage_error("export", "out of memory");
+			c->filters[c->nfilters].text = optarg;
+			c->filters[c->nfilters++].negative = c->negative;
+			break;
+		case 'v':
+			if (c->negative)
+				return cli_usage_error("export", "only 1 -v can be used");
+			c->negative = true;
+			break;
+		case O_CPU:
+			r = cli_parse_cpu_list("export", optarg, &c->cpus, &c->ncpus);
+			if (r)
+				return r;
+			break;
+		case O_PID:
+		case O_COMM:
+			if (add_tasks(c, optarg, opt == O_COMM))
+				return cli_usage_error("export", "out of memory");
+			break;
+		case 'e':
+			c->events_dir = optarg;
+			break;
+		case 'C':
+			c->codes = optarg;
+			break;
+		case O_LEGACY:
+			c->legacy = true;
+			break;
+		case O_PARTIAL:
+			c->partial = true;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'h':
+			cli_print_help(&cli_export);
+			return -1;
+		default:
+			return cli_usage_error("export", "invalid option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("export", "no input file");
+	return 0;
+}
+
+/* Without -o: the first input's base name with the format's extension. */
+static int default_output(struct export_cli *c, const char *input)
+{
+	const char *base = strrchr(input, '/'), *dot;
+	size_t n;
+
+	base = base ? base + 1 : input;
+	dot = strrchr(base, '.');
+	n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	c->default_out = malloc(n + strlen(c->format->ext[0]) + 1);
+	if (!c->default_out)
+		return -1;
+	memcpy(c->default_out, base, n);
+	strcpy(c->default_out + n, c->format->ext[0]);
+	c->out = c->default_out;
+	return 0;
+}
+
+static void progress(void *ctx, uint64_t records)
+{
+	struct export_cli *c = ctx;
+	struct timespec now;
+	char line[96];
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((double)(now.tv_sec - c->last.tv_sec) + (double)(now.tv_nsec - c->last.tv_nsec) / 1e9 < 0.5)
+		return;
+	c->last = now;
+	n = snprintf(line, sizeof(line), "\rktrace export: %llu events  ", (unsigned long long)records);
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
+		c->shown = true;
+}
+
+static void progress_clear(struct export_cli *c)
+{
+	static const char clear[] = "\r                                        \r";
+
+	if (c->shown && write(STDERR_FILENO, clear, sizeof(clear) - 1) < 0)
+		c->shown = false;
+}
+
+static int run_export(int argc, char **argv)
+{
+	struct export_cli c = { 0 };
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	struct ktrace_view_export_opts eo = { .size = sizeof(eo) };
+	struct ktrace_error err = { 0 };
+	struct ktrace_stream *s = NULL;
+	struct cli_outfile of;
+	struct ktrace_out *out;
+	struct export_target t;
+	const char *err_path = NULL;
+	int ret, status;
+
+	ret = parse(&c, argc, argv);
+	if (ret) {
+		free_cli(&c);
+		return ret < 0 ? CLI_OK : ret;
+	}
+	if (!c.format && c.out)
+		c.format = format_of_path(c.out);
+	if (!c.format)
+		c.format = &formats[0];
+	if (!c.out && default_output(&c, argv[optind])) {
+		free_cli(&c);
+		return cli_usage_error("export", "out of memory");
+	}
+	if (c.format->binary && !strcmp(c.out, "-") && isatty(STDOUT_FILENO)) {
+		free_cli(&c);
+		return cli_usage_error("export", "%s is binary: not writing it to a terminal "
+				       "(use -o FILE or a pipe)", c.format->name);
+	}
+	so.filters = c.filters;
+	so.nfilters = c.nfilters;
+	so.tasks = c.tasks;
+	so.ntasks = c.ntasks;
+	so.cpus = c.ncpus ? c.cpus : NULL;
+	so.ncpus = c.ncpus;
+	so.events_dir = c.events_dir;
+	so.codes_file = c.codes;
+	/* the inputs are read on a second CPU while the records are written */
+	so.flags = KTRACE_STREAM_READAHEAD;
+	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
+				 &err, &err_path);
+	if (ret) {
+		cli_error(err_path, &err);
+		free_cli(&c);
+		return ret == -EINVAL && !err_path ? CLI_USAGE : CLI_FAILED;
+	}
+	if (cli_outfile_open(&of, c.out)) {
+		ktrace_stream_close(s);
+		free_cli(&c);
+		return CLI_FAILED;
+	}
+	out = ktrace_out_new(of.fd);
+	if (!out) {
+		cli_errorf(NULL, "out of memory");
+		cli_outfile_discard(&of);
+		ktrace_stream_close(s);
+		free_cli(&c);
+		return CLI_FAILED;
+	}
+	eo.flags = c.legacy ? KTRACE_VIEW_EXPORT_LEGACY_GENERIC : 0;
+	if (!c.quiet && isatty(STDERR_FILENO)) {
+		eo.progress = progress;
+		eo.progress_ctx = &c;
+		clock_gettime(CLOCK_MONOTONIC, &c.last);
+	}
+	t = (struct export_target){ .out = out, .path = of.stream ? NULL : of.tmp, .opts = &eo };
+	ret = c.format->write(s, &t, &err);
+	progress_clear(&c);
+	err_path = ret < 0 ? ktrace_stream_error_path(s) : NULL;
+	{
+		int w = ktrace_out_flush(out);
+
+		ktrace_out_free(out);
+		if (w < 0 && !(w == -EPIPE && of.stream)) {
+			/* the output is what failed: that error counts */
+			cli_errorf(c.out, "writing: %s", strerror(-w));
+			cli_outfile_discard(&of);
+			ktrace_stream_close(s);
+			free_cli(&c);
+			return CLI_FAILED;
+		}
+	}
+	status = CLI_OK;
+	if (ret < 0) {
+		cli_error(err_path, &err);
+		status = CLI_FAILED;
+		if (c.partial && ret != -ENOMEM) {
+			if (cli_outfile_commit(&of) == CLI_OK)
+				cli_errorf(c.out, "kept the records before the damage (--partial)");
+		} else {
+			cli_outfile_discard(&of);
+			if (!of.stream)
+				cli_errorf(c.out, "not written (--partial keeps what could be read)");
+		}
+	} else if (cli_outfile_commit(&of)) {
+		status = CLI_FAILED;
+	}
+	ktrace_stream_close(s);
+	free_cli(&c);
+	return status;
+}
+
+const struct cli_command cli_export = {
+	.name = "export",
+	.summary = "write a trace for the Perfetto UI, trace_processor or Chrome (any format)",
+	.help = export_help,
+	.run = run_export,
+};

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: MIT
+/* ktrace timeline: a picture of the trace, as one self-contained HTML page or an SVG. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ktrace/stream.h>
+#include <ktrace/view.h>
+
+#include "cli.h"
+
+static const char timeline_help[] =
+"NAME\n"
+"    ktrace timeline - draw a trace: one lane per CPU and per thread\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace timeline [OPTIONS] FILE... -o OUT.html\n"
+"    ktrace timeline [OPTIONS] FILE... -o OUT.svg [--from TS --to TS]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads every FILE (any format the event stream reads: trace-cmd trace.dat,\n"
+"    raw ftrace ring-buffer pages, Darwin ktrace and kdebug files, KOFF buffers;\n"
+"    several files are merged in time order) and draws it:\n"
+"\n"
+"    - one lane per CPU with the running thread as coloured slices, from the\n"
+"      context switches (Linux sched_switch, Darwin MACH_SCHED and\n"
+"      MACH_STACK_HANDOFF); a thread keeps its colour everywhere, idle is blank;\n"
+"    - below them one lane per thread, sorted by CPU time (the first --top shown,\n"
+"      the others behind a \"more\" control): running, runnable (after a wakeup,\n"
+"      sched_wakeup or MACH_MAKE_RUNNABLE, or a preemption) and blocked;\n"
+"    - every other event as a tick on its CPU lane (and its thread's), with a\n"
+"      density strip where ticks are too many to tell apart; lost events as red\n"
+"      marks with their count. KOFF records have no CPU: one lane per thread.\n"
+"\n"
+"    The HTML page has everything inside (script, styles, data; no network, works\n"
+"    from file://). Zoom with the wheel or + and -, pan by dragging or with the\n"
+"    arrow keys, 0 shows everything. Hover or click a slice or tick to see the\n"
+"    line 'ktrace report' prints for its record, and its thread's name, pid and\n"
+"    CPU time. An OUT ending in .svg (or --svg) gives a static picture of the\n"
+"    whole trace or of --from/--to, with the first --top thread lanes.\n"
+"\n"
+"    A damaged input is drawn up to the damage, which is marked, and the exit\n"
+"    status is 1. OUT is written under a temporary name and renamed when\n"
+"    complete ('-' writes to standard output; a FIFO or device is written to).\n"
+"\n"
+"OPTIONS\n"
+"    -o, --output OUT     the page (or .svg picture) to write (required)\n"
+"    --svg                write SVG whatever OUT's name\n"
+"    --from TS, --to TS   the window, in the trace's seconds as report prints them\n"
+"                         (e.g. 1234.567890): what the SVG draws, the page's\n"
+"                         first view\n"
+"    --top N              thread lanes shown before \"more\" (default 16)\n"
+"    --title TEXT         the page's title (default: the first FILE)\n"
+"    -F FILTER            trace.dat: keep the records FILTER matches (trace-cmd\n"
+"                         report's -F syntax); -v before it drops them instead\n"
+"    --cpu LIST           keep these CPUs (e.g. 0,2-3)\n"
+"    --pid PID, --comm NAME\n"
+"                         trace.dat: keep these tasks (as report's)\n"
+"    --events-dir DIR     raw ring-buffer pages: a tracefs events/ directory for\n"
+"                         the event names and fields\n"
+"    -q, --quiet          no progress on standard error\n"
+"    -h, --help           show this manual\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace timeline trace.dat -o trace.html\n"
+"    ktrace timeline --cpu 0,1 -F 'sched_switch || irq_handler_entry' trace.dat -o t.html\n"
+"    ktrace timeline trace.dat -o window.svg --from 1234.5 --to 1234.6\n";
+
+enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_HELP };
+
+static const struct option options[] = {
+	{ "output",     required_argument, NULL, 'o' },
+	{ "svg",        no_argument,       NULL, O_SVG },
+	{ "from",       required_argument, NULL, O_FROM },
+	{ "to",         required_argument, NULL, O_TO },
+	{ "top",        required_argument, NULL, O_TOP },
+	{ "title",      required_argument, NULL, O_TITLE },
+	{ "cpu",        required_argument, NULL, O_CPU },
+	{ "pid",        required_argument, NULL, O_PID },
+	{ "comm",       required_argument, NULL, O_COMM },
+	{ "events-dir", required_argument, NULL, O_EVENTS },
+	{ "quiet",      no_argument,       NULL, 'q' },
+	{ "help",       no_argument,       NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* "1234.567890" (seconds, up to 9 decimals) -> ns. */
+static int parse_ts(const char *s, uint64_t *out)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -1;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (digits == 9)
+				return -1;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+	}
+	if (*p)
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*out = sec * 1000000000ULL + frac;
+	return 0;
+}
+
+static int parse_cpus(const char *s, int **cpus, size_t *n)
+{
+	const char *p = s;
+
+	do {
+		char *end;
+		unsigned long a, b;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = b = strtoul(p, &end, 10);
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return -1;
+			b = strtoul(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= 4096)
+			return -1;
+		for (; a <= b; a++) {
+			if (cli_grow((void **)cpus, *n, sizeof(**cpus)))
+				return -1;
+			(*cpus)[(*n)++] = (int)a;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	} while (*p);
+	return 0;
+}
+
+/* ---- the output file: a temporary beside it, renamed when complete ---- */
+
+static char tmp_path[PATH_MAX + 32];
+static volatile sig_atomic_t have_tmp;
+
+static void on_signal(int sig)
+{
+	if (have_tmp)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+struct output {
+	const char *path;             /* the final name */
+	char final[PATH_MAX];
+	int fd;
+	bool renamed;                 /* written under tmp_path */
+};
+
+static void output_abort(struct output *o);
+
+static int output_open(struct output *o, const char *path)
+{
+	struct stat st;
+	mode_t mode;
+	const char *slash;
+	struct sigaction sa;
+
+	o->path = path;
+	o->renamed = false;
+	if (!strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	snprintf(o->final, sizeof(o->final), "%s", path);
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		/* a symlink stays: the file it names is replaced */
+		if (!realpath(path, o->final) || stat(o->final, &st))
+			snprintf(o->final, sizeof(o->final), "%s", path);
+	}
+	if (!stat(o->final, &st) && !S_ISREG(st.st_mode)) {
+		/* a FIFO, a device: written to as it is */
+		o->fd = open(o->final, O_WRONLY | O_CLOEXEC);
+		return o->fd < 0 ? -errno : 0;
+	}
+	if (!stat(o->final, &st)) {
+		mode = st.st_mode & 07777;
+	} else {
+		mode_t um = umask(0);
+
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	slash = strrchr(o->final, '/');
+	if (slash)
+		snprintf(tmp_path, sizeof(tmp_path), "%.*s/.%s.XXXXXX", (int)(slash - o->final), o->final,
+			 slash + 1);
+	else
+		snprintf(tmp_path, sizeof(tmp_path), ".%s.XXXXXX", o->final);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	o->fd = mkstemp(tmp_path);
+	if (o->fd < 0)
+		return -errno;
+	have_tmp = 1;
+	o->renamed = true;
+	if (fchmod(o->fd, mode) < 0) {
+		int e = -errno;
+
+		output_abort(o);
+		return e;
+	}
+	return 0;
+}
+
+static void output_abort(struct output *o)
+{
+	if (o->renamed) {
+		close(o->fd);
+		unlink(tmp_path);
+		have_tmp = 0;
+	}
+}
+
+static int output_commit(struct output *o)
+{
+	if (!o->renamed)
+		return 0;
+	if (fsync(o->fd) < 0 && errno != EINVAL) {
+		int e = -errno;
+
+		output_abort(o);
+		return e;
+	}
+	if (close(o->fd) < 0 || rename(tmp_path, o->final) < 0) {
+		int e = -errno;
+
+		unlink(tmp_path);
+		have_tmp = 0;
+		return e;
+	}
+	have_tmp = 0;
+	return 0;
+}
+
+static void progress(void *arg, uint64_t records)
+{
+	(void)arg;
+	fprintf(stderr, "\rktrace: timeline: %llu records", (unsigned long long)records);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcasecmp(s + a - b, suffix);
+}
+
+static int run_timeline(int argc, char **argv)
+{
+	struct ktrace_view_timeline_opts vo = { .size = sizeof(vo) };
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	struct ktrace_stream_filter *filters = NULL;
+	struct ktrace_stream_task *tasks = NULL;
+	size_t nfilters = 0, ntasks = 0, ncpus = 0;
+	int *cpus = NULL;
+	const char *outpath = NULL, *err_path = NULL;
+	bool neg = false, quiet = false, drawn = false;
+	struct ktrace_error err = { 0 };
+	struct ktrace_out *out = NULL;
+	struct output o = { 0 };
+	int opt, ret, drawn_ret, status = CLI_FAILED;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":o:F:vqh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o': outpath = optarg; break;
+		case O_SVG: vo.svg = true; break;
+		case O_FROM:
+		case O_TO: {
+			uint64_t ts;
+
+			if (parse_ts(optarg, &ts)) {
+				status = cli_usage_error("timeline", "invalid time '%s' (seconds, e.g. 1234.567890)",
+							 optarg);
+				goto done;
+			}
+			if (opt == O_FROM) {
+				vo.has_from = true;
+				vo.from = ts;
+			} else {
+				vo.has_to = true;
+				vo.to = ts;
+			}
+			break;
+		}
+		case O_TOP: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || !v || v > 100000) {
+				status = cli_usage_error("timeline", "--top takes 1 to 100000");
+				goto done;
+			}
+			vo.top_threads = (unsigned)v;
+			break;
+		}
+		case O_TITLE: vo.title = optarg; break;
+		case 'F':
+			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
+				status = cli_usage_error("timeline", "out of memory");
+				goto done;
+			}
+			filters[nfilters].text = optarg;
+			filters[nfilters++].negative = neg;
+			break;
+		case 'v': neg = true; break;
+		case 'q': quiet = true; break;
+		case O_CPU:
+			if (parse_cpus(optarg, &cpus, &ncpus)) {
+				status = cli_usage_error("timeline", "invalid CPU list '%s'", optarg);
+				goto done;
+			}
+			break;
+		case O_PID:
+		case O_COMM:
+			if (cli_grow((void **)&tasks, ntasks, sizeof(*tasks))) {
+				status = cli_usage_error("timeline", "out of memory");
+				goto done;
+			}
+			tasks[ntasks].name = optarg;
+			tasks[ntasks++].comm = opt == O_COMM;
+			break;
+		case O_EVENTS: so.events_dir = optarg; break;
+		case 'h':
+		case O_HELP:
+			cli_print_help(&cli_timeline);
+			status = CLI_OK;
+			goto done;
+		case ':':
+			status = cli_usage_error("timeline", "option '%s' needs an argument", argv[optind - 1]);
+			goto done;
+		default:
+			status = cli_usage_error("timeline", "invalid option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		status = cli_usage_error("timeline", "no input file");
+		goto done;
+	}
+	if (!outpath) {
+		status = cli_usage_error("timeline", "no output: -o OUT.html or -o OUT.svg");
+		goto done;
+	}
+	if (vo.has_from && vo.has_to && vo.to <= vo.from) {
+		status = cli_usage_error("timeline", "--to must be after --from");
+		goto done;
+	}
+	if (vo.svg && ends_with(outpath, ".html")) {
+		status = cli_usage_error("timeline", "--svg with an output named .html");
+		goto done;
+	}
+	if (ends_with(outpath, ".svg"))
+		vo.svg = true;
+	so.filters = filters;
+	so.nfilters = nfilters;
+	so.tasks = tasks;
+	so.ntasks = ntasks;
+	so.cpus = cpus;
+	so.ncpus = ncpus;
+	vo.paths = (const char *const *)argv + optind;
+	vo.npaths = (size_t)(argc - optind);
+	vo.stream = &so;
+	if (!quiet && isatty(STDERR_FILENO))
+		vo.progress = progress;
+
+	ret = output_open(&o, outpath);
+	if (ret) {
+		cli_errorf(outpath, "%s", strerror(-ret));
+		goto done;
+	}
+	out = ktrace_out_new(o.fd);
+	if (!out) {
+		cli_errorf(NULL, "out of memory");
+		output_abort(&o);
+		goto done;
+	}
+	ret = ktrace_view_timeline(&vo, out, &err, &err_path, &drawn);
+	drawn_ret = ret;
+	if (vo.progress)
+		fputs("\r\033[K", stderr);
+	{
+		int wret = ktrace_out_flush(out);
+
+		if (wret && drawn) {
+			cli_errorf(outpath, "%s", strerror(-wret));
+			output_abort(&o);
+			goto done;
+		}
+	}
+	if (!drawn) {
+		cli_error(err_path, &err);
+		output_abort(&o);
+		goto done;
+	}
+	ret = output_commit(&o);
+	if (ret) {
+		cli_errorf(outpath, "cannot write: %s", strerror(-ret));
+		goto done;
+	}
+	ret = drawn_ret;
+	if (ret) {
+		cli_error(err_path, &err);   /* damaged input: drawn up to the damage */
+		goto done;
+	}
+	status = CLI_OK;
+done:
+	ktrace_out_free(out);
+	free(filters);
+	free(tasks);
+	free(cpus);
+	return status;
+}
+
+const struct cli_command cli_timeline = {
+	.name = "timeline",
+	.summary = "draw a trace per CPU and thread (HTML page or SVG)",
+	.help = timeline_help,
+	.run = run_timeline,
+};

@@ -1,0 +1,55 @@
+# ktrace export --format json (Chrome's trace event format), checked against trace-cmd
+# and the other readers (tools/jsoncheck.py): valid JSON (python3 -m json.tool), per
+# CPU one scheduling slice more than its context switches, each ending at its switch
+# to the nanosecond with the thread it took off; every other record an instant; lost
+# events as global instants; thread names for the saved cmdlines and the Darwin thread
+# map; the KOFF buffer's records.
+. "$(dirname "$0")/../lib.sh"
+FT="$SHARED/data/ftrace"
+D="$SHARED/data/darwin/coreprofilesessiontap.bin"
+TOOLS="$ROOT/tests/export/tools"
+
+command -v trace-cmd >/dev/null || { ok "json export # SKIP trace-cmd is not installed"; exit 0; }
+
+json_tool() {   # name file
+	python3 -m json.tool "$2" >/dev/null 2>"$TMP/jt.err" && ok "python3 -m json.tool: $1" ||
+		{ not_ok "python3 -m json.tool: $1"; head -3 "$TMP/jt.err" | sed 's/^/#   /'; }
+}
+
+for z in allevents boot kmem; do
+	zstd -q -d -f "$ROOT/tests/data/report/$z.v6.dat.zst" -o "$TMP/$z.v6.dat" 2>/dev/null ||
+		zstd -q -d -f "$ROOT/tests/data/tracedat/$z.v6.dat.zst" -o "$TMP/$z.v6.dat"
+done
+for f in "$FT/trappy_tests_trace.v6.dat" "$FT/schedviz_cpu0.v7zstd.dat" "$FT/synthetic_edge.v6.dat" \
+	 "$TMP/allevents.v6.dat" "$TMP/boot.v6.dat" "$TMP/kmem.v6.dat"; do
+	name=$(basename "$f")
+	if ! "$KTRACE" export -q -o "$TMP/$name.json" "$f" 2>"$TMP/err"; then
+		not_ok "export $name"; head -3 "$TMP/err" | sed 's/^/#   /'; continue
+	fi
+	json_tool "$name" "$TMP/$name.json"
+	trace-cmd report -R -t "$f" >"$TMP/R.txt" 2>/dev/null
+	trace-cmd dump --cmd-lines "$f" >"$TMP/cmd.txt" 2>/dev/null
+	python3 "$TOOLS/jsoncheck.py" "$name" "$TMP/$name.json" tracecmd "$TMP/R.txt" "$TMP/cmd.txt"
+done
+
+"$KTRACE" export -q -o "$TMP/d.json" "$D"
+json_tool "Darwin sample" "$TMP/d.json"
+"$KTRACE" report --csv "$D" >"$TMP/d.csv"
+python3 "$TOOLS/jsoncheck.py" "Darwin sample" "$TMP/d.json" darwin "$TMP/d.csv"
+n=$(grep -c '"name": "thread_name"' "$TMP/d.json")
+[ "$n" -ge 1606 ] && ok "Darwin sample: $n thread names (1606 in its thread map)" || not_ok "Darwin sample: $n thread names"
+
+BUF=/dev/shm/koff-test-$$-json
+"$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1
+"$KTRACE" export -q -o "$TMP/k.json" "$BUF"
+n=$(TZ=UTC "$KTRACE" dump --buffer "$BUF" | grep -cE '^[0-9a-f]{8}:')
+rm -f "$BUF"
+json_tool "KOFF buffer" "$TMP/k.json"
+python3 "$TOOLS/jsoncheck.py" "KOFF buffer" "$TMP/k.json" count "$n" | grep -v 'scheduling slices'
+
+# -o - and a pipe: the same document
+"$KTRACE" export -o - --format json "$FT/synthetic_edge.v6.dat" | python3 -m json.tool >/dev/null &&
+	ok "-o - --format json: standard output, valid JSON" || not_ok "-o - --format json"
+"$KTRACE" export -o - --format json "$FT/synthetic_edge.v6.dat" >"$TMP/so.json"
+"$KTRACE" export -q -o "$TMP/se.json" "$FT/synthetic_edge.v6.dat"
+check_same "-o - writes what -o FILE writes" "$TMP/so.json" "$TMP/se.json"

@@ -1,0 +1,193 @@
+# ktrace export --format perfetto, checked against trace-cmd and the other readers:
+# - every export decodes with Debian's `protoc --decode_raw` and with the subset of
+#   Perfetto's trace format written here (tools/perfetto_subset.proto), and with our own
+#   wire-format decoder (tools/pftrace.py), which also checks the layout (sequence ids,
+#   descriptors before their events, wire types, the process tree before the events);
+# - trace.dat (shared and recorded traces, v6/v7/zstd, lost events, several files, -F,
+#   --cpu, raw pages with formats): the records equal trace-cmd report's in number,
+#   sched_switch included, and every field value equals trace-cmd report -R's
+#   (tests/engine/fieldcmp.py); the uname release and the saved cmdlines' thread names
+#   are there; lost events per CPU equal `ktrace info`;
+# - the Darwin sample: 15552 events, 1606 named threads, its context switches and
+#   wakeups as sched_switch / sched_waking as many as `ktrace report --csv` shows;
+# - KOFF: every record, with its tag, text and correlator as `ktrace dump` prints them;
+# - --legacy-generic: the same records as GenericFtraceEvent.
+. "$(dirname "$0")/../lib.sh"
+FT="$SHARED/data/ftrace"
+D="$SHARED/data/darwin/coreprofilesessiontap.bin"
+TOOLS="$ROOT/tests/export/tools"
+PF="python3 $TOOLS/pftrace.py"
+FIELDCMP="python3 $ROOT/tests/engine/fieldcmp.py"
+
+command -v trace-cmd >/dev/null || { ok "perfetto export # SKIP trace-cmd is not installed"; exit 0; }
+HAVE_PROTOC=1
+command -v protoc >/dev/null || HAVE_PROTOC=0
+
+# j FILE KEY...: a value of pftrace.py's summary
+j() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1]))
+for k in sys.argv[2:]: d = d[k]
+print(d if not isinstance(d, (dict, list)) else json.dumps(d, sort_keys=True))" "$@"
+}
+
+protoc_checks() {   # name, trace, expected events, expected sched_switch
+	if [ $HAVE_PROTOC = 0 ]; then
+		ok "protoc: $1 # SKIP protoc is not installed (Debian protobuf-compiler)"
+		return
+	fi
+	if protoc --decode_raw <"$2" >"$TMP/raw.txt" 2>"$TMP/raw.err"; then
+		ok "protoc --decode_raw: $1"
+	else
+		not_ok "protoc --decode_raw: $1"; head -3 "$TMP/raw.err" | sed 's/^/#   /'
+	fi
+	if protoc --decode=ktrace_test.Trace -I"$TOOLS" perfetto_subset.proto <"$2" >"$TMP/sub.txt" 2>"$TMP/sub.err"; then
+		e=$(grep -c '^    event {' "$TMP/sub.txt")
+		s=$(grep -c '^      sched_switch {' "$TMP/sub.txt")
+		[ "$e" = "$3" ] && [ "$s" = "$4" ] && ok "protoc --decode (subset .proto): $1: $e events, $s sched_switch" ||
+			not_ok "protoc --decode (subset .proto): $1: $e events (want $3), $s sched_switch (want $4)"
+	else
+		not_ok "protoc --decode (subset .proto): $1"; head -3 "$TMP/sub.err" | sed 's/^/#   /'
+	fi
+}
+
+# A trace.dat file against trace-cmd (tools/tdcheck.py): counts, uname, thread names,
+# lost events; with fields=1 every field value against trace-cmd report -R.
+tracedat() {   # file fields
+	f=$1; name=$(basename "$f")
+	out="$TMP/$name.pftrace"
+	if ! "$KTRACE" export -q -o "$out" "$f" 2>"$TMP/err"; then
+		not_ok "export $name"; head -3 "$TMP/err" | sed 's/^/#   /'; return
+	fi
+	trace-cmd report "$f" 2>/dev/null >"$TMP/tc.txt"
+	trace-cmd report --uname "$f" 2>/dev/null >"$TMP/uname.txt"
+	trace-cmd dump --cmd-lines "$f" 2>/dev/null >"$TMP/cmd.txt"
+	"$KTRACE" info --json "$f" >"$TMP/info.json"
+	if [ "$2" = 1 ]; then
+		python3 "$TOOLS/tdcheck.py" "$name" "$out" "$TMP/tc.txt" "$TMP/uname.txt" "$TMP/cmd.txt" \
+			"$TMP/info.json" "$TMP/fields.txt"
+		trace-cmd report -R -t "$f" 2>/dev/null >"$TMP/tcR.txt"
+		$FIELDCMP "$TMP/fields.txt" "$TMP/tcR.txt" | sed "s|tcR.txt|$name (from the Perfetto trace)|"
+	else
+		python3 "$TOOLS/tdcheck.py" "$name" "$out" "$TMP/tc.txt" "$TMP/uname.txt" "$TMP/cmd.txt" \
+			"$TMP/info.json"
+	fi
+	records=$(grep -cE '^ *([^ ]+: +)?.*-[0-9]+ +\[[0-9]+\] *[0-9.]+: |\[UNKNOWN EVENT\]' "$TMP/tc.txt")
+	switches=$(grep -cE '\] *[0-9.]+: sched_switch: ' "$TMP/tc.txt")
+	protoc_checks "$name" "$out" "$records" "$switches"
+}
+
+for f in "$FT"/*.dat; do
+	case $f in *v6.dat) tracedat "$f" 1 ;; *) tracedat "$f" 0 ;; esac
+done
+for z in "$ROOT"/tests/data/report/*.zst "$ROOT"/tests/data/tracedat/*.zst; do
+	zstd -q -d -f "$z" -o "$TMP/$(basename "$z" .zst)" || not_ok "unpack $z"
+done
+tracedat "$TMP/allevents.v6.dat" 1
+tracedat "$TMP/stacks.v6.dat" 1
+for f in kmem mixed all subbuf8k boot instance; do
+	tracedat "$TMP/$f.v6.dat" 0
+done
+tracedat "$ROOT/tests/data/report/unknown_events.v7.dat" 0
+
+# lost events: the bundle after each dropped-events mark says so
+"$KTRACE" export -q -o "$TMP/lost.pftrace" "$FT/synthetic_edge.v6.dat"
+got=$($PF summary "$TMP/lost.pftrace" | python3 -c "import json,sys; print(json.load(sys.stdin)['lost_bundles'])")
+want=$(trace-cmd report "$FT/synthetic_edge.v6.dat" 2>/dev/null | grep -c 'EVENTS DROPPED')
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok "lost_events set on the $got bundles after a dropped-events mark" ||
+	not_ok "lost_events bundles: $got, trace-cmd's marks $want"
+
+# several files, a filter, a CPU selection: the records trace-cmd reports the same way
+"$KTRACE" export -q -o "$TMP/two.pftrace" "$TMP/mixed.v6.dat" "$TMP/kmem.v6.dat"
+want=$(trace-cmd report -i "$TMP/mixed.v6.dat" -i "$TMP/kmem.v6.dat" 2>/dev/null | grep -cE '\] *[0-9.]+: ')
+got=$($PF summary "$TMP/two.pftrace" | python3 -c "import json,sys; print(json.load(sys.stdin)['events'])")
+[ "$got" = "$want" ] && ok "two files: $got events, as trace-cmd -i a -i b" || not_ok "two files: $got events, trace-cmd $want"
+"$KTRACE" export -q -o "$TMP/filt.pftrace" -F 'sched_switch: prev_pid > 100' -F irq --cpu 1 "$TMP/allevents.v6.dat"
+want=$(trace-cmd report -F 'sched_switch: prev_pid > 100' -F irq --cpu 1 "$TMP/allevents.v6.dat" 2>/dev/null | grep -cE '\] *[0-9.]+: ')
+got=$($PF summary "$TMP/filt.pftrace" | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['events'])")
+[ "$want" -gt 0 ] && [ "$got" = "$want" ] && ok "-F and --cpu: $got events, as trace-cmd report -F --cpu" ||
+	not_ok "-F and --cpu: $got events, trace-cmd $want"
+
+# raw pages with their formats: the same records and values as the same data in trace.dat
+"$KTRACE" export -q -o "$TMP/raw.pftrace" -e "$FT/schedviz_formats" "$FT/schedviz_cpu0.trace_pipe_raw"
+$PF fields "$TMP/raw.pftrace" >"$TMP/raw.fields"
+trace-cmd report -R -t "$FT/schedviz_cpu0.v6.dat" 2>/dev/null >"$TMP/rawR.txt"
+$FIELDCMP "$TMP/raw.fields" "$TMP/rawR.txt" | sed 's|rawR.txt|raw pages (schedviz_cpu0.trace_pipe_raw, from the Perfetto trace)|'
+
+# --legacy-generic: every generic event as GenericFtraceEvent, the same values
+"$KTRACE" export -q --legacy-generic -o "$TMP/legacy.pftrace" "$TMP/allevents.v6.dat"
+$PF summary "$TMP/legacy.pftrace" >"$TMP/leg.json"
+$PF fields "$TMP/legacy.pftrace" >"$TMP/leg.fields"
+trace-cmd report -R -t "$TMP/allevents.v6.dat" 2>/dev/null >"$TMP/legR.txt"
+[ "$(j "$TMP/leg.json" descriptors)" = 0 ] && [ "$(j "$TMP/leg.json" legacy_generic)" -gt 10000 ] &&
+	ok "--legacy-generic: $(j "$TMP/leg.json" legacy_generic) GenericFtraceEvent, no descriptor" ||
+	not_ok "--legacy-generic: $(j "$TMP/leg.json" legacy_generic) generic, $(j "$TMP/leg.json" descriptors) descriptors"
+$FIELDCMP "$TMP/leg.fields" "$TMP/legR.txt" | sed 's|legR.txt|allevents --legacy-generic|'
+if [ $HAVE_PROTOC = 1 ]; then
+	protoc --decode=ktrace_test.Trace -I"$TOOLS" perfetto_subset.proto <"$TMP/legacy.pftrace" >"$TMP/leg.txt" 2>&1
+	n=$(grep -c '^      generic {' "$TMP/leg.txt")
+	[ "$n" = "$(j "$TMP/leg.json" legacy_generic)" ] && ok "--legacy-generic: protoc reads $n generic events" ||
+		not_ok "--legacy-generic: protoc reads $n generic events"
+fi
+
+# Darwin: every event, the thread map's names, switches and wakeups as sched events
+"$KTRACE" export -q -o "$TMP/d.pftrace" "$D" || not_ok "export the Darwin sample"
+"$KTRACE" report --csv "$D" >"$TMP/d.csv"
+$PF summary "$TMP/d.pftrace" >"$TMP/d.json"
+$PF fields "$TMP/d.pftrace" >"$TMP/d.fields"
+python3 - "$TMP/d.json" "$TMP/d.csv" "$TMP/d.fields" <<'EOF'
+import csv, json, re, sys
+s = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+ids = [int(r['debugid'], 16) & ~3 for r in rows]
+want_sw = sum(1 for i in ids if i in (0x01400000, 0x01400008))
+want_wk = sum(1 for i in ids if i == 0x01400018)
+lost = sum(1 for i in ids if i == 0x07020008)
+ok = s['events'] == 15552 - lost and s['first_named_threads'] == 1606 and not s['problems'] and \
+     s['names'].get('sched_switch') == want_sw and s['names'].get('sched_waking') == want_wk
+print('%s - Darwin sample: %d events, %d threads named from the thread map (%d with those the '
+      'events name), %d sched_switch (MACH_SCHED and MACH_STACK_HANDOFF: %d), %d sched_waking '
+      '(MACH_MAKE_RUNNABLE: %d)%s' % (
+          'ok' if ok else 'not ok', s['events'], s['first_named_threads'], s['named_threads'],
+          s['names'].get('sched_switch', 0),
+          want_sw, s['names'].get('sched_waking', 0), want_wk, '' if not s['problems'] else ' %r' % s['problems']))
+# each switch: the thread that logged it leaves for arg2, priorities arg3 -> arg4
+want = sorted((int(r['time_ns']), int(r['cpu']), int(r['thread'], 16), int(r['arg2'], 16),
+               int(r['arg3'], 16), int(r['arg4'], 16)) for r, i in zip(rows, ids) if i in (0x01400000, 0x01400008))
+got = []
+for l in open(sys.argv[3]):
+    m = re.match(r'E (\d+) (\d+) (\d+) \S+ "" sched:sched_switch (.*)$', l)
+    if m:
+        f = dict(re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(4)))
+        got.append((int(m.group(1)), int(m.group(2)), int(f['prev_pid']), int(f['next_pid']),
+                    int(f['prev_prio']), int(f['next_prio'])))
+print('%s - Darwin switches: thread, next thread and priorities as the report\'s %d MACH_SCHED rows'
+      % ('ok' if got == want and want else 'not ok', len(want)))
+EOF
+if [ $HAVE_PROTOC = 1 ]; then
+	protoc --decode=ktrace_test.Trace -I"$TOOLS" perfetto_subset.proto <"$TMP/d.pftrace" >"$TMP/d.txt" 2>&1
+	e=$(grep -c '^    event {' "$TMP/d.txt"); t=$(grep -c '^      name: ' "$TMP/d.txt")
+	[ "$e" = 15552 ] && [ "$t" -ge 1606 ] && ok "protoc --decode: Darwin sample: $e events, $t thread names" ||
+		not_ok "protoc --decode: Darwin sample: $e events, $t thread names"
+	protoc --decode_raw <"$TMP/d.pftrace" >/dev/null 2>&1 && ok "protoc --decode_raw: Darwin sample" ||
+		not_ok "protoc --decode_raw: Darwin sample"
+fi
+
+# KOFF: one event per record, as ktrace dump prints them
+BUF=/dev/shm/koff-test-$$-export
+"$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1
+"$KTRACE" export -q -o "$TMP/k.pftrace" "$BUF"
+TZ=UTC "$KTRACE" dump --buffer "$BUF" >"$TMP/kd"
+rm -f "$BUF"
+# a record without a tag is an event named "unknown" (Perfetto needs a name)
+$PF fields-file-order "$TMP/k.pftrace" | sed 's/ "" koff:unknown / "" koff: /' >"$TMP/k.fields"
+python3 "$ROOT/tests/engine/koffcmp.py" "$TMP/k.fields" "$TMP/kd" | sed 's/KOFF/KOFF (from the Perfetto trace)/'
+[ $HAVE_PROTOC = 1 ] && { n=$(protoc --decode=ktrace_test.Trace -I"$TOOLS" perfetto_subset.proto <"$TMP/k.pftrace" |
+	grep -c '^    event {'); d=$(grep -cE '^[0-9a-f]{8}:' "$TMP/kd")
+	[ "$n" = "$d" ] && [ "$n" -gt 0 ] && ok "protoc --decode: KOFF buffer: $n events, one per record" ||
+		not_ok "protoc --decode: KOFF buffer: $n events, $d records"; }
+if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/c" >/dev/null 2>&1; then
+	"$KTRACE" export -q -o "$TMP/kc.pftrace" "$TMP/c/buffer"
+	$PF fields-file-order "$TMP/kc.pftrace" | sed 's/ "" koff:unknown / "" koff: /' >"$TMP/kc.fields"
+	TZ=UTC "$KTRACE" report "$TMP/c/buffer" >"$TMP/kc.d" 2>/dev/null
+	python3 "$ROOT/tests/engine/koffcmp.py" "$TMP/kc.fields" "$TMP/kc.d" | sed 's/KOFF/KOFF crafted buffer (from the Perfetto trace)/'
+fi

@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Checks `ktrace timeline` pages in headless Chromium (tests/timeline/timeline.sh).
+
+  browser.py NAME,PAGE.html[,report=REPORT.txt][,screenshot=OUT.png][,pictures][,zoom]...
+  browser.py --load-time PAGE.html
+
+Prints "ok - ..." / "not ok - ..." lines; when Chromium cannot be had, one
+"ok - ... # SKIP" line. The oracles are independent of the page: `ktrace report`'s
+output (REPORT.txt: the sched_switch lines per CPU, every record's line) and the
+screenshot's pixels.
+"""
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+LABEL_W, CPU_H = 190, 30   # page.js's layout
+WIDTH, HEIGHT = 1400, 900
+
+
+def ok(cond, name, detail=''):
+    print('%s - %s' % ('ok' if cond else 'not ok', name))
+    if not cond and detail:
+        for line in str(detail).splitlines()[:12]:
+            print('#   ' + line)
+    return cond
+
+
+def fmt_ts(base, rel):
+    ns = base + int(round(rel))
+    us = ns // 1000 + (1 if ns % 1000 >= 500 else 0)
+    return '%d.%06d' % (us // 1000000, us % 1000000)
+
+
+def data_checks(page, name, report):
+    meta = page.eval('ktl.meta')
+    cpus = page.eval('ktl.cpus()')
+    text = open(report, encoding='utf-8', errors='replace').read()
+    lines = text.split('\n')
+    # trace-cmd's lines: "comm-pid [CPU] secs.usecs: event: text"
+    per_cpu = {}
+    for ln in lines:
+        m = re.search(r'\[(\d{3})\] *\d+(\.\d+)?: sched_switch: ', ln)
+        if m:
+            per_cpu[int(m.group(1))] = per_cpu.get(int(m.group(1)), 0) + 1
+    got = {c['cpu']: c['slices'] for c in cpus}
+    small = all(v < 100000 for v in per_cpu.values())
+    if small:
+        ok(got == {c: per_cpu.get(c, 0) for c in got} and set(per_cpu) <= set(got),
+           '%s: slices per CPU equal the sched_switch lines per CPU of ktrace report %s' % (name, per_cpu),
+           'page %s, report %s' % (got, per_cpu))
+    ok(any(v > 0 for v in got.values()), '%s: the page has slices' % name, got)
+    # every record's line, in order, equals the report (after its "cpus=N" line)
+    body = text.split('\n', 1)[1] if text.startswith('cpus=') else text
+    n = meta['records']
+    if n <= 200000:
+        page_lines = page.eval('ktl.lines(0, %d).join("\\n") + "\\n"' % n, timeout=120)
+        same = page_lines == body
+        diff = ''
+        if not same:
+            a, b = page_lines.split('\n'), body.split('\n')
+            for i in range(min(len(a), len(b))):
+                if a[i] != b[i]:
+                    diff = 'line %d:\npage:   %r\nreport: %r' % (i, a[i], b[i])
+                    break
+            else:
+                diff = 'page %d lines, report %d' % (len(a), len(b))
+        ok(same, '%s: the line of each of the %d records equals ktrace report\'s (%d literal)' % (
+            name, n, meta['literal_lines']), diff)
+    return meta, cpus, lines
+
+
+def tooltip_check(page, name, meta, cpus, lines):
+    base = int(meta['base'])
+    best = None
+    for c in cpus:
+        for i in range(c['slices']):
+            s = page.eval('ktl.slice(%d, %d)' % (c['cpu'], i))
+            if s['tid'] > 0 and (best is None or s['end'] - s['start'] > best[1]['end'] - best[1]['start']):
+                best = (c['cpu'], s)
+            if i > 2000:
+                break
+    if not best:
+        return ok(False, '%s: a slice to hover' % name)
+    cpu, s = best
+    # the report's time: seconds with microseconds (" %5lu.%06lu"), or raw ns ("%12lu")
+    us = fmt_ts(base, s['start'])
+    key = re.compile(r'\[%03d\]( +%s|%12d): sched_switch: ' % (cpu, re.escape(us), base + int(round(s['start']))))
+    cands = [ln for ln in lines if key.search(ln)]
+    if len(cands) != 1:
+        return ok(False, '%s: the chosen slice has one sched_switch line in the report' % name,
+                  '%d lines match %r' % (len(cands), key.pattern))
+    w = s['end'] - s['start']
+    page.eval('ktl.setView(%r, %r)' % (s['start'] - w, s['end'] + w))
+    x, y = page.eval('ktl.xOf(%r)' % ((s['start'] + s['end']) / 2)), page.eval('ktl.cpuY(%d)' % cpu)
+    y += page.eval('document.getElementById("ktl-canvas").getBoundingClientRect().top')
+    page.mouse('mouseMoved', x, y)
+    tip = page.eval('(document.querySelector("#ktl-tip .line") || {}).textContent')
+    who = page.eval('(document.querySelector("#ktl-tip .who") || {}).textContent') or ''
+    visible = page.eval('getComputedStyle(document.getElementById("ktl-tip")).display') == 'block'
+    ok(visible and tip == cands[0], '%s: hovering the slice on CPU %d at %s shows its report line' % (
+        name, cpu, fmt_ts(base, s['start'])), 'tip: %r\nreport: %r' % (tip, cands[0]))
+    # the thread switched in: "next_pid=N", or the sched plugin's "==> comm:N [prio]"
+    m = re.search(r'next_pid=(\d+)', cands[0]) or re.search(r'==> .*:(\d+) \[\d+\]$', cands[0])
+    ok(m and ('tid %s ' % m.group(1)) in who + ' ' and 'CPU time' in who,
+       '%s: the tooltip names the thread switched in (%s) and its CPU time' % (
+           name, m.group(1) if m else '?'), who)
+    page.key('0', 'Digit0', 48, '0')
+
+
+def picture_checks(page, name, cpus, shot):
+    # the pointer off the lanes: no tooltip over them
+    page.mouse('mouseMoved', 5, 5)
+    page.eval('document.getElementById("ktl-tip").style.display = "none"')
+    png = page.screenshot()
+    if shot:
+        # the page's content only, for the README
+        hgt = page.eval('Math.ceil(document.getElementById("ktl-detail").getBoundingClientRect().bottom)')
+        small = page.call('Page.captureScreenshot', {'format': 'png', 'clip': {
+            'x': 0, 'y': 0, 'width': WIDTH, 'height': min(hgt, HEIGHT), 'scale': 1}})['data']
+        with open(shot, 'wb') as f:
+            f.write(__import__('base64').b64decode(small))
+    w, h, bpp, rows = cdp.read_png(png)
+    top = page.eval('document.getElementById("ktl-canvas").getBoundingClientRect().top')
+    white = (255, 255, 255)
+
+    def px(x, y):
+        r = rows[int(y)]
+        return tuple(r[x * bpp:x * bpp + 3])
+
+    ys = [page.eval('ktl.cpuY(%d)' % c['cpu']) + top for c in cpus]
+    # one lane per CPU: runs of non-white pixels down a column clear of the grid
+    gap_y = int(ys[0] - 8 + CPU_H - 4 + 2)
+    col = next((x for x in range(LABEL_W + 2, LABEL_W + 200) if px(x, gap_y) == white), LABEL_W + 2)
+    runs, inside = 0, False
+    for y in range(int(ys[0] - 8), int(ys[-1] - 8 + CPU_H - 3)):
+        on = px(col, y) != white
+        runs += on and not inside
+        inside = on
+    ok(runs == len(cpus), '%s: the picture has %d CPU lanes, one per CPU' % (name, runs),
+       'column %d: %d lanes for %d CPUs' % (col, runs, len(cpus)))
+    for c, y in zip(cpus, ys):
+        if not c['slices']:
+            continue
+        coloured = sum(1 for x in range(LABEL_W, w - 10, 2)
+                       if px(x, y) not in (white, (246, 246, 246)))
+        ok(coloured > 0, '%s: CPU %d lane is not blank (%d coloured columns)' % (name, c['cpu'], coloured))
+    t = page.eval('ktl.threads()[0]')
+    rgb = cdp.hsl_rgb(t['hue'], 65, 55)
+    near = lambda p: all(abs(a - b) <= 4 for a, b in zip(p, rgb))
+    in_cpus = sum(1 for y in ys for x in range(LABEL_W, w - 10) if near(px(x, y)))
+    ty = page.eval('ktl.threadY(%d)' % t['tid']) + top
+    in_lane = sum(1 for x in range(LABEL_W, w - 10) if near(px(x, ty)))
+    ok(in_cpus > 0 and in_lane > 0,
+       '%s: the thread with most CPU time (%s-%d) shows in its colour rgb%s on the CPU lanes (%d px) '
+       'and its own lane (%d px)' % (name, t['comm'], t['tid'], rgb, in_cpus, in_lane))
+
+
+def zoom_checks(page, name):
+    top = page.eval('document.getElementById("ktl-canvas").getBoundingClientRect().top')
+    y = page.eval('ktl.cpuY(ktl.cpus()[0].cpu)') + top
+    page.key('0', 'Digit0', 48, '0')
+    v0 = page.eval('ktl.view()')
+    w0 = v0['t1'] - v0['t0']
+    x = page.eval('ktl.xOf(%r)' % (v0['t0'] + 0.25 * w0))
+    t_at = v0['t0'] + 0.25 * w0
+    page.mouse('mouseWheel', x, y, delta_y=-400)
+    v = page.eval('ktl.view()')
+    w = v['t1'] - v['t0']
+    want = w0 * 1.0015 ** -400
+    at = v['t0'] + (x - LABEL_W) / (page.eval('ktl.xOf(1) - ktl.xOf(0)') or 1)
+    ok(abs(w - want) < want * 0.01 and abs(at - t_at) < w * 0.01,
+       '%s: the wheel zooms in around the pointer (window %.0f -> %.0f ns, asked %.0f)' % (name, w0, w, want),
+       'view %s' % v)
+    page.key('+', 'Equal', 187, '+')
+    v2 = page.eval('ktl.view()')
+    ok(abs((v2['t1'] - v2['t0']) - w / 2) < w * 0.01, '%s: + halves the window' % name, v2)
+    w2 = v2['t1'] - v2['t0']
+    page.key('ArrowRight', 'ArrowRight', 39)
+    v3 = page.eval('ktl.view()')
+    ok(abs((v3['t0'] - v2['t0']) - 0.2 * w2) < w2 * 0.01 and abs((v3['t1'] - v3['t0']) - w2) < w2 * 0.01,
+       '%s: the right arrow pans a fifth of the window' % name, v3)
+    # drag 100 pixels to the left: the window moves 100 pixels' worth to the right
+    per_px = page.eval('1 / (ktl.xOf(1) - ktl.xOf(0))')
+    page.mouse('mousePressed', 700, y, 'left', 1)
+    for xx in (680, 650, 620, 600):
+        page.mouse('mouseMoved', xx, y, 'left', 1)
+    page.mouse('mouseReleased', 600, y, 'left', 0)
+    v4 = page.eval('ktl.view()')
+    ok(abs((v4['t0'] - v3['t0']) - 100 * per_px) < 2 * per_px, '%s: dragging pans with the pointer' % name,
+       'moved %.0f ns, asked %.0f' % (v4['t0'] - v3['t0'], 100 * per_px))
+    page.key('-', 'Minus', 189, '-')
+    v5 = page.eval('ktl.view()')
+    ok(abs((v5['t1'] - v5['t0']) - 2 * w2) < w2 * 0.02, '%s: - doubles the window' % name, v5)
+    page.key('0', 'Digit0', 48, '0')
+    v6 = page.eval('ktl.view()')
+    ok(v6['t0'] == 0 and v6['t1'] == page.eval('Math.max(ktl.meta.span, 1)'), '%s: 0 shows everything' % name, v6)
+    shown = page.eval('ktl.shownThreads()')
+    more = page.eval('ktl.threads().length')
+    if more > shown:
+        page.eval('document.getElementById("ktl-more").click()')
+        ok(page.eval('ktl.shownThreads()') == more, '%s: "more" shows all %d threads' % (name, more))
+        page.eval('document.getElementById("ktl-more").click()')
+
+
+def check_page(b, a):
+    page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120)
+    ready = page.eval('(window.ktlLoaded || Promise.resolve(false)).then(r => !!(r && window.ktl && ktl.ready))', timeout=120)
+    if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
+              page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
+        return
+    if a.damage:
+        d = page.eval('ktl.meta.damage')
+        shown = page.eval('(document.getElementById("ktl-damage") || {}).textContent || ""')
+        ok(d and 'Damaged input' in shown and d['message'] in shown,
+           '%s: the page marks the damage (%s)' % (a.name, d and d['message']), shown)
+    if a.lost:
+        cp = page.eval('ktl.cpus()')
+        ok(sum(c['lost'] for c in cp) > 0 and page.eval('ktl.meta.lost') > 0,
+           '%s: lost events are marked (%d marks, %d events)' % (
+               a.name, sum(c['lost'] for c in cp), page.eval('ktl.meta.lost')))
+    if a.threads_only:
+        th = page.eval('ktl.threads()')
+        ok(len(th) > 0 and page.eval('ktl.shownThreads()') > 0 and not page.eval('ktl.cpus()').__len__(),
+           '%s: one lane per thread (%d threads), no CPU lanes' % (a.name, len(th)))
+    cpus = page.eval('ktl.cpus()')
+    if a.report:
+        meta, cpus, lines = data_checks(page, a.name, a.report)
+        if any(c['slices'] for c in cpus):
+            tooltip_check(page, a.name, meta, cpus, lines)
+    if a.pictures and any(c['slices'] for c in cpus):
+        picture_checks(page, a.name, cpus, a.screenshot)
+    if a.zoom:
+        zoom_checks(page, a.name)
+    page.call('Page.close')
+
+
+def parse_case(text):
+    """NAME,HTML[,key=value|flag...]: report=FILE screenshot=FILE pictures zoom damage lost
+    threads_only"""
+    f = text.split(',')
+    a = argparse.Namespace(name=f[0], html=f[1], report=None, screenshot=None, pictures=False,
+                           zoom=False, damage=False, lost=False, threads_only=False)
+    for x in f[2:]:
+        k, _, v = x.partition('=')
+        setattr(a, k, v if v else True)
+    return a
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--load-time', help='print the load time of this page only')
+    ap.add_argument('cases', nargs='*', help='NAME,HTML[,report=FILE,screenshot=FILE,pictures,zoom,...]')
+    a = ap.parse_args()
+    try:
+        b = cdp.Browser()
+    except cdp.NoBrowser as e:
+        for c in a.cases or ['page']:
+            print('ok - %s: the page in Chromium # SKIP %s' % (c.split(',')[0], e))
+        return
+    with b:
+        if a.load_time:
+            page = b.open('file://' + os.path.abspath(a.load_time), WIDTH, HEIGHT, timeout=300)
+            page.eval('window.ktlLoaded', timeout=300)
+            print('ready %.3f s after navigation (load event at %.3f s); script %.3f s: %s' % (
+                page.eval('ktl.loadMs') / 1000, page.load_seconds, page.eval('ktl.scriptMs') / 1000,
+                page.eval('JSON.stringify(ktl.timings)')))
+            return
+        for c in a.cases:
+            check_page(b, parse_case(c))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,154 @@
+# ktrace timeline: the command line, the SVG (valid XML, the same lanes as the page),
+# damaged input, every input format, and the page in headless Chromium
+# (tests/timeline/browser.py: slices per CPU against the report's sched_switch lines,
+# every record's line against `ktrace report`, the tooltip of a slice, the screenshot's
+# lanes and colours, zoom and pan through the DevTools protocol).
+. "$(dirname "$0")/../lib.sh"
+T="$ROOT/tests/timeline"
+D="$ROOT/tests/data"
+
+zstd -q -d -o "$TMP/boot.dat" "$D/report/boot.v6.dat.zst"
+zstd -q -d -o "$TMP/instance.dat" "$D/tracedat/instance.v6.dat.zst"
+zstd -q -d -o "$TMP/dropped.dat" "$D/tracedat_write/kt_dropped.v6.dat.zst"
+DEMO="$ROOT/examples/sched_demo.dat"
+
+# ---- the command line ----
+"$KTRACE" timeline "$TMP/boot.dat" >"$TMP/e" 2>&1; st=$?
+check "no -o: usage error (2)" test "$st" = 2
+check "no -o: says what is missing" grep -q 'no output' "$TMP/e"
+"$KTRACE" timeline --from x "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
+check "bad --from: usage error (2)" test "$st" = 2
+"$KTRACE" timeline --from 2 --to 1 "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
+check "--to before --from: usage error (2)" test "$st" = 2
+check "help timeline" sh -c "'$KTRACE' help timeline | grep -q 'ktrace timeline - draw a trace'"
+"$KTRACE" timeline "$TMP/missing.dat" -o "$TMP/m.html" >"$TMP/e" 2>&1; st=$?
+check "missing input: exit 1, message, no output" sh -c "test $st = 1 && grep -q 'missing.dat' '$TMP/e' && test ! -e '$TMP/m.html'"
+echo keep >"$TMP/keep.html"
+"$KTRACE" timeline -F 'sched_switch: (' "$TMP/boot.dat" -o "$TMP/keep.html" >"$TMP/e" 2>&1; st=$?
+check "bad filter: exit 1, the old output kept, no temporary left" \
+	sh -c "test $st = 1 && grep -qx keep '$TMP/keep.html' && test -z \"\$(ls -A '$TMP' | grep '^\\.keep')\""
+
+# ---- pages ----
+for t in boot instance dropped; do
+	"$KTRACE" timeline -q "$TMP/$t.dat" -o "$TMP/$t.html" 2>"$TMP/$t.err"; st=$?
+	check "$t: page written (exit $st)" sh -c "test $st = 0 && head -c 15 '$TMP/$t.html' | grep -q '<!DOCTYPE html>'"
+	"$KTRACE" report "$TMP/$t.dat" >"$TMP/$t.txt" 2>/dev/null
+done
+"$KTRACE" timeline -q "$DEMO" -o "$TMP/demo.html"
+"$KTRACE" report "$DEMO" >"$TMP/demo.txt"
+check "self-contained: nothing the page would load (src=, href=, url(), import, http)" python3 -c '
+import re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+s = re.sub(r"<script type=\"(text/x-ktl|application/json)\"[^>]*>.*?</script>", "", s, flags=re.S)
+sys.exit(1 if re.search(r"(src|href)\s*=|url\(|@import|https?:|import\(|fetch\(|XMLHttpRequest", s) else 0)' "$TMP/demo.html"
+chmod 640 "$TMP/demo.html"
+"$KTRACE" timeline -q "$DEMO" -o "$TMP/demo.html"
+check "rewriting keeps the file's mode" sh -c "stat -c %a '$TMP/demo.html' | grep -qx 640"
+"$KTRACE" timeline -q "$DEMO" -o - >"$TMP/stdout.html"
+check "-o - writes the page to standard output" cmp -s "$TMP/stdout.html" "$TMP/demo.html"
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" >"$TMP/fromfifo.html" &
+"$KTRACE" timeline -q "$DEMO" -o "$TMP/fifo"; wait
+check "a FIFO is written to, not replaced" sh -c "test -p '$TMP/fifo' && cmp -s '$TMP/fromfifo.html' '$TMP/demo.html'"
+size=$(stat -c %s "$TMP/dropped.html"); tsize=$(stat -c %s "$TMP/dropped.dat")
+check "page of kt_dropped is under 1/4 of its trace.dat ($size of $tsize bytes)" test $((size * 4)) -le "$tsize"
+
+# ---- SVG: valid XML, the page's lanes ----
+svgcheck() {   # svg html: CPU lanes as in the page's metadata, the top threads in its order
+	python3 - "$1" "$2" <<'EOF'
+import json, re, sys, xml.etree.ElementTree as ET
+svg = ET.parse(sys.argv[1]).getroot()
+ns = '{http://www.w3.org/2000/svg}'
+html = open(sys.argv[2], encoding='utf-8').read()
+meta = json.loads(re.search(r'<script type="application/json" id="meta">(.*?)</script>', html, re.S).group(1))
+cpus = [g.get('data-cpu') for g in svg.iter(ns + 'g') if g.get('class') == 'cpu']
+want = [str(c[0]) for c in meta['cpus']]
+th = [int(g.get('data-tid')) for g in svg.iter(ns + 'g') if g.get('class') == 'thread']
+order = sorted([t for t in meta['threads'] if t[0] != 0 and (t[3] or t[4])],
+               key=lambda t: (-t[3], -t[4], t[0]))
+want_th = [t[0] for t in order[:meta['top']]]
+ok = cpus == want and th == want_th and len(cpus + th) > 0
+print('cpus %s (page %s), threads %s (page %s)' % (cpus, want, th[:6], want_th[:6]))
+sys.exit(0 if ok else 1)
+EOF
+}
+for t in boot instance dropped; do
+	"$KTRACE" timeline -q "$TMP/$t.dat" -o "$TMP/$t.svg"
+	check "$t: SVG is valid XML with the page's CPU and thread lanes" svgcheck "$TMP/$t.svg" "$TMP/$t.html"
+done
+check "SVG with --svg and a window" sh -c "'$KTRACE' timeline -q --svg --from 5406.75 --to 5406.95 '$TMP/boot.dat' -o '$TMP/w.out' && python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '$TMP/w.out' && grep -q '5406.800000' '$TMP/w.out'"
+
+# ---- damaged input: drawn up to the damage, marked, exit 1 ----
+python3 - "$TMP/boot.dat" "$TMP/corrupt.dat" <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = 0x24000 + 5 * 4096        # a sub-buffer of CPU 0: its commit past the page
+d[off + 8:off + 16] = (0xfffff).to_bytes(8, 'little')
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$KTRACE" report "$TMP/corrupt.dat" >/dev/null 2>"$TMP/report.err"
+"$KTRACE" timeline -q "$TMP/corrupt.dat" -o "$TMP/corrupt.html" 2>"$TMP/corrupt.err"; st=$?
+check "damaged trace.dat: exit 1, the page written" sh -c "test $st = 1 && test -s '$TMP/corrupt.html'"
+check "damaged trace.dat: the same message as report" cmp -s "$TMP/corrupt.err" "$TMP/report.err"
+check "damaged trace.dat: the page's metadata has the damage" grep -q '"damage":{"at":[0-9]*,"message":".*sub-buffer commit size exceeds the page' "$TMP/corrupt.html"
+"$KTRACE" timeline -q "$TMP/corrupt.dat" -o "$TMP/corrupt.svg" 2>/dev/null; st=$?
+check "damaged trace.dat: SVG written (exit 1), valid, damage drawn" \
+	sh -c "test $st = 1 && python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '$TMP/corrupt.svg' && grep -q 'class=\"damage\"' '$TMP/corrupt.svg'"
+head -c 50000 "$ROOT/examples/sched_cpu0.trace_pipe_raw" >"$TMP/raw.trunc"
+"$KTRACE" timeline -q "$TMP/raw.trunc" -o "$TMP/raw.html" 2>"$TMP/raw.err"; st=$?
+check "truncated ring-buffer dump: exit 1, page written, offset named" \
+	sh -c "test $st = 1 && test -s '$TMP/raw.html' && grep -q 'raw.trunc: offset 0x' '$TMP/raw.err'"
+
+# ---- every format the stream reads ----
+"$KTRACE" timeline -q "$ROOT/examples/sched_cpu0.trace_pipe_raw" -o "$TMP/pages.html"
+check "raw ring-buffer pages: page written" test -s "$TMP/pages.html"
+DW="$SHARED/data/darwin/coreprofilesessiontap.bin"
+if [ -f "$DW" ]; then
+	"$KTRACE" timeline -q "$DW" -o "$TMP/darwin.html"; st=$?
+	check "Darwin ktrace file: page written (exit $st)" test "$st" = 0
+	"$KTRACE" timeline -q "$DW" -o "$TMP/darwin.svg"
+	check "Darwin: SVG with the page's lanes" svgcheck "$TMP/darwin.svg" "$TMP/darwin.html"
+	check "Darwin: MACH_SCHED switches give slices" grep -q '"cpus":\[\[0,[1-9]' "$TMP/darwin.html"
+else
+	ok "Darwin ktrace file # SKIP $DW not found"
+fi
+BUF=/dev/shm/koff-test-$$-timeline
+if "$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1; then
+	"$KTRACE" timeline -q "$BUF" -o "$TMP/koff.html"; st=$?
+	check "KOFF buffer: page written (exit $st)" test "$st" = 0
+	"$KTRACE" timeline -q "$BUF" -o "$TMP/koff.svg"
+	check "KOFF: SVG with one lane per thread" svgcheck "$TMP/koff.svg" "$TMP/koff.html"
+	rm -f "$BUF"
+else
+	ok "KOFF buffer # SKIP the producer did not run"
+fi
+
+# ---- a trace recorded now (root and tracefs), else the bundled one ----
+REC="$DEMO"
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/sched ]; then
+	tracefs_lock
+	if "$KTRACE" record -e sched:sched_switch -e sched:sched_wakeup -e irq -e timer:hrtimer_expire_entry \
+		-o "$TMP/rec.dat" -- sh -c 'for i in 1 2; do (i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done) & done; ls -R /usr/lib >/dev/null; wait' \
+		>"$TMP/rec.log" 2>&1; then
+		REC="$TMP/rec.dat"
+		ok "recorded a trace with ktrace record"
+	else
+		not_ok "ktrace record"; sed 's/^/#   /' "$TMP/rec.log" | tail -5
+	fi
+	exec 9>&-
+else
+	ok "record a trace # SKIP needs root and tracefs (the bundled demo trace is used)"
+fi
+"$KTRACE" timeline -q "$REC" -o "$TMP/rec.html"
+"$KTRACE" report "$REC" >"$TMP/rec.txt"
+
+# ---- Chromium ----
+python3 "$T/browser.py" \
+	"recorded,$TMP/rec.html,report=$TMP/rec.txt,pictures,zoom" \
+	"demo,$TMP/demo.html,report=$TMP/demo.txt,pictures,screenshot=$ROOT/$B/timeline-demo.png" \
+	"boot,$TMP/boot.html,report=$TMP/boot.txt,pictures" \
+	"instance,$TMP/instance.html,report=$TMP/instance.txt" \
+	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
+	"corrupt,$TMP/corrupt.html,damage" \
+	${DW:+$( [ -f "$TMP/darwin.html" ] && echo "darwin,$TMP/darwin.html,pictures")} \
+	$( [ -f "$TMP/koff.html" ] && echo "koff,$TMP/koff.html,threads_only")
