@@ -345,12 +345,17 @@ static void reset_buffer(const char *dir, bool top, const struct defaults *d, in
 			W_IF("buffer_percent", d->buffer_percent);
 		for (size_t i = 0; i < d->noptions; i++) {
 			char file[PATH_MAX];
+			const char *want;
 
 			if (tfs_pathf(file, sizeof(file), "options/%s", d->options[i].file) ||
 			    tfs_read_value(dir, file, &v))
 				continue;
-			if (strcmp(v, d->options[i].value))
-				W(file, d->options[i].value);
+			/* trace_printk() goes to one buffer, by default the top one: a new
+			 * instance has 0, which the top buffer refuses */
+			want = top && !strcmp(d->options[i].file, "trace_printk_dest") ? "1"
+										 : d->options[i].value;
+			if (strcmp(v, want))
+				W(file, want);
 			free(v);
 		}
 	}

@@ -1001,6 +1001,10 @@ int ktrace_tracefs_stop(struct ktrace_tracefs_session *s, struct ktrace_error *e
 			free(c->stats.stats_text);
 			c->stats.stats_text = text;
 			tfs_capture_scan(b, c, lsize, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+			/* a live session's data is given up as it is printed: what it read is
+			 * the kernel's count since the start */
+			if (s->in_memory)
+				c->stats.events = delta(c->end.read, c->start.read);
 		}
 		/* the temporary files stay open until written */
 		tfs_capture_close(b, false);
