@@ -1335,7 +1335,11 @@ static unsigned task_bucket(int pid)
 }
 
 /* trace-cmd's walk of its tasks: by bucket, the newest first in a bucket. --by-comm
- * merges in this order, and among equal shortest times the first merged stays. */
+ * merges in this order. Among equal longest or shortest times the earliest one is kept
+ * (merge_into_group, merge_stacks): trace-cmd keeps the first merged, in an order that
+ * depends on its memory addresses (its event hash is keyed by pointers); ours must not
+ * (a sanitizer build kept another one), and the earliest is what trace-cmd shows on
+ * tests/data/report's profile trace. */
 static int cmp_task_walk(const void *a, const void *b)
 {
 	const struct task *x = *(struct task *const *)a, *y = *(struct task *const *)b;
@@ -1382,11 +1386,13 @@ static void merge_stacks(struct prof *p, struct ehash *into, struct ehash *from)
 		}
 		found->count += s->count;
 		found->time += s->time;
-		if (found->time_max < s->time_max) {
+		if (found->time_max < s->time_max ||
+		    (found->time_max == s->time_max && found->ts_max > s->ts_max)) {
 			found->time_max = s->time_max;
 			found->ts_max = s->ts_max;
 		}
-		if (found->time_min > s->time_min) {
+		if (found->time_min > s->time_min ||
+		    (found->time_min == s->time_min && found->ts_min > s->ts_min)) {
 			found->time_min = s->time_min;
 			found->ts_min = s->ts_min;
 		}
@@ -1433,11 +1439,13 @@ static void merge_into_group(struct prof *p, struct group *g, struct ehash *eh)
 	}
 	found->count += eh->count;
 	found->time_total += eh->time_total;
-	if (found->time_max < eh->time_max) {
+	if (found->time_max < eh->time_max ||
+	    (found->time_max == eh->time_max && found->ts_max > eh->ts_max)) {
 		found->time_max = eh->time_max;
 		found->ts_max = eh->ts_max;
 	}
-	if (found->time_min > eh->time_min) {
+	if (found->time_min > eh->time_min ||
+	    (found->time_min == eh->time_min && found->ts_min > eh->ts_min)) {
 		found->time_min = eh->time_min;
 		found->ts_min = eh->ts_min;
 	}
