@@ -291,48 +291,6 @@ static void progress(struct ktrace_tracefs_session *s, struct timespec *last, un
 	*last_events = p.events;
 }
 
-/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
- * (with the message printed). Checked before tracing starts. */
-static int check_command(const char *cmd)
-{
-	const char *path = getenv("PATH");
-	struct stat st;
-	char buf[PATH_MAX];
-	int found_not_exec = 0;
-
-	if (strchr(cmd, '/')) {
-		if (stat(cmd, &st) < 0) {
-			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
-			return errno == ENOENT ? 127 : 126;
-		}
-		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
-			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
-				   ? strerror(errno) : "not a regular file");
-			return 126;
-		}
-		return 0;
-	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t len = end ? (size_t)(end - path) : strlen(path);
-
-		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
-		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(buf, X_OK) == 0)
-				return 0;
-			found_not_exec = 1;
-		}
-		path += len + (end ? 1 : 0);
-		if (!end)
-			break;
-	}
-	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
-				       : "command not found (nothing was recorded)");
-	return found_not_exec ? 126 : 127;
-}
-
 /* Names the instances earlier recordings left behind (killed with SIGKILL). */
 static void warn_leftovers(void)
 {
@@ -385,7 +343,7 @@ static int run_record(int argc, char **argv)
 	ret = record_cli_write_opts("record", a.version, a.compression, &wo);
 	/* a command that cannot start is an error before tracing begins */
 	if (!ret && a.command)
-		ret = check_command(a.command[0]);
+		ret = record_check_command(a.command[0]);
 	if (ret) {
 		record_args_free(&a);
 		return ret;

@@ -52,6 +52,10 @@ int record_signals_fd(void);
 void record_signals_drain(void);
 void record_signals_done(void);
 
+/* Can cmd be run? 0, or the status a shell gives (message printed): 127 not found, 126
+ * not runnable. Checked before tracing starts. */
+int record_check_command(const char *cmd);
+
 /* A command run under tracing: forked at once, it waits for record_child_go. */
 struct record_child {
 	pid_t pid;               /* -1: none or reaped */

@@ -3,9 +3,12 @@
  * tracing: handlers only set flags and wake the main loop through a pipe. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,4 +159,46 @@ void record_child_finish(struct record_child *c, bool failed)
 		}
 		c->pid = -1;
 	}
+}
+
+/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
+ * (with the message printed). Checked before tracing starts. */
+int record_check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	struct stat st;
+	char buf[PATH_MAX];
+	int found_not_exec = 0;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
+			return errno == ENOENT ? 127 : 126;
+		}
+		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
+			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
+				   ? strerror(errno) : "not a regular file");
+			return 126;
+		}
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
+		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(buf, X_OK) == 0)
+				return 0;
+			found_not_exec = 1;
+		}
+		path += len + (end ? 1 : 0);
+		if (!end)
+			break;
+	}
+	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
+				       : "command not found (nothing was recorded)");
+	return found_not_exec ? 126 : 127;
 }

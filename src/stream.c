@@ -63,7 +63,8 @@ static const char stream_help[] =
 "\n"
 "EXIT STATUS\n"
 "    0 when stopped normally (whatever COMMAND's status), 1 when tracing could not be\n"
-"    set up or the output could not be written, 2 for usage errors.\n";
+"    set up or the output could not be written, 2 for usage errors; 127 when COMMAND\n"
+"    is not found and 126 when it cannot be run (checked before tracing starts).\n";
 
 /* Whether a record option is followed by its value as the next argument. */
 static bool takes_value(const char *opt)
@@ -116,6 +117,12 @@ static int run_stream(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (ret) {
+		free(args);
+		return ret;
+	}
+	/* a command that cannot start is an error before tracing begins */
+	if (a.command && (ret = record_check_command(a.command[0]))) {
+		record_args_free(&a);
 		free(args);
 		return ret;
 	}

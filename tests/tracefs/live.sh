@@ -321,6 +321,12 @@ bad=$(grep -v "$line" "$TMP/st" | grep -cv '^CPU:[0-9]* \[')
 grep -q "sched_process_exec: *filename=/usr/bin/dd pid=$pid old_pid=$pid" "$TMP/st" || { st=1; echo "#   no exec of the workload"; }
 grep -q "sched_switch: .*\[[0-9]*\] [RSDX+]* ==> " "$TMP/st" || { st=1; echo "#   sched_switch not formatted"; }
 grep -q "ktrace: [0-9]* events recorded" "$TMP/st.err" || { st=1; echo "#   no figures"; }
+# a command that cannot start: refused before tracing (as record), nothing printed
+"$KTRACE" stream -B $ID-st -e sched_switch -- /nonexistent/cmd >"$TMP/st" 2>"$TMP/st.err"
+rc=$?
+[ $rc = 127 ] || { st=1; echo "#   stream of a missing command: exit $rc"; }
+[ -s "$TMP/st" ] && { st=1; echo "#   stream of a missing command printed events"; }
+[ -d $T/instances/$ID-st ] && { st=1; echo "#   stream of a missing command made its instance"; }
 snap >"$TMP/after"
 cmp -s "$TMP/before" "$TMP/after" || { st=1; diff "$TMP/before" "$TMP/after" | sed 's/^/#   /'; }
 result stream-lines $st
