@@ -15,9 +15,19 @@ import sys
 FILES = {
     'report.c': 'report', 'report_tracedat.c': 'report', 'info.c': 'info', 'dump.c': 'dump',
     'record.c': 'record', 'extract.c': 'extract', 'convert.c': 'convert',
+    # trace-cmd record's options, parsed for record, stream and start (record_args_parse)
+    'record_opts.c': ('record', 'stream', 'start'),
+    # stop, restart and clear share one parser (start's options are record's)
+    'control.c': ('stop', 'restart', 'clear'),
+}
+# options of record_opts.c only some of its commands accept (record_args_parse's allow)
+ONLY_FOR = {
+    '-o': ('record',), '--output': ('record',), '--file-version': ('record',),
+    '--compression': ('record',), '-m': ('record',), '--max-kb': ('record',),
+    '-F': ('record', 'stream'),
 }
 # short letters trace-cmd report takes that ktrace refuses as not supported
-REFUSED_SHORT = {'report': set('nOHNLw')}
+REFUSED_SHORT = {'report': set('nOHNL')}
 
 
 def tables(text):
@@ -43,6 +53,18 @@ def shorts(text):
     return letters
 
 
+def hand_parsed(text):
+    """Options of a parser without getopt (list.c, as trace-cmd list parses): the words
+    compared with strcmp and the letters of its switch on the option's second byte."""
+    if 'getopt_long(' in text:
+        return set()
+    opts = set(re.findall(r'strcmp\(\w+, "(--?[\w-]+)"\)', text))
+    m = re.search(r'switch \(a\[1\]\) \{(.*?)\n\t\t\}', text, re.S)
+    if m:
+        opts |= {'-' + c for c in re.findall(r"case '(\w)':", m.group(1))}
+    return opts
+
+
 def collect(src):
     """Sorted (command, option) pairs."""
     global darwin_long
@@ -57,15 +79,21 @@ def collect(src):
                           open(os.path.join(src, f)).read())
             if m:
                 files[f] = m.group(1)
-    for f, cmd in files.items():
+    for f, cmds in files.items():
         text = open(os.path.join(src, f)).read()
-        for name, val in tables(text):
-            if 'UNSUPPORTED' in val:
-                continue
-            seen.add((cmd, '--' + name))
-        for c in shorts(text):
-            if c not in REFUSED_SHORT.get(cmd, ()):
-                seen.add((cmd, '-' + c))
+        for cmd in (cmds if isinstance(cmds, tuple) else (cmds,)):
+            def add(opt):
+                if f != 'record_opts.c' or cmd in ONLY_FOR.get(opt, (cmd,)):
+                    seen.add((cmd, opt))
+            for name, val in tables(text):
+                if 'UNSUPPORTED' in val:
+                    continue
+                add('--' + name)
+            for c in shorts(text):
+                if c not in REFUSED_SHORT.get(cmd, ()):
+                    add('-' + c)
+            for opt in hand_parsed(text):
+                add(opt)
     return sorted(seen)
 
 

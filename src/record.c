@@ -24,7 +24,9 @@ static const char record_help[] =
 "    ktrace record - record kernel events from tracefs into a trace.dat file\n"
 "\n"
 "SYNOPSIS\n"
-"    ktrace record -e EVENT [-e EVENT]... [OPTIONS] [[--] COMMAND [ARGS]]\n"
+"    ktrace record -e EVENT [-f FILTER] [-e EVENT]... [-v -e EVENT]... [-p TRACER]\n"
+"                  [-T] [-O OPTION]... [-M CPUMASK] [-b KB] [-m KB] [-s USECS] [OPTIONS]\n"
+"                  [[--] COMMAND [ARGS]]\n"
 "\n"
 "DESCRIPTION\n"
 "    Enables the events asked for in the kernel's ring buffer (the top one, or an\n"
@@ -53,19 +55,51 @@ static const char record_help[] =
 "    ktrace needs root and tracefs only: it mounts tracefs on /sys/kernel/tracing when\n"
 "    it is not mounted (and unmounts it afterwards), and never writes\n"
 "    /proc/sys/kernel/ftrace_enabled. Everything it changes in tracefs (tracing_on,\n"
-"    enabled events, buffer size, trace clock, current tracer, event pid filter, the\n"
-"    event-fork and record-tgid options, buffer_percent, set to 1 so that readers\n"
-"    wake up early) is put back at the end, also after errors and signals; an\n"
-"    instance it created is removed. Only SIGKILL can prevent that: the instances\n"
-"    ktrace record creates are noted in /run/ktrace/instances, and the next\n"
-"    recording names those a killed one left behind ('ktrace reset -a' or rmdir\n"
-"    removes them).\n"
+"    enabled events, event filters, buffer size, trace clock, current tracer, event\n"
+"    pid filter, CPU mask, the trace options it sets (event-fork, record-tgid,\n"
+"    stacktrace, -O), buffer_percent, set to 1 so that readers wake up early) is put\n"
+"    back at the end, also after errors and signals; an instance it created is\n"
+"    removed. Only SIGKILL can prevent that: the instances ktrace record creates are\n"
+"    noted in /run/ktrace/instances, and the next recording (and ktrace reset) names\n"
+"    those a killed one left behind ('ktrace reset -B NAME -d' removes one,\n"
+"    'ktrace reset -a' every instance).\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENT\n"
 "        Events to record (repeatable): SYSTEM (every event of it), SYSTEM:EVENT,\n"
 "        EVENT (in any system), or 'all'; shell-style globs work in both parts\n"
-"        ('sched:sched_wak*', '*:*_exit'). Quote them for the shell.\n"
+"        ('sched:sched_wak*', '*:*_exit'). Quote them for the shell. An EVENT that\n"
+"        matches nothing is an error naming the closest events ('ktrace list -e'\n"
+"        lists them all).\n"
+"    -f, --filter FILTER\n"
+"        A filter for the events of the -e before it, in the kernel's syntax\n"
+"        ('prev_pid > 100 && next_comm ~ \"kworker*\"'), written to their\n"
+"        events/SYSTEM/EVENT/filter: the kernel drops what does not match. Events\n"
+"        without the fields it names keep recording everything; when none has them,\n"
+"        the kernel's complaint is the error.\n"
+"    -v\n"
+"        The -e options after it name events to leave out ('-e sched -v -e\n"
+"        sched_stat_runtime').\n"
+"    -T, --stacktrace\n"
+"        A kernel stack trace after every event (options/stacktrace); report shows\n"
+"        them as kernel_stack events, report --profile uses them.\n"
+"    -p, --tracer TRACER\n"
+"        Run a tracer (current_tracer) besides or instead of events: nop, blk,\n"
+"        function... ('ktrace list -t'). When the kernel refuses one (here the\n"
+"        function tracers may be refused: Operation not permitted), the error says so.\n"
+"    -O, --option OPTION\n"
+"        Set a trace option for the recording ('-O sym-offset', '-O noirq-info';\n"
+"        'ktrace list -o' lists them).\n"
+"    -M, --cpumask MASK\n"
+"        Trace only the CPUs of this hexadecimal mask (tracing_cpumask; 3: CPUs 0\n"
+"        and 1).\n"
+"    -s, --sleep USECS\n"
+"        Longest time a reader thread sleeps before it looks at its buffer again\n"
+"        (default one second; the kernel also wakes it once its buffer is 1% full).\n"
+"    -m, --max-kb KB\n"
+"        Keep only about the last KB KiB of data per CPU: each CPU's data goes to\n"
+"        two files of KB/2 in turn, the older one given up when the newer is full\n"
+"        (as trace-cmd -m). The bytes given up are printed at the end.\n"
 "    -B, --instance NAME\n"
 "        Record in a new tracefs instance NAME (created now and removed at the end;\n"
 "        it must not exist) instead of the top buffer; other tracing users are not\n"
@@ -89,7 +123,8 @@ static const char record_help[] =
 "    -F\n"
 "        Record only the events of COMMAND.\n"
 "    -c\n"
-"        With -F or -P: also the processes they fork (options/event-fork).\n""    --no-tgids\n"
+"        With -F or -P: also the processes they fork (options/event-fork).\n"
+"    --no-tgids\n"
 "        Do not record thread group ids. By default options/record-tgid is on while\n"
 "        recording and the kernel's saved_tgids table is saved in the file; trace.dat\n"
 "        has no place for it, so ktrace keeps it in an option of its own (id 32769,\n"
@@ -105,6 +140,9 @@ static const char record_help[] =
 "    ktrace record -e 'sched:sched_switch' -e irq -b 8192 -o irq.dat    (Ctrl-C to stop)\n"
 "    ktrace record -B mytrace -e 'kmem:*' -F -c -- ./workload\n"
 "    ktrace record -e all --file-version 6 -o all.dat -- sleep 1\n"
+"    ktrace record -e sched_switch -f 'prev_state & 2' -T -o blocked.dat -- ./io-test\n"
+"    ktrace record -e sched -v -e sched_stat_runtime -M 1 -m 4096 -o cpu0.dat\n"
+"    ktrace record -p blk -e block -o blk.dat -- dd if=/dev/sda of=/dev/null count=100\n"
 "\n"
 "EXIT STATUS\n"
 "    0 when the file was written and COMMAND (if any) succeeded. When COMMAND fails,\n"
@@ -113,56 +151,6 @@ static const char record_help[] =
 "    this is checked before tracing starts, and nothing is recorded. 1 when recording\n"
 "    or writing failed (tracefs missing, not root, unknown event, I/O error), 2 for\n"
 "    usage errors.\n";
-
-enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
-
-static const struct option record_options[] = {
-	{ "event",        required_argument, NULL, 'e' },
-	{ "instance",     required_argument, NULL, 'B' },
-	{ "buffer-size",  required_argument, NULL, 'b' },
-	{ "clock",        required_argument, NULL, 'C' },
-	{ "output",       required_argument, NULL, 'o' },
-	{ "file-version", required_argument, NULL, OPT_VERSION },
-	{ "compression",  required_argument, NULL, OPT_COMPRESSION },
-	{ "pid",          required_argument, NULL, 'P' },
-	{ "no-tgids",     no_argument,       NULL, OPT_TGIDS },
-	{ "quiet",        no_argument,       NULL, 'q' },
-	{ "help",         no_argument,       NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Signals only set flags and wake the main loop through a pipe. */
-static volatile sig_atomic_t got_stop, got_child;
-static int wake_pipe[2] = { -1, -1 };
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig == SIGCHLD)
-		got_child = 1;
-	else
-		got_stop = sig;
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0) {
-		/* the pipe is full: the main loop wakes up anyway */
-	}
-	errno = saved;
-}
-
-static void set_handlers(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-}
 
 int record_cli_write_opts(const char *command, const char *version, const char *compression,
 			  struct tracedat_write_opts *opts)
@@ -248,7 +236,7 @@ unsigned long long record_cli_print_stats(const struct ktrace_tracefs_session *s
 			fprintf(stderr, "Buffer %s:\n", name);
 		for (size_t i = 0; i < ktrace_tracefs_cpu_count(s, b); i++) {
 			const struct ktrace_cpu_stats *c = ktrace_tracefs_cpu_stats(s, b, i);
-			char size[32], marked[48], unread[48] = "";
+			char size[32], marked[48], unread[128] = "";
 
 			lost += c->lost;
 			events += c->events;
@@ -263,6 +251,10 @@ unsigned long long record_cli_print_stats(const struct ktrace_tracefs_session *s
 			if (c->unread)
 				snprintf(unread, sizeof(unread), ", left unread %llu",
 					 (unsigned long long)c->unread);
+			if (c->discarded)
+				snprintf(unread + strlen(unread), sizeof(unread) - strlen(unread),
+					 ", %llu bytes of older data given up (-m)",
+					 (unsigned long long)c->discarded);
 			fprintf(stderr,
 				"  CPU %u: %llu events, %s, %llu lost (overrun %llu, commit overrun %llu, "
 				"dropped %llu%s; marked in the data: %s)\n",
@@ -299,71 +291,6 @@ static void progress(struct ktrace_tracefs_session *s, struct timespec *last, un
 	*last_events = p.events;
 }
 
-/* Child side: waits for the go (a byte; EOF means give up), then runs the command. */
-static void child_run(int go_fd, char **argv)
-{
-	char c;
-	ssize_t r;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	do
-		r = read(go_fd, &c, 1);
-	while (r < 0 && errno == EINTR);
-	if (r != 1)
-		_exit(127);
-	close(go_fd);
-	execvp(argv[0], argv);
-	fprintf(stderr, "ktrace: %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
-}
-
-/* Can cmd be run? 0, or the status a shell gives: 127 not found, 126 not runnable
- * (with the message printed). Checked before tracing starts. */
-static int check_command(const char *cmd)
-{
-	const char *path = getenv("PATH");
-	struct stat st;
-	char buf[PATH_MAX];
-	int found_not_exec = 0;
-
-	if (strchr(cmd, '/')) {
-		if (stat(cmd, &st) < 0) {
-			cli_errorf(cmd, "cannot run the command: %s", strerror(errno));
-			return errno == ENOENT ? 127 : 126;
-		}
-		if (!S_ISREG(st.st_mode) || access(cmd, X_OK) < 0) {
-			cli_errorf(cmd, "cannot run the command: %s", S_ISREG(st.st_mode)
-				   ? strerror(errno) : "not a regular file");
-			return 126;
-		}
-		return 0;
-	}
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *end = strchr(path, ':');
-		size_t len = end ? (size_t)(end - path) : strlen(path);
-
-		if (snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, len ? path : ".", "/", cmd) <
-		    (int)sizeof(buf) && stat(buf, &st) == 0 && S_ISREG(st.st_mode)) {
-			if (access(buf, X_OK) == 0)
-				return 0;
-			found_not_exec = 1;
-		}
-		path += len + (end ? 1 : 0);
-		if (!end)
-			break;
-	}
-	cli_errorf(cmd, found_not_exec ? "cannot run the command: permission denied"
-				       : "command not found (nothing was recorded)");
-	return found_not_exec ? 126 : 127;
-}
-
 /* Names the instances earlier recordings left behind (killed with SIGKILL). */
 static void warn_leftovers(void)
 {
@@ -378,8 +305,8 @@ static void warn_leftovers(void)
 	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
 		for (size_t i = 0; i < n; i++)
 			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
-				   "was killed (pid %d): 'ktrace reset -a' (or rmdir %s/instances/%s) "
-				   "removes it", v[i].name, v[i].pid, dir, v[i].name);
+				   "was killed (pid %d): 'ktrace reset -B %s -d' (or rmdir %s/instances/%s) "
+				   "removes it", v[i].name, v[i].pid, v[i].name, dir, v[i].name);
 		ktrace_tracefs_leftovers_free(v, n);
 	}
 	free(dir);
@@ -397,143 +324,47 @@ static int command_status(int status)
 
 static int run_record(int argc, char **argv)
 {
-	struct ktrace_tracefs_record_opts o = { 0 };
+	struct record_args a;
 	struct tracedat_write_opts wo;
 	struct ktrace_error err = { 0 };
 	struct ktrace_tracefs_session *s = NULL;
-	const char **events = NULL;
-	const char *output = "trace.dat", *version = NULL, *compression = NULL;
-	pid_t *pids = NULL, child = -1;
-	size_t nevents = 0, npids = 0;
-	bool quiet = false, filter_command = false, follow = false, tty;
-	int go[2] = { -1, -1 };
-	int child_status = 0, status = CLI_FAILED, c, ret;
-	char **command = NULL;
+	struct record_child child = { .pid = -1, .go = -1 };
+	int status = CLI_FAILED, ret;
 	char tmpdir[PATH_MAX];
-	unsigned long long kb;
+	bool tty;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:B:b:C:o:P:Fcqh", record_options, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (cli_grow((void **)&events, nevents, sizeof(*events)))
-				return CLI_FAILED;
-			events[nevents++] = optarg;
-			break;
-		case 'B':
-			o.instance = optarg;
-			break;
-		case 'b':
-			if (cli_parse_size(optarg, &kb) || !kb || kb > (1ull << 30)) {
-				free(events);
-				free(pids);
-				return cli_usage_error("record", "invalid buffer size '%s' (KiB)", optarg);
-			}
-			o.buffer_kb = (unsigned long)kb;
-			break;
-		case 'C':
-			o.clock = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_VERSION:
-			version = optarg;
-			break;
-		case OPT_COMPRESSION:
-			compression = optarg;
-			break;
-		case 'P': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || end == optarg || v <= 0 || v > INT_MAX) {
-				free(events);
-				free(pids);
-				return cli_usage_error("record", "invalid pid '%s'", optarg);
-			}
-			if (cli_grow((void **)&pids, npids, sizeof(*pids)))
-				return CLI_FAILED;
-			pids[npids++] = (pid_t)v;
-			break;
-		}
-		case 'F':
-			filter_command = true;
-			break;
-		case OPT_TGIDS:
-			o.no_tgids = true;
-			break;
-		case 'c':
-			follow = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			free(events);
-			free(pids);
-			cli_print_help(&cli_record);
-			return CLI_OK;
-		default:
-			free(events);
-			free(pids);
-			return cli_bad_option("record", "+e:B:b:C:o:P:Fcqh", argv);
-		}
+	ret = record_args_parse("record", RA_OUTPUT | RA_COMMAND, argc, argv, &a);
+	if (ret < 0) {
+		cli_print_help(&cli_record);
+		return CLI_OK;
 	}
-	if (optind < argc)
-		command = argv + optind;
-	ret = record_cli_write_opts("record", version, compression, &wo);
-	if (!ret && !nevents)
-		ret = cli_usage_error("record", "no events: say which with -e (e.g. -e sched)");
-	if (!ret && filter_command && !command)
-		ret = cli_usage_error("record", "-F needs a command");
-	if (!ret && follow && !filter_command && !npids)
-		ret = cli_usage_error("record", "-c needs -F or -P");
+	if (ret)
+		return ret;
+	ret = record_cli_write_opts("record", a.version, a.compression, &wo);
 	/* a command that cannot start is an error before tracing begins */
-	if (!ret && command)
-		ret = check_command(command[0]);
+	if (!ret && a.command)
+		ret = record_check_command(a.command[0]);
 	if (ret) {
-		free(events);
-		free(pids);
+		record_args_free(&a);
 		return ret;
 	}
-	record_cli_tmpdir(output, tmpdir, sizeof(tmpdir));
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		cli_errorf(NULL, "pipe: %s", strerror(errno));
+	record_cli_tmpdir(a.output, tmpdir, sizeof(tmpdir));
+	if (record_signals_init())
 		goto out;
-	}
-	set_handlers();
-	if (command) {
-		if (pipe2(go, O_CLOEXEC) < 0) {
-			cli_errorf(NULL, "pipe: %s", strerror(errno));
+	if (a.command) {
+		if (record_child_fork(a.command, &child))
 			goto out;
-		}
-		child = fork();
-		if (child < 0) {
-			cli_errorf(NULL, "fork: %s", strerror(errno));
-			goto out;
-		}
-		if (child == 0) {
-			close(go[1]);
-			child_run(go[0], command);
-		}
-		close(go[0]);
-		go[0] = -1;
-		if (filter_command) {
-			if (cli_grow((void **)&pids, npids, sizeof(*pids)))
+		if (a.filter_command) {
+			if (cli_grow((void **)&a.pids, a.npids, sizeof(*a.pids)))
 				goto out;
-			pids[npids++] = child;
+			a.pids[a.npids++] = child.pid;
+			a.o.pids = a.pids;
+			a.o.npids = a.npids;
 		}
 	}
 	warn_leftovers();
-	o.events = events;
-	o.nevents = nevents;
-	o.pids = pids;
-	o.npids = npids;
-	o.follow_forks = follow;
-	o.tmpdir = tmpdir;
-	if (ktrace_tracefs_record_open(&o, &s, &err) < 0) {
+	a.o.tmpdir = tmpdir;
+	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0) {
 		cli_error(NULL, &err);
 		goto out;
 	}
@@ -541,35 +372,26 @@ static int run_record(int argc, char **argv)
 		cli_error(NULL, &err);
 		goto out;
 	}
-	tty = !quiet && isatty(STDERR_FILENO);
-	if (!quiet && !command)
+	tty = !a.quiet && isatty(STDERR_FILENO);
+	if (!a.quiet && !a.command)
 		fprintf(stderr, "ktrace: recording; Ctrl-C to stop\n");
-	if (child > 0) {
-		if (write(go[1], "g", 1) != 1)
-			cli_errorf(NULL, "cannot start the command");
-		close(go[1]);
-		go[1] = -1;
-	}
+	record_child_go(&child);
 	{
 		struct timespec last;
 		unsigned long long last_events = 0;
 
 		clock_gettime(CLOCK_MONOTONIC, &last);
-		while (!got_stop) {
-			struct pollfd p = { wake_pipe[0], POLLIN, 0 };
-			char buf[64];
+		while (!record_got_stop) {
+			struct pollfd p = { record_signals_fd(), POLLIN, 0 };
 
 			if (poll(&p, 1, 1000) > 0)
-				while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-					;
-			if (child > 0 && got_child) {
-				got_child = 0;
-				if (waitpid(child, &child_status, WNOHANG) == child) {
-					child = -1;
+				record_signals_drain();
+			if (a.command && record_got_child) {
+				record_got_child = 0;
+				if (record_child_exited(&child))
 					break;
-				}
 			}
-			if (tty && !got_stop)
+			if (tty && !record_got_stop)
 				progress(s, &last, &last_events);
 		}
 		if (tty)
@@ -583,39 +405,23 @@ static int run_record(int argc, char **argv)
 		cli_error(NULL, &err);
 		ret = -1;
 	}
-	record_cli_print_stats(s, quiet);
-	if (record_cli_write(s, output, &wo, quiet, "record") < 0)
+	record_cli_print_stats(s, a.quiet);
+	if (record_cli_write(s, a.output, &wo, a.quiet, "record") < 0)
 		goto out;
 	status = ret < 0 ? CLI_FAILED : CLI_OK;
-	if (status == CLI_OK && child < 0 && command && command_status(child_status)) {
+	if (status == CLI_OK && child.pid < 0 && a.command && command_status(child.status)) {
 		/* the command's failure is the result (the file is written) */
-		status = command_status(child_status);
-		if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
-			cli_errorf(command[0], "the command could not be run (status 127)");
-		else if (!quiet)
-			cli_errorf(command[0], "the command failed (status %d)", status);
+		status = command_status(child.status);
+		if (WIFEXITED(child.status) && WEXITSTATUS(child.status) == 127)
+			cli_errorf(a.command[0], "the command could not be run (status 127)");
+		else if (!a.quiet)
+			cli_errorf(a.command[0], "the command failed (status %d)", status);
 	}
 out:
 	ktrace_tracefs_close(s);   /* restores tracefs if that was not done */
-	if (go[1] >= 0)
-		close(go[1]);      /* a child still waiting gives up */
-	if (child > 0) {
-		/* the recording failed before the command ran, or a signal stopped us:
-		 * a waiting child exits by itself; a running one is left to finish */
-		if (status != CLI_OK && !got_stop) {
-			kill(child, SIGTERM);
-			waitpid(child, &child_status, 0);
-		} else {
-			waitpid(child, &child_status, WNOHANG);
-		}
-	}
-	if (wake_pipe[0] >= 0)
-		close(wake_pipe[0]);
-	if (wake_pipe[1] >= 0)
-		close(wake_pipe[1]);
-	wake_pipe[0] = wake_pipe[1] = -1;
-	free(events);
-	free(pids);
+	record_child_finish(&child, status != CLI_OK);
+	record_signals_done();
+	record_args_free(&a);
 	return status;
 }
 

@@ -26,7 +26,7 @@
 enum {
 	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
 	O_TSOFFSET, O_NODATE, O_RAWTS, O_DEBUG, O_INPUT, O_UNSUPPORTED, O_UNSUPPORTED_ARG,
-	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS, O_BOUNDARY,
+	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS, O_BOUNDARY, O_PROFILE, O_BYCOMM,
 };
 
 static const struct option td_options[] = {
@@ -52,8 +52,8 @@ static const struct option td_options[] = {
 	{ "kallsyms",     required_argument, NULL, O_UNSUPPORTED_ARG },
 	{ "check-events", no_argument,       NULL, O_UNSUPPORTED },
 	{ "boundary",     no_argument,       NULL, O_BOUNDARY },
-	{ "profile",      no_argument,       NULL, O_UNSUPPORTED },
-	{ "by-comm",      no_argument,       NULL, O_UNSUPPORTED },
+	{ "profile",      no_argument,       NULL, O_PROFILE },
+	{ "by-comm",      no_argument,       NULL, O_BYCOMM },
 	{ "ts2secs",      required_argument, NULL, O_UNSUPPORTED_ARG },
 	{ "ts-check",     no_argument,       NULL, O_UNSUPPORTED },
 	{ "align-ts",     no_argument,       NULL, O_UNSUPPORTED },
@@ -85,6 +85,8 @@ struct td_cli {
 	size_t nraw;
 	bool neg;
 	bool endian, page_size;
+	bool wakeup, profile;                     /* -w, --profile */
+	struct ktrace_view_profile_opts prof;     /* --by-comm, -G */
 };
 
 static void td_free(struct td_cli *c)
@@ -178,7 +180,11 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'T': c->o.mode = KTRACE_VIEW_TEXT_FILTER_TEST; break;
 		case 'e': c->endian = true; break;
 		case 'p': c->page_size = true; break;
-		case 'q': case 'G': case 'V': case O_IGNORED:
+		case 'w': c->wakeup = true; break;
+		case O_PROFILE: c->profile = true; break;
+		case O_BYCOMM: c->prof.by_comm = true; break;
+		case 'G': c->prof.global = true; break;
+		case 'q': case 'V': case O_IGNORED:
 			break;
 		case O_CPU: {
 			int r = cli_parse_cpu_list("report", optarg, &c->cpus, &c->ncpus);
@@ -236,7 +242,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG:
 			return cli_usage_error("report", "option '--%s' of trace-cmd report is not "
 					       "supported", td_options[longindex].name);
-		case 'n': case 'O': case 'H': case 'N': case 'L': case 'w':
+		case 'n': case 'O': case 'H': case 'N': case 'L':
 			return cli_usage_error("report", "option '-%c' of trace-cmd report is not "
 					       "supported", opt);
 		case ':':
@@ -405,7 +411,12 @@ int report_tracedat_main(int argc, char **argv)
 		cli_errorf(NULL, "out of memory");
 		return CLI_FAILED;
 	}
-	ret = ktrace_view_tracedat_text(&c.o, out, &err, &err_file);
+	if (c.profile && c.o.mode == KTRACE_VIEW_TEXT_RECORDS)
+		ret = ktrace_view_tracedat_profile(&c.o, &c.prof, out, &err, &err_file);
+	else if (c.wakeup && c.o.mode == KTRACE_VIEW_TEXT_RECORDS)
+		ret = ktrace_view_tracedat_wakeup(&c.o, out, &err, &err_file);
+	else
+		ret = ktrace_view_tracedat_text(&c.o, out, &err, &err_file);
 	ktrace_input_close(stream);
 	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)

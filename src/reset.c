@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* ktrace reset: name and remove the tracefs instances killed recordings left behind. */
+/*
+ * ktrace reset: tracefs buffers back to the kernel's defaults as trace-cmd reset puts
+ * them (or, with --restore, to what ktrace start found), and the instances killed
+ * recordings left behind named (and removed with -a, or -B NAME -d).
+ */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,161 +16,246 @@
 
 static const char reset_help[] =
 "NAME\n"
-"    ktrace reset - remove the tracefs instances killed recordings left behind\n"
+"    ktrace reset - put tracefs back to its defaults (or to what ktrace start found),\n"
+"    and name or remove the instances killed recordings left behind\n"
 "\n"
 "SYNOPSIS\n"
-"    ktrace reset [-a | -B INSTANCE...] [-q]\n"
+"    ktrace reset [-B NAME]... [-t] [-a] [-d] [--restore] [-q]\n"
 "\n"
 "DESCRIPTION\n"
-"    'ktrace record' creates a tracefs instance for its recording and removes it when\n"
-"    it ends, on an error or on any catchable signal. A recording killed with SIGKILL\n"
-"    cannot: its instance stays, with its events enabled. Every instance record\n"
-"    creates is noted in a registry (/run/ktrace/instances, or the directory\n"
-"    $KTRACE_INSTANCE_REGISTRY names) until it is removed; an instance noted there\n"
-"    whose recorder is gone is a leftover. The next 'ktrace record' names the\n"
-"    leftovers; 'ktrace reset' lists them, 'ktrace reset -a' removes them (tracing\n"
-"    and events off, then the instance directory).\n"
+"    Puts the top buffer (or the instances named) back to the kernel's defaults, as\n"
+"    'trace-cmd reset' does: tracing off, tracer nop, every event off, event filters\n"
+"    and triggers removed, pid filters and function filters cleared, trace clock\n"
+"    local, every CPU traced, max latency 0, the buffer emptied, the error log\n"
+"    cleared, then tracing on again. Further than trace-cmd reset, the buffer size,\n"
+"    sub-buffer size, buffer_percent and trace options are set to what a new\n"
+"    instance gets (the kernel's defaults, read from an instance made for the\n"
+"    purpose and removed at once). Resetting the top buffer also removes the dynamic\n"
+"    events (kprobes, uprobes, synthetic events), as trace-cmd does.\n"
 "\n"
-"    Only leftovers of ktrace recordings are touched: the top buffer, instances of a\n"
-"    running recording and instances other tools made are left as they are.\n"
+"    With --restore, what 'ktrace start' saved for each buffer is written back instead\n"
+"    (an instance it created is removed): tracefs is as it was before start.\n"
+"    Either way the buffer's state file is then removed.\n"
+"\n"
+"    Leftovers of killed recordings: 'ktrace record' creates a tracefs instance for\n"
+"    its recording and removes it when it ends, on an error or on any catchable\n"
+"    signal. A recording killed with SIGKILL cannot: its instance stays, with its\n"
+"    events enabled. Every instance record creates is noted in a registry\n"
+"    (/run/ktrace/instances, or the directory $KTRACE_INSTANCE_REGISTRY names) until\n"
+"    it is removed; an instance noted there whose recorder is gone is a leftover.\n"
+"    'ktrace reset' names the leftovers it does not remove (on standard output);\n"
+"    -a removes them with every other instance, -B NAME -d removes one.\n"
 "\n"
 "OPTIONS\n"
-"    -a, --all\n"
-"        Remove every leftover instance.\n"
 "    -B, --instance NAME\n"
-"        Remove this leftover instance (repeatable); a name that is not a leftover\n"
-"        is an error.\n"
+"        This instance instead of the top buffer (repeatable).\n"
+"    -t, --top\n"
+"        With -B: the top buffer too.\n"
+"    -a, --all\n"
+"        The top buffer and every instance; the instances are removed, leftovers of\n"
+"        killed recordings included (with --restore: the buffers ktrace start saved\n"
+"        are restored, instances it created removed, the others left alone).\n"
+"    -d, --remove\n"
+"        Remove the instances named (-B) after resetting them.\n"
+"    --restore\n"
+"        Write back what ktrace start saved.\n"
 "    -q, --quiet\n"
-"        Print only errors.\n"
+"        Print only errors (no list of leftovers).\n"
 "    -h, --help\n"
 "        Show this manual.\n"
 "\n"
 "EXAMPLES\n"
 "    ktrace reset\n"
 "    ktrace reset -a\n"
-"    ktrace reset -B ktrace-1234\n"
+"    ktrace reset -B ktrace-1234 -d\n"
+"    ktrace start -e sched; ...; ktrace stop; ktrace extract; ktrace reset --restore\n"
 "\n"
 "EXIT STATUS\n"
-"    0 on success (also when there is no leftover), 1 when tracefs cannot be found,\n"
-"    a name given with -B is not a leftover or an instance cannot be removed, 2 for\n"
-"    usage errors.\n";
+"    0 on success (whether or not leftovers are listed), 1 when a value could not be\n"
+"    written (the others are still reset), an instance cannot be removed or there is\n"
+"    nothing to restore, 2 for usage errors.\n";
 
 static const struct option reset_options[] = {
-	{ "all",      no_argument,       NULL, 'a' },
 	{ "instance", required_argument, NULL, 'B' },
+	{ "top",      no_argument,       NULL, 't' },
+	{ "all",      no_argument,       NULL, 'a' },
+	{ "remove",   no_argument,       NULL, 'd' },
+	{ "restore",  no_argument,       NULL, 'R' },
 	{ "quiet",    no_argument,       NULL, 'q' },
 	{ "help",     no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct ktrace_tracefs_leftover *find_leftover(const struct ktrace_tracefs_leftover *v,
-							    size_t n, const char *name)
+/* The leftovers of killed recordings, and which of them this reset removed. */
+struct leftovers {
+	char *dir;                          /* the tracefs mount point, or NULL */
+	struct ktrace_tracefs_leftover *v;
+	bool *removed;
+	size_t n;
+};
+
+static void leftovers_read(struct leftovers *l)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
-	return NULL;
+	struct ktrace_error err = { 0 };
+	bool mounted = false;
+
+	memset(l, 0, sizeof(*l));
+	/* tracefs not mounted: no instance, hence no leftover to name */
+	if (ktrace_tracefs_find(false, &l->dir, &mounted, &err) < 0)
+		return;
+	if (ktrace_tracefs_leftovers(l->dir, &l->v, &l->n, &err) < 0) {
+		cli_error(NULL, &err);
+		l->n = 0;
+		return;
+	}
+	l->removed = calloc(l->n ? l->n : 1, sizeof(*l->removed));
+	if (!l->removed) {
+		ktrace_tracefs_leftovers_free(l->v, l->n);
+		l->v = NULL;
+		l->n = 0;
+	}
 }
 
-static int remove_one(const char *dir, const struct ktrace_tracefs_leftover *l, bool quiet)
+static void leftovers_free(struct leftovers *l)
+{
+	ktrace_tracefs_leftovers_free(l->v, l->n);
+	free(l->removed);
+	free(l->dir);
+}
+
+static int leftover_index(const struct leftovers *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Removes leftover i (tracing and events off, the directory, its registry entry). */
+static int leftover_remove(struct leftovers *l, size_t i, bool quiet)
 {
 	struct ktrace_error err = { 0 };
 
-	if (ktrace_tracefs_remove_leftover(dir, l->name, &err) < 0) {
+	if (ktrace_tracefs_remove_leftover(l->dir, l->v[i].name, &err) < 0) {
 		cli_error(NULL, &err);
 		return -1;
 	}
+	l->removed[i] = true;
 	if (!quiet)
-		printf("removed instance '%s' (left by recorder pid %d)\n", l->name, l->pid);
+		printf("removed instance '%s' (left by recorder pid %d)\n", l->v[i].name, l->v[i].pid);
 	return 0;
+}
+
+/* Names the leftovers still there. */
+static void leftovers_print(const struct leftovers *l)
+{
+	size_t left = 0, last = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->removed[i])
+			continue;
+		printf("instance '%s' was left behind by a recording that was killed (pid %d)\n",
+		       l->v[i].name, l->v[i].pid);
+		left++;
+		last = i;
+	}
+	if (left == 1)
+		printf("'ktrace reset -B %s -d' removes it\n", l->v[last].name);
+	else if (left)
+		printf("'ktrace reset -a' removes them (with every other instance), "
+		       "'ktrace reset -B NAME -d' one of them\n");
+	else
+		printf("no instance left behind by a killed recording\n");
 }
 
 static int run_reset(int argc, char **argv)
 {
+	struct ktrace_tracefs_target t = { 0 };
+	struct ktrace_tracefs_reset_opts ro = { 0 };
 	struct ktrace_error err = { 0 };
-	struct ktrace_tracefs_leftover *v = NULL;
+	struct leftovers l;
 	const char **names = NULL;
-	size_t nnames = 0, n = 0;
-	bool all = false, quiet = false, mounted = false;
-	char *dir = NULL;
-	int c, status = CLI_FAILED;
+	bool quiet = false;
+	int c, status = CLI_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "aB:qh", reset_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "B:tadqh", reset_options, NULL)) != -1) {
 		switch (c) {
-		case 'a':
-			all = true;
-			break;
 		case 'B':
-			if (cli_grow((void **)&names, nnames, sizeof(*names))) {
+			if (cli_grow((void **)&names, t.ninstances, sizeof(*names))) {
 				free(names);
 				return CLI_FAILED;
 			}
-			names[nnames++] = optarg;
+			names[t.ninstances++] = optarg;
 			break;
-		case 'q':
-			quiet = true;
-			break;
+		case 't': t.top = true; break;
+		case 'a': t.all = true; break;
+		case 'd': ro.remove = true; break;
+		case 'R': ro.restore = true; break;
+		case 'q': quiet = true; break;
 		case 'h':
 			free(names);
 			cli_print_help(&cli_reset);
 			return CLI_OK;
 		default:
 			free(names);
-			return cli_bad_option("reset", "aB:qh", argv);
+			return cli_bad_option("reset", "B:tadqh", argv);
 		}
 	}
 	if (optind < argc) {
 		free(names);
 		return cli_usage_error("reset", "unexpected argument '%s'", argv[optind]);
 	}
-	if (all && nnames) {
+	if (t.all && t.ninstances) {
 		free(names);
-		return cli_usage_error("reset", "-a removes every leftover: no -B with it");
+		return cli_usage_error("reset", "-a takes every instance: no -B with it");
 	}
-	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0 ||
-	    ktrace_tracefs_leftovers(dir, &v, &n, &err) < 0) {
-		cli_error(NULL, &err);
-		goto out;
+	if (ro.remove && !t.ninstances) {
+		free(names);
+		return cli_usage_error("reset", "-d removes the instances named with -B");
 	}
-	status = CLI_OK;
-	if (all) {
-		for (size_t i = 0; i < n; i++)
-			if (remove_one(dir, &v[i], quiet) < 0)
-				status = CLI_FAILED;
-		if (!n && !quiet)
-			printf("no instance left behind by a killed recording\n");
-	} else if (nnames) {
-		for (size_t i = 0; i < nnames; i++) {
-			const struct ktrace_tracefs_leftover *l = find_leftover(v, n, names[i]);
 
-			if (!l) {
-				cli_errorf(NULL, "instance '%s' is not one a killed recording left "
-					   "behind: not removed", names[i]);
+	leftovers_read(&l);
+	/* leftovers that go: with -a (as every instance does), or named with -d; they are
+	 * removed as leftovers so that their registry entries go too */
+	if (t.all && !ro.restore) {
+		for (size_t i = 0; i < l.n; i++)
+			if (leftover_remove(&l, i, quiet) < 0)
 				status = CLI_FAILED;
-			} else if (remove_one(dir, l, quiet) < 0) {
+	} else if (ro.remove) {
+		size_t kept = 0;
+
+		for (size_t k = 0; k < t.ninstances; k++) {
+			int i = leftover_index(&l, names[k]);
+
+			if (i < 0)
+				names[kept++] = names[k];
+			else if (leftover_remove(&l, (size_t)i, quiet) < 0)
 				status = CLI_FAILED;
-			}
 		}
-	} else if (!quiet) {
-		for (size_t i = 0; i < n; i++)
-			printf("instance '%s' was left behind by a recording that was killed "
-			       "(pid %d)\n", v[i].name, v[i].pid);
-		if (n)
-			printf("'ktrace reset -a' removes %s\n", n == 1 ? "it" : "them");
-		else
-			printf("no instance left behind by a killed recording\n");
+		if (!kept && !t.top) {
+			/* every instance named was a leftover: nothing more to reset */
+			t.ninstances = 0;
+			goto listed;
+		}
+		t.ninstances = kept;
 	}
-out:
-	ktrace_tracefs_leftovers_free(v, n);
-	free(dir);
+	t.instances = names;
+	if (ktrace_tracefs_reset(&t, &ro, &err) < 0) {
+		cli_error(NULL, &err);
+		status = CLI_FAILED;
+	}
+listed:
+	if (!quiet)
+		leftovers_print(&l);
+	leftovers_free(&l);
 	free(names);
 	return status;
 }
 
 const struct cli_command cli_reset = {
 	.name = "reset",
-	.summary = "remove the tracefs instances killed recordings left behind",
+	.summary = "put tracefs back to its defaults; name or remove killed recordings' instances",
 	.help = reset_help,
 	.run = run_reset,
 };

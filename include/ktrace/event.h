@@ -196,6 +196,16 @@ KTRACE_API const char *ktrace_event_field_name(const struct ktrace_event *ev, si
 KTRACE_API int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev,
 					size_t i, const struct ktrace_record *rec,
 					struct ktrace_event_value *v);
+/* For analyses that read records themselves (trace-cmd report -w, --profile): the index
+ * of the field called name (common fields left out), or -1; where field i lies in a
+ * record (offset and size as the format declares them; 0 or -ENOENT); and field i's
+ * number as libtraceevent's tep_read_number_field reads it (unsigned, from a field of
+ * 1, 2, 4 or 8 bytes; 0, or -1 for another size or a field past the readable bytes). */
+KTRACE_API int ktrace_event_field_index(const struct ktrace_event *ev, const char *name);
+KTRACE_API int ktrace_event_field_layout(const struct ktrace_event *ev, size_t i, uint32_t *offset,
+					 uint32_t *size);
+KTRACE_API int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event *ev,
+					 size_t i, const struct ktrace_record *rec, uint64_t *val);
 /* Every field's value at once: v[0..min(n, max)) where n, returned, is the number of
  * fields of ev (as ktrace_event_field_count). */
 KTRACE_API size_t ktrace_event_field_values(struct ktrace_events *evs, const struct ktrace_event *ev,

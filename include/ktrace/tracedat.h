@@ -438,6 +438,43 @@ KTRACE_API int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, 
 /* Writer options that keep td's byte order, long size and page size. */
 KTRACE_API void tracedat_write_opts_from(const struct tracedat *td, struct tracedat_write_opts *opts);
 
+/*
+ * Cutting a file into pieces (ktrace split, as trace-cmd split), each a trace.dat file
+ * of its own with all the metadata and options of td and the records of one stretch:
+ * the records are written anew into sub-buffers (with their raw timestamps, so the
+ * file's time corrections apply to them as they did), in every buffer they came from.
+ * The pieces' reports, one after the other, are the report of td (within start..end).
+ */
+enum tracedat_split_unit {
+	TRACEDAT_SPLIT_NONE = 0,      /* one piece: everything from start to end */
+	TRACEDAT_SPLIT_SECONDS,
+	TRACEDAT_SPLIT_MSECS,
+	TRACEDAT_SPLIT_USECS,
+	TRACEDAT_SPLIT_EVENTS,
+	TRACEDAT_SPLIT_PAGES,         /* sub-buffers, per CPU */
+};
+
+struct tracedat_split_opts {
+	const char *output;           /* pieces are OUTPUT.1, or with repeat OUTPUT.0001,
+	                                 OUTPUT.0002... */
+	enum tracedat_split_unit unit;
+	uint64_t count;               /* units in a piece */
+	bool repeat;                  /* pieces until the end (else only the first) */
+	bool per_cpu;                 /* each CPU counts its own units (always for pages) */
+	int cpu;                      /* only the records of this CPU; -1: all */
+	uint64_t start, end;          /* times (as reported) the records lie in; 0: open */
+	const struct tracedat_write_opts *wopts;   /* NULL: td's version and compression */
+	/* called for each piece written: its path and records */
+	void (*piece)(void *arg, const char *path, uint64_t records);
+	void *arg;
+};
+
+/* Writes the pieces; returns how many, or a negative error code (a piece being written
+ * is removed). Files with latency (text) buffers or the pre-2.6.31 ring buffer are
+ * refused (-ENOTSUP). */
+KTRACE_API int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o,
+			      struct ktrace_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,24 @@ struct ktrace_tracefs_record_opts {
 	                                    the current directory */
 	bool no_tgids;                   /* do not record tgids (options/record-tgid) nor
 	                                    save saved_tgids (TRACEDAT_OPT_SAVED_TGIDS) */
+	/* Per events[i] (each array NULL or nevents long): */
+	const char *const *filters;      /* a filter for the events it selects (NULL: none),
+	                                    written to their events/S/E/filter (-f) */
+	const bool *disable;             /* true: leave the events it selects out (-v) */
+	bool stacktrace;                 /* options/stacktrace: a kernel stack after every
+	                                    event (-T) */
+	const char *cpumask;             /* tracing_cpumask (-M, hex); NULL: keep */
+	const char *tracer;              /* current_tracer (-p); NULL: nop. With a tracer,
+	                                    events are optional */
+	const char *const *options;      /* trace options (-O): "NAME" sets options/NAME,
+	                                    "noNAME" clears it */
+	size_t noptions;
+	unsigned long max_kb;            /* keep about the last max_kb KiB of data per CPU
+	                                    (-m; 0: everything) */
+	unsigned long sleep_us;          /* longest sleep of a reader between two looks at
+	                                    its buffer (-s; 0: one second) */
+	bool in_memory;                  /* per-CPU data in memory (memfd) instead of files,
+	                                    read back with ktrace_tracefs_next_record */
 };
 
 struct ktrace_tracefs_extract_opts {
@@ -87,6 +105,8 @@ struct ktrace_cpu_stats {
 	int64_t lost_marked;             /* sum of the lost-events counts the sub-buffer
 	                                    headers carry (-1: some had no count) */
 	char *stats_text;                /* the stats file as read at the end */
+	uint64_t discarded;              /* -m: bytes of older data dropped to keep under
+	                                    the cap */
 };
 
 /* Progress figures while recording (sums over every CPU and buffer). */
@@ -138,6 +158,180 @@ KTRACE_API int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct k
  * frees. */
 KTRACE_API void ktrace_tracefs_close(struct ktrace_tracefs_session *s);
 
+/* ------------------------------------------------------------------ files and names */
+
+/* Reads tracefs file name of a buffer (instance NULL or "": the top one) whole: *text
+ * is malloc'ed and NUL-terminated. tracefs NULL: found (not mounted). */
+KTRACE_API int ktrace_tracefs_read(const char *tracefs, const char *instance, const char *name,
+				   char **text, size_t *len, struct ktrace_error *err);
+/* Opens tracefs file name of a buffer (open(2) flags); returns the descriptor or a
+ * negative error code. */
+KTRACE_API int ktrace_tracefs_open(const char *tracefs, const char *instance, const char *name,
+				   int flags, struct ktrace_error *err);
+
+/* The entries of tracefs directory name of a buffer ("options", "instances",
+ * "events"...), in directory order; dirs_only: subdirectories only. *names as for
+ * ktrace_tracefs_list_events. */
+KTRACE_API int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const char *name,
+				       bool dirs_only, char ***names, size_t *n,
+				       struct ktrace_error *err);
+
+/*
+ * Events as `trace-cmd list -e REGEX` selects them, "system:event" each: regex NULL or
+ * "" gives every event of available_events; otherwise "SYS[:EV]" with case-insensitive
+ * POSIX basic regular expressions matched anywhere: the events of the systems SYS
+ * matches (those EV matches when given), and, without ":" in the text, the events whose
+ * own name SYS matches (the ftrace system's included). *names is a malloc'ed array of
+ * malloc'ed strings (ktrace_tracefs_free_names). -EINVAL for a bad regular expression.
+ */
+KTRACE_API int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***names,
+					  size_t *n, struct ktrace_error *err);
+KTRACE_API void ktrace_tracefs_free_names(char **names, size_t n);
+
+/* ------------------------------------------------------------------ state */
+
+/* One system of a buffer: events/SYSTEM/enable ('0', '1', or 'X' when some of its
+ * events are enabled, which are then listed), in directory order. */
+struct ktrace_tracefs_system_state {
+	char *name;
+	char enable;
+	char **enabled;
+	size_t nenabled;
+};
+
+/* A per-event setting that is not the default (a filter, a trigger). */
+struct ktrace_tracefs_event_setting {
+	char *system, *event, *value;
+};
+
+struct ktrace_tracefs_option_state {
+	char *name;
+	bool on;
+};
+
+/* What `ktrace stat` shows of a buffer; texts as the files hold them, trailing white
+ * space removed; NULL for a file this buffer does not have. */
+struct ktrace_tracefs_buffer_state {
+	char *name;                      /* "" for the top buffer */
+	char *tracing_on;
+	char *tracer;
+	char *events_enable;             /* events/enable: "0", "1" or "X" */
+	struct ktrace_tracefs_system_state *systems;
+	size_t nsystems;
+	struct ktrace_tracefs_event_setting *filters, *triggers;
+	size_t nfilters, ntriggers;
+	char *ftrace_filter, *ftrace_notrace, *graph_function, *graph_notrace;
+	char *buffer_size_kb;            /* "1410", "X" (per CPU, see cpu_kb), "7 (expanded:
+	                                    1408)" */
+	char **cpu_kb;                   /* per CPU id 0..ncpu_kb-1 when buffer_size_kb is X */
+	size_t ncpu_kb;
+	char *buffer_total_size_kb;
+	char *clock;                     /* the selected one */
+	char *cpumask;
+	bool cpumask_all;                /* every CPU of the machine is set */
+	char *max_latency;
+	char *kprobe_events, *uprobe_events, *synthetic_events;
+	char *event_pid, *event_notrace_pid, *ftrace_pid, *ftrace_notrace_pid;
+	struct ktrace_tracefs_option_state *options;   /* in directory order */
+	size_t noptions;
+	char *error_log;
+};
+
+struct ktrace_tracefs_state {
+	char *tracefs;
+	struct ktrace_tracefs_buffer_state *buffers;
+	size_t nbuffers;
+	char **instances;                /* every instance, in directory order */
+	size_t ninstances;
+	int stack_tracer;                /* /proc/sys/kernel/stack_tracer_enabled: 0, 1, or
+	                                    -1 when it cannot be read */
+	unsigned int machine_cpus;
+};
+
+/* Reads the state of the buffers named (NULL/"" the top one), or with all of the top
+ * one and every instance. tracefs NULL: found (never mounted). */
+KTRACE_API int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances, size_t n,
+					 bool all, struct ktrace_tracefs_state **out,
+					 struct ktrace_error *err);
+KTRACE_API void ktrace_tracefs_state_free(struct ktrace_tracefs_state *st);
+
+/* ------------------------------------------------------------------ control */
+
+/*
+ * Tracing without a recorder (ktrace start): configures the buffer as record does
+ * (opts; instance created when missing, kept when it exists) and turns tracing on. The
+ * values changed are saved in state_dir (NULL: $KTRACE_STATE_DIR, else /run/ktrace),
+ * one file per buffer, so that ktrace_tracefs_reset with restore puts them back; a
+ * second start keeps the first values saved.
+ */
+KTRACE_API int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *opts,
+					    const char *state_dir, struct ktrace_error *err);
+
+/* Which buffers ktrace stop/restart/clear/reset act on. */
+struct ktrace_tracefs_target {
+	const char *tracefs;             /* NULL: find it (mount it for reset) */
+	const char *const *instances;    /* named instances (they must exist) */
+	size_t ninstances;
+	bool top;                        /* the top buffer too (the default without names) */
+	bool all;                        /* the top buffer and every instance */
+};
+
+/* tracing_on of the buffers: 0 (stop) or 1 (restart). */
+KTRACE_API int ktrace_tracefs_set_tracing(const struct ktrace_tracefs_target *t, bool on,
+					  struct ktrace_error *err);
+/* Empties the buffers (their events and counters). */
+KTRACE_API int ktrace_tracefs_clear(const struct ktrace_tracefs_target *t, struct ktrace_error *err);
+
+struct ktrace_tracefs_reset_opts {
+	bool restore;                    /* put back what ktrace start saved (buffers it did
+	                                    not change are reset) */
+	bool remove;                     /* remove the instances named (with all: every one) */
+	const char *state_dir;           /* as for ktrace_tracefs_start_tracing */
+};
+
+/*
+ * Puts the buffers back to the kernel's defaults, as `trace-cmd reset` does and more:
+ * tracing off, tracer nop, every event off, event filters, triggers, pid filters and
+ * function filters cleared, clock local, every CPU traced, max latency 0, buffers
+ * emptied, buffer size and trace options those a new instance gets, error log cleared,
+ * then tracing on; for the top buffer, dynamic events (kprobes, uprobes, synthetic)
+ * removed. With restore, the values ktrace start saved are written back instead.
+ */
+KTRACE_API int ktrace_tracefs_reset(const struct ktrace_tracefs_target *t,
+				    const struct ktrace_tracefs_reset_opts *o, struct ktrace_error *err);
+
+/* ------------------------------------------------------------------ live reading */
+
+/* A record of an in_memory session (ktrace stream). */
+struct ktrace_tracefs_record {
+	size_t buffer;                   /* buffer index */
+	unsigned int cpu;
+	uint64_t ts;                     /* ring-buffer timestamp */
+	const void *data;                /* payload (common_type first) */
+	uint32_t size;
+	uint32_t avail;                  /* bytes readable at data (to the end of its page) */
+	long long missed_events;         /* events lost before it: 0, count, -1 unknown */
+};
+
+/* The next record of an in_memory session, merged in timestamp order over the data
+ * captured so far: 1 with *rec (valid until the next call), 0 when none is waiting. */
+KTRACE_API int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
+					  const struct ktrace_tracefs_record **rec,
+					  struct ktrace_error *err);
+/* Waits until data was captured or timeout_ms passed (a signal ends it too). */
+KTRACE_API void ktrace_tracefs_wait(struct ktrace_tracefs_session *s, int timeout_ms);
+/* Loads into an event registry (ktrace/event.h) what formatting the session's records
+ * needs: header_page, the formats of the recorded events and of the ftrace system,
+ * kallsyms and printk formats (the saved command lines: ktrace_tracefs_load_cmdlines,
+ * when a task is met, as the kernel updates them while tracing). */
+struct ktrace_events;
+KTRACE_API int ktrace_tracefs_load_events(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
+					  struct ktrace_error *err);
+/* Adds the saved command lines tracefs has now (processes started since). */
+KTRACE_API int ktrace_tracefs_load_cmdlines(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
+					    struct ktrace_error *err);
+/* The trace clock of the session's first buffer ("local"...). */
+KTRACE_API const char *ktrace_tracefs_clock(const struct ktrace_tracefs_session *s);
 /*
  * Instances that ktrace record created and could not remove (it was killed with
  * SIGKILL): every instance record creates is noted in a registry (/run/ktrace/instances,

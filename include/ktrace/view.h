@@ -16,6 +16,7 @@
 
 #include <ktrace/out.h>
 #include <ktrace/stream.h>
+#include <ktrace/tracefs.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +164,11 @@ struct ktrace_view_text_opts {
 	bool progress;                /* progress line on stderr */
 	bool line_flush;              /* flush at line ends every few KiB (terminal) */
 	unsigned threads;             /* 0: as many as the CPUs (big traces), 1: no threads */
+	/* Called in output order with every record printed; the text it writes to buf (at
+	 * most cap bytes; it returns the length) ends the record's line (report -w). */
+	size_t (*line_suffix)(void *arg, struct ktrace_events *evs, const struct ktrace_record *rec,
+			      char *buf, size_t cap);
+	void *line_suffix_arg;
 };
 
 /*
@@ -173,6 +179,46 @@ struct ktrace_view_text_opts {
 KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
 				struct ktrace_error *err, const char **err_file);
 
+/*
+ * `ktrace report -w`: the report, each sched_switch line followed by the latency of the
+ * wake-up of the task it switches to, then the average, longest and shortest wake-up
+ * latencies (and those of real-time tasks), as trace-cmd 3.1.6 prints them. One file.
+ */
+KTRACE_API int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+					   struct ktrace_error *err, const char **err_file);
+
+/* `ktrace report --profile`: per task, the time its events took (sched_switch by state,
+ * wake-ups, interrupts, softirqs, system calls, function graph) with their kernel
+ * stacks, as trace-cmd 3.1.6 prints them. One file (its top buffer). */
+struct ktrace_view_profile_opts {
+	bool by_comm;                 /* --by-comm: tasks of one name merged */
+	bool global;                  /* -G: interrupts and softirqs as global events */
+};
+KTRACE_API int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
+					    const struct ktrace_view_profile_opts *po,
+					    struct ktrace_out *out, struct ktrace_error *err,
+					    const char **err_file);
+
+/* `ktrace stat`: the state of tracefs buffers as `trace-cmd stat` prints it (options:
+ * their trace options too, as stat -o), or as one JSON object. */
+KTRACE_API int ktrace_view_tracefs_state(const struct ktrace_tracefs_state *st, bool options, bool json,
+					 struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * `ktrace stream`: the records of a live (in_memory) tracefs session printed as
+ * `ktrace report` prints them. ktrace_view_live_print prints every record captured so
+ * far, in time order, and returns how many (or a negative error code).
+ */
+struct ktrace_view_live;
+struct ktrace_view_live_opts {
+	bool nsec;                    /* nanosecond times (report -t) */
+	bool raw;                     /* fields as name=value (report -R) */
+};
+KTRACE_API int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_view_live_opts *o,
+				    struct ktrace_view_live **out, struct ktrace_error *err);
+KTRACE_API int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktrace_out *out,
+					  struct ktrace_error *err);
+KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
 
 /*
  * `ktrace timeline`: a picture of the trace (lib/views/timeline*.c, docs/timeline.md).

@@ -174,3 +174,47 @@ int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_reco
 	ftev_run_handler(&c, &nowhere);
 	return 1;
 }
+
+/* ---- what analyses that read records themselves need (report -w, --profile) ---- */
+
+int ktrace_event_field_index(const struct ktrace_event *ev, const char *name)
+{
+	int i = 0;
+
+	for (const struct ftev_field *f = ev ? ev->fields : NULL; f && name; f = f->next, i++)
+		if (!strcmp(f->name, name))
+			return i;
+	return -1;
+}
+
+int ktrace_event_field_layout(const struct ktrace_event *ev, size_t i, uint32_t *offset,
+			      uint32_t *size)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+
+	if (!f)
+		return -ENOENT;
+	*offset = f->offset;
+	*size = f->size;
+	return 0;
+}
+
+int ktrace_event_field_number(const struct ktrace_events *evs, const struct ktrace_event *ev,
+			      size_t i, const struct ktrace_record *rec, uint64_t *val)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+	uint32_t avail;
+
+	if (!f)
+		return -1;
+	avail = rec->avail > rec->size ? rec->avail : rec->size;
+	switch (f->size) {
+	case 1: case 2: case 4: case 8:
+		if ((uint64_t)f->offset + f->size > avail)
+			return -1;
+		*val = ftev_read_number(evs, (const uint8_t *)rec->data + f->offset, f->size);
+		return 0;
+	default:
+		return -1;
+	}
+}

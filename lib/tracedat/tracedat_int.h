@@ -165,6 +165,39 @@ struct tracedat {
 
 void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* tracedat_rewrite.c: everything of td but the CPU data and latency texts handed to w
+ * (metadata, CPU count, options, the buffers declared); index[i] receives the writer's
+ * index of td's buffer i (nbufs entries). more_cmdlines (more_len bytes, "pid comm"
+ * lines) is added to the saved command lines. */
+int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, const char *more_cmdlines,
+		   size_t more_len, struct ktrace_error *err);
+
+/* tracedat_encode.c: ring-buffer sub-buffers made from records, as the kernel writes
+ * them, appended to a file. */
+struct td_pages {
+	int fd;                     /* where whole sub-buffers go */
+	uint64_t bytes;             /* written to fd */
+	uint64_t pages;
+	unsigned int page_size, long_size;
+	bool big_endian;
+	uint8_t *page;              /* the sub-buffer being filled */
+	bool open;
+	size_t used;                /* data bytes after the header */
+	uint64_t last_ts;
+	long long missed;           /* the lost-events mark of the open page */
+};
+
+/* page_size, kernel long size (4/8), byte order; fd takes the pages. 0 or -ENOMEM. */
+int td_pages_init(struct td_pages *p, int fd, unsigned int page_size, unsigned int long_size,
+		  bool big_endian);
+void td_pages_free(struct td_pages *p);
+/* Whether adding this record starts a new sub-buffer. */
+bool td_pages_starts_page(const struct td_pages *p, uint64_t ts, uint32_t size, long long missed);
+/* Appends a record (ts: its raw timestamp; missed: events lost before it); a full page
+ * is written out. 0 or a negative errno (EINVAL: a record too big for a sub-buffer). */
+int td_pages_add(struct td_pages *p, uint64_t ts, const void *data, uint32_t size, long long missed);
+/* Writes out the page being filled. */
+int td_pages_flush(struct td_pages *p);
 /* Options that hold a version 7 section (metadata moved out of the header). */
 static inline bool td_section_option(uint16_t id)
 {

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tracedat/tracedat_int.h"
+
 /* The page size every record buffer shares, or 0. */
 static unsigned int common_page_size(const struct tracedat *td)
 {
@@ -60,7 +62,8 @@ static int latency_sink(const char *text, size_t len, void *arg)
 }
 
 
-static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, const char *more_cmdlines,
+			 size_t more_len, struct ktrace_error *err)
 {
 	const char *t, *t2;
 	size_t len, len2;
@@ -93,6 +96,22 @@ static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, struct 
 		    (ret = tracedat_writer_printk(w, t, len, err)))
 			return ret;
 	}
+	if (more_len) {
+		char *all;
+
+		t = "";
+		len = 0;
+		if (tracedat_cmdlines_size(td) >= 0 && (ret = tracedat_cmdlines(td, &t, &len, err)))
+			return ret;
+		all = malloc(len + more_len);
+		if (!all)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		memcpy(all, t, len);
+		memcpy(all + len, more_cmdlines, more_len);
+		ret = tracedat_writer_cmdlines(w, all, len + more_len, err);
+		free(all);
+		return ret;
+	}
 	if (tracedat_cmdlines_size(td) >= 0) {
 		if ((ret = tracedat_cmdlines(td, &t, &len, err)) ||
 		    (ret = tracedat_writer_cmdlines(w, t, len, err)))
@@ -110,10 +129,11 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 
 		if (td_layout_option(o->id))
 			continue;
-		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && version >= 7 &&
-		    tracedat_clock_text(td)) {
+		if (o->id == TRACEDAT_OPT_TRACECLOCK && !o->size && tracedat_clock_text(td)) {
 			/* A version 6 file may keep the clock text after its CPU table and
-			 * leave this option empty; version 7 has no such place. */
+			 * leave this option empty; version 7 has no such place, and trace-cmd
+			 * parses an empty option past its end (now and then reading another
+			 * clock name there): the text goes into the option. */
 			const char *text = tracedat_clock_text(td);
 
 			ret = tracedat_writer_add_option(w, o->id, text, (uint32_t)strlen(text) + 1,
@@ -127,14 +147,14 @@ static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned
 	return 0;
 }
 
-int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, const char *more_cmdlines,
+		   size_t more_len, struct ktrace_error *err)
 {
 	size_t nbufs = tracedat_buffer_count(td);
 	unsigned int cpus = tracedat_header(td)->cpus;
-	int *index;
 	int ret;
 
-	ret = copy_metadata(td, w, err);
+	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nbufs; i++) {
@@ -152,17 +172,27 @@ int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktra
 	ret = copy_options(td, w, tracedat_writer_version(w), err);
 	if (ret)
 		return ret;
-	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
-	if (!index)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < nbufs && !ret; i++) {
+	for (size_t i = 0; i < nbufs; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 
 		index[i] = tracedat_writer_add_buffer(w, b->name, b->clock, b->page_size, b->latency,
 						      err);
 		if (index[i] < 0)
-			ret = index[i];
+			return index[i];
 	}
+	return 0;
+}
+
+int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+{
+	size_t nbufs = tracedat_buffer_count(td);
+	int *index;
+	int ret;
+
+	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
+	if (!index)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = td_copy_layout(td, w, index, NULL, 0, err);
 	for (size_t i = 0; i < nbufs && !ret; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 		struct sink s = { w, (unsigned int)index[i], err };

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ int tfs_path(char *out, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(out, len, "%s/%s", dir, name);
 
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tfs_pathf(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -130,6 +142,30 @@ int tfs_read_value(const char *dir, const char *name, char **out)
 	return 0;
 }
 
+int tfs_dir_write(const char *dir, const char *name, const char *value, bool append,
+		  struct ktrace_error *err)
+{
+	char path[PATH_MAX];
+	int ret = tfs_path(path, sizeof(path), dir, name);
+
+	if (!ret)
+		ret = tfs_write_file(path, value, append);
+	if (ret)
+		return ktrace_error_set(err, ret, "cannot write \"%s\" to %s: %s%s", value, path,
+					strerror(-ret),
+					ret == -EACCES || ret == -EPERM ? " (ktrace needs root)" : "");
+	return 0;
+}
+
+int tfs_dir_read(const char *dir, const char *name, char **out, struct ktrace_error *err)
+{
+	int ret = tfs_read_value(dir, name, out);
+
+	if (ret)
+		return ktrace_error_set(err, ret, "cannot read %s/%s: %s", dir, name, strerror(-ret));
+	return 0;
+}
+
 /* ------------------------------------------------------------------ mount point */
 
 static bool is_tracefs(const char *dir)
@@ -217,8 +253,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of the subdirectories of path. */
-static int list_dirs(const char *path, char ***out, size_t *n)
+int tfs_list_dirs(const char *path, bool sorted, char ***out, size_t *n)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
@@ -246,7 +281,7 @@ static int list_dirs(const char *path, char ***out, size_t *n)
 		cnt++;
 	}
 	closedir(d);
-	if (cnt)
+	if (cnt && sorted)
 		qsort(names, cnt, sizeof(*names), cmp_name);
 	*out = names;
 	*n = cnt;
@@ -259,7 +294,7 @@ oom:
 	return -ENOMEM;
 }
 
-static void free_names(char **names, size_t n)
+void tfs_free_names(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -276,7 +311,7 @@ int tfs_list_events(const char *dir, struct tfs_events *out, struct ktrace_error
 	memset(out, 0, sizeof(*out));
 	if (tfs_path(path, sizeof(path), dir, "events"))
 		return ktrace_error_set(err, -ENAMETOOLONG, "path too long");
-	ret = list_dirs(path, &systems, &nsys);
+	ret = tfs_list_dirs(path, true, &systems, &nsys);
 	if (ret)
 		return ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
 	for (size_t s = 0; s < nsys && !ret; s++) {
@@ -285,7 +320,7 @@ int tfs_list_events(const char *dir, struct tfs_events *out, struct ktrace_error
 		size_t nev;
 
 		if (snprintf(sdir, sizeof(sdir), "%s/events/%s", dir, systems[s]) >= (int)sizeof(sdir) ||
-		    list_dirs(sdir, &evs, &nev))
+		    tfs_list_dirs(sdir, true, &evs, &nev))
 			continue;
 		for (size_t e = 0; e < nev && !ret; e++) {
 			char fpath[PATH_MAX];
@@ -315,9 +350,9 @@ int tfs_list_events(const char *dir, struct tfs_events *out, struct ktrace_error
 			}
 			out->n++;
 		}
-		free_names(evs, nev);
+		tfs_free_names(evs, nev);
 	}
-	free_names(systems, nsys);
+	tfs_free_names(systems, nsys);
 	if (ret) {
 		tfs_free_events(out);
 		return ktrace_error_set(err, ret, "out of memory");
@@ -338,49 +373,95 @@ void tfs_free_events(struct tfs_events *e)
 	e->n = 0;
 }
 
-size_t tfs_select_events(struct tfs_events *e, const char *spec)
-{
-	const char *colon = strchr(spec, ':');
+/* A parsed event specification. */
+struct spec {
+	bool all, colon, is_system, bad;
 	char sys[256];
-	size_t hits = 0;
-	bool is_system = false;
+	const char *ev;
+};
 
-	if (!strcmp(spec, "all") || !strcmp(spec, "*") || !strcmp(spec, "*:*")) {
-		for (size_t i = 0; i < e->n; i++)
-			if (strcmp(e->ev[i].system, "ftrace")) {
-				e->ev[i].selected = true;
-				hits++;
-			}
-		return hits;
+static void parse_spec(const struct tfs_events *e, const char *text, struct spec *sp)
+{
+	const char *colon = strchr(text, ':');
+
+	memset(sp, 0, sizeof(*sp));
+	if (!strcmp(text, "all") || !strcmp(text, "*") || !strcmp(text, "*:*")) {
+		sp->all = true;
+		return;
 	}
 	if (colon) {
-		size_t n = (size_t)(colon - spec);
+		size_t n = (size_t)(colon - text);
 
-		if (n >= sizeof(sys))
-			return 0;
-		memcpy(sys, spec, n);
-		sys[n] = 0;
-		for (size_t i = 0; i < e->n; i++)
-			if (!fnmatch(sys, e->ev[i].system, 0) &&
-			    !fnmatch(colon[1] ? colon + 1 : "*", e->ev[i].name, 0) &&
-			    strcmp(e->ev[i].system, "ftrace")) {
-				e->ev[i].selected = true;
-				hits++;
-			}
-		return hits;
+		if (n >= sizeof(sp->sys)) {
+			sp->bad = true;
+			return;
+		}
+		memcpy(sp->sys, text, n);
+		sp->sys[n] = 0;
+		sp->colon = true;
+		sp->ev = colon[1] ? colon + 1 : "*";
+		return;
 	}
 	/* a system name (glob) if one matches, else an event name */
-	for (size_t i = 0; i < e->n && !is_system; i++)
-		is_system = !fnmatch(spec, e->ev[i].system, 0) && strcmp(e->ev[i].system, "ftrace");
-	for (size_t i = 0; i < e->n; i++) {
-		const char *what = is_system ? e->ev[i].system : e->ev[i].name;
+	sp->ev = text;
+	for (size_t i = 0; i < e->n && !sp->is_system; i++)
+		sp->is_system = !fnmatch(text, e->ev[i].system, 0) && strcmp(e->ev[i].system, "ftrace");
+}
 
-		if (!fnmatch(spec, what, 0) && strcmp(e->ev[i].system, "ftrace")) {
-			e->ev[i].selected = true;
+static bool spec_matches(const struct tfs_events *e, size_t i, const struct spec *sp)
+{
+	const struct tfs_event *ev = &e->ev[i];
+
+	if (sp->bad || !strcmp(ev->system, "ftrace"))
+		return false;
+	if (sp->all)
+		return true;
+	if (sp->colon)
+		return !fnmatch(sp->sys, ev->system, 0) && !fnmatch(sp->ev, ev->name, 0);
+	return !fnmatch(sp->ev, sp->is_system ? ev->system : ev->name, 0);
+}
+
+bool tfs_event_matches(const struct tfs_events *e, size_t i, const char *spec)
+{
+	struct spec sp;
+
+	parse_spec(e, spec, &sp);
+	return spec_matches(e, i, &sp);
+}
+
+size_t tfs_select_events(struct tfs_events *e, const char *spec, bool value)
+{
+	struct spec sp;
+	size_t hits = 0;
+
+	parse_spec(e, spec, &sp);
+	for (size_t i = 0; i < e->n; i++) {
+		if (spec_matches(e, i, &sp)) {
+			e->ev[i].selected = value;
 			hits++;
 		}
 	}
 	return hits;
+}
+
+int tfs_buffer_dir(const char *tracefs, const char *instance, char *out, size_t len,
+		   struct ktrace_error *err)
+{
+	struct stat st;
+	int n;
+
+	if (!instance || !*instance)
+		n = snprintf(out, len, "%s", tracefs);
+	else if (strchr(instance, '/') || !strcmp(instance, ".") || !strcmp(instance, ".."))
+		return ktrace_error_set(err, -EINVAL, "invalid instance name \"%s\"", instance);
+	else
+		n = snprintf(out, len, "%s/instances/%s", tracefs, instance);
+	if (n < 0 || (size_t)n >= len)
+		return ktrace_error_set(err, -ENAMETOOLONG, "instance name too long");
+	if (stat(out, &st) < 0 || !S_ISDIR(st.st_mode))
+		return ktrace_error_set(err, -ENOENT, "no instance \"%s\" in %s/instances", instance,
+					tracefs);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ counters */

@@ -25,8 +25,8 @@
 #include "tracefs/tracefs_int.h"
 
 #define PIPE_BYTES (1u << 20)      /* wanted pipe capacity */
-#define IDLE_WAIT_MS 1000          /* longest sleep between two looks at the buffer */
 #define RETRY_WAIT_MS 50           /* after a wake-up that found no whole sub-buffer */
+#define BACKLOG_MAX (256ull << 20) /* in_memory: data not read yet, per CPU, at most */
 
 struct thread_arg {
 	struct ktrace_tracefs_session *s;
@@ -35,6 +35,20 @@ struct thread_arg {
 	size_t chunk;
 };
 
+/* Where a CPU's data waits: memory for a live session, else an anonymous file in the
+ * session's directory. */
+static int open_tmp(const struct ktrace_tracefs_session *s, unsigned int cpu)
+{
+	char name[32];
+	int fd;
+
+	if (s->in_memory) {
+		snprintf(name, sizeof(name), "ktrace-cpu%u", cpu);
+		fd = memfd_create(name, MFD_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	return kt_outfile_anonymous(s->tmpdir);
+}
 
 int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
 {
@@ -43,18 +57,18 @@ int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, str
 		char path[PATH_MAX];
 		int fd;
 
-		c->trace_fd = c->out_fd = c->pipefd[0] = c->pipefd[1] = -1;
+		c->trace_fd = c->out_fd = c->pipefd[0] = c->pipefd[1] = c->old_fd = -1;
 		if (snprintf(path, sizeof(path), "%s/per_cpu/cpu%u/trace_pipe_raw", b->dir, c->cpu) >=
 		    (int)sizeof(path))
 			return ktrace_error_set(err, -ENAMETOOLONG, "path too long");
 		c->trace_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (c->trace_fd < 0)
 			return ktrace_error_set(err, -errno, "%s: %s", path, strerror(errno));
-		fd = kt_outfile_anonymous(s->tmpdir);
+		fd = open_tmp(s, c->cpu);
 		if (fd < 0)
 			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
 						"per-CPU data (next to the output): %s",
-						s->tmpdir, strerror(-fd));
+						s->in_memory ? "memfd" : s->tmpdir, strerror(-fd));
 		c->out_fd = fd;
 		if (pipe2(c->pipefd, O_CLOEXEC) < 0)
 			return ktrace_error_set(err, -errno, "pipe: %s", strerror(errno));
@@ -117,18 +131,82 @@ static size_t chunk_size(const struct tfs_buffer *b, const struct tfs_cpu *c)
 	return n ? n : b->page_size;
 }
 
+/* One sub-buffer with read(2): also a partly filled one, which splice does not hand
+ * out. Padded to the sub-buffer size, so that sub-buffers stay aligned in the file.
+ * 1 read, 0 nothing there, < 0 error (-errno; *what says of which call). */
+static int read_page(struct tfs_buffer *b, struct tfs_cpu *c, uint8_t *page, const char **what)
+{
+	ssize_t r;
+
+	do
+		r = read(c->trace_fd, page, b->page_size);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN)
+		return 0;
+	if (r < 0) {
+		*what = "reading trace_pipe_raw";
+		return -errno;
+	}
+	if (r == 0)
+		return 0;
+	if ((size_t)r < b->page_size)
+		memset(page + r, 0, b->page_size - (size_t)r);
+	if (write(c->out_fd, page, b->page_size) != (ssize_t)b->page_size) {
+		*what = "writing captured data";
+		return errno ? -errno : -EIO;
+	}
+	atomic_fetch_add(&c->bytes, b->page_size);
+	return 1;
+}
+
+/* -m: the current file is full: it becomes the previous half, and a new one starts. */
+static int rotate(struct ktrace_tracefs_session *s, struct tfs_cpu *c)
+{
+	int fd = open_tmp(s, c->cpu);
+
+	if (fd < 0)
+		return fd;
+	if (c->old_fd >= 0) {
+		c->discarded += c->old_bytes;
+		close(c->old_fd);
+	}
+	c->old_fd = c->out_fd;
+	c->old_bytes = atomic_load(&c->bytes);
+	c->out_fd = fd;
+	atomic_store(&c->bytes, 0);
+	return 0;
+}
+
+static void notify(struct ktrace_tracefs_session *s)
+{
+	if (s->data_pipe[1] >= 0 && write(s->data_pipe[1], "d", 1) < 0) {
+		/* full: the reader has been told already */
+	}
+}
+
 static void *cpu_thread(void *arg)
 {
 	struct thread_arg *a = arg;
+	struct ktrace_tracefs_session *s = a->s;
 	struct tfs_cpu *c = a->c;
-	int stop_fd = a->s->stop_pipe[0];
+	int stop_fd = s->stop_pipe[0];
 	size_t chunk = a->chunk;
+	uint8_t *page = s->in_memory ? malloc(a->b->page_size) : NULL;
 
 	for (;;) {
 		struct pollfd p[2] = { { c->trace_fd, POLLIN, 0 }, { stop_fd, POLLIN, 0 } };
 		uint64_t limit = UINT64_MAX;
-		int r = poll(p, 2, IDLE_WAIT_MS), ret;
+		int r, ret;
 
+		if (s->in_memory &&
+		    atomic_load(&c->bytes) - atomic_load(&c->consumed) > BACKLOG_MAX) {
+			/* the reader is far behind: the kernel's buffer absorbs (and counts) the
+			 * rest */
+			if (poll(&p[1], 1, RETRY_WAIT_MS) > 0)
+				break;
+			continue;
+		}
+		r = poll(p, 2, s->idle_wait_ms);
 		if (r < 0 && errno != EINTR) {
 			c->error = -errno;
 			c->error_what = "poll";
@@ -142,7 +220,27 @@ static void *cpu_thread(void *arg)
 			c->error_what = "splice";
 			break;
 		}
-		if (!ret && (p[0].revents & POLLIN)) {
+		if (!ret && r == 0 && page) {
+			/* live reading: what a quiet buffer holds is shown without waiting for
+			 * its sub-buffer to fill */
+			ret = read_page(a->b, c, page, &c->error_what);
+			if (ret < 0) {
+				c->error = ret;
+				break;
+			}
+		}
+		if (ret > 0) {
+			if (s->in_memory)
+				notify(s);
+			if (s->half_bytes && atomic_load(&c->bytes) >= s->half_bytes &&
+			    (ret = rotate(s, c)) < 0) {
+				c->error = ret;
+				c->error_what = "creating a temporary file";
+				break;
+			}
+			continue;
+		}
+		if (p[0].revents & POLLIN) {
 			/* woken without a whole sub-buffer (buffer_percent 0): do not spin */
 			struct pollfd q = { stop_fd, POLLIN, 0 };
 
@@ -150,6 +248,7 @@ static void *cpu_thread(void *arg)
 				break;
 		}
 	}
+	free(page);
 	free(a);
 	return NULL;
 }
@@ -167,6 +266,12 @@ int tfs_capture_start(struct ktrace_tracefs_session *s, struct tfs_buffer *b, st
 		a->b = b;
 		a->c = c;
 		a->chunk = chunk_size(b, c);
+		/* -m: no more than a half at a time, so that the halves keep their size */
+		if (s->half_bytes && a->chunk > s->half_bytes) {
+			a->chunk = (size_t)(s->half_bytes - s->half_bytes % b->page_size);
+			if (!a->chunk)
+				a->chunk = b->page_size;
+		}
 		ret = pthread_create(&c->thread, NULL, cpu_thread, a);
 		if (ret) {
 			free(a);
@@ -191,6 +296,7 @@ void tfs_capture_join(struct tfs_buffer *b)
 int tfs_capture_drain(struct tfs_buffer *b, struct tfs_cpu *c, uint64_t limit,
 		      struct ktrace_error *err)
 {
+	const char *what = NULL;
 	uint8_t *page;
 	int ret;
 
@@ -206,33 +312,14 @@ int tfs_capture_drain(struct tfs_buffer *b, struct tfs_cpu *c, uint64_t limit,
 	if (!page)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	while (limit >= b->page_size) {
-		ssize_t r = read(c->trace_fd, page, b->page_size);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == EAGAIN)
+		ret = read_page(b, c, page, &what);
+		if (ret <= 0)
 			break;
-		if (r < 0) {
-			ret = -errno;
-			free(page);
-			return ktrace_error_set(err, ret, "CPU %u: reading trace_pipe_raw: %s", c->cpu,
-						strerror(-ret));
-		}
-		if (r == 0)
-			break;
-		/* keep sub-buffers aligned in the file whatever the kernel handed out */
-		if ((size_t)r < b->page_size)
-			memset(page + r, 0, b->page_size - (size_t)r);
-		if (write(c->out_fd, page, b->page_size) != (ssize_t)b->page_size) {
-			ret = errno ? -errno : -EIO;
-			free(page);
-			return ktrace_error_set(err, ret, "CPU %u: writing captured data: %s", c->cpu,
-						strerror(-ret));
-		}
-		atomic_fetch_add(&c->bytes, b->page_size);
 		limit -= b->page_size;
 	}
 	free(page);
+	if (ret < 0)
+		return ktrace_error_set(err, ret, "CPU %u: %s: %s", c->cpu, what, strerror(-ret));
 	return 0;
 }
 
@@ -252,46 +339,43 @@ void tfs_capture_close(struct tfs_buffer *b, bool all)
 			close(c->out_fd);
 			c->out_fd = -1;
 		}
+		if (all && c->old_fd >= 0) {
+			close(c->old_fd);
+			c->old_fd = -1;
+		}
 	}
 }
 
-void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long_size,
-		      bool big_endian)
+/* Lost-events marks of the sub-buffers in fd (size bytes): their sum, or -1 when one
+ * has no count; the events they hold are added to *events (what the file gets, which is
+ * what is reported: the kernel's "read events" counter is cumulative). */
+static int64_t scan_marks(int fd, uint64_t size, unsigned int page_size, unsigned int long_size,
+			  bool big_endian, uint64_t *events)
 {
-	uint64_t size = atomic_load(&c->bytes);
 	unsigned int hdr = 8 + long_size;
 	const uint8_t *map;
 	int64_t marked = 0;
-	uint64_t events = 0;
 	struct kbuffer *kb;
 
-	c->stats.bytes = size;
-	c->stats.events = 0;
-	c->stats.pages = size / b->page_size;
-	c->stats.lost_marked = 0;
-	if (!size || c->out_fd < 0)
-		return;
-	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, c->out_fd, 0);
-	if (map == MAP_FAILED) {
-		c->stats.lost_marked = -1;
-		return;
-	}
+	if (!size || fd < 0)
+		return 0;
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
 	kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 			   big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-	for (uint64_t off = 0; off + b->page_size <= size; off += b->page_size) {
+	for (uint64_t off = 0; off + page_size <= size; off += page_size) {
 		const uint8_t *p = map + off;
 		uint64_t commit = long_size == 8 ? kt_load_u64(p + 8, big_endian)
 						 : kt_load_u32(p + 8, big_endian);
 		uint64_t used = commit & ((1u << 27) - 1);
 
-		/* the events in the file, which is what is reported (the kernel's "read
-		 * events" counter is cumulative) */
-		if (kb && kbuffer_load_subbuffer_len(kb, (void *)p, b->page_size) == 0)
+		if (kb && kbuffer_load_subbuffer_len(kb, (void *)p, page_size) == 0)
 			for (void *ev = kbuffer_read_event(kb, NULL); ev; ev = kbuffer_next_event(kb, NULL))
-				events++;
+				(*events)++;
 		if (!(commit & (1ull << 31)))
 			continue;
-		if ((commit & (1ull << 30)) && hdr + used + long_size <= b->page_size && marked >= 0)
+		if ((commit & (1ull << 30)) && hdr + used + long_size <= page_size && marked >= 0)
 			marked += (int64_t)(long_size == 8 ? kt_load_u64(p + hdr + used, big_endian)
 							   : kt_load_u32(p + hdr + used, big_endian));
 		else
@@ -299,6 +383,22 @@ void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long
 	}
 	kbuffer_free(kb);
 	munmap((void *)map, (size_t)size);
-	c->stats.lost_marked = marked;
-	c->stats.events = events;
+	return marked;
+}
+
+void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long_size,
+		      bool big_endian)
+{
+	uint64_t size = atomic_load(&c->bytes);
+	int64_t a, m;
+
+	c->stats.bytes = size + c->old_bytes;
+	c->stats.pages = c->stats.bytes / b->page_size;
+	c->stats.lost_marked = 0;
+	c->stats.events = 0;
+	if (c->stats.bytes == 0)
+		return;
+	a = scan_marks(c->old_fd, c->old_bytes, b->page_size, long_size, big_endian, &c->stats.events);
+	m = scan_marks(c->out_fd, size, b->page_size, long_size, big_endian, &c->stats.events);
+	c->stats.lost_marked = a < 0 || m < 0 ? -1 : a + m;
 }

@@ -22,8 +22,21 @@ int tfs_read_file(const char *path, size_t max, char **buf, size_t *len);
 int tfs_write_file(const char *path, const char *text, bool append);
 /* path = dir/name (snprintf into a PATH_MAX buffer). */
 int tfs_path(char *out, size_t len, const char *dir, const char *name);
+/* snprintf for paths: 0, or -ENAMETOOLONG when it did not fit. */
+int tfs_pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Reads a small value file, trailing newline removed. */
 int tfs_read_value(const char *dir, const char *name, char **out);
+/* dir/name written or read (tfs_read_value), with a message naming the file. */
+int tfs_dir_write(const char *dir, const char *name, const char *value, bool append,
+		  struct ktrace_error *err);
+int tfs_dir_read(const char *dir, const char *name, char **out, struct ktrace_error *err);
+/* Sorted names of the subdirectories of path (dot entries skipped); directory order
+ * when sorted is false. */
+int tfs_list_dirs(const char *path, bool sorted, char ***out, size_t *n);
+void tfs_free_names(char **names, size_t n);
+/* The top buffer's directory or an instance's (checked to exist). */
+int tfs_buffer_dir(const char *tracefs, const char *instance, char *out, size_t len,
+		   struct ktrace_error *err);
 
 /* ---- instances a recording creates (tracefs_leftovers.c) ---- */
 /* Notes that this process created instance name / removed it. */
@@ -45,9 +58,14 @@ struct tfs_events {
 /* Every event that has a format file under dir/events. */
 int tfs_list_events(const char *dir, struct tfs_events *out, struct ktrace_error *err);
 void tfs_free_events(struct tfs_events *e);
-/* Marks the events a specification selects ("all", "sys", "sys:ev", "ev", globs);
- * returns how many it matched. */
-size_t tfs_select_events(struct tfs_events *e, const char *spec);
+/* Sets the selected flag (to value) of the events a specification matches ("all",
+ * "sys", "sys:ev", "ev", globs; the ftrace system never); returns how many. */
+size_t tfs_select_events(struct tfs_events *e, const char *spec, bool value);
+/* Whether event i matches spec (as tfs_select_events). */
+bool tfs_event_matches(const struct tfs_events *e, size_t i, const char *spec);
+/* " (did you mean sched:sched_switch, sched:sched_wakeup?)" for a specification that
+ * matches nothing: the closest event and system names; "" when none is close. */
+void tfs_suggest_text(const struct tfs_events *e, const char *spec, char *out, size_t len);
 
 /* ---- per-CPU counters ---- */
 struct tfs_counters {
@@ -57,6 +75,39 @@ struct tfs_counters {
 
 int tfs_read_counters(const char *bufdir, unsigned int cpu, struct tfs_counters *c,
 		      char **text);
+
+/* ---- putting a buffer back: writes in order ---- */
+struct tfs_step {
+	char *file;               /* relative to the buffer's directory */
+	char *value;
+	bool append;
+};
+
+struct tfs_plan {
+	struct tfs_step *v;
+	size_t n;
+	bool remove;              /* then remove the instance (it was created) */
+};
+
+int tfs_plan_add(struct tfs_plan *p, const char *file, const char *value, bool append);
+void tfs_plan_free(struct tfs_plan *p);
+/* Does every step (on after a failure; the first error is returned). */
+int tfs_plan_run(const char *dir, const struct tfs_plan *p, struct ktrace_error *err);
+/* The state file of a buffer ("" / NULL: the top one) in state_dir (NULL:
+ * $KTRACE_STATE_DIR, else /run/ktrace). */
+int tfs_state_path(const char *state_dir, const char *instance, char *out, size_t len,
+		   struct ktrace_error *err);
+/* Writes p as the state file path (merged into an existing one unless p removes the
+ * instance: the values saved first stay). */
+int tfs_state_save(const char *path, const struct tfs_plan *p, struct ktrace_error *err);
+/* -ENOENT (err untouched) when there is no such file. */
+int tfs_state_load(const char *path, struct tfs_plan *p, struct ktrace_error *err);
+
+/* A file and the value it had. */
+struct tfs_kv {
+	char *file;
+	char *value;
+};
 
 /* ---- saved state of a buffer (record) ---- */
 struct tfs_saved {
@@ -73,6 +124,8 @@ struct tfs_saved {
 	char *record_tgid;        /* NULL when not changed */
 	char *buffer_percent;     /* NULL when not changed */
 	bool tracing_changed;
+	struct tfs_kv *extra;     /* filters, options, cpumask: put back last first */
+	size_t nextra;
 };
 
 /* ---- capture ---- */
@@ -88,6 +141,12 @@ struct tfs_cpu {
 	const char *error_what;
 	struct tfs_counters start, end;
 	struct ktrace_cpu_stats stats;
+	/* -m: the data rotates between two files of about max/2 each */
+	int old_fd;               /* the previous half, or -1 */
+	uint64_t old_bytes;
+	uint64_t discarded;       /* bytes dropped by rotating */
+	/* in_memory: what the live reader has consumed (holes punched behind it) */
+	_Atomic uint64_t consumed;
 };
 
 struct tfs_buffer {
@@ -117,7 +176,20 @@ struct ktrace_tracefs_session {
 	int stop_pipe[2];
 	bool started, stopped, restored, flushed;
 	unsigned int ncpus_machine;
+	/* reader behaviour */
+	int idle_wait_ms;         /* longest sleep of a reader thread */
+	uint64_t half_bytes;      /* -m: rotate a CPU's data at this size (0: never) */
+	bool in_memory;           /* memfd storage, live reading */
+	int data_pipe[2];         /* in_memory: a byte each time data was captured */
+	struct tfs_live *live;    /* in_memory: the live reader */
+	bool keep_state;          /* start: nothing is put back at close */
 };
+
+/* The traced kernel's long size, from events/header_page (its commit field). */
+unsigned int tfs_kernel_long(const char *tracefs);
+
+/* tracefs_live.c */
+void tfs_live_free(struct tfs_live *l);
 
 /* Opens the per-CPU readers of b (trace_pipe_raw, temp files, pipes). */
 int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err);

@@ -31,30 +31,15 @@ static int oom(struct ktrace_error *err)
 	return ktrace_error_set(err, -ENOMEM, "out of memory");
 }
 
-/* Writes a tracefs file of buffer b, with a clear message on failure. */
 static int bwrite(struct tfs_buffer *b, const char *name, const char *value, bool append,
 		  struct ktrace_error *err)
 {
-	char path[PATH_MAX];
-	int ret = tfs_path(path, sizeof(path), b->dir, name);
-
-	if (!ret)
-		ret = tfs_write_file(path, value, append);
-	if (ret)
-		return ktrace_error_set(err, ret, "cannot write \"%s\" to %s: %s%s", value, path,
-					strerror(-ret),
-					ret == -EACCES || ret == -EPERM ? " (ktrace needs root)" : "");
-	return 0;
+	return tfs_dir_write(b->dir, name, value, append, err);
 }
 
 static int bread(struct tfs_buffer *b, const char *name, char **out, struct ktrace_error *err)
 {
-	int ret = tfs_read_value(b->dir, name, out);
-
-	if (ret)
-		return ktrace_error_set(err, ret, "cannot read %s/%s: %s", b->dir, name,
-					strerror(-ret));
-	return 0;
+	return tfs_dir_read(b->dir, name, out, err);
 }
 
 /* ------------------------------------------------------------------ sessions */
@@ -70,6 +55,8 @@ static int session_new(const char *tracefs, const char *tmpdir, bool record,
 		return oom(err);
 	s->record = record;
 	s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	s->data_pipe[0] = s->data_pipe[1] = -1;
+	s->idle_wait_ms = 1000;
 	if (pipe2(s->stop_pipe, O_CLOEXEC) < 0) {
 		ret = -errno;
 		free(s);
@@ -186,7 +173,7 @@ static int buffer_info(struct ktrace_tracefs_session *s, struct tfs_buffer *b, s
 	}
 	for (size_t i = 0; i < n; i++) {
 		b->cpus[i].cpu = ids[i];
-		b->cpus[i].trace_fd = b->cpus[i].out_fd = -1;
+		b->cpus[i].trace_fd = b->cpus[i].out_fd = b->cpus[i].old_fd = -1;
 		b->cpus[i].pipefd[0] = b->cpus[i].pipefd[1] = -1;
 		if (ids[i] + 1 > s->ncpus_machine)
 			s->ncpus_machine = ids[i] + 1;
@@ -230,6 +217,39 @@ static int save_set(struct tfs_buffer *b, const char *name, char **slot, const c
 	return bwrite(b, name, value, false, err);
 }
 
+/* Saves file's value in the extra list (what writing it back needs: a filter of
+ * "none" is cleared with "0"), then writes value. */
+static int save_set_extra(struct tfs_buffer *b, const char *file, const char *value,
+			  struct ktrace_error *err)
+{
+	struct tfs_saved *sv = &b->saved;
+	struct tfs_kv *n;
+	char *old = NULL;
+
+	for (size_t i = 0; i < sv->nextra; i++)
+		if (!strcmp(sv->extra[i].file, file))
+			return bwrite(b, file, value, false, err);
+	if (bread(b, file, &old, err))
+		return -EIO;
+	{
+		const char *slash = strrchr(file, '/');
+
+		if (slash && !strcmp(slash, "/filter") && !strcmp(old, "none"))
+			strcpy(old, "0");
+	}
+	n = realloc(sv->extra, (sv->nextra + 1) * sizeof(*n));
+	if (!n || !(n[sv->nextra].file = strdup(file))) {
+		if (n)
+			sv->extra = n;
+		free(old);
+		return oom(err);
+	}
+	sv->extra = n;
+	n[sv->nextra].value = old;
+	sv->nextra++;
+	return bwrite(b, file, value, false, err);
+}
+
 /* Enables the selected events in b: a whole system at once when every one of its
  * events is selected. */
 static int enable_events(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
@@ -263,11 +283,119 @@ static int enable_events(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 	return 0;
 }
 
-/* Every value and file the record session changes, saved then set. */
+/* The kernel's complaint about a filter, from the filter file it left it in. */
+static void filter_complaint(struct tfs_buffer *b, const char *file, char *out, size_t len)
+{
+	char *text = NULL, *p;
+
+	out[0] = 0;
+	if (tfs_read_value(b->dir, file, &text))
+		return;
+	p = strstr(text, "parse_error: ");
+	if (p) {
+		p += 13;
+		snprintf(out, len, ": %.*s", (int)strcspn(p, "\n"), p);
+	}
+	free(text);
+}
+
+/* -f: each filter goes to the (selected) events its specification matches; the kernel
+ * refuses it for events that lack a field, which is fine as long as one takes it. */
+static int set_filters(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
+		       const struct ktrace_tracefs_record_opts *o, struct ktrace_error *err)
+{
+	struct tfs_events *e = &s->events;
+
+	for (size_t k = 0; o->filters && k < o->nevents; k++) {
+		const char *filter = o->filters[k];
+		char file[PATH_MAX], why[256] = "", first[PATH_MAX] = "";
+		size_t taken = 0;
+		int last = 0;
+
+		if (!filter || (o->disable && o->disable[k]))
+			continue;
+		for (size_t i = 0; i < e->n; i++) {
+			struct ktrace_error e2 = { 0 };
+			int ret;
+
+			if (!e->ev[i].selected || !tfs_event_matches(e, i, o->events[k]))
+				continue;
+			snprintf(file, sizeof(file), "events/%s/%s/filter", e->ev[i].system, e->ev[i].name);
+			ret = save_set_extra(b, file, filter, &e2);
+			if (!ret) {
+				taken++;
+				continue;
+			}
+			if (ret != -EINVAL) {
+				*err = e2;
+				return ret;
+			}
+			if (!first[0]) {
+				snprintf(first, sizeof(first), "%s:%s", e->ev[i].system, e->ev[i].name);
+				filter_complaint(b, file, why, sizeof(why));
+			}
+			last = ret;
+		}
+		if (!taken && last)
+			return ktrace_error_set(err, -EINVAL, "the kernel refuses the filter \"%s\" for %s%s",
+						filter, first, why);
+	}
+	return 0;
+}
+
+/* The tracer, with the kernel's reason when it refuses it. */
+static int set_tracer(struct tfs_buffer *b, const char *tracer, struct ktrace_error *err)
+{
+	struct ktrace_error e2 = { 0 };
+	char *avail = NULL;
+	int ret = bwrite(b, "current_tracer", tracer, false, &e2);
+
+	if (!ret)
+		return 0;
+	tfs_read_value(b->dir, "available_tracers", &avail);
+	if (ret == -EINVAL)
+		ret = ktrace_error_set(err, ret, "no tracer \"%s\" in %s (available: %s)", tracer, b->dir,
+				       avail ? avail : "?");
+	else
+		ret = ktrace_error_set(err, ret, "the kernel refuses the \"%s\" tracer: writing it to "
+				       "%s/current_tracer gives \"%s\" (tracers here: %s)", tracer, b->dir,
+				       strerror(-ret), avail ? avail : "?");
+	free(avail);
+	return ret;
+}
+
+/* -O NAME / noNAME */
+static int set_option(struct tfs_buffer *b, const char *opt, struct ktrace_error *err)
+{
+	bool on = strncmp(opt, "no", 2) != 0;
+	const char *name = on ? opt : opt + 2;
+	char file[PATH_MAX];
+	struct stat st;
+
+	if (!*name || strchr(name, '/') ||
+	    snprintf(file, sizeof(file), "%s/options/%s", b->dir, name) >= (int)sizeof(file) ||
+	    stat(file, &st) < 0) {
+		/* an option whose own name starts with "no" */
+		if (!on && snprintf(file, sizeof(file), "%s/options/%s", b->dir, opt) < (int)sizeof(file) &&
+		    stat(file, &st) == 0) {
+			name = opt;
+			on = true;
+		} else {
+			return ktrace_error_set(err, -ENOENT, "no trace option \"%s\" in %s/options "
+						"('ktrace list -o' lists them)", on ? opt : opt + 2, b->dir);
+		}
+	}
+	snprintf(file, sizeof(file), "options/%s", name);
+	return save_set_extra(b, file, on ? "1" : "0", err);
+}
+
+/* Every value and file a session changes, saved then set. capture: for a recorder
+ * (buffer_percent, record-tgid). */
 static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
-		     const struct ktrace_tracefs_record_opts *o, struct ktrace_error *err)
+		     const struct ktrace_tracefs_record_opts *o, bool capture, struct ktrace_error *err)
 {
 	struct tfs_saved *sv = &b->saved;
+	const char *tracer = o->tracer ? o->tracer : "nop";
 	char *v = NULL;
 	int ret;
 
@@ -280,7 +408,7 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 
 	if (bread(b, "current_tracer", &v, err))
 		return -EIO;
-	if (strcmp(v, "nop")) {
+	if (strcmp(v, tracer)) {
 		sv->tracer = v;
 		v = NULL;
 		if ((ret = bwrite(b, "current_tracer", "nop", false, err)))
@@ -294,6 +422,8 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 		return -EIO;
 	sv->events_changed = true;
 	if ((ret = bwrite(b, "set_event", "", false, err)) || (ret = enable_events(s, b, err)))
+		return ret;
+	if ((ret = set_filters(s, b, o, err)))
 		return ret;
 
 	if (o->buffer_kb) {
@@ -369,12 +499,23 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 	}
 	if (o->follow_forks && (ret = save_set(b, "options/event-fork", &sv->event_fork, "1", err)))
 		return ret;
-	if (!o->no_tgids &&
+	if (capture && !o->no_tgids &&
 	    (ret = save_set(b, "options/record-tgid", &sv->record_tgid, "1", err)))
 		return ret;
+	if (o->stacktrace && (ret = save_set_extra(b, "options/stacktrace", "1", err)))
+		return ret;
+	for (size_t i = 0; i < o->noptions; i++)
+		if ((ret = set_option(b, o->options[i], err)))
+			return ret;
+	if (o->cpumask && (ret = save_set_extra(b, "tracing_cpumask", o->cpumask, err))) {
+		if (ret == -EINVAL)
+			ktrace_error_set(err, ret, "the kernel refuses the CPU mask \"%s\" (hexadecimal, "
+					 "e.g. 3 for CPUs 0 and 1)", o->cpumask);
+		return ret;
+	}
 	/* wake the readers as soon as about 1% of the buffer holds data (the default, 50%,
 	 * leaves too little room to absorb a reader scheduled late under load) */
-	if (tfs_read_value(b->dir, "buffer_percent", &v) == 0) {
+	if (capture && tfs_read_value(b->dir, "buffer_percent", &v) == 0) {
 		if (strcmp(v, RECORD_BUFFER_PERCENT)) {
 			sv->buffer_percent = v;
 			v = NULL;
@@ -384,75 +525,102 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 		free(v);
 		v = NULL;
 	}
+	/* the tracer last: it starts writing into the buffer at once */
+	if (strcmp(tracer, "nop") && sv->tracer && (ret = set_tracer(b, tracer, err)))
+		return ret;
 	/* an empty buffer, counters included */
 	return bwrite(b, "trace", "", false, err);
 }
 
-/* Puts back what configure changed; carries on after errors (the first is kept). */
-static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
+/* The writes that put back what configure changed, in order. */
+static int restore_plan(struct tfs_buffer *b, struct tfs_plan *p)
 {
 	struct tfs_saved *sv = &b->saved;
-	struct ktrace_error e2 = { 0 };
-	int first = 0, ret;
+	int ret = 0;
 
-#define KEEP(expr)                                                      \
-	do {                                                            \
-		ret = (expr);                                           \
-		if (ret && !first) {                                    \
-			first = ret;                                    \
-			if (err)                                        \
-				*err = e2;                              \
-		}                                                       \
+#define ADD(file, value, append)                                                  \
+	do {                                                                      \
+		if (!ret)                                                         \
+			ret = tfs_plan_add(p, file, value, append);                \
 	} while (0)
 
+	p->remove = b->created;
 	if (!b->saved_valid)
 		return 0;
 	if (sv->tracing_changed)
-		KEEP(bwrite(b, "tracing_on", "0", false, &e2));
+		ADD("tracing_on", "0", false);
 	if (sv->events_changed) {
-		KEEP(bwrite(b, "set_event", "", false, &e2));
+		ADD("set_event", "", false);
 		if (sv->set_event && !b->created) {
-			char *save = NULL, *line;
+			const char *line = sv->set_event;
 
-			for (line = strtok_r(sv->set_event, "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				KEEP(bwrite(b, "set_event", line, true, &e2));
-		}
-	}
-	if (!b->created) {
-		if (sv->tracer)
-			KEEP(bwrite(b, "current_tracer", sv->tracer, false, &e2));
-		if (sv->clock)
-			KEEP(bwrite(b, "trace_clock", sv->clock, false, &e2));
-		if (sv->cpu_kb) {
-			for (size_t i = 0; i < sv->ncpu_kb; i++) {
-				char name[64];
+			while (*line && !ret) {
+				size_t n = strcspn(line, "\n");
+				char *one = strndup(line, n);
 
-				snprintf(name, sizeof(name), "per_cpu/cpu%u/buffer_size_kb",
-					 b->cpus[i].cpu);
-				KEEP(bwrite(b, name, sv->cpu_kb[i], false, &e2));
+				if (!one)
+					return -ENOMEM;
+				if (*one)
+					ADD("set_event", one, true);
+				free(one);
+				line += n + (line[n] == '\n');
 			}
-		} else if (sv->buffer_kb) {
-			KEEP(bwrite(b, "buffer_size_kb", sv->buffer_kb, false, &e2));
 		}
-		if (sv->event_pid) {
-			for (char *p = sv->event_pid; *p; p++)
-				if (*p == '\n')
-					*p = ' ';
-			KEEP(bwrite(b, "set_event_pid", sv->event_pid, false, &e2));
-		}
-		if (sv->event_fork)
-			KEEP(bwrite(b, "options/event-fork", sv->event_fork, false, &e2));
-		if (sv->record_tgid)
-			KEEP(bwrite(b, "options/record-tgid", sv->record_tgid, false, &e2));
-		if (sv->buffer_percent)
-			KEEP(bwrite(b, "buffer_percent", sv->buffer_percent, false, &e2));
-		if (sv->tracing_changed)
-			KEEP(bwrite(b, "tracing_on", sv->tracing_on, false, &e2));
 	}
-#undef KEEP
+	if (b->created)
+		return ret;
+	if (sv->tracer)
+		ADD("current_tracer", sv->tracer, false);
+	if (sv->clock)
+		ADD("trace_clock", sv->clock, false);
+	if (sv->cpu_kb) {
+		for (size_t i = 0; i < sv->ncpu_kb; i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "per_cpu/cpu%u/buffer_size_kb", b->cpus[i].cpu);
+			ADD(name, sv->cpu_kb[i], false);
+		}
+	} else if (sv->buffer_kb) {
+		ADD("buffer_size_kb", sv->buffer_kb, false);
+	}
+	if (sv->event_pid) {
+		for (char *q = sv->event_pid; *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		ADD("set_event_pid", sv->event_pid, false);
+	}
+	if (sv->event_fork)
+		ADD("options/event-fork", sv->event_fork, false);
+	if (sv->record_tgid)
+		ADD("options/record-tgid", sv->record_tgid, false);
+	if (sv->buffer_percent)
+		ADD("buffer_percent", sv->buffer_percent, false);
+	for (size_t i = sv->nextra; i-- > 0;)
+		ADD(sv->extra[i].file, sv->extra[i].value, false);
+	if (sv->tracing_changed)
+		ADD("tracing_on", sv->tracing_on, false);
+#undef ADD
+	return ret;
+}
+
+/* Puts back what configure changed; carries on after errors (the first is kept). The
+ * instance, if created, is removed by the caller. */
+static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
+{
+	struct tfs_plan p = { 0 };
+	int ret;
+
+	if (!b->saved_valid)
+		return 0;
+	ret = restore_plan(b, &p);
+	p.remove = false;
+	if (ret)
+		ret = ktrace_error_set(err, ret, "out of memory");
+	else
+		ret = tfs_plan_run(b->dir, &p, err);
+	tfs_plan_free(&p);
 	b->saved_valid = false;
-	return first;
+	return ret;
 }
 
 static void free_saved(struct tfs_saved *sv)
@@ -469,6 +637,11 @@ static void free_saved(struct tfs_saved *sv)
 	free(sv->event_fork);
 	free(sv->record_tgid);
 	free(sv->buffer_percent);
+	for (size_t i = 0; i < sv->nextra; i++) {
+		free(sv->extra[i].file);
+		free(sv->extra[i].value);
+	}
+	free(sv->extra);
 	memset(sv, 0, sizeof(*sv));
 }
 
@@ -481,8 +654,27 @@ static int read_start_counters(struct tfs_buffer *b)
 	return 0;
 }
 
-int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struct ktrace_tracefs_session **out,
-		       struct ktrace_error *err)
+/* Selects the events of o (in order: -v specifications deselect), with the closest
+ * names in the message for a specification that matches nothing. */
+static int select_events(struct ktrace_tracefs_session *s, const struct ktrace_tracefs_record_opts *o,
+			 struct ktrace_error *err)
+{
+	for (size_t i = 0; i < o->nevents; i++) {
+		bool off = o->disable && o->disable[i];
+		char hint[512];
+
+		if (tfs_select_events(&s->events, o->events[i], !off))
+			continue;
+		tfs_suggest_text(&s->events, o->events[i], hint, sizeof(hint));
+		return ktrace_error_set(err, -ENOENT, "no event matches \"%s\"%s", o->events[i], hint);
+	}
+	return 0;
+}
+
+/* A session on one buffer, configured by o (record, stream, start). capture: readers
+ * will be opened; existing: an existing instance is used (start) instead of refused. */
+static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool existing,
+		 struct ktrace_tracefs_session **out, struct ktrace_error *err)
 {
 	struct ktrace_tracefs_session *s;
 	struct tfs_buffer *b;
@@ -490,32 +682,46 @@ int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struc
 	int ret;
 
 	*out = NULL;
-	if (!o->nevents)
+	if (!o->nevents && !o->tracer)
 		return ktrace_error_set(err, -EINVAL, "no events to record");
 	ret = session_new(o->tracefs, o->tmpdir, true, &s, err);
 	if (ret)
 		return ret;
 	if (tfs_path(path, sizeof(path), s->tracefs, "tracing_on") == 0 && access(path, W_OK)) {
 		ret = -errno;
-		ktrace_error_set(err, ret, "cannot write %s: %s (ktrace record needs root)", path,
-				 strerror(-ret));
+		ktrace_error_set(err, ret, "cannot write %s: %s (ktrace needs root to change tracing)",
+				 path, strerror(-ret));
 		ktrace_tracefs_close(s);
 		return ret;
 	}
-	s->save_tgids = !o->no_tgids;
+	s->save_tgids = capture && !o->no_tgids;
+	s->in_memory = o->in_memory;
+	if (s->in_memory && pipe2(s->data_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		ret = -errno;
+		ktrace_tracefs_close(s);
+		return ktrace_error_set(err, ret, "pipe: %s", strerror(-ret));
+	}
+	s->half_bytes = o->max_kb ? (uint64_t)o->max_kb * 512 : 0;
+	if (o->sleep_us)
+		s->idle_wait_ms = o->sleep_us < 1000 ? 1 : (int)(o->sleep_us / 1000 > 60000 ? 60000
+								     : o->sleep_us / 1000);
 	b = add_buffer(s, o->instance ? o->instance : "", err);
 	if (!b) {
 		ktrace_tracefs_close(s);
 		return -ENOMEM;
 	}
 	if (o->instance) {
+		struct stat st;
+
 		if (!*o->instance || strchr(o->instance, '/') || !strcmp(o->instance, ".") ||
 		    !strcmp(o->instance, "..")) {
 			ktrace_tracefs_close(s);
 			return ktrace_error_set(err, -EINVAL, "invalid instance name \"%s\"",
 						o->instance);
 		}
-		if (mkdir(b->dir, 0755) < 0) {
+		if (existing && stat(b->dir, &st) == 0) {
+			/* ktrace start on an instance that is there: used as it is */
+		} else if (mkdir(b->dir, 0755) < 0) {
 			ret = -errno;
 			ktrace_error_set(err, ret, "cannot create instance %s: %s%s", b->dir,
 					 strerror(-ret),
@@ -523,19 +729,22 @@ int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struc
 							  "another one)" : "");
 			ktrace_tracefs_close(s);
 			return ret;
+		} else {
+			b->created = true;
+			/* a recorder's instance (not ktrace start's, which stays on purpose) is
+			 * noted so that a killed recording's is found */
+			if (capture)
+				tfs_instance_note(o->instance);
 		}
-		b->created = true;
-		tfs_instance_note(o->instance);
 	}
 	ret = tfs_list_events(b->dir, &s->events, err);
-	for (size_t i = 0; !ret && i < o->nevents; i++)
-		if (!tfs_select_events(&s->events, o->events[i]))
-			ret = ktrace_error_set(err, -ENOENT, "no event matches \"%s\"", o->events[i]);
+	if (!ret)
+		ret = select_events(s, o, err);
 	if (!ret)
 		ret = buffer_info(s, b, err);
 	if (!ret)
-		ret = configure(s, b, o, err);
-	if (!ret)
+		ret = configure(s, b, o, capture, err);
+	if (!ret && capture)
 		ret = tfs_capture_open(s, b, err);
 	if (ret) {
 		ktrace_tracefs_close(s);
@@ -544,6 +753,45 @@ int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struc
 	read_start_counters(b);
 	*out = s;
 	return 0;
+}
+
+int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struct ktrace_tracefs_session **out,
+		       struct ktrace_error *err)
+{
+	return setup(o, true, false, out, err);
+}
+
+int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *o, const char *state_dir,
+				 struct ktrace_error *err)
+{
+	struct ktrace_tracefs_session *s;
+	struct tfs_plan plan = { 0 };
+	char path[PATH_MAX];
+	int ret;
+
+	ret = tfs_state_path(state_dir, o->instance, path, sizeof(path), err);
+	if (ret)
+		return ret;
+	ret = setup(o, false, true, &s, err);
+	if (ret)
+		return ret;
+	ret = restore_plan(&s->bufs[0], &plan);
+	if (ret)
+		ret = ktrace_error_set(err, ret, "out of memory");
+	if (!ret)
+		ret = tfs_state_save(path, &plan, err);
+	tfs_plan_free(&plan);
+	if (!ret)
+		ret = bwrite(&s->bufs[0], "tracing_on", "1", false, err);
+	if (!ret) {
+		/* from now on the buffer stays as configured (and tracefs mounted) */
+		s->keep_state = true;
+		s->bufs[0].saved_valid = false;
+		s->bufs[0].created = false;
+		s->mounted = false;
+	}
+	ktrace_tracefs_close(s);
+	return ret;
 }
 
 int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *o, struct ktrace_tracefs_session **out,
@@ -672,7 +920,7 @@ static uint64_t delta(uint64_t end, uint64_t start)
 }
 
 /* Kernel long size from events/header_page (size of the commit field). */
-static unsigned int kernel_long(const char *tracefs)
+unsigned int tfs_kernel_long(const char *tracefs)
 {
 	char path[PATH_MAX], *t;
 	unsigned int size = sizeof(long);
@@ -711,7 +959,7 @@ int ktrace_tracefs_stop(struct ktrace_tracefs_session *s, struct ktrace_error *e
 		for (size_t i = 0; i < s->nbufs; i++)
 			tfs_capture_join(&s->bufs[i]);
 	}
-	lsize = kernel_long(s->tracefs);
+	lsize = tfs_kernel_long(s->tracefs);
 	for (size_t i = 0; i < s->nbufs; i++) {
 		struct tfs_buffer *b = &s->bufs[i];
 
@@ -747,11 +995,16 @@ int ktrace_tracefs_stop(struct ktrace_tracefs_session *s, struct ktrace_error *e
 			c->stats.commit_overrun = delta(c->end.commit_overrun, c->start.commit_overrun);
 			c->stats.dropped = delta(c->end.dropped, c->start.dropped);
 			c->stats.unread = c->end.entries;
+			c->stats.discarded = c->discarded;
 			c->stats.lost = c->stats.overrun + c->stats.commit_overrun + c->stats.dropped +
 					c->stats.unread;
 			free(c->stats.stats_text);
 			c->stats.stats_text = text;
 			tfs_capture_scan(b, c, lsize, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+			/* a live session's data is given up as it is printed: what it read is
+			 * the kernel's count since the start */
+			if (s->in_memory)
+				c->stats.events = delta(c->end.read, c->start.read);
 		}
 		/* the temporary files stay open until written */
 		tfs_capture_close(b, false);
@@ -961,9 +1214,11 @@ int ktrace_tracefs_write(struct ktrace_tracefs_session *s, const char *path,
 			struct tfs_cpu *c = &b->cpus[k];
 			uint64_t bytes = atomic_load(&c->bytes);
 
-			if (!bytes)
+			if (!bytes && !c->old_bytes)
 				continue;
 			ret = tracedat_writer_cpu_begin(w, (unsigned int)index[i], c->cpu, err);
+			if (!ret && c->old_fd >= 0 && c->old_bytes)
+				ret = tracedat_writer_cpu_copy_fd(w, c->old_fd, 0, c->old_bytes, err);
 			if (!ret)
 				ret = tracedat_writer_cpu_copy_fd(w, c->out_fd, 0, bytes, err);
 			if (!ret)
@@ -1051,6 +1306,11 @@ void ktrace_tracefs_close(struct ktrace_tracefs_session *s)
 		close(s->stop_pipe[0]);
 	if (s->stop_pipe[1] >= 0)
 		close(s->stop_pipe[1]);
+	if (s->data_pipe[0] >= 0)
+		close(s->data_pipe[0]);
+	if (s->data_pipe[1] >= 0)
+		close(s->data_pipe[1]);
+	tfs_live_free(s->live);
 	free(s->tracefs);
 	free(s->tmpdir);
 	free(s);

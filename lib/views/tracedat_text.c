@@ -524,7 +524,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		j->comm = ktrace_event_comm(evs, j->pid);
 	}
 	if (r->prefix || rec->missed_events || o->latency || o->debug || o->boundary ||
-	    o->ts_diff || rec->compressed) {
+	    o->ts_diff || rec->compressed || o->line_suffix) {
 		x = add_extra(r, c, j);
 		if (!x)
 			return -ENOMEM;
@@ -554,6 +554,22 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		ret = debug_info(r, c, x, s, rec);
 		if (ret)
 			return ret;
+	}
+	if (o->line_suffix) {
+		char sfx[256];
+		size_t n = o->line_suffix(o->line_suffix_arg, evs, kr, sfx, sizeof(sfx));
+
+		if (n >= sizeof(sfx))
+			n = sizeof(sfx) - 1;
+		if (n && kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		if (n) {
+			if (!x->dsuf_len)
+				x->dsuf_off = (uint32_t)c->text_len;
+			memcpy(c->text + c->text_len, sfx, n);
+			x->dsuf_len += (uint32_t)n;
+			c->text_len += n;
+		}
 	}
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;

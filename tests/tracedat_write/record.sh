@@ -368,18 +368,36 @@ ls "$TMP" | grep -q '\.tmp' && { st=1; echo "#   temporary files left"; }
 grep -q "instance '$ID-k' was left behind by a recording that was killed (pid $kp)" "$TMP/log" ||
 	{ st=1; echo "#   reset did not list the leftover:"; sed 's/^/#   /' "$TMP/log" | head -3; }
 [ -d $T/instances/$ID-k ] || { st=1; echo "#   reset without -a removed the instance"; }
+# reset -B NAME resets an instance (as trace-cmd reset -B) and keeps it: only -d or -a
+# remove instances, a leftover or not
 mkdir $T/instances/$ID-other
-"$KTRACE" reset -B "$ID-other" >"$TMP/log" 2>&1 && { st=1; echo "#   reset -B of an instance no recording left: exit 0"; }
-[ -d $T/instances/$ID-other ] || { st=1; echo "#   reset -B removed an instance no recording left"; }
+"$KTRACE" reset -B "$ID-other" >"$TMP/log" 2>&1 || { st=1; echo "#   reset -B of an instance: exit $?"; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ -d $T/instances/$ID-other ] || { st=1; echo "#   reset -B without -d removed the instance"; }
+[ -d $T/instances/$ID-k ] || { st=1; echo "#   reset -B $ID-other removed the leftover"; }
 rmdir $T/instances/$ID-other
+# reset -B LEFTOVER -d removes that leftover (and its registry entry)
+"$KTRACE" record -B "$ID-k3" -e sched -o "$TMP/k3.dat" -- \
+	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/k3pid" >"$TMP/k3log" 2>&1 &
+kp3=$!
+i=0
+while [ $i -lt 100 ] && [ ! -d $T/instances/$ID-k3 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -KILL $kp3
+wait $kp3 2>/dev/null
+[ -s "$TMP/k3pid" ] && kill "$(cat "$TMP/k3pid")" 2>/dev/null
+"$KTRACE" reset -B "$ID-k3" -d >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
+[ ! -d $T/instances/$ID-k3 ] || { st=1; echo "#   reset -B LEFTOVER -d left the instance"; }
+grep -q "removed instance '$ID-k3' (left by recorder pid $kp3)" "$TMP/log" || { st=1; echo "#   reset -B LEFTOVER -d did not say what it removed"; }
+grep -q "instance '$ID-k' was left behind" "$TMP/log" || { st=1; echo "#   reset -B ... -d did not name the other leftover"; }
 "$KTRACE" reset -a >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -3; }
 [ ! -d $T/instances/$ID-k ] || { st=1; echo "#   reset -a left the instance"; }
 grep -q "removed instance '$ID-k'" "$TMP/log" || { st=1; echo "#   reset -a did not say what it removed"; }
 "$KTRACE" reset >"$TMP/log" 2>&1
 grep -q "no instance left behind" "$TMP/log" || { st=1; echo "#   a leftover is still listed after reset -a"; }
 unset KTRACE_INSTANCE_REGISTRY
-cleanup_k() { echo 0 >$T/instances/$ID-k/tracing_on; echo >$T/instances/$ID-k/set_event; rmdir $T/instances/$ID-k; }
-cleanup_k 2>/dev/null
+cleanup_k() { echo 0 >$T/instances/$1/tracing_on; echo >$T/instances/$1/set_event; rmdir $T/instances/$1; }
+cleanup_k $ID-k 2>/dev/null
+cleanup_k $ID-k3 2>/dev/null
 result record-killed $st
 
 # 15. extract of empty buffers: says so, saves nothing, exit 1; the count printed is

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `ktrace stream`: the records of a live session printed as `ktrace report` (trace-cmd
+ * report) prints a trace.dat file's: "comm-pid [cpu] secs.usecs: name: text", with the
+ * dropped-events line where the kernel marked lost events.
+ *
+ * The event registry is loaded from tracefs when the view is made (formats, kallsyms,
+ * printk formats); the saved command lines are read when a record's task is not known
+ * yet (at most ten times a second), so that a task gets the name the kernel has for it
+ * when it is first met (processes start and exec while streaming). Records come in time order over what has been captured at each call
+ * (tracefs_live.c). A function-graph entry is printed on its own line: the look-ahead
+ * that joins it with its exit in a report needs the next record, which may not be
+ * captured yet.
+ */
+#include <ktrace/event.h>
+#include <ktrace/tracefs.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ktrace/view.h>
+
+#include "common/outbuf.h"
+
+struct ktrace_view_live {
+	struct ktrace_tracefs_session *s;
+	struct ktrace_events *evs;
+	struct ktrace_view_live_opts o;
+	bool usecs;                   /* times in seconds (not a raw counter) */
+	struct timespec last_reload;
+	char *text;
+	size_t cap;
+};
+
+int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_view_live_opts *o,
+			 struct ktrace_view_live **out, struct ktrace_error *err)
+{
+	static const char *const secs[] = { "local", "global", "uptime", "perf", "tai", "boot" };
+	struct ktrace_view_live *v = calloc(1, sizeof(*v));
+	const char *clock = ktrace_tracefs_clock(s);
+	int ret;
+
+	*out = NULL;
+	if (!v)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (o)
+		v->o = *o;
+	v->s = s;
+	v->evs = ktrace_event_new((int)sizeof(long), __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	v->cap = 65536;
+	v->text = malloc(v->cap);
+	if (!v->evs || !v->text) {
+		ktrace_view_live_free(v);
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	ret = ktrace_tracefs_load_events(s, v->evs, err);
+	if (ret) {
+		ktrace_view_live_free(v);
+		return ret;
+	}
+	ktrace_event_set_ts_format(v->evs, v->o.nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
+	v->usecs = !strncmp(clock, "mono", 4);
+	for (size_t i = 0; i < sizeof(secs) / sizeof(secs[0]); i++)
+		v->usecs |= !strcmp(clock, secs[i]);
+	*out = v;
+	return 0;
+}
+
+void ktrace_view_live_free(struct ktrace_view_live *v)
+{
+	if (!v)
+		return;
+	ktrace_event_free(v->evs);
+	free(v->text);
+	free(v);
+}
+
+/* The comm of pid, reading the saved command lines again (ten times a second at most)
+ * for a task not known yet. */
+static const char *comm_of(struct ktrace_view_live *v, int pid)
+{
+	const char *comm = ktrace_event_comm(v->evs, pid);
+	struct timespec now;
+	struct ktrace_error ignore = { 0 };
+
+	if (strcmp(comm, "<...>"))
+		return comm;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - v->last_reload.tv_sec) * 1000000000ll + (now.tv_nsec - v->last_reload.tv_nsec) <
+	    100000000ll)
+		return comm;
+	v->last_reload = now;
+	ktrace_tracefs_load_cmdlines(v->s, v->evs, &ignore);
+	return ktrace_event_comm(v->evs, pid);
+}
+
+static void put_time(struct ktrace_view_live *v, struct ktrace_out *out, uint64_t ts)
+{
+	if (!v->usecs) {
+		kt_out_printf(out, "%12llu", (unsigned long long)ts);
+	} else if (v->o.nsec) {
+		kt_out_printf(out, " %5llu.%09llu", (unsigned long long)(ts / 1000000000u),
+			      (unsigned long long)(ts % 1000000000u));
+	} else {
+		ts = ts / 1000 + (ts % 1000 >= 500);
+		kt_out_printf(out, " %5llu.%06llu", (unsigned long long)(ts / 1000000u),
+			      (unsigned long long)(ts % 1000000u));
+	}
+}
+
+static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_record *r,
+			struct ktrace_out *out, struct ktrace_error *err)
+{
+	struct ktrace_record kr = {
+		.data = r->data, .size = r->size, .cpu = (int)r->cpu, .ts = r->ts, .avail = r->avail,
+	};
+	const struct ktrace_event *ev = ktrace_event_record_event(v->evs, &kr);
+	size_t n;
+
+	if (r->missed_events > 0)
+		kt_out_printf(out, "CPU:%u [%lld EVENTS DROPPED]\n", r->cpu, r->missed_events);
+	else if (r->missed_events < 0)
+		kt_out_printf(out, "CPU:%u [EVENTS DROPPED]\n", r->cpu);
+	if (!ev) {
+		kt_out_puts(out, "[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):                [UNKNOWN EVENT]\n");
+		return 0;
+	}
+	{
+		int pid = ktrace_event_record_pid(v->evs, &kr);
+		const char *name = ktrace_event_name(ev);
+		size_t len = strlen(name);
+
+		kt_out_printf(out, "%16s-%-5d [%03u]", comm_of(v, pid), pid, r->cpu);
+		put_time(v, out, r->ts);
+		kt_out_printf(out, ": %s: %.*s", name, len < 20 ? (int)(20 - len) : 0,
+			      "                    ");
+	}
+	for (;;) {
+		n = ktrace_event_format(v->evs, &kr, v->o.raw ? KTRACE_EVFMT_RAW : 0, v->text, v->cap, NULL);
+		if (n < v->cap)
+			break;
+		{
+			char *t = realloc(v->text, n + 1);
+
+			if (!t)
+				return ktrace_error_set(err, -ENOMEM, "out of memory");
+			v->text = t;
+			v->cap = n + 1;
+		}
+	}
+	/* as trace-cmd: the line ends at a NUL, and one final newline goes */
+	n = strnlen(v->text, n);
+	if (n && v->text[n - 1] == '\n')
+		n--;
+	kt_out_write(out, v->text, n);
+	kt_out_putc(out, '\n');
+	return 0;
+}
+
+int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktrace_out *out, struct ktrace_error *err)
+{
+	const struct ktrace_tracefs_record *r;
+	int64_t n = 0;
+	int ret;
+
+	while ((ret = ktrace_tracefs_next_record(v->s, &r, err)) == 1) {
+		if ((ret = print_record(v, r, out, err)))
+			return ret;
+		n++;
+	}
+	return ret < 0 ? ret : n;
+}
