@@ -1085,10 +1085,11 @@ static size_t pick_workers(const struct report *r)
 	/* a small trace is done before more registries would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 0;
-	/* one worker per CPU, and the reading thread, which often waits, on top; as many
+	/* one thread per CPU: the reading thread and a worker for each other CPU (with a
+	 * worker per CPU on top of the reader, 2 CPUs ran slower: bench/report); as many
 	 * as the memory budget has room for registries of their own (a trace with every
 	 * event's format and a big kallsyms makes them several MiB) */
-	n = cpus > 8 ? 8 : (size_t)cpus;
+	n = cpus > 9 ? 8 : (size_t)cpus - 1;
 	while (n > 1 && n * (registry + WORKER_BYTES) > WORKERS_BUDGET)
 		n--;
 	return n;
