@@ -49,7 +49,7 @@ int sql_insert(struct ktrace_sql *q, enum sql_ins which, struct ktrace_error *er
 	return 0;
 }
 
-static int exec(sqlite3 *db, const char *sql, struct ktrace_error *err)
+int sql_exec(sqlite3 *db, const char *sql, struct ktrace_error *err)
 {
 	char *msg = NULL;
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
@@ -75,7 +75,7 @@ int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct
 		if (!t->streamed || streamed_too)
 			sql_table_create(&b, t, schema);
 	}
-	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : exec(db, sql_buf_str(&b), err);
+	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, sql_buf_str(&b), err);
 	sql_buf_free(&b);
 	return ret;
 }
@@ -91,7 +91,7 @@ int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struc
 		if (!t->streamed || streamed_too)
 			sql_table_indexes(&b, t, schema);
 	}
-	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : exec(db, sql_buf_str(&b), err);
+	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, sql_buf_str(&b), err);
 	sql_buf_free(&b);
 	return ret;
 }
@@ -474,10 +474,10 @@ static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const ch
 
 	if (rc != SQLITE_OK)
 		return sql_db_error(q->db, rc, err, "opening the database");
-	if ((ret = exec(q->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", err)) ||
+	if ((ret = sql_exec(q->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", err)) ||
 	    (ret = sql_create_tables(q->db, "main", false, err)) ||
 	    (ret = prepare_inserts(q, err)) ||
-	    (ret = exec(q->db, "BEGIN", err)))
+	    (ret = sql_exec(q->db, "BEGIN", err)))
 		return ret;
 	ret = walk(q, err, err_path);
 	if (!ret)
@@ -485,12 +485,12 @@ static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const ch
 	finalize_inserts(q);
 	if (ret)
 		return ret;
-	if ((ret = exec(q->db, "COMMIT", err)) ||
+	if ((ret = sql_exec(q->db, "COMMIT", err)) ||
 	    (ret = sql_create_indexes(q->db, "main", false, err)) ||
 	    (ret = sql_vtab_register(q, err)))
 		return ret;
 	q->build_ns = now_ns() - t0;
-	return exec(q->db, "CREATE VIRTUAL TABLE main.event USING ktrace_event;"
+	return sql_exec(q->db, "CREATE VIRTUAL TABLE main.event USING ktrace_event;"
 		    "CREATE VIRTUAL TABLE main.args USING ktrace_args;"
 		    "CREATE VIEW main.raw AS SELECT * FROM main.event;", err);
 }

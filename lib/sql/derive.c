@@ -73,27 +73,12 @@ static int counter(struct ktrace_sql *q, const struct ktrace_stream_record *r, c
 	return sql_insert(q, INS_COUNTER, err);
 }
 
-static bool field_num(struct ktrace_stream *s, const char *name, int64_t *v)
-{
-	struct ktrace_event_value f;
-
-	if (ktrace_stream_field_by_name(s, name, &f))
-		return false;
-	if (f.type == KTRACE_EVENT_SIGNED)
-		*v = f.i;
-	else if (f.type == KTRACE_EVENT_UNSIGNED)
-		*v = (int64_t)f.u;
-	else
-		return false;
-	return true;
-}
-
 static int cpu_counter(struct ktrace_sql *q, struct ktrace_stream *s,
 		       const struct ktrace_stream_record *r, const char *name, struct ktrace_error *err)
 {
 	int64_t state, cpu;
 
-	if (!field_num(s, "state", &state) || !field_num(s, "cpu_id", &cpu) || cpu < 0 || cpu > INT32_MAX)
+	if (!sql_field_int(s, "state", &state) || !sql_field_int(s, "cpu_id", &cpu) || cpu < 0 || cpu > INT32_MAX)
 		return 0;
 	return counter(q, r, name, strlen(name), (int32_t)cpu, 0, (double)state, err);
 }
@@ -104,10 +89,10 @@ static int rss_counter(struct ktrace_sql *q, struct ktrace_stream *s,
 	static const char *const members[] = { "mem.rss.file", "mem.rss.anon", "mem.swap", "mem.rss.shmem" };
 	int64_t curr, member, size;
 
-	if (!field_num(s, "member", &member) || !field_num(s, "size", &size) || member < 0 || member > 3)
+	if (!sql_field_int(s, "member", &member) || !sql_field_int(s, "size", &size) || member < 0 || member > 3)
 		return 0;
 	/* the thread's own mm only: another task's is not known by thread */
-	if (field_num(s, "curr", &curr) && !curr)
+	if (sql_field_int(s, "curr", &curr) && !curr)
 		return 0;
 	if (!utid)
 		return 0;

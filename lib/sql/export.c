@@ -18,21 +18,6 @@
 #include "sql/sql_int.h"
 #include "sql/tempfile.h"
 
-static int exec_sql(sqlite3 *db, const char *sql, struct ktrace_error *err)
-{
-	char *msg = NULL;
-	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-
-	if (rc != SQLITE_OK) {
-		int code = rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_FULL ? -ENOSPC : -EIO;
-
-		ktrace_error_set(err, code, "%s", msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return code;
-	}
-	return 0;
-}
-
 /* Copies every table of main into the attached database "out". */
 static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 {
@@ -53,7 +38,7 @@ static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 	if (b.failed)
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	else
-		ret = exec_sql(db, sql_buf_str(&b), err);
+		ret = sql_exec(db, sql_buf_str(&b), err);
 	if (ret)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	sql_buf_free(&b);

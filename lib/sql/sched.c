@@ -35,7 +35,7 @@
 #define AST_PREEMPT 0x1
 #define CLONE_THREAD 0x00010000
 
-static bool field_int(struct ktrace_stream *s, const char *name, int64_t *v)
+bool sql_field_int(struct ktrace_stream *s, const char *name, int64_t *v)
 {
 	struct ktrace_event_value f;
 
@@ -200,10 +200,10 @@ static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
 	char text[32];
 	int ret;
 
-	if (!tr || !field_int(s, "prev_pid", &prev_pid) || !field_int(s, "next_pid", &next_pid))
+	if (!tr || !sql_field_int(s, "prev_pid", &prev_pid) || !sql_field_int(s, "next_pid", &next_pid))
 		return 0;
-	has_state = field_int(s, "prev_state", &prev_state);
-	has_prio = field_int(s, "next_prio", &prio);
+	has_state = sql_field_int(s, "prev_state", &prev_state);
+	has_prio = sql_field_int(s, "next_prio", &prio);
 	prev = sql_thread_id(q, r->source, prev_pid);
 	next = sql_thread_id(q, r->source, next_pid);
 	if (!prev || !next)
@@ -231,9 +231,9 @@ static int linux_wake(struct ktrace_sql *q, struct ktrace_stream *s,
 {
 	int64_t pid, cpu, woken;
 
-	if (!field_int(s, "pid", &pid))
+	if (!sql_field_int(s, "pid", &pid))
 		return 0;
-	if (!field_int(s, "target_cpu", &cpu) || cpu < 0 || cpu > INT32_MAX)
+	if (!sql_field_int(s, "target_cpu", &cpu) || cpu < 0 || cpu > INT32_MAX)
 		cpu = -1;
 	woken = sql_thread_id(q, r->source, pid);
 	if (!woken || name_thread(q, woken, s, "comm"))
@@ -272,12 +272,12 @@ static int fork_event(struct ktrace_sql *q, struct ktrace_stream *s,
 	int64_t parent = utid;
 	bool known = newtask;
 
-	if (!field_int(s, newtask ? "pid" : "child_pid", &child) || child < 0)
+	if (!sql_field_int(s, newtask ? "pid" : "child_pid", &child) || child < 0)
 		return 0;
 	if (!newtask) {
-		if (field_int(s, "parent_pid", &parent_pid))
+		if (sql_field_int(s, "parent_pid", &parent_pid))
 			parent = sql_thread_id(q, r->source, parent_pid);
-	} else if (!field_int(s, "clone_flags", &flags)) {
+	} else if (!sql_field_int(s, "clone_flags", &flags)) {
 		known = false;
 	}
 	if (new_task(q, r->source, parent, child, (flags & CLONE_THREAD) != 0, known))
@@ -297,7 +297,7 @@ static int exec_event(struct ktrace_sql *q, struct ktrace_stream *s,
 
 	if (!t)
 		return 0;
-	if (!field_int(s, "pid", &pid))
+	if (!sql_field_int(s, "pid", &pid))
 		pid = t->pid >= 0 ? t->pid : t->tid;
 	if (sql_thread_set_pid(q, utid, pid))
 		return -ENOMEM;

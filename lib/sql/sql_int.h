@@ -308,6 +308,11 @@ int sql_insert(struct ktrace_sql *q, enum sql_ins which, struct ktrace_error *er
 /* Binds an integer, or NULL when null. */
 void sql_bind_i64(sqlite3_stmt *st, int col, int64_t v, bool null);
 void sql_bind_text(sqlite3_stmt *st, int col, const char *s, bool null);
+/* Runs sql (statements without results): 0, or -ENOMEM/-ENOSPC/-EIO with SQLite's
+ * message. */
+int sql_exec(sqlite3 *db, const char *sql, struct ktrace_error *err);
+/* The current record's integer field name (signed or unsigned): false when it has none. */
+bool sql_field_int(struct ktrace_stream *s, const char *name, int64_t *v);
 /* SQLite's error as ours. */
 int sql_db_error(sqlite3 *db, int rc, struct ktrace_error *err, const char *what);
 
