@@ -115,5 +115,11 @@ int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *n
 /* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of
  * memory, the array unchanged). */
 int cli_grow(void **arr, size_t n, size_t elem);
+/* --pid LIST / --comm LIST (comm true): appends each comma-separated name to *tasks in
+ * command-line order; the copy of arg they point into is kept in *owned (the caller
+ * frees it). 0, or -1 (out of memory). */
+struct ktrace_stream_task;
+int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
+		  struct ktrace_stream_task **tasks, size_t *ntasks);
 
 #endif

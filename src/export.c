@@ -278,24 +278,6 @@ static const struct export_format *format_of_path(const char *path)
 	return NULL;
 }
 
-static int add_tasks(struct export_cli *c, const char *arg, bool comm)
-{
-	char *copy = strdup(arg), *save = NULL;
-
-	if (!copy || cli_grow((void **)&c->owned, c->nowned, sizeof(char *))) {
-		free(copy);
-		return -1;
-	}
-	c->owned[c->nowned++] = copy;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cli_grow((void **)&c->tasks, c->ntasks, sizeof(*c->tasks)))
-			return -1;
-		c->tasks[c->ntasks].name = tok;
-		c->tasks[c->ntasks++].comm = comm;
-	}
-	return 0;
-}
-
 static int parse(struct export_cli *c, int argc, char **argv)
 {
 	int opt, r;
@@ -336,7 +318,7 @@ static int parse(struct export_cli *c, int argc, char **argv)
 		case O_PID:
 		case O_COMM:
 			only = opt == O_COMM ? "--comm" : "--pid";
-			if (add_tasks(c, optarg, opt == O_COMM))
+			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))
 				return cli_usage_error("export", "out of memory");
 			break;
 		case 'e':

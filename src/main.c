@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ktrace/stream.h>
 #include <ktrace/version.h>
 
 #include "cli.h"
@@ -123,6 +124,25 @@ int cli_grow(void **arr, size_t n, size_t elem)
 	if (!p)
 		return -1;
 	*arr = p;
+	return 0;
+}
+
+int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
+		  struct ktrace_stream_task **tasks, size_t *ntasks)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy || cli_grow((void **)owned, *nowned, sizeof(char *))) {
+		free(copy);
+		return -1;
+	}
+	(*owned)[(*nowned)++] = copy;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli_grow((void **)tasks, *ntasks, sizeof(**tasks)))
+			return -1;
+		(*tasks)[*ntasks].name = tok;
+		(*tasks)[(*ntasks)++].comm = comm;
+	}
 	return 0;
 }
 

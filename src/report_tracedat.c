@@ -129,25 +129,6 @@ static int add_filter(struct td_cli *c, const char *text, bool negative)
 	return 0;
 }
 
-/* --pid / --comm: kept for the view, which makes trace-cmd's pid filter of them. */
-static int add_task(struct td_cli *c, const char *arg, bool comm)
-{
-	char *copy = strdup(arg), *save = NULL;
-
-	if (!copy || cli_grow((void **)&c->owned, c->nowned, sizeof(char *))) {
-		free(copy);
-		return -1;
-	}
-	c->owned[c->nowned++] = copy;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cli_grow((void **)&c->tasks, c->ntasks, sizeof(*c->tasks)))
-			return -1;
-		c->tasks[c->ntasks].name = tok;
-		c->tasks[c->ntasks++].comm = comm;
-	}
-	return 0;
-}
-
 static int parse(struct td_cli *c, int argc, char **argv)
 {
 	int opt, longindex = 0;
@@ -233,7 +214,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		}
 		case O_PID:
 		case O_COMM:
-			if (add_task(c, optarg, opt == O_COMM))
+			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))
 				return cli_usage_error("report", "out of memory");
 			break;
 		case 'h': case O_HELP:

@@ -63,7 +63,8 @@ static const char timeline_help[] =
 "                         report's -F syntax); -v before it drops them instead\n"
 "    --cpu LIST           keep these CPUs (e.g. 0,2-3)\n"
 "    --pid PID, --comm NAME\n"
-"                         trace.dat: keep these tasks (as report's)\n"
+"                         trace.dat: keep these tasks (as report's; comma-separated\n"
+"                         lists too)\n"
 "    --events-dir DIR     raw ring-buffer pages: a tracefs events/ directory for\n"
 "                         the event names and fields\n"
 "    -q, --quiet          no progress on standard error\n"
@@ -119,40 +120,6 @@ static int parse_ts(const char *s, uint64_t *out)
 	while (digits++ < 9)
 		frac *= 10;
 	*out = sec * 1000000000ULL + frac;
-	return 0;
-}
-
-static int parse_cpus(const char *s, int **cpus, size_t *n)
-{
-	const char *p = s;
-
-	do {
-		char *end;
-		unsigned long a, b;
-
-		if (*p < '0' || *p > '9')
-			return -1;
-		a = b = strtoul(p, &end, 10);
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return -1;
-			b = strtoul(p, &end, 10);
-			p = end;
-		}
-		if (a > b || b >= 4096)
-			return -1;
-		for (; a <= b; a++) {
-			if (cli_grow((void **)cpus, *n, sizeof(**cpus)))
-				return -1;
-			(*cpus)[(*n)++] = (int)a;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	} while (*p);
 	return 0;
 }
 
@@ -284,6 +251,8 @@ static int run_timeline(int argc, char **argv)
 	struct ktrace_stream_opts so = { .size = sizeof(so) };
 	struct ktrace_stream_filter *filters = NULL;
 	struct ktrace_stream_task *tasks = NULL;
+	char **owned = NULL;
+	size_t nowned = 0;
 	size_t nfilters = 0, ntasks = 0, ncpus = 0;
 	int *cpus = NULL;
 	const char *outpath = NULL, *err_path = NULL;
@@ -340,19 +309,17 @@ static int run_timeline(int argc, char **argv)
 		case 'v': neg = true; break;
 		case 'q': quiet = true; break;
 		case O_CPU:
-			if (parse_cpus(optarg, &cpus, &ncpus)) {
-				status = cli_usage_error("timeline", "invalid CPU list '%s'", optarg);
+			if ((ret = cli_parse_cpu_list("timeline", optarg, &cpus, &ncpus))) {
+				status = ret;
 				goto done;
 			}
 			break;
 		case O_PID:
 		case O_COMM:
-			if (cli_grow((void **)&tasks, ntasks, sizeof(*tasks))) {
+			if (cli_add_tasks(optarg, opt == O_COMM, &owned, &nowned, &tasks, &ntasks)) {
 				status = cli_usage_error("timeline", "out of memory");
 				goto done;
 			}
-			tasks[ntasks].name = optarg;
-			tasks[ntasks++].comm = opt == O_COMM;
 			break;
 		case O_EVENTS: so.events_dir = optarg; break;
 		case 'h':
@@ -442,6 +409,9 @@ done:
 	ktrace_out_free(out);
 	free(filters);
 	free(tasks);
+	for (size_t i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(owned);
 	free(cpus);
 	return status;
 }
