@@ -350,10 +350,14 @@ static void reset_buffer(const char *dir, bool top, const struct defaults *d, in
 			if (tfs_pathf(file, sizeof(file), "options/%s", d->options[i].file) ||
 			    tfs_read_value(dir, file, &v))
 				continue;
-			/* trace_printk() goes to one buffer, by default the top one: a new
-			 * instance has 0, which the top buffer refuses */
-			want = top && !strcmp(d->options[i].file, "trace_printk_dest") ? "1"
-										 : d->options[i].value;
+			/* options whose default differs between the top buffer and a new
+			 * instance: trace_printk() goes to one buffer, by default the top
+			 * one (an instance has 0, which the top buffer refuses); the top
+			 * buffer's trace_marker writes land only with copy_trace_marker on
+			 * (off, writing to it fails with ENODEV) */
+			want = top && (!strcmp(d->options[i].file, "trace_printk_dest") ||
+				       !strcmp(d->options[i].file, "copy_trace_marker"))
+				       ? "1" : d->options[i].value;
 			if (strcmp(v, want))
 				W(file, want);
 			free(v);

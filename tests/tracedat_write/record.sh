@@ -394,6 +394,9 @@ grep -q "instance '$ID-k' was left behind" "$TMP/log" || { st=1; echo "#   reset
 grep -q "removed instance '$ID-k'" "$TMP/log" || { st=1; echo "#   reset -a did not say what it removed"; }
 "$KTRACE" reset >"$TMP/log" 2>&1
 grep -q "no instance left behind" "$TMP/log" || { st=1; echo "#   a leftover is still listed after reset -a"; }
+# the top buffer keeps its own defaults (copy_trace_marker 1: else trace_marker fails)
+echo "ktrace-test: after reset -a" 2>/dev/null >$T/trace_marker ||
+	{ st=1; echo "#   trace_marker refuses writes after reset -a"; }
 unset KTRACE_INSTANCE_REGISTRY
 cleanup_k() { echo 0 >$T/instances/$1/tracing_on; echo >$T/instances/$1/set_event; rmdir $T/instances/$1; }
 cleanup_k $ID-k 2>/dev/null
