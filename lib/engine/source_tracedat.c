@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "engine/line_prefix.h"
 #include "engine/stream_int.h"
 #include "engine/tdset.h"
 
@@ -273,22 +274,6 @@ static int copy_out(char *buf, size_t len, const char *a, size_t na, const char 
 	return total > INT32_MAX ? -EOVERFLOW : (int)total;
 }
 
-static size_t put_dec(char *p, uint64_t v, size_t width, char fill)
-{
-	char tmp[24];
-	size_t n = 0, k = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n + k < width)
-		p[k++] = fill;
-	while (n)
-		p[k++] = tmp[--n];
-	return k;
-}
-
 /*
  * The line's start as trace-cmd prints it, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s" (or
  * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
@@ -297,51 +282,13 @@ static size_t put_dec(char *p, uint64_t v, size_t width, char fill)
 static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
 			  const struct ktrace_stream_record *r, bool usecs)
 {
-	size_t cl = strlen(r->comm), nl = strlen(r->name), k = 0;
-	char tid[24];
-	size_t tl;
+	size_t cl = strlen(r->comm), nl = strlen(r->name);
 
-	if (r->tid < 0 || r->tid > INT32_MAX || r->cpu < 0 || h + cl + nl + 128 > cap)
+	if (r->tid < 0 || r->tid > INT32_MAX || r->cpu < 0 || h + cl + nl + 256 > cap)
 		return 0;
 	memcpy(pre, head, h);
-	k = h;
-	if (cl < 16) {
-		memset(pre + k, ' ', 16 - cl);
-		k += 16 - cl;
-	}
-	memcpy(pre + k, r->comm, cl);
-	k += cl;
-	pre[k++] = '-';
-	tl = put_dec(tid, (uint64_t)r->tid, 0, ' ');
-	memcpy(pre + k, tid, tl);
-	k += tl;
-	while (tl++ < 5)
-		pre[k++] = ' ';
-	memcpy(pre + k, " [", 2);
-	k += 2;
-	k += put_dec(pre + k, (uint64_t)r->cpu, 3, '0');
-	pre[k++] = ']';
-	if (usecs) {
-		uint64_t v = r->ts / 1000 + (r->ts % 1000 >= 500);
-
-		pre[k++] = ' ';
-		k += put_dec(pre + k, v / 1000000, 5, ' ');
-		pre[k++] = '.';
-		k += put_dec(pre + k, v % 1000000, 6, '0');
-	} else {
-		k += put_dec(pre + k, r->ts, 12, ' ');
-	}
-	pre[k++] = ':';
-	pre[k++] = ' ';
-	memcpy(pre + k, r->name, nl);
-	k += nl;
-	pre[k++] = ':';
-	pre[k++] = ' ';
-	if (nl < 20) {
-		memset(pre + k, ' ', 20 - nl);
-		k += 20 - nl;
-	}
-	return k;
+	return h + kt_line_prefix(pre + h, usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS, r->comm,
+				  r->tid, r->cpu, r->ts, r->name);
 }
 
 static int td_format(struct kt_source *src, char *buf, size_t len, bool text_only)

@@ -35,6 +35,7 @@
 
 #include "common/grow.h"
 #include "common/json.h"
+#include "engine/line_prefix.h"
 #include "views/timeline_assets.h"
 #include "views/timeline_writers.h"
 
@@ -292,109 +293,6 @@ static int flush_lines(struct tl_html *h)
 	return submit(h, j);
 }
 
-/* ---- the prefix of a line, as the page rebuilds it ---- */
-
-static size_t put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	size_t n = 0, k = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		p[k++] = tmp[--n];
-	return k;
-}
-
-/* "%*s" of s (right-aligned) or "%-*s" (left) into p; returns the length. */
-static size_t put_padded(char *p, const char *s, size_t sl, size_t width, bool left)
-{
-	size_t pad = sl < width ? width - sl : 0, k = 0;
-
-	if (!left) {
-		memset(p, ' ', pad);
-		k = pad;
-	}
-	memcpy(p + k, s, sl);
-	k += sl;
-	if (left) {
-		memset(p + k, ' ', pad);
-		k += pad;
-	}
-	return k;
-}
-
-static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t zeros)
-{
-	char tmp[32];
-	size_t n = 0;
-
-	if (v < 0) {
-		tmp[n++] = '-';
-		n += put_u64(tmp + n, (uint64_t)-v);
-	} else {
-		n = put_u64(tmp, (uint64_t)v);
-	}
-	if (zeros && n < zeros) {
-		memmove(tmp + zeros - n, tmp, n);
-		memset(tmp, '0', zeros - n);
-		n = zeros;
-	}
-	return put_padded(p, tmp, n, width, left);
-}
-
-/* The prefix of style st into p (room for 256 + name + comm bytes). */
-static size_t build_prefix(char *p, int st, const char *comm, int64_t tid, int cpu, uint64_t ts,
-			   const char *name)
-{
-	size_t k = 0, cl = strlen(comm), nl = strlen(name);
-
-	if (st == 3 && !cl) {
-		comm = "<...>";
-		cl = 5;
-	}
-	k += put_padded(p + k, comm, cl, 16, false);
-	p[k++] = '-';
-	k += put_num_padded(p + k, tid, 5, true, 0);
-	p[k++] = ' ';
-	p[k++] = '[';
-	if (cpu < 0 && st == 3) {
-		memcpy(p + k, "---", 3);
-		k += 3;
-	} else {
-		k += put_num_padded(p + k, cpu, 0, false, 3);
-	}
-	p[k++] = ']';
-	if (st == 2) {
-		k += put_num_padded(p + k, (int64_t)ts, 12, false, 0);
-	} else {
-		uint64_t us = ts / 1000 + (ts % 1000 >= 500);
-
-		p[k++] = ' ';
-		k += put_num_padded(p + k, (int64_t)(us / 1000000), 5, false, 0);
-		p[k++] = '.';
-		k += put_num_padded(p + k, (int64_t)(us % 1000000), 0, false, 6);
-	}
-	p[k++] = ':';
-	p[k++] = ' ';
-	if (st == 3) {
-		k += put_padded(p + k, name, nl, 20, true);
-		p[k++] = ' ';
-	} else {
-		memcpy(p + k, name, nl);
-		k += nl;
-		p[k++] = ':';
-		p[k++] = ' ';
-		if (nl < 20) {
-			memset(p + k, ' ', 20 - nl);
-			k += 20 - nl;
-		}
-	}
-	return k;
-}
-
 /* The index of a line label (a buffer or file name column that trace-cmd puts in front
  * of the lines of traces with instances or of several files), added when new; -1 when
  * there are too many. */
@@ -438,7 +336,7 @@ static int find_style(struct tl_html *h, const struct ktrace_stream_record *r,
 
 		if (!st || (i >= 0 && pref && st == *pref))
 			continue;
-		k = build_prefix(buf, st, comm, tid, cpu, ts, name);
+		k = kt_line_prefix(buf, st, comm, tid, cpu, ts, name);
 		if (k <= n && !memcmp(buf, line, k)) {
 			if (pref)
 				*pref = (uint8_t)st;
