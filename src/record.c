@@ -351,17 +351,8 @@ static int run_record(int argc, char **argv)
 	record_cli_tmpdir(a.output, tmpdir, sizeof(tmpdir));
 	if (record_signals_init())
 		goto out;
-	if (a.command) {
-		if (record_child_fork(a.command, &child))
-			goto out;
-		if (a.filter_command) {
-			if (cli_grow((void **)&a.pids, a.npids, sizeof(*a.pids)))
-				goto out;
-			a.pids[a.npids++] = child.pid;
-			a.o.pids = a.pids;
-			a.o.npids = a.npids;
-		}
-	}
+	if (a.command && record_child_start(&a, &child))
+		goto out;
 	warn_leftovers();
 	a.o.tmpdir = tmpdir;
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0) {

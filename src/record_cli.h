@@ -65,6 +65,9 @@ struct record_child {
 
 /* 0, or -1 (message printed). */
 int record_child_fork(char **argv, struct record_child *c);
+/* Forks a's command (record_child_fork) and, with -F, adds it to a's pid filter: 0, or
+ * -1 (record_child_fork prints why it failed; out of memory is silent, as before). */
+int record_child_start(struct record_args *a, struct record_child *c);
 /* Lets the command run. */
 void record_child_go(struct record_child *c);
 /* After SIGCHLD: true when the command has exited (status kept). */

@@ -124,6 +124,20 @@ int record_child_fork(char **argv, struct record_child *c)
 	return 0;
 }
 
+int record_child_start(struct record_args *a, struct record_child *c)
+{
+	if (record_child_fork(a->command, c))
+		return -1;
+	if (a->filter_command) {
+		if (cli_grow((void **)&a->pids, a->npids, sizeof(*a->pids)))
+			return -1;
+		a->pids[a->npids++] = c->pid;
+		a->o.pids = a->pids;
+		a->o.npids = a->npids;
+	}
+	return 0;
+}
+
 void record_child_go(struct record_child *c)
 {
 	if (c->go < 0)

@@ -133,17 +133,8 @@ static int run_stream(int argc, char **argv)
 	out = ktrace_out_new(STDOUT_FILENO);
 	if (!out || record_signals_init())
 		goto out;
-	if (a.command) {
-		if (record_child_fork(a.command, &child))
-			goto out;
-		if (a.filter_command) {
-			if (cli_grow((void **)&a.pids, a.npids, sizeof(*a.pids)))
-				goto out;
-			a.pids[a.npids++] = child.pid;
-			a.o.pids = a.pids;
-			a.o.npids = a.npids;
-		}
-	}
+	if (a.command && record_child_start(&a, &child))
+		goto out;
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0 || ktrace_view_live_new(s, &vo, &v, &err) < 0 ||
 	    ktrace_tracefs_start(s, &err) < 0) {
 		cli_error(NULL, &err);
