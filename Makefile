@@ -149,8 +149,15 @@ $(B)/examples/%: examples/%.c $(HEADERS) $(SHARED)
 	$(CC) -Iinclude -std=c11 $(OPT) $(WARN) $(SANFLAGS) -o $@ $< -L$(B) -lktrace \
 	    -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
 
+# Preloaded into the reference trace-cmd by tests/bin/trace-cmd; never sanitized (it
+# goes into a program built without the sanitizers).
+TC_PRELOAD := $(B)/tests/tools/malloc0.so
+$(TC_PRELOAD): tests/tools/malloc0.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $<
+
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN)
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD)
 
 $(B)/.test-deps:
 	@./scripts/deps.sh test

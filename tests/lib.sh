@@ -8,6 +8,13 @@ SHARED="$ROOT/../shared"
 TMP=${TMPDIR:-/tmp}/ktrace-test.$$.$(basename "$0" .sh)
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
+# trace-cmd, the reference, runs through tests/bin/trace-cmd (a heap-independent
+# reading of empty TRACECLOCK options; see tests/tools/malloc0.c).
+if command -v trace-cmd >/dev/null 2>&1; then
+	PATH="$ROOT/tests/bin:$PATH"
+	KTRACE_TC_PRELOAD="$ROOT/$B/tests/tools/malloc0.so"
+	export PATH KTRACE_TC_PRELOAD
+fi
 
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; }

@@ -37,9 +37,11 @@ same_report() {   # name file reference
 	check_same "$1" "$3" "$TMP/got"
 }
 
-roundtrip() {   # source name
+roundtrip() {   # source name [reference report]
 	rsrc=$1 rn=$2 ref="$TMP/$2.ref"
-	if ! report "$rsrc" "$ref"; then
+	if [ -n "${3:-}" ]; then
+		cp "$3" "$ref"
+	elif ! report "$rsrc" "$ref"; then
 		not_ok "$rn: trace-cmd report of the source"
 		return
 	fi
@@ -66,8 +68,19 @@ roundtrip() {   # source name
 	rm -f "$TMP/$rn".*.dat
 }
 
+# The shared files' reference is their recorded trace-cmd 3.1.6 report (expected/): the
+# trappy files keep their clock in an empty TRACECLOCK option, which trace-cmd parses
+# past its end, so its report of them depends on what the heap holds there (a CI run
+# printed raw timestamps). ktrace's outputs put the clock text in the option, and
+# trace-cmd reads them the same way every time.
 for f in "$FT"/*.dat; do
-	roundtrip "$f" "$(basename "$f" .dat)"
+	n=$(basename "$f" .dat)
+	base=${n%.v6}; base=${base%.v7none}; base=${base%.v7zstd}
+	if [ -f "$FT/expected/$base.report.txt" ]; then
+		roundtrip "$f" "$n" "$FT/expected/$base.report.txt"
+	else
+		roundtrip "$f" "$n"
+	fi
 done
 for z in "$ROOT"/tests/data/tracedat/*.v6.dat.zst "$ROOT"/tests/data/tracedat_write/*.v6.dat.zst; do
 	n=$(basename "$z" .v6.dat.zst)
