@@ -235,12 +235,15 @@ static void print_header_text(struct tracedat *td, struct ktrace_out *o)
 
 		counts[oid < 63 ? oid : 63]++;
 	}
+	bool first = true;
+
 	for (unsigned int i = 0; i < 64; i++) {
 		const char *name = tracedat_option_name(i);
 
 		if (!counts[i])
 			continue;
-		kt_out_printf(o, "%s %s", i ? "," : " (", name ? name : "unknown");
+		kt_out_printf(o, "%s%s", first ? " (" : ", ", name ? name : "unknown");
+		first = false;
 		if (counts[i] > 1)
 			kt_out_printf(o, " x%u", counts[i]);
 	}

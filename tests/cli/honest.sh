@@ -196,6 +196,20 @@ check "info --json: valid JSON" python3 -m json.tool "$TMP/out"
 check "info --json: UTF-8 kept, control and invalid bytes escaped" grep -q '"uname": "Lé€ \\t\\u00ff"' "$TMP/out"
 
 # ---- info summarises every format ----
+# the options line of a v6 file: the count and the names trace-cmd dump --options lists
+if command -v trace-cmd >/dev/null 2>&1; then
+	T6="$FT/trappy_tests_trace.v6.dat"
+	trace-cmd dump --options -i "$T6" >"$TMP/opts" 2>&1
+	want=$(python3 -c "
+import collections, re, sys
+names = re.findall(r'\[Option (\w+), ', open(sys.argv[1]).read())
+c = collections.Counter(names)
+print('Options:           %d (%s)' % (len(names), ', '.join(n + (' x%d' % c[n] if c[n] > 1 else '') for n in sorted(c))))
+" "$TMP/opts")
+	"$KTRACE" info "$T6" | grep '^Options:' >"$TMP/got"
+	echo "$want" >"$TMP/want"
+	check_same "info: the options line of a v6 file names what trace-cmd dump lists" "$TMP/want" "$TMP/got"
+fi
 run "$KTRACE" info "$RAW"
 expect "info on raw pages: exit 0" 0
 check "info on raw pages: layout and counts" sh -c "grep -q '^Sub-buffer size:   4096 bytes' '$TMP/out' && grep -q '^Events:            1366' '$TMP/out'"
