@@ -3,56 +3,94 @@
 # (tests/*/*.sh) and the fuzz-corpus regression drivers. Each prints "ok - ..." /
 # "not ok - ..." lines; a program that crashes or exits non-zero without reporting a
 # failure counts as one failure. Ends with "N passed, N failed".
+#
+# The scripts that change tracefs (they take tracefs_lock) or time the live kernel run
+# first, one at a time, with nothing else running; then everything else runs JOBS at a
+# time (default: the number of CPUs). The results are printed in a fixed order.
 set -u
 : "${B:=build}"
 export B
 cd "$(dirname "$0")/.."
 log=$B/test-log
 mkdir -p "$log"
+
+logname() { echo "$1" | tr '/' '_'; }
+
+# --one NAME COMMAND...: runs one test into $log/NAME.log, .status and .secs
+if [ "${1:-}" = --one ]; then
+	shift
+	name=$1; shift
+	out="$log/$(logname "$name")"
+	t0=$(date +%s)
+	"$@" >"$out.log" 2>&1 </dev/null
+	echo $? >"$out.status"
+	echo $(($(date +%s) - t0)) >"$out.secs"
+	exit 0
+fi
+
+: "${JOBS:=$(nproc 2>/dev/null || echo 1)}"
+list=$log/list
+serial=$log/list.serial
+: >"$list"
+: >"$serial"
+for t in $(ls $B/tests/*/test_* 2>/dev/null | grep -v '\.d$'); do
+	[ -x "$t" ] && echo "${t#$B/} $t" >>"$list"
+done
+for t in tests/*/*.sh; do
+	[ -f "$t" ] || continue
+	if grep -q '^[[:space:]]*tracefs_lock' "$t"; then
+		echo "$t sh $t" >>"$serial"
+	else
+		echo "$t sh $t" >>"$list"
+	fi
+done
+for r in $B/fuzz/*_regress; do
+	[ -x "$r" ] || continue
+	name=$(basename "$r" _regress)
+	echo "fuzz/$name $r fuzz/corpus/$name" >>"$list"
+done
+rm -f "$log"/*.status "$log"/*.secs "$log"/*.log
+
+while read -r line; do
+	sh tests/run.sh --one $line </dev/null
+done <"$serial"
+xargs -L 1 -P "$JOBS" sh tests/run.sh --one <"$list"
+
 pass=0
 fail=0
 skip=0
-
-run_one() {   # name, command...
-	name=$1; shift
-	out="$log/$(echo "$name" | tr '/' '_').log"
-	"$@" >"$out" 2>&1
-	status=$?
+report() {   # name
+	name=$1
+	out="$log/$(logname "$name")"
+	status=$(cat "$out.status" 2>/dev/null || echo 255)
+	secs=$(cat "$out.secs" 2>/dev/null || echo "?")
 	# "ok - name # SKIP why" is a skip, counted apart and never as a pass
-	s=$(grep -c '^ok .*# SKIP' "$out")
-	p=$(($(grep -c '^ok ' "$out") - s))
-	f=$(grep -c '^not ok ' "$out")
+	s=$(grep -c '^ok .*# SKIP' "$out.log")
+	p=$(($(grep -c '^ok ' "$out.log") - s))
+	f=$(grep -c '^not ok ' "$out.log")
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
-		echo "not ok - $name exited with status $status" >>"$out"
+		echo "not ok - $name exited with status $status" >>"$out.log"
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
 	skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
-		echo "FAIL $name ($p passed, $f failed)"
-		grep -v '^ok ' "$out" | head -40 | sed 's/^/    /'
+		echo "FAIL $name ($p passed, $f failed, ${secs}s)"
+		grep -v '^ok ' "$out.log" | head -40 | sed 's/^/    /'
+	elif [ "$s" -gt 0 ]; then
+		echo "PASS $name ($p, $s skipped, ${secs}s)"
+		grep '^ok .*# SKIP' "$out.log" | head -5 | sed 's/^/    /'
 	else
-		if [ "$s" -gt 0 ]; then
-			echo "PASS $name ($p, $s skipped)"
-			grep '^ok .*# SKIP' "$out" | head -5 | sed 's/^/    /'
-		else
-			echo "PASS $name ($p)"
-		fi
+		echo "PASS $name ($p, ${secs}s)"
 	fi
 }
-
-for t in $(ls $B/tests/*/test_* 2>/dev/null | grep -v '\.d$'); do
-	[ -x "$t" ] && run_one "${t#$B/}" "$t"
-done
-for t in tests/*/*.sh; do
-	[ -f "$t" ] && run_one "$t" sh "$t"
-done
-for r in $B/fuzz/*_regress; do
-	[ -x "$r" ] || continue
-	name=$(basename "$r" _regress)
-	run_one "fuzz/$name" "$r" "fuzz/corpus/$name"
-done
+while read -r name rest; do
+	report "$name"
+done <"$serial"
+while read -r name rest; do
+	report "$name"
+done <"$list"
 
 [ "$skip" -gt 0 ] && echo "$skip skipped (not counted as passed)"
 echo "$pass passed, $fail failed"

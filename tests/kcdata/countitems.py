@@ -3,6 +3,7 @@
 # bytes (gunzipping/base64-decoding like libkdd's kdd): items before BUFFER_END, arrays,
 # container begins, the BUFFER_END offset, and decodes == true.
 #   countitems.py SAMPLE INFO.json
+#   countitems.py --tap NAME SAMPLE INFO.json [NAME SAMPLE INFO.json ...]: "ok - NAME" lines
 import base64
 import gzip
 import json
@@ -20,9 +21,9 @@ def plain(raw):
     return plain(base64.b64decode(raw))
 
 
-def main():
-    data = plain(open(sys.argv[1], 'rb').read())
-    info = json.load(open(sys.argv[2]))
+def mismatch(sample, info_path):
+    data = plain(open(sample, 'rb').read())
+    info = json.load(open(info_path))
     pos = items = arrays = containers = 0
     while True:
         t, size = struct.unpack_from('<II', data, pos)
@@ -36,7 +37,22 @@ def main():
         pos += 16 + size
     want = {'format': 'kcdata', 'items': items, 'arrays': arrays, 'containers': containers,
             'end_offset': pos, 'size': len(data), 'decodes': True, 'error': None}
-    bad = {k: (info.get(k), v) for k, v in want.items() if info.get(k) != v}
+    return {k: (info.get(k), v) for k, v in want.items() if info.get(k) != v}
+
+
+def main():
+    if sys.argv[1:2] == ['--tap']:
+        args = sys.argv[2:]
+        for i in range(0, len(args) - 2, 3):
+            try:
+                bad = mismatch(args[i + 1], args[i + 2])
+            except Exception as e:
+                bad = {'error': str(e)}
+            print('%s - %s' % ('not ok' if bad else 'ok', args[i]))
+            if bad:
+                print('#   mismatch (got, expected): %s' % bad)
+        return 0
+    bad = mismatch(sys.argv[1], sys.argv[2])
     if bad:
         print('mismatch (got, expected):', bad)
         return 1

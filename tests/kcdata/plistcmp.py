@@ -4,6 +4,9 @@
 # Keys, nesting, integers (exact), strings and arrays must match; types are strict
 # (an integer never equals a string, a list never a dict). Exit 0 when equal, else
 # prints the first differences and exits 1.
+#   plistcmp.py --tap NAME EXPECTED ACTUAL KIND [NAME EXPECTED ACTUAL KIND ...]
+# compares each quadruple and prints "ok - NAME" / "not ok - NAME" with the differences
+# (one Python start for a whole directory of samples).
 import gzip
 import json
 import plistlib
@@ -50,14 +53,34 @@ def diff(a, b, path, out, limit=10):
         out.append('%s: %r != %r' % (path, a, b))
 
 
+def compare(expected, actual, kind):
+    out = []
+    try:
+        diff(load_expected(expected), load_actual(actual, kind), '', out)
+    except Exception as e:  # unreadable output is a difference too
+        out.append('%s: %s' % (actual, e))
+    return out
+
+
+def tap(args):
+    if len(args) % 4 or any(k not in ('json', 'plist') for k in args[3::4]):
+        print('usage: plistcmp.py --tap NAME EXPECTED ACTUAL json|plist ...', file=sys.stderr)
+        return 2
+    for i in range(0, len(args), 4):
+        out = compare(args[i + 1], args[i + 2], args[i + 3])
+        print('%s - %s' % ('not ok' if out else 'ok', args[i]))
+        for line in out:
+            print('#   ' + line)
+    return 0
+
+
 def main():
+    if sys.argv[1:2] == ['--tap']:
+        return tap(sys.argv[2:])
     if len(sys.argv) != 4 or sys.argv[3] not in ('json', 'plist'):
         print('usage: plistcmp.py EXPECTED ACTUAL json|plist', file=sys.stderr)
         return 2
-    exp = load_expected(sys.argv[1])
-    act = load_actual(sys.argv[2], sys.argv[3])
-    out = []
-    diff(exp, act, '', out)
+    out = compare(sys.argv[1], sys.argv[2], sys.argv[3])
     for line in out:
         print(line)
     return 1 if out else 0

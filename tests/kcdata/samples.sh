@@ -10,25 +10,33 @@ DATA=${KTRACE_KCDATA_SAMPLES:-$SHARED/data/kcdata}
 CMP="python3 $ROOT/tests/kcdata/plistcmp.py"
 
 n=0
+set --          # plistcmp.py --tap quadruples
+counts=         # countitems.py --tap triples (names have no spaces)
 for f in "$DATA"/*; do
 	case "$f" in *.plist|*.plist.gz|*.md) continue ;; esac
 	sname=$(basename "$f")
 	exp="$f.plist.gz"
 	[ -f "$exp" ] || exp="$f.plist"
 	n=$((n + 1))
-	check "json $sname" sh -c "'$KTRACE' report --format json '$f' > '$TMP/out.json' && $CMP '$exp' '$TMP/out.json' json"
-	check "plist $sname" sh -c "'$KTRACE' report --format plist '$f' > '$TMP/out.plist' && $CMP '$exp' '$TMP/out.plist' plist"
+	o="$TMP/$n"
+	check "json $sname: ktrace exits 0" sh -c "'$KTRACE' report --format json '$f' > '$o.json'"
+	check "plist $sname: ktrace exits 0" sh -c "'$KTRACE' report --format plist '$f' > '$o.plist'"
+	set -- "$@" "json $sname" "$exp" "$o.json" json "plist $sname" "$exp" "$o.plist" plist
 	case "$exp" in
 	*.gz) gzip -dc "$exp" > "$TMP/exp.plist" ;;
 	*) cp "$exp" "$TMP/exp.plist" ;;
 	esac
 	if head -c 6 "$TMP/exp.plist" | grep -q '<?xml'; then
-		check_same "plist text $sname" "$TMP/exp.plist" "$TMP/out.plist"
+		check_same "plist text $sname" "$TMP/exp.plist" "$o.plist"
 	fi
 	check "text $sname" sh -c "'$KTRACE' report '$f' > '$TMP/out.txt' && test -s '$TMP/out.txt'"
 	check "info $sname" sh -c "'$KTRACE' info '$f' | grep -q '^decodes: yes'"
-	check "info --json $sname" sh -c "'$KTRACE' info --json '$f' > '$TMP/info.json' && python3 '$ROOT/tests/kcdata/countitems.py' '$f' '$TMP/info.json'"
+	check "info --json $sname: ktrace exits 0" sh -c "'$KTRACE' info --json '$f' > '$o.info.json'"
+	counts="$counts info-json-$sname $f $o.info.json"
 done
+# libkdd's expected plists against the outputs, and the item counts, in one Python each
+$CMP --tap "$@"
+python3 "$ROOT/tests/kcdata/countitems.py" --tap $counts
 if [ "$n" -ge 10 ]; then ok "found $n samples"; else not_ok "found $n samples in $DATA"; fi
 
 # The text view: a known value and a UUID shown as one.

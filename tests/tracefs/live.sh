@@ -348,24 +348,30 @@ result stream-sigint $st
 # (writing what it prints: more traced system calls, a CPU less for the storm's readers)
 # made it lose 1.2 to 1.8 times what record lost; the sums are compared with room for
 # that (a stream that printed in its readers' place would lose most of the storm).
-st=0
-sl=0 rl=0
-storm='dd if=/dev/zero of=/dev/null bs=1 count=150000 2>/dev/null'
-for run in 1 2 3 4; do
-	"$KTRACE" record -B $ID-k -e syscalls -b 64 -o "$TMP/k.dat" -- sh -c "$storm" >"$TMP/log" 2>&1
-	n=$(sed -n 's/^ktrace: [0-9]* events recorded .*, \([0-9]*\) lost$/\1/p' "$TMP/log")
-	rl=$((rl + ${n:-999999999}))
-	"$KTRACE" stream -B $ID-k -e syscalls -b 64 -- sh -c "$storm" >"$TMP/st" 2>"$TMP/log"
-	n=$(sed -n 's/^ktrace: [0-9]* events recorded .*, \([0-9]*\) lost$/\1/p' "$TMP/log")
-	read=$(sed -n 's/^ktrace: \([0-9]*\) events recorded .*/\1/p' "$TMP/log")
-	printed=$(grep -cv '^CPU:[0-9]* \[' "$TMP/st")
-	sl=$((sl + ${n:-999999999}))
-	# every event read from the kernel is printed
-	[ "$printed" = "$read" ] || { st=1; echo "#   run $run: $read events read, $printed printed"; }
-done
-echo "#   lost by record: $rl, by stream: $sl (4 runs each; load $(cut -d' ' -f1-3 /proc/loadavg))"
-[ "$sl" -le $((2 * rl + 5000)) ] || { st=1; echo "#   stream lost more than twice what record lost"; }
-result stream-keeps-up $st
+# Under the sanitizers, stream's formatting runs several times slower than record's
+# copying: the comparison says nothing about the real program there.
+if [ -n "${SANFLAGS:-}" ]; then
+	ok "stream-keeps-up # SKIP a speed comparison, meaningless under the sanitizers"
+else
+	st=0
+	sl=0 rl=0
+	storm='dd if=/dev/zero of=/dev/null bs=1 count=150000 2>/dev/null'
+	for run in 1 2 3 4; do
+		"$KTRACE" record -B $ID-k -e syscalls -b 64 -o "$TMP/k.dat" -- sh -c "$storm" >"$TMP/log" 2>&1
+		n=$(sed -n 's/^ktrace: [0-9]* events recorded .*, \([0-9]*\) lost$/\1/p' "$TMP/log")
+		rl=$((rl + ${n:-999999999}))
+		"$KTRACE" stream -B $ID-k -e syscalls -b 64 -- sh -c "$storm" >"$TMP/st" 2>"$TMP/log"
+		n=$(sed -n 's/^ktrace: [0-9]* events recorded .*, \([0-9]*\) lost$/\1/p' "$TMP/log")
+		read=$(sed -n 's/^ktrace: \([0-9]*\) events recorded .*/\1/p' "$TMP/log")
+		printed=$(grep -cv '^CPU:[0-9]* \[' "$TMP/st")
+		sl=$((sl + ${n:-999999999}))
+		# every event read from the kernel is printed
+		[ "$printed" = "$read" ] || { st=1; echo "#   run $run: $read events read, $printed printed"; }
+	done
+	echo "#   lost by record: $rl, by stream: $sl (4 runs each; load $(cut -d' ' -f1-3 /proc/loadavg))"
+	[ "$sl" -le $((2 * rl + 5000)) ] || { st=1; echo "#   stream lost more than twice what record lost"; }
+	result stream-keeps-up $st
+fi
 
 # ---- report -w and --profile of a recording (the top buffer: trace-cmd profiles only
 # a file's first buffer) --------------------------------------------------------------
