@@ -156,8 +156,17 @@ $(TC_PRELOAD): tests/tools/malloc0.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $<
 
+# Debian's python3 for the test scripts (tests/lib.sh puts $(B)/tests/bin first in
+# PATH): a version manager's shim first in PATH (pyenv's here) costs up to a second per
+# start, and the scripts start Python hundreds of times. Only the standard library is used.
+TEST_PYTHON := $(B)/tests/bin/python3
+$(TEST_PYTHON):
+	@mkdir -p $(dir $@)
+	@if [ -x /usr/bin/python3 ]; then ln -sf /usr/bin/python3 $@; \
+	 else ln -sf "$$(command -v python3)" $@; fi
+
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD)
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(TEST_PYTHON)
 
 $(B)/.test-deps:
 	@./scripts/deps.sh test

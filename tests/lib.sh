@@ -8,6 +8,11 @@ SHARED="$ROOT/../shared"
 TMP=${TMPDIR:-/tmp}/ktrace-test.$$.$(basename "$0" .sh)
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
+# python3: the one make check links in $B/tests/bin (see the Makefile's TEST_PYTHON)
+if [ -x "$ROOT/$B/tests/bin/python3" ]; then
+	PATH="$ROOT/$B/tests/bin:$PATH"
+	export PATH
+fi
 # trace-cmd, the reference, runs through tests/bin/trace-cmd (a heap-independent
 # reading of empty TRACECLOCK options; see tests/tools/malloc0.c).
 if command -v trace-cmd >/dev/null 2>&1; then
