@@ -172,8 +172,9 @@ $(B)/.test-deps:
 	@./scripts/deps.sh test
 	@mkdir -p $(B) && touch $@
 
+# (built with a job per CPU unless make was given -j)
 check: $(B)/.test-deps
-	@$(MAKE) --no-print-directory $(TEST_ALL)
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1)) $(TEST_ALL)
 	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
 # The hostile-input campaign at length (a short one is part of make check):
