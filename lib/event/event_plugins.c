@@ -270,8 +270,15 @@ static int sched_wakeup(struct ftev_ctx *c, struct ftev_out *o)
 		ftev_out_puts(o, " success=");
 		ftev_out_i64(o, (int64_t)val);
 	}
-	if (!get_slot(c, o, 4, "target_cpu", &val, false))
-		ftev_out_printf(o, " CPU:%03llu", (unsigned long long)val);
+	if (!get_slot(c, o, 4, "target_cpu", &val, false)) {
+		/* " CPU:%03llu", without a printf per wakeup */
+		ftev_out_lit(o, " CPU:");
+		if (val < 100)
+			ftev_out_putc(o, '0');
+		if (val < 10)
+			ftev_out_putc(o, '0');
+		ftev_out_u64(o, val);
+	}
 	return 0;
 }
 
