@@ -66,6 +66,7 @@ struct rfile {
 	struct evinfo {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
+		bool serial;                /* the reading thread has work at each record */
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
@@ -190,6 +191,8 @@ struct report {
 	struct wctx *main_ctx;
 	struct wctx *workers;
 	size_t nworkers;
+	/* records taken, and those of events the reading thread formats or learns from */
+	uint64_t taken, taken_serial;
 	/* progress */
 	uint64_t total_bytes;
 	struct timespec last_progress;
@@ -311,7 +314,7 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { O_MAIN, false, 0 };
+	static const struct evinfo fallback = { O_MAIN, false, true, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -346,6 +349,7 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			f->evinfo[id].ordered = O_ANY;
 			break;
 		}
+		f->evinfo[id].serial = f->evinfo[id].ordered != O_ANY;
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -583,6 +587,8 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		r->last_ts = ts;
 	}
 	ei = ev ? ev_info(r, f, ev) : NULL;
+	r->taken++;
+	r->taken_serial += !ei || ei->serial;
 	if (ei ? ei->raw : o->raw)
 		j->flags |= J_RAW;
 	if (ei && ei->ordered == O_LEARN)
@@ -1049,6 +1055,9 @@ static struct wctx *new_ctx(struct report *r)
 	return w;
 }
 
+/* Records taken on the reading thread before the thread count is decided. */
+#define PROBE_RECORDS 65536
+
 /* What the worker threads may take together (registries, caches, chunks), so that a
  * report stays within 64 MiB whatever the machine. */
 #define WORKERS_BUDGET ((size_t)24 << 20)
@@ -1096,8 +1105,9 @@ static size_t pick_workers(const struct report *r)
 }
 
 /* One thread: a few records at a time (they stay in the cache), the lines written in
- * big blocks (or every 64 records on a terminal). */
-static int run_one_thread(struct report *r)
+ * big blocks (or every 64 records on a terminal). With a limit, it stops once it has
+ * taken that many records (all their lines written) and returns 1. */
+static int run_one_thread(struct report *r, uint64_t limit)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	struct chunk c = { 0 };
@@ -1106,12 +1116,15 @@ static int run_one_thread(struct report *r)
 
 	r->chunk_recs = o->line_flush ? 64 : 16;
 	for (;;) {
+		bool stop;
+
 		ret = fill_chunk(r, &c);
 		if (format_chunk(r->main_ctx, &c)) {
 			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
 			break;
 		}
-		if (c.out_len >= block || ret || !c.n) {
+		stop = limit && r->taken >= limit && !ret && c.n;
+		if (c.out_len >= block || ret || !c.n || stop) {
 			wret = kt_write_all(r->out->fd, c.out, c.out_len);
 			c.out_len = 0;
 			if (wret) {
@@ -1121,6 +1134,10 @@ static int run_one_thread(struct report *r)
 		}
 		if (ret || !c.n)
 			break;
+		if (stop) {
+			ret = 1;
+			break;
+		}
 	}
 	free(c.recs);
 	free(c.extras);
@@ -1169,7 +1186,38 @@ static int run_records(struct report *r)
 		r->span_max = keep / (r->nslots + 2);
 	}
 	if (!r->nworkers)
-		return run_one_thread(r);
+		return run_one_thread(r, 0);
+	if (!o->threads) {
+		/* The workers only help when they get the work: when many records are of
+		 * events the reading thread formats or learns comms from (sched_switch and
+		 * sched_wakeup, bprint, function...), handing the rest over costs more than
+		 * it saves (bench/report's sched mix, 47% of them, ran 15-20% slower with a
+		 * worker than without; its other mixes, 0-2%, 15% faster). The first records
+		 * decide: taken on this thread, then the others go on here (more than a
+		 * third of them serial) or in the pipeline. */
+		size_t nworkers = r->nworkers, nslots = r->nslots;
+		int ret;
+
+		r->nworkers = 0;
+		r->nslots = 0;
+		ret = run_one_thread(r, PROBE_RECORDS);
+		if (ret != 1)
+			return ret;
+		if (3 * r->taken_serial > r->taken)
+			return run_one_thread(r, 0);
+		/* who formats what is worked out again, now with workers, in big chunks */
+		r->nworkers = nworkers;
+		r->nslots = nslots;
+		r->chunk_recs = o->line_flush ? 64 : 4096;
+		for (size_t i = 0; i < r->nfiles; i++) {
+			struct rfile *f = &r->files[i];
+
+			if (f->evinfo)
+				memset(f->evinfo, 0, f->nevinfo * sizeof(*f->evinfo));
+			for (size_t k = 0; k < EVCACHE; k++)
+				f->evcache[k].ev = NULL;
+		}
+	}
 
 	/* the workers' registries share one symbol table per file */
 	for (size_t i = 0; i < r->nfiles; i++)
@@ -1471,7 +1519,6 @@ stats_done:
 	}
 }
 
-/* ---- driver ---- */
 /* ---- driver ---- */
 
 static void close_all(struct report *r)
