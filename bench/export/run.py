@@ -24,20 +24,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, '..', '..')
-
-
-def make_trace(out, mb):
-    path = os.path.join(out, 'report%d.v6.dat' % mb)
-    if not os.path.exists(path):
-        small = os.path.join(out, 'report-allevents.v6.dat')
-        subprocess.run(['zstd', '-q', '-d', '-f', '-o', small,
-                        os.path.join(ROOT, 'tests', 'data', 'report', 'allevents.v6.dat.zst')],
-                       check=True)
-        subprocess.run([sys.executable, os.path.join(ROOT, 'bench', 'read', 'mkbig.py'), small,
-                        path + '.tmp', str(mb)], check=True)
-        os.rename(path + '.tmp', path)
-    return path
+sys.path.insert(0, os.path.join(HERE, '..', 'report'))
+from run import make_trace  # noqa: E402  (bench/report's trace)
 
 
 def measure(cmd, remove=None):
