@@ -121,5 +121,12 @@ int cli_grow(void **arr, size_t n, size_t elem);
 struct ktrace_stream_task;
 int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
 		  struct ktrace_stream_task **tasks, size_t *ntasks);
+/* The buffers a live-system command acts on, from its options: -B NAME (appended to
+ * *names, which t->instances points to once parsing is done), -t (top) and -a (all).
+ * cli_target_option: 1 when c was one of them, 0 when not, -1 out of memory.
+ * cli_target_check: 0, or CLI_USAGE after printing the problem (-a with -B). */
+struct ktrace_tracefs_target;
+int cli_target_option(int c, const char *arg, struct ktrace_tracefs_target *t, const char ***names);
+int cli_target_check(const char *command, const struct ktrace_tracefs_target *t);
 
 #endif

@@ -166,16 +166,15 @@ static int run_target(enum action act, const struct cli_command *cmd, int argc, 
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "B:tah", target_options, NULL)) != -1) {
+		int got = cli_target_option(c, optarg, &t, &names);
+
+		if (got < 0) {
+			free(names);
+			return CLI_FAILED;
+		}
+		if (got)
+			continue;
 		switch (c) {
-		case 'B':
-			if (cli_grow((void **)&names, t.ninstances, sizeof(*names))) {
-				free(names);
-				return CLI_FAILED;
-			}
-			names[t.ninstances++] = optarg;
-			break;
-		case 't': t.top = true; break;
-		case 'a': t.all = true; break;
 		case 'h':
 			free(names);
 			cli_print_help(cmd);
@@ -189,9 +188,10 @@ static int run_target(enum action act, const struct cli_command *cmd, int argc, 
 		free(names);
 		return cli_usage_error(cmd->name, "unexpected argument '%s'", argv[optind]);
 	}
-	if (t.all && t.ninstances) {
+	ret = cli_target_check(cmd->name, &t);
+	if (ret) {
 		free(names);
-		return cli_usage_error(cmd->name, "-a takes every instance: no -B with it");
+		return ret;
 	}
 	t.instances = names;
 	switch (act) {

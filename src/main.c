@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <ktrace/stream.h>
+#include <ktrace/tracefs.h>
 #include <ktrace/version.h>
 
 #include "cli.h"
@@ -124,6 +125,32 @@ int cli_grow(void **arr, size_t n, size_t elem)
 	if (!p)
 		return -1;
 	*arr = p;
+	return 0;
+}
+
+int cli_target_option(int c, const char *arg, struct ktrace_tracefs_target *t, const char ***names)
+{
+	switch (c) {
+	case 'B':
+		if (cli_grow((void **)names, t->ninstances, sizeof(**names)))
+			return -1;
+		(*names)[t->ninstances++] = arg;
+		return 1;
+	case 't':
+		t->top = true;
+		return 1;
+	case 'a':
+		t->all = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_target_check(const char *command, const struct ktrace_tracefs_target *t)
+{
+	if (t->all && t->ninstances)
+		return cli_usage_error(command, "-a takes every instance: no -B with it");
 	return 0;
 }
 

@@ -180,16 +180,15 @@ static int run_reset(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "B:tadqh", reset_options, NULL)) != -1) {
+		int got = cli_target_option(c, optarg, &t, &names);
+
+		if (got < 0) {
+			free(names);
+			return CLI_FAILED;
+		}
+		if (got)
+			continue;
 		switch (c) {
-		case 'B':
-			if (cli_grow((void **)&names, t.ninstances, sizeof(*names))) {
-				free(names);
-				return CLI_FAILED;
-			}
-			names[t.ninstances++] = optarg;
-			break;
-		case 't': t.top = true; break;
-		case 'a': t.all = true; break;
 		case 'd': ro.remove = true; break;
 		case 'R': ro.restore = true; break;
 		case 'q': quiet = true; break;
@@ -206,9 +205,10 @@ static int run_reset(int argc, char **argv)
 		free(names);
 		return cli_usage_error("reset", "unexpected argument '%s'", argv[optind]);
 	}
-	if (t.all && t.ninstances) {
+	status = cli_target_check("reset", &t);
+	if (status) {
 		free(names);
-		return cli_usage_error("reset", "-a takes every instance: no -B with it");
+		return status;
 	}
 	if (ro.remove && !t.ninstances) {
 		free(names);
