@@ -31,7 +31,7 @@ struct kt_snap {
 };
 
 struct chunk {
-	uint8_t *data;
+	_Alignas(128) uint8_t *data;
 	size_t used, cap;
 	bool last;                         /* the reading ended after these records */
 	int ret;                           /* then: 0, or the error */
@@ -48,7 +48,7 @@ struct kt_readahead {
 	unsigned head, tail, filled;       /* the ring: head fills, tail reads */
 	bool stop;
 	/* the caller's side */
-	struct chunk *cur;
+	_Alignas(128) struct chunk *cur;
 	size_t pos;
 	bool done;
 };
@@ -169,12 +169,13 @@ static void *reader(void *arg)
 int kt_readahead_start(struct ktrace_stream *s, struct kt_readahead **out,
 		       struct ktrace_error *err)
 {
-	struct kt_readahead *ra = calloc(1, sizeof(*ra));
+	struct kt_readahead *ra = aligned_alloc(_Alignof(struct kt_readahead), sizeof(*ra));
 	int ret = 0;
 
 	*out = NULL;
 	if (!ra)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	memset(ra, 0, sizeof(*ra));
 	ra->s = s;
 	for (int i = 0; i < NCHUNKS && !ret; i++) {
 		ra->chunks[i].data = malloc(CHUNK_BYTES);

@@ -36,7 +36,7 @@ struct ktrace_stream {
 	bool failed;
 	/* read-ahead: the reading thread owns everything above but the tables; the
 	 * caller's thread has the current copy and its own error state */
-	struct kt_readahead *ra;
+	_Alignas(128) struct kt_readahead *ra;
 	const struct ktrace_stream_record *snap_rec;
 	const struct kt_source *snap_src;
 	const void *snap_data;
@@ -282,7 +282,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		       const struct ktrace_stream_opts *opts, struct ktrace_error *err,
 		       const char **err_path)
 {
-	struct ktrace_stream *s = calloc(1, sizeof(*s));
+	struct ktrace_stream *s = aligned_alloc(_Alignof(struct ktrace_stream), sizeof(*s));
 	const char **td_paths = NULL;
 	uint32_t *td_index = NULL;
 	size_t ntd = 0;
@@ -293,6 +293,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		*err_path = NULL;
 	if (!s)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	memset(s, 0, sizeof(*s));
 	if (opts) {
 		size_t n = opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
 
