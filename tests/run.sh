@@ -51,9 +51,19 @@ for r in $B/fuzz/*_regress; do
 done
 rm -f "$log"/*.status "$log"/*.secs "$log"/*.log
 
+# The live tests need tracefs at /sys/kernel/tracing. A machine that has not mounted it
+# (some boot without it) gets it mounted for the run, and unmounted again afterwards.
+mounted_here=
+if [ "$(id -u)" = 0 ] && [ ! -e /sys/kernel/tracing/tracing_on ] &&
+	grep -q tracefs /proc/filesystems 2>/dev/null &&
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+	mounted_here=1
+	echo "(tracefs was not mounted: mounted on /sys/kernel/tracing for the tests)"
+fi
 while read -r line; do
 	sh tests/run.sh --one $line </dev/null
 done <"$serial"
+[ -n "$mounted_here" ] && umount /sys/kernel/tracing 2>/dev/null
 xargs -L 1 -P "$JOBS" sh tests/run.sh --one <"$list"
 
 pass=0
