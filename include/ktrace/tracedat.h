@@ -299,6 +299,9 @@ KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
  * only once its stream has read the returned number of bytes past it; between 1 and 8 MiB, less when there are many streams (CPUs and
  * buffers), so that what stays resident is about 32 MiB at most. */
 KTRACE_API size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
+/* The same with a number of bytes of the caller's choosing (a reader that uses its
+ * records within a few pages keeps its buffers in the CPU's cache with a small one). */
+KTRACE_API void tracedat_iter_keep(struct tracedat_iter *it, size_t bytes);
 
 /*
  * tracedat_write: writes trace-cmd "trace.dat" files, version 6 (sequential layout) or

@@ -273,11 +273,11 @@ static int add_one_filter(struct kt_tdset *set, struct kt_tdfile *f, const char 
 	return 0;
 }
 
-int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct ktrace_stream_filter *filters,
-			 size_t nfilters, const struct ktrace_stream_task *tasks, size_t ntasks)
+/* The filters, with the --pid/--comm one already made (text, owned; or NULL). */
+static int add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct ktrace_stream_filter *filters,
+		       size_t nfilters, char *text)
 {
 	const struct ktrace_event *ev;
-	char *text = ntasks ? task_filter(f, tasks, ntasks) : NULL;
 	int ret;
 
 	f->filter_args = filters;
@@ -311,6 +311,12 @@ int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct
 	f->nlast = 0;
 	set->filtering = true;
 	return 0;
+}
+
+int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct ktrace_stream_filter *filters,
+			 size_t nfilters, const struct ktrace_stream_task *tasks, size_t ntasks)
+{
+	return add_filters(set, f, filters, nfilters, ntasks ? task_filter(f, tasks, ntasks) : NULL);
 }
 
 /* ---- filtering (trace-cmd's tracecmd_filter_match) ---- */
@@ -568,6 +574,56 @@ int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi)
 	return 0;
 }
 
+int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktrace_error *err)
+{
+	int ret = kt_tdset_init(dst, src->nfiles, &src->o, err);
+
+	if (ret)
+		return ret;
+	dst->nfiles = src->nfiles;
+	for (size_t i = 0; i < src->nfiles; i++) {
+		const struct kt_tdfile *sf = &src->files[i];
+		struct kt_tdfile *f = &dst->files[i];
+		char *text = NULL;
+
+		*f = (struct kt_tdfile){
+			.path = sf->path, .base = sf->base, .td = sf->td,
+			.header_page = sf->header_page, .kallsyms = sf->kallsyms,
+			.printk = sf->printk, .cmdlines = sf->cmdlines,
+			.formats = sf->formats, .nformats = sf->nformats,
+			.kstack_id = -1, .ustack_id = -1,
+			.usecs = sf->usecs, .use_trace_clock = sf->use_trace_clock,
+			.ncpus = sf->ncpus, .ninstances = sf->ninstances, .borrowed = true,
+		};
+		f->evs = kt_tdfile_registry(sf, &src->o);
+		if (!f->evs)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
+		if (sf->task_text && !(text = strdup(sf->task_text)))
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		if (sf->npos || sf->nneg) {
+			ret = add_filters(dst, f, sf->filter_args, sf->nfilter_args, text);
+			if (ret)
+				return ret;
+		} else {
+			free(text);
+		}
+	}
+	for (size_t i = 0; i < src->nstreams; i++) {
+		const struct kt_tdstream *ss = &src->streams[i];
+		struct kt_tdfile *f = &dst->files[ss->f - src->files];
+		struct kt_tdstream *s;
+
+		ret = kt_tdset_add_stream(dst, f, ss->buffer, false);
+		if (ret)
+			return ret;
+		s = &dst->streams[dst->nstreams - 1];
+		s->label = ss->label;
+	}
+	dst->filtering = src->filtering;
+	return 0;
+}
+
 void kt_tdset_close(struct kt_tdset *set)
 {
 	for (size_t i = 0; i < set->nstreams; i++) {
@@ -587,9 +643,11 @@ void kt_tdset_close(struct kt_tdset *set)
 		free(f->neg);
 		free(f->task_text);
 		free(f->last_printed);
-		free(f->formats);
 		if (f->evs)
 			ktrace_event_free(f->evs);
+		if (f->borrowed)
+			continue;
+		free(f->formats);
 		if (f->td)
 			tracedat_close(f->td);
 	}

@@ -75,6 +75,7 @@ struct kt_tdfile {
 	unsigned ncpus;                    /* "cpus=N" */
 	size_t ninstances;
 	bool share_symbols;                /* registries made from now on share evs's symbols */
+	bool borrowed;                     /* td and the texts belong to another set's file */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -130,6 +131,15 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
  * instances of each file). */
 int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi);
 void kt_tdset_close(struct kt_tdset *set);
+
+/*
+ * A second set over src's files, for another thread: the same tracedat readers (read
+ * only), registries of its own (sharing src's symbols: kt_tdfile_share_symbols first),
+ * the same filters, and streams of the same buffers in the same order, read by
+ * iterators of its own from their first record. Call it before src's streams moved;
+ * the records then come out of both sets alike. 0 or a negative code (err).
+ */
+int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktrace_error *err);
 
 /* A new registry of f loaded the way trace-cmd loads its tep handle. NULL with errno.
  * For worker threads (safe to call from several at once) after

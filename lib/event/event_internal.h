@@ -803,5 +803,8 @@ void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts);
 /* event_plugins.c: returns libtraceevent's "print pretty too" value. */
 void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *cdb, size_t avail, int len);
 int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o);
+/* What the sched_switch/sched_wakeup handlers teach the comm table, without their text
+ * (c->ev is one of them). */
+void ftev_learn_comms(struct ftev_ctx *c);
 
 #endif

@@ -204,6 +204,46 @@ static void write_and_save_comm(struct ftev_ctx *c, struct ftev_out *o, const st
 	}
 }
 
+/* The comm of a record's comm field, registered for pid as write_and_save_comm does. */
+static void save_comm(struct ftev_ctx *c, const struct ftev_field *f, int pid)
+{
+	size_t n = 0;
+
+	if (f->offset < c->avail) {
+		const uint8_t *p = c->data + f->offset;
+		size_t max = f->size < c->avail - f->offset ? f->size : c->avail - f->offset;
+
+		while (n < max && p[n])
+			n++;
+		ftev_comm_learn(c->evs, pid, (const char *)p, n);
+	} else {
+		ftev_comm_learn(c->evs, pid, "", 0);
+	}
+}
+
+void ftev_learn_comms(struct ftev_ctx *c)
+{
+	/* what sched_switch and sched_wakeup below register, in their order, without
+	 * their text: the pid field first (without it they stop), then the comm */
+	static const char *const names[2][4] = {
+		{ "prev_pid", "prev_comm", "next_pid", "next_comm" },
+		{ "pid", "comm", NULL, NULL },
+	};
+	static const int slots[4] = { 0, 1, 4, 5 };
+	int k = c->ev->handler == H_SCHED_SWITCH ? 0 : 1;
+
+	for (int i = 0; i < 4 && names[k][i]; i += 2) {
+		const struct ftev_field *pf = hfield(c->ev, slots[i], names[k][i], false), *cf;
+		uint64_t val;
+
+		if (!pf || !ftev_field_value(c, pf, &val))
+			return;
+		cf = hfield(c->ev, slots[i + 1], names[k][i + 1], true);
+		if (cf)
+			save_comm(c, cf, (int)val);
+	}
+}
+
 static int sched_switch(struct ftev_ctx *c, struct ftev_out *o)
 {
 	const struct ftev_field *f;

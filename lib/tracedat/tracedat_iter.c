@@ -697,6 +697,12 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	return 0;
 }
 
+void tracedat_iter_keep(struct tracedat_iter *it, size_t bytes)
+{
+	for (size_t i = 0; i < it->nstreams; i++)
+		it->streams[i].keep = bytes;
+}
+
 size_t tracedat_iter_keep_mapped(struct tracedat_iter *it)
 {
 	size_t keep = it->nstreams ? TD_KEEP_TOTAL / it->nstreams : TD_KEEP_MAX;

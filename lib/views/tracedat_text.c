@@ -19,13 +19,16 @@
  * file has instances (or several files are read), every line starts with the buffer
  * (file) name right-aligned to the longest one.
  *
- * Records go through in chunks. The main thread reads them in order and does everything
- * that depends on what came before: filters, the comm column (the sched plugins teach
- * comms while printing), the latency column, --ts-diff, and the text of the events whose
- * formatting keeps state (ktrace_event_order: function, function graph,
- * bprint...). The other events' texts and the whole lines are made by worker threads,
- * each with its own registry loaded from the same metadata, and the chunks are written
- * out in order: the output is the single-threaded one, byte for byte.
+ * Records go through a few at a time: read in order, then turned into lines while they
+ * are still in the CPU's cache. With several threads, each reads every record with
+ * readers, registries and filters of its own (kt_tdset_clone) and does for every record
+ * what depends on what came before: the filters, the comm column (the sched plugins
+ * teach comms), --ts-diff, and the text of the events whose formatting keeps state
+ * (ktrace_event_order: function graph, bprint...). The lines themselves, most of the
+ * work, are made by one thread per block of records in turn (block k by thread
+ * k mod n), and the blocks are written in order: the output is the single-threaded
+ * one, byte for byte. Nothing goes from one CPU's cache to another per record: on a
+ * 2-CPU VM, handing records over cost more than reading them again.
  */
 #include <ktrace/event.h>
 #include <ktrace/kbuffer.h>
@@ -45,7 +48,6 @@
 
 #include <ktrace/view.h>
 
-#include "engine/pipeline.h"
 #include "engine/tdset.h"
 #include "event/event_share.h"
 #include "common/grow.h"
@@ -53,10 +55,10 @@
 #include "common/outbuf.h"
 #include "common/outfile.h"
 
-/* Who formats the records of an event: the reading thread, in output order (O_MAIN);
- * any thread (O_ANY); any thread, after the reading thread learnt the comms the record
- * teaches, in output order (O_LEARN: sched_switch, sched_wakeup). */
-enum { O_MAIN = 1, O_ANY, O_LEARN };
+/* When the records of an event are formatted: as they are read, in output order, by
+ * every thread (O_MAIN: their formatting keeps state, or teaches comms); or with the
+ * other lines of their block (O_ANY). */
+enum { O_MAIN = 1, O_ANY };
 
 /* What the view keeps per file beside the engine's (engine/tdset.h). */
 struct rfile {
@@ -66,7 +68,7 @@ struct rfile {
 	struct evinfo {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
-		bool serial;                /* the reading thread has work at each record */
+		bool learn;                 /* O_MAIN only to learn comms (sched_switch...) */
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
@@ -166,6 +168,14 @@ struct wctx {
 	uint8_t sec_len;
 };
 
+/* Records of a block of one thread's lines. */
+#define WALK_BLOCK 4096
+
+/* What the view's pages of a file may keep around while a chunk is made: a chunk takes
+ * its records from within half of it. Small enough for the reader's buffers to stay in
+ * the CPU's cache (a reader that kept 8 MiB ran 20% slower). */
+#define WALK_KEEP ((size_t)256 << 10)
+
 struct report {
 	const struct ktrace_view_text_opts *o;
 	struct ktrace_out *out;
@@ -184,15 +194,19 @@ struct report {
 	/* the main thread's scratch */
 	uint8_t *copy;                     /* a function-graph entry kept while looking ahead */
 	size_t copy_cap;
-	/* chunks and workers */
-	struct chunk *slots;
-	size_t nslots, chunk_recs;
+	/* chunks */
+	size_t chunk_recs;
 	uint64_t span_max;                 /* bytes of pages a chunk may take its records from */
 	struct wctx *main_ctx;
-	struct wctx *workers;
-	size_t nworkers;
-	/* records taken, and those of events the reading thread formats or learns from */
-	uint64_t taken, taken_serial;
+	uint64_t taken;                    /* records taken (that passed the filters) */
+	/* threads: this one is tid of nthr; block k of records is thread k % nthr's */
+	struct walkers *walk;
+	unsigned tid, nthr;
+	uint64_t own_block;                /* the block the chunk's records are of */
+	struct ktrace_error own_err;       /* a helper thread's (the first thread: err) */
+	const char *own_err_file;
+	const struct kt_tdset *walk_src;   /* a helper: the set it reads again */
+	int walk_ret;                      /* a helper: how it ended */
 	/* progress */
 	uint64_t total_bytes;
 	struct timespec last_progress;
@@ -314,7 +328,7 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { O_MAIN, false, true, 0 };
+	static const struct evinfo fallback = { O_MAIN, false, false, 0 };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -342,14 +356,15 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			f->evinfo[id].ordered = O_MAIN;
 			break;
 		case KTRACE_EVENT_LEARN_IN_ORDER:
-			/* one thread: learning and formatting are one pass */
-			f->evinfo[id].ordered = r->nworkers ? O_LEARN : O_MAIN;
+			/* learning and formatting are one pass; another thread's records
+			 * are only learnt from */
+			f->evinfo[id].ordered = O_MAIN;
+			f->evinfo[id].learn = true;
 			break;
 		default:
 			f->evinfo[id].ordered = O_ANY;
 			break;
 		}
-		f->evinfo[id].serial = f->evinfo[id].ordered != O_ANY;
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -494,7 +509,7 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 }
 
 /* Takes a record that passed the filters into the chunk, and moves its stream on. */
-static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
+static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, bool own)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	struct kt_tdstream *s = t->s;
@@ -506,8 +521,32 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	const struct evinfo *ei;
 	struct jextra *x = NULL;
 	struct jrec *j;
+	int64_t diff = 0;
+	bool has_diff = false;
 	int ret;
 
+	if (o->ts_diff) {
+		uint64_t ts = rec->ts;
+
+		if (s->f->use_trace_clock && !o->nsec)
+			ts = ts / 1000 + (ts % 1000 >= 500);
+		if (r->last_ts) {
+			diff = (int64_t)(ts - r->last_ts);
+			has_diff = true;
+		}
+		r->last_ts = ts;
+	}
+	if (!own) {
+		/* another thread's line: only what the records after it depend on */
+		ei = ev ? ev_info(r, f, ev) : NULL;
+		if (!ei || ei->ordered != O_MAIN || ei->learn) {
+			r->taken++;
+			if (ei && ei->learn)
+				ktrace_event_learn_comms(evs, kr);
+			return kt_tdset_advance(&r->set, s);
+		}
+		/* formatting keeps state: formatted as if printed, then dropped (fill_chunk) */
+	}
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
@@ -576,23 +615,13 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 		}
 	}
 	if (o->ts_diff) {
-		uint64_t ts = rec->ts;
-
-		if (s->f->use_trace_clock && !o->nsec)
-			ts = ts / 1000 + (ts % 1000 >= 500);
-		if (r->last_ts) {
-			x->diff = (int64_t)(ts - r->last_ts);
-			x->has_diff = true;
-		}
-		r->last_ts = ts;
+		x->diff = diff;
+		x->has_diff = has_diff;
 	}
 	ei = ev ? ev_info(r, f, ev) : NULL;
 	r->taken++;
-	r->taken_serial += !ei || ei->serial;
 	if (ei ? ei->raw : o->raw)
 		j->flags |= J_RAW;
-	if (ei && ei->ordered == O_LEARN)
-		ktrace_event_learn_comms(evs, kr);   /* after this record's comm column */
 	if (ei && ei->ordered == O_MAIN) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
@@ -649,8 +678,18 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t)
 	return kt_tdset_advance(&r->set, s);
 }
 
-/* Fills a chunk; returns 0 (c->n == 0 at the end of the records) or an error. */
-static int fill_chunk(struct report *r, struct chunk *c)
+/* Whether the next record taken is this thread's to print. */
+static inline bool own_record(const struct report *r)
+{
+	return r->nthr < 2 || (r->taken / WALK_BLOCK) % r->nthr == r->tid;
+}
+
+/*
+ * Fills a chunk with this thread's next records (at most chunk_recs, from within
+ * span_max bytes of pages, and not past the end of one of its blocks). Returns 0 or an
+ * error; *end when the records ran out.
+ */
+static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	uint64_t span0 = r->set.span;
@@ -660,17 +699,35 @@ static int fill_chunk(struct report *r, struct chunk *c)
 	c->nextras = 0;
 	c->text_len = 0;
 	c->data_len = 0;
+	*end = false;
 	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20) &&
 	       r->set.span - span0 < r->span_max) {
 		struct kt_tdrec t;
 		uint64_t seen = r->set.visited;
+		bool own = own_record(r);
 
-		ret = kt_tdset_next(&r->set, &t);
-		if (ret <= 0)
+		/* with several threads, a chunk holds records of one block */
+		if (own && r->nthr > 1 && c->n && r->taken / WALK_BLOCK != r->own_block)
 			break;
-		if (o->progress && (r->set.visited >> 16) != (seen >> 16))
+		ret = kt_tdset_next(&r->set, &t);
+		if (ret <= 0) {
+			*end = !ret;
+			break;
+		}
+		if (o->progress && !r->tid && (r->set.visited >> 16) != (seen >> 16))
 			progress(r, t.rec);
-		ret = take_record(r, c, &t);
+		if (own) {
+			r->own_block = r->taken / WALK_BLOCK;
+			ret = take_record(r, c, &t, true);
+		} else {
+			size_t n = c->n, nx = c->nextras, tl = c->text_len, dl = c->data_len;
+
+			ret = take_record(r, c, &t, false);
+			c->n = n;
+			c->nextras = nx;
+			c->text_len = tl;
+			c->data_len = dl;
+		}
 		if (ret)
 			break;
 	}
@@ -987,56 +1044,38 @@ static int format_chunk(struct wctx *w, struct chunk *c)
 	return 0;
 }
 
-/* ---- workers (the engine's pipeline) ---- */
+/* ---- threads ---- */
 
-static int pipe_fill(void *arg, void *chunk, size_t *n)
-{
-	struct chunk *c = chunk;
-	int ret = fill_chunk(arg, c);
+/* One block's lines, waiting for their turn to be written. */
+struct pending {
+	uint64_t block;
+	char *buf;
+	size_t len, cap;
+};
 
-	*n = c->n;
-	return ret;
-}
+#define PENDING_MAX 4
 
-static int pipe_worker_init(void *wctx)
-{
-	struct wctx *w = wctx;
-	struct report *r = w->r;
+/* What the threads share: whose block is written next. */
+struct walkers {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next;                     /* the block written next */
+	bool failed;                       /* a thread gave up: the others stop waiting */
+	int write_error;
+};
 
-	/* each worker loads registries of its own, from the files' metadata (read only) */
-	for (size_t i = 0; i < r->nfiles; i++) {
-		w->evs[i] = kt_tdfile_registry(&r->set.files[i], &r->set.o);
-		if (!w->evs[i])
-			return -ENOMEM;
-	}
-	return 0;
-}
+/* Per thread: its blocks' lines not written yet, oldest first. */
+struct queue {
+	struct pending p[PENDING_MAX];
+	size_t n;
+};
 
-static int pipe_work(void *wctx, void *chunk)
-{
-	return format_chunk(wctx, chunk);
-}
-
-static int pipe_emit(void *arg, void *chunk)
-{
-	struct report *r = arg;
-	struct chunk *c = chunk;
-	int ret = kt_write_all(r->out->fd, c->out, c->out_len);
-
-	c->out_len = 0;
-	return ret;
-}
-
-static void free_ctx(struct wctx *w, size_t nfiles, bool own_evs)
+static void free_ctx(struct wctx *w, size_t nfiles)
 {
 	if (!w)
 		return;
 	for (size_t i = 0; i < NAMECACHE; i++)
 		free(w->names[i].s);
-	if (own_evs && w->evs)
-		for (size_t i = 0; i < nfiles; i++)
-			if (w->evs[i])
-				ktrace_event_free(w->evs[i]);
 	free(w->evs);
 }
 
@@ -1052,16 +1091,149 @@ static struct wctx *new_ctx(struct report *r)
 		free(w);
 		return NULL;
 	}
+	for (size_t i = 0; i < r->nfiles; i++)
+		w->evs[i] = r->set.files[i].evs;
 	return w;
 }
 
-/* Records taken on the reading thread before the thread count is decided. */
-#define PROBE_RECORDS 65536
+/* Writes the queue's blocks whose turn it is; with wait, all of them (waiting for the
+ * other threads' blocks before them). false when the threads gave up. */
+static bool write_ready(struct report *r, struct queue *q, bool wait)
+{
+	struct walkers *w = r->walk;
+	bool ok = true;
 
-/* What the worker threads may take together (registries, caches, chunks), so that a
- * report stays within 64 MiB whatever the machine. */
-#define WORKERS_BUDGET ((size_t)24 << 20)
-#define WORKER_BYTES ((size_t)3 << 20)     /* a worker's caches and its chunks in flight */
+	pthread_mutex_lock(&w->mu);
+	while (q->n) {
+		struct pending *p = &q->p[0];
+
+		if (w->failed) {
+			ok = false;
+			break;
+		}
+		if (w->next != p->block) {
+			if (!wait)
+				break;
+			pthread_cond_wait(&w->cv, &w->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&w->mu);
+		{
+			int ret = w->write_error ? 0 : kt_write_all(r->out->fd, p->buf, p->len);
+
+			pthread_mutex_lock(&w->mu);
+			if (ret && !w->write_error)
+				w->write_error = ret;
+		}
+		w->next++;
+		pthread_cond_broadcast(&w->cv);
+		{
+			struct pending done = *p;
+
+			memmove(&q->p[0], &q->p[1], (q->n - 1) * sizeof(q->p[0]));
+			done.len = 0;
+			q->p[--q->n] = done;     /* its buffer is used again */
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return ok;
+}
+
+/* Queues the chunk's lines as block's (the chunk gets an empty buffer), writing what
+ * may be written; waits when the queue is full. false when the threads gave up. */
+static bool queue_block(struct report *r, struct queue *q, struct chunk *c, uint64_t block)
+{
+	struct pending *p;
+	char *buf;
+	size_t cap;
+
+	if (q->n == PENDING_MAX && !write_ready(r, q, true))
+		return false;
+	p = &q->p[q->n++];
+	buf = p->buf;
+	cap = p->cap;
+	p->block = block;
+	p->buf = c->out;
+	p->len = c->out_len;
+	p->cap = c->out_cap;
+	c->out = buf;
+	c->out_cap = cap;
+	c->out_len = 0;
+	return write_ready(r, q, q->n == PENDING_MAX);
+}
+
+static void give_up(struct report *r)
+{
+	if (!r->walk)
+		return;
+	pthread_mutex_lock(&r->walk->mu);
+	r->walk->failed = true;
+	pthread_cond_broadcast(&r->walk->cv);
+	pthread_mutex_unlock(&r->walk->mu);
+}
+
+/*
+ * Reads every record and prints this thread's: a few records at a time (they stay in
+ * the cache), the lines written in big blocks (every 64 records on a terminal), or with
+ * several threads block by block in turn.
+ */
+static int run_walker(struct report *r)
+{
+	const struct ktrace_view_text_opts *o = r->o;
+	struct chunk c = { 0 };
+	struct queue q = { 0 };
+	size_t flush = o->line_flush ? 1 : 256 * 1024;
+	int ret, wret = 0;
+
+	for (;;) {
+		bool end;
+		uint64_t block = r->own_block;
+
+		ret = fill_chunk(r, &c, &end);
+		if (r->nthr > 1 && c.n && r->own_block != block && c.out_len) {
+			/* the chunk starts another block of this thread's: the last one is done */
+			if (!queue_block(r, &q, &c, block)) {
+				ret = ret ? ret : -ECANCELED;
+				break;
+			}
+		}
+		if (format_chunk(r->main_ctx, &c)) {
+			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			give_up(r);
+			break;
+		}
+		if (r->nthr < 2 && (c.out_len >= flush || ret || end)) {
+			wret = kt_write_all(r->out->fd, c.out, c.out_len);
+			c.out_len = 0;
+			if (wret) {
+				r->out->error = wret;
+				break;
+			}
+		}
+		if (ret || end)
+			break;
+	}
+	if (r->nthr > 1) {
+		/* the last block of this thread's (cut short by the end or by damage), then
+		 * every block in turn */
+		if ((c.out_len && !queue_block(r, &q, &c, r->own_block)) || !write_ready(r, &q, true))
+			ret = ret ? ret : -ECANCELED;
+	}
+	for (size_t i = 0; i < PENDING_MAX; i++)
+		free(q.p[i].buf);
+	free(c.recs);
+	free(c.extras);
+	free(c.text);
+	free(c.data);
+	free(c.out);
+	return ret;
+}
+
+/* What the threads' registries may take together, so that a report stays within
+ * 64 MiB whatever the machine (a trace with every event's format and a big kallsyms
+ * makes them several MiB each). */
+#define THREADS_BUDGET ((size_t)24 << 20)
+#define THREAD_BYTES ((size_t)2 << 20)     /* a thread's caches, chunk and queue */
 
 /* The CPUs this process may run on (its affinity mask, which taskset and cgroups
  * narrow), not all the machine's. */
@@ -1074,190 +1246,172 @@ static long usable_cpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static size_t pick_workers(const struct report *r)
+/* How many threads read the records (this one included). */
+static unsigned pick_threads(const struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	uint64_t bytes = 0;
-	size_t registry = 0, n;
+	size_t registry = 0;
 	long cpus;
+	unsigned n;
 
-	if (o->threads == 1 || o->line_flush)
-		return 0;
+	/* what depends on every record before it is in one thread's hands */
+	if (o->threads == 1 || o->line_flush || o->line_suffix || o->debug || o->boundary)
+		return 1;
 	if (o->threads > 1)
-		return (size_t)o->threads;
+		return o->threads;
 	for (size_t i = 0; i < r->nfiles; i++) {
 		bytes += tracedat_header(r->set.files[i].td)->file_size;
 		registry += ktrace_event_memory(r->set.files[i].evs) -
 			    ftev_shared_bytes(r->set.files[i].evs);
 	}
 	cpus = usable_cpus();
-	/* a small trace is done before more registries would be loaded */
+	/* a small trace is done before another registry would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
-		return 0;
-	/* one thread per CPU: the reading thread and a worker for each other CPU (with a
-	 * worker per CPU on top of the reader, 2 CPUs ran slower: bench/report); as many
-	 * as the memory budget has room for registries of their own (a trace with every
-	 * event's format and a big kallsyms makes them several MiB) */
-	n = cpus > 9 ? 8 : (size_t)cpus - 1;
-	while (n > 1 && n * (registry + WORKER_BYTES) > WORKERS_BUDGET)
+		return 1;
+	n = cpus > 8 ? 8 : (unsigned)cpus;
+	while (n > 1 && (n - 1) * (registry + THREAD_BYTES) > THREADS_BUDGET)
 		n--;
 	return n;
 }
 
-/* One thread: a few records at a time (they stay in the cache), the lines written in
- * big blocks (or every 64 records on a terminal). With a limit, it stops once it has
- * taken that many records (all their lines written) and returns 1. */
-static int run_one_thread(struct report *r, uint64_t limit)
+/* Another thread's reader: the same files read again (kt_tdset_clone), the rest as the
+ * first thread's. */
+static void *helper_main(void *arg)
 {
-	const struct ktrace_view_text_opts *o = r->o;
-	struct chunk c = { 0 };
-	size_t block = o->line_flush ? 1 : 256 * 1024;
-	int ret, wret;
+	struct report *h = arg;
+	int ret = kt_tdset_clone(&h->set, h->walk_src, h->err);
 
-	r->chunk_recs = o->line_flush ? 64 : 16;
-	for (;;) {
-		bool stop;
-
-		ret = fill_chunk(r, &c);
-		if (format_chunk(r->main_ctx, &c)) {
-			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
-			break;
-		}
-		stop = limit && r->taken >= limit && !ret && c.n;
-		if (c.out_len >= block || ret || !c.n || stop) {
-			wret = kt_write_all(r->out->fd, c.out, c.out_len);
-			c.out_len = 0;
-			if (wret) {
-				r->out->error = wret;
-				break;
-			}
-		}
-		if (ret || !c.n)
-			break;
-		if (stop) {
-			ret = 1;
-			break;
-		}
+	if (!ret) {
+		for (size_t i = 0; i < h->set.nstreams; i++)
+			tracedat_iter_keep(h->set.streams[i].it, WALK_KEEP);
+		for (size_t i = 0; i < h->nfiles; i++)
+			h->files[i].t = &h->set.files[i];
+		h->main_ctx = new_ctx(h);
+		ret = h->main_ctx ? run_walker(h) : ktrace_error_set(h->err, -ENOMEM, "out of memory");
 	}
-	free(c.recs);
-	free(c.extras);
-	free(c.text);
-	free(c.data);
-	free(c.out);
-	return ret;
+	if (ret && ret != -ECANCELED)
+		give_up(h);
+	h->walk_ret = ret;
+	return NULL;
+}
+
+static void free_helper(struct report *h)
+{
+	free_ctx(h->main_ctx, h->nfiles);
+	free(h->main_ctx);
+	for (size_t i = 0; i < h->nfiles; i++)
+		free(h->files[i].evinfo);
+	free(h->files);
+	kt_tdset_close(&h->set);
+	free(h->copy);
+	free(h);
 }
 
 static int run_records(struct report *r)
 {
-	static const struct kt_pipeline_ops ops = {
-		.fill = pipe_fill, .worker_init = pipe_worker_init, .work = pipe_work,
-		.emit = pipe_emit,
-	};
 	const struct ktrace_view_text_opts *o = r->o;
-	struct kt_pipeline_result res;
-	void **chunks, **wctx;
+	struct walkers walk = { .next = 0 };
+	struct report **helpers;
+	pthread_t *th;
+	unsigned nthr, started = 0;
+	int ret;
 
 	if (o->progress)
 		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
-	r->chunk_recs = o->line_flush ? 64 : 4096;
-	r->span_max = UINT64_MAX;
+	r->chunk_recs = o->line_flush ? 64 : 16;
 	r->main_ctx = new_ctx(r);
 	if (!r->main_ctx)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < r->nfiles; i++)
-		r->main_ctx->evs[i] = r->set.files[i].evs;
 	if (kt_out_flush(r->out))
 		return 0;
+	for (size_t i = 0; i < r->set.nstreams; i++)
+		tracedat_iter_keep(r->set.streams[i].it, WALK_KEEP);
+	r->span_max = WALK_KEEP / 2;
+	nthr = pick_threads(r);
+	if (nthr < 2)
+		return run_walker(r);
 
-	/* records are used after the reader has gone on (a chunk is formatted once it is
-	 * full, by a worker or by this thread): every chunk in flight (the slots and the
-	 * one being filled) takes its records from within what the streams keep */
-	{
-		size_t keep = SIZE_MAX;
-
-		for (size_t i = 0; i < r->set.nstreams; i++) {
-			size_t k = tracedat_iter_keep_mapped(r->set.streams[i].it);
-
-			if (k < keep)
-				keep = k;
-		}
-		r->nworkers = pick_workers(r);
-		r->nslots = r->nworkers ? 2 * r->nworkers + 2 : 0;
-		r->span_max = keep / (r->nslots + 2);
-	}
-	if (!r->nworkers)
-		return run_one_thread(r, 0);
-	if (!o->threads) {
-		/* The workers only help when they get the work: when many records are of
-		 * events the reading thread formats or learns comms from (sched_switch and
-		 * sched_wakeup, bprint, function...), handing the rest over costs more than
-		 * it saves (bench/report's sched mix, 47% of them, ran 15-20% slower with a
-		 * worker than without; its other mixes, 0-2%, 15% faster). The first records
-		 * decide: taken on this thread, then the others go on here (more than a
-		 * third of them serial) or in the pipeline. */
-		size_t nworkers = r->nworkers, nslots = r->nslots;
-		int ret;
-
-		r->nworkers = 0;
-		r->nslots = 0;
-		ret = run_one_thread(r, PROBE_RECORDS);
-		if (ret != 1)
-			return ret;
-		if (3 * r->taken_serial > r->taken)
-			return run_one_thread(r, 0);
-		/* who formats what is worked out again, now with workers, in big chunks */
-		r->nworkers = nworkers;
-		r->nslots = nslots;
-		r->chunk_recs = o->line_flush ? 64 : 4096;
-		for (size_t i = 0; i < r->nfiles; i++) {
-			struct rfile *f = &r->files[i];
-
-			if (f->evinfo)
-				memset(f->evinfo, 0, f->nevinfo * sizeof(*f->evinfo));
-			for (size_t k = 0; k < EVCACHE; k++)
-				f->evcache[k].ev = NULL;
-		}
-	}
-
-	/* the workers' registries share one symbol table per file */
+	/* the other threads' registries share one symbol table per file */
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (kt_tdfile_share_symbols(&r->set.files[i]))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	r->slots = aligned_alloc(_Alignof(struct chunk), r->nslots * sizeof(*r->slots));
-	if (r->slots)
-		memset(r->slots, 0, r->nslots * sizeof(*r->slots));
-	r->workers = calloc(r->nworkers, sizeof(*r->workers));
-	chunks = calloc(r->nslots, sizeof(*chunks));
-	wctx = calloc(r->nworkers, sizeof(*wctx));
-	if (!r->slots || !r->workers || !chunks || !wctx) {
-		free(chunks);
-		free(wctx);
+	helpers = calloc(nthr, sizeof(*helpers));
+	th = calloc(nthr, sizeof(*th));
+	if (!helpers || !th) {
+		free(helpers);
+		free(th);
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < r->nslots; i++)
-		chunks[i] = &r->slots[i];
-	for (size_t i = 0; i < r->nworkers; i++) {
-		r->workers[i].r = r;
-		r->workers[i].evs = calloc(r->nfiles ? r->nfiles : 1, sizeof(*r->workers[i].evs));
-		wctx[i] = &r->workers[i];
-		if (!r->workers[i].evs) {
-			free(chunks);
-			free(wctx);
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	pthread_mutex_init(&walk.mu, NULL);
+	pthread_cond_init(&walk.cv, NULL);
+	r->walk = &walk;
+	r->nthr = nthr;
+	r->tid = 0;
+	for (unsigned t = 1; t < nthr; t++) {
+		struct report *h = aligned_alloc(_Alignof(struct report), sizeof(*h));
+
+		if (!h)
+			break;
+		memset(h, 0, sizeof(*h));
+		h->o = o;
+		h->out = r->out;
+		h->err = &h->own_err;
+		h->err_file = &h->own_err_file;
+		h->nfiles = r->nfiles;
+		h->prefix = r->prefix;
+		h->width = r->width;
+		h->raw_re = r->raw_re;
+		h->nraw_re = r->nraw_re;
+		h->chunk_recs = r->chunk_recs;
+		h->span_max = r->span_max;
+		h->walk = &walk;
+		h->walk_src = &r->set;
+		h->tid = t;
+		h->nthr = nthr;
+		h->files = calloc(r->nfiles ? r->nfiles : 1, sizeof(*h->files));
+		if (!h->files) {
+			free(h);
+			break;
 		}
+		helpers[t] = h;
+		if (pthread_create(&th[t], NULL, helper_main, h)) {
+			free(h->files);
+			free(h);
+			helpers[t] = NULL;
+			break;
+		}
+		started++;
 	}
-	kt_pipeline_run(&ops, r, chunks, r->nslots, wctx, r->nworkers, &res);
-	free(chunks);
-	free(wctx);
-	if (res.emit_error)
-		r->out->error = res.emit_error;
-	if (res.start_error)
-		return ktrace_error_set(r->err, -ENOMEM, "cannot start threads");
-	if (res.fill_error)
-		return res.fill_error;
-	if (res.work_error)
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	return 0;
+	if (started + 1 < nthr) {
+		/* fewer threads than blocks were dealt to: nobody prints */
+		give_up(r);
+		ret = ktrace_error_set(r->err, -EAGAIN, "cannot start threads");
+	} else {
+		ret = run_walker(r);
+	}
+	for (unsigned t = 1; t <= started; t++) {
+		pthread_join(th[t], NULL);
+		/* the same records, the same damage: the first thread's error is the one; a
+		 * helper's own failure (memory) is reported when the first thread has none */
+		if ((!ret || ret == -ECANCELED) && helpers[t]->walk_ret &&
+		    helpers[t]->walk_ret != -ECANCELED) {
+			ret = helpers[t]->walk_ret;
+			*r->err = helpers[t]->own_err;
+			*r->err_file = helpers[t]->own_err_file;
+		}
+		free_helper(helpers[t]);
+	}
+	if (walk.write_error)
+		r->out->error = walk.write_error;
+	if (ret == -ECANCELED && !walk.write_error)
+		ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	pthread_mutex_destroy(&walk.mu);
+	pthread_cond_destroy(&walk.cv);
+	r->walk = NULL;
+	free(helpers);
+	free(th);
+	return ret;
 }
 
 /* ---- the header lines, listings ---- */
@@ -1523,20 +1677,7 @@ stats_done:
 
 static void close_all(struct report *r)
 {
-	for (size_t i = 0; i < r->nslots; i++) {
-		free(r->slots[i].recs);
-		free(r->slots[i].extras);
-		free(r->slots[i].text);
-		free(r->slots[i].data);
-		free(r->slots[i].out);
-	}
-	free(r->slots);
-	if (r->workers) {
-		for (size_t i = 0; i < r->nworkers; i++)
-			free_ctx(&r->workers[i], r->nfiles, true);
-		free(r->workers);
-	}
-	free_ctx(r->main_ctx, r->nfiles, false);
+	free_ctx(r->main_ctx, r->nfiles);
 	free(r->main_ctx);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		free(r->files[i].evinfo);

@@ -1,11 +1,11 @@
 # Records read into reused buffers (TRACEDAT_READ_COPIES): a trace whose CPUs each hold
-# more than the bytes the reader keeps for records in flight (8 MiB a stream), so that
-# buffers are used again while the report goes on, prints what trace-cmd prints, with
-# one thread and with workers. (A buffer recycled too early shows as wrong lines.)
-# With the default thread count, the first 65536 records decide between workers and
-# one thread (more than a third of sched_switch/sched_wakeup-like records: one thread):
-# a big sched-only trace (schedviz_cpu0 repeated) and the all-events one take the two
-# ways, both printing what trace-cmd prints (strace shows which way was taken).
+# far more than the bytes the reader keeps for records in flight, so that buffers are
+# used again while the report goes on, prints what trace-cmd prints, with one thread and
+# with several (each thread reads every record and prints its blocks of 4096 in turn:
+# a buffer recycled too early, or a block out of turn, shows as wrong lines). With the
+# default thread count, a big all-events trace and a big sched-only one (schedviz_cpu0
+# repeated: every record teaches comms) both start threads (strace shows it) and print
+# what trace-cmd prints; so does a filtered report and one with --ts-diff.
 . "$(dirname "$0")/../lib.sh"
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
@@ -27,8 +27,7 @@ done
 
 python3 "$ROOT/bench/read/mkbig.py" "$SHARED/data/ftrace/schedviz_cpu0.v6.dat" "$TMP/sched.dat" 40 >/dev/null
 trace-cmd report "$TMP/sched.dat" >"$TMP/tc-sched.txt" 2>/dev/null
-for t in "big:a worker" "sched:one thread"; do
-	n=${t%%:*} way=${t#*:}
+for n in big sched; do
 	f="$TMP/$n.dat" ref="$TMP/tc.txt"
 	[ "$n" = sched ] && ref="$TMP/tc-sched.txt"
 	"$KTRACE" report "$f" >"$TMP/kt.txt" 2>"$TMP/kt.err"
@@ -39,25 +38,30 @@ for t in "big:a worker" "sched:one thread"; do
 		not_ok "report of the $n trace, default threads = trace-cmd report (exit $st)"
 		diff "$ref" "$TMP/kt.txt" | head -5
 	fi
-	if [ "$way" = "a worker" ] && [ "$(nproc)" -lt 2 ]; then
-		ok "the $n trace is reported with $way # SKIP one CPU: no workers"
+	if [ "$(nproc)" -lt 2 ]; then
+		ok "the $n trace is reported with threads # SKIP one CPU: one thread"
 	elif [ -n "${SANFLAGS:-}" ]; then
-		ok "the $n trace is reported with $way # SKIP the sanitizers start threads of their own"
+		ok "the $n trace is reported with threads # SKIP the sanitizers start threads of their own"
 	elif command -v strace >/dev/null 2>&1; then
 		threads=$(strace -f -e trace=clone,clone3 "$KTRACE" report "$f" 2>&1 >/dev/null | grep -c '^clone')
-		if [ "$way" = "a worker" ]; then [ "$threads" -ge 1 ]; else [ "$threads" -eq 0 ]; fi &&
-			ok "the $n trace is reported with $way" ||
-			not_ok "the $n trace is reported with $way ($threads threads started)"
+		[ "$threads" -ge 1 ] &&
+			ok "the $n trace is reported with threads" ||
+			not_ok "the $n trace is reported with threads ($threads threads started)"
 	else
-		ok "the $n trace is reported with $way # SKIP strace is not installed"
+		ok "the $n trace is reported with threads # SKIP strace is not installed"
 	fi
 done
-# fewer records than the first 65536 after the filter: the whole report on one thread
+"$KTRACE" report --threads 3 "$TMP/sched.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
+check_same "report --threads 3 of the sched trace = trace-cmd report" "$TMP/tc-sched.txt" "$TMP/kt.txt"
+trace-cmd report --ts-diff "$TMP/big.dat" >"$TMP/tc-d.txt" 2>/dev/null
+"$KTRACE" report --threads 2 --ts-diff "$TMP/big.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
+check_same "report --threads 2 --ts-diff of the big trace = trace-cmd report" "$TMP/tc-d.txt" "$TMP/kt.txt"
+# a filter that leaves few records: the blocks are counted after it
 trace-cmd report -F sched_switch "$TMP/big.dat" >"$TMP/tc-f.txt" 2>/dev/null
-"$KTRACE" report -F sched_switch "$TMP/big.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
+"$KTRACE" report --threads 2 -F sched_switch "$TMP/big.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
 st=$?
 if [ $st -eq 0 ] && cmp -s "$TMP/tc-f.txt" "$TMP/kt.txt"; then
-	ok "report -F sched_switch of the big trace (all its records before the decision) = trace-cmd report"
+	ok "report --threads 2 -F sched_switch of the big trace = trace-cmd report"
 else
 	not_ok "report -F sched_switch of the big trace = trace-cmd report (exit $st)"
 	diff "$TMP/tc-f.txt" "$TMP/kt.txt" | head -5
