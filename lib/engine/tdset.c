@@ -87,7 +87,7 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 	if (f->share_symbols)
 		ftev_share_symbols(evs, f->evs);
 	else if (f->kallsyms.len)
-		ktrace_event_parse_kallsyms(evs, f->kallsyms.text, f->kallsyms.len, &ignore);
+		ftev_defer_kallsyms(evs, f->kallsyms.text, f->kallsyms.len);
 	if (f->printk.len)
 		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
 	if (f->cmdlines.len)

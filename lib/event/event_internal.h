@@ -13,6 +13,8 @@
 #ifndef KTRACE_FTRACE_EVENT_INTERNAL_H
 #define KTRACE_FTRACE_EVENT_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -623,6 +625,9 @@ struct ftev_sym {
 	uint32_t index;             /* the order kallsyms listed it in */
 };
 
+/* Makes the symbol table of a registry whose kallsyms were deferred. */
+void ftev_syms_load(struct ktrace_events *evs);
+
 /* Recent function lookups (the same call sites come back all the time). */
 #define EV_FCACHE 1024
 struct ftev_fcache {
@@ -679,8 +684,17 @@ struct ktrace_events {
 				     * lookup sorts): symbol names resolve in its order */
 	bool syms_in_order;         /* the table itself is sorted by address */
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
-	size_t sym_name_bytes;      /* the symbols' names and modules in the arena */
+	size_t sym_name_bytes;      /* the symbols' names and modules in sym_arena */
+	struct ftev_arena sym_arena;
 	struct ftev_fcache *fcache;
+	/* kallsyms taken but not parsed yet (ftev_defer_kallsyms): the table is made on
+	 * first need (ftev_syms_need), under sym_mu; a registry that shares another's
+	 * symbols (sym_owner) has it made there and takes it then */
+	atomic_bool syms_pending;
+	const char *ksym_text;
+	size_t ksym_len;
+	struct ktrace_events *sym_owner;
+	pthread_mutex_t sym_mu;
 
 	/* the last comm looked up, and recent lookups by pid (direct-mapped) */
 	int last_pid;
@@ -806,5 +820,12 @@ int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o);
 /* What the sched_switch/sched_wakeup handlers teach the comm table, without their text
  * (c->ev is one of them). */
 void ftev_learn_comms(struct ftev_ctx *c);
+
+/* The symbol table, made now if it was deferred (one atomic load when it is made). */
+static inline void ftev_syms_need(struct ktrace_events *evs)
+{
+	if (__builtin_expect(atomic_load_explicit(&evs->syms_pending, memory_order_acquire), 0))
+		ftev_syms_load(evs);
+}
 
 #endif

@@ -10,6 +10,7 @@
 size_t ktrace_event_function_count(struct ktrace_events *evs)
 {
 	/* a lookup sorts the table the way libtraceevent's func_map_init does */
+	ftev_syms_need(evs);
 	if (evs->nsyms)
 		ftev_find_func(evs, 0);
 	return evs->nsyms;

@@ -31,6 +31,7 @@ struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
 	evs->big_endian = big_endian;
 	evs->check_lock_depth = true;
 	evs->check_migrate_disable = true;
+	pthread_mutex_init(&evs->sym_mu, NULL);
 	return evs;
 }
 
@@ -45,6 +46,8 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->by_id);
 	if (!evs->syms_borrowed)
 		free(evs->syms);
+	ftev_arena_free(&evs->sym_arena);
+	pthread_mutex_destroy(&evs->sym_mu);
 	free(evs->fcache);
 	free(evs->printks);
 	for (size_t i = 0; i < evs->ncomms; i++)
@@ -374,14 +377,12 @@ static bool parse_kallsyms_line(const char *s, size_t n, uint64_t *addr, char *t
 	return true;
 }
 
-int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, size_t len,
-				 struct ktrace_error *err)
+static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t len,
+			  struct ktrace_error *err)
 {
 	const char *pos = text, *end = text + len, *line;
 	size_t n, lineno = 0;
 
-	if (evs->syms_borrowed)
-		return ktrace_error_set(err, -EINVAL, "kallsyms shared with another registry");
 	while (next_line(&pos, end, &line, &n)) {
 		size_t fs, fe, ms, me;
 		uint64_t addr;
@@ -399,9 +400,9 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		syms = evs->syms;
 		syms[evs->nsyms].addr = addr;
-		syms[evs->nsyms].name = ftev_arena_strndup(&evs->arena, line + fs, fe - fs);
+		syms[evs->nsyms].name = ftev_arena_strndup(&evs->sym_arena, line + fs, fe - fs);
 		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
-		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->arena, line + ms,
+		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->sym_arena, line + ms,
 								   me - ms - 1) : NULL;
 		syms[evs->nsyms].index = (uint32_t)evs->nsyms;
 		evs->sym_name_bytes += fe - fs + 1 + (me > ms ? me - ms : 0);
@@ -414,6 +415,69 @@ int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, siz
 	if (evs->fcache)
 		memset(evs->fcache, 0, EV_FCACHE * sizeof(*evs->fcache));
 	return 0;
+}
+
+int ktrace_event_parse_kallsyms(struct ktrace_events *evs, const char *text, size_t len,
+				 struct ktrace_error *err)
+{
+	ftev_syms_need(evs);
+	if (evs->syms_borrowed || evs->sym_owner)
+		return ktrace_error_set(err, -EINVAL, "kallsyms shared with another registry");
+	return parse_kallsyms(evs, text, len, err);
+}
+
+void ftev_defer_kallsyms(struct ktrace_events *evs, const char *text, size_t len)
+{
+	struct ktrace_error ignore;
+
+	if (evs->syms_borrowed || evs->sym_owner ||
+	    atomic_load_explicit(&evs->syms_pending, memory_order_relaxed) || evs->nsyms) {
+		if (!evs->syms_borrowed && !evs->sym_owner) {
+			ftev_syms_need(evs);
+			parse_kallsyms(evs, text, len, &ignore);
+		}
+		return;
+	}
+	evs->ksym_text = text;
+	evs->ksym_len = len;
+	atomic_store_explicit(&evs->syms_pending, true, memory_order_release);
+}
+
+static void order_syms(struct ktrace_events *evs);
+
+/* With evs->sym_mu held: the deferred table made (in address order: it may be shared
+ * from now on), or another registry's taken. */
+static void syms_load_locked(struct ktrace_events *evs)
+{
+	struct ktrace_error ignore;
+
+	if (!atomic_load_explicit(&evs->syms_pending, memory_order_relaxed))
+		return;
+	if (evs->sym_owner) {
+		struct ktrace_events *o = evs->sym_owner;
+
+		pthread_mutex_lock(&o->sym_mu);
+		syms_load_locked(o);
+		pthread_mutex_unlock(&o->sym_mu);
+		evs->syms = o->syms;
+		evs->nsyms = o->nsyms;
+		evs->cap_syms = o->cap_syms;
+		evs->syms_in_order = true;
+		evs->syms_sorted = false;
+		evs->syms_borrowed = true;
+	} else {
+		/* like trace-cmd, lines after one that does not parse are dropped */
+		parse_kallsyms(evs, evs->ksym_text, evs->ksym_len, &ignore);
+		order_syms(evs);
+	}
+	atomic_store_explicit(&evs->syms_pending, false, memory_order_release);
+}
+
+void ftev_syms_load(struct ktrace_events *evs)
+{
+	pthread_mutex_lock(&evs->sym_mu);
+	syms_load_locked(evs);
+	pthread_mutex_unlock(&evs->sym_mu);
 }
 
 /* Order of libtraceevent's function map: by address; for equal addresses, the symbol
@@ -472,7 +536,16 @@ static void sort_syms(struct ktrace_events *evs)
 
 int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *src)
 {
-	if (dst->nsyms || dst->syms || !src->syms_in_order)
+	if (dst->nsyms || dst->syms || dst->sym_owner ||
+	    atomic_load_explicit(&dst->syms_pending, memory_order_relaxed))
+		return -EINVAL;
+	if (atomic_load_explicit(&src->syms_pending, memory_order_acquire)) {
+		/* made on first need, by whichever registry needs it first */
+		dst->sym_owner = (struct ktrace_events *)src;
+		atomic_store_explicit(&dst->syms_pending, true, memory_order_release);
+		return 0;
+	}
+	if (!src->syms_in_order)
 		return -EINVAL;
 	dst->syms = src->syms;
 	dst->nsyms = src->nsyms;
@@ -485,7 +558,9 @@ int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *sr
 
 void ftev_prepare_share(struct ktrace_events *evs)
 {
-	order_syms(evs);
+	/* a deferred table is put in order when it is made */
+	if (!atomic_load_explicit(&evs->syms_pending, memory_order_acquire))
+		order_syms(evs);
 }
 
 size_t ftev_shared_bytes(const struct ktrace_events *evs)
@@ -518,6 +593,7 @@ const struct ftev_sym *ftev_find_func(struct ktrace_events *evs, uint64_t addr)
 {
 	struct ftev_fcache *e;
 
+	ftev_syms_need(evs);
 	if (!evs->nsyms)
 		return NULL;
 	if (evs->nsyms < 1024)
@@ -552,9 +628,9 @@ const char *ktrace_event_function(struct ktrace_events *evs, uint64_t addr, uint
 uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name)
 {
 	const struct ftev_sym *best = NULL;
-
 	size_t len = strlen(name);
 
+	ftev_syms_need(evs);
 	if (evs->syms_sorted) {
 		for (size_t i = 0; i < evs->nsyms; i++)
 			if (evs->syms[i].name_len == len && !memcmp(evs->syms[i].name, name, len))

@@ -18,9 +18,15 @@ void ftev_prepare_share(struct ktrace_events *evs);
 /*
  * dst, which has no kallsyms yet, uses src's symbol table instead of a copy of its own:
  * src must have been prepared, outlive dst and not be given kallsyms again; the table is
- * only read from then on, so dst may be used in another thread than src. 0, or -EINVAL.
+ * only read from then on, so dst may be used in another thread than src (a deferred
+ * table is made under src's lock by the first registry that needs it). 0, or -EINVAL.
  */
 int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *src);
+
+/* Keeps kallsyms text (valid as long as evs) to parse on first need: a trace whose
+ * records never name a kernel function is read without making the table. Lines that do
+ * not parse end the table, as ktrace_event_parse_kallsyms does (without the error). */
+void ftev_defer_kallsyms(struct ktrace_events *evs, const char *text, size_t len);
 
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);
