@@ -408,18 +408,6 @@ uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_re
 	return (uint32_t)(end - pos);
 }
 
-int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
-{
-	int ret = tracedat_iter_next(s->it, &s->head, set->err);
-
-	if (ret <= 0) {
-		s->head = NULL;
-		if (ret < 0)
-			set->err_file = s->f->path;
-	}
-	return ret < 0 ? ret : 0;
-}
-
 bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct tracedat_record *rec,
 		  const struct ktrace_record *kr, const struct ktrace_event *ev)
 {
@@ -621,6 +609,7 @@ int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktra
 		s->label = ss->label;
 	}
 	dst->filtering = src->filtering;
+	dst->lazy_avail = src->lazy_avail;
 	return 0;
 }
 

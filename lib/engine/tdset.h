@@ -103,6 +103,9 @@ struct kt_tdset {
 	uint64_t visited;                  /* records looked at, filtered or not */
 	uint64_t span;                     /* bytes of distinct pages the records came from */
 	bool filtering;                    /* some filter applies (kt_tdset_drop) */
+	bool lazy_avail;                   /* kt_tdset_next leaves kr.avail 0 (unfiltered
+					    * records): the caller fills it for the records it
+					    * formats (kt_tdrec_avail) */
 };
 
 /* A record that passed the filters: the head of its stream, not yet moved past. */
@@ -156,7 +159,17 @@ bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct trace
 uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_record *rec);
 
 /* Moves s past its head. 0 or a negative error code. */
-int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s);
+static inline int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
+{
+	int ret = tracedat_iter_next(s->it, &s->head, set->err);
+
+	if (ret <= 0) {
+		s->head = NULL;
+		if (ret < 0)
+			set->err_file = s->f->path;
+	}
+	return ret < 0 ? ret : 0;
+}
 
 /* A record as the event registry takes it (avail: what formatting may read, as trace-cmd
  * reads on within its mapping window or decompressed chunk). */
@@ -203,7 +216,12 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 			best->last_page = rec->page;
 			set->span += rec->page_len;
 		}
-		kt_tdstream_fill_record(best, rec, &out->kr);
+		out->kr.data = rec->data;
+		out->kr.size = rec->size;
+		out->kr.cpu = (int)rec->cpu;
+		out->kr.ts = rec->ts;
+		out->kr.next = NULL;
+		out->kr.avail = set->lazy_avail && !set->filtering ? 0 : kt_tdstream_avail(best, rec);
 		out->ev = ktrace_event_record_event(f->evs, &out->kr);
 		if (set->filtering && kt_tdset_drop(set, f, rec, &out->kr, out->ev)) {
 			ret = kt_tdset_advance(set, best);
@@ -215,6 +233,13 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 		out->rec = rec;
 		return 1;
 	}
+}
+
+/* t's kr.avail, if kt_tdset_next left it out. */
+static inline void kt_tdrec_avail(struct kt_tdrec *t)
+{
+	if (!t->kr.avail)
+		t->kr.avail = kt_tdstream_avail(t->s, t->rec);
 }
 
 /* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */

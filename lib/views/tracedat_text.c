@@ -203,6 +203,9 @@ struct report {
 	struct walkers *walk;
 	unsigned tid, nthr;
 	uint64_t own_block;                /* the block the chunk's records are of */
+	uint64_t block, block_end;         /* the block of the next record, and where it ends
+					    * (in records taken) */
+	bool block_own;                    /* it is this thread's */
 	struct ktrace_error own_err;       /* a helper thread's (the first thread: err) */
 	const char *own_err_file;
 	const struct kt_tdset *walk_src;   /* a helper: the set it reads again */
@@ -525,6 +528,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, bo
 	bool has_diff = false;
 	int ret;
 
+	kt_tdrec_avail(t);
 	if (o->ts_diff) {
 		uint64_t ts = rec->ts;
 
@@ -678,10 +682,15 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, bo
 	return kt_tdset_advance(&r->set, s);
 }
 
-/* Whether the next record taken is this thread's to print. */
-static inline bool own_record(const struct report *r)
+/* Whether the next record taken is this thread's to print (r->block: of which block). */
+static inline bool own_record(struct report *r)
 {
-	return r->nthr < 2 || (r->taken / WALK_BLOCK) % r->nthr == r->tid;
+	if (__builtin_expect(r->taken == r->block_end, 0)) {
+		r->block = r->taken / WALK_BLOCK;
+		r->block_end = (r->block + 1) * WALK_BLOCK;
+		r->block_own = r->nthr < 2 || r->block % r->nthr == r->tid;
+	}
+	return r->block_own;
 }
 
 /*
@@ -707,7 +716,7 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		bool own = own_record(r);
 
 		/* with several threads, a chunk holds records of one block */
-		if (own && r->nthr > 1 && c->n && r->taken / WALK_BLOCK != r->own_block)
+		if (own && r->nthr > 1 && c->n && r->block != r->own_block)
 			break;
 		ret = kt_tdset_next(&r->set, &t);
 		if (ret <= 0) {
@@ -716,8 +725,26 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		}
 		if (o->progress && !r->tid && (r->set.visited >> 16) != (seen >> 16))
 			progress(r, t.rec);
+		if (!own && !o->ts_diff) {
+			/* another thread's line, of an event whose formatting keeps no state:
+			 * nothing to do but learn comms */
+			const struct evinfo *ei = t.ev ? ev_info(r, &r->files[t.s->f - r->set.files], t.ev)
+						       : NULL;
+
+			if (!ei || ei->ordered != O_MAIN || ei->learn) {
+				r->taken++;
+				if (ei && ei->learn) {
+					kt_tdrec_avail(&t);
+					ktrace_event_learn_comms(t.s->f->evs, &t.kr);
+				}
+				ret = kt_tdset_advance(&r->set, t.s);
+				if (ret)
+					break;
+				continue;
+			}
+		}
 		if (own) {
-			r->own_block = r->taken / WALK_BLOCK;
+			r->own_block = r->block;
 			ret = take_record(r, c, &t, true);
 		} else {
 			size_t n = c->n, nx = c->nextras, tl = c->text_len, dl = c->data_len;
@@ -1721,6 +1748,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		free(r.files);
 		return ret;
 	}
+	r.set.lazy_avail = true;
 	if (o->nraw_events) {
 		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
 		if (!r.raw_re) {
