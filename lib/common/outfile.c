@@ -118,12 +118,13 @@ static int fail(struct ktrace_error *err, int code, const char *fmt, const char 
 	return ktrace_error_set(err, code, fmt, path, strerror(-code));
 }
 
-int kt_write_all(int fd, const void *p, size_t n)
+/* write(2), or pwrite(2) at *at (moved on), until all of it went. */
+static int write_loop(int fd, const void *p, size_t n, uint64_t *at)
 {
 	const uint8_t *b = p;
 
 	while (n) {
-		ssize_t r = write(fd, b, n);
+		ssize_t r = at ? pwrite(fd, b, n, (off_t)*at) : write(fd, b, n);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -134,8 +135,20 @@ int kt_write_all(int fd, const void *p, size_t n)
 			return -EIO;
 		b += r;
 		n -= (size_t)r;
+		if (at)
+			*at += (uint64_t)r;
 	}
 	return 0;
+}
+
+int kt_write_all(int fd, const void *p, size_t n)
+{
+	return write_loop(fd, p, n, NULL);
+}
+
+int kt_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
+{
+	return write_loop(fd, p, n, &at);
 }
 
 /* Follows symbolic links to the file they name (which may not exist yet). Returns a

@@ -70,5 +70,7 @@ int kt_outfile_anonymous(const char *dir);
 /* Writes n bytes to fd (again after EINTR and short writes): 0, or -errno (-EIO when
  * the descriptor takes nothing). */
 int kt_write_all(int fd, const void *p, size_t n);
+/* The same with pwrite(2) at offset at. */
+int kt_pwrite_all(int fd, const void *p, size_t n, uint64_t at);
 
 #endif

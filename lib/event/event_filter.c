@@ -100,7 +100,6 @@ void ktrace_event_filter_free(struct ktrace_event_filter *f)
 
 /* ---- the tokenizer (libtraceevent's __read_token on the filter text) ---- */
 
-enum tok { T_ERROR, T_NONE, T_SPACE, T_NEWLINE, T_OP, T_DELIM, T_ITEM, T_DQUOTE, T_SQUOTE };
 
 struct lexer {
 	const char *buf;
@@ -127,30 +126,6 @@ static int lx_peek(const struct lexer *l)
 	return (signed char)l->buf[l->pos];
 }
 
-static bool c_space(int c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static enum tok char_type(int ch)
-{
-	if (ch == '\n')
-		return T_NEWLINE;
-	if (c_space(ch))
-		return T_SPACE;
-	if (c_is_alnum(ch) || ch == '_')
-		return T_ITEM;
-	if (ch == '\'')
-		return T_SQUOTE;
-	if (ch == '"')
-		return T_DQUOTE;
-	if (!c_is_print(ch))
-		return T_NONE;
-	if (ch == '(' || ch == ')' || ch == ',')
-		return T_DELIM;
-	return T_OP;
-}
-
 static void tk_add(struct lexer *l, int ch)
 {
 	if (l->tlen + 2 > l->tcap) {
@@ -168,10 +143,10 @@ static void tk_add(struct lexer *l, int ch)
 	l->tok[l->tlen] = 0;
 }
 
-static enum tok lx_token_raw(struct lexer *l)
+static enum ftev_tok lx_token_raw(struct lexer *l)
 {
 	int ch, last, quote, next;
-	enum tok type;
+	enum ftev_tok type;
 
 	l->tlen = 0;
 	tk_add(l, 0);
@@ -179,7 +154,7 @@ static enum tok lx_token_raw(struct lexer *l)
 	ch = lx_read(l);
 	if (ch < 0)
 		return T_NONE;
-	type = char_type(ch);
+	type = ftev_char_type(ch);
 	if (type == T_NONE)
 		return T_NONE;
 	tk_add(l, ch);
@@ -249,15 +224,15 @@ concat:
 	default:
 		break;
 	}
-	while (char_type(lx_peek(l)) == type)
+	while (ftev_char_type(lx_peek(l)) == type)
 		tk_add(l, lx_read(l));
 	return type;
 }
 
 /* filter_read_token: spaces and newlines skipped, "=~" and "!~" joined. */
-static enum tok lx_token(struct lexer *l)
+static enum ftev_tok lx_token(struct lexer *l)
 {
-	enum tok type;
+	enum ftev_tok type;
 
 	do
 		type = lx_token_raw(l);
@@ -321,7 +296,7 @@ static struct fnode *node(struct parser *p, enum fk kind)
 	return n;
 }
 
-static int create_item(struct parser *p, enum tok type, struct fnode **out)
+static int create_item(struct parser *p, enum ftev_tok type, struct fnode **out)
 {
 	const char *tok = p->lx.tok;
 	struct fnode *n = node(p, FK_NONE);
@@ -665,7 +640,7 @@ static int collapse(struct parser *p, struct fnode *arg, struct fnode **out)
 static int process_filter(struct parser *p, struct fnode **parg, bool not)
 {
 	struct fnode *current_op = NULL, *current_exp = NULL, *left_item = NULL, *arg = NULL;
-	enum tok type;
+	enum ftev_tok type;
 	int ret;
 
 	*parg = NULL;

@@ -72,6 +72,36 @@ static inline bool c_is_print(int c)
 	return c >= 0x20 && c < 0x7f;
 }
 
+static inline bool c_space(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* The token types of libtraceevent's two tokenizers (print fmts and filters), in its
+ * order (the "item" types are T_ITEM..T_SQUOTE), and the type a character starts. */
+enum ftev_tok { T_ERROR, T_NONE, T_SPACE, T_NEWLINE, T_OP, T_DELIM, T_ITEM, T_DQUOTE, T_SQUOTE };
+
+static inline enum ftev_tok ftev_char_type(int ch)
+{
+	if (ch == '\n')
+		return T_NEWLINE;
+	if (ch < 0)
+		return T_NONE;
+	if (c_space(ch))
+		return T_SPACE;
+	if (c_is_alnum(ch) || ch == '_')
+		return T_ITEM;
+	if (ch == '\'')
+		return T_SQUOTE;
+	if (ch == '"')
+		return T_DQUOTE;
+	if (!c_is_print(ch))
+		return T_NONE;
+	if (ch == '(' || ch == ')' || ch == ',')
+		return T_DELIM;
+	return T_OP;
+}
+
 /* ---- output: a bounded buffer that counts what did not fit ---- */
 
 struct ftev_out {

@@ -14,19 +14,6 @@
 
 #include "event/event_internal.h"
 
-/* Token types, in libtraceevent's order (the "item" types are ITEM..SQUOTE). */
-enum tt {
-	T_ERROR,
-	T_NONE,
-	T_SPACE,
-	T_NEWLINE,
-	T_OP,
-	T_DELIM,
-	T_ITEM,
-	T_DQUOTE,
-	T_SQUOTE,
-};
-
 #define EV_MAX_DEPTH 200
 #define EV_MAX_FORMAT (1u << 20)
 #define EV_MAX_FIELDS 4096
@@ -45,45 +32,9 @@ struct ps {
 
 /* ---- character classes (C locale; bytes >= 0x80 read as negative chars) ---- */
 
-static inline bool c_space(int c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static inline bool c_alnum(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static inline bool c_print(int c)
-{
-	return c >= 0x20 && c < 0x7f;
-}
-
 static inline bool c_digit(int c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static enum tt get_type(int ch)
-{
-	if (ch == '\n')
-		return T_NEWLINE;
-	if (ch < 0)
-		return T_NONE;
-	if (c_space(ch))
-		return T_SPACE;
-	if (c_alnum(ch) || ch == '_')
-		return T_ITEM;
-	if (ch == '\'')
-		return T_SQUOTE;
-	if (ch == '"')
-		return T_DQUOTE;
-	if (!c_print(ch))
-		return T_NONE;
-	if (ch == '(' || ch == ')' || ch == ',')
-		return T_DELIM;
-	return T_OP;
 }
 
 static inline int rdc(struct ps *p)
@@ -114,7 +65,7 @@ static char *intern_s(struct ps *p, const char *s)
 	return intern(p, s, strlen(s));
 }
 
-static enum tt force_token(struct ps *p, const char *str, char **tok);
+static enum ftev_tok force_token(struct ps *p, const char *str, char **tok);
 
 /* One-character tokens are shared, from a constant table (threads may parse formats
  * at the same time): nothing ever writes into a token. */
@@ -132,24 +83,24 @@ static char *one_char(struct ps *p, int ch)
 	return (char *)one_chars[ch];
 }
 
-static enum tt read_tok_raw(struct ps *p, char **tok)
+static enum ftev_tok read_tok_raw(struct ps *p, char **tok)
 {
 	struct ftev_str *s = &p->tmp;
 	int ch, last_ch, quote_ch;
-	enum tt type;
+	enum ftev_tok type;
 
 	*tok = NULL;
 	ch = rdc(p);
 	if (ch < 0)
 		return T_NONE;
-	type = get_type(ch);
+	type = ftev_char_type(ch);
 	if (type == T_NONE)
 		return type;
 	if (type == T_ITEM || type == T_SPACE) {
 		/* a run of the same class: taken straight from the text */
 		size_t start = p->pos - 1;
 
-		while (p->pos < p->len && get_type((signed char)p->buf[p->pos]) == type)
+		while (p->pos < p->len && ftev_char_type((signed char)p->buf[p->pos]) == type)
 			p->pos++;
 		*tok = intern(p, p->buf + start, p->pos - start);
 		if (!*tok)
@@ -216,7 +167,7 @@ concat:
 				last_ch = 0;
 			if (ch <= 0)
 				break;
-		} while ((ch != quote_ch && c_print(ch)) || last_ch == '\\' || ch == '\n');
+		} while ((ch != quote_ch && c_is_print(ch)) || last_ch == '\\' || ch == '\n');
 		s->len--;               /* the closing quote (or what stopped the string) */
 		if (ch <= 0)
 			type = T_NONE;
@@ -235,7 +186,7 @@ concat:
 	default:
 		break;
 	}
-	while (get_type(peekc(p)) == type)
+	while (ftev_char_type(peekc(p)) == type)
 		ftev_str_addc(s, (char)rdc(p));
 done:
 	if (s->oom) {
@@ -257,10 +208,10 @@ done:
 	return type;
 }
 
-static enum tt force_token(struct ps *p, const char *str, char **tok)
+static enum ftev_tok force_token(struct ps *p, const char *str, char **tok)
 {
 	struct ps sub = *p;
-	enum tt type;
+	enum ftev_tok type;
 
 	sub.buf = str;
 	sub.len = strlen(str);
@@ -276,9 +227,9 @@ static enum tt force_token(struct ps *p, const char *str, char **tok)
 }
 
 /* Skips spaces (newlines are tokens). */
-static enum tt read_token(struct ps *p, char **tok)
+static enum ftev_tok read_token(struct ps *p, char **tok)
 {
-	enum tt type;
+	enum ftev_tok type;
 
 	do {
 		type = read_tok_raw(p, tok);
@@ -287,9 +238,9 @@ static enum tt read_token(struct ps *p, char **tok)
 }
 
 /* Skips spaces and newlines. */
-static enum tt read_token_item(struct ps *p, char **tok)
+static enum ftev_tok read_token_item(struct ps *p, char **tok)
 {
-	enum tt type;
+	enum ftev_tok type;
 
 	do {
 		type = read_tok_raw(p, tok);
@@ -297,35 +248,35 @@ static enum tt read_token_item(struct ps *p, char **tok)
 	return type;
 }
 
-static int test_type(enum tt type, enum tt expect)
+static int test_type(enum ftev_tok type, enum ftev_tok expect)
 {
 	return type == expect ? 0 : -1;
 }
 
-static int test_type_token(enum tt type, const char *token, enum tt expect, const char *want)
+static int test_type_token(enum ftev_tok type, const char *token, enum ftev_tok expect, const char *want)
 {
 	if (type != expect || !token)
 		return -1;
 	return strcmp(token, want) ? -1 : 0;
 }
 
-static int read_expect_type(struct ps *p, enum tt expect, char **tok)
+static int read_expect_type(struct ps *p, enum ftev_tok expect, char **tok)
 {
 	return test_type(read_token(p, tok), expect);
 }
 
-static int read_expected(struct ps *p, enum tt expect, const char *want)
+static int read_expected(struct ps *p, enum ftev_tok expect, const char *want)
 {
 	char *tok;
-	enum tt type = read_token(p, &tok);
+	enum ftev_tok type = read_token(p, &tok);
 
 	return test_type_token(type, tok, expect, want);
 }
 
-static int read_expected_item(struct ps *p, enum tt expect, const char *want)
+static int read_expected_item(struct ps *p, enum ftev_tok expect, const char *want)
 {
 	char *tok;
-	enum tt type = read_token_item(p, &tok);
+	enum ftev_tok type = read_token_item(p, &tok);
 
 	return test_type_token(type, tok, expect, want);
 }
@@ -388,7 +339,7 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 		struct ftev_field *field;
 		unsigned size_dynamic = 0;
 		char *token, *last_token;
-		enum tt type;
+		enum ftev_tok type;
 
 		if (p->fatal)
 			return -1;
@@ -470,7 +421,7 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 			return -1;
 
 		if (tok_is(token, "[")) {
-			enum tt last_type = type;
+			enum ftev_tok last_type = type;
 			struct ftev_str br = { 0 };
 
 			field->flags |= EVF_ARRAY;
@@ -620,13 +571,13 @@ static struct ftev_arg *new_arg(struct ps *p)
 	return a;
 }
 
-static enum tt process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum tt type);
-static enum tt process_op(struct ps *p, struct ftev_arg *arg, char **tok);
+static enum ftev_tok process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum ftev_tok type);
+static enum ftev_tok process_op(struct ps *p, struct ftev_arg *arg, char **tok);
 
-static enum tt process_arg(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_arg(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
-	enum tt type = read_token(p, &token);
+	enum ftev_tok type = read_token(p, &token);
 
 	*tok = token;
 	return process_arg_token(p, arg, tok, type);
@@ -687,11 +638,11 @@ static int set_op_prio(struct ftev_arg *arg)
 	return arg->op.prio;
 }
 
-static enum tt process_cond(struct ps *p, struct ftev_arg *top, char **tok)
+static enum ftev_tok process_cond(struct ps *p, struct ftev_arg *top, char **tok)
 {
 	struct ftev_arg *arg = new_arg(p), *left = new_arg(p), *right = new_arg(p);
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (!arg || !left || !right)
 		goto fail;
@@ -721,11 +672,11 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_array(struct ps *p, struct ftev_arg *top, char **tok)
+static enum ftev_tok process_array(struct ps *p, struct ftev_arg *top, char **tok)
 {
 	struct ftev_arg *arg = new_arg(p);
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 
 	*tok = NULL;
 	if (!arg)
@@ -739,11 +690,11 @@ static enum tt process_array(struct ps *p, struct ftev_arg *top, char **tok)
 	return type;
 }
 
-static enum tt process_op(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_op(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	struct ftev_arg *left, *right = NULL;
 	char *token = *tok;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (p->fatal || !token)
 		return T_ERROR;
@@ -863,10 +814,10 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_entry(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_entry(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
-	enum tt type = read_token_item(p, &token);
+	enum ftev_tok type = read_token_item(p, &token);
 
 	/* "(REC)->field": the caller continues */
 	if (type == T_DELIM && tok_is(token, ")")) {
@@ -1082,10 +1033,10 @@ static const char *arg_eval(struct ps *p, struct ftev_arg *arg)
 	return NULL;
 }
 
-static enum tt process_fields(struct ps *p, struct ftev_flag_sym **list, char **tok)
+static enum ftev_tok process_fields(struct ps *p, struct ftev_flag_sym **list, char **tok)
 {
 	char *token = *tok;
-	enum tt type;
+	enum ftev_tok type;
 
 	do {
 		struct ftev_flag_sym *field;
@@ -1134,20 +1085,20 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_field_arg(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_field_arg(struct ps *p, struct ftev_arg *arg, char **tok)
 {
-	enum tt type = process_arg(p, arg, tok);
+	enum ftev_tok type = process_arg(p, arg, tok);
 
 	while (type == T_OP && !p->fatal)
 		type = process_op(p, arg, tok);
 	return type;
 }
 
-static enum tt process_flags(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_flags(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	struct ftev_arg *field;
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 
 	memset(arg, 0, sizeof(*arg));
 	arg->type = PA_FLAGS;
@@ -1174,11 +1125,11 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_symbols(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_symbols(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	struct ftev_arg *field;
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 
 	memset(arg, 0, sizeof(*arg));
 	arg->type = PA_SYMBOL;
@@ -1203,7 +1154,7 @@ static int alloc_and_process_delim(struct ps *p, const char *next_token, struct 
 {
 	struct ftev_arg *field = new_arg(p);
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (!field)
 		return -1;
@@ -1221,7 +1172,7 @@ static int alloc_and_process_delim(struct ps *p, const char *next_token, struct 
 	return 0;
 }
 
-static enum tt process_hex_common(struct ps *p, struct ftev_arg *arg, char **tok,
+static enum ftev_tok process_hex_common(struct ps *p, struct ftev_arg *arg, char **tok,
 				  enum pa_type type)
 {
 	memset(arg, 0, sizeof(*arg));
@@ -1235,7 +1186,7 @@ static enum tt process_hex_common(struct ps *p, struct ftev_arg *arg, char **tok
 	return read_token_item(p, tok);
 }
 
-static enum tt process_int_array(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_int_array(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	memset(arg, 0, sizeof(*arg));
 	arg->type = PA_INT_ARRAY;
@@ -1250,11 +1201,11 @@ static enum tt process_int_array(struct ps *p, struct ftev_arg *arg, char **tok)
 	return read_token_item(p, tok);
 }
 
-static enum tt process_dynamic_array(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_dynamic_array(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	struct ftev_field *field;
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	memset(arg, 0, sizeof(*arg));
 	arg->type = PA_DYNAMIC_ARRAY;
@@ -1291,11 +1242,11 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_dynamic_array_len(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_dynamic_array_len(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	struct ftev_field *field;
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (read_expect_type(p, T_ITEM, &token) < 0)
 		goto fail;
@@ -1314,10 +1265,10 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_paren(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_paren(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	type = process_arg(p, arg, &token);
 	if (type == T_ERROR)
@@ -1355,10 +1306,10 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_str(struct ps *p, struct ftev_arg *arg, char **tok, enum pa_type t)
+static enum ftev_tok process_str(struct ps *p, struct ftev_arg *arg, char **tok, enum pa_type t)
 {
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (read_expect_type(p, T_ITEM, &token) < 0)
 		goto fail;
@@ -1380,12 +1331,12 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_func_handler(struct ps *p, enum ftev_func func, int nargs,
+static enum ftev_tok process_func_handler(struct ps *p, enum ftev_func func, int nargs,
 				    struct ftev_arg *arg, char **tok)
 {
 	struct ftev_arg **next_arg;
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	arg->type = PA_FUNC;
 	arg->func.func = func;
@@ -1408,10 +1359,10 @@ static enum tt process_func_handler(struct ps *p, enum ftev_func func, int nargs
 	return type;
 }
 
-static enum tt process_builtin_expect(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_builtin_expect(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token = NULL;
-	enum tt type = process_arg(p, arg, &token);
+	enum ftev_tok type = process_arg(p, arg, &token);
 
 	if (type != T_DELIM || !token || token[0] != ',')
 		goto fail;
@@ -1426,10 +1377,10 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_sizeof(struct ps *p, struct ftev_arg *arg, char **tok)
+static enum ftev_tok process_sizeof(struct ps *p, struct ftev_arg *arg, char **tok)
 {
 	char *token = NULL;
-	enum tt type;
+	enum ftev_tok type;
 	bool ok = false;
 	char buf[24];
 
@@ -1481,7 +1432,7 @@ fail:
 	return T_ERROR;
 }
 
-static enum tt process_function(struct ps *p, struct ftev_arg *arg, char *token, char **tok)
+static enum ftev_tok process_function(struct ps *p, struct ftev_arg *arg, char *token, char **tok)
 {
 	enum ftev_func func;
 	int nargs;
@@ -1518,10 +1469,10 @@ static enum tt process_function(struct ps *p, struct ftev_arg *arg, char *token,
 	return T_ERROR;         /* function not defined */
 }
 
-static enum tt process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum tt type)
+static enum ftev_tok process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok, enum ftev_tok type)
 {
 	char *token = *tok;
-	enum tt ret;
+	enum ftev_tok ret;
 
 	if (p->fatal)
 		return T_ERROR;
@@ -1598,7 +1549,7 @@ static enum tt process_arg_token(struct ps *p, struct ftev_arg *arg, char **tok,
 
 static int read_print_args(struct ps *p, struct ftev_arg **list)
 {
-	enum tt type = T_ERROR;
+	enum ftev_tok type = T_ERROR;
 	char *token;
 	int args = 0;
 
@@ -1644,7 +1595,7 @@ static int read_print(struct ps *p)
 	struct ktrace_event *ev = p->ev;
 	struct ftev_str fmt = { 0 };
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (read_expected_item(p, T_ITEM, "print") < 0 || read_expected(p, T_ITEM, "fmt") < 0 ||
 	    read_expected(p, T_OP, ":") < 0)
@@ -2060,7 +2011,7 @@ static void parse_header_field(struct ps *p, const char *field, int *offset, int
 {
 	size_t save = p->pos;
 	char *token;
-	enum tt type;
+	enum ftev_tok type;
 
 	if (read_expected(p, T_ITEM, "field") < 0 || read_expected(p, T_OP, ":") < 0)
 		return;

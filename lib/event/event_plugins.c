@@ -185,9 +185,9 @@ static void write_state(struct ftev_out *o, int val)
 	ftev_out_write(o, text, n < sizeof(text) ? n : sizeof(text) - 1);
 }
 
-/* Prints a comm array and registers it for the pid, as the sched plugin does. */
-static void write_and_save_comm(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f,
-				int pid)
+/* Registers a record's comm field for pid, as the sched plugin does (an empty comm
+ * when the field lies past the record); the comm's bytes go to o, if any. */
+static void save_comm(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f, int pid)
 {
 	size_t n = 0;
 
@@ -197,24 +197,8 @@ static void write_and_save_comm(struct ftev_ctx *c, struct ftev_out *o, const st
 
 		while (n < max && p[n])
 			n++;
-		ftev_out_write(o, (const char *)p, n);
-		ftev_comm_learn(c->evs, pid, (const char *)p, n);
-	} else {
-		ftev_comm_learn(c->evs, pid, "", 0);
-	}
-}
-
-/* The comm of a record's comm field, registered for pid as write_and_save_comm does. */
-static void save_comm(struct ftev_ctx *c, const struct ftev_field *f, int pid)
-{
-	size_t n = 0;
-
-	if (f->offset < c->avail) {
-		const uint8_t *p = c->data + f->offset;
-		size_t max = f->size < c->avail - f->offset ? f->size : c->avail - f->offset;
-
-		while (n < max && p[n])
-			n++;
+		if (o)
+			ftev_out_write(o, (const char *)p, n);
 		ftev_comm_learn(c->evs, pid, (const char *)p, n);
 	} else {
 		ftev_comm_learn(c->evs, pid, "", 0);
@@ -240,7 +224,7 @@ void ftev_learn_comms(struct ftev_ctx *c)
 			return;
 		cf = hfield(c->ev, slots[i + 1], names[k][i + 1], true);
 		if (cf)
-			save_comm(c, cf, (int)val);
+			save_comm(c, NULL, cf, (int)val);
 	}
 }
 
@@ -255,7 +239,7 @@ static int sched_switch(struct ftev_ctx *c, struct ftev_out *o)
 	}
 	f = hfield(c->ev, 1, "prev_comm", true);
 	if (f) {
-		write_and_save_comm(c, o, f, (int)val);
+		save_comm(c, o, f, (int)val);
 		ftev_out_putc(o, ':');
 	}
 	ftev_out_i64(o, (int64_t)val);
@@ -274,7 +258,7 @@ static int sched_switch(struct ftev_ctx *c, struct ftev_out *o)
 	}
 	f = hfield(c->ev, 5, "next_comm", true);
 	if (f) {
-		write_and_save_comm(c, o, f, (int)val);
+		save_comm(c, o, f, (int)val);
 		ftev_out_putc(o, ':');
 	}
 	ftev_out_i64(o, (int64_t)val);
@@ -297,7 +281,7 @@ static int sched_wakeup(struct ftev_ctx *c, struct ftev_out *o)
 	}
 	f = hfield(c->ev, 1, "comm", true);
 	if (f) {
-		write_and_save_comm(c, o, f, (int)val);
+		save_comm(c, o, f, (int)val);
 		ftev_out_putc(o, ':');
 	}
 	ftev_out_i64(o, (int64_t)val);

@@ -142,32 +142,6 @@ static void tsv_value(struct ktrace_out *o, sqlite3_stmt *st, int c)
 	}
 }
 
-static void json_value(struct kt_json *j, sqlite3_stmt *st, int c)
-{
-	switch (sqlite3_column_type(st, c)) {
-	case SQLITE_NULL:
-		kt_json_null(j);
-		break;
-	case SQLITE_INTEGER:
-		kt_json_i64(j, sqlite3_column_int64(st, c));
-		break;
-	case SQLITE_FLOAT: {
-		char num[40];
-		double d = sqlite3_column_double(st, c);
-
-		if (isfinite(d))
-			kt_json_number(j, num, (size_t)snprintf(num, sizeof(num), "%.17g", d));
-		else
-			kt_json_null(j);
-		break;
-	}
-	default:
-		kt_json_string(j, (const char *)sqlite3_column_text(st, c),
-			       (size_t)sqlite3_column_bytes(st, c));
-		break;
-	}
-}
-
 /* Writes text to dir/name through a temporary file. */
 static int write_text(const char *dir, const char *name, const char *text, size_t len,
 		      struct ktrace_error *err)
@@ -234,7 +208,7 @@ static int write_table(struct ktrace_sql *q, const char *dir, const struct sql_t
 			kt_json_begin_object(&j, true);
 			for (int c = 0; c < n; c++) {
 				kt_json_key_cstr(&j, sqlite3_column_name(st, c));
-				json_value(&j, st, c);
+				sql_json_column(&j, st, c, true);
 			}
 			kt_json_end_object(&j);
 		} else {

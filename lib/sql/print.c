@@ -117,43 +117,48 @@ static void print_delimited(sqlite3_stmt *st, struct ktrace_out *o, bool csv, bo
 
 /* ---- JSON ---- */
 
+void sql_json_column(struct kt_json *j, sqlite3_stmt *st, int c, bool exact)
+{
+	char buf[4096];
+	const unsigned char *t;
+	int n;
+
+	switch (sqlite3_column_type(st, c)) {
+	case SQLITE_NULL:
+		kt_json_null(j);
+		break;
+	case SQLITE_INTEGER:
+		kt_json_i64(j, sqlite3_column_int64(st, c));
+		break;
+	case SQLITE_FLOAT: {
+		double d = sqlite3_column_double(st, c);
+
+		if (!isfinite(d)) {
+			kt_json_null(j);
+		} else if (exact) {
+			kt_json_number(j, buf, (size_t)snprintf(buf, sizeof(buf), "%.17g", d));
+		} else {
+			/* SQLite's "1.0" and "1.5e+20" are JSON numbers as they are */
+			t = value_text(st, c, &n, buf, sizeof(buf));
+			kt_json_number(j, (const char *)t, (size_t)n);
+		}
+		break;
+	}
+	default:
+		t = value_text(st, c, &n, buf, sizeof(buf));
+		kt_json_string(j, (const char *)t, (size_t)n);
+		break;
+	}
+}
+
 static void print_json_row(sqlite3_stmt *st, struct kt_json *j)
 {
 	int ncol = sqlite3_column_count(st);
-	char hex[4096];
 
 	kt_json_begin_object(j, true);
 	for (int c = 0; c < ncol; c++) {
-		int n;
-
 		kt_json_key_cstr(j, sqlite3_column_name(st, c));
-		switch (sqlite3_column_type(st, c)) {
-		case SQLITE_NULL:
-			kt_json_null(j);
-			break;
-		case SQLITE_INTEGER:
-			kt_json_i64(j, sqlite3_column_int64(st, c));
-			break;
-		case SQLITE_FLOAT: {
-			double d = sqlite3_column_double(st, c);
-
-			if (isfinite(d)) {
-				const unsigned char *t = value_text(st, c, &n, hex, sizeof(hex));
-
-				/* SQLite's "1.0" and "1.5e+20" are JSON numbers as they are */
-				kt_json_number(j, (const char *)t, (size_t)n);
-			} else {
-				kt_json_null(j);
-			}
-			break;
-		}
-		default: {
-			const unsigned char *t = value_text(st, c, &n, hex, sizeof(hex));
-
-			kt_json_string(j, (const char *)t, (size_t)n);
-			break;
-		}
-		}
+		sql_json_column(j, st, c, false);
 	}
 	kt_json_end_object(j);
 }

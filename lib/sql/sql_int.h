@@ -306,6 +306,10 @@ void sql_prev_state_text(const struct sql_prev_state *p, uint64_t v, char *buf, 
 /* Runs a prepared insert with its values bound: 0 or -EIO with SQLite's message. */
 int sql_insert(struct ktrace_sql *q, enum sql_ins which, struct ktrace_error *err);
 /* Binds an integer, or NULL when null. */
+struct kt_json;
+/* A result column as a JSON value: reals as SQLite prints them, or with exact all 17
+ * digits; blobs in hex. */
+void sql_json_column(struct kt_json *j, sqlite3_stmt *st, int c, bool exact);
 void sql_bind_i64(sqlite3_stmt *st, int col, int64_t v, bool null);
 void sql_bind_text(sqlite3_stmt *st, int col, const char *s, bool null);
 /* Runs sql (statements without results): 0, or -ENOMEM/-ENOSPC/-EIO with SQLite's

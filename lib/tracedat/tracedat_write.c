@@ -219,34 +219,13 @@ static int mem_u64(const struct tracedat_writer *w, struct tw_mem *m, uint64_t v
 
 /* ------------------------------------------------------------------ output */
 
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t at)
-{
-	const uint8_t *b = p;
-
-	while (n) {
-		ssize_t r = pwrite(fd, b, n, (off_t)at);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO;
-		b += r;
-		n -= (size_t)r;
-		at += (uint64_t)r;
-	}
-	return 0;
-}
-
 static int flush(struct tracedat_writer *w, struct ktrace_error *err)
 {
 	int ret;
 
 	if (!w->wlen)
 		return 0;
-	ret = pwrite_all(w->fd, w->wb, w->wlen, w->pos - w->wlen);
+	ret = kt_pwrite_all(w->fd, w->wb, w->wlen, w->pos - w->wlen);
 	if (ret)
 		return fail(w, err, ret, "write");
 	w->wlen = 0;
@@ -321,7 +300,7 @@ static int wpatch(struct tracedat_writer *w, uint64_t at, const void *p, size_t 
 	}
 	if ((ret = flush(w, err)))
 		return ret;
-	ret = pwrite_all(w->fd, p, n, at);
+	ret = kt_pwrite_all(w->fd, p, n, at);
 	return ret ? fail(w, err, ret, "write") : 0;
 }
 

@@ -728,11 +728,8 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 		}
 		kt_json_init(stp->json, out, 2);
 		kt_json_begin_object(stp->json, false);
-		kt_json_key_cstr(stp->json, "file");
-		kt_json_string(stp->json, ktrace_input_name(in), strlen(ktrace_input_name(in)));
-		kt_json_key_cstr(stp->json, "format");
-		kt_json_string(stp->json, kt_darwin_format_id(stp->info),
-			       strlen(kt_darwin_format_id(stp->info)));
+		kt_json_kv_cstr(stp->json, "file", ktrace_input_name(in));
+		kt_json_kv_cstr(stp->json, "format", kt_darwin_format_id(stp->info));
 		kt_json_key_cstr(stp->json, "description");
 		kt_darwin_format_desc(stp->info, desc, sizeof(desc));
 		kt_json_string(stp->json, desc, strlen(desc));

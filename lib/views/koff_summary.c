@@ -106,10 +106,8 @@ static void print_json(const struct koff_info *i, const struct koff_summary *s,
 
 	kt_json_init(&j, o, 2);
 	kt_json_begin_object(&j, false);
-	kt_json_key_cstr(&j, "file");
-	kt_json_cstr(&j, ktrace_input_name(in));
-	kt_json_key_cstr(&j, "format");
-	kt_json_cstr(&j, i->source == KOFF_SRC_SNAPSHOT ? "koff-snapshot" : "koff-buffer");
+	kt_json_kv_cstr(&j, "file", ktrace_input_name(in));
+	kt_json_kv_cstr(&j, "format", i->source == KOFF_SRC_SNAPSHOT ? "koff-snapshot" : "koff-buffer");
 	kt_json_key_cstr(&j, "source");
 	kt_json_cstr(&j, source_id(i->source));
 	kt_json_kv_u64(&j, "version", i->version);

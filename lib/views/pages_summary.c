@@ -112,10 +112,8 @@ static void print_json(const struct summary *s, struct ktrace_input *in, const c
 
 	kt_json_init(&j, o, 2);
 	kt_json_begin_object(&j, false);
-	kt_json_key_cstr(&j, "file");
-	kt_json_cstr(&j, ktrace_input_name(in));
-	kt_json_key_cstr(&j, "format");
-	kt_json_cstr(&j, "ftrace-pages");
+	kt_json_kv_cstr(&j, "file", ktrace_input_name(in));
+	kt_json_kv_cstr(&j, "format", "ftrace-pages");
 	kt_json_kv_opt_u64(&j, "size", ktrace_input_size(in) >= 0, (uint64_t)ktrace_input_size(in));
 	kt_json_kv_u64(&j, "page_size", s->layout.page_size);
 	kt_json_kv_u64(&j, "long_size", (uint64_t)s->layout.long_size);
