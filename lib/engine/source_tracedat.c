@@ -29,6 +29,12 @@ struct td_source {
 					 * prints the buffer label before the mark only */
 	struct tgid **file_tgids;       /* per file: its saved tgids, sorted by pid */
 	size_t *ntgids;
+	/* the tgids found last, by pid (a trace's records come from few tasks) */
+	struct tgid_hit {
+		int pid;
+		uint32_t file;
+		int64_t tgid;
+	} tgid_cache[64];
 	int width;                      /* label column (trace-cmd's max_file_size) */
 	bool labelled;
 	bool multi;
@@ -45,7 +51,7 @@ static int cmp_tgid(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static int64_t find_tgid(const struct td_source *t, size_t file, int pid)
+static int64_t search_tgid(const struct td_source *t, size_t file, int pid)
 {
 	const struct tgid *v = t->file_tgids[file];
 	size_t lo = 0, hi = t->ntgids[file];
@@ -61,6 +67,18 @@ static int64_t find_tgid(const struct td_source *t, size_t file, int pid)
 			hi = mid;
 	}
 	return -1;
+}
+
+static int64_t find_tgid(struct td_source *t, size_t file, int pid)
+{
+	struct tgid_hit *h = &t->tgid_cache[(unsigned)pid % 64];
+
+	if (h->pid != pid || h->file != file || !h->pid) {
+		h->pid = pid;
+		h->file = (uint32_t)file;
+		h->tgid = search_tgid(t, file, pid);
+	}
+	return h->tgid;
 }
 
 /* "pid number" lines (the kernel's saved_tgids, in ktrace's SAVED_TGIDS option). */
@@ -165,8 +183,10 @@ static void fill_record(struct td_source *t)
 	r->offset = c->rec->offset;
 	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
 	 * sched events only, the others need not be looked up again */
-	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched"))
+	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched")) {
+		kt_tdrec_avail(&t->cur);
 		ktrace_event_learn_comms(f->evs, &c->kr);
+	}
 }
 
 static int td_advance(struct kt_source *src, struct ktrace_error *err)
@@ -245,8 +265,10 @@ static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, siz
 static int format_text(struct td_source *t, size_t *n)
 {
 	size_t need;
-	struct ktrace_record kr = t->cur.kr;
+	struct ktrace_record kr;
 
+	kt_tdrec_avail(&t->cur);
+	kr = t->cur.kr;
 	for (;;) {
 		need = ktrace_event_format(t->cur.s->f->evs, &kr, 0, t->text, t->text_cap, NULL);
 		if (need < t->text_cap)
@@ -435,6 +457,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	t->src.stream = s;
 	t->multi = n > 1;
 	ret = kt_tdset_init(&t->set, n, &so, err);
+	t->set.lazy_avail = true;   /* formatting fills it in (the fields need no more) */
 	t->file_tgids = calloc(n, sizeof(*t->file_tgids));
 	t->ntgids = calloc(n, sizeof(*t->ntgids));
 	if (!ret && (!t->file_tgids || !t->ntgids))
