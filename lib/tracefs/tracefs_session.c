@@ -877,6 +877,35 @@ int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct k
 	return bwrite(&s->bufs[0], "set_event_pid", v, true, err);
 }
 
+/* The process's threads ("tid tid ..."), or NULL. */
+static char *own_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	char *list = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		if (len + strlen(e->d_name) + 2 > cap) {
+			char *n = realloc(list, cap = cap * 2 + 256);
+
+			if (!n) {
+				free(list);
+				list = NULL;
+				break;
+			}
+			list = n;
+		}
+		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", e->d_name);
+	}
+	closedir(d);
+	return list;
+}
+
 int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err)
 {
 	int ret;
@@ -887,6 +916,22 @@ int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *
 		if ((ret = tfs_capture_start(s, &s->bufs[i], err)))
 			return ret;
 	s->started = true;
+	if (s->in_memory) {
+		/* a live reader prints what it reads: its own system calls (writing the
+		 * lines, reading the data back) would feed the trace it shows, so its threads
+		 * are left out of it (where the kernel has set_event_notrace_pid) */
+		char *self = own_threads();
+
+		for (size_t i = 0; self && i < s->nbufs; i++) {
+			struct ktrace_error ignore;
+			char path[PATH_MAX + 32];
+
+			snprintf(path, sizeof(path), "%s/set_event_notrace_pid", s->bufs[i].dir);
+			if (!access(path, W_OK))
+				save_set_extra(&s->bufs[i], "set_event_notrace_pid", self, &ignore);
+		}
+		free(self);
+	}
 	for (size_t i = 0; i < s->nbufs; i++)
 		if ((ret = bwrite(&s->bufs[i], "tracing_on", "1", false, err)))
 			return ret;
