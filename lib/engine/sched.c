@@ -124,6 +124,16 @@ void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct kt
 		memcpy(f->data, kr->data, kr->size);
 }
 
+int kt_ftrace_snap_raw(const void *data, struct kt_ftrace_raw *out)
+{
+	const struct kt_ftrace_snap *f = data;
+
+	if (f->raw || !f->ev)
+		return -ENOENT;
+	*out = (struct kt_ftrace_raw){ f->evs, f->ev, f->data, f->size };
+	return 0;
+}
+
 size_t kt_ftrace_snap_field_count(const void *data)
 {
 	const struct kt_ftrace_snap *f = data;

@@ -308,6 +308,16 @@ static const struct ktrace_event *ring_event(struct kt_source *src)
 	return src->rec.kind == KTRACE_STREAM_EVENT ? r->ev : NULL;
 }
 
+static int ring_raw(struct kt_source *src, struct kt_ftrace_raw *out)
+{
+	struct ring_source *r = (struct ring_source *)src;
+
+	if (src->rec.kind != KTRACE_STREAM_EVENT || !r->ev)
+		return -ENOENT;
+	*out = (struct kt_ftrace_raw){ r->evs, r->ev, r->kr.data, r->kr.size };
+	return 0;
+}
+
 static size_t ring_snap_size(struct kt_source *src)
 {
 	return kt_ftrace_snap_size(((struct ring_source *)src)->kr.size);
@@ -328,6 +338,8 @@ static const struct kt_source_ops ring_ops = {
 	.event = ring_event,
 	.sched = kt_sched_from_fields,
 	.close = ring_close,
+	.raw = ring_raw,
+	.snap_raw = kt_ftrace_snap_raw,
 	.snap_size = ring_snap_size,
 	.snap_write = ring_snap_write,
 	.snap_field_count = kt_ftrace_snap_field_count,

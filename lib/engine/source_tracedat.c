@@ -387,6 +387,16 @@ static const struct ktrace_event *td_event(struct kt_source *src)
 	return t->lost_pending || src->rec.kind != KTRACE_STREAM_EVENT ? NULL : t->cur.ev;
 }
 
+static int td_raw(struct kt_source *src, struct kt_ftrace_raw *out)
+{
+	struct td_source *t = (struct td_source *)src;
+
+	if (t->lost_pending || src->rec.kind != KTRACE_STREAM_EVENT || !t->cur.ev)
+		return -ENOENT;
+	*out = (struct kt_ftrace_raw){ t->cur.s->f->evs, t->cur.ev, t->cur.kr.data, t->cur.kr.size };
+	return 0;
+}
+
 static void td_close(struct kt_source *src)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -428,6 +438,8 @@ static const struct kt_source_ops td_ops = {
 	.snap_field = kt_ftrace_snap_field,
 	.snap_fields = kt_ftrace_snap_fields,
 	.snap_sched = kt_ftrace_snap_sched,
+	.raw = td_raw,
+	.snap_raw = kt_ftrace_snap_raw,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,

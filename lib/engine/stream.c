@@ -522,6 +522,16 @@ int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_v
 	return s->cur->ops->field(s->cur, i, f);
 }
 
+int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out)
+{
+	if (s->ra)
+		return snap_event(s) && s->snap_src->ops->snap_raw ?
+		       s->snap_src->ops->snap_raw(s->snap_data, out) : -ENOENT;
+	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT || !s->cur->ops->raw)
+		return -ENOENT;
+	return s->cur->ops->raw(s->cur, out);
+}
+
 size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
 {
 	size_t n;

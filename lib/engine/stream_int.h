@@ -17,6 +17,8 @@
 
 struct kt_source;
 
+struct kt_ftrace_raw;
+
 struct kt_source_ops {
 	/* Loads the next record into src->rec (the previous one is given up): 1, 0 at the
 	 * end, or a negative code with err set (src->err_path the file). */
@@ -50,6 +52,10 @@ struct kt_source_ops {
 	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
 	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
 			  struct ktrace_stream_sched *out);
+	/* The current record's ftrace bytes (kt_stream_ftrace_raw): 0, or -ENOENT. May be
+	 * NULL (not an ftrace source). */
+	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
+	int (*snap_raw)(const void *data, struct kt_ftrace_raw *out);
 };
 
 struct kt_source {
@@ -65,6 +71,20 @@ struct kt_source {
 	bool has, done;
 	const char *err_path;              /* the file of the last error */
 };
+
+/* An ftrace record as its source has it: the registry and event format its fields are
+ * read with, and its bytes. */
+struct kt_ftrace_raw {
+	struct ktrace_events *evs;
+	const struct ktrace_event *ev;
+	const uint8_t *data;
+	uint32_t size;
+};
+
+/* For sinks that read fields themselves (the Perfetto export's numbers): the current
+ * record's bytes when it is an event of an ftrace source with formats (trace.dat, raw
+ * pages with an events directory), read-ahead or not. 0, or -ENOENT. */
+int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);
@@ -119,6 +139,7 @@ struct kt_ftrace_snap {
 };
 
 size_t kt_ftrace_snap_size(uint32_t size);
+int kt_ftrace_snap_raw(const void *data, struct kt_ftrace_raw *out);
 void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct ktrace_event *ev,
 			  const struct ktrace_record *kr, bool raw);
 size_t kt_ftrace_snap_field_count(const void *data);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "event/event_share.h"
 
 static const struct ftev_field *nth_field(const struct ktrace_event *ev, size_t i)
 {
@@ -117,6 +118,18 @@ static void field_value(const struct ktrace_events *evs, const struct ftev_field
 	}
 	v->type = KTRACE_EVENT_BYTES;
 	return;
+}
+
+int ftev_field_class(const struct ktrace_event *ev, size_t i, uint32_t *offset, uint32_t *size)
+{
+	const struct ftev_field *f = ev ? nth_field(ev, i) : NULL;
+
+	if (!f || (f->flags & (EVF_STRING | EVF_ARRAY | EVF_DYNAMIC)) ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return FTEV_FIELD_OTHER;
+	*offset = f->offset;
+	*size = f->size;
+	return f->flags & EVF_SIGNED ? FTEV_FIELD_SIGNED : FTEV_FIELD_UNSIGNED;
 }
 
 int ktrace_event_field_value(struct ktrace_events *evs, const struct ktrace_event *ev, size_t i,

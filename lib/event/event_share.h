@@ -28,6 +28,12 @@ int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *sr
  * not parse end the table, as ktrace_event_parse_kallsyms does (without the error). */
 void ftev_defer_kallsyms(struct ktrace_events *evs, const char *text, size_t len);
 
+/* Field i of ev when ktrace_event_field_value reads it as a number from where it lies
+ * (a record that holds it): FTEV_FIELD_SIGNED or _UNSIGNED with its offset and size (1,
+ * 2, 4 or 8), else FTEV_FIELD_OTHER (strings, arrays, other sizes; or no field i). */
+enum { FTEV_FIELD_OTHER, FTEV_FIELD_SIGNED, FTEV_FIELD_UNSIGNED };
+int ftev_field_class(const struct ktrace_event *ev, size_t i, uint32_t *offset, uint32_t *size);
+
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);
 

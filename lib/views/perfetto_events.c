@@ -32,7 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cursor.h"
 #include "common/grow.h"
+#include "engine/stream_int.h"
+#include "event/event_share.h"
 
 /* FtraceEvent fields */
 enum {
@@ -112,6 +115,10 @@ struct pf_field {
 	char *name;
 	uint32_t number;
 	char kind;
+	/* a number read straight from the record (plan): where, and its sign */
+	uint8_t cls;                  /* FTEV_FIELD_*: OTHER is decoded the long way */
+	uint8_t size;
+	uint32_t off;
 };
 
 struct pf_type {
@@ -122,6 +129,11 @@ struct pf_type {
 	uint32_t id;                  /* the FtraceEvent field */
 	size_t nfields;
 	struct pf_field *f;
+	/* the plan for ftrace records of ev: 1 usable, -1 not, 0 not made yet */
+	const struct ktrace_event *plan_ev;
+	int plan;
+	bool big;                     /* the records' byte order */
+	uint32_t need;                /* the bytes a record needs for its numbers */
 };
 
 /* The types by the stream's (input, system, name) pointers: open addressing with the
@@ -521,6 +533,39 @@ static void put_legacy(struct pf_events *e, struct ktrace_stream *s,
 	kt_pb_close(b, g);
 }
 
+/* One value as field f of its type says: false when it does not fit. */
+static bool put_value(struct pf_events *e, const struct pf_type *t, const struct pf_field *f,
+		      const struct ktrace_event_value *v, struct kt_pb_buf *b)
+{
+	if (f->kind == 's' || f->kind == 'a' || f->kind == 'b') {
+		const void *data;
+		size_t len;
+
+		/* a typed string takes any text; a generic field keeps its kind */
+		if (is_number(v) || (t->mode == M_DENSE &&
+				      f->kind != (v->type == KTRACE_EVENT_ARRAY ? 'a' :
+						  v->type == KTRACE_EVENT_BYTES ? 'b' : 's')))
+			return false;
+		value_text(e, v, &data, &len);
+		kt_pb_bytes(b, f->number, data, len);
+		return true;
+	}
+	if (!is_number(v))
+		return false;
+	switch (f->kind) {
+	case 'z':
+		kt_pb_sint(b, f->number, (int64_t)bits(v));
+		break;
+	case 'f':
+		kt_pb_fixed64(b, f->number, bits(v));
+		break;
+	default:   /* 'i', 'u': the value's bits, sign-extended when signed */
+		kt_pb_varint(b, f->number, bits(v));
+		break;
+	}
+	return true;
+}
+
 /* The record's fields as its type says; false when a value does not fit (then the
  * caller writes the record in the legacy form). */
 static bool put_fields(struct pf_events *e, struct ktrace_stream *s, const struct pf_type *t,
@@ -537,34 +582,107 @@ static bool put_fields(struct pf_events *e, struct ktrace_stream *s, const struc
 
 		if (!v->name || (v->name != f->ptr && strcmp(v->name, f->name)))
 			return false;
-		if (f->kind == 's' || f->kind == 'a' || f->kind == 'b') {
-			const void *data;
-			size_t len;
+		if (!put_value(e, t, f, v, b))
+			return false;
+	}
+	return true;
+}
 
-			/* a typed string takes any text; a generic field keeps its kind */
-			if (is_number(v) || (t->mode == M_DENSE &&
-					      f->kind != (v->type == KTRACE_EVENT_ARRAY ? 'a' :
-							  v->type == KTRACE_EVENT_BYTES ? 'b' : 's')))
-				return false;
-			value_text(e, v, &data, &len);
-			kt_pb_bytes(b, f->number, data, len);
+/* Where the numbers of ev's records lie, for put_fast: false when the type's fields are
+ * not ev's fields or a number field is not written as a number. */
+static bool make_plan(struct pf_type *t, struct ktrace_events *evs, const struct ktrace_event *ev)
+{
+	struct ktrace_event_value v;
+	struct ktrace_record kr = { .data = "", .size = 0 };
+
+	t->plan_ev = ev;
+	t->plan = -1;
+	t->need = 0;
+	if (ktrace_event_field_count(ev) != t->nfields || t->nfields > 31)
+		return false;
+	if (t->nfields && !ktrace_event_field_value(evs, ev, 0, &kr, &v))
+		t->big = v.big_endian;
+	for (size_t i = 0; i < t->nfields; i++) {
+		struct pf_field *f = &t->f[i];
+		const char *name = ktrace_event_field_name(ev, i);
+		uint32_t off = 0, size = 0;
+
+		if (!name || strcmp(name, f->name))
+			return false;
+		f->cls = (uint8_t)ftev_field_class(ev, i, &off, &size);
+		if (f->cls == FTEV_FIELD_OTHER)
+			continue;
+		if (f->kind == 's' || f->kind == 'a' || f->kind == 'b')
+			return false;
+		f->off = off;
+		f->size = (uint8_t)size;
+		if (off + size > t->need)
+			t->need = off + size;
+	}
+	t->plan = 1;
+	return true;
+}
+
+/* put_fields for an ftrace record, its numbers read straight from its bytes: 1 done, 0
+ * to be done the long way (-1: a value does not fit). */
+static int put_fast(struct pf_events *e, struct ktrace_stream *s, struct pf_type *t,
+		    struct kt_pb_buf *b)
+{
+	struct kt_ftrace_raw raw;
+	struct ktrace_record kr;
+
+	if (t->plan < 0 || kt_stream_ftrace_raw(s, &raw))
+		return 0;
+	if (t->plan_ev != raw.ev && !make_plan(t, raw.evs, raw.ev))
+		return 0;
+	if (raw.size < t->need)
+		return 0;
+	kr = (struct ktrace_record){ .data = raw.data, .size = raw.size, .avail = raw.size };
+	for (size_t i = 0; i < t->nfields; i++) {
+		const struct pf_field *f = &t->f[i];
+		const uint8_t *p = raw.data + f->off;
+		uint64_t u;
+
+		if (f->cls == FTEV_FIELD_OTHER) {
+			struct ktrace_event_value v;
+
+			ktrace_event_field_value(raw.evs, raw.ev, i, &kr, &v);
+			if (!put_value(e, t, f, &v, b))
+				return -1;
 			continue;
 		}
-		if (!is_number(v))
-			return false;
+		switch (f->size) {
+		case 1:
+			u = *p;
+			break;
+		case 2:
+			u = kt_load_u16(p, t->big);
+			break;
+		case 4:
+			u = kt_load_u32(p, t->big);
+			break;
+		default:
+			u = kt_load_u64(p, t->big);
+			break;
+		}
+		if (f->cls == FTEV_FIELD_SIGNED && f->size < 8) {
+			unsigned shift = 64 - 8u * f->size;
+
+			u = (uint64_t)((int64_t)(u << shift) >> shift);
+		}
 		switch (f->kind) {
 		case 'z':
-			kt_pb_sint(b, f->number, (int64_t)bits(v));
+			kt_pb_sint(b, f->number, (int64_t)u);
 			break;
 		case 'f':
-			kt_pb_fixed64(b, f->number, bits(v));
+			kt_pb_fixed64(b, f->number, u);
 			break;
-		default:   /* 'i', 'u': the value's bits, sign-extended when signed */
-			kt_pb_varint(b, f->number, bits(v));
+		default:
+			kt_pb_varint(b, f->number, u);
 			break;
 		}
 	}
-	return true;
+	return 1;
 }
 
 static void put_sched(struct ktrace_stream *s, struct kt_pb_buf *b)
@@ -618,8 +736,13 @@ int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,
 		break;
 	default: {
 		size_t before = b->len, m = kt_pb_open(b, t->id);
+		int fast = put_fast(e, s, t, b);
 
-		if (put_fields(e, s, t, b)) {
+		if (fast == 0) {
+			b->len = m;
+			fast = put_fields(e, s, t, b) ? 1 : -1;
+		}
+		if (fast > 0) {
 			kt_pb_close(b, m);
 		} else {
 			b->len = before;
