@@ -49,6 +49,7 @@
 #include <ktrace/view.h>
 
 #include "engine/tdset.h"
+#include "engine/turns.h"
 #include "event/event_share.h"
 #include "common/grow.h"
 
@@ -200,7 +201,7 @@ struct report {
 	struct wctx *main_ctx;
 	uint64_t taken;                    /* records taken (that passed the filters) */
 	/* threads: this one is tid of nthr; block k of records is thread k % nthr's */
-	struct walkers *walk;
+	struct kt_turns *walk;
 	unsigned tid, nthr;
 	uint64_t own_block;                /* the block the chunk's records are of */
 	uint64_t block, block_end;         /* the block of the next record, and where it ends
@@ -1073,30 +1074,6 @@ static int format_chunk(struct wctx *w, struct chunk *c)
 
 /* ---- threads ---- */
 
-/* One block's lines, waiting for their turn to be written. */
-struct pending {
-	uint64_t block;
-	char *buf;
-	size_t len, cap;
-};
-
-#define PENDING_MAX 4
-
-/* What the threads share: whose block is written next. */
-struct walkers {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint64_t next;                     /* the block written next */
-	bool failed;                       /* a thread gave up: the others stop waiting */
-	int write_error;
-};
-
-/* Per thread: its blocks' lines not written yet, oldest first. */
-struct queue {
-	struct pending p[PENDING_MAX];
-	size_t n;
-};
-
 static void free_ctx(struct wctx *w, size_t nfiles)
 {
 	if (!w)
@@ -1123,80 +1100,25 @@ static struct wctx *new_ctx(struct report *r)
 	return w;
 }
 
-/* Writes the queue's blocks whose turn it is; with wait, all of them (waiting for the
- * other threads' blocks before them). false when the threads gave up. */
-static bool write_ready(struct report *r, struct queue *q, bool wait)
+static int write_block(void *ctx, const void *p, size_t n)
 {
-	struct walkers *w = r->walk;
-	bool ok = true;
-
-	pthread_mutex_lock(&w->mu);
-	while (q->n) {
-		struct pending *p = &q->p[0];
-
-		if (w->failed) {
-			ok = false;
-			break;
-		}
-		if (w->next != p->block) {
-			if (!wait)
-				break;
-			pthread_cond_wait(&w->cv, &w->mu);
-			continue;
-		}
-		pthread_mutex_unlock(&w->mu);
-		{
-			int ret = w->write_error ? 0 : kt_write_all(r->out->fd, p->buf, p->len);
-
-			pthread_mutex_lock(&w->mu);
-			if (ret && !w->write_error)
-				w->write_error = ret;
-		}
-		w->next++;
-		pthread_cond_broadcast(&w->cv);
-		{
-			struct pending done = *p;
-
-			memmove(&q->p[0], &q->p[1], (q->n - 1) * sizeof(q->p[0]));
-			done.len = 0;
-			q->p[--q->n] = done;     /* its buffer is used again */
-		}
-	}
-	pthread_mutex_unlock(&w->mu);
-	return ok;
-}
-
-/* Queues the chunk's lines as block's (the chunk gets an empty buffer), writing what
- * may be written; waits when the queue is full. false when the threads gave up. */
-static bool queue_block(struct report *r, struct queue *q, struct chunk *c, uint64_t block)
-{
-	struct pending *p;
-	char *buf;
-	size_t cap;
-
-	if (q->n == PENDING_MAX && !write_ready(r, q, true))
-		return false;
-	p = &q->p[q->n++];
-	buf = p->buf;
-	cap = p->cap;
-	p->block = block;
-	p->buf = c->out;
-	p->len = c->out_len;
-	p->cap = c->out_cap;
-	c->out = buf;
-	c->out_cap = cap;
-	c->out_len = 0;
-	return write_ready(r, q, q->n == PENDING_MAX);
+	return kt_write_all(*(const int *)ctx, p, n);
 }
 
 static void give_up(struct report *r)
 {
-	if (!r->walk)
-		return;
-	pthread_mutex_lock(&r->walk->mu);
-	r->walk->failed = true;
-	pthread_cond_broadcast(&r->walk->cv);
-	pthread_mutex_unlock(&r->walk->mu);
+	if (r->walk)
+		kt_turns_give_up(r->walk);
+}
+
+/* Queues the chunk's lines as block's (the chunk gets an empty buffer). */
+static bool queue_block(struct report *r, struct kt_turn_queue *q, struct chunk *c, uint64_t block)
+{
+	void *buf = c->out;
+	bool ok = kt_turns_queue(r->walk, q, block, &buf, &c->out_len, &c->out_cap);
+
+	c->out = buf;
+	return ok;
 }
 
 /*
@@ -1208,7 +1130,7 @@ static int run_walker(struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	struct chunk c = { 0 };
-	struct queue q = { 0 };
+	struct kt_turn_queue q = { 0 };
 	size_t flush = o->line_flush ? 1 : 256 * 1024;
 	int ret, wret = 0;
 
@@ -1243,11 +1165,11 @@ static int run_walker(struct report *r)
 	if (r->nthr > 1) {
 		/* the last block of this thread's (cut short by the end or by damage), then
 		 * every block in turn */
-		if ((c.out_len && !queue_block(r, &q, &c, r->own_block)) || !write_ready(r, &q, true))
+		if ((c.out_len && !queue_block(r, &q, &c, r->own_block)) ||
+		    !kt_turns_write(r->walk, &q, true))
 			ret = ret ? ret : -ECANCELED;
 	}
-	for (size_t i = 0; i < PENDING_MAX; i++)
-		free(q.p[i].buf);
+	kt_turn_queue_free(&q);
 	free(c.recs);
 	free(c.extras);
 	free(c.text);
@@ -1338,7 +1260,7 @@ static void free_helper(struct report *h)
 static int run_records(struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
-	struct walkers walk = { .next = 0 };
+	struct kt_turns walk;
 	struct report **helpers;
 	pthread_t *th;
 	unsigned nthr, started = 0;
@@ -1370,8 +1292,7 @@ static int run_records(struct report *r)
 		free(th);
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	}
-	pthread_mutex_init(&walk.mu, NULL);
-	pthread_cond_init(&walk.cv, NULL);
+	kt_turns_init(&walk, write_block, &r->out->fd);
 	r->walk = &walk;
 	r->nthr = nthr;
 	r->tid = 0;
@@ -1433,8 +1354,7 @@ static int run_records(struct report *r)
 		r->out->error = walk.write_error;
 	if (ret == -ECANCELED && !walk.write_error)
 		ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	pthread_mutex_destroy(&walk.mu);
-	pthread_cond_destroy(&walk.cv);
+	kt_turns_fini(&walk);
 	r->walk = NULL;
 	free(helpers);
 	free(th);
