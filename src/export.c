@@ -8,9 +8,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,43 @@ struct export_format {
 		     struct ktrace_error *err);
 	enum ktrace_sql_format tables; /* FAMILY_TABLES */
 };
+
+/* The inputs opened again the same way, for the Perfetto export's other threads. */
+struct reopen {
+	const char *const *paths;
+	size_t n;
+	const struct ktrace_stream_opts *opts;
+};
+
+static int reopen_stream(void *ctx, struct ktrace_stream **s)
+{
+	const struct reopen *r = ctx;
+	struct ktrace_error err;
+
+	return ktrace_stream_open(s, r->paths, r->n, r->opts, &err, NULL);
+}
+
+/* Threads for the Perfetto export: one per CPU this process may run on (at most 8), for
+ * regular files of 16 MiB or more together (each thread reads them all again). */
+static unsigned export_threads(char *const *paths, size_t n)
+{
+	cpu_set_t set;
+	uint64_t bytes = 0;
+	long cpus;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return 1;
+		bytes += (uint64_t)st.st_size;
+	}
+	cpus = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
+						      : CPU_COUNT(&set);
+	if (cpus < 2 || bytes < (16u << 20))
+		return 1;
+	return cpus > 8 ? 8 : (unsigned)cpus;
+}
 
 static int write_perfetto(struct ktrace_stream *s, const struct export_target *t,
 			  struct ktrace_error *err)
@@ -177,6 +216,11 @@ static const char export_help[] =
 "    --legacy-generic\n"
 "        perfetto: write generic events as GenericFtraceEvent, for trace_processor\n"
 "        before v50 (about three times larger).\n"
+"    --threads N\n"
+"        perfetto: N threads make the trace, each reading every record and writing\n"
+"        every N-th block of 8192 (the same events; the bundles are cut at the\n"
+"        blocks). Default: one per CPU for regular files of 16 MiB or more, else one,\n"
+"        with the inputs read ahead on another.\n"
 "    -q, --quiet\n"
 "        No progress line on standard error.\n"
 "\n"
@@ -206,7 +250,7 @@ static const char export_help[] =
 "    0 when every record was exported, 1 when an input is damaged (with --partial\n"
 "    OUT then holds what came before) or OUT cannot be written, 2 for usage errors.\n";
 
-enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL, O_CLUSTER };
+enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL, O_CLUSTER, O_THREADS };
 
 static const struct option export_options[] = {
 	{ "output",         required_argument, NULL, 'o' },
@@ -217,6 +261,7 @@ static const struct option export_options[] = {
 	{ "events-dir",     required_argument, NULL, 'e' },
 	{ "codes",          required_argument, NULL, 'C' },
 	{ "legacy-generic", no_argument,       NULL, O_LEGACY },
+	{ "threads",        required_argument, NULL, O_THREADS },
 	{ "partial",        no_argument,       NULL, O_PARTIAL },
 	{ "clickhouse-cluster", required_argument, NULL, O_CLUSTER },
 	{ "quiet",          no_argument,       NULL, 'q' },
@@ -237,6 +282,7 @@ struct export_cli {
 	size_t ncpus;
 	const char *events_dir, *codes, *cluster;
 	bool negative, legacy, partial, quiet;
+	int threads;                  /* --threads, -1 when not given */
 	/* the first option given that only one family of formats takes (for the refusal) */
 	const char *trace_only, *tables_only;
 	char *default_out;
@@ -331,6 +377,16 @@ static int parse(struct export_cli *c, int argc, char **argv)
 			only = "--legacy-generic";
 			c->legacy = true;
 			break;
+		case O_THREADS: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > 64)
+				return cli_usage_error("export", "--threads takes 0 (automatic) to 64");
+			only = "--threads";
+			c->threads = (int)v;
+			break;
+		}
 		case O_CLUSTER:
 			c->cluster = optarg;
 			if (!c->tables_only)
@@ -410,6 +466,9 @@ static int check_family(const struct export_cli *c)
 	if (c->format->family == FAMILY_TRACE && c->tables_only)
 		return cli_usage_error("export", "%s applies to sqlite, tsv and jsonl, not to %s",
 				       c->tables_only, c->format->name);
+	if (c->threads >= 0 && c->format->write != write_perfetto)
+		return cli_usage_error("export", "--threads applies to perfetto, not to %s",
+				       c->format->name);
 	return 0;
 }
 
@@ -438,9 +497,10 @@ static int run_tables(const struct export_cli *c, char **inputs, size_t n)
 
 static int run_export(int argc, char **argv)
 {
-	struct export_cli c = { 0 };
+	struct export_cli c = { .threads = -1 };
 	struct ktrace_stream_opts so = { .size = sizeof(so) };
 	struct ktrace_view_export_opts eo = { .size = sizeof(eo) };
+	struct reopen ro;
 	struct ktrace_error err = { 0 };
 	struct ktrace_stream *s = NULL;
 	struct cli_outfile of;
@@ -485,8 +545,18 @@ static int run_export(int argc, char **argv)
 	so.ncpus = c.ncpus;
 	so.events_dir = c.events_dir;
 	so.codes_file = c.codes;
-	/* the inputs are read on a second CPU while the records are written */
-	so.flags = KTRACE_STREAM_READAHEAD;
+	/* Perfetto with several CPUs: each thread reads the inputs and writes its blocks of
+	 * records; else the inputs are read on a second CPU while the records are written */
+	if (c.format->write == write_perfetto)
+		eo.threads = c.threads > 0 ? (unsigned)c.threads
+			     : export_threads(argv + optind, (size_t)(argc - optind));
+	if (eo.threads >= 2) {
+		ro = (struct reopen){ (const char *const *)argv + optind, (size_t)(argc - optind), &so };
+		eo.open_stream = reopen_stream;
+		eo.open_ctx = &ro;
+	} else {
+		so.flags = KTRACE_STREAM_READAHEAD;
+	}
 	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
 				 &err, &err_path);
 	if (ret) {

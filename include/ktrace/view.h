@@ -262,6 +262,14 @@ struct ktrace_view_export_opts {
 	/* called with the number of records read, every 65536 records (may be NULL) */
 	void (*progress)(void *ctx, uint64_t records);
 	void *progress_ctx;
+	/* Perfetto: with threads >= 2 and open_stream, that many threads make the trace,
+	 * each reading every record with a stream of its own (the one given, then more that
+	 * open_stream opens the same way, without read-ahead) and writing every n-th block
+	 * of records; the trace holds the same packets, its bundles cut at the blocks. A
+	 * stream open_stream cannot open (a negative code) leaves one thread less. */
+	unsigned threads;
+	int (*open_stream)(void *ctx, struct ktrace_stream **s);
+	void *open_ctx;
 };
 
 enum {

@@ -26,10 +26,12 @@
 #include <ktrace/view.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/outbuf.h"
+#include "engine/turns.h"
 #include "views/perfetto_events.h"
 #include "views/protobuf.h"
 #include "views/thread_table.h"
@@ -39,6 +41,7 @@
 #define MAX_CPUS 1024                 /* trace_processor refuses bundles of CPUs beyond */
 #define TREE_ENTRIES 2048             /* threads or processes per ProcessTree packet */
 #define PROGRESS_EVERY 65536
+#define BLOCK_RECORDS 8192            /* with threads: records of a block */
 
 /* TracePacket fields */
 enum {
@@ -85,25 +88,42 @@ struct pf {
 	uint64_t last_ts;
 	size_t learnt;
 	int64_t named_tid;            /* a thread named at open (-2: none yet) */
+	/* threads: this one is tid of nthr, and writes into blk (else to out) */
+	unsigned tid, nthr;
+	struct kt_pb_buf blk;
+	bool to_blk;
+	struct kt_turns *turns;
+	struct kt_turn_queue queue;
+	int ret;                      /* a helper's end */
+	struct ktrace_error err;      /* a helper's error */
 };
 
 /* ---- packets ---- */
 
-static void put_header(struct ktrace_out *o, size_t body)
+/* Bytes of the trace: to the output, or to this thread's block. */
+static void emit(struct pf *pf, const void *p, size_t n)
+{
+	if (pf->to_blk)
+		kt_pb_raw(&pf->blk, p, n);
+	else
+		kt_out_write(pf->out, p, n);
+}
+
+static void put_header(struct pf *pf, size_t body)
 {
 	uint8_t h[16], *p = h;
 
 	*p++ = (uint8_t)kt_pb_tag(TRACE_PACKET, KT_PB_LEN);
 	p = kt_pb_put_varint(p, body);
-	kt_out_write(o, h, (size_t)(p - h));
+	emit(pf, h, (size_t)(p - h));
 }
 
 /* pf->pkt (a TracePacket's fields) as one packet, with the sequence id. */
 static void send_packet(struct pf *pf)
 {
 	kt_pb_varint(&pf->pkt, TP_SEQUENCE_ID, SEQUENCE_ID);
-	put_header(pf->out, pf->pkt.len);
-	kt_out_write(pf->out, pf->pkt.p, pf->pkt.len);
+	put_header(pf, pf->pkt.len);
+	emit(pf, pf->pkt.p, pf->pkt.len);
 	pf->pkt.len = 0;
 }
 
@@ -115,10 +135,10 @@ static void send_bundle(struct pf *pf, const struct kt_pb_buf *bundle)
 
 	*p++ = (uint8_t)kt_pb_tag(TP_FTRACE_EVENTS, KT_PB_LEN);
 	p = kt_pb_put_varint(p, bundle->len);
-	put_header(pf->out, (size_t)(p - h) + bundle->len + sizeof(seq));
-	kt_out_write(pf->out, h, (size_t)(p - h));
-	kt_out_write(pf->out, bundle->p, bundle->len);
-	kt_out_write(pf->out, seq, sizeof(seq));
+	put_header(pf, (size_t)(p - h) + bundle->len + sizeof(seq));
+	emit(pf, h, (size_t)(p - h));
+	emit(pf, bundle->p, bundle->len);
+	emit(pf, seq, sizeof(seq));
 }
 
 static void flush_cpu(struct pf *pf, struct pf_cpu *c)
@@ -377,19 +397,241 @@ static int put_record(struct pf *pf, const struct ktrace_stream_record *r)
 	return learn(pf, r);
 }
 
+/* Another thread's record: only what the records after it depend on (the types met,
+ * the names learnt, the losses per CPU). */
+static int skip_record(struct pf *pf, const struct ktrace_stream_record *r)
+{
+	struct pf_cpu *c;
+	int err = 0;
+
+	c = get_cpu(pf, r->cpu < 0 ? 0 : (uint32_t)r->cpu, &err);
+	if (!c)
+		return err;
+	if (r->kind == KTRACE_STREAM_LOST) {
+		c->lost += r->lost;
+		c->lost_next = true;
+		return 0;
+	}
+	/* the thread writing this record starts its bundle with the loss */
+	c->lost_next = false;
+	err = pf_event_type(pf->ev, pf->s, r, &pf->desc);
+	pf->desc.len = 0;
+	if (err)
+		return err;
+	pf->last_ts = r->ts;
+	return learn(pf, r);
+}
+
+static int pf_init(struct pf *pf, struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
+		   struct ktrace_out *out)
+{
+	*pf = (struct pf){ .s = s, .out = out, .o = o, .named_tid = -2 };
+	pf->ev = pf_events_new(o->flags & KTRACE_VIEW_EXPORT_LEGACY_GENERIC);
+	return pf->ev ? kt_threads_load(&pf->threads, s) : -ENOMEM;
+}
+
+static void pf_free(struct pf *pf)
+{
+	for (size_t i = 0; i < pf->ncpus; i++)
+		if (pf->cpus[i]) {
+			kt_pb_free(&pf->cpus[i]->b);
+			free(pf->cpus[i]);
+		}
+	free(pf->cpus);
+	kt_pb_free(&pf->pkt);
+	kt_pb_free(&pf->desc);
+	kt_pb_free(&pf->blk);
+	kt_turn_queue_free(&pf->queue);
+	kt_threads_free(&pf->threads);
+	pf_events_free(pf->ev);
+}
+
+/* The end of this thread's block: its bundles into it, and it in the queue. */
+static int end_block(struct pf *pf, uint64_t block)
+{
+	void *buf;
+	bool ok;
+
+	flush_all(pf);
+	if (pf->blk.oom || pf->pkt.oom)
+		return -ENOMEM;
+	buf = pf->blk.p;
+	ok = kt_turns_queue(pf->turns, &pf->queue, block, &buf, &pf->blk.len, &pf->blk.cap);
+	pf->blk.p = buf;
+	return ok ? 0 : -ECANCELED;
+}
+
+/* A thread of a threaded export: every record read, block k of them written by thread
+ * k mod nthr, the blocks in turn. The first thread begins with the trace's head. */
+static int walk(struct pf *pf, struct ktrace_error *err)
+{
+	const struct ktrace_stream_record *r = NULL;
+	uint64_t n = 0, cur = pf->tid ? UINT64_MAX : 0;
+	int ret = 0, sret;
+
+	pf->to_blk = true;
+	sret = ktrace_stream_next(pf->s, &r, err);
+	if (!pf->tid) {
+		system_info(pf);
+		ret = process_tree(pf, sret > 0 ? r->ts : 0, 0, 0);
+	}
+	while (!ret && sret > 0) {
+		uint64_t b = n / BLOCK_RECORDS;
+
+		if (b % pf->nthr == pf->tid) {
+			if (b != cur && cur != UINT64_MAX)
+				ret = end_block(pf, cur);
+			cur = b;
+			if (!ret)
+				ret = put_record(pf, r);
+		} else {
+			ret = skip_record(pf, r);
+		}
+		if (++n % PROGRESS_EVERY == 0 && !pf->tid && pf->o->progress)
+			pf->o->progress(pf->o->progress_ctx, n);
+		if (!ret)
+			sret = ktrace_stream_next(pf->s, &r, err);
+	}
+	if (ret == -ENOMEM || ret == -ECANCELED) {
+		kt_turns_give_up(pf->turns);
+		return ret;
+	}
+	if (ret == -ERANGE)
+		ktrace_error_set(err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu, MAX_CPUS - 1);
+	/* the last block (cut short by the end or by damage), then every block in turn */
+	if (cur != UINT64_MAX && end_block(pf, cur))
+		return -ECANCELED;
+	if (!kt_turns_write(pf->turns, &pf->queue, true))
+		return -ECANCELED;
+	if (ret)
+		return ret;
+	return sret < 0 ? sret : 0;
+}
+
+struct helper {
+	struct pf pf;
+	const struct ktrace_view_export_opts *o;
+	pthread_t th;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	struct ktrace_stream *s = NULL;
+	int ret = h->o->open_stream(h->o->open_ctx, &s);
+
+	if (!ret) {
+		unsigned tid = h->pf.tid, nthr = h->pf.nthr;
+		struct kt_turns *turns = h->pf.turns;
+
+		ret = pf_init(&h->pf, s, h->o, NULL);
+		h->pf.tid = tid;
+		h->pf.nthr = nthr;
+		h->pf.turns = turns;
+		if (!ret) {
+			/* it gives up itself when it cannot write its blocks (damage ends its
+			 * blocks as it ends the others') */
+			h->pf.ret = walk(&h->pf, &h->pf.err);
+			goto out;
+		}
+	}
+	/* its blocks will not come: nobody writes on */
+	kt_turns_give_up(h->pf.turns);
+	h->pf.ret = ret;
+out:
+	pf_free(&h->pf);
+	if (s)
+		ktrace_stream_close(s);
+	return NULL;
+}
+
+static int write_out(void *ctx, const void *p, size_t n)
+{
+	kt_out_write(ctx, p, n);
+	return 0;
+}
+
+/* The end of the trace, after every block: the threads the records named, the losses. */
+static int finish(struct pf *pf)
+{
+	pf->to_blk = false;
+	flush_all(pf);
+	if (pf->learnt && process_tree(pf, pf->last_ts, T_LEARNT, T_LEARNT))
+		return -ENOMEM;
+	ftrace_stats(pf, FS_START);
+	ftrace_stats(pf, FS_END);
+	return pf->pkt.oom ? -ENOMEM : 0;
+}
+
+static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
+			    struct ktrace_out *out, struct ktrace_error *err)
+{
+	unsigned nthr = o->threads > 8 ? 8 : o->threads, started = 0;
+	struct helper *h = calloc(nthr, sizeof(*h));
+	struct kt_turns turns;
+	struct pf pf;
+	int ret;
+
+	if (!h)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	kt_turns_init(&turns, write_out, out);
+	ret = pf_init(&pf, s, o, out);
+	pf.nthr = nthr;
+	pf.turns = &turns;
+	for (unsigned t = 1; !ret && t < nthr; t++) {
+		h[t].o = o;
+		h[t].pf.tid = t;
+		h[t].pf.nthr = nthr;
+		h[t].pf.turns = &turns;
+		if (pthread_create(&h[t].th, NULL, helper_main, &h[t]))
+			break;
+		started++;
+	}
+	if (!ret && started + 1 < nthr) {
+		/* blocks were dealt to a thread that is not there: nobody writes */
+		kt_turns_give_up(&turns);
+		ret = ktrace_error_set(err, -EAGAIN, "cannot start threads");
+	} else if (!ret) {
+		ret = walk(&pf, err);
+	}
+	for (unsigned t = 1; t <= started; t++) {
+		pthread_join(h[t].th, NULL);
+		/* the same records, the same damage: this thread's end is the one; a helper's
+		 * own failure (memory, opening its stream) counts when it has none */
+		if ((!ret || ret == -ECANCELED) && h[t].pf.ret && h[t].pf.ret != -ECANCELED) {
+			ret = h[t].pf.ret;
+			*err = h[t].pf.err;
+			if (!err->code)
+				ktrace_error_set(err, ret, "a thread stopped: %s", strerror(-ret));
+		}
+	}
+	if (ret == -ECANCELED)
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
+	if (ret != -ENOMEM && ret != -EAGAIN && finish(&pf))
+		ret = -ENOMEM;
+	if (ret == -ENOMEM)
+		ktrace_error_set(err, ret, "out of memory");
+	pf_free(&pf);
+	kt_turns_fini(&turns);
+	free(h);
+	return ret;
+}
+
 int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
 			 struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_view_export_opts opts = { .size = sizeof(opts) };
-	struct pf pf = { .s = s, .out = out, .o = &opts, .named_tid = -2 };
+	struct pf pf = { .named_tid = -2 };
 	const struct ktrace_stream_record *r = NULL;
 	uint64_t n = 0;
 	int ret, sret;
 
 	if (o)
 		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
-	pf.ev = pf_events_new(opts.flags & KTRACE_VIEW_EXPORT_LEGACY_GENERIC);
-	ret = pf.ev ? kt_threads_load(&pf.threads, s) : -ENOMEM;
+	if (opts.threads >= 2 && opts.open_stream)
+		return perfetto_threads(s, &opts, out, err);
+	ret = pf_init(&pf, s, &opts, out);
 	if (ret)
 		goto out;
 	/* the first record's time stamps the process tree */
@@ -406,12 +648,7 @@ int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_expor
 	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
 	if (ret == -ENOMEM)
 		goto out;
-	flush_all(&pf);
-	if (pf.learnt && process_tree(&pf, pf.last_ts, T_LEARNT, T_LEARNT))
-		ret = -ENOMEM;
-	ftrace_stats(&pf, FS_START);
-	ftrace_stats(&pf, FS_END);
-	if (pf.pkt.oom)
+	if (finish(&pf))
 		ret = -ENOMEM;
 	if (ret == -ERANGE)
 		ktrace_error_set(err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu, MAX_CPUS - 1);
@@ -420,15 +657,6 @@ int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_expor
 out:
 	if (ret == -ENOMEM)
 		ktrace_error_set(err, ret, "out of memory");
-	for (size_t i = 0; i < pf.ncpus; i++)
-		if (pf.cpus[i]) {
-			kt_pb_free(&pf.cpus[i]->b);
-			free(pf.cpus[i]);
-		}
-	free(pf.cpus);
-	kt_pb_free(&pf.pkt);
-	kt_pb_free(&pf.desc);
-	kt_threads_free(&pf.threads);
-	pf_events_free(pf.ev);
+	pf_free(&pf);
 	return ret;
 }

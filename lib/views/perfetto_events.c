@@ -151,6 +151,7 @@ struct pf_events {
 	struct pf_type *types;          /* every type, for freeing */
 	uint32_t next_dense;
 	struct kt_pb_buf text;        /* arrays and bytes as text */
+	struct pf_slot last;          /* the type found last */
 };
 
 /* DescriptorProto / FieldDescriptorProto (descriptor.proto) */
@@ -464,14 +465,21 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 				 const struct ktrace_stream_record *r, struct kt_pb_buf *desc,
 				 int *err)
 {
-	size_t i = slot_of(e, r->source, r->system, r->name);
+	size_t i;
 	const char *name = event_name(r);
 	struct pf_type *t;
 
-	for (; e->slots[i].type; i = (i + 1) & (e->nslots - 1))
+	/* records of one type come in runs */
+	if (e->last.type && e->last.name == r->name && e->last.system == r->system &&
+	    e->last.source == r->source)
+		return e->last.type;
+	for (i = slot_of(e, r->source, r->system, r->name); e->slots[i].type;
+	     i = (i + 1) & (e->nslots - 1))
 		if (e->slots[i].name == r->name && e->slots[i].system == r->system &&
-		    e->slots[i].source == r->source)
-			return e->slots[i].type;
+		    e->slots[i].source == r->source) {
+			e->last = e->slots[i];
+			return e->last.type;
+		}
 	if (!grow_slots(e)) {
 		*err = -ENOMEM;
 		return NULL;
@@ -709,6 +717,14 @@ static void put_sched(struct ktrace_stream *s, struct kt_pb_buf *b)
 			kt_pb_varint(b, 5, (uint64_t)sc.target_cpu);
 	}
 	kt_pb_close(b, m);
+}
+
+int pf_event_type(struct pf_events *e, struct ktrace_stream *s,
+		  const struct ktrace_stream_record *r, struct kt_pb_buf *desc)
+{
+	int err = 0;
+
+	return find_type(e, s, r, desc, &err) ? 0 : err;
 }
 
 int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,

@@ -35,6 +35,10 @@ void pf_events_free(struct pf_events *e);
  * description (one FtraceEventBundle.generic_event_descriptors field) is appended to
  * desc, which the caller writes out before any bundle holding the event. 0 or -ENOMEM.
  */
+/* The record's type, made (and described into desc, for a generic one) when new,
+ * without encoding the record: 0 or a negative code. */
+int pf_event_type(struct pf_events *e, struct ktrace_stream *s,
+		  const struct ktrace_stream_record *r, struct kt_pb_buf *desc);
 int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, struct kt_pb_buf *bundle,
 		    struct kt_pb_buf *desc);

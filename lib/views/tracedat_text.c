@@ -1237,10 +1237,16 @@ static void *helper_main(void *arg)
 		for (size_t i = 0; i < h->nfiles; i++)
 			h->files[i].t = &h->set.files[i];
 		h->main_ctx = new_ctx(h);
-		ret = h->main_ctx ? run_walker(h) : ktrace_error_set(h->err, -ENOMEM, "out of memory");
+		if (h->main_ctx) {
+			/* it gives up itself when it cannot write its blocks (damage ends its
+			 * blocks as it ends the others') */
+			h->walk_ret = run_walker(h);
+			return NULL;
+		}
+		ret = ktrace_error_set(h->err, -ENOMEM, "out of memory");
 	}
-	if (ret && ret != -ECANCELED)
-		give_up(h);
+	/* its blocks will not come: nobody writes on */
+	give_up(h);
 	h->walk_ret = ret;
 	return NULL;
 }

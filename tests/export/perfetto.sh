@@ -191,3 +191,41 @@ if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/c" >/dev/null 2>&1; then
 	TZ=UTC "$KTRACE" report "$TMP/c/buffer" >"$TMP/kc.d" 2>/dev/null
 	python3 "$ROOT/tests/engine/koffcmp.py" "$TMP/kc.fields" "$TMP/kc.d" | sed 's/KOFF/KOFF crafted buffer (from the Perfetto trace)/'
 fi
+
+# Threads (--threads N, the default for 16 MiB or more): every thread reads every
+# record and writes every N-th block of 8192; the trace holds the same events, fields,
+# threads, losses and descriptors as one thread's (only its bundles are cut at the
+# blocks): traces of several blocks made of the recorded all-events trace and of the one with
+# dropped events, and a damaged one with --partial (the same records, the same error).
+zstd -q -d -f "$ROOT/tests/data/report/allevents.v6.dat.zst" -o "$TMP/ae.dat"
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/ae.dat" "$TMP/big.dat" 3 >/dev/null
+zstd -q -d -f "$ROOT/tests/data/tracedat/mixed.v6.dat.zst" -o "$TMP/mx.dat"
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/mx.dat" "$TMP/bigdrop.dat" 3 >/dev/null
+# a sub-buffer two thirds in overwritten: the records before it, then the error
+python3 -c "import sys
+d = bytearray(open(sys.argv[1], 'rb').read()); o = len(d) * 2 // 3; o -= o % 4096
+d[o:o + 16] = b'\xff' * 16; open(sys.argv[2], 'wb').write(d)" "$TMP/big.dat" "$TMP/bigcut.dat"
+# the same as one thread: field lines and the summary less the packet count
+same_events() {   # NAME FILE1 FILE2
+	$PF fields "$2" >"$TMP/f1"; $PF fields "$3" >"$TMP/f2"
+	$PF summary "$2" | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("packets"); print(json.dumps(d, sort_keys=True))' >"$TMP/s1"
+	$PF summary "$3" | python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("packets"); print(json.dumps(d, sort_keys=True))' >"$TMP/s2"
+	if [ -s "$TMP/f1" ] && cmp -s "$TMP/f1" "$TMP/f2" && cmp -s "$TMP/s1" "$TMP/s2" && grep -q '"problems": \[\]' "$TMP/s2"; then
+		ok "$1 ($(wc -l <"$TMP/f1") events)"
+	else
+		not_ok "$1"; diff "$TMP/s1" "$TMP/s2" | head -4 | sed 's/^/#   /'; diff "$TMP/f1" "$TMP/f2" | head -4 | sed 's/^/#   /'
+	fi
+}
+for f in big bigdrop; do
+	"$KTRACE" export -q --threads 1 -o "$TMP/$f-1.pftrace" "$TMP/$f.dat"
+	for t in 2 3; do
+		"$KTRACE" export -q --threads $t -o "$TMP/$f-$t.pftrace" "$TMP/$f.dat"
+		same_events "$f: --threads $t = --threads 1" "$TMP/$f-1.pftrace" "$TMP/$f-$t.pftrace"
+	done
+done
+"$KTRACE" export -q --partial --threads 1 -o "$TMP/cut-1.pftrace" "$TMP/bigcut.dat" 2>"$TMP/e1"; r1=$?
+"$KTRACE" export -q --partial --threads 2 -o "$TMP/cut-2.pftrace" "$TMP/bigcut.dat" 2>"$TMP/e2"; r2=$?
+sed -i 's/cut-[12]\.pftrace/cut-N.pftrace/' "$TMP/e1" "$TMP/e2"
+[ $r1 = 1 ] && [ $r2 = 1 ] && cmp -s "$TMP/e1" "$TMP/e2" && ok "damaged: the same error with 2 threads ($(head -1 "$TMP/e2" | cut -c1-60))" ||
+	not_ok "damaged: exit $r1 and $r2, errors: $(cat "$TMP/e1" "$TMP/e2" | tr '\n' ' ')"
+same_events "damaged, --partial: --threads 2 = --threads 1" "$TMP/cut-1.pftrace" "$TMP/cut-2.pftrace"

@@ -66,3 +66,19 @@ else
 	not_ok "report -F sched_switch of the big trace = trace-cmd report (exit $st)"
 	diff "$TMP/tc-f.txt" "$TMP/kt.txt" | head -5
 fi
+# a sub-buffer two thirds in overwritten: every thread count prints the records before
+# it and the same error (a thread that gave up on the damage left the blocks after its
+# own unwritten)
+python3 -c "import sys
+d = bytearray(open(sys.argv[1], 'rb').read()); o = len(d) * 2 // 3; o -= o % 4096
+d[o:o + 16] = b'\xff' * 16; open(sys.argv[2], 'wb').write(d)" "$TMP/big.dat" "$TMP/bad.dat"
+"$KTRACE" report --threads 1 "$TMP/bad.dat" >"$TMP/bad1.txt" 2>"$TMP/bad1.err"; r1=$?
+for t in 2 3; do
+	"$KTRACE" report --threads $t "$TMP/bad.dat" >"$TMP/bad$t.txt" 2>"$TMP/bad$t.err"; rt=$?
+	if [ $r1 = 1 ] && [ $rt = 1 ] && [ -s "$TMP/bad1.txt" ] && cmp -s "$TMP/bad1.txt" "$TMP/bad$t.txt" &&
+	   cmp -s "$TMP/bad1.err" "$TMP/bad$t.err"; then
+		ok "damaged trace, --threads $t: the lines and the error of one thread ($(wc -l <"$TMP/bad1.txt") lines)"
+	else
+		not_ok "damaged trace, --threads $t: exit $r1/$rt, $(wc -l <"$TMP/bad1.txt")/$(wc -l <"$TMP/bad$t.txt") lines"
+	fi
+done
