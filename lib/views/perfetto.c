@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/outbuf.h"
+#include "common/outfile.h"
 #include "engine/turns.h"
 #include "views/perfetto_events.h"
 #include "views/protobuf.h"
@@ -545,10 +546,17 @@ out:
 	return NULL;
 }
 
+/* A block straight to the output's descriptor (what the buffer holds first): no copy. */
 static int write_out(void *ctx, const void *p, size_t n)
 {
-	kt_out_write(ctx, p, n);
-	return 0;
+	struct ktrace_out *o = ctx;
+	int ret;
+
+	if (o->error)
+		return o->error;
+	if ((ret = kt_out_flush(o)) || (ret = kt_write_all(o->fd, p, n)))
+		o->error = ret;
+	return ret;
 }
 
 /* The end of the trace, after every block: the threads the records named, the losses. */

@@ -118,6 +118,8 @@ struct pf_field {
 	/* a number read straight from the record (plan): where, and its sign */
 	uint8_t cls;                  /* FTEV_FIELD_*: OTHER is decoded the long way */
 	uint8_t size;
+	uint8_t taglen;
+	uint8_t tag[5];               /* the field's tag as written (its wire type's) */
 	uint32_t off;
 };
 
@@ -624,6 +626,9 @@ static bool make_plan(struct pf_type *t, struct ktrace_events *evs, const struct
 			return false;
 		f->off = off;
 		f->size = (uint8_t)size;
+		f->taglen = (uint8_t)(kt_pb_put_varint(f->tag, kt_pb_tag(f->number, f->kind == 'f' ?
+									   KT_PB_FIXED64 : KT_PB_VARINT)) -
+				      f->tag);
 		if (off + size > t->need)
 			t->need = off + size;
 	}
@@ -631,46 +636,52 @@ static bool make_plan(struct pf_type *t, struct ktrace_events *evs, const struct
 	return true;
 }
 
-/* put_fields for an ftrace record, its numbers read straight from its bytes: 1 done, 0
- * to be done the long way (-1: a value does not fit). */
+/* put_fields for an ftrace record, its numbers read straight from its bytes and written
+ * in place: 1 done, 0 to be done the long way (-1: a value does not fit). */
 static int put_fast(struct pf_events *e, struct ktrace_stream *s, struct pf_type *t,
 		    struct kt_pb_buf *b)
 {
 	struct kt_ftrace_raw raw;
 	struct ktrace_record kr;
+	uint8_t *p;
 
 	if (t->plan < 0 || kt_stream_ftrace_raw(s, &raw))
 		return 0;
 	if (t->plan_ev != raw.ev && !make_plan(t, raw.evs, raw.ev))
 		return 0;
-	if (raw.size < t->need)
+	if (raw.size < t->need || !kt_pb_room(b, t->nfields * 16))
 		return 0;
 	kr = (struct ktrace_record){ .data = raw.data, .size = raw.size, .avail = raw.size };
+	p = b->p + b->len;
 	for (size_t i = 0; i < t->nfields; i++) {
 		const struct pf_field *f = &t->f[i];
-		const uint8_t *p = raw.data + f->off;
+		const uint8_t *d = raw.data + f->off;
 		uint64_t u;
 
 		if (f->cls == FTEV_FIELD_OTHER) {
 			struct ktrace_event_value v;
 
+			b->len = (size_t)(p - b->p);
 			ktrace_event_field_value(raw.evs, raw.ev, i, &kr, &v);
 			if (!put_value(e, t, f, &v, b))
 				return -1;
+			if (!kt_pb_room(b, (t->nfields - i) * 16))
+				return -1;
+			p = b->p + b->len;
 			continue;
 		}
 		switch (f->size) {
 		case 1:
-			u = *p;
+			u = *d;
 			break;
 		case 2:
-			u = kt_load_u16(p, t->big);
+			u = kt_load_u16(d, t->big);
 			break;
 		case 4:
-			u = kt_load_u32(p, t->big);
+			u = kt_load_u32(d, t->big);
 			break;
 		default:
-			u = kt_load_u64(p, t->big);
+			u = kt_load_u64(d, t->big);
 			break;
 		}
 		if (f->cls == FTEV_FIELD_SIGNED && f->size < 8) {
@@ -678,18 +689,17 @@ static int put_fast(struct pf_events *e, struct ktrace_stream *s, struct pf_type
 
 			u = (uint64_t)((int64_t)(u << shift) >> shift);
 		}
-		switch (f->kind) {
-		case 'z':
-			kt_pb_sint(b, f->number, (int64_t)u);
-			break;
-		case 'f':
-			kt_pb_fixed64(b, f->number, u);
-			break;
-		default:
-			kt_pb_varint(b, f->number, u);
-			break;
+		memcpy(p, f->tag, sizeof(f->tag));   /* room checked above: 16 bytes a field */
+		p += f->taglen;
+		if (f->kind == 'f') {
+			for (int k = 0; k < 8; k++)
+				p[k] = (uint8_t)(u >> (8 * k));
+			p += 8;
+		} else {
+			p = kt_pb_put_varint(p, f->kind == 'z' ? kt_pb_zigzag((int64_t)u) : u);
 		}
 	}
+	b->len = (size_t)(p - b->p);
 	return 1;
 }
 
