@@ -35,6 +35,12 @@ struct td_source {
 		uint32_t file;
 		int64_t tgid;
 	} tgid_cache[64];
+	/* what fill_record takes from the last event format met (records of one event
+	 * come in runs) */
+	const struct ktrace_event *last_ev;
+	const char *last_system, *last_name;
+	uint32_t last_id;
+	bool last_learns;
 	int width;                      /* label column (trace-cmd's max_file_size) */
 	bool labelled;
 	bool multi;
@@ -175,15 +181,22 @@ static void fill_record(struct td_source *t)
 	if (pid == 0)
 		r->pid = 0;
 	r->comm = c->ev ? ktrace_event_comm(f->evs, pid) : "";
-	r->system = c->ev ? ktrace_event_system(c->ev) : "";
-	r->name = c->ev ? ktrace_event_name(c->ev) : "";
-	r->event_id = c->ev ? (uint32_t)ktrace_event_id(c->ev) : 0;
+	if (c->ev != t->last_ev) {
+		t->last_ev = c->ev;
+		t->last_system = c->ev ? ktrace_event_system(c->ev) : "";
+		t->last_name = c->ev ? ktrace_event_name(c->ev) : "";
+		t->last_id = c->ev ? (uint32_t)ktrace_event_id(c->ev) : 0;
+		/* the sched plugin learns names as trace-cmd prints (after the comm column):
+		 * from sched events only, the others need not be looked up again */
+		t->last_learns = c->ev && sched_name(t->last_name) && !strcmp(t->last_system, "sched");
+	}
+	r->system = t->last_system;
+	r->name = t->last_name;
+	r->event_id = t->last_id;
 	r->source = t->index[file];
 	r->buffer = c->s->buffer;
 	r->offset = c->rec->offset;
-	/* the sched plugin learns names as trace-cmd prints (after the comm column): from
-	 * sched events only, the others need not be looked up again */
-	if (c->ev && sched_name(r->name) && !strcmp(r->system, "sched")) {
+	if (t->last_learns) {
 		kt_tdrec_avail(&t->cur);
 		ktrace_event_learn_comms(f->evs, &c->kr);
 	}
