@@ -6,18 +6,31 @@
 
 #include "engine/line_prefix.h"
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v in decimal at p (two digits a step, from the end of a scratch); the length. */
 static size_t put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0, k = 0;
+	char tmp[24], *e = tmp + sizeof(tmp), *q = e;
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		p[k++] = tmp[--n];
-	return k;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	n = (size_t)(e - q);
+	memcpy(p, q, n);
+	return n;
 }
 
 /* "%*s" of s (right-aligned) or "%-*s" (left) into p; returns the length. */
@@ -41,7 +54,7 @@ static size_t put_padded(char *p, const char *s, size_t sl, size_t width, bool l
 static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t zeros)
 {
 	char tmp[32];
-	size_t n = 0;
+	size_t n = 0, z = 0;
 
 	if (v < 0) {
 		tmp[n++] = '-';
@@ -49,12 +62,19 @@ static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t
 	} else {
 		n = put_u64(tmp, (uint64_t)v);
 	}
-	if (zeros && n < zeros) {
-		memmove(tmp + zeros - n, tmp, n);
-		memset(tmp, '0', zeros - n);
-		n = zeros;
+	if (zeros && n < zeros)
+		z = zeros - n;
+	if (!left && z + n < width) {
+		memset(p, ' ', width - z - n);
+		p += width - z - n;
 	}
-	return put_padded(p, tmp, n, width, left);
+	memset(p, '0', z);
+	memcpy(p + z, tmp, n);
+	if (left && z + n < width) {
+		memset(p + z + n, ' ', width - z - n);
+		return width;
+	}
+	return (z + n < width ? width : z + n);
 }
 
 size_t kt_line_prefix(char *p, int st, const char *comm, int64_t tid, int cpu, uint64_t ts,
