@@ -38,6 +38,13 @@ struct kt_turn_queue {
 	size_t n;
 };
 
+/* The thread that makes block b of n threads: b mod n, but block 1 too is the first
+ * thread's (the others start later: they open their readers first). */
+static inline unsigned kt_turns_owner(uint64_t b, unsigned n)
+{
+	return b == 1 || n < 2 ? 0 : (unsigned)(b % n);
+}
+
 void kt_turns_init(struct kt_turns *t, int (*write)(void *ctx, const void *p, size_t n), void *ctx);
 void kt_turns_fini(struct kt_turns *t);
 

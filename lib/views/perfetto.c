@@ -463,7 +463,7 @@ static int end_block(struct pf *pf, uint64_t block)
 }
 
 /* A thread of a threaded export: every record read, block k of them written by thread
- * k mod nthr, the blocks in turn. The first thread begins with the trace's head. */
+ * kt_turns_owner(k, nthr), the blocks in turn. The first thread begins with the trace's head. */
 static int walk(struct pf *pf, struct ktrace_error *err)
 {
 	const struct ktrace_stream_record *r = NULL;
@@ -479,7 +479,7 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 	while (!ret && sret > 0) {
 		uint64_t b = n / BLOCK_RECORDS;
 
-		if (b % pf->nthr == pf->tid) {
+		if (kt_turns_owner(b, pf->nthr) == pf->tid) {
 			if (b != cur && cur != UINT64_MAX)
 				ret = end_block(pf, cur);
 			cur = b;

@@ -146,6 +146,9 @@ struct pf_slot {
 	struct pf_type *type;           /* NULL: free */
 };
 
+#define DIRECT_SOURCES 16
+#define DIRECT_IDS 4096
+
 struct pf_events {
 	bool legacy;
 	struct pf_slot *slots;
@@ -154,6 +157,8 @@ struct pf_events {
 	uint32_t next_dense;
 	struct kt_pb_buf text;        /* arrays and bytes as text */
 	struct pf_slot last;          /* the type found last */
+	/* the types of small event ids, per input (DIRECT_SOURCES x DIRECT_IDS) */
+	struct pf_slot *direct[DIRECT_SOURCES];
 };
 
 /* DescriptorProto / FieldDescriptorProto (descriptor.proto) */
@@ -206,6 +211,8 @@ void pf_events_free(struct pf_events *e)
 		free_type(t);
 	}
 	free(e->slots);
+	for (size_t i = 0; i < DIRECT_SOURCES; i++)
+		free(e->direct[i]);
 	kt_pb_free(&e->text);
 	free(e);
 }
@@ -237,24 +244,19 @@ static uint64_t bits(const struct ktrace_event_value *v)
 	return v->type == KTRACE_EVENT_SIGNED ? (uint64_t)v->i : v->u;
 }
 
-/* Appends v in hex (with "0x" when prefix) or in decimal at p; returns the end. */
+/* Appends v in hex (with "0x" when prefix) at p; returns the end. */
 static char *put_hex(char *p, uint64_t v, bool prefix)
 {
 	static const char hex[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
 
-	do {
-		tmp[n++] = hex[v & 15];
-		v >>= 4;
-	} while (v);
 	if (prefix) {
 		*p++ = '0';
 		*p++ = 'x';
 	}
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (int i = n - 1; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 15];
+	return p + n;
 }
 
 static char *put_dec(char *p, int64_t v)
@@ -471,15 +473,28 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 	const char *name = event_name(r);
 	struct pf_type *t;
 
-	/* records of one type come in runs */
+	struct pf_slot *d = NULL;
+
+	/* records of one type come in runs; and ftrace event ids are small */
 	if (e->last.type && e->last.name == r->name && e->last.system == r->system &&
 	    e->last.source == r->source)
 		return e->last.type;
+	if (r->source < DIRECT_SOURCES && r->event_id < DIRECT_IDS) {
+		if (!e->direct[r->source])
+			e->direct[r->source] = calloc(DIRECT_IDS, sizeof(struct pf_slot));
+		d = e->direct[r->source] ? &e->direct[r->source][r->event_id] : NULL;
+		if (d && d->type && d->name == r->name && d->system == r->system) {
+			e->last = *d;
+			return d->type;
+		}
+	}
 	for (i = slot_of(e, r->source, r->system, r->name); e->slots[i].type;
 	     i = (i + 1) & (e->nslots - 1))
 		if (e->slots[i].name == r->name && e->slots[i].system == r->system &&
 		    e->slots[i].source == r->source) {
 			e->last = e->slots[i];
+			if (d)
+				*d = e->last;
 			return e->last.type;
 		}
 	if (!grow_slots(e)) {
@@ -507,6 +522,8 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 	     i = (i + 1) & (e->nslots - 1))
 		;
 	e->slots[i] = (struct pf_slot){ r->system, r->name, r->source, t };
+	if (d)
+		*d = e->slots[i];
 	e->ntypes++;
 	return t;
 }

@@ -26,7 +26,7 @@
  * teach comms), --ts-diff, and the text of the events whose formatting keeps state
  * (ktrace_event_order: function graph, bprint...). The lines themselves, most of the
  * work, are made by one thread per block of records in turn (block k by thread
- * k mod n), and the blocks are written in order: the output is the single-threaded
+ * k mod n, and block 1 by the first: kt_turns_owner), and the blocks are written in order: the output is the single-threaded
  * one, byte for byte. Nothing goes from one CPU's cache to another per record: on a
  * 2-CPU VM, handing records over cost more than reading them again.
  */
@@ -689,7 +689,7 @@ static inline bool own_record(struct report *r)
 	if (__builtin_expect(r->taken == r->block_end, 0)) {
 		r->block = r->taken / WALK_BLOCK;
 		r->block_end = (r->block + 1) * WALK_BLOCK;
-		r->block_own = r->nthr < 2 || r->block % r->nthr == r->tid;
+		r->block_own = kt_turns_owner(r->block, r->nthr) == r->tid;
 	}
 	return r->block_own;
 }
