@@ -513,7 +513,22 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 }
 
 /* Takes a record that passed the filters into the chunk, and moves its stream on. */
-static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, bool own)
+/* --ts-diff: the time since the record taken before t (once per record, every thread). */
+static void ts_diff_step(struct report *r, const struct kt_tdrec *t, int64_t *diff, bool *has)
+{
+	uint64_t ts = t->rec->ts;
+
+	if (t->s->f->use_trace_clock && !r->o->nsec)
+		ts = ts / 1000 + (ts % 1000 >= 500);
+	*has = r->last_ts != 0;
+	*diff = *has ? (int64_t)(ts - r->last_ts) : 0;
+	r->last_ts = ts;
+}
+
+/* Takes t into the chunk (to be printed, or for another thread's record only formatted
+ * for what its formatting keeps, and dropped by the caller). diff, has_diff: --ts-diff's. */
+static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, int64_t diff,
+		       bool has_diff)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	struct kt_tdstream *s = t->s;
@@ -525,33 +540,9 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, bo
 	const struct evinfo *ei;
 	struct jextra *x = NULL;
 	struct jrec *j;
-	int64_t diff = 0;
-	bool has_diff = false;
 	int ret;
 
 	kt_tdrec_avail(t);
-	if (o->ts_diff) {
-		uint64_t ts = rec->ts;
-
-		if (s->f->use_trace_clock && !o->nsec)
-			ts = ts / 1000 + (ts % 1000 >= 500);
-		if (r->last_ts) {
-			diff = (int64_t)(ts - r->last_ts);
-			has_diff = true;
-		}
-		r->last_ts = ts;
-	}
-	if (!own) {
-		/* another thread's line: only what the records after it depend on */
-		ei = ev ? ev_info(r, f, ev) : NULL;
-		if (!ei || ei->ordered != O_MAIN || ei->learn) {
-			r->taken++;
-			if (ei && ei->learn)
-				ktrace_event_learn_comms(evs, kr);
-			return kt_tdset_advance(&r->set, s);
-		}
-		/* formatting keeps state: formatted as if printed, then dropped (fill_chunk) */
-	}
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
@@ -714,7 +705,8 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 	       r->set.span - span0 < r->span_max) {
 		struct kt_tdrec t;
 		uint64_t seen = r->set.visited;
-		bool own = own_record(r);
+		bool own = own_record(r), has_diff = false;
+		int64_t diff = 0;
 
 		/* with several threads, a chunk holds records of one block */
 		if (own && r->nthr > 1 && c->n && r->block != r->own_block)
@@ -726,7 +718,9 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		}
 		if (o->progress && !r->tid && (r->set.visited >> 16) != (seen >> 16))
 			progress(r, t.rec);
-		if (!own && !o->ts_diff) {
+		if (o->ts_diff)
+			ts_diff_step(r, &t, &diff, &has_diff);
+		if (!own) {
 			/* another thread's line, of an event whose formatting keeps no state:
 			 * nothing to do but learn comms */
 			const struct evinfo *ei = t.ev ? ev_info(r, &r->files[t.s->f - r->set.files], t.ev)
@@ -746,11 +740,12 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		}
 		if (own) {
 			r->own_block = r->block;
-			ret = take_record(r, c, &t, true);
+			ret = take_record(r, c, &t, diff, has_diff);
 		} else {
 			size_t n = c->n, nx = c->nextras, tl = c->text_len, dl = c->data_len;
 
-			ret = take_record(r, c, &t, false);
+			/* formatting keeps state: formatted as if printed, then dropped */
+			ret = take_record(r, c, &t, diff, has_diff);
 			c->n = n;
 			c->nextras = nx;
 			c->text_len = tl;
