@@ -77,9 +77,10 @@ static int reopen_stream(void *ctx, struct ktrace_stream **s)
 	return ktrace_stream_open(s, r->paths, r->n, r->opts, &err, NULL);
 }
 
-/* Threads for the Perfetto export: one per CPU this process may run on (at most 8), for
- * regular files of 16 MiB or more together (each thread reads them all again). */
-static unsigned export_threads(char *const *paths, size_t n)
+/* Threads for the Perfetto export: asked (want > 0), or one per CPU this process may
+ * run on (at most 8) for 16 MiB or more; one when an input is not a regular file (each
+ * thread opens the inputs again). */
+static unsigned export_threads(char *const *paths, size_t n, int want)
 {
 	cpu_set_t set;
 	uint64_t bytes = 0;
@@ -92,6 +93,8 @@ static unsigned export_threads(char *const *paths, size_t n)
 			return 1;
 		bytes += (uint64_t)st.st_size;
 	}
+	if (want > 0)
+		return (unsigned)want;
 	cpus = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
 						      : CPU_COUNT(&set);
 	if (cpus < 2 || bytes < (16u << 20))
@@ -220,7 +223,7 @@ static const char export_help[] =
 "        perfetto: N threads make the trace, each reading every record and writing\n"
 "        every N-th block of 8192 (the same events; the bundles are cut at the\n"
 "        blocks). Default: one per CPU for regular files of 16 MiB or more, else one,\n"
-"        with the inputs read ahead on another.\n"
+"        with the inputs read ahead on another (always so for standard input).\n"
 "    -q, --quiet\n"
 "        No progress line on standard error.\n"
 "\n"
@@ -548,8 +551,7 @@ static int run_export(int argc, char **argv)
 	/* Perfetto with several CPUs: each thread reads the inputs and writes its blocks of
 	 * records; else the inputs are read on a second CPU while the records are written */
 	if (c.format->write == write_perfetto)
-		eo.threads = c.threads > 0 ? (unsigned)c.threads
-			     : export_threads(argv + optind, (size_t)(argc - optind));
+		eo.threads = export_threads(argv + optind, (size_t)(argc - optind), c.threads);
 	if (eo.threads >= 2) {
 		ro = (struct reopen){ (const char *const *)argv + optind, (size_t)(argc - optind), &so };
 		eo.open_stream = reopen_stream;

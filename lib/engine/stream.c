@@ -6,11 +6,15 @@
 #include <ktrace/stream.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/grow.h"
+#include "common/outfile.h"
 #include "engine/stream_int.h"
 
 /* Strings the stream keeps for its whole life, in blocks that never move. */
@@ -34,6 +38,12 @@ struct ktrace_stream {
 	size_t ninterned, cap_interned;
 	const char *err_path;
 	bool failed;
+	/* inputs that cannot be read twice (standard input, FIFOs), copied to anonymous
+	 * files read through /proc/self/fd: per input, the copy's fd (-1 none), the path
+	 * the readers open and the name the user gave */
+	int *spool_fd;
+	char **spool_path;
+	const char **given;
 	/* read-ahead: the reading thread owns everything above but the tables; the
 	 * caller's thread has the current copy and its own error state */
 	_Alignas(128) struct kt_readahead *ra;
@@ -241,6 +251,14 @@ static void free_stream(struct ktrace_stream *s)
 		if (s->src[i])
 			s->src[i]->ops->close(s->src[i]);
 	free(s->src);
+	for (size_t i = 0; s->spool_fd && i < s->ninfo; i++) {
+		if (s->spool_fd[i] >= 0)
+			close(s->spool_fd[i]);
+		free(s->spool_path[i]);
+	}
+	free(s->spool_fd);
+	free(s->spool_path);
+	free(s->given);
 	for (size_t i = 0; i < s->ninfo; i++)
 		free(s->info[i]);
 	free(s->info);
@@ -253,6 +271,67 @@ static void free_stream(struct ktrace_stream *s)
 		free(b);
 	}
 	free(s);
+}
+
+/* The name the user gave for a path the readers were given. */
+static const char *shown(const struct ktrace_stream *s, const char *path)
+{
+	for (size_t i = 0; path && s->spool_path && i < s->ninfo; i++)
+		if (s->spool_path[i] && !strcmp(path, s->spool_path[i]))
+			return s->given[i];
+	return path;
+}
+
+/* Input i, when it is standard input or a FIFO (its format is looked at first, then its
+ * reader opens it again): copied to an anonymous file, which the readers open as
+ * /proc/self/fd/N. 0, or a negative code. */
+static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktrace_error *err)
+{
+	struct stat st;
+	int in, fd;
+	char buf[1 << 16];
+
+	if (strcmp(path, "-") && (stat(path, &st) || !S_ISFIFO(st.st_mode)))
+		return 0;
+	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (in < 0)
+		return ktrace_error_set(err, -errno, "%s", strerror(errno));
+	fd = kt_outfile_anonymous(NULL);
+	if (fd < 0) {
+		if (in != STDIN_FILENO)
+			close(in);
+		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
+					"input ($TMPDIR or /tmp): %s", strerror(-fd));
+	}
+	s->spool_fd[i] = fd;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		int ret;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = ktrace_error_set(err, -errno, "reading: %s", strerror(errno));
+			if (in != STDIN_FILENO)
+				close(in);
+			return ret;
+		}
+		if (!n)
+			break;
+		if ((ret = kt_write_all(fd, buf, (size_t)n))) {
+			if (in != STDIN_FILENO)
+				close(in);
+			return ktrace_error_set(err, ret, "copying the input to a temporary file "
+						"($TMPDIR or /tmp): %s", strerror(-ret));
+		}
+	}
+	if (in != STDIN_FILENO)
+		close(in);
+	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", fd) < 0) {
+		s->spool_path[i] = NULL;
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* The format of each input, from its first bytes. */
@@ -313,30 +392,49 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		goto fail;
 	}
 	s->ninfo = npaths;
+	s->spool_fd = malloc(npaths * sizeof(*s->spool_fd));
+	s->spool_path = calloc(npaths, sizeof(*s->spool_path));
+	s->given = calloc(npaths, sizeof(*s->given));
+	if (!s->spool_fd || !s->spool_path || !s->given) {
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < npaths; i++) {
+		s->spool_fd[i] = -1;
+		s->given[i] = paths[i];
+	}
 	for (size_t i = 0; i < npaths && !ret; i++) {
 		enum ktrace_format fmt = KTRACE_FORMAT_UNKNOWN;
 		struct kt_source *src = NULL;
+		const char *path = paths[i];
 
-		ret = detect(paths[i], &fmt, err);
+		ret = spool(s, i, paths[i], err);
+		if (ret) {
+			s->err_path = paths[i];
+			break;
+		}
+		if (s->spool_path[i])
+			path = s->spool_path[i];
+		ret = detect(path, &fmt, err);
 		if (ret) {
 			s->err_path = paths[i];
 			break;
 		}
 		switch (fmt) {
 		case KTRACE_FORMAT_TRACEDAT:
-			td_paths[ntd] = paths[i];
+			td_paths[ntd] = path;
 			td_index[ntd++] = (uint32_t)i;
 			continue;
 		case KTRACE_FORMAT_FTRACE_PAGES:
-			ret = kt_source_ring(s, paths[i], (uint32_t)i, &src, err);
+			ret = kt_source_ring(s, path, (uint32_t)i, &src, err);
 			break;
 		case KTRACE_FORMAT_DARWIN_V3:
 		case KTRACE_FORMAT_DARWIN_RAW:
-			ret = kt_source_darwin(s, paths[i], (uint32_t)i, &src, err);
+			ret = kt_source_darwin(s, path, (uint32_t)i, &src, err);
 			break;
 		case KTRACE_FORMAT_KOFF:
 		case KTRACE_FORMAT_ELF:
-			ret = kt_source_koff(s, paths[i], (uint32_t)i, &src, err);
+			ret = kt_source_koff(s, path, (uint32_t)i, &src, err);
 			break;
 		default:
 			ret = ktrace_error_set(err, -ENOTSUP, "%s: no events to stream",
@@ -369,6 +467,10 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		src->has = ret > 0;
 		src->done = ret == 0;
 	}
+	/* the inputs as the user named them */
+	for (size_t i = 0; i < s->ninfo; i++)
+		if (s->info[i])
+			s->info[i]->path = shown(s, s->info[i]->path);
 	if (s->o.flags & KTRACE_STREAM_READAHEAD) {
 		ret = kt_readahead_start(s, &s->ra, err);
 		if (ret)
@@ -380,7 +482,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	return 0;
 fail:
 	if (err_path)
-		*err_path = s->err_path;
+		*err_path = shown(s, s->err_path);
 	free(td_paths);
 	free(td_index);
 	free_stream(s);
@@ -487,12 +589,12 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 
 const char *kt_stream_direct_error_path(const struct ktrace_stream *s)
 {
-	return s->err_path;
+	return shown(s, s->err_path);
 }
 
 const char *ktrace_stream_error_path(const struct ktrace_stream *s)
 {
-	return !s ? NULL : s->ra ? s->ra_err_path : s->err_path;
+	return !s ? NULL : s->ra ? s->ra_err_path : shown(s, s->err_path);
 }
 
 /* Read-ahead: the current record's copy has fields. */

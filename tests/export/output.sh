@@ -119,3 +119,26 @@ cd "$TMP/out" || exit 1
 "$KTRACE" export -F 'sched_switch: (((' "$FT/synthetic_edge.v6.dat" 2>"$TMP/err"; st=$?
 [ $st -eq 2 ] && grep -q 'filter' "$TMP/err" && ok "a bad -F filter: usage error with libtraceevent's message" ||
 	not_ok "bad filter ($st)"
+
+# standard input and a FIFO: the input is read once (its format looked at, then read),
+# so it is copied first; the trace is the one of the file, the errors name "-"
+"$KTRACE" export -q -o "$TMP/file.pftrace" "$TMP/allevents.v6.dat"
+"$KTRACE" export -q -o "$TMP/stdin.pftrace" - <"$TMP/allevents.v6.dat"
+st=$?
+[ $st = 0 ] && cmp -s "$TMP/file.pftrace" "$TMP/stdin.pftrace" &&
+	ok "a trace.dat on standard input exports as the file does" ||
+	not_ok "a trace.dat on standard input (exit $st)"
+mkfifo "$TMP/fifo"
+cat "$D" >"$TMP/fifo" &
+"$KTRACE" export -q -o "$TMP/fifo.pftrace" "$TMP/fifo"
+st=$?
+wait
+"$KTRACE" export -q -o "$TMP/d.pftrace" "$D"
+[ $st = 0 ] && cmp -s "$TMP/d.pftrace" "$TMP/fifo.pftrace" &&
+	ok "a Darwin file through a FIFO exports as the file does" ||
+	not_ok "a Darwin file through a FIFO (exit $st)"
+head -c 100000 "$TMP/allevents.v6.dat" | "$KTRACE" export -q -o "$TMP/cut.pftrace" - 2>"$TMP/err"
+st=$?
+[ $st = 1 ] && grep -q '^ktrace: -: offset 0x' "$TMP/err" &&
+	ok "a truncated trace.dat on standard input: the error names -" ||
+	{ not_ok "truncated trace.dat on standard input (exit $st)"; sed 's/^/#   /' "$TMP/err"; }
