@@ -350,21 +350,33 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 	return 0;
 }
 
+/* The record's CPU (*c), and a lost-events mark counted there (it ends the CPU's bundle
+ * when this thread writes it): 1 for a mark, 0 for an event, or a negative code. */
+static int record_cpu(struct pf *pf, const struct ktrace_stream_record *r, bool writes,
+		      struct pf_cpu **c)
+{
+	int err = 0;
+
+	*c = get_cpu(pf, r->cpu < 0 ? 0 : (uint32_t)r->cpu, &err);
+	if (!*c)
+		return err;
+	if (r->kind != KTRACE_STREAM_LOST)
+		return 0;
+	(*c)->lost += r->lost;
+	if (writes)
+		flush_cpu(pf, *c);
+	(*c)->lost_next = true;
+	return 1;
+}
+
 static int put_record(struct pf *pf, const struct ktrace_stream_record *r)
 {
 	struct pf_cpu *c;
 	size_t before;
-	int err = 0;
+	int err = record_cpu(pf, r, true, &c);
 
-	c = get_cpu(pf, r->cpu < 0 ? 0 : (uint32_t)r->cpu, &err);
-	if (!c)
-		return err;
-	if (r->kind == KTRACE_STREAM_LOST) {
-		c->lost += r->lost;
-		flush_cpu(pf, c);
-		c->lost_next = true;
-		return 0;
-	}
+	if (err)
+		return err < 0 ? err : 0;
 	before = c->b.len;
 	if (!c->b.len) {
 		kt_pb_varint(&c->b, PF_BUNDLE_CPU, r->cpu < 0 ? 0 : (uint32_t)r->cpu);
@@ -403,16 +415,10 @@ static int put_record(struct pf *pf, const struct ktrace_stream_record *r)
 static int skip_record(struct pf *pf, const struct ktrace_stream_record *r)
 {
 	struct pf_cpu *c;
-	int err = 0;
+	int err = record_cpu(pf, r, false, &c);
 
-	c = get_cpu(pf, r->cpu < 0 ? 0 : (uint32_t)r->cpu, &err);
-	if (!c)
-		return err;
-	if (r->kind == KTRACE_STREAM_LOST) {
-		c->lost += r->lost;
-		c->lost_next = true;
-		return 0;
-	}
+	if (err)
+		return err < 0 ? err : 0;
 	/* the thread writing this record starts its bundle with the loss */
 	c->lost_next = false;
 	err = pf_event_type(pf->ev, pf->s, r, &pf->desc);
