@@ -171,16 +171,22 @@ static inline int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 	return ret < 0 ? ret : 0;
 }
 
-/* A record as the event registry takes it (avail: what formatting may read, as trace-cmd
- * reads on within its mapping window or decompressed chunk). */
-static inline void kt_tdstream_fill_record(const struct kt_tdstream *s,
-					   const struct tracedat_record *rec, struct ktrace_record *kr)
+/* A record as the event registry takes it, but for its avail (left as it is). */
+static inline void kt_td_record_fields(const struct tracedat_record *rec, struct ktrace_record *kr)
 {
 	kr->data = rec->data;
 	kr->size = rec->size;
 	kr->cpu = (int)rec->cpu;
 	kr->ts = rec->ts;
 	kr->next = NULL;
+}
+
+/* A record as the event registry takes it (avail: what formatting may read, as trace-cmd
+ * reads on within its mapping window or decompressed chunk). */
+static inline void kt_tdstream_fill_record(const struct kt_tdstream *s,
+					   const struct tracedat_record *rec, struct ktrace_record *kr)
+{
+	kt_td_record_fields(rec, kr);
 	kr->avail = kt_tdstream_avail(s, rec);
 }
 
@@ -216,11 +222,7 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 			best->last_page = rec->page;
 			set->span += rec->page_len;
 		}
-		out->kr.data = rec->data;
-		out->kr.size = rec->size;
-		out->kr.cpu = (int)rec->cpu;
-		out->kr.ts = rec->ts;
-		out->kr.next = NULL;
+		kt_td_record_fields(rec, &out->kr);
 		out->kr.avail = set->lazy_avail && !set->filtering ? 0 : kt_tdstream_avail(best, rec);
 		out->ev = ktrace_event_record_event(f->evs, &out->kr);
 		if (set->filtering && kt_tdset_drop(set, f, rec, &out->kr, out->ev)) {
