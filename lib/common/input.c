@@ -287,20 +287,10 @@ int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
 		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
 					"input ($TMPDIR or /tmp): %s", strerror(-fd));
 	for (;;) {
-		size_t done = 0;
-
-		while (done < in->win_len) {
-			ssize_t n = write(fd, in->win + done, in->win_len - done);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				ret = ktrace_error_set(err, n < 0 ? -errno : -EIO, "copying the input "
-						       "to a temporary file ($TMPDIR or /tmp): %s",
-						       n < 0 ? strerror(errno) : "short write");
-				goto out;
-			}
-			done += (size_t)n;
+		if ((ret = kt_write_all(fd, in->win, in->win_len))) {
+			ret = ktrace_error_set(err, ret, "copying the input to a temporary file "
+					       "($TMPDIR or /tmp): %s", strerror(-ret));
+			goto out;
 		}
 		in->win_off += in->win_len;
 		in->win_len = 0;

@@ -288,7 +288,7 @@ static const char *shown(const struct ktrace_stream *s, const char *path)
 static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktrace_error *err)
 {
 	struct stat st;
-	int in, fd;
+	int in, fd, ret = 0;
 	char buf[1 << 16];
 
 	if (strcmp(path, "-") && (stat(path, &st) || !S_ISFIFO(st.st_mode)))
@@ -306,27 +306,25 @@ static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktr
 	s->spool_fd[i] = fd;
 	for (;;) {
 		ssize_t n = read(in, buf, sizeof(buf));
-		int ret;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			ret = ktrace_error_set(err, -errno, "reading: %s", strerror(errno));
-			if (in != STDIN_FILENO)
-				close(in);
-			return ret;
+			break;
 		}
 		if (!n)
 			break;
 		if ((ret = kt_write_all(fd, buf, (size_t)n))) {
-			if (in != STDIN_FILENO)
-				close(in);
-			return ktrace_error_set(err, ret, "copying the input to a temporary file "
-						"($TMPDIR or /tmp): %s", strerror(-ret));
+			ret = ktrace_error_set(err, ret, "copying the input to a temporary file "
+					       "($TMPDIR or /tmp): %s", strerror(-ret));
+			break;
 		}
 	}
 	if (in != STDIN_FILENO)
 		close(in);
+	if (ret)
+		return ret;
 	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", fd) < 0) {
 		s->spool_path[i] = NULL;
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
