@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,28 @@ static void watch_signals(bool on)
 		sigemptyset(&sa.sa_mask);
 		sigaction(cleanup_signals[i], &sa, NULL);
 	}
+}
+
+/* mkstemp(tmpl), with the handlers watching it before a signal can end the program:
+ * the signals wait (blocked) from before the file exists until the handler knows it. */
+static int create_watched(char *tmpl)
+{
+	sigset_t set, old;
+	int fd, e;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&set, cleanup_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	fd = mkstemp(tmpl);
+	e = errno;
+	if (fd >= 0) {
+		tmp_active = 1;
+		watch_signals(true);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return fd;
 }
 
 int cli_outfile_open(struct cli_outfile *f, const char *path)
@@ -107,14 +130,12 @@ int cli_outfile_open(struct cli_outfile *f, const char *path)
 			return CLI_FAILED;
 		}
 	}
-	fd = mkstemp(tmp_path);
+	fd = create_watched(tmp_path);
 	if (fd < 0) {
 		cli_errorf(path, "cannot create a temporary file beside it: %s", strerror(errno));
 		free(real);
 		return CLI_FAILED;
 	}
-	tmp_active = 1;
-	watch_signals(true);
 	if (!stat(target, &st)) {
 		/* keep the replaced file's mode and owner (the owner when allowed) */
 		if (fchown(fd, st.st_uid, st.st_gid))

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -309,14 +310,23 @@ static int open_temp(struct kt_outfile *f, const struct stat *existing,
 {
 	/* a new file: 0666 less the umask; CREATE_ONLY files (shared buffers) are private */
 	mode_t mode = existing || (f->flags & KT_OUTFILE_CREATE_ONLY) ? 0600 : 0666;
-	int fd = create_temp(f->target, mode, &f->tmp);
+	sigset_t fatal, old;
+	int fd;
 
+	/* the signals wait from before the file exists until the handler knows its path */
+	sigemptyset(&fatal);
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sigaddset(&fatal, fatal_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &fatal, &old);
+	fd = create_temp(f->target, mode, &f->tmp);
+	if (fd >= 0)
+		f->slot = cleanup_add(f->tmp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0)
 		return ktrace_error_set(err, fd, "%s: cannot create a temporary file beside it: %s",
 					f->name, strerror(-fd));
 	f->kind = OF_TEMP;
 	f->fd = fd;
-	f->slot = cleanup_add(f->tmp);
 	if (existing) {
 		/* the owner first: changing it clears set-id bits that fchmod then sets */
 		if ((existing->st_uid != geteuid() || existing->st_gid != getegid()) &&
