@@ -261,6 +261,14 @@ const struct ktrace_event *ktrace_event_record_event(struct ktrace_events *evs,
 	return ktrace_event_find(evs, type);
 }
 
+int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset)
+{
+	if (!evs->by_id_valid || evs->type_size != 2 || evs->type_offset < 0)
+		return -1;
+	*offset = (uint32_t)evs->type_offset;
+	return 0;
+}
+
 int ktrace_event_record_pid(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
 	if (evs->pid_size == 4 && evs->pid_offset >= 0 && (uint64_t)evs->pid_offset + 4 <= rec->size)

@@ -34,6 +34,11 @@ void ftev_defer_kallsyms(struct ktrace_events *evs, const char *text, size_t len
 enum { FTEV_FIELD_OTHER, FTEV_FIELD_SIGNED, FTEV_FIELD_UNSIGNED };
 int ftev_field_class(const struct ktrace_event *ev, size_t i, uint32_t *offset, uint32_t *size);
 
+/* Where records of evs keep their event id, once a record was looked up
+ * (ktrace_event_record_event): 0 with *offset when it is a 2-byte field there, as on
+ * every kernel; -1 when not known (yet). */
+int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset);
+
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);
 

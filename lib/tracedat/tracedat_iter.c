@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cursor.h"
+#include "tracedat/tracedat_skip.h"
 #include "common/grow.h"
 #include "common/input_file.h"
 #include "tracedat/tracedat_int.h"
@@ -383,7 +384,8 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
  * Walks to the next event of the page, as kbuffer does (same records, timestamps and
  * sizes), filling the record. 1 an event, 0 end of the page, -1 corrupt.
  */
-static inline int walk_next(struct td_stream *s, struct tracedat_record *r)
+static inline __attribute__((always_inline)) int walk_next(struct td_stream *s,
+							       struct tracedat_record *r)
 {
 	const uint8_t *d = s->pdata;
 	size_t avail = s->avail;
@@ -478,7 +480,8 @@ static inline int walk_next(struct td_stream *s, struct tracedat_record *r)
 
 /* Positions the stream on its next record (the kbuffer's current event or later).
  * 1 a record, 0 end of data, < 0 error (kept in the stream). */
-static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_page, bool raw)
+static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struct td_codec *codec,
+						      size_t sys_page, bool raw)
 {
 	struct tracedat_record *r = &s->rec;
 	int ret;
@@ -532,6 +535,19 @@ static int stream_fill(struct td_stream *s, struct td_codec *codec, size_t sys_p
 		if (ret <= 0)
 			return ret;
 	}
+}
+
+/* The same, the next record of the page walked here (most records), the rest there. */
+static inline __attribute__((always_inline)) int stream_fill(struct td_stream *s,
+							      struct td_codec *codec,
+							      size_t sys_page, bool raw)
+{
+	if (s->page && !s->use_kb && walk_next(s, &s->rec) > 0) {
+		s->rec.ts = !s->correct ? s->rec.raw_ts
+			  : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, s->rec.raw_ts);
+		return 1;
+	}
+	return stream_fill_slow(s, codec, sys_page, raw);
 }
 
 /* ------------------------------------------------------------------ heap */
@@ -766,6 +782,60 @@ int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **
 		return s->error;
 	}
 	it->last = (long)i;
+	*rec = &s->rec;
+	return 1;
+}
+
+int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how, uint64_t max,
+		       uint64_t *skipped, const struct tracedat_record **rec,
+		       struct ktrace_error *err)
+{
+	struct td_stream *s;
+	uint64_t n = 0;
+	int ret = 0;
+
+	*skipped = 0;
+	*rec = NULL;
+	if (it->error) {
+		if (err)
+			*err = it->err;
+		return it->error;
+	}
+	if (!it->started || it->last < 0)
+		return 0;
+	s = &it->streams[it->last];
+	for (;;) {
+		const struct tracedat_record *r = &s->rec;
+		size_t i;
+
+		if (n == max || r->size < (uint64_t)how->id_offset + 2)
+			break;
+		i = kt_load_u16(r->data + how->id_offset, s->big);
+		if (i >= how->nids || (how->skip[i] != 1 &&
+				       (how->skip[i] != 2 || !how->check(how->arg, r, i))))
+			break;
+		n++;
+		/* as tracedat_iter_next moves on */
+		ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
+		if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0])))
+			continue;
+		requeue(it, (size_t)it->last, ret);
+		it->last = -1;
+		*skipped = n;
+		if (!it->nheap)
+			return 0;
+		i = heap_pop(it);
+		s = &it->streams[i];
+		if (s->error) {
+			it->error = s->error;
+			it->err = s->err;
+			if (err)
+				*err = s->err;
+			return s->error;
+		}
+		it->last = (long)i;
+	}
+	*skipped = n;
 	*rec = &s->rec;
 	return 1;
 }

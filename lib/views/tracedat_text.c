@@ -50,6 +50,8 @@
 
 #include "engine/tdset.h"
 #include "engine/turns.h"
+#include "tracedat/tracedat_skip.h"
+#include "common/cursor.h"
 #include "event/event_share.h"
 #include "common/grow.h"
 
@@ -70,9 +72,14 @@ struct rfile {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
 		bool learn;                 /* O_MAIN only to learn comms (sched_switch...) */
+		uint8_t npid;               /* learn: the pid fields it teaches comms of */
+		uint16_t pid_off[2];        /* (4-byte numbers) */
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
+	/* per event id, for tracedat_iter_skip: 1 when another thread's record of the event
+	 * needs nothing, 2 when it teaches comms; 0 not known yet, or formatted in order */
+	uint8_t *skip;
 #define EVCACHE 256
 	struct evcache {
 		const struct ktrace_event *ev;
@@ -218,7 +225,13 @@ struct report {
 	/* the files and their merged records: the reading thread counts in it at every
 	 * record, so it has cache lines of its own (the workers read the fields above) */
 	_Alignas(128) struct kt_tdset set;
+	/* skipping other threads' records: pids whose comms were learnt (pid + 1 at pid
+	 * modulo KNOWN_PIDS), and the file's byte order */
+	uint32_t *known_pid;
+	bool big;
 };
+
+#define KNOWN_PIDS 4096
 
 /* ---- line pieces ---- */
 
@@ -328,11 +341,36 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 
 /* ---- main thread: records into chunks ---- */
 
+enum { SKIP_NOTHING = 1, SKIP_LEARN = 2 };
+
+/* The pid fields of an event that teaches comms (ktrace_event_learn_comms reads them in
+ * this order), when they are 4-byte numbers: a record whose pids were all learnt from
+ * before teaches nothing new (the first comm of a pid stays). */
+static void learn_fields(struct evinfo *ei, const struct ktrace_event *ev)
+{
+	static const char *const names[] = { "prev_pid", "next_pid", "pid" };
+	uint32_t off, size;
+
+	ei->npid = 0;
+	for (size_t k = 0; k < 3; k++) {
+		int i = ktrace_event_field_index(ev, names[k]);
+
+		if (i < 0)
+			continue;
+		if (ftev_field_class(ev, (size_t)i, &off, &size) == FTEV_FIELD_OTHER || size != 4 ||
+		    off > UINT16_MAX || ei->npid == 2) {
+			ei->npid = 0;    /* not that simple: always learn */
+			return;
+		}
+		ei->pid_off[ei->npid++] = (uint16_t)off;
+	}
+}
+
 /* What the main thread needs to know of an event (cached per event id). */
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
 {
-	static const struct evinfo fallback = { O_MAIN, false, false, 0 };
+	static const struct evinfo fallback = { .ordered = O_MAIN };
 	int id = ktrace_event_id(ev);
 
 	if (id < 0 || id > 1 << 20)
@@ -345,6 +383,14 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			return &fallback;
 		memset(v + f->nevinfo, 0, (n - f->nevinfo) * sizeof(*v));
 		f->evinfo = v;
+		{
+			uint8_t *k = realloc(f->skip, n);
+
+			if (!k)
+				return &fallback;
+			memset(k + f->nevinfo, 0, n - f->nevinfo);
+			f->skip = k;
+		}
 		f->nevinfo = n;
 	}
 	if (!f->evinfo[id].ordered) {
@@ -364,11 +410,14 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			 * are only learnt from */
 			f->evinfo[id].ordered = O_MAIN;
 			f->evinfo[id].learn = true;
+			learn_fields(&f->evinfo[id], ev);
 			break;
 		default:
 			f->evinfo[id].ordered = O_ANY;
 			break;
 		}
+		f->skip[id] = f->evinfo[id].ordered == O_ANY ? SKIP_NOTHING
+			    : f->evinfo[id].learn ? SKIP_LEARN : 0;
 		f->evinfo[id].fixed = ktrace_event_fixed_size(ev);
 	}
 	return &f->evinfo[id];
@@ -686,6 +735,82 @@ static inline bool own_record(struct report *r)
 }
 
 /*
+ * Moves past other threads' records of the current block that need nothing from this
+ * thread (their events' text keeps no state) or only teach comms, without looking them
+ * up one by one: one file of one buffer, no filters, no --ts-diff. Returns 0 at the end
+ * of the block, 1 when the next record (or the end of the data) is for the ordinary path,
+ * or an error.
+ */
+/* tracedat_iter_skip's check for the records that teach comms: learns from the record
+ * unless its pids were learnt from before. */
+static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
+{
+	struct report *r = arg;
+	struct rfile *f = &r->files[0];
+	const struct evinfo *ei = &f->evinfo[id];
+	uint32_t pid[2];
+	bool known = ei->npid > 0;
+	struct ktrace_record kr;
+
+	for (unsigned k = 0; k < ei->npid; k++) {
+		if (rec->size < ei->pid_off[k] + 4u)
+			return false;
+		pid[k] = kt_load_u32((const uint8_t *)rec->data + ei->pid_off[k], r->big);
+		if (r->known_pid[pid[k] & (KNOWN_PIDS - 1)] != pid[k] + 1)
+			known = false;
+	}
+	if (known)
+		return true;
+	kt_tdstream_fill_record(&r->set.streams[0], rec, &kr);
+	ktrace_event_learn_comms(f->t->evs, &kr);
+	for (unsigned k = 0; k < ei->npid; k++)
+		r->known_pid[pid[k] & (KNOWN_PIDS - 1)] = pid[k] + 1;
+	return true;
+}
+
+static int skip_others(struct report *r)
+{
+	struct kt_tdstream *s = &r->set.streams[0];
+	struct rfile *f = &r->files[0];
+	struct tracedat_skip how;
+
+	if (r->set.nstreams != 1 || r->nfiles != 1 || r->set.filtering || r->o->ts_diff ||
+	    !f->skip || ftev_type_field(f->t->evs, &how.id_offset))
+		return 1;
+	if (!r->known_pid) {
+		r->known_pid = calloc(KNOWN_PIDS, sizeof(*r->known_pid));
+		if (!r->known_pid)
+			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		r->big = tracedat_header(s->f->td)->big_endian;
+	}
+	how.skip = f->skip;
+	how.nids = f->nevinfo;
+	how.check = learn_skip;
+	how.arg = r;
+	while (s->head) {
+		const struct tracedat_record *rec;
+		uint64_t n;
+		int ret;
+
+		if (r->taken == r->block_end)
+			return 0;
+		ret = tracedat_iter_skip(s->it, &how, r->block_end - r->taken, &n, &rec, r->set.err);
+		r->taken += n;
+		r->set.visited += n;
+		s->head = rec;
+		if (ret <= 0) {
+			if (ret < 0)
+				r->set.err_file = s->f->path;
+			return ret < 0 ? ret : 1;
+		}
+		if (r->taken == r->block_end)
+			return 0;
+		return 1;
+	}
+	return 1;
+}
+
+/*
  * Fills a chunk with this thread's next records (at most chunk_recs, from within
  * span_max bytes of pages, and not past the end of one of its blocks). Returns 0 or an
  * error; *end when the records ran out.
@@ -711,6 +836,13 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		/* with several threads, a chunk holds records of one block */
 		if (own && r->nthr > 1 && c->n && r->block != r->own_block)
 			break;
+		if (!own) {
+			ret = skip_others(r);
+			if (ret < 0)
+				break;
+			if (!ret)
+				continue;
+		}
 		ret = kt_tdset_next(&r->set, &t);
 		if (ret <= 0) {
 			*end = !ret;
@@ -1250,8 +1382,11 @@ static void free_helper(struct report *h)
 {
 	free_ctx(h->main_ctx, h->nfiles);
 	free(h->main_ctx);
-	for (size_t i = 0; i < h->nfiles; i++)
+	for (size_t i = 0; i < h->nfiles; i++) {
 		free(h->files[i].evinfo);
+		free(h->files[i].skip);
+	}
+	free(h->known_pid);
 	free(h->files);
 	kt_tdset_close(&h->set);
 	free(h->copy);
@@ -1629,10 +1764,12 @@ static void close_all(struct report *r)
 	free(r->main_ctx);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		free(r->files[i].evinfo);
+		free(r->files[i].skip);
 		if (r->files[i].kb)
 			kbuffer_free(r->files[i].kb);
 	}
 	free(r->files);
+	free(r->known_pid);
 	kt_tdset_close(&r->set);
 	free(r->copy);
 	for (size_t i = 0; i < r->nraw_re; i++)

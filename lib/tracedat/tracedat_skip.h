@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Moving an iterator past records without handing them out one by one: for readers that
+ * only count the records of an event class (the report's threads skip the lines other
+ * threads print). Library-internal.
+ */
+#ifndef KTRACE_TRACEDAT_SKIP_H
+#define KTRACE_TRACEDAT_SKIP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/tracedat.h>
+
+/* Which records tracedat_iter_skip moves past: those whose event id (the 2-byte field at
+ * id_offset of the record's data, in the file's byte order) has skip[id] == 1, and those
+ * with skip[id] == 2 for which check returns true (it may look at the record first). */
+struct tracedat_skip {
+	const uint8_t *skip;
+	size_t nids;
+	uint32_t id_offset;
+	bool (*check)(void *arg, const struct tracedat_record *rec, size_t id);
+	void *arg;
+};
+
+/*
+ * it's current record (the one tracedat_iter_next gave last) and the ones after it in
+ * merged order, up to max of them, as long as they are to be skipped: *skipped says how
+ * many. Returns 1 with *rec the record it stopped on (the current record now, as if
+ * tracedat_iter_next had returned it), 0 at the end of the data, or the error
+ * tracedat_iter_next would have returned (err filled), *rec NULL in both cases.
+ */
+int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how, uint64_t max,
+		       uint64_t *skipped, const struct tracedat_record **rec,
+		       struct ktrace_error *err);
+
+#endif
