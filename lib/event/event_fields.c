@@ -7,6 +7,7 @@
 #include <ktrace/event.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "event/event_internal.h"
@@ -174,15 +175,65 @@ uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k)
 	return u;
 }
 
+/* Where ev keeps the pids it teaches comms of (learn_state). */
+static void learn_layout(struct ktrace_event *ev)
+{
+	static const char *const names[2][4] = {
+		{ "prev_pid", "prev_comm", "next_pid", "next_comm" }, { "pid", "comm", NULL, NULL },
+	};
+	int k = ev->handler == H_SCHED_SWITCH ? 0 : 1;
+	unsigned n = 0;
+
+	for (int i = 0; i < 4 && names[k][i]; i += 2) {
+		int pi = ktrace_event_field_index(ev, names[k][i]);
+		uint32_t off, size;
+
+		/* a pid without its comm is learnt from by the slow path only */
+		if (pi < 0 || ktrace_event_field_index(ev, names[k][i + 1]) < 0 ||
+		    ftev_field_class(ev, (size_t)pi, &off, &size) == FTEV_FIELD_OTHER || size != 4 ||
+		    off > UINT16_MAX) {
+			ev->learn_state = 1;
+			return;
+		}
+		ev->learn_off[n++] = (uint16_t)off;
+	}
+	ev->learn_state = (uint8_t)(1 + n);
+}
+
 int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec)
 {
-	const struct ktrace_event *ev = ktrace_event_record_event(evs, rec);
+	struct ktrace_event *ev = (struct ktrace_event *)ktrace_event_record_event(evs, rec);
 	struct ftev_ctx c = { 0 };
+	uint32_t pid[2];
+	unsigned n = 0;
+	bool known;
 
 	if (!ev || (ev->handler != H_SCHED_SWITCH && ev->handler != H_SCHED_WAKEUP))
 		return 0;
+	if (!ev->learn_state)
+		learn_layout(ev);
+	/* the pids learnt from before teach nothing new (the first comm of a pid stays) */
+	if (ev->learn_state > 1 && (evs->learnt_pids ||
+				    (evs->learnt_pids = calloc(EV_LEARNT_PIDS, sizeof(uint32_t))))) {
+		n = ev->learn_state - 1u;
+		known = true;
+		for (unsigned i = 0; i < n; i++) {
+			if (rec->size < ev->learn_off[i] + 4u) {
+				n = 0;
+				break;
+			}
+			pid[i] = (uint32_t)ftev_read_number(evs, (const uint8_t *)rec->data +
+								  ev->learn_off[i], 4);
+			if (evs->learnt_pids[pid[i] % EV_LEARNT_PIDS] != pid[i] + 1)
+				known = false;
+		}
+		if (n && known)
+			return 1;
+	}
 	ftev_ctx_init(&c, evs, rec, ev);
 	ftev_learn_comms(&c);
+	for (unsigned i = 0; i < n; i++)
+		evs->learnt_pids[pid[i] % EV_LEARNT_PIDS] = pid[i] + 1;
 	return 1;
 }
 

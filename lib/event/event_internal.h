@@ -625,6 +625,10 @@ struct ktrace_event {
 	/* fields a print handler looks up by name, found once */
 	struct ftev_field *hf[16];
 	uint32_t hf_known;
+	/* ktrace_event_learn_comms: 0 not worked out yet, 1 read the fields by name, 2 or 3:
+	 * the 1 or 2 pids it teaches comms of are 4-byte numbers at learn_off */
+	uint8_t learn_state;
+	uint16_t learn_off[2];
 };
 
 /* What libtraceevent's make_bprint_args does at one '%' of a bprint format. */
@@ -677,6 +681,7 @@ struct ftev_comm {
 };
 
 #define EV_COMM_CACHE 256
+#define EV_LEARNT_PIDS 4096
 
 struct ftev_fstack {     /* the function plugin's per-CPU stack of names */
 	const char **names;
@@ -734,6 +739,10 @@ struct ktrace_events {
 	struct ftev_printk *printks;
 	size_t nprintks, cap_printks;
 	bool printks_sorted;
+
+	/* pids ktrace_event_learn_comms learnt from (pid + 1 at pid modulo
+	 * EV_LEARNT_PIDS): their first comm stays, later records teach nothing */
+	uint32_t *learnt_pids;
 
 	struct ftev_comm *comms;
 	size_t ncomms, cap_comms;

@@ -53,6 +53,7 @@ void ktrace_event_free(struct ktrace_events *evs)
 	for (size_t i = 0; i < evs->ncomms; i++)
 		free((char *)evs->comms[i].comm);
 	free(evs->comms);
+	free(evs->learnt_pids);
 	ftev_arena_free(&evs->arena);
 	free(evs);
 }

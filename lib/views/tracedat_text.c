@@ -51,7 +51,6 @@
 #include "engine/tdset.h"
 #include "engine/turns.h"
 #include "tracedat/tracedat_skip.h"
-#include "common/cursor.h"
 #include "event/event_share.h"
 #include "common/grow.h"
 
@@ -72,8 +71,6 @@ struct rfile {
 		uint8_t ordered;
 		bool raw;                   /* -R, or -r names it */
 		bool learn;                 /* O_MAIN only to learn comms (sched_switch...) */
-		uint8_t npid;               /* learn: the pid fields it teaches comms of */
-		uint16_t pid_off[2];        /* (4-byte numbers) */
 		uint32_t fixed;
 	} *evinfo;
 	size_t nevinfo;
@@ -225,13 +222,7 @@ struct report {
 	/* the files and their merged records: the reading thread counts in it at every
 	 * record, so it has cache lines of its own (the workers read the fields above) */
 	_Alignas(128) struct kt_tdset set;
-	/* skipping other threads' records: pids whose comms were learnt (pid + 1 at pid
-	 * modulo KNOWN_PIDS), and the file's byte order */
-	uint32_t *known_pid;
-	bool big;
 };
-
-#define KNOWN_PIDS 4096
 
 /* ---- line pieces ---- */
 
@@ -343,29 +334,6 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 
 enum { SKIP_NOTHING = 1, SKIP_LEARN = 2 };
 
-/* The pid fields of an event that teaches comms (ktrace_event_learn_comms reads them in
- * this order), when they are 4-byte numbers: a record whose pids were all learnt from
- * before teaches nothing new (the first comm of a pid stays). */
-static void learn_fields(struct evinfo *ei, const struct ktrace_event *ev)
-{
-	static const char *const names[] = { "prev_pid", "next_pid", "pid" };
-	uint32_t off, size;
-
-	ei->npid = 0;
-	for (size_t k = 0; k < 3; k++) {
-		int i = ktrace_event_field_index(ev, names[k]);
-
-		if (i < 0)
-			continue;
-		if (ftev_field_class(ev, (size_t)i, &off, &size) == FTEV_FIELD_OTHER || size != 4 ||
-		    off > UINT16_MAX || ei->npid == 2) {
-			ei->npid = 0;    /* not that simple: always learn */
-			return;
-		}
-		ei->pid_off[ei->npid++] = (uint16_t)off;
-	}
-}
-
 /* What the main thread needs to know of an event (cached per event id). */
 static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 					 const struct ktrace_event *ev)
@@ -410,7 +378,6 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 			 * are only learnt from */
 			f->evinfo[id].ordered = O_MAIN;
 			f->evinfo[id].learn = true;
-			learn_fields(&f->evinfo[id], ev);
 			break;
 		default:
 			f->evinfo[id].ordered = O_ANY;
@@ -741,30 +708,16 @@ static inline bool own_record(struct report *r)
  * of the block, 1 when the next record (or the end of the data) is for the ordinary path,
  * or an error.
  */
-/* tracedat_iter_skip's check for the records that teach comms: learns from the record
- * unless its pids were learnt from before. */
+/* tracedat_iter_skip's check for the records that teach comms: learns from them (the
+ * registry passes over the pids it learnt from before). */
 static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
 {
 	struct report *r = arg;
-	struct rfile *f = &r->files[0];
-	const struct evinfo *ei = &f->evinfo[id];
-	uint32_t pid[2];
-	bool known = ei->npid > 0;
 	struct ktrace_record kr;
 
-	for (unsigned k = 0; k < ei->npid; k++) {
-		if (rec->size < ei->pid_off[k] + 4u)
-			return false;
-		pid[k] = kt_load_u32((const uint8_t *)rec->data + ei->pid_off[k], r->big);
-		if (r->known_pid[pid[k] & (KNOWN_PIDS - 1)] != pid[k] + 1)
-			known = false;
-	}
-	if (known)
-		return true;
+	(void)id;
 	kt_tdstream_fill_record(&r->set.streams[0], rec, &kr);
-	ktrace_event_learn_comms(f->t->evs, &kr);
-	for (unsigned k = 0; k < ei->npid; k++)
-		r->known_pid[pid[k] & (KNOWN_PIDS - 1)] = pid[k] + 1;
+	ktrace_event_learn_comms(r->files[0].t->evs, &kr);
 	return true;
 }
 
@@ -777,12 +730,6 @@ static int skip_others(struct report *r)
 	if (r->set.nstreams != 1 || r->nfiles != 1 || r->set.filtering || r->o->ts_diff ||
 	    !f->skip || ftev_type_field(f->t->evs, &how.id_offset))
 		return 1;
-	if (!r->known_pid) {
-		r->known_pid = calloc(KNOWN_PIDS, sizeof(*r->known_pid));
-		if (!r->known_pid)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		r->big = tracedat_header(s->f->td)->big_endian;
-	}
 	how.skip = f->skip;
 	how.nids = f->nevinfo;
 	how.check = learn_skip;
@@ -1386,7 +1333,6 @@ static void free_helper(struct report *h)
 		free(h->files[i].evinfo);
 		free(h->files[i].skip);
 	}
-	free(h->known_pid);
 	free(h->files);
 	kt_tdset_close(&h->set);
 	free(h->copy);
@@ -1769,7 +1715,6 @@ static void close_all(struct report *r)
 			kbuffer_free(r->files[i].kb);
 	}
 	free(r->files);
-	free(r->known_pid);
 	kt_tdset_close(&r->set);
 	free(r->copy);
 	for (size_t i = 0; i < r->nraw_re; i++)
