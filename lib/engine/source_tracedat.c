@@ -13,6 +13,8 @@
 #include "engine/line_prefix.h"
 #include "engine/stream_int.h"
 #include "engine/tdset.h"
+#include "event/event_share.h"
+#include "tracedat/tracedat_skip.h"
 
 struct tgid {
 	int32_t pid, tgid;
@@ -46,6 +48,10 @@ struct td_source {
 	bool multi;
 	char *text;                     /* formatting scratch */
 	size_t text_cap;
+	/* kt_stream_skip: per event id, 0 not known yet, 1 passed over, 2 passed over after
+	 * teaching comms (sched events), 3 never (no such event) */
+	uint8_t *skip_class;
+	const struct kt_stream_skip *skip_how;
 	struct ktrace_error err;        /* the set's errors once open (the caller's err of
 					 * ktrace_stream_open is gone by then) */
 };
@@ -202,10 +208,88 @@ static void fill_record(struct td_source *t)
 	}
 }
 
+/* The ids' classes for the skip (skip_class). */
+static uint8_t skip_class_of(struct td_source *t, const struct ktrace_event *ev)
+{
+	const char *name;
+
+	if (!ev)
+		return 3;
+	name = ktrace_event_name(ev);
+	return sched_name(name) && !strcmp(ktrace_event_system(ev), "sched") ? 2 : 1;
+}
+
+/* tracedat_iter_skip's check: a record the caller's accept takes, after the comms it
+ * teaches are learnt (as fill_record learns them). */
+static bool skip_check(void *arg, const struct tracedat_record *rec, size_t id)
+{
+	struct td_source *t = arg;
+	struct kt_tdstream *s = &t->set.streams[0];
+	struct ktrace_events *evs = s->f->evs;
+	struct ktrace_record kr;
+	int pid;
+
+	if (rec->missed_events)
+		return false;
+	if (!t->skip_class[id])
+		t->skip_class[id] = skip_class_of(t, ktrace_event_find(evs, (int)id));
+	if (t->skip_class[id] == 3)
+		return false;
+	kt_td_record_fields(rec, &kr);
+	kr.avail = 0;
+	pid = ktrace_event_record_pid(evs, &kr);
+	if (!t->skip_how->accept(t->skip_how->arg, (uint32_t)id, pid, (int32_t)rec->cpu, rec->ts))
+		return false;
+	if (t->skip_class[id] == 2) {
+		kr.avail = kt_tdstream_avail(s, rec);
+		ktrace_event_learn_comms(evs, &kr);
+	}
+	return true;
+}
+
+/* The next record to hand out (a lost-events mark first, when its page lost some). */
+static int td_load(struct td_source *t, struct ktrace_error *err);
+
+static int td_skip(struct kt_source *src, uint64_t max, const struct kt_stream_skip *how,
+		   uint64_t *skipped, struct ktrace_error *err)
+{
+	struct td_source *t = (struct td_source *)src;
+	struct kt_tdstream *s = &t->set.streams[0];
+	struct tracedat_skip ts = { .nids = 1u << 16, .check = skip_check, .arg = t };
+	const struct tracedat_record *rec;
+	int ret;
+
+	*skipped = 0;
+	if (t->lost_pending || !t->cur_valid || t->set.nstreams != 1 || t->set.filtering ||
+	    ftev_type_field(s->f->evs, &ts.id_offset))
+		return src->ops->advance(src, err);
+	if (!t->skip_class && !(t->skip_class = calloc(1u << 16, 1)))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	t->after_lost = false;
+	t->cur_valid = false;
+	ret = kt_tdset_advance(&t->set, t->cur.s);
+	if (ret)
+		goto fail;
+	if (s->head) {
+		t->skip_how = how;
+		ret = tracedat_iter_skip(s->it, &ts, max, skipped, &rec, &t->err);
+		t->set.visited += *skipped;
+		s->head = rec;
+		if (ret < 0) {
+			t->set.err_file = s->f->path;
+			goto fail;
+		}
+	}
+	return td_load(t, err);
+fail:
+	src->err_path = t->set.err_file;
+	*err = t->err;
+	return ret;
+}
+
 static int td_advance(struct kt_source *src, struct ktrace_error *err)
 {
 	struct td_source *t = (struct td_source *)src;
-	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
 	if (t->lost_pending) {
@@ -219,9 +303,21 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 	if (t->cur_valid) {
 		t->cur_valid = false;
 		ret = kt_tdset_advance(&t->set, t->cur.s);
-		if (ret)
-			goto fail;
+		if (ret) {
+			src->err_path = t->set.err_file;
+			*err = t->err;
+			return ret;
+		}
 	}
+	return td_load(t, err);
+}
+
+static int td_load(struct td_source *t, struct ktrace_error *err)
+{
+	struct kt_source *src = &t->src;
+	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
+	int ret;
+
 	ret = kt_tdset_next(&t->set, &t->cur);
 	if (ret <= 0)
 		goto fail;
@@ -419,6 +515,7 @@ static void td_close(struct kt_source *src)
 	free(t->file_tgids);
 	free(t->ntgids);
 	free(t->text);
+	free(t->skip_class);
 	kt_tdset_close(&t->set);
 	free((void *)t->index);
 	free(t);
@@ -438,6 +535,7 @@ static void td_snap_write(struct kt_source *src, void *data)
 
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
+	.skip = td_skip,
 	.field_count = td_field_count,
 	.field = td_field,
 	.fields = td_fields,

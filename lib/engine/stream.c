@@ -585,6 +585,29 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 	return 1;
 }
 
+int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
+		   uint64_t *skipped, struct ktrace_error *err)
+{
+	struct kt_source *c = s->cur;
+	int ret;
+
+	*skipped = 0;
+	if (s->ra || s->failed || s->nsrc != 1 || !c || !c->ops->skip || s->o.cpus)
+		return 0;
+	ret = c->ops->skip(c, max, how, skipped, err);
+	s->cur = NULL;
+	if (ret < 0) {
+		s->failed = true;
+		s->err_path = c->err_path;
+		c->has = false;
+		c->done = true;
+		return ret;
+	}
+	c->has = ret > 0;
+	c->done = ret == 0;
+	return 0;
+}
+
 const char *kt_stream_direct_error_path(const struct ktrace_stream *s)
 {
 	return shown(s, s->err_path);

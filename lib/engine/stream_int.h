@@ -19,6 +19,13 @@ struct kt_source;
 
 struct kt_ftrace_raw;
 
+/* What kt_stream_skip may move past: the event records accept returns true for (event
+ * id, thread id, CPU, time in ns), which the caller then never sees. */
+struct kt_stream_skip {
+	bool (*accept)(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts);
+	void *arg;
+};
+
 struct kt_source_ops {
 	/* Loads the next record into src->rec (the previous one is given up): 1, 0 at the
 	 * end, or a negative code with err set (src->err_path the file). */
@@ -56,6 +63,10 @@ struct kt_source_ops {
 	 * NULL (not an ftrace source). */
 	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
 	int (*snap_raw)(const void *data, struct kt_ftrace_raw *out);
+	/* kt_stream_skip: what advance does, moving past the records how accepts first (at
+	 * most max, *skipped of them). May be NULL. */
+	int (*skip)(struct kt_source *src, uint64_t max, const struct kt_stream_skip *how,
+		    uint64_t *skipped, struct ktrace_error *err);
 };
 
 struct kt_source {
@@ -85,6 +96,19 @@ struct kt_ftrace_raw {
  * record's bytes when it is an event of an ftrace source with formats (trace.dat, raw
  * pages with an events directory), read-ahead or not. 0, or -ENOENT. */
 int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
+
+/*
+ * For sinks that use few of the records (the threads of the Perfetto export pass over
+ * the records other threads write): moves past the current record, then past the
+ * records that follow it while how->accept takes them (at most max: *skipped), without
+ * handing them out; the next ktrace_stream_next gives the first record not taken.
+ * Records that need more than their event, thread and time (lost-event marks, records
+ * that teach comms with names not known yet) are never skipped. Only streams of one
+ * trace.dat source without read-ahead or --cpu skip: on the others it does nothing
+ * (*skipped 0) and ktrace_stream_next moves on as usual. 0 or a negative code.
+ */
+int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
+		   uint64_t *skipped, struct ktrace_error *err);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);

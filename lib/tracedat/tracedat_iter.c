@@ -811,8 +811,9 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
 		if (n == max || r->size < (uint64_t)how->id_offset + 2)
 			break;
 		i = kt_load_u16(r->data + how->id_offset, s->big);
-		if (i >= how->nids || (how->skip[i] != 1 &&
-				       (how->skip[i] != 2 || !how->check(how->arg, r, i))))
+		if (i >= how->nids ||
+		    (how->skip ? how->skip[i] != 1 && (how->skip[i] != 2 || !how->check(how->arg, r, i))
+			       : !how->check(how->arg, r, i)))
 			break;
 		n++;
 		/* as tracedat_iter_next moves on */

@@ -16,7 +16,8 @@
 
 /* Which records tracedat_iter_skip moves past: those whose event id (the 2-byte field at
  * id_offset of the record's data, in the file's byte order) has skip[id] == 1, and those
- * with skip[id] == 2 for which check returns true (it may look at the record first). */
+ * with skip[id] == 2 for which check returns true (it may look at the record first); with
+ * skip NULL, those for which check returns true. Ids from nids on are never skipped. */
 struct tracedat_skip {
 	const uint8_t *skip;
 	size_t nids;

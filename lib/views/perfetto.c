@@ -32,6 +32,7 @@
 
 #include "common/outbuf.h"
 #include "common/outfile.h"
+#include "engine/stream_int.h"
 #include "engine/turns.h"
 #include "views/perfetto_events.h"
 #include "views/protobuf.h"
@@ -97,7 +98,14 @@ struct pf {
 	struct kt_turn_queue queue;
 	int ret;                      /* a helper's end */
 	struct ktrace_error err;      /* a helper's error */
+	/* passing over other threads' blocks (kt_stream_skip): the input of the records,
+	 * and the threads whose names are known here for good (tid + 1 at tid modulo
+	 * DONE_TIDS) */
+	uint32_t skip_source;
+	int64_t *done_tid;
 };
+
+#define DONE_TIDS 4096
 
 /* ---- packets ---- */
 
@@ -333,6 +341,10 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 		return 0;   /* the last record's thread, named at open */
 	if (r->tid < 0 || no_name(r->comm))
 		return 0;
+	/* a trace.dat's name of a thread never changes once known (the first comm of a pid
+	 * stays): the thread's next records may be passed over (pf_accept) */
+	if (pf->done_tid)
+		pf->done_tid[r->tid % DONE_TIDS] = r->tid + 1;
 	th = kt_threads_find(&pf->threads, r->tid);
 	if (th && !(th->flags & T_LEARNT) && !no_name(th->comm)) {
 		pf->named_tid = r->tid;
@@ -434,7 +446,8 @@ static int pf_init(struct pf *pf, struct ktrace_stream *s, const struct ktrace_v
 {
 	*pf = (struct pf){ .s = s, .out = out, .o = o, .named_tid = -2 };
 	pf->ev = pf_events_new(o->flags & KTRACE_VIEW_EXPORT_LEGACY_GENERIC);
-	return pf->ev ? kt_threads_load(&pf->threads, s) : -ENOMEM;
+	pf->done_tid = calloc(DONE_TIDS, sizeof(*pf->done_tid));
+	return pf->ev && pf->done_tid ? kt_threads_load(&pf->threads, s) : -ENOMEM;
 }
 
 static void pf_free(struct pf *pf)
@@ -451,6 +464,7 @@ static void pf_free(struct pf *pf)
 	kt_turn_queue_free(&pf->queue);
 	kt_threads_free(&pf->threads);
 	pf_events_free(pf->ev);
+	free(pf->done_tid);
 }
 
 /* The end of this thread's block: its bundles into it, and it in the queue. */
@@ -468,6 +482,21 @@ static int end_block(struct pf *pf, uint64_t block)
 	return ok ? 0 : -ECANCELED;
 }
 
+/* kt_stream_skip's test: a record of another thread's block that this thread needs
+ * nothing from (skip_record would change nothing but the last time): its type made here
+ * already, its thread named for good, its CPU known. */
+static bool pf_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
+{
+	struct pf *pf = arg;
+
+	if (!pf_event_known(pf->ev, pf->skip_source, event_id) ||
+	    (tid >= 0 && tid != pf->named_tid && pf->done_tid[tid % DONE_TIDS] != tid + 1) ||
+	    (cpu >= 0 && ((size_t)cpu >= pf->ncpus || !pf->cpus[cpu])))
+		return false;
+	pf->last_ts = ts;
+	return true;
+}
+
 /* A thread of a threaded export: every record read, block k of them written by thread
  * kt_turns_owner(k, nthr), the blocks in turn. The first thread begins with the trace's head. */
 static int walk(struct pf *pf, struct ktrace_error *err)
@@ -475,6 +504,7 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 	const struct ktrace_stream_record *r = NULL;
 	uint64_t n = 0, cur = pf->tid ? UINT64_MAX : 0;
 	int ret = 0, sret;
+	const struct kt_stream_skip how = { pf_accept, pf };
 
 	pf->to_blk = true;
 	sret = ktrace_stream_next(pf->s, &r, err);
@@ -483,7 +513,7 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 		ret = process_tree(pf, sret > 0 ? r->ts : 0, 0, 0);
 	}
 	while (!ret && sret > 0) {
-		uint64_t b = n / BLOCK_RECORDS;
+		uint64_t b = n / BLOCK_RECORDS, skipped = 0;
 
 		if (kt_turns_owner(b, pf->nthr) == pf->tid) {
 			if (b != cur && cur != UINT64_MAX)
@@ -493,9 +523,23 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 				ret = put_record(pf, r);
 		} else {
 			ret = skip_record(pf, r);
+			if (!ret && (n + 1) % BLOCK_RECORDS) {
+				/* the rest of the other thread's block, as far as it needs
+				 * nothing from this thread */
+				uint64_t k;
+
+				pf->skip_source = r->source;
+				sret = kt_stream_skip(pf->s, BLOCK_RECORDS - 1 - n % BLOCK_RECORDS,
+						      &how, &k, err);
+				skipped = k;
+			}
 		}
-		if (++n % PROGRESS_EVERY == 0 && !pf->tid && pf->o->progress)
-			pf->o->progress(pf->o->progress_ctx, n);
+		n += 1 + skipped;
+		if (!pf->tid && pf->o->progress &&
+		    n / PROGRESS_EVERY != (n - 1 - skipped) / PROGRESS_EVERY)
+			pf->o->progress(pf->o->progress_ctx, n / PROGRESS_EVERY * PROGRESS_EVERY);
+		if (sret < 0)
+			break;
 		if (!ret)
 			sret = ktrace_stream_next(pf->s, &r, err);
 	}

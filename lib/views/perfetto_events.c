@@ -754,6 +754,12 @@ int pf_event_type(struct pf_events *e, struct ktrace_stream *s,
 	return find_type(e, s, r, desc, &err) ? 0 : err;
 }
 
+bool pf_event_known(const struct pf_events *e, uint32_t source, uint32_t id)
+{
+	return source < DIRECT_SOURCES && id < DIRECT_IDS && e->direct[source] &&
+	       e->direct[source][id].type;
+}
+
 int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, struct kt_pb_buf *b,
 		    struct kt_pb_buf *desc)

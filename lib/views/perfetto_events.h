@@ -39,6 +39,8 @@ void pf_events_free(struct pf_events *e);
  * without encoding the record: 0 or a negative code. */
 int pf_event_type(struct pf_events *e, struct ktrace_stream *s,
 		  const struct ktrace_stream_record *r, struct kt_pb_buf *desc);
+/* Whether the records of event id of input source have their type here already. */
+bool pf_event_known(const struct pf_events *e, uint32_t source, uint32_t id);
 int pf_event_encode(struct pf_events *e, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, struct kt_pb_buf *bundle,
 		    struct kt_pb_buf *desc);
