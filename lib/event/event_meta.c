@@ -349,6 +349,24 @@ static bool parse_kallsyms_line(const char *s, size_t n, uint64_t *addr, char *t
 		i += 2;
 		digits = 2;
 	}
+	if (!digits && n - i > 16 && k_hex(s[i + 16]) < 0) {
+		/* the usual line: 16 digits in a row, read without a test per digit */
+		unsigned bad = 0;
+
+#pragma GCC unroll 16
+		for (int k = 0; k < 16; k++) {
+			unsigned d = hex_value[(unsigned char)s[i + k]];
+
+			bad |= d - 1u;     /* wraps (top bit set) for a byte that is no digit */
+			v = v << 4 | ((d - 1u) & 15);
+		}
+		if (!(bad & 0x80000000u)) {
+			i += 16;
+			digits = 16;
+		} else {
+			v = 0;
+		}
+	}
 	while (i < n && digits < 16 && k_hex(s[i]) >= 0) {
 		v = v << 4 | (uint64_t)k_hex(s[i]);
 		i++;
@@ -365,6 +383,15 @@ static bool parse_kallsyms_line(const char *s, size_t n, uint64_t *addr, char *t
 	while (i < n && k_space(s[i]))
 		i++;
 	*fs = i;
+	/* eight bytes at a time while none is below '!' (white space is) */
+	while (n - i >= 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		if ((w - 0x2121212121212121ull) & ~w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
 	while (i < n && !k_space(s[i]))
 		i++;
 	*fe = i;

@@ -7,6 +7,7 @@
  * report mode, the buffer and error conventions of the API.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,8 +250,67 @@ static void errors(void)
 	ktrace_event_free(evs);
 }
 
+/* kallsyms lines of every shape read as libtraceevent reads them: with sscanf (the
+ * parser takes shortcuts for the usual 16 digits and for names, eight bytes at a time). */
+static void kallsyms_lines(void)
+{
+	static const char *const lines[] = {
+		"ffffffff81000000 T _text",
+		"FFFFFFFF81000010 t UPPER_hex_and_a_long_name_of_forty_bytes_",
+		"0xffffffff8100 T prefixed",
+		"ffffffff810000201 T seventeen_digits",
+		"ffffffff81000030 T exactly8\t[mod]",
+		"ffffffff81000040 T sixteen_chars_xx",
+		"ffffffff81000048 T sixteen_chars_xx\t[mod_name]",
+		"ffffffff8100005g T bad_digit",
+		"  ffffffff81000060 D spaced",
+		"ffffffff81000070 T name\x80\x81\xfe_high_bytes",
+		"ffffffff81000080 T a\vb_vertical_tab",
+		"ffffffff81000090 T tab_after_eight_\tx",
+		"81000a0 T short_address",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char text[128], name[128];
+		unsigned long long addr;
+		char type;
+		int fs = -1, fe = -1;
+		struct ktrace_events *evs = ktrace_event_new(8, false);
+		const char *got;
+		size_t n = 0;
+
+		/* the C escapes above, as bytes */
+		for (const char *p = lines[i]; *p && n < sizeof(text) - 2; p++) {
+			if (p[0] == '\\' && p[1] == 't') {
+				text[n++] = '\t';
+				p++;
+			} else if (p[0] == '\\' && p[1] == 'v') {
+				text[n++] = '\v';
+				p++;
+			} else if (p[0] == '\\' && p[1] == 'x') {
+				text[n++] = (char)strtol((char[]){ p[2], p[3], 0 }, NULL, 16);
+				p += 3;
+			} else {
+				text[n++] = *p;
+			}
+		}
+		text[n++] = '\n';
+		text[n] = 0;
+		CHECK(sscanf(text, "%16llx %c %n%*s%n", &addr, &type, &fs, &fe) == 2 && fe > fs);
+		memcpy(name, text + fs, (size_t)(fe - fs));
+		name[fe - fs] = 0;
+		CHECK_EQ(ktrace_event_parse_kallsyms(evs, text, n, NULL), 0);
+		got = ktrace_event_function(evs, addr, NULL);
+		CHECK(got != NULL);
+		if (got)
+			CHECK_STR(got, name);
+		ktrace_event_free(evs);
+	}
+}
+
 int main(void)
 {
+	RUN(kallsyms_lines);
 	RUN(graph_leaf);
 	RUN(graph_nested_and_exit);
 	RUN(graph_without_exit_format);
