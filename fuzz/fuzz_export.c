@@ -3,8 +3,9 @@
  * Fuzz harness for the exports (<ktrace/view.h>: ktrace_view_perfetto, with generic
  * events described and in the legacy form, and ktrace_view_chrome_json): any input the
  * event stream reads (the format is detected), from a memory file, exported to
- * /dev/null, the first with the stream's read-ahead thread. Two copies of the input in
- * one stream also exercise merged sources (the same threads and event types met twice).
+ * /dev/null, the first with the stream's read-ahead thread, the last Perfetto one with two
+ * threads (each passes over the other's blocks: kt_stream_skip). Two copies of the input
+ * in one stream also exercise merged sources (the same threads and event types met twice).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -21,6 +22,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Another thread's stream of the same file (the threaded Perfetto export). */
+static int open_again(void *ctx, struct ktrace_stream **s)
+{
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	struct ktrace_error err = { 0 };
+
+	return ktrace_stream_open(s, (const char *const *)ctx, 1, &so, &err, NULL);
+}
+
 static void export(const char *const *paths, size_t n, int out_fd, int how)
 {
 	struct ktrace_view_export_opts o = { .size = sizeof(o) };
@@ -30,6 +40,12 @@ static void export(const char *const *paths, size_t n, int out_fd, int how)
 	struct ktrace_out *out;
 
 	so.flags = how == 0 ? KTRACE_STREAM_READAHEAD : 0;
+	if (how == 3) {
+		/* two threads, each passing over the other's blocks */
+		o.threads = 2;
+		o.open_stream = open_again;
+		o.open_ctx = (void *)paths;
+	}
 	if (ktrace_stream_open(&s, paths, n, &so, &err, NULL))
 		return;
 	out = ktrace_out_new(out_fd);
@@ -58,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	paths[0] = paths[1] = path;
-	for (int how = 0; how < 3; how++)
+	for (int how = 0; how < 4; how++)
 		export(paths, 1, null, how);
 	if (size < 65536)
 		export(paths, 2, null, 0);

@@ -3,7 +3,8 @@
  * Fuzzes `ktrace report` for trace.dat files (lib/views/tracedat_report.c): arbitrary
  * bytes read as a trace.dat file and reported, written to /dev/null, the way trace-cmd
  * report would with several option sets: the default lines; -R -l --debug --ts-diff
- * with -F filters (one negative), -I and a CPU list; -t with three threads; and the
+ * with -F filters (one negative), -I and a CPU list; -t with three threads; two threads
+ * without filters (each passes over the other's blocks); and the
  * listings (--stat, --cpus with first and last events, -E, -P, -f).
  */
 #include <fcntl.h>
@@ -77,6 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ktrace_view_text_opts o = { .threads = 3, .nsec = true };
 
 		run(in, &o, filters + 1, 1, out);
+	}
+	{
+		/* unfiltered: each thread passes over the other's blocks (tracedat_iter_skip) */
+		struct ktrace_view_text_opts o = { .threads = 2 };
+
+		run(in, &o, NULL, 0, out);
 	}
 	for (size_t i = 0; i < sizeof(listings) / sizeof(listings[0]); i++) {
 		struct ktrace_view_text_opts o = { .threads = 1, .mode = listings[i],

@@ -112,6 +112,12 @@ static int fill(struct darwin_source *d)
 	if (!d->names[slot].name || d->names[slot].id != id) {
 		const char *cn = ktrace_darwin_codes_class(d->codes, KTRACE_DARWIN_CLASS(id));
 		const char *n = ktrace_darwin_event_name(d->codes, id, d->name, sizeof(d->name));
+
+		if (!cn) {
+			/* a class nobody named: its number */
+			snprintf(d->cls, sizeof(d->cls), "0x%02x", KTRACE_DARWIN_CLASS(id));
+			cn = d->cls;
+		}
 		d->names[slot].system = kt_stream_intern(d->src.stream, cn);
 		d->names[slot].name = kt_stream_intern(d->src.stream, n);
 		d->names[slot].id = id;

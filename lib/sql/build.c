@@ -274,7 +274,8 @@ static int load_tasks(struct ktrace_sql *q, struct ktrace_stream *s)
 		const struct ktrace_stream_task_info *ti = ktrace_stream_task(s, i);
 		int64_t utid;
 
-		if (ti->source >= q->npaths)
+		/* (a Darwin thread id past INT64_MAX reads as negative: no such thread row) */
+		if (ti->source >= q->npaths || ti->tid < 0)
 			continue;
 		utid = sql_thread_id(q, ti->source, ti->tid);
 		if (!utid)

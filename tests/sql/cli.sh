@@ -329,3 +329,15 @@ else:
     for l in text.splitlines()[-8:]:
         print('#   ' + l)
 PYEOF
+# a fuzzed Darwin file (found by fuzz_export): a class without a name and thread ids past
+# INT64_MAX in its thread map; the 8 events before its truncation are read, then the
+# error (ktrace sql said "out of memory", ktrace export crashed)
+f="$ROOT/fuzz/corpus/fuzz_sql/darwin-unknown-class-negative-tid"
+"$KTRACE" sql "$f" "select count(*) from event" >"$TMP/o" 2>"$TMP/e"; st=$?
+[ $st = 1 ] && grep -qx '8' "$TMP/o" && grep -q 'offset 0xd200: truncated event' "$TMP/e" &&
+	ok "fuzzed Darwin file: its 8 events, then where it is truncated, exit 1" ||
+	{ not_ok "fuzzed Darwin file (exit $st)"; cat "$TMP/o" "$TMP/e"; }
+"$KTRACE" export -q --partial -o "$TMP/fz.json" "$f" 2>"$TMP/e"; st=$?
+[ $st = 1 ] && python3 -m json.tool "$TMP/fz.json" >/dev/null 2>&1 &&
+	ok "fuzzed Darwin file: export --partial writes what it read, exit 1" ||
+	{ not_ok "fuzzed Darwin file: export (exit $st)"; cat "$TMP/e"; }
