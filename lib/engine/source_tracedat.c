@@ -575,6 +575,8 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
 	t->src.ops = &td_ops;
+	/* what fill_record gives a record of no known event before any other (last_ev NULL) */
+	t->last_system = t->last_name = "";
 	/* the registries keep every comm they name (saved or learnt) until they go */
 	t->src.stable_comm = true;
 	t->src.stream = s;

@@ -12,6 +12,7 @@ void kt_turns_init(struct kt_turns *t, int (*write)(void *ctx, const void *p, si
 	pthread_cond_init(&t->cv, NULL);
 	t->write = write;
 	t->ctx = ctx;
+	atomic_init(&t->claimed, 1);    /* block 0: the first thread's (kt_turns_claim) */
 }
 
 void kt_turns_fini(struct kt_turns *t)

@@ -498,11 +498,13 @@ static bool pf_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, ui
 }
 
 /* A thread of a threaded export: every record read, block k of them written by thread
- * kt_turns_owner(k, nthr), the blocks in turn. The first thread begins with the trace's head. */
+ * the thread that gets there first (kt_turns_claim), the blocks in turn. The first thread
+ * begins with the trace's head. */
 static int walk(struct pf *pf, struct ktrace_error *err)
 {
 	const struct ktrace_stream_record *r = NULL;
-	uint64_t n = 0, cur = pf->tid ? UINT64_MAX : 0;
+	uint64_t n = 0, cur = pf->tid ? UINT64_MAX : 0, decided = UINT64_MAX;
+	bool own = false;
 	int ret = 0, sret;
 	const struct kt_stream_skip how = { pf_accept, pf };
 
@@ -515,7 +517,11 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 	while (!ret && sret > 0) {
 		uint64_t b = n / BLOCK_RECORDS, skipped = 0;
 
-		if (kt_turns_owner(b, pf->nthr) == pf->tid) {
+		if (b != decided) {
+			decided = b;
+			own = kt_turns_claim(pf->turns, b, pf->tid, pf->nthr);
+		}
+		if (own) {
 			if (b != cur && cur != UINT64_MAX)
 				ret = end_block(pf, cur);
 			cur = b;

@@ -25,8 +25,8 @@
  * what depends on what came before: the filters, the comm column (the sched plugins
  * teach comms), --ts-diff, and the text of the events whose formatting keeps state
  * (ktrace_event_order: function graph, bprint...). The lines themselves, most of the
- * work, are made by one thread per block of records in turn (block k by thread
- * k mod n, and block 1 by the first: kt_turns_owner), and the blocks are written in order: the output is the single-threaded
+ * work, are made by one thread per block of records (the first thread to get to a block
+ * takes it: kt_turns_claim), and the blocks are written in order: the output is the single-threaded
  * one, byte for byte. Nothing goes from one CPU's cache to another per record: on a
  * 2-CPU VM, handing records over cost more than reading them again.
  */
@@ -696,7 +696,7 @@ static inline bool own_record(struct report *r)
 	if (__builtin_expect(r->taken == r->block_end, 0)) {
 		r->block = r->taken / WALK_BLOCK;
 		r->block_end = (r->block + 1) * WALK_BLOCK;
-		r->block_own = kt_turns_owner(r->block, r->nthr) == r->tid;
+		r->block_own = kt_turns_claim(r->walk, r->block, r->tid, r->nthr);
 	}
 	return r->block_own;
 }
