@@ -264,8 +264,9 @@ struct ktrace_view_export_opts {
 	void *progress_ctx;
 	/* Perfetto: with threads >= 2 and open_stream, that many threads make the trace,
 	 * each reading every record with a stream of its own (the one given, then more that
-	 * open_stream opens the same way, without read-ahead) and writing every n-th block
-	 * of records; the trace holds the same packets, its bundles cut at the blocks. A
+	 * open_stream opens the same way, without read-ahead) and writing the blocks of
+	 * records it gets to first; the trace holds the same packets, its bundles cut at the
+	 * blocks. A
 	 * stream open_stream cannot open (a negative code) leaves one thread less. */
 	unsigned threads;
 	int (*open_stream)(void *ctx, struct ktrace_stream **s);
