@@ -526,6 +526,22 @@ int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_recor
 	return ret;
 }
 
+/* What a source's advance (or skip) returned, taken in: 0 when it moved (to a record or
+ * to its end), else the error, which stops the stream. */
+static int moved(struct ktrace_stream *s, struct kt_source *c, int ret)
+{
+	if (ret < 0) {
+		s->failed = true;
+		s->err_path = c->err_path;
+		c->has = false;
+		c->done = true;
+		return ret;
+	}
+	c->has = ret > 0;
+	c->done = ret == 0;
+	return 0;
+}
+
 int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
 			  struct kt_source **src, struct ktrace_error *err)
 {
@@ -540,18 +556,10 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 	if (s->cur) {
 		struct kt_source *c = s->cur;
 
-		ret = c->ops->advance(c, err);
-
 		s->cur = NULL;
-		if (ret < 0) {
-			s->failed = true;
-			s->err_path = c->err_path;
-			c->has = false;
-			c->done = true;
+		ret = moved(s, c, c->ops->advance(c, err));
+		if (ret)
 			return ret;
-		}
-		c->has = ret > 0;
-		c->done = ret == 0;
 	}
 	for (;;) {
 		best = NULL;
@@ -568,16 +576,9 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 			return 0;
 		if (cpu_wanted(s, best->rec.cpu))
 			break;
-		ret = best->ops->advance(best, err);
-		if (ret < 0) {
-			s->failed = true;
-			s->err_path = best->err_path;
-			best->has = false;
-			best->done = true;
+		ret = moved(s, best, best->ops->advance(best, err));
+		if (ret)
 			return ret;
-		}
-		best->has = ret > 0;
-		best->done = ret == 0;
 	}
 	s->cur = best;
 	*rec = &best->rec;
@@ -589,23 +590,12 @@ int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream
 		   uint64_t *skipped, struct ktrace_error *err)
 {
 	struct kt_source *c = s->cur;
-	int ret;
 
 	*skipped = 0;
 	if (s->ra || s->failed || s->nsrc != 1 || !c || !c->ops->skip || s->o.cpus)
 		return 0;
-	ret = c->ops->skip(c, max, how, skipped, err);
 	s->cur = NULL;
-	if (ret < 0) {
-		s->failed = true;
-		s->err_path = c->err_path;
-		c->has = false;
-		c->done = true;
-		return ret;
-	}
-	c->has = ret > 0;
-	c->done = ret == 0;
-	return 0;
+	return moved(s, c, c->ops->skip(c, max, how, skipped, err));
 }
 
 const char *kt_stream_direct_error_path(const struct ktrace_stream *s)

@@ -741,35 +741,29 @@ static void requeue(struct tracedat_iter *it, size_t i, int ret)
 		heap_push(it, i);
 }
 
-int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
-		       struct ktrace_error *err)
+/* Moves the current stream to its next record: true when it is still the earliest of
+ * the merge (it stays the current one), false when it went back into the merge. */
+static inline __attribute__((always_inline)) bool move_current(struct tracedat_iter *it)
+{
+	struct td_stream *s = &it->streams[it->last];
+	int ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
+
+	/* still the earliest: no need to go through the heap */
+	if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0])))
+		return true;
+	requeue(it, (size_t)it->last, ret);
+	it->last = -1;
+	return false;
+}
+
+/* The merge's earliest stream becomes the current one: 1 with *rec its record, 0 at the
+ * end, or its error (kept in the iterator). */
+static int take_earliest(struct tracedat_iter *it, const struct tracedat_record **rec,
+			 struct ktrace_error *err)
 {
 	struct td_stream *s;
 	size_t i;
 
-	*rec = NULL;
-	if (it->error) {
-		if (err)
-			*err = it->err;
-		return it->error;
-	}
-	if (!it->started) {
-		it->started = true;
-		for (i = 0; i < it->nstreams; i++)
-			requeue(it, i, stream_fill(&it->streams[i], &it->codec, it->sys_page, it->raw));
-	} else if (it->last >= 0) {
-		int ret;
-
-		s = &it->streams[it->last];
-		ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
-		/* still the earliest: no need to go through the heap */
-		if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0]))) {
-			*rec = &s->rec;
-			return 1;
-		}
-		requeue(it, (size_t)it->last, ret);
-		it->last = -1;
-	}
 	if (!it->nheap)
 		return 0;
 	i = heap_pop(it);
@@ -786,13 +780,32 @@ int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **
 	return 1;
 }
 
+int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
+		       struct ktrace_error *err)
+{
+	*rec = NULL;
+	if (it->error) {
+		if (err)
+			*err = it->err;
+		return it->error;
+	}
+	if (!it->started) {
+		it->started = true;
+		for (size_t i = 0; i < it->nstreams; i++)
+			requeue(it, i, stream_fill(&it->streams[i], &it->codec, it->sys_page, it->raw));
+	} else if (it->last >= 0 && move_current(it)) {
+		*rec = &it->streams[it->last].rec;
+		return 1;
+	}
+	return take_earliest(it, rec, err);
+}
+
 int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how, uint64_t max,
 		       uint64_t *skipped, const struct tracedat_record **rec,
 		       struct ktrace_error *err)
 {
-	struct td_stream *s;
 	uint64_t n = 0;
-	int ret = 0;
+	int ret;
 
 	*skipped = 0;
 	*rec = NULL;
@@ -803,8 +816,8 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
 	}
 	if (!it->started || it->last < 0)
 		return 0;
-	s = &it->streams[it->last];
 	for (;;) {
+		const struct td_stream *s = &it->streams[it->last];
 		const struct tracedat_record *r = &s->rec;
 		size_t i;
 
@@ -817,27 +830,17 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
 			break;
 		n++;
 		/* as tracedat_iter_next moves on */
-		ret = stream_fill(s, &it->codec, it->sys_page, it->raw);
-		if (ret > 0 && (!it->nheap || before(it, (size_t)it->last, it->heap[0])))
-			continue;
-		requeue(it, (size_t)it->last, ret);
-		it->last = -1;
-		*skipped = n;
-		if (!it->nheap)
-			return 0;
-		i = heap_pop(it);
-		s = &it->streams[i];
-		if (s->error) {
-			it->error = s->error;
-			it->err = s->err;
-			if (err)
-				*err = s->err;
-			return s->error;
+		if (!move_current(it)) {
+			ret = take_earliest(it, rec, err);
+			if (ret <= 0) {
+				*skipped = n;
+				*rec = NULL;
+				return ret;
+			}
 		}
-		it->last = (long)i;
 	}
 	*skipped = n;
-	*rec = &s->rec;
+	*rec = &it->streams[it->last].rec;
 	return 1;
 }
 
