@@ -19,7 +19,8 @@
  * table are initialised, state becomes KOFF_STATE_READY).
  *
  * Record protocol (version 2, see log.c). The ring is cut into groups of `group`
- * consecutive slots (a power of two, at most 16). A writer takes a whole group at a
+ * consecutive slots (a power of two, at most 64; version 2 buffers made before
+ * 2026-11-26 have 16). A writer takes a whole group at a
  * time: one fetch-and-add of `group` on the head word gives it the sequence numbers
  * b..b+group-1 (b a multiple of group), and one compare-and-swap of the group word (in
  * the first slot of the group) from "released for this lap or an earlier one" to
@@ -69,7 +70,7 @@
 
 #define KOFF_STAMP_BUSY     (1ULL << 63)
 #define KOFF_CLAIM_TRIES    1024u        /* groups a writer tries before giving up */
-#define KOFF_MAX_GROUP      16u          /* slots per group */
+#define KOFF_MAX_GROUP      64u          /* slots per group */
 #define KOFF_MAX_AGE        4096u        /* see "Time order" above */
 
 /* Record flags. */
