@@ -355,6 +355,22 @@ static int detect(const char *path, enum ktrace_format *fmt, struct ktrace_error
 	return 0;
 }
 
+/* What a source's advance (or skip) returned, taken in: 0 when it moved (to a record or
+ * to its end), else the error, which stops the stream. */
+static int moved(struct ktrace_stream *s, struct kt_source *c, int ret)
+{
+	if (ret < 0) {
+		s->failed = true;
+		s->err_path = c->err_path;
+		c->has = false;
+		c->done = true;
+		return ret;
+	}
+	c->has = ret > 0;
+	c->done = ret == 0;
+	return 0;
+}
+
 int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, size_t npaths,
 		       const struct ktrace_stream_opts *opts, struct ktrace_error *err,
 		       const char **err_path)
@@ -453,17 +469,9 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	for (size_t i = 0; i < s->nsrc; i++) {
 		struct kt_source *src = s->src[i];
 
-		ret = src->ops->advance(src, err);
-		if (ret < 0) {
-			/* what came before the damage is not lost: the error waits for next */
-			s->failed = true;
-			s->err_path = src->err_path;
-			src->done = true;
-			src->has = false;
+		ret = moved(s, src, src->ops->advance(src, err));
+		if (ret)
 			goto fail;
-		}
-		src->has = ret > 0;
-		src->done = ret == 0;
 	}
 	/* the inputs as the user named them */
 	for (size_t i = 0; i < s->ninfo; i++)
@@ -524,22 +532,6 @@ int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_recor
 	if (ret > 0)
 		s->snap_rec = *rec;
 	return ret;
-}
-
-/* What a source's advance (or skip) returned, taken in: 0 when it moved (to a record or
- * to its end), else the error, which stops the stream. */
-static int moved(struct ktrace_stream *s, struct kt_source *c, int ret)
-{
-	if (ret < 0) {
-		s->failed = true;
-		s->err_path = c->err_path;
-		c->has = false;
-		c->done = true;
-		return ret;
-	}
-	c->has = ret > 0;
-	c->done = ret == 0;
-	return 0;
 }
 
 int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,

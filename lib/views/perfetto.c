@@ -497,8 +497,8 @@ static bool pf_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, ui
 	return true;
 }
 
-/* A thread of a threaded export: every record read, block k of them written by thread
- * the thread that gets there first (kt_turns_claim), the blocks in turn. The first thread
+/* A thread of a threaded export: every record read, each block of them written by the
+ * thread that gets there first (kt_turns_claim), the blocks in turn. The first thread
  * begins with the trace's head. */
 static int walk(struct pf *pf, struct ktrace_error *err)
 {
@@ -592,7 +592,7 @@ static void *helper_main(void *arg)
 			goto out;
 		}
 	}
-	/* its blocks will not come: nobody writes on */
+	/* a thread that cannot start fails the export (reported after the join) */
 	kt_turns_give_up(h->pf.turns);
 	h->pf.ret = ret;
 out:
@@ -652,7 +652,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 		started++;
 	}
 	if (!ret && started + 1 < nthr) {
-		/* blocks were dealt to a thread that is not there: nobody writes */
+		/* a thread that cannot start fails the export */
 		kt_turns_give_up(&turns);
 		ret = ktrace_error_set(err, -EAGAIN, "cannot start threads");
 	} else if (!ret) {

@@ -701,13 +701,6 @@ static inline bool own_record(struct report *r)
 	return r->block_own;
 }
 
-/*
- * Moves past other threads' records of the current block that need nothing from this
- * thread (their events' text keeps no state) or only teach comms, without looking them
- * up one by one: one file of one buffer, no filters, no --ts-diff. Returns 0 at the end
- * of the block, 1 when the next record (or the end of the data) is for the ordinary path,
- * or an error.
- */
 /* tracedat_iter_skip's check for the records that teach comms: learns from them (the
  * registry passes over the pids it learnt from before). */
 static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
@@ -721,40 +714,38 @@ static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
 	return true;
 }
 
+/*
+ * Moves past other threads' records of the current block that need nothing from this
+ * thread (their events' text keeps no state) or only teach comms, without looking them
+ * up one by one: one file of one buffer, no filters, no --ts-diff. Returns 0 at the end
+ * of the block, 1 when the next record (or the end of the data) is for the ordinary path,
+ * or an error.
+ */
 static int skip_others(struct report *r)
 {
 	struct kt_tdstream *s = &r->set.streams[0];
 	struct rfile *f = &r->files[0];
 	struct tracedat_skip how;
+	const struct tracedat_record *rec;
+	uint64_t n;
+	int ret;
 
 	if (r->set.nstreams != 1 || r->nfiles != 1 || r->set.filtering || r->o->ts_diff ||
-	    !f->skip || ftev_type_field(f->t->evs, &how.id_offset))
+	    !f->skip || !s->head || ftev_type_field(f->t->evs, &how.id_offset))
 		return 1;
 	how.skip = f->skip;
 	how.nids = f->nevinfo;
 	how.check = learn_skip;
 	how.arg = r;
-	while (s->head) {
-		const struct tracedat_record *rec;
-		uint64_t n;
-		int ret;
-
-		if (r->taken == r->block_end)
-			return 0;
-		ret = tracedat_iter_skip(s->it, &how, r->block_end - r->taken, &n, &rec, r->set.err);
-		r->taken += n;
-		r->set.visited += n;
-		s->head = rec;
-		if (ret <= 0) {
-			if (ret < 0)
-				r->set.err_file = s->f->path;
-			return ret < 0 ? ret : 1;
-		}
-		if (r->taken == r->block_end)
-			return 0;
-		return 1;
+	ret = tracedat_iter_skip(s->it, &how, r->block_end - r->taken, &n, &rec, r->set.err);
+	r->taken += n;
+	r->set.visited += n;
+	s->head = rec;
+	if (ret < 0) {
+		r->set.err_file = s->f->path;
+		return ret;
 	}
-	return 1;
+	return ret > 0 && r->taken == r->block_end ? 0 : 1;
 }
 
 /*
@@ -1319,7 +1310,7 @@ static void *helper_main(void *arg)
 		}
 		ret = ktrace_error_set(h->err, -ENOMEM, "out of memory");
 	}
-	/* its blocks will not come: nobody writes on */
+	/* a thread that cannot start fails the report (reported after the join) */
 	give_up(h);
 	h->walk_ret = ret;
 	return NULL;
@@ -1414,7 +1405,7 @@ static int run_records(struct report *r)
 		started++;
 	}
 	if (started + 1 < nthr) {
-		/* fewer threads than blocks were dealt to: nobody prints */
+		/* a thread that cannot start fails the report */
 		give_up(r);
 		ret = ktrace_error_set(r->err, -EAGAIN, "cannot start threads");
 	} else {

@@ -193,7 +193,7 @@ if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/c" >/dev/null 2>&1; then
 fi
 
 # Threads (--threads N, the default for 16 MiB or more): every thread reads every
-# record and writes every N-th block of 8192; the trace holds the same events, fields,
+# record and writes the blocks of 8192 it gets to first; the trace holds the same events, fields,
 # threads, losses and descriptors as one thread's (only its bundles are cut at the
 # blocks): traces of several blocks made of the recorded all-events trace and of the one with
 # dropped events, and a damaged one with --partial (the same records, the same error).
