@@ -560,6 +560,7 @@ static void report_with_codes_file(void)
 	CHECK(strstr(lines, " MACH_Sched_thing ") != NULL);
 	free(lines);
 	free(out);
+	unlink(path);
 }
 
 static void info_and_report_errors(void)
