@@ -54,7 +54,9 @@ def data_checks(page, name, report):
            'page %s, report %s' % (got, per_cpu))
     ok(any(v > 0 for v in got.values()), '%s: the page has slices' % name, got)
     # every record's line, in order, equals the report (after its "cpus=N" line)
-    body = text.split('\n', 1)[1] if text.startswith('cpus=') else text
+    # (after its "cpus=N" line, one per file with the file's label when there are several)
+    head = re.match(r'(?:[^\n]*cpus=\d+\n)+', text)
+    body = text[head.end():] if head else text
     n = meta['records']
     if n <= 200000:
         page_lines = page.eval('ktl.lines(0, %d).join("\\n") + "\\n"' % n, timeout=120)

@@ -36,6 +36,9 @@ for t in boot instance dropped; do
 done
 "$KTRACE" timeline -q "$DEMO" -o "$TMP/demo.html"
 "$KTRACE" report "$DEMO" >"$TMP/demo.txt"
+# two files hours apart: record times far from those of the records before them
+"$KTRACE" timeline -q "$TMP/boot.dat" "$DEMO" -o "$TMP/two.html"
+"$KTRACE" report "$TMP/boot.dat" "$DEMO" >"$TMP/two.txt"
 check "self-contained: nothing the page would load (src=, href=, url(), import, http)" python3 -c '
 import re, sys
 s = open(sys.argv[1], encoding="utf-8").read()
@@ -148,6 +151,7 @@ python3 "$T/browser.py" \
 	"demo,$TMP/demo.html,report=$TMP/demo.txt,pictures,screenshot=$ROOT/$B/timeline-demo.png" \
 	"boot,$TMP/boot.html,report=$TMP/boot.txt,pictures" \
 	"instance,$TMP/instance.html,report=$TMP/instance.txt" \
+	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
 	${DW:+$( [ -f "$TMP/darwin.html" ] && echo "darwin,$TMP/darwin.html,pictures")} \

@@ -185,15 +185,39 @@ function reader(u8, pos) {
 }
 
 // ---- the records ----
+// Everything is filled in one pass over the columns, into arrays sized from the counts
+// the metadata gives (grown should a count fall short): a record's columns, each CPU
+// lane's slices (switch records), ticks and lost marks, each thread's ticks and states.
 const N = meta.records;
 const names = meta.names, threads = meta.threads, tasks = meta.tasks;
-const ts = new Float64Array(N), rcpu = new Int16Array(N), rev = new Uint32Array(N),
-  rtask = new Int32Array(N);
+// per record: time, CPU + 1, event name, task + 1 (0: none), in the smallest arrays that
+// hold them (writing fresh memory is much of the page's load time)
+function smallest(max) { return max < 256 ? Uint8Array : max < 65536 ? Uint16Array : Uint32Array; }
+// the time of record k is T(k): the first record's of its group of 4096 and an offset
+// (Float64 for all when an offset does not fit 32 bits)
+const TS_SHIFT = 12, TS_MASK = (1 << TS_SHIFT) - 1;
+const tsBase = new Float64Array((N >>> TS_SHIFT) + 1), tsOff = new Uint32Array(N);
+let tsWide = null;
+function wideTs(k, t) {
+  if (!tsWide) { tsWide = new Float64Array(N); for (let i = 0; i < k; i++) tsWide[i] = tsBase[i >>> TS_SHIFT] + tsOff[i]; }
+  tsWide[k] = t;
+}
+function T(k) { return tsWide ? tsWide[k] : tsBase[k >>> TS_SHIFT] + tsOff[k]; }
+const rcpu = new (smallest(meta.cpus.reduce((m, c) => Math.max(m, c[0] + 1), 0)))(N),
+  rev = new (smallest(names.length))(N), rtask = new (smallest(tasks.length))(N);
 const span = Math.max(meta.span, 1);
 const NONE = -1;
+function grow(a, need) {
+  const b = new a.constructor(Math.max(16, a.length * 2, need));
+  b.set(a);
+  return b;
+}
 const thr = threads.map((t, i) => ({ i, tid: t[0], pid: t[1], comm: t[2], cpu_ns: t[3], nrecs: t[4],
-  state: 0, since: 0, ivs: [], ive: [], ivst: [], ticks: [] }));
-const cpuLanes = meta.cpus.map(c => ({ cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3] }));
+  state: 0, since: 0, nst: 0, ivs: new Float64Array(0), ive: new Float64Array(0), ivst: new Uint8Array(0),
+  ticks: null }));
+const cpuLanes = meta.cpus.map(c => ({ cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3],
+  nrec: 0, rec: new Int32Array(c[1]), start: new Float64Array(c[1]), end: null, thread: new Int32Array(c[1]),
+  nticks: 0, ticks: new Int32Array(Math.max(0, c[2] - c[1])), nlost: 0, lostRecs: new Int32Array(c[4]) }));
 const laneOf = new Map(cpuLanes.map(l => [l.cpu, l]));
 const maxCpu = cpuLanes.reduce((m, l) => Math.max(m, l.cpu), -1);
 const laneIdx = new Int32Array(maxCpu + 2).fill(-1);
@@ -204,113 +228,136 @@ function idle(th) { return th === NONE || thr[th].tid === 0; }
 function setState(th, st, t) {
   if (idle(th)) return;
   const x = thr[th];
-  if (x.state) { x.ivs.push(x.since); x.ive.push(t); x.ivst.push(x.state); }
+  if (x.state) {
+    const n = x.nst;
+    if (n === x.ivs.length) { x.ivs = grow(x.ivs, n + 1); x.ive = grow(x.ive, n + 1); x.ivst = grow(x.ivst, n + 1); }
+    x.ivs[n] = x.since; x.ive[n] = t; x.ivst[n] = x.state; x.nst = n + 1;
+  }
   x.state = st; x.since = t;
 }
-// per record: its lane's kind (0 tick, 1 switch, 2 lost) and what goes where, sorted
-// by lane with counting sorts afterwards
-const kindOf = new Uint8Array(N), swNext = new Int32Array(N);
+function addSlice(l, k, t, next) {
+  const n = l.nrec;
+  if (n === l.rec.length) { l.rec = grow(l.rec, n + 1); l.start = grow(l.start, n + 1); l.thread = grow(l.thread, n + 1); }
+  l.rec[n] = k; l.start[n] = t; l.thread[n] = next; l.nrec = n + 1;
+}
+function addLost(l, k) {
+  if (l.nlost === l.lostRecs.length) l.lostRecs = grow(l.lostRecs, l.nlost + 1);
+  l.lostRecs[l.nlost++] = k;
+}
 const TM = { start: performance.now() - T0 };
 let INFL = 0;
+// One column chunk (layout in timeline_html.c) from u[p]: its records from k on, after
+// time t; returns the time of its last record.
+let K = 0;
+function decodeChunk(u, p, k, t) {
+  let b, v, m;
+  const head = [];
+  for (let i = 0; i < 6; i++) {
+    b = u[p++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    head.push(v);
+  }
+  const n = Math.min(head[0], N - k);
+  let p0 = p, p1 = p0 + head[1], p2 = p1 + head[2], p3 = p2 + head[3], p4 = p3 + head[4];
+  let tb = k & TS_MASK ? tsBase[k >>> TS_SHIFT] : t;
+  for (let i = 0; i < n; i++, k++) {
+    // the five columns, varints inline (almost every value fits one byte)
+    b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    t += v;
+    b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const cpu = v - 1;
+    b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const ev = v;
+    b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const task = v - 1;
+    if (!(k & TS_MASK)) { tb = t; tsBase[k >>> TS_SHIFT] = t; }
+    if (t - tb < 4294967296 && !tsWide) tsOff[k] = t - tb; else wideTs(k, t);
+    rcpu[k] = cpu + 1; rev[k] = ev; rtask[k] = task + 1;
+    const cls = clsOf[ev], li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;
+    if (cls === SWITCH) {
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const prev = v - 1;
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const next = v - 1, runnable = u[p4++];
+      if (li >= 0) {
+        addSlice(cpuLanes[li], k, t, next);
+        setState(prev, runnable ? RUNNABLE : BLOCKED, t);
+        setState(next, RUNNING, t);
+      }
+      continue;
+    }
+    if (cls === LOST) {
+      b = u[p4++]; if (b >= 128) while (u[p4++] >= 128);
+      if (li >= 0) addLost(cpuLanes[li], k);
+      continue;
+    }
+    if (cls === WAKEUP) {
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const w = v - 1;
+      if (w !== NONE && thr[w].state !== RUNNING && thr[w].state !== RUNNABLE) setState(w, RUNNABLE, t);
+    }
+    if (li >= 0) {
+      const l = cpuLanes[li];
+      if (l.nticks === l.ticks.length) l.ticks = grow(l.ticks, l.nticks + 1);
+      l.ticks[l.nticks++] = k;
+    }
+  }
+  K = k;
+  return t;
+}
 await (async function decode() {
-  // the column chunks: parts of one deflate stream, inflated at once
-  const parts = [];
+  // the column chunks: parts of one deflate stream, each of the sizes their tags give
+  const parts = [], sizes = [];
   let total = 0, outLen = 0;
   for (let c = 0; c < meta.echunks; c++) {
     const el = document.getElementById("e" + c), bin = atob(el.textContent);
     const u = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-    parts.push(u); total += u.length; outLen += Number(el.dataset.n);
+    parts.push(u); total += u.length; sizes.push(Number(el.dataset.n) || 0); outLen += sizes[c];
   }
   const all = new Uint8Array(total);
   total = 0;
   for (const u of parts) { all.set(u, total); total += u.length; }
   const ti = performance.now();
-  // our inflate: in this page, one call over the whole stream beat the browser's
-  // DecompressionStream (its stream machinery costs more than the inflating)
-  const U = inflate(all, outLen);
-  INFL = performance.now() - ti;
-  let k = 0, t = 0, base = 0;
-  for (let c = 0; c < meta.echunks - 1; c++) {
-    const u = U;
-    let p = base;
-    const rv = () => {
-      let b = u[p++];
-      if (b < 128) return b;
-      let v = b & 127, m = 128;
-      for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) return v; m *= 128; }
-    };
-    const n = rv(), len = [rv(), rv(), rv(), rv(), rv()];
-    base = p + len[0] + len[1] + len[2] + len[3] + len[4];
-    let p0 = p, p1 = p0 + len[0], p2 = p1 + len[1], p3 = p2 + len[2], p4 = p3 + len[3];
-    for (let i = 0; i < n; i++, k++) {
-      let b, v, m;
-      // the five columns, varints inline (almost every value fits one byte)
-      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      t += v;
-      b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const cpu = v - 1;
-      b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const ev = v;
-      b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const task = v - 1;
-      ts[k] = t; rcpu[k] = cpu; rev[k] = ev; rtask[k] = task;
-      const cls = clsOf[ev], onLane = cpu >= 0 && cpu <= maxCpu && laneIdx[cpu] >= 0;
-      if (cls === SWITCH) {
-        p = p4; const prev = rv() - 1, next = rv() - 1, runnable = rv(); p4 = p;
-        kindOf[k] = 1; swNext[k] = next;
-        if (onLane) {
-          setState(prev, runnable ? RUNNABLE : BLOCKED, t);
-          setState(next, RUNNING, t);
-        }
-        continue;
+  let t = 0, c = 0;
+  if (typeof DecompressionStream === "function") {
+    // the browser's inflate, each chunk decoded as soon as it is out, in one buffer the
+    // size of the biggest chunk (not one for the whole stream)
+    const ds = new DecompressionStream("deflate-raw"), w = ds.writable.getWriter();
+    w.write(all).catch(() => {}); w.close().catch(() => {});
+    const rd = ds.readable.getReader();
+    let buf = new Uint8Array(Math.max(65536, ...sizes)), have = 0;
+    for (;;) {
+      const { done, value } = await rd.read();
+      if (done) break;
+      if (have + value.length > buf.length) buf = grown(buf, have, have + value.length);
+      buf.set(value, have); have += value.length;
+      let at = 0;
+      while (c < meta.echunks - 1 && have - at >= sizes[c] && sizes[c] > 0) {
+        t = decodeChunk(buf, at, K, t);
+        at += sizes[c++];
       }
-      if (cls === WAKEUP) {
-        p = p4; const w = rv() - 1; p4 = p;
-        if (w !== NONE && thr[w].state !== RUNNING && thr[w].state !== RUNNABLE) setState(w, RUNNABLE, t);
-      } else if (cls === LOST) {
-        p = p4; rv(); p4 = p;
-        kindOf[k] = 2;
-      }
+      if (at) { buf.copyWithin(0, at, have); have -= at; }
     }
+  } else {
+    const u = inflate(all, outLen);
+    for (let at = 0; c < meta.echunks - 1 && at < u.length; at += sizes[c++]) t = decodeChunk(u, at, K, t);
   }
+  INFL = performance.now() - ti;
+  if (c < meta.echunks - 1) throw new Error("corrupt data (columns)");
 })();
 TM.decode = performance.now() - T0; TM.inflate = INFL;
-(function sortLanes() {
-  let last = 0;
-  for (let k = 0; k < N; k++) last = ts[k];
+(function finishLanes() {
+  const last = N ? T(N - 1) : 0;
   for (const x of thr) if (x.state) setState(x.i, 0, last);
-  // counts, then the records of each lane in time order
-  const nl = cpuLanes.length, cnt = new Int32Array(nl * 3), tcnt = new Int32Array(thr.length + 1);
-  for (let k = 0; k < N; k++) {
-    const c = rcpu[k], li = c >= 0 && c <= maxCpu ? laneIdx[c] : -1;
-    if (li >= 0) cnt[li * 3 + kindOf[k]]++;
-    if (kindOf[k] === 0 && rtask[k] >= 0) tcnt[threadOfTask[rtask[k]]]++;
-  }
-  cpuLanes.forEach((l, i) => {
-    l.rec = new Int32Array(cnt[i * 3 + 1]); l.ticks = new Int32Array(cnt[i * 3]);
-    l.lostRecs = new Int32Array(cnt[i * 3 + 2]); l.fill = [0, 0, 0];
-  });
-  for (const x of thr) { x.ticks = new Int32Array(tcnt[x.i]); x.fill = 0; }
-  for (let k = 0; k < N; k++) {
-    const c = rcpu[k], li = c >= 0 && c <= maxCpu ? laneIdx[c] : -1, kd = kindOf[k];
-    if (li >= 0) {
-      const l = cpuLanes[li];
-      (kd === 1 ? l.rec : kd === 0 ? l.ticks : l.lostRecs)[l.fill[kd]++] = k;
-    }
-    if (kd === 0 && rtask[k] >= 0) { const x = thr[threadOfTask[rtask[k]]]; x.ticks[x.fill++] = k; }
-  }
   for (const l of cpuLanes) {
-    const n = l.rec.length;
-    l.start = new Float64Array(n); l.end = new Float64Array(n); l.thread = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      l.start[i] = ts[l.rec[i]];
-      l.end[i] = i + 1 < n ? ts[l.rec[i + 1]] : span;
-      l.thread[i] = swNext[l.rec[i]];
-    }
+    const n = l.nrec;
+    l.rec = l.rec.subarray(0, n); l.start = l.start.subarray(0, n); l.thread = l.thread.subarray(0, n);
+    l.ticks = l.ticks.subarray(0, l.nticks); l.lostRecs = l.lostRecs.subarray(0, l.nlost);
+    l.end = new Float64Array(n);
+    for (let i = 0; i < n; i++) l.end[i] = i + 1 < n ? l.start[i + 1] : span;
   }
   for (const x of thr) {
-    x.ivs = new Float64Array(x.ivs); x.ive = new Float64Array(x.ive); x.ivst = new Uint8Array(x.ivst);
+    x.ivs = x.ivs.subarray(0, x.nst); x.ive = x.ive.subarray(0, x.nst); x.ivst = x.ivst.subarray(0, x.nst);
   }
 })();
 
@@ -334,12 +381,12 @@ function dict() {
   return d;
 }
 const BASE = BigInt(meta.base);
-function absTs(k) { return BASE + BigInt(Math.round(ts[k])); }
+function absTs(k) { return BASE + BigInt(Math.round(T(k))); }
 function pad(s, w, left) { return s.length >= w ? s : (left ? s + " ".repeat(w - s.length) : " ".repeat(w - s.length) + s); }
 function prefix(st, k) {
-  const task = tasks[rtask[k]];
+  const task = tasks[rtask[k] - 1];
   let comm = enc.encode(task[1]);
-  const tid = String(thr[task[0]].tid), cpu = rcpu[k];
+  const tid = String(thr[task[0]].tid), cpu = rcpu[k] - 1;
   const name = enc.encode(names[rev[k]][0]);
   const t = absTs(k);
   if (st === 3 && !comm.length) comm = enc.encode("<...>");
@@ -453,6 +500,26 @@ if (meta.from !== undefined || meta.to !== undefined) {
 let rows = [], W = 800, H = 100;
 const ctx = canvas.getContext("2d");
 
+// A thread's ticks (its records other than switches), found when its lane is first shown:
+// one pass over the records for all the threads that need them.
+function ensureTicks(list) {
+  const want = list.filter(x => !x.ticks);
+  if (!want.length) return;
+  const slot = new Int32Array(thr.length).fill(-1), out = [], fill = new Int32Array(want.length);
+  want.forEach((x, i) => { slot[x.i] = i; out.push(new Int32Array(Math.max(0, Math.min(N, x.nrecs | 0)))); });
+  const taskSlot = Int32Array.from(tasks, t => slot[t[0]]);
+  for (let k = 0; k < N; k++) {
+    const tk = rtask[k];
+    if (!tk) continue;
+    const i = taskSlot[tk - 1];
+    if (i < 0) continue;
+    const cls = clsOf[rev[k]];
+    if (cls === SWITCH || cls === LOST) continue;
+    if (fill[i] === out[i].length) out[i] = grow(out[i], fill[i] + 1);
+    out[i][fill[i]++] = k;
+  }
+  want.forEach((x, i) => { x.ticks = out[i].subarray(0, fill[i]); });
+}
 function layout() {
   rows = [];
   let y = AXIS_H;
@@ -460,6 +527,7 @@ function layout() {
   y += GAP;
   const shown = showAll ? order.length : Math.min(order.length, meta.top);
   for (let i = 0; i < shown; i++) { rows.push({ kind: "thread", x: order[i], y, h: THREAD_H }); y += THREAD_H; }
+  ensureTicks(order.slice(0, shown));
   H = y + 10;
   more.style.display = order.length > meta.top ? "" : "none";
   more.textContent = showAll ? "fewer threads" : "more: " + (order.length - meta.top) + " threads";
@@ -476,13 +544,13 @@ function fmtDur(ns) {
   return ns + " ns";
 }
 function lowerBound(a, v) { let lo = 0, hi = a.length; while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] < v) lo = m + 1; else hi = m; } return lo; }
-function tickLower(recs, v) { let lo = 0, hi = recs.length; while (lo < hi) { const m = (lo + hi) >> 1; if (ts[recs[m]] < v) lo = m + 1; else hi = m; } return lo; }
+function tickLower(recs, v) { let lo = 0, hi = recs.length; while (lo < hi) { const m = (lo + hi) >> 1; if (T(recs[m]) < v) lo = m + 1; else hi = m; } return lo; }
 
 function drawTicks(recs, y, h, pw, dt, colourOf) {
   const a = tickLower(recs, t0), b = tickLower(recs, t1 + 1);
   if (b - a <= pw / 2) {
     for (let i = a; i < b; i++) {
-      const x = LABEL_W + Math.floor((ts[recs[i]] - t0) / dt);
+      const x = LABEL_W + Math.floor((T(recs[i]) - t0) / dt);
       ctx.fillStyle = colourOf ? colourOf(recs[i]) : "#222";
       ctx.fillRect(x, y, 1, h);
     }
@@ -557,7 +625,7 @@ function draw() {
       const la = tickLower(l.lostRecs, t0), lb = tickLower(l.lostRecs, t1 + 1);
       ctx.fillStyle = "#d00";
       for (let i = la; i < lb; i++) {
-        const k = l.lostRecs[i], x = LABEL_W + (ts[k] - t0) / dt;
+        const k = l.lostRecs[i], x = LABEL_W + (T(k) - t0) / dt;
         ctx.beginPath(); ctx.moveTo(x, r.y + 10); ctx.lineTo(x + 5, r.y); ctx.lineTo(x - 5, r.y); ctx.fill();
         if (lb - la < 40) { ctx.font = "10px sans-serif"; ctx.fillText(String(lostCount(k) || "?"), x + 6, r.y + 9); }
       }
@@ -620,8 +688,8 @@ function hit(px, py) {
   const near = recs => {
     const i = tickLower(recs, t - tol);
     let best = -1, bd = Infinity;
-    for (let j = i; j < recs.length && ts[recs[j]] <= t + tol; j++) {
-      const d = Math.abs(ts[recs[j]] - t);
+    for (let j = i; j < recs.length && T(recs[j]) <= t + tol; j++) {
+      const d = Math.abs(T(recs[j]) - t);
       if (d < bd) { bd = d; best = recs[j]; }
     }
     return best;
@@ -642,7 +710,7 @@ function hit(px, py) {
     return { rec: -1, thread: r.x.i, state: r.x.ivst[i], slice: [r.x.ivs[i], r.x.ive[i]] };
   return null;
 }
-function threadOf(k) { return rtask[k] >= 0 ? tasks[rtask[k]][0] : NONE; }
+function threadOf(k) { return rtask[k] ? tasks[rtask[k] - 1][0] : NONE; }
 function describe(h, into) {
   into.textContent = "";
   if (h.rec >= 0) into.append(el("div", { class: "line" }, line(h.rec)));
