@@ -67,6 +67,10 @@ static const char timeline_help[] =
 "                         lists too)\n"
 "    --events-dir DIR     raw ring-buffer pages: a tracefs events/ directory for\n"
 "                         the event names and fields\n"
+"    --threads N          the page: N threads make the report lines, each\n"
+"                         reading the inputs (regular files) again; the first\n"
+"                         also draws the lanes. Default: one per CPU (at most\n"
+"                         4) for inputs of 16 MiB or more, else 1\n"
 "    -q, --quiet          no progress on standard error\n"
 "    -h, --help           show this manual\n"
 "\n"
@@ -75,7 +79,7 @@ static const char timeline_help[] =
 "    ktrace timeline --cpu 0,1 -F 'sched_switch || irq_handler_entry' trace.dat -o t.html\n"
 "    ktrace timeline trace.dat -o window.svg --from 1234.5 --to 1234.6\n";
 
-enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_HELP };
+enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_THREADS, O_HELP };
 
 static const struct option options[] = {
 	{ "output",     required_argument, NULL, 'o' },
@@ -88,6 +92,7 @@ static const struct option options[] = {
 	{ "pid",        required_argument, NULL, O_PID },
 	{ "comm",       required_argument, NULL, O_COMM },
 	{ "events-dir", required_argument, NULL, O_EVENTS },
+	{ "threads",    required_argument, NULL, O_THREADS },
 	{ "quiet",      no_argument,       NULL, 'q' },
 	{ "help",       no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -298,6 +303,17 @@ static int run_timeline(int argc, char **argv)
 			break;
 		}
 		case O_TITLE: vo.title = optarg; break;
+		case O_THREADS: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (end == optarg || *end || !v || v > 8) {
+				status = cli_usage_error("timeline", "--threads takes 1 to 8");
+				goto done;
+			}
+			vo.threads = (unsigned)v;
+			break;
+		}
 		case 'F':
 			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
 				status = cli_usage_error("timeline", "out of memory");

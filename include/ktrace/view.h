@@ -239,6 +239,10 @@ struct ktrace_view_timeline_opts {
 	/* called every 65536 records (may be NULL): records so far */
 	void (*progress)(void *arg, uint64_t records);
 	void *progress_arg;
+	/* HTML: threads that make the report lines, each reading the inputs with a stream
+	 * of its own (0: as many as the CPUs, at most 8, for inputs of 16 MiB or more that
+	 * are regular files; 1: the caller's thread alone) */
+	unsigned threads;
 };
 
 /*

@@ -466,8 +466,12 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		char pre[512];
 		size_t k = fast_prefix(pre, sizeof(pre), head, (size_t)h, r, f->usecs);
 
-		if (k)
+		if (k) {
+			src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
+			src->line.label = (size_t)h;
+			src->line.prefix = k - (size_t)h;
 			return copy_out(buf, len, pre, k, t->text, n);
+		}
 	}
 	{
 		char comm[64];

@@ -679,6 +679,22 @@ int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
 	return s->cur->ops->format(s->cur, buf, len, false);
 }
 
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts)
+{
+	int ret;
+
+	memset(parts, 0, sizeof(*parts));
+	if (s->ra)
+		return -ENOTSUP;
+	if (!s->cur)
+		return -ENOENT;
+	s->cur->line.style = 0;
+	ret = s->cur->ops->format(s->cur, buf, len, false);
+	if (ret >= 0)
+		*parts = s->cur->line;
+	return ret;
+}
+
 int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
 {
 	if (s->ra)

@@ -2,8 +2,9 @@
 /*
  * The timeline page (timeline_writers.h): one HTML file with everything inside. In
  * document order: the styles, then the data as <script type="text/x-ktl"> blocks
- * written while the trace is read (memory stays bounded by one chunk), then the
- * skeleton dictionary and the metadata (JSON), then the page's script, which reads
+ * written while the trace is read (memory stays bounded by a chunk per thread; the line
+ * chunks in the order their threads finish them, the page finds them by id), then the
+ * skeleton dictionaries and the metadata (JSON), then the page's script, which reads
  * them all (lib/views/timeline/page.js).
  *
  * Column chunks ("e0", "e1"...): TL_ECHUNK records each, as the consecutive parts of
@@ -13,8 +14,8 @@
  *     time since the previous record (ns), CPU + 1 (0 unknown), event name index,
  *     task + 1 (0 none), arguments: switch: prev thread + 1, next thread + 1,
  *     1 when the previous thread was preempted; wakeup: woken thread + 1; lost: count.
- * Line chunks ("l0"...): TL_LCHUNK records each, deflate + base64 of per record its
- *   prefix style and its line's encoding (timeline_encode.h). The style says how the
+ * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
+ *   (timeline_lines.c), deflate + base64 of per record its prefix style and its line's encoding (timeline_encode.h). The style says how the
  *   page rebuilds the start of the line from the record's columns; the writer checks
  *   that the rebuilt prefix equals ktrace_stream_format's, and otherwise encodes the
  *   whole line (style 0):
@@ -23,7 +24,9 @@
  *     3: other formats: "%16s-%-5lld [%03d|---] %5llu.%06llu: %-20s "
  *   plus 4 * (label + 1) when the line starts with a label (labels in the metadata):
  *   the buffer or file name trace-cmd prints first for instances and several files.
- * Dictionary ("dict"): deflate + base64 of the skeletons (varint length, bytes each).
+ *   The chunk's data-d is the line thread whose skeleton dictionary it uses.
+ * Dictionaries ("dict0"... one per line thread): deflate + base64 of the skeletons
+ *   (varint length, bytes each).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -31,16 +34,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-#include "common/grow.h"
+#include "common/cpus.h"
 #include "common/json.h"
-#include "engine/line_prefix.h"
 #include "views/timeline_assets.h"
 #include "views/timeline_writers.h"
 
 /* zlib's fastest level: a third of level 6's time for 1.2x the size on big traces */
 #define DEFLATE_LEVEL 1
+/* a helper thread's stream with every event's formats is a few MiB */
+#define TL_AUTO_THREADS 4
 
 static void put(struct tl_html *h, const char *s)
 {
@@ -61,45 +65,66 @@ static void put_escaped(struct ktrace_out *out, const char *s)
 	}
 }
 
-static void *worker_main(void *arg);
+/* How many threads make the lines: o->threads, else one per usable CPU (at most
+ * TL_AUTO_THREADS) when every input is a regular file (read again by each) and they
+ * hold 16 MiB or more together. */
+static unsigned line_threads(const struct ktrace_view_timeline_opts *o)
+{
+	uint64_t bytes = 0;
+	long cpus;
+
+	for (size_t i = 0; i < o->npaths; i++) {
+		struct stat st;
+
+		if (!strcmp(o->paths[i], "-") || stat(o->paths[i], &st) || !S_ISREG(st.st_mode))
+			return 1;
+		bytes += (uint64_t)st.st_size;
+	}
+	if (o->threads)
+		return o->threads > TL_MAX_THREADS ? TL_MAX_THREADS : o->threads;
+	cpus = kt_usable_cpus();
+	if (cpus < 2 || bytes < (16u << 20))
+		return 1;
+	return cpus > TL_AUTO_THREADS ? TL_AUTO_THREADS : (unsigned)cpus;
+}
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
 	const char *title = o->title ? o->title : o->paths[0];
+	unsigned want = line_threads(o);
 
 	memset(h, 0, sizeof(*h));
 	h->out = out;
 	h->o = o;
 	h->m = m;
-	tl_dict_init(&h->dict);
 	h->ninputs = ktrace_stream_source_count(s);
-	h->style = calloc(h->ninputs ? h->ninputs : 1, 1);
-	h->line_cap = 4096;
-	h->line = malloc(h->line_cap);
-	if (!h->style || !h->line)
+	if (pthread_mutex_init(&h->mu, NULL))
 		return -ENOMEM;
-	/* one worker thread encodes, compresses and writes the chunks while the stream is
-	 * read; without it (one CPU, no thread) the same is done in place */
-	h->nfree = 0;
-	for (size_t i = 0; i < TL_JOBS; i++)
-		h->freejobs[h->nfree++] = &h->jobs[i];
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && !pthread_mutex_init(&h->mu, NULL)) {
-		if (pthread_cond_init(&h->cv, NULL)) {
-			pthread_mutex_destroy(&h->mu);
-		} else if (pthread_create(&h->worker, NULL, worker_main, h)) {
-			pthread_cond_destroy(&h->cv);
-			pthread_mutex_destroy(&h->mu);
-		} else {
-			h->threaded = true;
-		}
-	}
+	kt_turns_init(&h->claims, NULL, NULL);
+	h->nthr = 1;
+	if (tl_lines_init(&h->lines[0], h, 0))
+		return -ENOMEM;
 	put(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ktrace timeline: ");
 	put_escaped(out, title);
 	put(h, "</title>\n<style>\n");
 	put(h, tl_asset_page_css);
 	put(h, "</style></head>\n<body>\n<div id=\"ktl\">Loading the timeline&hellip; "
 	       "(it needs JavaScript)</div>\n");
+	/* the other line threads, each with a dictionary of its own; one that cannot start
+	 * takes no chunk (the first thread gets to them) */
+	for (unsigned i = 1; i < want; i++) {
+		struct tl_lines *l = &h->lines[h->nthr];
+
+		if (tl_lines_init(l, h, h->nthr)) {
+			tl_lines_free(l);
+			break;
+		}
+		l->tid = h->nthr;
+		h->nthr++;
+	}
+	for (unsigned i = 1; i < h->nthr; i++)
+		h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread, &h->lines[i]);
 	return 0;
 }
 
@@ -112,20 +137,13 @@ static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 		return -ENOMEM;
 	snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu32 "\" data-n=\"%zu\">",
 		 id, k, n);
+	pthread_mutex_lock(&h->mu);
 	put(h, head);
 	if (h->b64.n)
 		kt_out_write(h->out, h->b64.p, h->b64.n);
 	put(h, "</script>\n");
+	pthread_mutex_unlock(&h->mu);
 	return 0;
-}
-
-/* A block of its own (line chunks, the dictionary): one whole deflate stream. */
-static int put_block(struct tl_html *h, const char *id, uint32_t k, const uint8_t *p, size_t n)
-{
-	h->packed.n = 0;
-	if (tl_deflate(&h->zip, p, n, &h->packed, DEFLATE_LEVEL))
-		return -ENOMEM;
-	return put_encoded(h, id, k, n);
 }
 
 /* The column chunks are the parts of one deflate stream (the page inflates them in one
@@ -138,225 +156,25 @@ static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, siz
 	return put_encoded(h, "e", k, n);
 }
 
-/* ---- the worker: line encoding, deflate, base64 and writing, in submission order ---- */
-
-/* A raw line chunk (per record: style varint, length varint, the bytes after the
- * prefix) becomes the line chunk of the page (timeline_encode.h). */
-static int encode_lines(struct tl_html *h, const struct tl_buf *raw, struct tl_buf *enc)
-{
-	const uint8_t *p = raw->p, *end = raw->p + raw->n;
-
-	enc->n = 0;
-	while (p < end) {
-		uint64_t st = 0, len = 0;
-		int sh = 0;
-
-		for (sh = 0; *p & 0x80; sh += 7)
-			st |= (uint64_t)(*p++ & 0x7f) << sh;
-		st |= (uint64_t)*p++ << sh;
-		for (sh = 0; *p & 0x80; sh += 7)
-			len |= (uint64_t)(*p++ & 0x7f) << sh;
-		len |= (uint64_t)*p++ << sh;
-		if (tl_buf_varint(enc, st) || tl_encode_line(&h->dict, (const char *)p, (size_t)len, enc))
-			return -ENOMEM;
-		p += len;
-	}
-	return 0;
-}
-
-static int run_job(struct tl_html *h, struct tl_job *j)
-{
-	if (j->kind == 'l') {
-		if (encode_lines(h, &j->data, &h->enc))
-			return -ENOMEM;
-		return put_block(h, "l", j->index, h->enc.p, h->enc.n);
-	}
-	return put_column_block(h, j->index, j->data.p, j->data.n, j->kind == 'f');
-}
-
-static void *worker_main(void *arg)
-{
-	struct tl_html *h = arg;
-
-	pthread_mutex_lock(&h->mu);
-	for (;;) {
-		struct tl_job *j;
-		int ret;
-
-		while (!h->nqueued && !h->stop)
-			pthread_cond_wait(&h->cv, &h->mu);
-		if (!h->nqueued)
-			break;
-		j = h->queue[h->qhead];
-		h->qhead = (h->qhead + 1) % TL_JOBS;
-		h->nqueued--;
-		pthread_mutex_unlock(&h->mu);
-		ret = h->error ? 0 : run_job(h, j);
-		pthread_mutex_lock(&h->mu);
-		if (ret && !h->error)
-			h->error = ret;
-		j->data.n = 0;
-		h->freejobs[h->nfree++] = j;
-		pthread_cond_broadcast(&h->cv);
-	}
-	pthread_mutex_unlock(&h->mu);
-	return NULL;
-}
-
-/* A job to fill (waits while the worker has them all). */
-static struct tl_job *get_job(struct tl_html *h)
-{
-	struct tl_job *j;
-
-	if (!h->threaded)
-		return &h->jobs[0];
-	pthread_mutex_lock(&h->mu);
-	while (!h->nfree)
-		pthread_cond_wait(&h->cv, &h->mu);
-	j = h->freejobs[--h->nfree];
-	pthread_mutex_unlock(&h->mu);
-	return j;
-}
-
-static int submit(struct tl_html *h, struct tl_job *j)
-{
-	int ret;
-
-	if (!h->threaded) {
-		ret = run_job(h, j);
-		j->data.n = 0;
-		return ret;
-	}
-	pthread_mutex_lock(&h->mu);
-	h->queue[(h->qhead + h->nqueued) % TL_JOBS] = j;
-	h->nqueued++;
-	ret = h->error;
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	return ret;
-}
-
-static void stop_worker(struct tl_html *h)
-{
-	if (!h->threaded)
-		return;
-	pthread_mutex_lock(&h->mu);
-	h->stop = true;
-	pthread_cond_broadcast(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-	pthread_join(h->worker, NULL);
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-	h->threaded = false;
-}
-
 static int flush_columns(struct tl_html *h)
 {
-	struct tl_job *j;
+	struct tl_buf *c = &h->chunk;
 	int ret;
 
 	if (!h->ecount)
 		return 0;
-	j = get_job(h);
-	j->kind = 'e';
-	j->index = h->nechunks++;
-	ret = tl_buf_varint(&j->data, h->ecount);
+	c->n = 0;
+	ret = tl_buf_varint(c, h->ecount);
 	for (int i = 0; i < 5 && !ret; i++)
-		ret = tl_buf_varint(&j->data, h->col[i].n);
+		ret = tl_buf_varint(c, h->col[i].n);
 	for (int i = 0; i < 5 && !ret; i++)
-		ret = tl_buf_put(&j->data, h->col[i].p, h->col[i].n);
+		ret = tl_buf_put(c, h->col[i].p, h->col[i].n);
 	for (int i = 0; i < 5; i++)
 		h->col[i].n = 0;
 	h->ecount = 0;
-	if (ret) {
-		j->data.n = 0;
-		if (h->threaded) {   /* give it back */
-			pthread_mutex_lock(&h->mu);
-			h->freejobs[h->nfree++] = j;
-			pthread_mutex_unlock(&h->mu);
-		}
+	if (ret)
 		return -ENOMEM;
-	}
-	return submit(h, j);
-}
-
-static int flush_lines(struct tl_html *h)
-{
-	struct tl_job *j = h->cur_lines;
-
-	if (!h->lcount)
-		return 0;
-	j->kind = 'l';
-	j->index = h->nlchunks++;
-	h->lcount = 0;
-	h->cur_lines = NULL;
-	return submit(h, j);
-}
-
-/* The index of a line label (a buffer or file name column that trace-cmd puts in front
- * of the lines of traces with instances or of several files), added when new; -1 when
- * there are too many. */
-static int label_id(struct tl_html *h, const char *p, size_t n)
-{
-	for (size_t i = 0; i < h->nlabels; i++)
-		if (strlen(h->labels[i]) == n && !memcmp(h->labels[i], p, n))
-			return (int)i;
-	if (h->nlabels == TL_MAX_LABELS)
-		return -1;
-	h->labels[h->nlabels] = strndup(p, n);
-	if (!h->labels[h->nlabels])
-		return -1;
-	return (int)h->nlabels++;
-}
-
-/* The style whose prefix starts line (0: none) and the prefix's length: the style, plus
- * 4 * (label + 1) when a label comes before it. */
-static int find_style(struct tl_html *h, const struct ktrace_stream_record *r,
-		      const struct tl_rec *tr, uint64_t ts, const char *line, size_t n, size_t *plen)
-{
-	const struct tl_model *m = h->m;
-	const char *comm, *name;
-	char buf[512];
-	int64_t tid;
-	int cpu = r->cpu >= 0 && (size_t)r->cpu < m->ncpus ? r->cpu : -1;
-	uint8_t *pref = r->source < h->ninputs ? &h->style[r->source] : NULL;
-	static const int order[] = { 1, 2, 3 };
-
-	if (tr->cls == TL_LOST || tr->task == TL_NO_THREAD)
-		return 0;
-	comm = tl_task_comm(m, tr->task);
-	tid = m->threads[tr->thread].tid;
-	name = m->names[tr->name];
-	if (strlen(comm) + strlen(name) > 200)
-		return 0;
-	for (int i = -1; i < 3; i++) {
-		int st = i < 0 ? (pref ? *pref : 0) : order[i];
-		size_t k;
-		const char *at;
-
-		if (!st || (i >= 0 && pref && st == *pref))
-			continue;
-		k = kt_line_prefix(buf, st, comm, tid, cpu, ts, name);
-		if (k <= n && !memcmp(buf, line, k)) {
-			if (pref)
-				*pref = (uint8_t)st;
-			*plen = k;
-			return st;
-		}
-		/* a label first: the prefix further on (labels are short) */
-		at = n > k ? memmem(line, n < 256 + k ? n : 256 + k, buf, k) : NULL;
-		if (at) {
-			int id = label_id(h, line, (size_t)(at - line));
-
-			if (id < 0)
-				return 0;
-			if (pref)
-				*pref = (uint8_t)st;
-			*plen = (size_t)(at - line) + k;
-			return st + 4 * (id + 1);
-		}
-	}
-	return 0;
+	return put_column_block(h, h->nechunks++, c->p, c->n, false);
 }
 
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
@@ -364,8 +182,8 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 {
 	const struct tl_model *m = h->m;
 	uint64_t ts = m->last_ts;
-	size_t plen = 0, n;
-	int len, st, ret = 0;
+	bool own;
+	int ret = 0;
 
 	if (!h->started) {
 		h->prev_ts = m->first_ts;
@@ -393,32 +211,29 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 		return -ENOMEM;
 	if (++h->ecount == TL_ECHUNK && (ret = flush_columns(h)))
 		return ret;
+	/* the report line, when its chunk is this thread's */
+	return tl_lines_record(&h->lines[0], 0, s, r, m->nrecs - 1, &own);
+}
 
-	/* the report line */
-	for (;;) {
-		len = ktrace_stream_format(s, h->line, h->line_cap);
-		if (len < 0) {
-			len = 0;
-			h->line[0] = 0;
-		}
-		if ((size_t)len < h->line_cap)
-			break;
-		if (kt_grow((void **)&h->line, &h->line_cap, (size_t)len + 1, 1))
-			return -ENOMEM;
+/* Waits for the other line threads; their first failure (a stream error is the first
+ * thread's own to report: it meets the same damage). */
+static int join_lines(struct tl_html *h, bool failed)
+{
+	int ret = 0;
+
+	if (failed)
+		atomic_store(&h->stop, true);
+	for (unsigned i = 1; i < h->nthr; i++) {
+		struct tl_lines *l = &h->lines[i];
+
+		if (!l->running)
+			continue;
+		pthread_join(l->th, NULL);
+		l->running = false;
+		if (l->ret && !ret)
+			ret = l->ret;
 	}
-	n = (size_t)len;
-	st = find_style(h, r, tr, ts, h->line, n, &plen);
-	if (!st)
-		h->literal_lines++;
-	if (!h->cur_lines)
-		h->cur_lines = get_job(h);
-	if (tl_buf_varint(&h->cur_lines->data, (uint64_t)st) ||
-	    tl_buf_varint(&h->cur_lines->data, n - plen) ||
-	    tl_buf_put(&h->cur_lines->data, h->line + plen, n - plen))
-		return -ENOMEM;
-	if (++h->lcount == TL_LCHUNK && (ret = flush_lines(h)))
-		return ret;
-	return 0;
+	return ret;
 }
 
 /* ---- the metadata ---- */
@@ -454,7 +269,8 @@ static const char *format_name(enum ktrace_format f)
 	return ktrace_detect_format_name(f);
 }
 
-static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg)
+static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
+		       uint64_t literal)
 {
 	struct ktrace_out *o = h->out;
 	const struct tl_model *m = h->m;
@@ -488,7 +304,8 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 		      ",\"echunk\":%d,\"echunks\":%" PRIu32 ",\"lchunk\":%d,\"lchunks\":%" PRIu32
 		      ",\"top\":%u,\"lost\":%" PRIu64 ",\"literal_lines\":%" PRIu64,
 		      first, m->any ? m->last_ts - first : 0, m->nrecs, TL_ECHUNK, h->nechunks,
-		      TL_LCHUNK, h->nlchunks, vo->top_threads, m->lost_total, h->literal_lines);
+		      TL_LCHUNK, (uint32_t)((m->nrecs + TL_LCHUNK - 1) / TL_LCHUNK), vo->top_threads,
+		      m->lost_total, literal);
 	if (vo->has_from)
 		kt_out_printf(o, ",\"from\":%" PRIu64, vo->from > first ? vo->from - first : 0);
 	if (vo->has_to)
@@ -541,25 +358,33 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg)
 {
 	int ret = flush_columns(h);
+	uint64_t literal = 0;
 
 	if (!ret)
-		ret = flush_lines(h);
-	if (!ret) {
-		/* the end of the column stream, as a last (empty) chunk */
-		struct tl_job *j = get_job(h);
+		ret = tl_lines_finish(&h->lines[0]);
+	if (!ret)   /* the end of the column stream, as a last (empty) chunk */
+		ret = put_column_block(h, h->nechunks++, NULL, 0, true);
+	{
+		int jret = join_lines(h, ret != 0);
 
-		j->kind = 'f';
-		j->index = h->nechunks++;
-		ret = submit(h, j);
+		if (!ret)
+			ret = jret;
 	}
-	stop_worker(h);
-	if (!ret)
-		ret = h->error;
 	if (ret)
 		return ret;
-	if (put_block(h, "dict", 0, h->dict.data.p, h->dict.data.n))
-		return -ENOMEM;
-	write_meta(h, s, dmg);
+	/* every record's line made once: the threads read the same records */
+	if (h->lines_written != h->m->nrecs)
+		return -EIO;
+	for (unsigned i = 0; i < h->nthr; i++) {
+		struct tl_lines *l = &h->lines[i];
+
+		literal += l->literal;
+		h->packed.n = 0;
+		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, DEFLATE_LEVEL) ||
+		    put_encoded(h, "dict", i, l->dict.data.n))
+			return -ENOMEM;
+	}
+	write_meta(h, s, dmg, literal);
 	put(h, "<script>\n");
 	put(h, tl_asset_page_js);
 	put(h, "</script>\n</body></html>\n");
@@ -568,20 +393,19 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 
 void tl_html_free(struct tl_html *h)
 {
-	stop_worker(h);
-	for (size_t i = 0; i < TL_JOBS; i++)
-		tl_buf_free(&h->jobs[i].data);
-	tl_buf_free(&h->enc);
-	tl_zip_free(&h->zip);
+	if (!h->out)
+		return;
+	join_lines(h, true);
+	for (unsigned i = 0; i < h->nthr; i++)
+		tl_lines_free(&h->lines[i]);
 	tl_zip_free(&h->ezip);
-	tl_dict_free(&h->dict);
 	for (int i = 0; i < 5; i++)
 		tl_buf_free(&h->col[i]);
 	tl_buf_free(&h->packed);
 	tl_buf_free(&h->b64);
-	free(h->line);
-	free(h->style);
+	tl_buf_free(&h->chunk);
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
+	pthread_mutex_destroy(&h->mu);
 	memset(h, 0, sizeof(*h));
 }

@@ -8,8 +8,6 @@
 #include "common/grow.h"
 #include "views/timeline_model.h"
 
-#define TL_MAX_CPUS 4096
-
 /* Darwin debugids (class 1 MACH, subclass 0x40 DBG_MACH_SCHED; code << 2; func bits
  * masked off). */
 #define DW_MACH_SCHED          0x01400000u

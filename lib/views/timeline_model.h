@@ -33,6 +33,7 @@ enum tl_class { TL_OTHER = 0, TL_SWITCH = 1, TL_WAKEUP = 2, TL_LOST = 3 };
 enum tl_state { TL_UNKNOWN = 0, TL_RUNNING = 1, TL_RUNNABLE = 2, TL_BLOCKED = 3 };
 
 #define TL_NO_THREAD UINT32_MAX
+#define TL_MAX_CPUS 4096               /* CPUs 0 to 4095 have lanes */
 #define TL_COMM_MAX 32
 
 struct tl_thread {

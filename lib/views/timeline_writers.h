@@ -15,6 +15,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "engine/turns.h"
 #include "views/timeline_encode.h"
 #include "views/timeline_model.h"
 
@@ -30,49 +31,57 @@ struct tl_damage {
 #define TL_ECHUNK 65536                /* records per column chunk */
 #define TL_LCHUNK 4096                 /* records per line chunk */
 #define TL_MAX_LABELS 256
-#define TL_JOBS 6                      /* chunks in flight to the worker */
+#define TL_MAX_THREADS 8
 
-/* A chunk for the worker: 'e' columns (encoded), 'f' the end of the columns, or 'l' raw
- * lines to encode. */
-struct tl_job {
-	int kind;
-	uint32_t index;
-	struct tl_buf data;
+struct tl_html;
+
+/* One thread's part of the report lines (timeline_lines.c): the line chunks it makes,
+ * encoded with a skeleton dictionary of its own ("dict<dict_id>" in the page). */
+struct tl_lines {
+	struct tl_html *h;
+	unsigned tid, dict_id;
+	struct tl_dict dict;
+	uint8_t *style;                /* per input: the prefix style that fitted last */
+	char *line;
+	size_t line_cap;
+	struct tl_buf enc, packed, b64;
+	struct tl_zip zip;
+	uint64_t block;                /* the chunk being made, UINT64_MAX none */
+	size_t count;                  /* its lines so far */
+	bool own;                      /* the current chunk is this thread's */
+	uint64_t last_ts;              /* the records' times made monotonic */
+	uint64_t literal;              /* lines whose prefix did not fit a style */
+	int label_ids[TL_MAX_LABELS];  /* the labels this thread has met: page index, length */
+	size_t label_len[TL_MAX_LABELS], nlabels;
+	/* a thread of its own (not the first): */
+	pthread_t th;
+	bool running, started;
+	int ret;
+	struct ktrace_error err;
 };
 
 struct tl_html {
 	struct ktrace_out *out;
 	const struct ktrace_view_timeline_opts *o;
 	struct tl_model *m;
-	struct tl_dict dict;
+	size_t ninputs;
 	struct tl_buf col[5];          /* ts delta, cpu + 1, name, task + 1, arguments */
 	size_t ecount;                 /* records in the current column chunk */
 	uint32_t nechunks;
 	uint64_t prev_ts;
 	bool started;
-	struct tl_job *cur_lines;      /* the line chunk being filled (raw lines) */
-	size_t lcount;
-	uint32_t nlchunks;
-	struct tl_buf packed, b64;
-	char *line;
-	size_t line_cap;
-	uint8_t *style;                /* per input: the prefix style that fitted last */
-	size_t ninputs;
-	uint64_t literal_lines;        /* lines whose prefix did not fit a style */
-	char *labels[TL_MAX_LABELS];   /* the line labels seen (buffer, file names) */
-	size_t nlabels;
-	/* the worker thread (dict, packed, b64, enc and the output are its own while it
-	 * runs); jobs go through queue in order and come back to freejobs */
-	struct tl_job jobs[TL_JOBS];
-	struct tl_job *queue[TL_JOBS], *freejobs[TL_JOBS];
-	size_t qhead, nqueued, nfree;
-	pthread_t worker;
+	struct tl_buf packed, b64, chunk;
+	struct tl_zip ezip;            /* the column stream */
+	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
+	struct tl_lines lines[TL_MAX_THREADS];
+	unsigned nthr;
+	struct kt_turns claims;        /* which thread makes which line chunk */
+	_Atomic bool stop;             /* the first thread failed: the others stop */
+	/* under mu: the output, the labels, the lines written */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool threaded, stop;
-	int error;                     /* the worker's first error */
-	struct tl_buf enc;
-	struct tl_zip zip, ezip;       /* blocks of their own; the column stream */
+	char *labels[TL_MAX_LABELS];
+	size_t nlabels;
+	uint64_t lines_written;
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
@@ -81,6 +90,17 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 		const struct tl_rec *tr);
 int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg);
 void tl_html_free(struct tl_html *h);
+
+int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id);
+void tl_lines_free(struct tl_lines *l);
+/* Record k of the stream (the current one of s): its line made when its chunk is this
+ * thread's (*own). 0 or -ENOMEM. */
+int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,
+		    const struct ktrace_stream_record *r, uint64_t k, bool *own);
+/* The last chunk out. */
+int tl_lines_finish(struct tl_lines *l);
+/* pthread start routine of the other line threads (arg: their struct tl_lines). */
+void *tl_lines_thread(void *arg);
 
 /* ---- SVG ---- */
 

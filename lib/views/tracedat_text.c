@@ -38,7 +38,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <regex.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +51,7 @@
 #include "engine/turns.h"
 #include "tracedat/tracedat_skip.h"
 #include "event/event_share.h"
+#include "common/cpus.h"
 #include "common/grow.h"
 
 #include "common/outbuf.h"
@@ -1249,17 +1249,6 @@ static int run_walker(struct report *r)
 #define THREADS_BUDGET ((size_t)24 << 20)
 #define THREAD_BYTES ((size_t)2 << 20)     /* a thread's caches, chunk and queue */
 
-/* The CPUs this process may run on (its affinity mask, which taskset and cgroups
- * narrow), not all the machine's. */
-static long usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		return CPU_COUNT(&set);
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 /* How many threads read the records (this one included). */
 static unsigned pick_threads(const struct report *r)
 {
@@ -1279,7 +1268,7 @@ static unsigned pick_threads(const struct report *r)
 		registry += ktrace_event_memory(r->set.files[i].evs) -
 			    ftev_shared_bytes(r->set.files[i].evs);
 	}
-	cpus = usable_cpus();
+	cpus = kt_usable_cpus();
 	/* a small trace is done before another registry would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
 		return 1;

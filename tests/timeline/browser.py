@@ -226,6 +226,14 @@ def check_page(b, a):
         ok(sum(c['lost'] for c in cp) > 0 and page.eval('ktl.meta.lost') > 0,
            '%s: lost events are marked (%d marks, %d events)' % (
                a.name, sum(c['lost'] for c in cp), page.eval('ktl.meta.lost')))
+        # the count a mark shows is its report line's
+        bad = []
+        for c in cp:
+            for k in page.eval('ktl.lostMarks(%d, 20)' % c['cpu']):
+                m = re.search(r'\[(\d+) EVENTS DROPPED\]', page.eval('ktl.line(%d)' % k))
+                if page.eval('ktl.lostCount(%d)' % k) != (int(m.group(1)) if m else 0):
+                    bad.append(k)
+        ok(not bad, '%s: the count of each lost mark is its line\'s' % a.name, bad)
     if a.threads_only:
         th = page.eval('ktl.threads()')
         ok(len(th) > 0 and page.eval('ktl.shownThreads()') > 0 and not page.eval('ktl.cpus()').__len__(),

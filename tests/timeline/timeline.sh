@@ -36,6 +36,14 @@ for t in boot instance dropped; do
 done
 "$KTRACE" timeline -q "$DEMO" -o "$TMP/demo.html"
 "$KTRACE" report "$DEMO" >"$TMP/demo.txt"
+# a trace big enough for the line threads to make chunks: every event of a VM, its
+# pages repeated to 4 MB (98 k records; bench/read/mkbig.py)
+zstd -q -d -o "$TMP/all.dat" "$D/report/allevents.v6.dat.zst"
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big.dat" 4
+"$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/big.html"
+"$KTRACE" report "$TMP/big.dat" >"$TMP/big.txt"
+check "three line threads: the chunks made by more than one" \
+	sh -c "test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/big.html' | sort -u | wc -l) -ge 2"
 # two files hours apart: record times far from those of the records before them
 "$KTRACE" timeline -q "$TMP/boot.dat" "$DEMO" -o "$TMP/two.html"
 "$KTRACE" report "$TMP/boot.dat" "$DEMO" >"$TMP/two.txt"
@@ -152,6 +160,7 @@ python3 "$T/browser.py" \
 	"boot,$TMP/boot.html,report=$TMP/boot.txt,pictures" \
 	"instance,$TMP/instance.html,report=$TMP/instance.txt" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
+	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
 	${DW:+$( [ -f "$TMP/darwin.html" ] && echo "darwin,$TMP/darwin.html,pictures")} \

@@ -240,6 +240,8 @@ function addSlice(l, k, t, next) {
   if (n === l.rec.length) { l.rec = grow(l.rec, n + 1); l.start = grow(l.start, n + 1); l.thread = grow(l.thread, n + 1); }
   l.rec[n] = k; l.start[n] = t; l.thread[n] = next; l.nrec = n + 1;
 }
+// the count of each lost-events record (its arguments column), by record
+const lostN = new Map();
 function addLost(l, k) {
   if (l.nlost === l.lostRecs.length) l.lostRecs = grow(l.lostRecs, l.nlost + 1);
   l.lostRecs[l.nlost++] = k;
@@ -286,7 +288,8 @@ function decodeChunk(u, p, k, t) {
       continue;
     }
     if (cls === LOST) {
-      b = u[p4++]; if (b >= 128) while (u[p4++] >= 128);
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      lostN.set(k, v);
       if (li >= 0) addLost(cpuLanes[li], k);
       continue;
     }
@@ -370,14 +373,17 @@ function hue(tid) { return ((Math.imul(tid >>> 0, 0x9E3779B1 | 0) >>> 0) >>> 8) 
 function colour(th, light) { return "hsl(" + hue(thr[th].tid) + ",65%," + (light ? 85 : 55) + "%)"; }
 
 // ---- report lines ----
-let DICT = null;
+const DICTS = new Map();
 const lineCache = new Map();
 const enc = new TextEncoder(), dec = new TextDecoder("utf-8");
-function dict() {
-  if (DICT) return DICT;
-  const u = block("dict0"), r = reader(u, 0), d = [];
+// the skeleton dictionary of the line thread that made a chunk (its data-d)
+function dict(id) {
+  let d = DICTS.get(id);
+  if (d) return d;
+  const u = block("dict" + id), r = reader(u, 0);
+  d = [];
   while (r.p < u.length) { const n = r.v(); d.push(u.subarray(r.p, r.p + n)); r.p += n; }
-  DICT = d;
+  DICTS.set(id, d);
   return d;
 }
 const BASE = BigInt(meta.base);
@@ -411,7 +417,8 @@ function prefix(st, k) {
   return parts;
 }
 function decodeLines(c) {
-  const u = block("l" + c), r = reader(u, 0), d = dict(), lines = [];
+  const el = document.getElementById("l" + c);
+  const u = block("l" + c), r = reader(u, 0), d = dict(el ? Number(el.dataset.d) || 0 : 0), lines = [];
   const first = c * meta.lchunk;
   for (let k = first; r.p < u.length; k++) {
     const sl = r.v(), id = r.v(), st = sl & 3, lab = sl >> 2;
@@ -654,14 +661,7 @@ function draw() {
   }
   winEl.textContent = fmtTs(t0) + " – " + fmtTs(t1) + " (" + fmtDur(t1 - t0) + ")";
 }
-const lostN = new Map();
-function lostCount(k) {
-  if (lostN.has(k)) return lostN.get(k);
-  const m = /\[(\d+) EVENTS DROPPED\]/.exec(line(k));
-  const n = m ? Number(m[1]) : 0;
-  lostN.set(k, n);
-  return n;
-}
+function lostCount(k) { return lostN.get(k) || 0; }
 
 function setView(a, b) {
   const minw = 100;
@@ -803,6 +803,8 @@ window.ktl = {
   shownThreads: () => rows.filter(q => q.kind === "thread").length,
   hue,
   line,
+  lostMarks: (cpu, n) => Array.from(laneOf.get(cpu).lostRecs.subarray(0, n)),
+  lostCount,
   lines: (a, b) => { const r = []; for (let k = a; k < Math.min(b, N); k++) r.push(line(k)); return r; },
   ready: true,
 };
