@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "common/grow.h"
@@ -53,34 +54,20 @@ void tl_buf_free(struct tl_buf *b)
 
 int tl_deflate(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out, int level)
 {
-	z_stream *z;
-	uLong bound;
-	int ret;
+	size_t bound, got;
 
-	if (!zp->z) {
-		zp->z = calloc(1, sizeof(z_stream));
-		if (!zp->z)
+	if (!zp->ld) {
+		zp->ld = libdeflate_alloc_compressor(level);
+		if (!zp->ld)
 			return -ENOMEM;
-		if (deflateInit2((z_stream *)zp->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-			free(zp->z);
-			zp->z = NULL;
-			return -ENOMEM;
-		}
-	} else if (deflateReset((z_stream *)zp->z) != Z_OK) {
-		return -EIO;
 	}
-	z = zp->z;
-	bound = deflateBound(z, (uLong)n);
+	bound = libdeflate_deflate_compress_bound(zp->ld, n);
 	if (kt_grow((void **)&out->p, &out->cap, out->n + bound, 1))
 		return -ENOMEM;
-	z->next_in = (Bytef *)(uintptr_t)in;
-	z->avail_in = (uInt)n;
-	z->next_out = out->p + out->n;
-	z->avail_out = (uInt)bound;
-	ret = deflate(z, Z_FINISH);
-	if (ret != Z_STREAM_END)
+	got = libdeflate_deflate_compress(zp->ld, in, n, out->p + out->n, bound);
+	if (!got)
 		return -EIO;
-	out->n += z->total_out;
+	out->n += got;
 	return 0;
 }
 
@@ -120,6 +107,10 @@ int tl_deflate_part(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_bu
 
 void tl_zip_free(struct tl_zip *zp)
 {
+	if (zp->ld) {
+		libdeflate_free_compressor(zp->ld);
+		zp->ld = NULL;
+	}
 	if (zp->z) {
 		deflateEnd((z_stream *)zp->z);
 		free(zp->z);
@@ -175,33 +166,6 @@ void tl_dict_free(struct tl_dict *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Character classes of the splitter. */
-enum { C_PLAIN = 0, C_DIGIT = 1, C_HEXLETTER = 2, C_ESCAPE = 3 };
-static const uint8_t char_class[256] = {
-	[1] = C_ESCAPE, [2] = C_ESCAPE, [3] = C_ESCAPE,
-	['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT, ['4'] = C_DIGIT,
-	['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT, ['8'] = C_DIGIT, ['9'] = C_DIGIT,
-	['a'] = C_HEXLETTER, ['b'] = C_HEXLETTER, ['c'] = C_HEXLETTER, ['d'] = C_HEXLETTER,
-	['e'] = C_HEXLETTER, ['f'] = C_HEXLETTER,
-};
-
-static inline bool is_hex(char c)
-{
-	uint8_t k = char_class[(uint8_t)c];
-
-	return k == C_DIGIT || k == C_HEXLETTER;
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static inline bool is_word(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 {
 	while (v >= 0x80) {
@@ -212,23 +176,50 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
-static uint8_t *hex_hole(uint8_t *h, const char *p, size_t n)
-{
-	uint64_t v = 0;
+/* What the splitter needs to know of a byte: a decimal digit, a hex letter (a-f), a
+ * word byte (letters, digits, '_'), a byte the skeleton escapes (1 to 3). */
+enum { F_DIGIT = 1, F_HEXL = 2, F_WORD = 4, F_ESC = 8 };
+static const uint8_t byte_flags[256] = {
+	0, 8, 8, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 0, 0, 0, 0, 0, 0,
+	0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 4,
+	0, 6, 6, 6, 6, 6, 6, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
-	for (size_t i = 0; i < n; i++)
-		v = v << 4 | (uint64_t)(is_digit(p[i]) ? p[i] - '0' : p[i] - 'a' + 10);
+/* A hex number of n (1 to 16) digits, value v, as a hole. */
+static uint8_t *hex_hole_value(uint8_t *h, uint64_t v, size_t n)
+{
 	h = put_varint(h, n);
 	h = put_varint(h, v >> 32);
 	return put_varint(h, v & 0xffffffffu);
 }
 
-/* Splits line into d->scratch (skeleton) and d->holes. Both are sized first for the
- * worst case (every byte escaped; 11 bytes of hole per byte), then written directly. */
-static int split(struct tl_dict *d, const char *s, size_t len)
+static inline unsigned hex_digit(uint8_t c)
 {
+	return byte_flags[c] & F_DIGIT ? c - '0' : c - 'a' + 10;
+}
+
+/* Splits line into d->scratch (skeleton) and d->holes (timeline_encode.h's rules). Both
+ * are sized first for the worst case (every byte escaped; 11 bytes of hole per byte),
+ * then written directly. word: the byte before i is a word byte. */
+static int split(struct tl_dict *d, const char *line, size_t len)
+{
+	const uint8_t *s = (const uint8_t *)line;
 	uint8_t *k, *h;
 	size_t i = 0;
+	bool word = false;
 
 	if (len > SIZE_MAX / 16 ||
 	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1) ||
@@ -237,67 +228,78 @@ static int split(struct tl_dict *d, const char *s, size_t len)
 	k = d->scratch.p;
 	h = d->holes.p;
 	while (i < len) {
-		char c = s[i];
-		uint8_t cls = char_class[(uint8_t)c];
+		uint8_t c = s[i], f = byte_flags[c];
 
-		if (cls == C_PLAIN) {
-			*k++ = (uint8_t)c;
+		/* most bytes: plain text, or a hex letter inside a word */
+		if (!(f & (F_DIGIT | F_ESC)) && (!(f & F_HEXL) || word)) {
+			*k++ = c;
+			word = f & F_WORD;
 			i++;
 			continue;
 		}
-		if (cls == C_ESCAPE) {
+		if (f & F_ESC) {
 			*k++ = 3;
-			*k++ = (uint8_t)c;
+			*k++ = c;
+			word = false;
 			i++;
 			continue;
 		}
-		if (c == '0' && i + 2 < len && s[i + 1] == 'x' && is_hex(s[i + 2])) {
+		if (c == '0' && i + 2 < len && s[i + 1] == 'x' && byte_flags[s[i + 2]] & (F_DIGIT | F_HEXL)) {
 			size_t j = i + 2;
+			uint64_t v = 0;
 
-			while (j < len && is_hex(s[j]) && j - (i + 2) < 16)
-				j++;
+			while (j < len && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - (i + 2) < 16)
+				v = v << 4 | hex_digit(s[j++]);
 			*k++ = '0';
 			*k++ = 'x';
 			*k++ = 2;
-			h = hex_hole(h, s + i + 2, j - i - 2);
+			h = hex_hole_value(h, v, j - i - 2);
 			i = j;
+			word = true;
 			continue;
 		}
-		if (i == 0 || !is_word(s[i - 1])) {
+		if (!word) {
+			/* a hex number standing alone: 8 to 16 digits, a decimal one among them */
 			size_t j = i;
-			bool digit = false;
+			uint8_t all = 0;
+			uint64_t v = 0;
 
-			while (j < len && is_hex(s[j]) && j - i <= 16) {
-				digit |= is_digit(s[j]);
+			while (j < len && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - i <= 16) {
+				all |= byte_flags[s[j]];
+				v = v << 4 | hex_digit(s[j]);
 				j++;
 			}
-			if (j - i >= 8 && j - i <= 16 && digit && (j == len || !is_word(s[j]))) {
+			if (j - i >= 8 && j - i <= 16 && (all & F_DIGIT) &&
+			    (j == len || !(byte_flags[s[j]] & F_WORD))) {
 				*k++ = 2;
-				h = hex_hole(h, s + i, j - i);
+				h = hex_hole_value(h, v, j - i);
 				i = j;
+				word = true;
 				continue;
 			}
 		}
-		if (cls == C_DIGIT) {
+		if (f & F_DIGIT) {
 			size_t j = i;
 			uint64_t v = 0;
 
-			while (j < len && is_digit(s[j]))
+			while (j < len && byte_flags[s[j]] & F_DIGIT)
 				j++;
 			while (j - i > 1 && s[i] == '0')
-				*k++ = (uint8_t)s[i++];
+				*k++ = s[i++];
 			while (j - i > 15)
-				*k++ = (uint8_t)s[i++];
+				*k++ = s[i++];
 			while (j - i > 1 && s[i] == '0')
-				*k++ = (uint8_t)s[i++];
+				*k++ = s[i++];
 			for (; i < j; i++)
 				v = v * 10 + (uint64_t)(s[i] - '0');
 			*k++ = 1;
 			h = put_varint(h, v);
+			word = true;
 			continue;
 		}
-		/* a hex letter inside a word */
-		*k++ = (uint8_t)c;
+		/* a hex letter starting a word, not a number */
+		*k++ = c;
+		word = true;
 		i++;
 	}
 	d->scratch.n = (size_t)(k - d->scratch.p);
