@@ -20,6 +20,8 @@ check "no -o: says what is missing" grep -q 'no output' "$TMP/e"
 check "bad --from: usage error (2)" test "$st" = 2
 "$KTRACE" timeline --from 2 --to 1 "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
 check "--to before --from: usage error (2)" test "$st" = 2
+"$KTRACE" timeline --threads 0 "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
+check "--threads 0: usage error (2)" sh -c "test $st = 2 && grep -q 'threads takes 1 to 8' '$TMP/e'"
 check "help timeline" sh -c "'$KTRACE' help timeline | grep -q 'ktrace timeline - draw a trace'"
 "$KTRACE" timeline "$TMP/missing.dat" -o "$TMP/m.html" >"$TMP/e" 2>&1; st=$?
 check "missing input: exit 1, message, no output" sh -c "test $st = 1 && grep -q 'missing.dat' '$TMP/e' && test ! -e '$TMP/m.html'"
@@ -102,6 +104,19 @@ EOF
 check "damaged trace.dat: exit 1, the page written" sh -c "test $st = 1 && test -s '$TMP/corrupt.html'"
 check "damaged trace.dat: the same message as report" cmp -s "$TMP/corrupt.err" "$TMP/report.err"
 check "damaged trace.dat: the page's metadata has the damage" grep -q '"damage":{"at":[0-9]*,"message":".*sub-buffer commit size exceeds the page' "$TMP/corrupt.html"
+# three line threads that all meet the damage (a sub-buffer of CPU 1 in the middle of
+# the big trace: 84 k records read, each thread has made chunks by then)
+python3 - "$TMP/big.dat" "$TMP/bigbad.dat" <<'EOF'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off = (len(d) * 45 // 100) & ~4095
+d[off + 8:off + 16] = (0xfffff).to_bytes(8, 'little')
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$KTRACE" report "$TMP/bigbad.dat" >"$TMP/bigbad.txt" 2>"$TMP/bigbad.rerr"
+"$KTRACE" timeline -q --threads 3 "$TMP/bigbad.dat" -o "$TMP/bigbad.html" 2>"$TMP/bigbad.err"; st=$?
+check "damaged, three line threads: exit 1, the same message as report" \
+	sh -c "test $st = 1 && cmp -s '$TMP/bigbad.err' '$TMP/bigbad.rerr'"
 "$KTRACE" timeline -q "$TMP/corrupt.dat" -o "$TMP/corrupt.svg" 2>/dev/null; st=$?
 check "damaged trace.dat: SVG written (exit 1), valid, damage drawn" \
 	sh -c "test $st = 1 && python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '$TMP/corrupt.svg' && grep -q 'class=\"damage\"' '$TMP/corrupt.svg'"
@@ -163,5 +178,6 @@ python3 "$T/browser.py" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
+	"damaged three threads,$TMP/bigbad.html,report=$TMP/bigbad.txt,damage" \
 	${DW:+$( [ -f "$TMP/darwin.html" ] && echo "darwin,$TMP/darwin.html,pictures")} \
 	$( [ -f "$TMP/koff.html" ] && echo "koff,$TMP/koff.html,threads_only")

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzz harness for `ktrace timeline` (<ktrace/view.h>: ktrace_view_timeline): any input
+ * the event stream reads (the format is detected), from a memory file, drawn to
+ * /dev/null as the HTML page by one thread and by three (each line thread reads the
+ * input again and passes over the others' chunks), and as the SVG picture; small inputs
+ * also as two copies merged in one stream (labels, repeated times).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ktrace/stream.h>
+#include <ktrace/view.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void draw(const char *const *paths, size_t n, int out_fd, bool svg, unsigned threads)
+{
+	struct ktrace_view_timeline_opts o = { .size = sizeof(o) };
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	struct ktrace_error err = { 0 };
+	struct ktrace_out *out = ktrace_out_new(out_fd);
+	bool drawn;
+
+	if (!out)
+		return;
+	o.paths = paths;
+	o.npaths = n;
+	o.stream = &so;
+	o.svg = svg;
+	o.threads = threads;
+	ktrace_view_timeline(&o, out, &err, NULL, &drawn);
+	ktrace_out_flush(out);
+	ktrace_out_free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	const char *paths[2];
+	int fd = memfd_create("fuzz_timeline", 0), null = open("/dev/null", O_WRONLY);
+
+	if (fd < 0 || null < 0)
+		goto out;
+	if (size && write(fd, data, size) != (ssize_t)size)
+		goto out;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	paths[0] = paths[1] = path;
+	draw(paths, 1, null, false, 1);
+	draw(paths, 1, null, false, 3);
+	draw(paths, 1, null, true, 1);
+	if (size < 65536)
+		draw(paths, 2, null, false, 2);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (null >= 0)
+		close(null);
+	return 0;
+}
