@@ -410,12 +410,16 @@ static int copy_out(char *buf, size_t len, const char *a, size_t na, const char 
  * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
  * negative (the printf path then does it).
  */
+static bool fast_prefix_fits(size_t cap, size_t h, const struct ktrace_stream_record *r)
+{
+	return r->tid >= 0 && r->tid <= INT32_MAX && r->cpu >= 0 &&
+	       h + strlen(r->comm) + strlen(r->name) + 256 <= cap;
+}
+
 static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
 			  const struct ktrace_stream_record *r, bool usecs)
 {
-	size_t cl = strlen(r->comm), nl = strlen(r->name);
-
-	if (r->tid < 0 || r->tid > INT32_MAX || r->cpu < 0 || h + cl + nl + 256 > cap)
+	if (!fast_prefix_fits(cap, h, r))
 		return 0;
 	memcpy(pre, head, h);
 	return h + kt_line_prefix(pre + h, usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS, r->comm,
@@ -462,6 +466,13 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		n--;
 	if (text_only)
 		return copy_out(buf, len, t->text, n, "", 0);
+	if (src->omit_prefix && fast_prefix_fits(512, (size_t)h, r)) {
+		/* the caller makes the prefix itself: the label and the text */
+		src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
+		src->line.label = (size_t)h;
+		src->line.omitted = true;
+		return copy_out(buf, len, head, (size_t)h, t->text, n);
+	}
 	{
 		char pre[512];
 		size_t k = fast_prefix(pre, sizeof(pre), head, (size_t)h, r, f->usecs);

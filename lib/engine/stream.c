@@ -679,7 +679,8 @@ int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
 	return s->cur->ops->format(s->cur, buf, len, false);
 }
 
-int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts)
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
+			   bool omit_prefix)
 {
 	int ret;
 
@@ -688,8 +689,10 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struc
 		return -ENOTSUP;
 	if (!s->cur)
 		return -ENOENT;
-	s->cur->line.style = 0;
+	memset(&s->cur->line, 0, sizeof(s->cur->line));
+	s->cur->omit_prefix = omit_prefix;
 	ret = s->cur->ops->format(s->cur, buf, len, false);
+	s->cur->omit_prefix = false;
 	if (ret >= 0)
 		*parts = s->cur->line;
 	return ret;

@@ -22,10 +22,12 @@ struct kt_ftrace_raw;
 /* How the line the last format call made starts (kt_stream_format_parts): label bytes
  * (a buffer or file name column), then prefix bytes that kt_line_prefix makes in style
  * (engine/line_prefix.h) from the record's comm, tid, CPU, time and name; style 0 when
- * the source does not say. */
+ * the source does not say. omitted: the prefix was left out as asked (prefix 0), the
+ * label followed by the text. */
 struct kt_line_parts {
 	int style;
 	size_t label, prefix;
+	bool omitted;
 };
 
 /* What kt_stream_skip may move past: the event records accept returns true for (event
@@ -81,6 +83,7 @@ struct kt_source_ops {
 struct kt_source {
 	const struct kt_source_ops *ops;
 	struct kt_line_parts line;         /* set by format (0: unknown) */
+	bool omit_prefix;                  /* format may leave out a prefix it tells of */
 	struct ktrace_stream *stream;
 	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
 					    * need not copy it) */
@@ -120,8 +123,10 @@ int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
 int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
 		   uint64_t *skipped, struct ktrace_error *err);
 
-/* ktrace_stream_format, and how the line starts (style 0 when not known). */
-int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts);
+/* ktrace_stream_format, and how the line starts (style 0 when not known); with
+ * omit_prefix, a prefix the source can tell of is left out (parts->omitted). */
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
+			   bool omit_prefix);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);

@@ -125,36 +125,52 @@ static int find_style(struct tl_lines *l, const struct ktrace_stream_record *r, 
 
 /* The record's line into the current chunk: style varint, then the encoding of what
  * follows the prefix. */
-static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct ktrace_stream_record *r)
+/* The record's line into l->line (*n bytes; an error gives an empty line), with parts
+ * (kt_stream_format_parts). 0 or -ENOMEM. */
+static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_line_parts *parts,
+		       bool omit_prefix, size_t *n)
 {
-	struct kt_line_parts parts;
-	size_t plen = 0, n;
-	int len, st = 0;
-
 	for (;;) {
-		len = kt_stream_format_parts(s, l->line, l->line_cap, &parts);
+		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts, omit_prefix);
+
 		if (len < 0) {
 			len = 0;
 			l->line[0] = 0;
-			parts.style = 0;
+			memset(parts, 0, sizeof(*parts));
 		}
-		if ((size_t)len < l->line_cap)
-			break;
+		if ((size_t)len < l->line_cap) {
+			*n = (size_t)len;
+			return 0;
+		}
 		if (kt_grow((void **)&l->line, &l->line_cap, (size_t)len + 1, 1))
 			return -ENOMEM;
 	}
-	n = (size_t)len;
-	/* the source made the prefix from what the page has (the record's time as the
-	 * page's, its comm whole in the task's, its CPU a lane): no need to make it again */
-	if ((parts.style == KT_PREFIX_USECS || parts.style == KT_PREFIX_NSECS) &&
-	    parts.label + parts.prefix <= n && r->ts == l->last_ts && r->tid >= 0 &&
-	    r->cpu >= 0 && r->cpu < TL_MAX_CPUS && r->kind == KTRACE_STREAM_EVENT && r->name && *r->name &&
-	    r->comm && strnlen(r->comm, TL_COMM_MAX) < TL_COMM_MAX) {
+}
+
+static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct ktrace_stream_record *r)
+{
+	struct kt_line_parts parts;
+	/* the page has what the source makes the prefix of (the record's time as the page's,
+	 * its comm whole in the task's, its CPU a lane): the source may leave it out */
+	bool page_prefix = r->ts == l->last_ts && r->tid >= 0 && r->cpu >= 0 && r->cpu < TL_MAX_CPUS &&
+			   r->kind == KTRACE_STREAM_EVENT && r->name && *r->name && r->comm &&
+			   strnlen(r->comm, TL_COMM_MAX) < TL_COMM_MAX;
+	size_t plen = 0, n;
+	int st = 0;
+
+	if (format_line(l, s, &parts, page_prefix, &n))
+		return -ENOMEM;
+	if (page_prefix && (parts.style == KT_PREFIX_USECS || parts.style == KT_PREFIX_NSECS) &&
+	    parts.label + parts.prefix <= n) {
 		int id = parts.label ? label_id(l, l->line, parts.label) : -1;
 
 		if (!parts.label || id >= 0) {
 			st = parts.style + (parts.label ? 4 * (id + 1) : 0);
 			plen = parts.label + parts.prefix;
+		} else if (parts.omitted) {
+			/* too many labels: the whole line, as it is */
+			if (format_line(l, s, &parts, false, &n))
+				return -ENOMEM;
 		}
 	}
 	if (!st)
