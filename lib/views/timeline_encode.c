@@ -198,6 +198,28 @@ static const uint8_t byte_flags[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* The fast path's view of a byte: bit 0 it goes to the skeleton as it is after a byte
+ * that is not a word byte, bit 1 after a word byte (a hex letter inside a word), bit 2
+ * it is a word byte. */
+static const uint8_t plain_flags[256] = {
+	3, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3,
+	3, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 3, 3, 3, 3, 7,
+	3, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+};
+
 /* A hex number of n (1 to 16) digits, value v, as a hole. */
 static uint8_t *hex_hole_value(uint8_t *h, uint64_t v, size_t n)
 {
@@ -219,7 +241,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 	const uint8_t *s = (const uint8_t *)line;
 	uint8_t *k, *h;
 	size_t i = 0;
-	bool word = false;
+	unsigned word = 0;           /* 1: the byte before i is a word byte */
 
 	if (len > SIZE_MAX / 16 ||
 	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1) ||
@@ -228,19 +250,20 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 	k = d->scratch.p;
 	h = d->holes.p;
 	while (i < len) {
-		uint8_t c = s[i], f = byte_flags[c];
+		uint8_t c = s[i], f, g = plain_flags[c];
 
 		/* most bytes: plain text, or a hex letter inside a word */
-		if (!(f & (F_DIGIT | F_ESC)) && (!(f & F_HEXL) || word)) {
+		if ((g >> word) & 1) {
 			*k++ = c;
-			word = f & F_WORD;
+			word = (g >> 2) & 1;
 			i++;
 			continue;
 		}
+		f = byte_flags[c];
 		if (f & F_ESC) {
 			*k++ = 3;
 			*k++ = c;
-			word = false;
+			word = 0;
 			i++;
 			continue;
 		}
@@ -255,7 +278,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 			*k++ = 2;
 			h = hex_hole_value(h, v, j - i - 2);
 			i = j;
-			word = true;
+			word = 1;
 			continue;
 		}
 		if (!word) {
@@ -274,7 +297,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 				*k++ = 2;
 				h = hex_hole_value(h, v, j - i);
 				i = j;
-				word = true;
+				word = 1;
 				continue;
 			}
 		}
@@ -294,12 +317,12 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 				v = v * 10 + (uint64_t)(s[i] - '0');
 			*k++ = 1;
 			h = put_varint(h, v);
-			word = true;
+			word = 1;
 			continue;
 		}
 		/* a hex letter starting a word, not a number */
 		*k++ = c;
-		word = true;
+		word = 1;
 		i++;
 	}
 	d->scratch.n = (size_t)(k - d->scratch.p);
@@ -353,10 +376,50 @@ static int dict_grow(struct tl_dict *d)
 
 /* The id of the skeleton in d->scratch, added when new; -1 when the dictionary is
  * full; -2 out of memory. */
+/* Whether skeleton id is the one in d->scratch. */
+static bool same_skeleton(const struct tl_dict *d, uint32_t id)
+{
+	const uint8_t *p = d->data.p + d->offs[id];
+	uint64_t l = 0;
+	int sh = 0;
+
+	while (*p & 0x80) {
+		l |= (uint64_t)(*p++ & 0x7f) << sh;
+		sh += 7;
+	}
+	l |= (uint64_t)*p++ << sh;
+	return l == d->scratch.n && !memcmp(p, d->scratch.p, l);
+}
+
+/* The slot of d->recent for the skeleton in d->scratch: its length and its first,
+ * middle and last 8 bytes. */
+static size_t recent_key(const struct tl_dict *d)
+{
+	const uint8_t *p = d->scratch.p;
+	size_t n = d->scratch.n;
+	uint64_t a = 0, b = 0, c = 0;
+
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n / 2 - 4, 8);
+		memcpy(&c, p + n - 8, 8);
+	} else {
+		memcpy(&a, p, n);
+	}
+	a = (a ^ (b << 1) ^ (c << 2) ^ n) * 0x9E3779B97F4A7C15ULL;
+	return (size_t)(a >> 54) & (TL_DICT_RECENT - 1);
+}
+
 static int64_t skeleton_id(struct tl_dict *d)
 {
-	uint64_t h = hash_bytes(d->scratch.p, d->scratch.n);
+	size_t rk = recent_key(d);
+	uint32_t r = d->recent[rk];
+	uint64_t h;
 	size_t k;
+
+	if (r && same_skeleton(d, r - 1))
+		return r - 1;
+	h = hash_bytes(d->scratch.p, d->scratch.n);
 
 	if ((d->n + 1) * 2 > d->nslots && dict_grow(d))
 		return -2;
@@ -364,18 +427,9 @@ static int64_t skeleton_id(struct tl_dict *d)
 	while (d->slots[k]) {
 		uint32_t id = d->slots[k] - 1;
 
-		if (d->hashes[id] == h) {
-			const uint8_t *p = d->data.p + d->offs[id];
-			uint64_t l = 0;
-			int sh = 0;
-
-			while (*p & 0x80) {
-				l |= (uint64_t)(*p++ & 0x7f) << sh;
-				sh += 7;
-			}
-			l |= (uint64_t)*p++ << sh;
-			if (l == d->scratch.n && !memcmp(p, d->scratch.p, l))
-				return id;
+		if (d->hashes[id] == h && same_skeleton(d, id)) {
+			d->recent[rk] = id + 1;
+			return id;
 		}
 		k = (k + 1) & (d->nslots - 1);
 	}
@@ -400,6 +454,7 @@ static int64_t skeleton_id(struct tl_dict *d)
 	if (tl_buf_varint(&d->data, d->scratch.n) || tl_buf_put(&d->data, d->scratch.p, d->scratch.n))
 		return -2;
 	d->slots[k] = (uint32_t)d->n + 1;
+	d->recent[rk] = (uint32_t)d->n + 1;
 	return (int64_t)d->n++;
 }
 

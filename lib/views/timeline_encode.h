@@ -54,6 +54,8 @@ void tl_zip_free(struct tl_zip *z);
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 
 /* The skeleton dictionary. */
+#define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
+#define TL_DICT_RECENT 1024
 struct tl_dict {
 	uint32_t *slots;               /* skeleton id + 1, open addressing */
 	size_t nslots;
@@ -62,9 +64,11 @@ struct tl_dict {
 	size_t n, cap;
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
 	struct tl_buf scratch, holes;
+	/* the skeletons met last, by a key of a few of their bytes: id + 1 (most lines
+	 * find theirs here, without hashing it whole) */
+	uint32_t recent[TL_DICT_RECENT];
 };
 
-#define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
 
 void tl_dict_init(struct tl_dict *d);
 void tl_dict_free(struct tl_dict *d);
