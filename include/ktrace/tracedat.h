@@ -300,7 +300,10 @@ KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
  * buffers), so that what stays resident is about 32 MiB at most. */
 KTRACE_API size_t tracedat_iter_keep_mapped(struct tracedat_iter *it);
 /* The same with a number of bytes of the caller's choosing (a reader that uses its
- * records within a few pages keeps its buffers in the CPU's cache with a small one). */
+ * records within a few pages keeps its buffers in the CPU's cache with a small one).
+ * Compressed data too: from this call on, each decompressed chunk has a buffer of its
+ * own, used again once its stream has read bytes past it, so records stay valid as
+ * long as uncompressed ones. */
 KTRACE_API void tracedat_iter_keep(struct tracedat_iter *it, size_t bytes);
 
 /*

@@ -55,7 +55,8 @@ struct td_stream {
 	/* compressed data */
 	uint64_t chunk_next;       /* file offset of the next chunk header */
 	uint32_t chunks_left;
-	uint8_t *chunk;
+	uint8_t *chunk;            /* the chunk's buffer when nothing is kept */
+	const uint8_t *chunk_data; /* the current chunk's bytes (chunk, or a block's) */
 	size_t chunk_cap, chunk_len;
 	uint64_t chunk_pos;        /* data offset of the chunk's first byte */
 	uint64_t chunk_file;       /* file offset of the current chunk header */
@@ -77,7 +78,8 @@ struct td_stream {
 	bool correct;              /* timestamps need correcting */
 	uint64_t released;         /* file offset up to which mapped pages were released */
 	uint64_t keep;             /* bytes read past a record before its pages go (0: none) */
-	/* uncompressed data of a file read into blocks, oldest first (read_blocks) */
+	/* uncompressed data of a file read into blocks, oldest first (read_blocks); or,
+	 * when keep is set, the decompressed chunks of a compressed stream */
 	bool read_blocks;
 	struct td_block *blocks;
 	size_t nblocks, blocks_cap;
@@ -218,10 +220,34 @@ static int stream_error(struct td_stream *s, int code, uint64_t offset, const ch
 	return code;
 }
 
-/* Decompresses the next chunk of a compressed stream. */
+/* The block a kept chunk starting at data offset at goes into: the oldest once the
+ * walk is keep bytes past its end (what tracedat_iter_keep promises callers), else a
+ * new one. NULL when out of memory. */
+static struct td_block *chunk_block(struct td_stream *s, uint64_t at)
+{
+	if (s->nblocks && s->blocks[0].pos + s->blocks[0].len + s->keep <= at) {
+		struct td_block old = s->blocks[0];
+
+		memmove(&s->blocks[0], &s->blocks[1], (s->nblocks - 1) * sizeof(*s->blocks));
+		s->blocks[s->nblocks - 1] = old;
+	} else {
+		if (kt_grow((void **)&s->blocks, &s->blocks_cap, s->nblocks + 1, sizeof(*s->blocks)))
+			return NULL;
+		memset(&s->blocks[s->nblocks++], 0, sizeof(*s->blocks));
+	}
+	s->blocks[s->nblocks - 1].pos = at;
+	s->blocks[s->nblocks - 1].len = 0;
+	return &s->blocks[s->nblocks - 1];
+}
+
+/* Decompresses the next chunk of a compressed stream: into the stream's one buffer, or
+ * with keep set into a block of its own that stays until the walk is keep bytes past. */
 static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_page)
 {
 	struct tracedat *td = s->td;
+	struct td_block *b = NULL;
+	uint8_t **buf = &s->chunk;
+	size_t *cap = &s->chunk_cap;
 	uint32_t csize, usize;
 
 	if (!s->chunks_left)
@@ -229,8 +255,14 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	/* check_cpu_data validated every chunk header and size already */
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
-	switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, &s->chunk,
-				   &s->chunk_cap, usize)) {
+	if (s->keep) {
+		b = chunk_block(s, s->chunk_pos + s->chunk_len);
+		if (!b)
+			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
+		buf = &b->mem;
+		cap = &b->cap;
+	}
+	switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, buf, cap, usize)) {
 	case 0:
 		break;
 	case -ENOMEM:
@@ -238,6 +270,9 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	default:
 		return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
 	}
+	if (b)
+		b->len = usize;
+	s->chunk_data = *buf;
 	s->chunk_pos += s->chunk_len;
 	s->chunk_len = usize;
 	s->chunk_file = s->chunk_next;
@@ -317,7 +352,7 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 		}
 		in = s->pos - s->chunk_pos;
 		s->page_len = s->chunk_len - in < ps ? (size_t)(s->chunk_len - in) : ps;
-		s->page = s->chunk + in;
+		s->page = s->chunk_data + in;
 		page_file = s->chunk_file;
 	} else {
 		page_file = s->cpu->pub.offset + s->pos;

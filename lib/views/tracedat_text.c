@@ -202,6 +202,7 @@ struct report {
 	/* chunks */
 	size_t chunk_recs;
 	uint64_t span_max;                 /* bytes of pages a chunk may take its records from */
+	bool chunks_kept;                  /* tracedat_iter_keep: compressed records stay too */
 	struct wctx *main_ctx;
 	uint64_t taken;                    /* records taken (that passed the filters) */
 	/* threads: this one is tid of nthr; block k of records is thread k % nthr's */
@@ -666,12 +667,13 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 			return kt_tdset_advance(&r->set, s);
 		return 0;
 	}
-	if (rec->compressed) {
-		/* the reader reuses its decompression buffers: keep a copy (with what
-		 * formatting may read after it). Uncompressed records stay where they are
-		 * in the file's mapping: the pages the reader hands back to the kernel
-		 * (madvise) are read in again from the page cache if a worker still needs
-		 * them. */
+	if (rec->compressed && !r->chunks_kept) {
+		/* the reader reuses its decompression buffer: keep a copy (with what
+		 * formatting may read after it). With tracedat_iter_keep, decompressed
+		 * chunks stay as long as read pages (a chunk of records spans half of what
+		 * is kept). Uncompressed records stay where they are in the file's mapping:
+		 * the pages the reader hands back to the kernel (madvise) are read in again
+		 * from the page cache if a worker still needs them. */
 		uint32_t want = kr->size, keep;
 
 		if (ei && ei->fixed > want)
@@ -1288,6 +1290,7 @@ static void *helper_main(void *arg)
 	if (!ret) {
 		for (size_t i = 0; i < h->set.nstreams; i++)
 			tracedat_iter_keep(h->set.streams[i].it, WALK_KEEP);
+		h->chunks_kept = true;
 		for (size_t i = 0; i < h->nfiles; i++)
 			h->files[i].t = &h->set.files[i];
 		h->main_ctx = new_ctx(h);
@@ -1339,6 +1342,7 @@ static int run_records(struct report *r)
 	for (size_t i = 0; i < r->set.nstreams; i++)
 		tracedat_iter_keep(r->set.streams[i].it, WALK_KEEP);
 	r->span_max = WALK_KEEP / 2;
+	r->chunks_kept = true;
 	nthr = pick_threads(r);
 	if (nthr < 2)
 		return run_walker(r);
