@@ -4,6 +4,9 @@
 #define KTRACE_COMMON_CPUS_H
 
 #include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Its affinity mask's CPUs (which taskset and cgroups narrow), not all the machine's. */
@@ -14,6 +17,32 @@ static inline long kt_usable_cpus(void)
 	if (!sched_getaffinity(0, sizeof(set), &set))
 		return CPU_COUNT(&set);
 	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * Threads for a sink whose threads each open the inputs again (the Perfetto export, the
+ * timeline's lines): 1 when an input is not a regular file ("-", a FIFO...); else want
+ * when asked (> 0); else one per usable CPU, at most cap, for inputs of 16 MiB or more
+ * together (a smaller trace is done before another thread has opened them).
+ */
+static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
+{
+	uint64_t bytes = 0;
+	long cpus;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+
+		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
+			return 1;
+		bytes += (uint64_t)st.st_size;
+	}
+	if (want)
+		return want;
+	cpus = kt_usable_cpus();
+	if (cpus < 2 || bytes < (16u << 20))
+		return 1;
+	return cpus > (long)cap ? cap : (unsigned)cpus;
 }
 
 #endif

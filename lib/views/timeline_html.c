@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/cpus.h"
 #include "common/json.h"
@@ -65,27 +64,13 @@ static void put_escaped(struct ktrace_out *out, const char *s)
 	}
 }
 
-/* How many threads make the lines: o->threads, else one per usable CPU (at most
- * TL_AUTO_THREADS) when every input is a regular file (read again by each) and they
- * hold 16 MiB or more together. */
+/* How many threads make the lines: o->threads (at most TL_MAX_THREADS), else one per
+ * usable CPU (at most TL_AUTO_THREADS) for big files (kt_file_threads). */
 static unsigned line_threads(const struct ktrace_view_timeline_opts *o)
 {
-	uint64_t bytes = 0;
-	long cpus;
+	unsigned n = kt_file_threads(o->paths, o->npaths, o->threads, TL_AUTO_THREADS);
 
-	for (size_t i = 0; i < o->npaths; i++) {
-		struct stat st;
-
-		if (!strcmp(o->paths[i], "-") || stat(o->paths[i], &st) || !S_ISREG(st.st_mode))
-			return 1;
-		bytes += (uint64_t)st.st_size;
-	}
-	if (o->threads)
-		return o->threads > TL_MAX_THREADS ? TL_MAX_THREADS : o->threads;
-	cpus = kt_usable_cpus();
-	if (cpus < 2 || bytes < (16u << 20))
-		return 1;
-	return cpus > TL_AUTO_THREADS ? TL_AUTO_THREADS : (unsigned)cpus;
+	return n > TL_MAX_THREADS ? TL_MAX_THREADS : n;
 }
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
