@@ -162,8 +162,17 @@ void tl_dict_free(struct tl_dict *d)
 	free(d->offs);
 	tl_buf_free(&d->data);
 	tl_buf_free(&d->scratch);
-	tl_buf_free(&d->holes);
+	free(d->hv);
+	free(d->hw);
+	free(d->prev_at);
+	free(d->prev_gen);
+	free(d->prev);
 	memset(d, 0, sizeof(*d));
+}
+
+void tl_dict_new_chunk(struct tl_dict *d)
+{
+	d->gen++;
 }
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
@@ -220,12 +229,12 @@ static const uint8_t plain_flags[256] = {
 	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 };
 
-/* A hex number of n (1 to 16) digits, value v, as a hole. */
-static uint8_t *hex_hole_value(uint8_t *h, uint64_t v, size_t n)
+/* A hole of the line: width 0 decimal, else the digits of a hex number (1 to 16). */
+static inline void add_hole(struct tl_dict *d, uint64_t v, unsigned width)
 {
-	h = put_varint(h, n);
-	h = put_varint(h, v >> 32);
-	return put_varint(h, v & 0xffffffffu);
+	d->hv[d->nh] = v;
+	d->hw[d->nh++] = (uint8_t)width;
+	d->nhex += width != 0;
 }
 
 static inline unsigned hex_digit(uint8_t c)
@@ -233,22 +242,35 @@ static inline unsigned hex_digit(uint8_t c)
 	return byte_flags[c] & F_DIGIT ? c - '0' : c - 'a' + 10;
 }
 
-/* Splits line into d->scratch (skeleton) and d->holes (timeline_encode.h's rules). Both
- * are sized first for the worst case (every byte escaped; 11 bytes of hole per byte),
- * then written directly. word: the byte before i is a word byte. */
+/* Splits line into d->scratch (skeleton) and its holes (d->hv, d->hw: at most one per
+ * byte), by timeline_encode.h's rules. The skeleton is sized first for the worst case
+ * (every byte escaped), then written directly. */
 static int split(struct tl_dict *d, const char *line, size_t len)
 {
 	const uint8_t *s = (const uint8_t *)line;
-	uint8_t *k, *h;
+	uint8_t *k;
 	size_t i = 0;
 	unsigned word = 0;           /* 1: the byte before i is a word byte */
 
 	if (len > SIZE_MAX / 16 ||
-	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1) ||
-	    kt_grow((void **)&d->holes.p, &d->holes.cap, 11 * len + 16, 1))
+	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1))
 		return -ENOMEM;
+	if (d->cap_h < len + 1) {
+		/* at most one hole per byte */
+		uint64_t *hv = realloc(d->hv, (len + 1) * sizeof(*hv));
+		uint8_t *hw;
+
+		if (!hv)
+			return -ENOMEM;
+		d->hv = hv;
+		hw = realloc(d->hw, len + 1);
+		if (!hw)
+			return -ENOMEM;
+		d->hw = hw;
+		d->cap_h = len + 1;
+	}
+	d->nh = d->nhex = 0;
 	k = d->scratch.p;
-	h = d->holes.p;
 	while (i < len) {
 		uint8_t c = s[i], f, g = plain_flags[c];
 
@@ -276,7 +298,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 			*k++ = '0';
 			*k++ = 'x';
 			*k++ = 2;
-			h = hex_hole_value(h, v, j - i - 2);
+			add_hole(d, v, (unsigned)(j - i - 2));
 			i = j;
 			word = 1;
 			continue;
@@ -295,7 +317,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 			if (j - i >= 8 && j - i <= 16 && (all & F_DIGIT) &&
 			    (j == len || !(byte_flags[s[j]] & F_WORD))) {
 				*k++ = 2;
-				h = hex_hole_value(h, v, j - i);
+				add_hole(d, v, (unsigned)(j - i));
 				i = j;
 				word = 1;
 				continue;
@@ -316,7 +338,7 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 			for (; i < j; i++)
 				v = v * 10 + (uint64_t)(s[i] - '0');
 			*k++ = 1;
-			h = put_varint(h, v);
+			add_hole(d, v, 0);
 			word = 1;
 			continue;
 		}
@@ -326,7 +348,6 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 		i++;
 	}
 	d->scratch.n = (size_t)(k - d->scratch.p);
-	d->holes.n = (size_t)(h - d->holes.p);
 	return 0;
 }
 
@@ -438,7 +459,7 @@ static int64_t skeleton_id(struct tl_dict *d)
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 4096;
 		uint64_t *hs = realloc(d->hashes, cap * sizeof(*hs));
-		uint32_t *os;
+		uint32_t *os, *pa, *pg;
 
 		if (!hs)
 			return -2;
@@ -447,8 +468,22 @@ static int64_t skeleton_id(struct tl_dict *d)
 		if (!os)
 			return -2;
 		d->offs = os;
+		pa = realloc(d->prev_at, cap * sizeof(*pa));
+		if (!pa)
+			return -2;
+		d->prev_at = pa;
+		pg = realloc(d->prev_gen, cap * sizeof(*pg));
+		if (!pg)
+			return -2;
+		d->prev_gen = pg;
 		d->cap = cap;
 	}
+	/* its hex holes' last values (the same count in every line of the skeleton) */
+	if (kt_grow((void **)&d->prev, &d->cap_prev, d->nprev + d->nhex + 1, sizeof(*d->prev)))
+		return -2;
+	d->prev_at[d->n] = (uint32_t)d->nprev;
+	d->prev_gen[d->n] = d->gen - 1;
+	d->nprev += d->nhex;
 	d->hashes[d->n] = h;
 	d->offs[d->n] = (uint32_t)d->data.n;
 	if (tl_buf_varint(&d->data, d->scratch.n) || tl_buf_put(&d->data, d->scratch.p, d->scratch.n))
@@ -456,6 +491,38 @@ static int64_t skeleton_id(struct tl_dict *d)
 	d->slots[k] = (uint32_t)d->n + 1;
 	d->recent[rk] = (uint32_t)d->n + 1;
 	return (int64_t)d->n++;
+}
+
+/* The line of skeleton id: its id + 1, then its holes (timeline_encode.h). */
+static int put_holes(struct tl_dict *d, uint32_t id, struct tl_buf *out)
+{
+	uint64_t *prev = d->prev + d->prev_at[id];
+	uint8_t *p;
+
+	if (d->nh > (SIZE_MAX - 16) / 16 ||
+	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * d->nh + 16, 1))
+		return -ENOMEM;
+	if (d->prev_gen[id] != d->gen) {
+		/* first line of the skeleton in this chunk */
+		memset(prev, 0, d->nhex * sizeof(*prev));
+		d->prev_gen[id] = d->gen;
+	}
+	p = put_varint(out->p + out->n, (uint64_t)id + 1);
+	for (size_t i = 0; i < d->nh; i++) {
+		uint64_t v = d->hv[i], x;
+
+		if (!d->hw[i]) {
+			p = put_varint(p, v);
+			continue;
+		}
+		x = v ^ *prev;
+		*prev++ = v;
+		p = put_varint(p, d->hw[i]);
+		p = put_varint(p, x >> 32);
+		p = put_varint(p, x & 0xffffffffu);
+	}
+	out->n = (size_t)(p - out->p);
+	return 0;
 }
 
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out)
@@ -470,7 +537,5 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_bu
 	if (id < 0)
 		return tl_buf_varint(out, 0) || tl_buf_varint(out, len) || tl_buf_put(out, line, len)
 			       ? -ENOMEM : 0;
-	if (tl_buf_varint(out, (uint64_t)id + 1) || tl_buf_put(out, d->holes.p, d->holes.n))
-		return -ENOMEM;
-	return 0;
+	return put_holes(d, (uint32_t)id, out);
 }

@@ -14,7 +14,9 @@
  *                   literal
  *   line:           varint skeleton id + 1 (0: a literal line, varint length and the
  *                   bytes), then per hole: decimal: varint value; hex: varint digits,
- *                   varint high 32 bits, varint low 32 bits
+ *                   then the value XOR the last value of the same hole of the same
+ *                   skeleton in the chunk (0 at first; pointers of one field differ in
+ *                   their low bits): varint high 32 bits, varint low 32 bits
  */
 #ifndef KTRACE_VIEWS_TIMELINE_ENCODE_H
 #define KTRACE_VIEWS_TIMELINE_ENCODE_H
@@ -63,7 +65,17 @@ struct tl_dict {
 	uint32_t *offs;                /* per skeleton: its bytes in data */
 	size_t n, cap;
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
-	struct tl_buf scratch, holes;
+	struct tl_buf scratch;         /* the line's skeleton */
+	/* the line's holes: value and width (0: decimal, else hex digits) */
+	uint64_t *hv;
+	uint8_t *hw;
+	size_t nh, cap_h, nhex;
+	/* per skeleton: its hex holes' last values in the current chunk (prev[prev_at],
+	 * valid when prev_gen is gen) */
+	uint32_t *prev_at, *prev_gen;
+	uint64_t *prev;
+	size_t nprev, cap_prev;
+	uint32_t gen;
 	/* the skeletons met last, by a key of a few of their bytes: id + 1 (most lines
 	 * find theirs here, without hashing it whole) */
 	uint32_t recent[TL_DICT_RECENT];
@@ -72,6 +84,8 @@ struct tl_dict {
 
 void tl_dict_init(struct tl_dict *d);
 void tl_dict_free(struct tl_dict *d);
+/* A new chunk of lines: the hex holes' previous values start again from 0. */
+void tl_dict_new_chunk(struct tl_dict *d);
 /* Appends the encoding of line[0..len) to out. 0 or -ENOMEM. */
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out);
 

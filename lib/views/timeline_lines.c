@@ -225,8 +225,10 @@ int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,
 		if ((ret = end_chunk(l)))
 			return ret;
 		l->own = kt_turns_claim(&l->h->claims, b, tid, l->h->nthr);
-		if (l->own)
+		if (l->own) {
 			l->block = b;
+			tl_dict_new_chunk(&l->dict);
+		}
 	}
 	*own = l->own;
 	return l->own ? add_line(l, s, r) : 0;

@@ -420,6 +420,8 @@ function decodeLines(c) {
   const el = document.getElementById("l" + c);
   const u = block("l" + c), r = reader(u, 0), d = dict(el ? Number(el.dataset.d) || 0 : 0), lines = [];
   const first = c * meta.lchunk;
+  // per skeleton, the last value of each of its hex holes in this chunk (high, low)
+  const prevHex = new Map();
   for (let k = first; r.p < u.length; k++) {
     const sl = r.v(), id = r.v(), st = sl & 3, lab = sl >> 2;
     const parts = st ? prefix(st, k) : [];
@@ -428,6 +430,8 @@ function decodeLines(c) {
       const n = r.v(); parts.push(u.subarray(r.p, r.p + n)); r.p += n;
     } else {
       const sk = d[id - 1];
+      let prev = prevHex.get(id), hx = 0;
+      if (!prev) { prev = []; prevHex.set(id, prev); }
       let lit = [];
       const flush = () => { if (lit.length) { parts.push(Uint8Array.from(lit)); lit = []; } };
       for (let i = 0; i < sk.length; i++) {
@@ -435,7 +439,8 @@ function decodeLines(c) {
         if (b === 1) { flush(); parts.push(enc.encode(String(r.v()))); }
         else if (b === 2) {
           flush();
-          const w = r.v(), hi = r.v(), lo = r.v();
+          const w = r.v(), hi = (r.v() ^ (prev[hx] | 0)) >>> 0, lo = (r.v() ^ (prev[hx + 1] | 0)) >>> 0;
+          prev[hx++] = hi; prev[hx++] = lo;
           const s = hi ? hi.toString(16) + lo.toString(16).padStart(8, "0") : lo.toString(16);
           parts.push(enc.encode(s.padStart(w, "0")));
         } else if (b === 3) lit.push(sk[++i]);
