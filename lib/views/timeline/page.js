@@ -246,6 +246,19 @@ function addLost(l, k) {
   if (l.nlost === l.lostRecs.length) l.lostRecs = grow(l.lostRecs, l.nlost + 1);
   l.lostRecs[l.nlost++] = k;
 }
+// thread lanes: CPU time, then records; the idle thread and silent threads left out
+// (the metadata has both: known before the records are read)
+const order = thr.filter(x => x.tid !== 0 && (x.cpu_ns > 0 || x.nrecs > 0))
+  .sort((a, b) => b.cpu_ns - a.cpu_ns || b.nrecs - a.nrecs || a.tid - b.tid);
+// the ticks of the lanes shown first are gathered while the records are read (the
+// others' when "more" shows them: ensureTicks)
+const firstShown = order.slice(0, meta.top);
+const topOfTask = new Int32Array(tasks.length).fill(-1);
+{
+  const slot = new Int32Array(thr.length).fill(-1);
+  firstShown.forEach((x, i) => { slot[x.i] = i; x.nticks = 0; x.ticks = new Int32Array(Math.max(0, Math.min(N, x.nrecs | 0))); });
+  tasks.forEach((t, i) => { topOfTask[i] = t[0] >= 0 && t[0] < thr.length ? slot[t[0]] : -1; });
+}
 const TM = { start: performance.now() - T0 };
 let INFL = 0;
 // One column chunk (layout in timeline_html.c) from u[p]: its records from k on, after
@@ -302,6 +315,14 @@ function decodeChunk(u, p, k, t) {
       const l = cpuLanes[li];
       if (l.nticks === l.ticks.length) l.ticks = grow(l.ticks, l.nticks + 1);
       l.ticks[l.nticks++] = k;
+    }
+    if (task >= 0) {
+      const si = topOfTask[task];
+      if (si >= 0) {
+        const x = firstShown[si];
+        if (x.nticks === x.ticks.length) x.ticks = grow(x.ticks, x.nticks + 1);
+        x.ticks[x.nticks++] = k;
+      }
     }
   }
   K = k;
@@ -362,11 +383,9 @@ TM.decode = performance.now() - T0; TM.inflate = INFL;
   for (const x of thr) {
     x.ivs = x.ivs.subarray(0, x.nst); x.ive = x.ive.subarray(0, x.nst); x.ivst = x.ivst.subarray(0, x.nst);
   }
+  for (const x of firstShown) x.ticks = x.ticks.subarray(0, x.nticks);
 })();
 
-// thread lanes: CPU time, then records; the idle thread and silent threads left out
-const order = thr.filter(x => x.tid !== 0 && (x.cpu_ns > 0 || x.nrecs > 0))
-  .sort((a, b) => b.cpu_ns - a.cpu_ns || b.nrecs - a.nrecs || a.tid - b.tid);
 let showAll = false;
 
 function hue(tid) { return ((Math.imul(tid >>> 0, 0x9E3779B1 | 0) >>> 0) >>> 8) % 360; }
