@@ -548,6 +548,17 @@ static void td_snap_write(struct kt_source *src, void *data)
 	kt_ftrace_snap_write(data, t->cur.s->f->evs, t->cur.ev, &t->cur.kr, false);
 }
 
+static size_t td_registry_bytes(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->set.nfiles; i++)
+		if (t->set.files[i].evs)
+			n += ftev_memory_with_syms(t->set.files[i].evs);
+	return n;
+}
+
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.skip = td_skip,
@@ -566,6 +577,7 @@ static const struct kt_source_ops td_ops = {
 	.snap_sched = kt_ftrace_snap_sched,
 	.raw = td_raw,
 	.snap_raw = kt_ftrace_snap_raw,
+	.registry_bytes = td_registry_bytes,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,

@@ -679,6 +679,16 @@ int ktrace_stream_format(struct ktrace_stream *s, char *buf, size_t len)
 	return s->cur->ops->format(s->cur, buf, len, false);
 }
 
+size_t kt_stream_registry_bytes(struct ktrace_stream *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (s->src[i] && s->src[i]->ops->registry_bytes)
+			n += s->src[i]->ops->registry_bytes(s->src[i]);
+	return n;
+}
+
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
 			   bool omit_prefix)
 {

@@ -78,6 +78,9 @@ struct kt_source_ops {
 	 * most max, *skipped of them). May be NULL. */
 	int (*skip)(struct kt_source *src, uint64_t max, const struct kt_stream_skip *how,
 		    uint64_t *skipped, struct ktrace_error *err);
+	/* Bytes of event formats and symbols the source holds (what another stream of the
+	 * same inputs would hold again). May be NULL (little). */
+	size_t (*registry_bytes)(struct kt_source *src);
 };
 
 struct kt_source {
@@ -127,6 +130,10 @@ int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream
  * omit_prefix, a prefix the source can tell of is left out (parts->omitted). */
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
 			   bool omit_prefix);
+
+/* Bytes of event formats and symbols the stream's sources hold: what each further
+ * stream of the same inputs costs (the sinks that read with several streams). */
+size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);

@@ -604,6 +604,16 @@ size_t ftev_shared_bytes(const struct ktrace_events *evs)
 	return evs->syms_borrowed ? 0 : evs->cap_syms * sizeof(*evs->syms) + evs->sym_name_bytes;
 }
 
+size_t ftev_memory_with_syms(struct ktrace_events *evs)
+{
+	size_t n = ktrace_event_memory(evs) + evs->sym_name_bytes;
+
+	/* a kallsyms not parsed yet: about a symbol and its name per 30 bytes of text */
+	if (!evs->syms_borrowed && atomic_load_explicit(&evs->syms_pending, memory_order_acquire))
+		n += evs->ksym_len / 30 * sizeof(*evs->syms) + evs->ksym_len;
+	return n;
+}
+
 static const struct ftev_sym *find_func_search(struct ktrace_events *evs, uint64_t addr)
 {
 	size_t l = 0, u;

@@ -41,5 +41,8 @@ int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset);
 
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);
+/* What evs holds with its symbols, a kallsyms not parsed yet counted as it will be
+ * (another registry of the same file holds as much again). */
+size_t ftev_memory_with_syms(struct ktrace_events *evs);
 
 #endif

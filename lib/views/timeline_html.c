@@ -37,6 +37,7 @@
 
 #include "common/cpus.h"
 #include "common/json.h"
+#include "engine/stream_int.h"
 #include "views/timeline_assets.h"
 #include "views/timeline_writers.h"
 
@@ -64,20 +65,33 @@ static void put_escaped(struct ktrace_out *out, const char *s)
 	}
 }
 
+/* What the other line threads may take together (each holds a stream with its own
+ * event formats and symbols: 16 MiB with a 5 MB kallsyms), so that a page is made within
+ * 64 MiB whatever the machine, and what one takes besides its stream. */
+#define TL_THREADS_BUDGET ((size_t)24 << 20)
+#define TL_THREAD_BYTES ((size_t)4 << 20)
+
 /* How many threads make the lines: o->threads (at most TL_MAX_THREADS), else one per
- * usable CPU (at most TL_AUTO_THREADS) for big files (kt_file_threads). */
-static unsigned line_threads(const struct ktrace_view_timeline_opts *o)
+ * usable CPU (at most TL_AUTO_THREADS) for big files (kt_file_threads), fewer when
+ * their streams would pass the budget. */
+static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct ktrace_stream *s)
 {
 	unsigned n = kt_file_threads(o->paths, o->npaths, o->threads, TL_AUTO_THREADS);
+	size_t each;
 
-	return n > TL_MAX_THREADS ? TL_MAX_THREADS : n;
+	if (o->threads)
+		return n > TL_MAX_THREADS ? TL_MAX_THREADS : n;
+	each = kt_stream_registry_bytes(s) + TL_THREAD_BYTES;
+	while (n > 1 && (n - 1) * each > TL_THREADS_BUDGET)
+		n--;
+	return n;
 }
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
 	const char *title = o->title ? o->title : o->paths[0];
-	unsigned want = line_threads(o);
+	unsigned want = line_threads(o, s);
 
 	memset(h, 0, sizeof(*h));
 	h->out = out;
