@@ -44,6 +44,9 @@ zstd -q -d -o "$TMP/all.dat" "$D/report/allevents.v6.dat.zst"
 python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big.dat" 4
 "$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/big.html"
 "$KTRACE" report "$TMP/big.dat" >"$TMP/big.txt"
+# and one CPU of it (the stream does not skip with --cpu: each thread reads all)
+"$KTRACE" timeline -q --threads 3 --cpu 1 "$TMP/big.dat" -o "$TMP/bigcpu.html"
+"$KTRACE" report --cpu 1 "$TMP/big.dat" >"$TMP/bigcpu.txt"
 check "three line threads: the chunks made by more than one" \
 	sh -c "test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/big.html' | sort -u | wc -l) -ge 2"
 # two files hours apart: record times far from those of the records before them
@@ -176,6 +179,7 @@ python3 "$T/browser.py" \
 	"instance,$TMP/instance.html,report=$TMP/instance.txt" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
+	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt" \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
 	"damaged three threads,$TMP/bigbad.html,report=$TMP/bigbad.txt,damage" \
