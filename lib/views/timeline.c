@@ -105,11 +105,15 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 				*err_path = o.paths[i];
 	}
 	tl_model_finish(&m);
-	ret = o.svg ? tl_svg_write(&svg, s, out, &dmg) : tl_html_end(&html, s, &dmg);
-	if (ret) {
-		ret = ktrace_error_set(err, ret, "out of memory");
-		goto done;
+	if (o.svg) {
+		ret = tl_svg_write(&svg, s, out, &dmg);
+		if (ret)
+			ret = ktrace_error_set(err, ret, "out of memory");
+	} else {
+		ret = tl_html_end(&html, s, &dmg, err);
 	}
+	if (ret)
+		goto done;
 	*drawn = true;
 	if (sret < 0) {
 		*err = serr;

@@ -94,13 +94,13 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	unsigned want = line_threads(o, s);
 
 	memset(h, 0, sizeof(*h));
-	h->out = out;
-	h->o = o;
-	h->m = m;
-	h->ninputs = ktrace_stream_source_count(s);
 	if (pthread_mutex_init(&h->mu, NULL))
 		return -ENOMEM;
 	kt_turns_init(&h->claims, NULL, NULL);
+	h->out = out;              /* from here on tl_html_free has something to free */
+	h->o = o;
+	h->m = m;
+	h->ninputs = ktrace_stream_source_count(s);
 	h->nthr = 1;
 	if (tl_lines_init(&h->lines[0], h, 0))
 		return -ENOMEM;
@@ -354,7 +354,8 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 	put(h, "]}</script>\n");
 }
 
-int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg)
+int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
+		struct ktrace_error *err)
 {
 	int ret = flush_columns(h);
 	uint64_t literal = 0;
@@ -363,17 +364,18 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		ret = tl_lines_finish(&h->lines[0]);
 	if (!ret)   /* the end of the column stream, as a last (empty) chunk */
 		ret = put_column_block(h, h->nechunks++, NULL, 0, true);
-	{
-		int jret = join_lines(h, ret != 0);
-
-		if (!ret)
-			ret = jret;
+	if (ret) {
+		join_lines(h, true);
+		return ktrace_error_set(err, ret, "out of memory");
 	}
+	ret = join_lines(h, false);
 	if (ret)
-		return ret;
+		return ret == -ENOMEM ? ktrace_error_set(err, ret, "a line thread: out of memory") : ret;
 	/* every record's line made once: the threads read the same records */
 	if (h->lines_written != h->m->nrecs)
-		return -EIO;
+		return ktrace_error_set(err, -EIO, "the line threads made %" PRIu64 " lines for %" PRIu64
+					" records (an input changed while it was read?)",
+					h->lines_written, h->m->nrecs);
 	for (unsigned i = 0; i < h->nthr; i++) {
 		struct tl_lines *l = &h->lines[i];
 
@@ -381,7 +383,7 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		h->packed.n = 0;
 		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, DEFLATE_LEVEL) ||
 		    put_encoded(h, "dict", i, l->dict.data.n))
-			return -ENOMEM;
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	write_meta(h, s, dmg, literal);
 	put(h, "<script>\n");
@@ -405,6 +407,7 @@ void tl_html_free(struct tl_html *h)
 	tl_buf_free(&h->chunk);
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
+	kt_turns_fini(&h->claims);
 	pthread_mutex_destroy(&h->mu);
 	memset(h, 0, sizeof(*h));
 }

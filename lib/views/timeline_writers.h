@@ -88,7 +88,9 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o);
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
 		const struct tl_rec *tr);
-int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg);
+/* The rest of the page; 0, or a negative code with err set. */
+int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
+		struct ktrace_error *err);
 void tl_html_free(struct tl_html *h);
 
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id);
