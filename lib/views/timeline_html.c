@@ -15,10 +15,11 @@
  *     task + 1 (0 none), arguments: switch: prev thread + 1, next thread + 1,
  *     1 when the previous thread was preempted; wakeup: woken thread + 1; lost: count.
  * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
- *   (timeline_lines.c), deflate + base64 of per record its prefix style and its line's encoding (timeline_encode.h). The style says how the
- *   page rebuilds the start of the line from the record's columns; the writer checks
- *   that the rebuilt prefix equals ktrace_stream_format's, and otherwise encodes the
- *   whole line (style 0):
+ *   (timeline_lines.c), deflate + base64 of per record its prefix style and its line's
+ *   encoding (timeline_encode.h). The style says how the page rebuilds the start of the
+ *   line from the record's columns; the rebuilt prefix is the one ktrace_stream_format
+ *   makes (the trace.dat source says which style it used, for the other formats the
+ *   writer makes the prefix and compares), else the whole line is encoded (style 0):
  *     1: trace-cmd, µs: "%16s-%-5d [%03d] %5llu.%06llu: %s: " + pad to 20 for the name
  *     2: trace-cmd, ns: "%16s-%-5d [%03d]%12llu: %s: " + pad
  *     3: other formats: "%16s-%-5lld [%03d|---] %5llu.%06llu: %-20s "
@@ -43,7 +44,7 @@
 
 /* zlib's fastest level: a third of level 6's time for 1.2x the size on big traces */
 #define DEFLATE_LEVEL 1
-/* a helper thread's stream with every event's formats is a few MiB */
+/* line threads when none are asked for, at most (see TL_THREADS_BUDGET too) */
 #define TL_AUTO_THREADS 4
 
 static void put(struct tl_html *h, const char *s)
