@@ -220,10 +220,11 @@ static int stream_error(struct td_stream *s, int code, uint64_t offset, const ch
 	return code;
 }
 
-/* The block a kept chunk starting at data offset at goes into: the oldest once the
- * walk is keep bytes past its end (what tracedat_iter_keep promises callers), else a
- * new one. NULL when out of memory. */
-static struct td_block *chunk_block(struct td_stream *s, uint64_t at)
+/* The block for data from offset at on (read pages, or a kept decompressed chunk): the
+ * oldest once the walk is keep bytes past its end (what tracedat_iter_keep_mapped and
+ * tracedat_iter_keep promise callers), else a new one; its length 0 until filled. NULL
+ * when out of memory. */
+static struct td_block *next_block(struct td_stream *s, uint64_t at)
 {
 	if (s->nblocks && s->blocks[0].pos + s->blocks[0].len + s->keep <= at) {
 		struct td_block old = s->blocks[0];
@@ -256,7 +257,7 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
 	if (s->keep) {
-		b = chunk_block(s, s->chunk_pos + s->chunk_len);
+		b = next_block(s, s->chunk_pos + s->chunk_len);
 		if (!b)
 			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
 		buf = &b->mem;
@@ -299,28 +300,17 @@ static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
 	len = TD_BLOCK > ps ? TD_BLOCK / ps * ps : ps;
 	if (len > left)
 		len = (size_t)left;
-	if (s->nblocks && s->blocks[0].pos + s->blocks[0].len + s->keep <= s->pos) {
-		struct td_block old = s->blocks[0];
-
-		memmove(&s->blocks[0], &s->blocks[1], (s->nblocks - 1) * sizeof(*s->blocks));
-		s->blocks[s->nblocks - 1] = old;
-	} else {
-		if (kt_grow((void **)&s->blocks, &s->blocks_cap, s->nblocks + 1, sizeof(*s->blocks)))
-			return -ENOMEM;
-		memset(&s->blocks[s->nblocks++], 0, sizeof(*s->blocks));
-	}
-	b = &s->blocks[s->nblocks - 1];
+	b = next_block(s, s->pos);
+	if (!b)
+		return -ENOMEM;
 	if (b->cap < len) {
 		uint8_t *mem = realloc(b->mem, len);
 
-		if (!mem) {
-			b->len = 0;
+		if (!mem)
 			return -ENOMEM;
-		}
 		b->mem = mem;
 		b->cap = len;
 	}
-	b->pos = s->pos;
 	b->len = len;
 	ret = kt_input_pread(s->td->in, b->mem, len, s->cpu->pub.offset + s->pos);
 	if (ret) {
