@@ -270,8 +270,8 @@ struct ktrace_view_export_opts {
 	 * each reading every record with a stream of its own (the one given, then more that
 	 * open_stream opens the same way, without read-ahead) and writing the blocks of
 	 * records it gets to first; the trace holds the same packets, its bundles cut at the
-	 * blocks. A
-	 * stream open_stream cannot open (a negative code) leaves one thread less. */
+	 * blocks. A stream open_stream cannot open (a negative code) leaves one thread
+	 * less: blocks go to the threads that get to them first. */
 	unsigned threads;
 	int (*open_stream)(void *ctx, struct ktrace_stream **s);
 	void *open_ctx;

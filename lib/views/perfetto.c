@@ -592,9 +592,9 @@ static void *helper_main(void *arg)
 			goto out;
 		}
 	}
-	/* a thread that cannot start fails the export (reported after the join) */
-	kt_turns_give_up(h->pf.turns);
-	h->pf.ret = ret;
+	/* a thread that cannot start (its stream, its memory) has taken no block: the
+	 * others make them all */
+	h->pf.ret = 0;
 out:
 	pf_free(&h->pf);
 	if (s)
@@ -651,13 +651,9 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 			break;
 		started++;
 	}
-	if (!ret && started + 1 < nthr) {
-		/* a thread that cannot start fails the export */
-		kt_turns_give_up(&turns);
-		ret = ktrace_error_set(err, -EAGAIN, "cannot start threads");
-	} else if (!ret) {
+	/* a thread that cannot be created takes no block: the others make them all */
+	if (!ret)
 		ret = walk(&pf, err);
-	}
 	for (unsigned t = 1; t <= started; t++) {
 		pthread_join(h[t].th, NULL);
 		/* the same records, the same damage: this thread's end is the one; a helper's
@@ -672,7 +668,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 	if (ret == -ECANCELED)
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
-	if (ret != -ENOMEM && ret != -EAGAIN && finish(&pf))
+	if (ret != -ENOMEM && finish(&pf))
 		ret = -ENOMEM;
 	if (ret == -ENOMEM)
 		ktrace_error_set(err, ret, "out of memory");
