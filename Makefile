@@ -155,6 +155,11 @@ TC_PRELOAD := $(B)/tests/tools/malloc0.so
 $(TC_PRELOAD): tests/tools/malloc0.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $<
+# Preloaded into ktrace by tests/timeline/timeline.sh: one open() of a path fails.
+FAILOPEN := $(B)/tests/tools/failopen.so
+$(FAILOPEN): tests/tools/failopen.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
 
 # Debian's python3 for the test scripts (tests/lib.sh puts $(B)/tests/bin first in
 # PATH): a version manager's shim first in PATH (pyenv's here) costs up to a second per
@@ -166,7 +171,7 @@ $(TEST_PYTHON):
 	 else ln -sf "$$(command -v python3)" $@; fi
 
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(TEST_PYTHON)
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(TEST_PYTHON)
 
 $(B)/.test-deps:
 	@./scripts/deps.sh test

@@ -1285,9 +1285,8 @@ static unsigned pick_threads(const struct report *r)
 static void *helper_main(void *arg)
 {
 	struct report *h = arg;
-	int ret = kt_tdset_clone(&h->set, h->walk_src, h->err);
 
-	if (!ret) {
+	if (!kt_tdset_clone(&h->set, h->walk_src, h->err)) {
 		for (size_t i = 0; i < h->set.nstreams; i++)
 			tracedat_iter_keep(h->set.streams[i].it, WALK_KEEP);
 		h->chunks_kept = true;
@@ -1300,11 +1299,10 @@ static void *helper_main(void *arg)
 			h->walk_ret = run_walker(h);
 			return NULL;
 		}
-		ret = ktrace_error_set(h->err, -ENOMEM, "out of memory");
 	}
-	/* a thread that cannot start fails the report (reported after the join) */
-	give_up(h);
-	h->walk_ret = ret;
+	/* a thread that cannot start (its readers, its memory) has taken no block: the
+	 * others print them all */
+	h->walk_ret = 0;
 	return NULL;
 }
 
@@ -1397,13 +1395,8 @@ static int run_records(struct report *r)
 		}
 		started++;
 	}
-	if (started + 1 < nthr) {
-		/* a thread that cannot start fails the report */
-		give_up(r);
-		ret = ktrace_error_set(r->err, -EAGAIN, "cannot start threads");
-	} else {
-		ret = run_walker(r);
-	}
+	/* a thread that cannot be created takes no block: the others print them all */
+	ret = run_walker(r);
 	for (unsigned t = 1; t <= started; t++) {
 		pthread_join(th[t], NULL);
 		/* the same records, the same damage: the first thread's error is the one; a

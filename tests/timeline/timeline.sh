@@ -47,6 +47,20 @@ python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big.dat" 4
 # and one CPU of it (the stream does not skip with --cpu: each thread reads all)
 "$KTRACE" timeline -q --threads 3 --cpu 1 "$TMP/big.dat" -o "$TMP/bigcpu.html"
 "$KTRACE" report --cpu 1 "$TMP/big.dat" >"$TMP/bigcpu.txt"
+# a line thread that cannot open the trace (its open fails: tests/tools/failopen.c) is
+# left out, the others make its chunks
+if [ -z "${SANFLAGS:-}" ]; then
+	LD_PRELOAD="$ROOT/$B/tests/tools/failopen.so" FAILOPEN_PATH="$TMP/big.dat" FAILOPEN_NTH=3 \
+		"$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/bigfail.html" 2>"$TMP/bigfail.err"
+	st=$?
+	check "a line thread that cannot open the trace: exit 0, every chunk made by the two others" \
+		sh -c "test $st = 0 && test ! -s '$TMP/bigfail.err' &&
+		       test \$(grep -o 'id=\"l[0-9]*\"' '$TMP/bigfail.html' | wc -l) = \$(grep -o 'id=\"l[0-9]*\"' '$TMP/big.html' | wc -l) &&
+		       test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/bigfail.html' | sort -u | wc -l) -le 2 &&
+		       test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/bigfail.html' | sort -u | wc -l) -ge 1"
+else
+	ok "a line thread that cannot open the trace # SKIP no preloading into a sanitized build"
+fi
 check "three line threads: the chunks made by more than one" \
 	sh -c "test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/big.html' | sort -u | wc -l) -ge 2"
 # two files hours apart: record times far from those of the records before them
@@ -180,6 +194,7 @@ python3 "$T/browser.py" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
 	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt" \
+	$( [ -z "${SANFLAGS:-}" ] && echo "thread-left-out,$TMP/bigfail.html,report=$TMP/big.txt") \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
 	"damaged three threads,$TMP/bigbad.html,report=$TMP/bigbad.txt,damage" \
