@@ -36,38 +36,35 @@ static int real_open(const char *sym, const char *path, int flags, mode_t mode)
 	return real(path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
+static int open_as(const char *sym, const char *path, int flags, va_list ap)
 {
-	mode_t mode = 0;
+	mode_t mode = flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
 	if (fail_this(path)) {
 		errno = EMFILE;
 		return -1;
 	}
-	return real_open("open", path, flags, mode);
+	return real_open(sym, path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int fd;
+
+	va_start(ap, flags);
+	fd = open_as("open", path, flags, ap);
+	va_end(ap);
+	return fd;
 }
 
 int open64(const char *path, int flags, ...)
 {
-	mode_t mode = 0;
+	va_list ap;
+	int fd;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	if (fail_this(path)) {
-		errno = EMFILE;
-		return -1;
-	}
-	return real_open("open64", path, flags, mode);
+	va_start(ap, flags);
+	fd = open_as("open64", path, flags, ap);
+	va_end(ap);
+	return fd;
 }
