@@ -107,6 +107,8 @@ void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total,
 void cli_progress_update(void *arg, uint64_t done);
 /* Clears the line. */
 void cli_progress_done(struct cli_progress *p);
+/* Parses a decimal number from lo to hi (an option's count, --threads N). 0 or -1. */
+int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
 /* Appends the CPUs of a list such as "1,3-5:7" (trace-cmd's syntax) to *cpus: 0, or

@@ -381,10 +381,9 @@ static int parse(struct export_cli *c, int argc, char **argv)
 			c->legacy = true;
 			break;
 		case O_THREADS: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			unsigned v;
 
-			if (*end || end == optarg || v < 0 || v > 64)
+			if (cli_parse_uint(optarg, 0, 64, &v))
 				return cli_usage_error("export", "--threads takes 0 (automatic) to 64");
 			only = "--threads";
 			c->threads = (int)v;

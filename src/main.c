@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* ktrace: subcommand dispatch, --help, --version, and the shared error printing. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -170,6 +171,17 @@ int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
 		(*tasks)[*ntasks].name = tok;
 		(*tasks)[(*ntasks)++].comm = comm;
 	}
+	return 0;
+}
+
+int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (end == s || *end || v < lo || v > hi || v > UINT_MAX)
+		return -1;
+	*out = (unsigned)v;
 	return 0;
 }
 

@@ -203,15 +203,10 @@ static int parse(struct td_cli *c, int argc, char **argv)
 			c->files[c->nfiles - 1].ts_offset = v;
 			break;
 		}
-		case O_THREADS: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || v > 64)
+		case O_THREADS:
+			if (cli_parse_uint(optarg, 0, 64, &c->o.threads))
 				return cli_usage_error("report", "--threads takes 0 (automatic) to 64");
-			c->o.threads = (unsigned)v;
 			break;
-		}
 		case O_PID:
 		case O_COMM:
 			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))

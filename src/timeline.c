@@ -291,29 +291,19 @@ static int run_timeline(int argc, char **argv)
 			}
 			break;
 		}
-		case O_TOP: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || !v || v > 100000) {
+		case O_TOP:
+			if (cli_parse_uint(optarg, 1, 100000, &vo.top_threads)) {
 				status = cli_usage_error("timeline", "--top takes 1 to 100000");
 				goto done;
 			}
-			vo.top_threads = (unsigned)v;
 			break;
-		}
 		case O_TITLE: vo.title = optarg; break;
-		case O_THREADS: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (end == optarg || *end || !v || v > 8) {
+		case O_THREADS:
+			if (cli_parse_uint(optarg, 1, 8, &vo.threads)) {
 				status = cli_usage_error("timeline", "--threads takes 1 to 8");
 				goto done;
 			}
-			vo.threads = (unsigned)v;
 			break;
-		}
 		case 'F':
 			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
 				status = cli_usage_error("timeline", "out of memory");
