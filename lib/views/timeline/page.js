@@ -58,7 +58,7 @@ function inflate(src, n) {
       bp -= cnt >> 3; buf = 0; cnt = 0;
       const len = src[bp] | (src[bp + 1] << 8); bp += 4;
       if (bp + len > src.length) throw new Error("corrupt data (stored block)");
-      if (op + len > out.length) out = grown(out, op, op + len);
+      if (op + len > out.length) out = grow(out, op + len);
       out.set(src.subarray(bp, bp + len), op); op += len; bp += len;
       continue;
     }
@@ -108,7 +108,7 @@ function inflate(src, n) {
       if (e >= 0) { sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
       else { e = slowSym(lt, buf); sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
       if (sy < 256) {
-        if (op >= out.length) out = grown(out, op, op + 1);
+        if (op >= out.length) out = grow(out, op + 1);
         out[op++] = sy;
         continue;
       }
@@ -127,19 +127,19 @@ function inflate(src, n) {
       const dx = DEXTRA[d];
       if (dx) { while (cnt < dx) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } dist += buf & ((1 << dx) - 1); buf >>>= dx; cnt -= dx; }
       if (dist > op) throw new Error("corrupt data (distance)");
-      if (op + len > out.length) out = grown(out, op, op + len);
+      if (op + len > out.length) out = grow(out, op + len);
       if (dist >= len) { out.copyWithin(op, op - dist, op - dist + len); op += len; }
       else for (let i = 0; i < len; i++, op++) out[op] = out[op - dist];
     }
   } while (!last);
   return op === out.length ? out : out.subarray(0, op);
 }
-function grown(out, op, need) {
-  let len = out.length * 2;
-  while (len < need) len *= 2;
-  const o = new Uint8Array(len);
-  o.set(out.subarray(0, op));
-  return o;
+// a typed array with room for need elements (twice the old size at least), the old
+// ones copied
+function grow(a, need) {
+  const b = new a.constructor(Math.max(16, a.length * 2, need));
+  b.set(a);
+  return b;
 }
 // a code longer than the fast table's 10 bits: symbol << 4 | length
 function slowSym(t, buf) {
@@ -207,11 +207,6 @@ const rcpu = new (smallest(meta.cpus.reduce((m, c) => Math.max(m, c[0] + 1), 0))
   rev = new (smallest(names.length))(N), rtask = new (smallest(tasks.length))(N);
 const span = Math.max(meta.span, 1);
 const NONE = -1;
-function grow(a, need) {
-  const b = new a.constructor(Math.max(16, a.length * 2, need));
-  b.set(a);
-  return b;
-}
 const thr = threads.map((t, i) => ({ i, tid: t[0], pid: t[1], comm: t[2], cpu_ns: t[3], nrecs: t[4],
   state: 0, since: 0, nst: 0, ivs: new Float64Array(0), ive: new Float64Array(0), ivst: new Uint8Array(0),
   ticks: null }));
@@ -353,7 +348,7 @@ await (async function decode() {
     for (;;) {
       const { done, value } = await rd.read();
       if (done) break;
-      if (have + value.length > buf.length) buf = grown(buf, have, have + value.length);
+      if (have + value.length > buf.length) buf = grow(buf, have + value.length);
       buf.set(value, have); have += value.length;
       let at = 0;
       while (c < meta.echunks - 1 && have - at >= sizes[c] && sizes[c] > 0) {
