@@ -25,9 +25,9 @@ static int fail_this(const char *path)
 	return want && nth && !strcmp(path, want) && atomic_fetch_add(&opened, 1) + 1 == atoi(nth);
 }
 
-static int real_open(const char *sym, const char *path, int flags, mode_t mode)
+static int real_open(const char *path, int flags, mode_t mode)
 {
-	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, sym);
+	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 
 	if (!real) {
 		errno = ENOSYS;
@@ -36,35 +36,23 @@ static int real_open(const char *sym, const char *path, int flags, mode_t mode)
 	return real(path, flags, mode);
 }
 
-static int open_as(const char *sym, const char *path, int flags, va_list ap)
+int open(const char *path, int flags, ...)
 {
-	mode_t mode = flags & (O_CREAT | O_TMPFILE) ? va_arg(ap, mode_t) : 0;
+	mode_t mode = 0;
 
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
 	if (fail_this(path)) {
 		errno = EMFILE;
 		return -1;
 	}
-	return real_open(sym, path, flags, mode);
+	return real_open(path, flags, mode);
 }
 
-int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = open_as("open", path, flags, ap);
-	va_end(ap);
-	return fd;
-}
-
-int open64(const char *path, int flags, ...)
-{
-	va_list ap;
-	int fd;
-
-	va_start(ap, flags);
-	fd = open_as("open64", path, flags, ap);
-	va_end(ap);
-	return fd;
-}
+/* the same call on 64-bit systems */
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
