@@ -158,14 +158,10 @@ void tl_dict_init(struct tl_dict *d)
 void tl_dict_free(struct tl_dict *d)
 {
 	free(d->slots);
-	free(d->hashes);
-	free(d->offs);
+	free(d->skel);
 	tl_buf_free(&d->data);
 	tl_buf_free(&d->scratch);
-	free(d->hv);
-	free(d->hw);
-	free(d->prev_at);
-	free(d->prev_gen);
+	free(d->holes);
 	free(d->prev);
 	memset(d, 0, sizeof(*d));
 }
@@ -232,8 +228,8 @@ static const uint8_t plain_flags[256] = {
 /* A hole of the line: width 0 decimal, else the digits of a hex number (1 to 16). */
 static inline void add_hole(struct tl_dict *d, uint64_t v, unsigned width)
 {
-	d->hv[d->nh] = v;
-	d->hw[d->nh++] = (uint8_t)width;
+	d->holes[d->nh].value = v;
+	d->holes[d->nh++].width = (uint8_t)width;
 	d->nhex += width != 0;
 }
 
@@ -242,7 +238,7 @@ static inline unsigned hex_digit(uint8_t c)
 	return byte_flags[c] & F_DIGIT ? c - '0' : c - 'a' + 10;
 }
 
-/* Splits line into d->scratch (skeleton) and its holes (d->hv, d->hw: at most one per
+/* Splits line into d->scratch (skeleton) and its holes (d->holes: at most one per
  * byte), by timeline_encode.h's rules. The skeleton is sized first for the worst case
  * (every byte escaped), then written directly. */
 static int split(struct tl_dict *d, const char *line, size_t len)
@@ -255,20 +251,8 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 	if (len > SIZE_MAX / 16 ||
 	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1))
 		return -ENOMEM;
-	if (d->cap_h < len + 1) {
-		/* at most one hole per byte */
-		uint64_t *hv = realloc(d->hv, (len + 1) * sizeof(*hv));
-		uint8_t *hw;
-
-		if (!hv)
-			return -ENOMEM;
-		d->hv = hv;
-		hw = realloc(d->hw, len + 1);
-		if (!hw)
-			return -ENOMEM;
-		d->hw = hw;
-		d->cap_h = len + 1;
-	}
+	if (kt_grow((void **)&d->holes, &d->cap_h, len + 1, sizeof(*d->holes)))
+		return -ENOMEM;
 	d->nh = d->nhex = 0;
 	k = d->scratch.p;
 	while (i < len) {
@@ -383,7 +367,7 @@ static int dict_grow(struct tl_dict *d)
 	if (!slots)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->n; i++) {
-		size_t k = d->hashes[i] & (ns - 1);
+		size_t k = d->skel[i].hash & (ns - 1);
 
 		while (slots[k])
 			k = (k + 1) & (ns - 1);
@@ -400,7 +384,7 @@ static int dict_grow(struct tl_dict *d)
 /* Whether skeleton id is the one in d->scratch. */
 static bool same_skeleton(const struct tl_dict *d, uint32_t id)
 {
-	const uint8_t *p = d->data.p + d->offs[id];
+	const uint8_t *p = d->data.p + d->skel[id].off;
 	uint64_t l = 0;
 	int sh = 0;
 
@@ -448,7 +432,7 @@ static int64_t skeleton_id(struct tl_dict *d)
 	while (d->slots[k]) {
 		uint32_t id = d->slots[k] - 1;
 
-		if (d->hashes[id] == h && same_skeleton(d, id)) {
+		if (d->skel[id].hash == h && same_skeleton(d, id)) {
 			d->recent[rk] = id + 1;
 			return id;
 		}
@@ -456,36 +440,16 @@ static int64_t skeleton_id(struct tl_dict *d)
 	}
 	if (d->data.n + d->scratch.n > TL_DICT_MAX_BYTES || d->n >= UINT32_MAX - 1)
 		return -1;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 4096;
-		uint64_t *hs = realloc(d->hashes, cap * sizeof(*hs));
-		uint32_t *os, *pa, *pg;
-
-		if (!hs)
-			return -2;
-		d->hashes = hs;
-		os = realloc(d->offs, cap * sizeof(*os));
-		if (!os)
-			return -2;
-		d->offs = os;
-		pa = realloc(d->prev_at, cap * sizeof(*pa));
-		if (!pa)
-			return -2;
-		d->prev_at = pa;
-		pg = realloc(d->prev_gen, cap * sizeof(*pg));
-		if (!pg)
-			return -2;
-		d->prev_gen = pg;
-		d->cap = cap;
-	}
+	if (kt_grow((void **)&d->skel, &d->cap, d->n + 1, sizeof(*d->skel)))
+		return -2;
 	/* its hex holes' last values (the same count in every line of the skeleton) */
 	if (kt_grow((void **)&d->prev, &d->cap_prev, d->nprev + d->nhex + 1, sizeof(*d->prev)))
 		return -2;
-	d->prev_at[d->n] = (uint32_t)d->nprev;
-	d->prev_gen[d->n] = d->gen - 1;
+	d->skel[d->n].prev_at = (uint32_t)d->nprev;
+	d->skel[d->n].prev_gen = d->gen - 1;
 	d->nprev += d->nhex;
-	d->hashes[d->n] = h;
-	d->offs[d->n] = (uint32_t)d->data.n;
+	d->skel[d->n].hash = h;
+	d->skel[d->n].off = (uint32_t)d->data.n;
 	if (tl_buf_varint(&d->data, d->scratch.n) || tl_buf_put(&d->data, d->scratch.p, d->scratch.n))
 		return -2;
 	d->slots[k] = (uint32_t)d->n + 1;
@@ -496,28 +460,29 @@ static int64_t skeleton_id(struct tl_dict *d)
 /* The line of skeleton id: its id + 1, then its holes (timeline_encode.h). */
 static int put_holes(struct tl_dict *d, uint32_t id, struct tl_buf *out)
 {
-	uint64_t *prev = d->prev + d->prev_at[id];
+	struct tl_skeleton *sk = &d->skel[id];
+	uint64_t *prev = d->prev + sk->prev_at;
 	uint8_t *p;
 
 	if (d->nh > (SIZE_MAX - 16) / 16 ||
 	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * d->nh + 16, 1))
 		return -ENOMEM;
-	if (d->prev_gen[id] != d->gen) {
+	if (sk->prev_gen != d->gen) {
 		/* first line of the skeleton in this chunk */
 		memset(prev, 0, d->nhex * sizeof(*prev));
-		d->prev_gen[id] = d->gen;
+		sk->prev_gen = d->gen;
 	}
 	p = put_varint(out->p + out->n, (uint64_t)id + 1);
 	for (size_t i = 0; i < d->nh; i++) {
-		uint64_t v = d->hv[i], x;
+		uint64_t v = d->holes[i].value, x;
 
-		if (!d->hw[i]) {
+		if (!d->holes[i].width) {
 			p = put_varint(p, v);
 			continue;
 		}
 		x = v ^ *prev;
 		*prev++ = v;
-		p = put_varint(p, d->hw[i]);
+		p = put_varint(p, d->holes[i].width);
 		p = put_varint(p, x >> 32);
 		p = put_varint(p, x & 0xffffffffu);
 	}

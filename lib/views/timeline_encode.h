@@ -44,6 +44,10 @@ struct tl_zip {
 	void *ld;                      /* libdeflate's compressor (whole blocks) */
 };
 
+/* The page's deflate level, the fastest (zlib's a third of level 6's time for 1.2x the
+ * size on big traces; libdeflate's level 1 faster still). */
+#define TL_DEFLATE_LEVEL 1
+
 /* Raw deflate (RFC 1951) of in[0..n) appended to out (libdeflate: several times zlib's
  * speed at its level). 0 or -ENOMEM/-EIO. */
 int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level);
@@ -58,24 +62,30 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 /* The skeleton dictionary. */
 #define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
 #define TL_DICT_RECENT 1024
+struct tl_skeleton {
+	uint64_t hash;
+	uint32_t off;                  /* its bytes in the dictionary's data */
+	uint32_t prev_at;              /* its hex holes' last values: prev[prev_at...] */
+	uint32_t prev_gen;             /* the chunk those values are of (gen) */
+};
+
+struct tl_hole {
+	uint64_t value;
+	uint8_t width;                 /* 0: decimal, else the hex digits */
+};
+
 struct tl_dict {
 	uint32_t *slots;               /* skeleton id + 1, open addressing */
 	size_t nslots;
-	uint64_t *hashes;              /* per skeleton */
-	uint32_t *offs;                /* per skeleton: its bytes in data */
+	struct tl_skeleton *skel;      /* per skeleton, in id order */
 	size_t n, cap;
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
 	struct tl_buf scratch;         /* the line's skeleton */
-	/* the line's holes: value and width (0: decimal, else hex digits) */
-	uint64_t *hv;
-	uint8_t *hw;
+	struct tl_hole *holes;         /* the line's holes (at most one per byte) */
 	size_t nh, cap_h, nhex;
-	/* per skeleton: its hex holes' last values in the current chunk (prev[prev_at],
-	 * valid when prev_gen is gen) */
-	uint32_t *prev_at, *prev_gen;
-	uint64_t *prev;
+	uint64_t *prev;                /* the skeletons' hex holes' last values */
 	size_t nprev, cap_prev;
-	uint32_t gen;
+	uint32_t gen;                  /* the current chunk */
 	/* the skeletons met last, by a key of a few of their bytes: id + 1 (most lines
 	 * find theirs here, without hashing it whole) */
 	uint32_t recent[TL_DICT_RECENT];

@@ -42,8 +42,6 @@
 #include "views/timeline_assets.h"
 #include "views/timeline_writers.h"
 
-/* zlib's fastest level: a third of level 6's time for 1.2x the size on big traces */
-#define DEFLATE_LEVEL 1
 /* line threads when none are asked for, at most (see TL_THREADS_BUDGET too) */
 #define TL_AUTO_THREADS 4
 
@@ -128,21 +126,34 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	return 0;
 }
 
+void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
+		       const struct tl_buf *b64, uint64_t lines)
+{
+	char head[128];
+
+	if (dict >= 0)
+		snprintf(head, sizeof(head),
+			 "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\" data-d=\"%d\">",
+			 id, k, n, dict);
+	else
+		snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\">",
+			 id, k, n);
+	pthread_mutex_lock(&h->mu);
+	put(h, head);
+	if (b64->n)
+		kt_out_write(h->out, b64->p, b64->n);
+	put(h, "</script>\n");
+	h->lines_written += lines;
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* h->packed (n bytes before deflate) as block id k. */
 static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 {
-	char head[96];
-
 	h->b64.n = 0;
 	if (tl_base64(h->packed.p, h->packed.n, &h->b64))
 		return -ENOMEM;
-	snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu32 "\" data-n=\"%zu\">",
-		 id, k, n);
-	pthread_mutex_lock(&h->mu);
-	put(h, head);
-	if (h->b64.n)
-		kt_out_write(h->out, h->b64.p, h->b64.n);
-	put(h, "</script>\n");
-	pthread_mutex_unlock(&h->mu);
+	tl_html_put_block(h, id, k, n, -1, &h->b64, 0);
 	return 0;
 }
 
@@ -151,7 +162,7 @@ static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, size_t n, bool finish)
 {
 	h->packed.n = 0;
-	if (tl_deflate_part(&h->ezip, p, n, &h->packed, DEFLATE_LEVEL, finish))
+	if (tl_deflate_part(&h->ezip, p, n, &h->packed, TL_DEFLATE_LEVEL, finish))
 		return -ENOMEM;
 	return put_encoded(h, "e", k, n);
 }
@@ -382,7 +393,7 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 
 		literal += l->literal;
 		h->packed.n = 0;
-		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, DEFLATE_LEVEL) ||
+		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, TL_DEFLATE_LEVEL) ||
 		    put_encoded(h, "dict", i, l->dict.data.n))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}

@@ -14,7 +14,6 @@
  * tid, and the page's times are the records' made monotonic, as here.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +22,6 @@
 #include "engine/line_prefix.h"
 #include "engine/stream_int.h"
 #include "views/timeline_writers.h"
-
-/* zlib's fastest level: a third of level 6's time for 1.2x the size on big traces */
-#define DEFLATE_LEVEL 1
 
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id)
 {
@@ -187,30 +183,18 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 /* The current chunk to the page: deflate, base64, one <script> block. */
 static int end_chunk(struct tl_lines *l)
 {
-	struct tl_html *h = l->h;
-	char head[128];
-	int ret = 0;
-
 	if (l->block == UINT64_MAX)
 		return 0;
 	l->packed.n = 0;
 	l->b64.n = 0;
-	if (tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, DEFLATE_LEVEL) ||
+	if (tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, TL_DEFLATE_LEVEL) ||
 	    tl_base64(l->packed.p, l->packed.n, &l->b64))
 		return -ENOMEM;
-	snprintf(head, sizeof(head),
-		 "<script type=\"text/x-ktl\" id=\"l%" PRIu64 "\" data-n=\"%zu\" data-d=\"%u\">",
-		 l->block, l->enc.n, l->dict_id);
-	pthread_mutex_lock(&h->mu);
-	kt_out_write(h->out, head, strlen(head));
-	kt_out_write(h->out, l->b64.p, l->b64.n);
-	kt_out_write(h->out, "</script>\n", 10);
-	h->lines_written += l->count;
-	pthread_mutex_unlock(&h->mu);
+	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count);
 	l->enc.n = 0;
 	l->count = 0;
 	l->block = UINT64_MAX;
-	return ret;
+	return 0;
 }
 
 int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,

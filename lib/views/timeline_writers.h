@@ -93,6 +93,12 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		struct ktrace_error *err);
 void tl_html_free(struct tl_html *h);
 
+/* One data block of the page, <script type="text/x-ktl" id="<id><k>" data-n="<n>"
+ * [data-d="<dict>"]> with b64 inside (dict < 0: none), written whole under the page's
+ * lock; lines: the report lines it holds. */
+void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
+		       const struct tl_buf *b64, uint64_t lines);
+
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id);
 void tl_lines_free(struct tl_lines *l);
 /* Record k of the stream (the current one of s): its line made when its chunk is this
