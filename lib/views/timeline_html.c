@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The timeline page (timeline_writers.h): one HTML file with everything inside. In
- * document order: the styles, then the data as <script type="text/x-ktl"> blocks
- * written while the trace is read (memory stays bounded by a chunk per thread; the line
- * chunks in the order their threads finish them, the page finds them by id), then the
- * skeleton dictionaries and the metadata (JSON), then the page's script, which reads
- * them all (lib/views/timeline/page.js).
+ * document order: the styles, then the column chunks as <script type="text/x-ktl">
+ * blocks written while the trace is read (memory stays bounded by a chunk per thread),
+ * then the skeleton dictionaries and the metadata (JSON), then the page's script, which
+ * draws the picture from them (lib/views/timeline/page.js), then the line chunks (in
+ * the order their threads finished them; the page finds them by id): they wait in an
+ * anonymous temporary file ($TMPDIR, else /tmp) while the trace is read, and come last
+ * so that the browser runs the script and draws before it parses them (they are most
+ * of the page, and read only to show a record's line). Without a temporary file they
+ * are written in place, before the dictionaries.
  *
  * Column chunks ("e0", "e1"...): TL_ECHUNK records each, as the consecutive parts of
  *   one raw deflate stream (base64 each; the last part only ends the stream), of
@@ -35,9 +39,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cpus.h"
 #include "common/json.h"
+#include "common/outfile.h"
 #include "engine/stream_int.h"
 #include "views/timeline_assets.h"
 #include "views/timeline_writers.h"
@@ -86,6 +92,55 @@ static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct k
 	return n;
 }
 
+/* The file the line chunks wait in for the end of the page (h->tail); without one
+ * they go in place, before the script: the same page, drawn later. */
+static void open_tail(struct tl_html *h)
+{
+	int fd = kt_outfile_anonymous(NULL);
+
+	if (fd < 0)
+		return;
+	h->tail = malloc(sizeof(*h->tail));
+	if (!h->tail) {
+		close(fd);
+		return;
+	}
+	kt_out_init(h->tail, fd);
+}
+
+/* The line chunks after the script. */
+static int copy_tail(struct tl_html *h, struct ktrace_error *err)
+{
+	struct ktrace_out *t = h->tail;
+	int ret = kt_out_flush(t);
+	char *buf;
+
+	if (ret)
+		return ktrace_error_set(err, ret, "the temporary file of the line chunks: %s", strerror(-ret));
+	if (lseek(t->fd, 0, SEEK_SET) < 0)
+		return ktrace_error_set(err, -errno, "the temporary file of the line chunks: %s",
+					strerror(errno));
+	buf = malloc(KT_OUT_SIZE);
+	if (!buf)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = read(t->fd, buf, KT_OUT_SIZE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = ktrace_error_set(err, -errno, "the temporary file of the line chunks: %s",
+					       strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		kt_out_write(h->out, buf, (size_t)n);
+	}
+	free(buf);
+	return ret;
+}
+
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
@@ -103,6 +158,7 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	h->nthr = 1;
 	if (tl_lines_init(&h->lines[0], h, 0))
 		return -ENOMEM;
+	open_tail(h);
 	put(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ktrace timeline: ");
 	put_escaped(out, title);
 	put(h, "</title>\n<style>\n");
@@ -138,11 +194,13 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 	else
 		snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\">",
 			 id, k, n);
+	struct ktrace_out *o = dict >= 0 && h->tail ? h->tail : h->out;
+
 	pthread_mutex_lock(&h->mu);
-	put(h, head);
+	kt_out_puts(o, head);
 	if (b64->n)
-		kt_out_write(h->out, b64->p, b64->n);
-	put(h, "</script>\n");
+		kt_out_write(o, b64->p, b64->n);
+	kt_out_puts(o, "</script>\n");
 	h->lines_written += lines;
 	pthread_mutex_unlock(&h->mu);
 }
@@ -400,7 +458,10 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 	write_meta(h, s, dmg, literal);
 	put(h, "<script>\n");
 	put(h, tl_asset_page_js);
-	put(h, "</script>\n</body></html>\n");
+	put(h, "</script>\n");
+	if (h->tail && (ret = copy_tail(h, err)))
+		return ret;
+	put(h, "</body></html>\n");
 	return 0;
 }
 
@@ -417,6 +478,10 @@ void tl_html_free(struct tl_html *h)
 	tl_buf_free(&h->packed);
 	tl_buf_free(&h->b64);
 	tl_buf_free(&h->chunk);
+	if (h->tail) {
+		close(h->tail->fd);
+		free(h->tail);
+	}
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
 	kt_turns_fini(&h->claims);

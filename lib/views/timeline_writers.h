@@ -82,6 +82,10 @@ struct tl_html {
 	char *labels[TL_MAX_LABELS];
 	size_t nlabels;
 	uint64_t lines_written;
+	/* the line chunks, kept in an anonymous temporary file and copied after the page's
+	 * script (the page is drawn before the browser parses them); NULL: written in
+	 * place (no temporary file could be had) */
+	struct ktrace_out *tail;
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,

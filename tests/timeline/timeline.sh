@@ -61,6 +61,17 @@ if [ -z "${SANFLAGS:-}" ]; then
 else
 	ok "a line thread that cannot open the trace # SKIP no preloading into a sanitized build"
 fi
+check "the line chunks come after the page's script (the picture is drawn before they are parsed)" python3 -c '
+import sys
+s = open(sys.argv[1], encoding="utf-8").read()
+script, first_line = s.find("<script>"), s.find("id=\"l0\"")
+sys.exit(0 if 0 < script < first_line and s.count("id=\"l") > 10 and s.endswith("</script>\n</body></html>\n") else 1)' "$TMP/big.html"
+# no temporary file to be had: the line chunks go in place, before the script
+TMPDIR="$TMP/none" "$KTRACE" timeline -q --threads 2 "$TMP/big.dat" -o "$TMP/bignotmp.html"; st=$?
+check "no temporary file for the line chunks: exit 0, the chunks before the script" python3 -c '
+import sys
+s = open(sys.argv[1], encoding="utf-8").read()
+sys.exit(0 if sys.argv[2] == "0" and 0 < s.find("id=\"l0\"") < s.find("<script>") else 1)' "$TMP/bignotmp.html" "$st"
 check "three line threads: the chunks made by more than one" \
 	sh -c "test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/big.html' | sort -u | wc -l) -ge 2"
 # two files hours apart: record times far from those of the records before them
@@ -194,6 +205,7 @@ python3 "$T/browser.py" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
 	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt" \
+	"lines before the script,$TMP/bignotmp.html,report=$TMP/big.txt" \
 	$( [ -z "${SANFLAGS:-}" ] && echo "thread-left-out,$TMP/bigfail.html,report=$TMP/big.txt") \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \

@@ -471,10 +471,17 @@ function decodeLines(c) {
   }
   return lines;
 }
+// The line chunks come after this script in the page (timeline_html.c): until the
+// browser has parsed them, a line not there yet is null and describe() says so.
+let linesHere = document.readyState !== "loading";
+const linesReady = linesHere ? Promise.resolve() : new Promise(r => {
+  document.addEventListener("DOMContentLoaded", () => { linesHere = true; TM.lines = performance.now() - T0; r(); });
+});
 function line(k) {
   const c = Math.floor(k / meta.lchunk);
   let lines = lineCache.get(c);
   if (!lines) {
+    if (!linesHere && !document.getElementById("l" + c)) return null;
     if (lineCache.size > 64) lineCache.delete(lineCache.keys().next().value);
     lines = decodeLines(c);
     lineCache.set(c, lines);
@@ -732,7 +739,15 @@ function hit(px, py) {
 function threadOf(k) { return rtask[k] ? tasks[rtask[k] - 1][0] : NONE; }
 function describe(h, into) {
   into.textContent = "";
-  if (h.rec >= 0) into.append(el("div", { class: "line" }, line(h.rec)));
+  if (h.rec >= 0) {
+    const text = line(h.rec);
+    if (text === null) {
+      into.append(el("div", { class: "line" }, "(the record's line is still being read)"));
+      linesReady.then(() => { if (into.style.display !== "none") describe(h, into); });
+    } else {
+      into.append(el("div", { class: "line" }, text));
+    }
+  }
   let who = "";
   if (h.thread !== NONE && h.thread !== undefined) {
     const x = thr[h.thread];
@@ -801,7 +816,7 @@ TM.drawn = performance.now() - T0;
 // what tests and programs may ask the page (window.ktl)
 window.ktl = {
   meta,
-  loadMs: performance.now(),
+  loadMs: performance.now(),   // the picture drawn
   scriptMs: performance.now() - T0,
   timings: TM,
   view: () => ({ t0, t1, from: fmtTs(t0), to: fmtTs(t1) }),
@@ -827,6 +842,10 @@ window.ktl = {
   lines: (a, b) => { const r = []; for (let k = a; k < Math.min(b, N); k++) r.push(line(k)); return r; },
   ready: true,
 };
+// the first frame with the picture, and when every line is there too
+requestAnimationFrame(() => setTimeout(() => { window.ktl.paintMs = performance.now(); }, 0));
+await linesReady;
+window.ktl.linesMs = performance.now();
 document.documentElement.setAttribute("data-ktl-ready", "1");
 ktlResolve(true);
 })().catch(e => {
