@@ -721,6 +721,11 @@ struct ktrace_events {
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
 	size_t sym_name_bytes;      /* the symbols' names and modules in sym_arena */
 	struct ftev_arena sym_arena;
+	/* a big kallsyms read into one go: syms (syms_big bytes) and the names (names_big
+	 * bytes, names_used of them filled) in kt_bigmem_alloc memory (common/bigmem.h) */
+	size_t syms_big;
+	char *names;
+	size_t names_big, names_used;
 	struct ftev_fcache *fcache;
 	/* kallsyms taken but not parsed yet (ftev_defer_kallsyms): the table is made on
 	 * first need (ftev_syms_need), under sym_mu; a registry that shares another's

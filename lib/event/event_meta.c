@@ -12,6 +12,7 @@
 
 #include "event/event_internal.h"
 #include "event/event_share.h"
+#include "common/bigmem.h"
 #include "common/grow.h"
 
 struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
@@ -44,8 +45,11 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->fstack);
 	free(evs->events);
 	free(evs->by_id);
-	if (!evs->syms_borrowed)
+	if (!evs->syms_borrowed && evs->syms_big)
+		kt_bigmem_free(evs->syms, evs->syms_big);
+	else if (!evs->syms_borrowed)
 		free(evs->syms);
+	kt_bigmem_free(evs->names, evs->names_big);
 	ftev_arena_free(&evs->sym_arena);
 	pthread_mutex_destroy(&evs->sym_mu);
 	free(evs->fcache);
@@ -413,12 +417,77 @@ static bool parse_kallsyms_line(const char *s, size_t n, uint64_t *addr, char *t
 	return true;
 }
 
+/* A kallsyms this big into an empty registry is read into bigmem (common/bigmem.h). */
+#define KSYMS_BIG ((size_t)1 << 20)
+
+/* For a big kallsyms into an empty registry: the table sized for every line at once
+ * and a block for the names (a name and its module, each with its NUL, fit in the
+ * bytes of their line), in huge pages where the kernel has them. 0, or -ENOMEM. */
+static int reserve_big(struct ktrace_events *evs, const char *text, size_t len)
+{
+	size_t lines = 1;
+
+	for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		lines++;
+	if (lines > (SIZE_MAX / sizeof(*evs->syms)) - 2)
+		return -ENOMEM;
+	evs->syms = kt_bigmem_alloc((lines + 2) * sizeof(*evs->syms));
+	if (!evs->syms)
+		return -ENOMEM;
+	evs->syms_big = (lines + 2) * sizeof(*evs->syms);
+	evs->cap_syms = lines + 2;
+	evs->names = kt_bigmem_alloc(len + 1);
+	if (!evs->names)
+		return -ENOMEM;
+	evs->names_big = len + 1;
+	evs->names_used = 0;
+	return 0;
+}
+
+/* A copy of s[0..n) with a NUL: in the names block when there is one, else the arena. */
+static char *sym_strndup(struct ktrace_events *evs, const char *s, size_t n)
+{
+	char *p;
+
+	/* the block is full only when kallsyms come again (ktrace_event_parse_kallsyms) */
+	if (!evs->names || evs->names_big - evs->names_used < n + 1)
+		return ftev_arena_strndup(&evs->sym_arena, s, n);
+	p = evs->names + evs->names_used;
+	memcpy(p, s, n);
+	p[n] = 0;
+	evs->names_used += n + 1;
+	return p;
+}
+
+/* Room for one more symbol and the sentinel. A table in bigmem has room for every line
+ * of its kallsyms; when more come (ktrace_event_parse_kallsyms again) it moves to the
+ * heap. 0, or -ENOMEM. */
+static int grow_syms(struct ktrace_events *evs)
+{
+	struct ftev_sym *heap;
+
+	if (!evs->syms_big)
+		return kt_grow((void **)&evs->syms, &evs->cap_syms, evs->nsyms + 2, sizeof(*evs->syms));
+	heap = malloc(evs->cap_syms * 2 * sizeof(*heap));
+	if (!heap)
+		return -ENOMEM;
+	memcpy(heap, evs->syms, evs->nsyms * sizeof(*heap));
+	kt_bigmem_free(evs->syms, evs->syms_big);
+	evs->syms = heap;
+	evs->syms_big = 0;
+	evs->cap_syms *= 2;
+	return 0;
+}
+
 static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t len,
 			  struct ktrace_error *err)
 {
 	const char *pos = text, *end = text + len, *line;
 	size_t n, lineno = 0;
 
+	if (len >= KSYMS_BIG && !evs->syms && !evs->nsyms && !evs->names &&
+	    reserve_big(evs, text, len))
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	while (next_line(&pos, end, &line, &n)) {
 		size_t fs, fe, ms, me;
 		uint64_t addr;
@@ -432,14 +501,13 @@ static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t le
 		/* libtraceevent skips ARM's '$a' symbols and absolute symbols */
 		if (line[fs] == '$' || type == 'A' || type == 'a')
 			continue;
-		if (kt_grow((void **)&evs->syms, &evs->cap_syms, evs->nsyms + 2, sizeof(*evs->syms)))
+		if (evs->nsyms + 2 > evs->cap_syms && grow_syms(evs))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		syms = evs->syms;
 		syms[evs->nsyms].addr = addr;
-		syms[evs->nsyms].name = ftev_arena_strndup(&evs->sym_arena, line + fs, fe - fs);
+		syms[evs->nsyms].name = sym_strndup(evs, line + fs, fe - fs);
 		syms[evs->nsyms].name_len = (uint32_t)(fe - fs);
-		syms[evs->nsyms].mod = me > ms ? ftev_arena_strndup(&evs->sym_arena, line + ms,
-								   me - ms - 1) : NULL;
+		syms[evs->nsyms].mod = me > ms ? sym_strndup(evs, line + ms, me - ms - 1) : NULL;
 		syms[evs->nsyms].index = (uint32_t)evs->nsyms;
 		evs->sym_name_bytes += fe - fs + 1 + (me > ms ? me - ms : 0);
 		if (!syms[evs->nsyms].name)

@@ -308,9 +308,109 @@ static void kallsyms_lines(void)
 	}
 }
 
+/* A kallsyms of n lines: functions with and without modules, equal addresses, absolute
+ * and '$' symbols (left out), a line that does not parse at bad (0: none). */
+static char *big_kallsyms(size_t n, size_t bad, size_t *len)
+{
+	char *text = malloc(n * 64 + 1);
+	size_t at = 0;
+
+	for (size_t i = 0; text && i < n; i++) {
+		uint64_t addr = 0xffffffff81000000ull + (i / 3) * 16;   /* three per address */
+
+		if (i == bad && bad)
+			at += (size_t)sprintf(text + at, "not a kallsyms line\n");
+		else if (i % 97 == 5)
+			at += (size_t)sprintf(text + at, "%016llx A abs_%zu\n", (unsigned long long)addr, i);
+		else if (i % 89 == 7)
+			at += (size_t)sprintf(text + at, "%016llx t $x%zu\n", (unsigned long long)addr, i);
+		else if (i % 5 == 0)
+			at += (size_t)sprintf(text + at, "%016llx t fn_in_module_%zu\t[mod%zu]\n",
+					      (unsigned long long)addr, i, i % 7);
+		else
+			at += (size_t)sprintf(text + at, "%016llx T function_%zu\n", (unsigned long long)addr, i);
+	}
+	*len = at;
+	return text;
+}
+
+/* Two registries' function tables and lookups are the same. */
+static void same_functions(struct ktrace_events *a, struct ktrace_events *b, size_t nlines)
+{
+	size_t n = ktrace_event_function_count(a);
+
+	CHECK_EQ(n, ktrace_event_function_count(b));
+	for (size_t i = 0; i < n && i < ktrace_event_function_count(b); i++) {
+		uint64_t x, y;
+		const char *xn, *yn, *xm, *ym;
+
+		ktrace_event_function_at(a, i, &x, &xn, &xm);
+		ktrace_event_function_at(b, i, &y, &yn, &ym);
+		if (x != y || strcmp(xn, yn) || (!xm != !ym) || (xm && strcmp(xm, ym))) {
+			CHECK(!"the same function at i");
+			fprintf(stderr, "#   %zu: %llx %s %s / %llx %s %s\n", i, (unsigned long long)x, xn,
+				xm ? xm : "-", (unsigned long long)y, yn, ym ? ym : "-");
+			break;
+		}
+	}
+	for (size_t i = 0; i < nlines; i += 13) {
+		uint64_t addr = 0xffffffff81000000ull + (i / 3) * 16 + (i % 2), sa = 0, sb = 0;
+		const char *fa = ktrace_event_function(a, addr, &sa), *fb = ktrace_event_function(b, addr, &sb);
+
+		if ((!fa != !fb) || (fa && (strcmp(fa, fb) || sa != sb))) {
+			CHECK(!"the same lookup");
+			break;
+		}
+	}
+}
+
+/* A big kallsyms (over 1 MB: read into one block of huge pages, event_meta.c) gives the
+ * table the same symbols read a piece at a time give (the heap's path); kallsyms given
+ * again after a big one still count; a bad line in a big one keeps what came before. */
+static void kallsyms_big(void)
+{
+	size_t len, cut, n = 40000;
+	char *text = big_kallsyms(n, 0, &len), *bad;
+	struct ktrace_events *whole = ktrace_event_new(8, false), *pieces = ktrace_event_new(8, false);
+	struct ktrace_events *again;
+
+	CHECK(len > (1u << 20));
+	CHECK_EQ(ktrace_event_parse_kallsyms(whole, text, len, NULL), 0);
+	cut = len / 3;
+	while (text[cut - 1] != '\n')
+		cut++;
+	CHECK_EQ(ktrace_event_parse_kallsyms(pieces, text, cut, NULL), 0);
+	CHECK_EQ(ktrace_event_parse_kallsyms(pieces, text + cut, len - cut, NULL), 0);
+	CHECK(ktrace_event_function_count(whole) > n * 9 / 10);
+	same_functions(whole, pieces, n);
+	/* more after the big table (it moves to the heap, its names stay) */
+	again = ktrace_event_new(8, false);
+	CHECK_EQ(ktrace_event_parse_kallsyms(again, text, len, NULL), 0);
+	CHECK_EQ(ktrace_event_parse_kallsyms(again, text, cut, NULL), 0);
+	CHECK_EQ(ktrace_event_parse_kallsyms(pieces, text, cut, NULL), 0);
+	same_functions(again, pieces, n);
+	ktrace_event_free(again);
+	ktrace_event_free(whole);
+	ktrace_event_free(pieces);
+	free(text);
+	/* a line that does not parse: the symbols before it stay */
+	bad = big_kallsyms(n, n / 2, &len);
+	whole = ktrace_event_new(8, false);
+	pieces = ktrace_event_new(8, false);
+	CHECK(ktrace_event_parse_kallsyms(whole, bad, len, NULL) < 0);
+	text = big_kallsyms(n / 2, 0, &cut);
+	CHECK_EQ(ktrace_event_parse_kallsyms(pieces, text, cut, NULL), 0);
+	same_functions(whole, pieces, n / 2);
+	ktrace_event_free(whole);
+	ktrace_event_free(pieces);
+	free(text);
+	free(bad);
+}
+
 int main(void)
 {
 	RUN(kallsyms_lines);
+	RUN(kallsyms_big);
 	RUN(graph_leaf);
 	RUN(graph_nested_and_exit);
 	RUN(graph_without_exit_format);
