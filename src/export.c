@@ -8,11 +8,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +20,10 @@
 
 #include "cli.h"
 #include "export_tables.h"
+
+/* Perfetto export threads when --threads is not given: one per CPU, at most this many
+ * (ktrace_stream_threads) */
+#define EXPORT_MAX_THREADS 8
 
 /*
  * The output formats.
@@ -75,31 +77,6 @@ static int reopen_stream(void *ctx, struct ktrace_stream **s)
 	struct ktrace_error err;
 
 	return ktrace_stream_open(s, r->paths, r->n, r->opts, &err, NULL);
-}
-
-/* Threads for the Perfetto export: asked (want > 0), or one per CPU this process may
- * run on (at most 8) for 16 MiB or more; one when an input is not a regular file (each
- * thread opens the inputs again). */
-static unsigned export_threads(char *const *paths, size_t n, int want)
-{
-	cpu_set_t set;
-	uint64_t bytes = 0;
-	long cpus;
-
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-
-		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
-			return 1;
-		bytes += (uint64_t)st.st_size;
-	}
-	if (want > 0)
-		return (unsigned)want;
-	cpus = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN)
-						      : CPU_COUNT(&set);
-	if (cpus < 2 || bytes < (16u << 20))
-		return 1;
-	return cpus > 8 ? 8 : (unsigned)cpus;
 }
 
 static int write_perfetto(struct ktrace_stream *s, const struct export_target *t,
@@ -550,7 +527,9 @@ static int run_export(int argc, char **argv)
 	/* Perfetto with several CPUs: each thread reads the inputs and writes its blocks of
 	 * records; else the inputs are read on a second CPU while the records are written */
 	if (c.format->write == write_perfetto)
-		eo.threads = export_threads(argv + optind, (size_t)(argc - optind), c.threads);
+		eo.threads = ktrace_stream_threads((const char *const *)argv + optind,
+						   (size_t)(argc - optind), c.threads > 0 ? (unsigned)c.threads : 0,
+						   EXPORT_MAX_THREADS);
 	if (eo.threads >= 2) {
 		ro = (struct reopen){ (const char *const *)argv + optind, (size_t)(argc - optind), &so };
 		eo.open_stream = reopen_stream;

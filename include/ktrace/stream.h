@@ -125,6 +125,16 @@ KTRACE_API int ktrace_stream_open(struct ktrace_stream **out, const char *const 
 KTRACE_API void ktrace_stream_close(struct ktrace_stream *s);
 
 /*
+ * How many threads a sink whose threads each open paths[0..npaths) again should start
+ * (the Perfetto export's open_stream, the timeline's line threads): 1 when an input is
+ * not a regular file ("-", a FIFO...); want when it is > 0; else one per CPU this
+ * process may run on, at most cap, for inputs of 16 MiB or more together (a smaller
+ * trace is done before another thread has opened them), else 1.
+ */
+KTRACE_API unsigned ktrace_stream_threads(const char *const *paths, size_t npaths, unsigned want,
+					  unsigned cap);
+
+/*
  * The next record in time order: 1 with *rec set, 0 at the end of every input, or a
  * negative code with err set when an input turns out truncated or corrupt (the records
  * before were good; ktrace_stream_error_path names the file). After an error the

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cpus.h"
 #include "common/grow.h"
 #include "common/outfile.h"
 #include "engine/stream_int.h"
@@ -766,4 +767,9 @@ size_t ktrace_stream_task_count(const struct ktrace_stream *s)
 const struct ktrace_stream_task_info *ktrace_stream_task(const struct ktrace_stream *s, size_t i)
 {
 	return i < s->ntasks ? &s->tasks[i] : NULL;
+}
+
+unsigned ktrace_stream_threads(const char *const *paths, size_t npaths, unsigned want, unsigned cap)
+{
+	return kt_file_threads(paths, npaths, want, cap);
 }
