@@ -17,10 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/cursor.h"
 #include "common/detect.h"
 #include "tracedat/tracedat_int.h"
+#include "tracedat/tracedat_share.h"
 #include "common/grow.h"
 
 static const uint8_t td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -872,6 +875,21 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* ------------------------------------------------------------------ buffers */
 
 /* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
+/* Hands the whole pages of mapped bytes [start, end) back to the kernel (a file mapping:
+ * read in again from the page cache if touched later). */
+static void release_map(struct tracedat *td, uint64_t start, uint64_t end)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t mask = page > 0 ? (uint64_t)page - 1 : 4095;
+
+	if (!td->release_pages)
+		return;
+	start = (start + mask) & ~mask;
+	end &= ~mask;
+	if (end > start)
+		madvise((void *)(td->map + start), (size_t)(end - start), MADV_DONTNEED);
+}
+
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
 			  struct ktrace_error *err)
 {
@@ -930,6 +948,10 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	p->chunks = count;
 	p->data_size = total;
 	p->stored_size = off - p->offset;
+	/* reading the chunk headers mapped in most of the data around them (the kernel
+	 * maps neighbouring pages on a fault): as much resident memory as the compressed
+	 * data until the iterators pass it. Out until they read it. */
+	release_map(td, p->offset, off);
 	if (p->size != p->stored_size && p->size + 4 != p->stored_size)
 		td_warn(td, "buffer \"%s\" CPU %u: recorded size %" PRIu64 " but the chunks take %" PRIu64 " bytes",
 			b->pub.name, p->cpu, p->size, p->stored_size);
@@ -1486,6 +1508,7 @@ void tracedat_close(struct tracedat *td)
 {
 	if (!td)
 		return;
+	td_share_free(td);
 	free(td->sections);
 	for (size_t i = 0; i < td->nowned; i++)
 		free(td->owned[i]);

@@ -1345,10 +1345,14 @@ static int run_records(struct report *r)
 	if (nthr < 2)
 		return run_walker(r);
 
-	/* the other threads' registries share one symbol table per file */
+	/* the other threads' registries share one symbol table per file, and the threads
+	 * share the decompressed chunks of compressed data */
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (kt_tdfile_share_symbols(&r->set.files[i]))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	ret = kt_tdset_share_chunks(&r->set, nthr);
+	if (ret)
+		return ret;
 	helpers = calloc(nthr, sizeof(*helpers));
 	th = calloc(nthr, sizeof(*th));
 	if (!helpers || !th) {
