@@ -217,10 +217,11 @@ struct td_zslot *td_zs_get(struct td_cpu *cpu, int reader, uint64_t chunk, struc
 				found = s;
 				break;
 			}
-			/* a free buffer: the oldest chunk every reader is done with */
+			/* a free buffer: the latest chunk every reader is done with (its
+			 * bytes the likeliest to be still in a cache) */
 			if (!s->refs && (s->chunk == TD_ZNONE || s->chunk < passed) &&
 			    (!free_slot || free_slot->chunk == TD_ZNONE ||
-			     (s->chunk != TD_ZNONE && s->chunk < free_slot->chunk)))
+			     (s->chunk != TD_ZNONE && s->chunk > free_slot->chunk)))
 				free_slot = s;
 		}
 		if (found && found->ready) {
