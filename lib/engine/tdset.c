@@ -9,6 +9,7 @@
 
 #include "common/grow.h"
 #include "event/event_share.h"
+#include "tracedat/tracedat_share.h"
 
 static const char *base_name(const char *path)
 {
@@ -528,6 +529,8 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 		set->err_file = f->path;
 		return ret;
 	}
+	/* a file whose chunks are shared (kt_tdset_share_chunks): from the first one */
+	tracedat_iter_share(s->it);
 	set->nstreams++;
 	return kt_tdset_advance(set, s);
 }
@@ -559,6 +562,22 @@ int kt_tdset_add_all_streams(struct kt_tdset *set, bool multi)
 				return ret;
 		}
 	}
+	return 0;
+}
+
+int kt_tdset_share_chunks(struct kt_tdset *set, unsigned readers)
+{
+	int ret;
+
+	for (size_t i = 0; i < set->nfiles; i++) {
+		if (set->files[i].borrowed)
+			continue;
+		ret = tracedat_share_chunks(set->files[i].td, readers);
+		if (ret)
+			return ktrace_error_set(set->err, ret, "out of memory");
+	}
+	for (size_t i = 0; i < set->nstreams; i++)
+		tracedat_iter_share(set->streams[i].it);
 	return 0;
 }
 

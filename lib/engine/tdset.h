@@ -144,6 +144,15 @@ void kt_tdset_close(struct kt_tdset *set);
  */
 int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktrace_error *err);
 
+/*
+ * Lets `readers` sets over the same files (this one and its clones, one per thread)
+ * share the decompressed chunks of compressed data (lib/tracedat/tracedat_share.c):
+ * each chunk is then decompressed about once for all of them instead of once per set.
+ * Call it once, before kt_tdset_clone; the streams of the set and of its clones join
+ * by themselves. 0 or -ENOMEM (err).
+ */
+int kt_tdset_share_chunks(struct kt_tdset *set, unsigned readers);
+
 /* A new registry of f loaded the way trace-cmd loads its tep handle. NULL with errno.
  * For worker threads (safe to call from several at once) after
  * kt_tdfile_share_symbols: the registries then share one symbol table. */

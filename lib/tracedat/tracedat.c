@@ -21,7 +21,9 @@
 #include "common/cursor.h"
 #include "common/detect.h"
 #include "tracedat/tracedat_int.h"
+#include "tracedat/tracedat_share.h"
 #include "common/grow.h"
+#include "common/input_file.h"
 
 static const uint8_t td_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -872,13 +874,18 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* ------------------------------------------------------------------ buffers */
 
 /* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
+/* Bytes of chunk headers and data read at a time to check the chunks of a CPU. */
+#define TD_HEADER_WINDOW ((size_t)64 << 10)
+
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
 			  struct ktrace_error *err)
 {
 	struct tracedat_cpu *p = &cpu->pub;
 	uint64_t max_chunk = (uint64_t)b->pub.page_size * TD_PAGES_PER_CHUNK;
-	uint64_t off, total = 0;
+	uint64_t off, total = 0, win_at = 0;
 	uint32_t count;
+	uint8_t *win = NULL;
+	size_t win_len = 0;
 
 	if (!p->size) {
 		p->data_size = 0;
@@ -907,26 +914,50 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	count = kt_load_u32(td->map + p->offset, td->hdr.big_endian);
 	off = p->offset + 4;
 	cpu->first_chunk = off;
+	/* A file's chunk headers are read with pread, TD_HEADER_WINDOW bytes at a time:
+	 * read through the mapping, each would map in the data around it (the kernel maps
+	 * the neighbouring pages of a fault), the whole compressed data resident before
+	 * the first record is read (the iterators hand back the pages they are done with,
+	 * as they go). */
+	if (td->release_pages && kt_input_pread(td->in, NULL, 0, 0) == 0)
+		win = malloc(TD_HEADER_WINDOW);
 	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *h = td->map + off;
 		uint32_t csize, usize;
 
-		if (td->size - off < 8)
+		if (td->size - off < 8) {
+			free(win);
 			return ktrace_error_at(err, -ENODATA, off,
 					       "truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
 					       b->pub.name, p->cpu, i, count);
-		csize = kt_load_u32(td->map + off, td->hdr.big_endian);
-		usize = kt_load_u32(td->map + off + 4, td->hdr.big_endian);
-		if (csize > td->size - off - 8)
+		}
+		if (win && (win_len < 8 || off < win_at || off - win_at > win_len - 8)) {
+			win_len = td->size - off < TD_HEADER_WINDOW ? (size_t)(td->size - off)
+								    : TD_HEADER_WINDOW;
+			win_at = off;
+			if (kt_input_pread(td->in, win, win_len, off))
+				win_len = 0;
+		}
+		if (win && win_len >= 8 && off >= win_at && off - win_at <= win_len - 8)
+			h = win + (off - win_at);
+		csize = kt_load_u32(h, td->hdr.big_endian);
+		usize = kt_load_u32(h + 4, td->hdr.big_endian);
+		if (csize > td->size - off - 8) {
+			free(win);
 			return ktrace_error_at(err, -ENODATA, off,
 					       "truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
 					       b->pub.name, p->cpu, i, csize);
-		if (usize > max_chunk || !usize)
+		}
+		if (usize > max_chunk || !usize) {
+			free(win);
 			return ktrace_error_at(err, -EBADMSG, off,
 					       "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
 					       b->pub.name, p->cpu, i, usize, max_chunk);
+		}
 		total += usize;
 		off += 8 + (uint64_t)csize;
 	}
+	free(win);
 	p->chunks = count;
 	p->data_size = total;
 	p->stored_size = off - p->offset;
@@ -1486,6 +1517,7 @@ void tracedat_close(struct tracedat *td)
 {
 	if (!td)
 		return;
+	td_share_free(td);
 	free(td->sections);
 	for (size_t i = 0; i < td->nowned; i++)
 		free(td->owned[i]);

@@ -65,10 +65,13 @@ struct td_system {
 	size_t count;
 };
 
+struct td_zcpu;
+
 struct td_cpu {
 	struct tracedat_cpu pub;
 	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
 	uint64_t from;              /* where its offset was read (for errors) */
+	struct td_zcpu *zc;         /* its shared decompressed chunks (tracedat_share.c) */
 };
 
 struct td_buffer {
@@ -161,6 +164,11 @@ struct tracedat {
 
 	char *warnings[TD_MAX_WARNINGS];
 	size_t nwarnings;
+
+	/* decompressed chunks shared by iterators (tracedat_share.c): one per compressed
+	 * CPU entry, NULL when not shared */
+	struct td_zcpu *zcpus;
+	size_t nzcpus;
 };
 
 void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,7 +6,8 @@
  * Uncompressed data is read straight from the mapping; pages a stream has finished
  * with are handed back to the kernel (madvise) so the resident set stays small even
  * for huge files. Compressed data is decompressed one chunk (at most 10 pages) at a
- * time per stream.
+ * time per stream; the iterators of several threads may share the decompressed chunks
+ * (tracedat_iter_share, tracedat_share.c).
  */
 #include <ktrace/kbuffer.h>
 #include <ktrace/tracedat.h>
@@ -24,6 +25,7 @@
 #include "common/grow.h"
 #include "common/input_file.h"
 #include "tracedat/tracedat_int.h"
+#include "tracedat/tracedat_share.h"
 
 /* Consumed mapped data is released in steps of this many bytes, or of half the bytes
  * kept for the caller (tracedat_iter_keep_mapped: all streams together keep about
@@ -41,6 +43,7 @@ struct td_block {
 	size_t cap;                /* bytes allocated */
 	uint64_t pos;              /* data offset of mem[0] */
 	size_t len;                /* bytes read */
+	struct td_zslot *slot;     /* a shared chunk held instead of mem's bytes */
 };
 
 struct td_stream {
@@ -76,6 +79,7 @@ struct td_stream {
 	uint64_t wts;              /* time of the last record walked */
 	long long page_lost;
 	bool correct;              /* timestamps need correcting */
+	int zreader;               /* reader id of the shared chunks (-1: not shared) */
 	uint64_t released;         /* file offset up to which mapped pages were released */
 	uint64_t keep;             /* bytes read past a record before its pages go (0: none) */
 	/* uncompressed data of a file read into blocks, oldest first (read_blocks); or,
@@ -229,6 +233,10 @@ static struct td_block *next_block(struct td_stream *s, uint64_t at)
 	if (s->nblocks && s->blocks[0].pos + s->blocks[0].len + s->keep <= at) {
 		struct td_block old = s->blocks[0];
 
+		if (old.slot) {
+			td_zs_put(s->cpu, old.slot);
+			old.slot = NULL;
+		}
 		memmove(&s->blocks[0], &s->blocks[1], (s->nblocks - 1) * sizeof(*s->blocks));
 		s->blocks[s->nblocks - 1] = old;
 	} else {
@@ -242,13 +250,17 @@ static struct td_block *next_block(struct td_stream *s, uint64_t at)
 }
 
 /* Decompresses the next chunk of a compressed stream: into the stream's one buffer, or
- * with keep set into a block of its own that stays until the walk is keep bytes past. */
+ * with keep set into a block of its own that stays until the walk is keep bytes past.
+ * A shared stream (always with blocks) takes the chunk from its CPU's shared ones
+ * instead when it can, its block holding it as long. */
 static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_page)
 {
 	struct tracedat *td = s->td;
 	struct td_block *b = NULL;
+	struct td_zslot *slot = NULL;
 	uint8_t **buf = &s->chunk;
 	size_t *cap = &s->chunk_cap;
+	uint64_t at = s->chunk_pos + s->chunk_len;
 	uint32_t csize, usize;
 
 	if (!s->chunks_left)
@@ -256,24 +268,33 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 	/* check_cpu_data validated every chunk header and size already */
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
-	if (s->keep) {
-		b = next_block(s, s->chunk_pos + s->chunk_len);
+	if (s->keep || s->zreader >= 0) {
+		b = next_block(s, at);
 		if (!b)
 			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
 		buf = &b->mem;
 		cap = &b->cap;
 	}
-	switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, buf, cap, usize)) {
-	case 0:
-		break;
-	case -ENOMEM:
-		return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
-	default:
-		return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
+	if (s->zreader >= 0)
+		slot = td_zs_get(s->cpu, s->zreader, s->cpu->pub.chunks - s->chunks_left, codec,
+				 td->map + s->chunk_next + 8, csize, usize);
+	if (slot) {
+		b->slot = slot;
+		s->chunk_data = td_zs_data(slot);
+	} else {
+		switch (td_decompress_grow(codec, td->map + s->chunk_next + 8, csize, buf, cap,
+					   usize)) {
+		case 0:
+			break;
+		case -ENOMEM:
+			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
+		default:
+			return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
+		}
+		s->chunk_data = *buf;
 	}
 	if (b)
 		b->len = usize;
-	s->chunk_data = *buf;
 	s->chunk_pos += s->chunk_len;
 	s->chunk_len = usize;
 	s->chunk_file = s->chunk_next;
@@ -710,6 +731,7 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 			s->end = s->cpu->pub.data_size;
 			s->chunk_next = s->cpu->first_chunk;
 			s->chunks_left = s->cpu->pub.chunks;
+			s->zreader = -1;
 			s->released = buf->pub.compressed ? s->cpu->first_chunk : s->cpu->pub.offset;
 			s->read_blocks = !buf->pub.compressed && (td->flags & TRACEDAT_READ_COPIES) &&
 					 kt_input_pread(td->in, NULL, 0, 0) == 0;
@@ -735,6 +757,17 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 		}
 	}
 	*out = it;
+	return 0;
+}
+
+int tracedat_iter_share(struct tracedat_iter *it)
+{
+	for (size_t i = 0; i < it->nstreams; i++) {
+		struct td_stream *s = &it->streams[i];
+
+		if (s->b->pub.compressed && s->zreader < 0)
+			s->zreader = td_zs_attach(s->cpu, s->cpu->pub.chunks - s->chunks_left);
+	}
 	return 0;
 }
 
@@ -874,11 +907,17 @@ void tracedat_iter_free(struct tracedat_iter *it)
 	if (!it)
 		return;
 	for (size_t i = 0; i < it->nstreams; i++) {
-		kbuffer_free(it->streams[i].kb);
-		free(it->streams[i].chunk);
-		for (size_t b = 0; b < it->streams[i].nblocks; b++)
-			free(it->streams[i].blocks[b].mem);
-		free(it->streams[i].blocks);
+		struct td_stream *s = &it->streams[i];
+
+		kbuffer_free(s->kb);
+		free(s->chunk);
+		for (size_t b = 0; b < s->nblocks; b++) {
+			if (s->blocks[b].slot)
+				td_zs_put(s->cpu, s->blocks[b].slot);
+			free(s->blocks[b].mem);
+		}
+		free(s->blocks);
+		td_zs_detach(s->cpu, s->zreader);
 	}
 	free(it->streams);
 	free(it->heap);

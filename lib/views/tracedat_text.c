@@ -725,7 +725,7 @@ static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
  */
 static int skip_others(struct report *r)
 {
-	struct kt_tdstream *s = &r->set.streams[0];
+	struct kt_tdstream *s;
 	struct rfile *f = &r->files[0];
 	struct tracedat_skip how;
 	const struct tracedat_record *rec;
@@ -733,7 +733,11 @@ static int skip_others(struct report *r)
 	int ret;
 
 	if (r->set.nstreams != 1 || r->nfiles != 1 || r->set.filtering || r->o->ts_diff ||
-	    !f->skip || !s->head || ftev_type_field(f->t->evs, &how.id_offset))
+	    !f->skip)
+		return 1;
+	/* (streams is NULL in a file without data) */
+	s = &r->set.streams[0];
+	if (!s->head || ftev_type_field(f->t->evs, &how.id_offset))
 		return 1;
 	how.skip = f->skip;
 	how.nids = f->nevinfo;
@@ -1345,10 +1349,14 @@ static int run_records(struct report *r)
 	if (nthr < 2)
 		return run_walker(r);
 
-	/* the other threads' registries share one symbol table per file */
+	/* the other threads' registries share one symbol table per file, and the threads
+	 * share the decompressed chunks of compressed data */
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (kt_tdfile_share_symbols(&r->set.files[i]))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+	ret = kt_tdset_share_chunks(&r->set, nthr);
+	if (ret)
+		return ret;
 	helpers = calloc(nthr, sizeof(*helpers));
 	th = calloc(nthr, sizeof(*th));
 	if (!helpers || !th) {
