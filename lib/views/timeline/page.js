@@ -739,11 +739,13 @@ function hit(px, py) {
 function threadOf(k) { return rtask[k] ? tasks[rtask[k] - 1][0] : NONE; }
 function describe(h, into) {
   into.textContent = "";
+  into.ktlHit = h;
   if (h.rec >= 0) {
     const text = line(h.rec);
     if (text === null) {
       into.append(el("div", { class: "line" }, "(the record's line is still being read)"));
-      linesReady.then(() => { if (into.style.display !== "none") describe(h, into); });
+      // shown again with its line unless the pointer has moved on since
+      linesReady.then(() => { if (into.ktlHit === h && into.style.display !== "none") describe(h, into); });
     } else {
       into.append(el("div", { class: "line" }, text));
     }
