@@ -50,6 +50,8 @@ struct td_region {
 	                               when compressed) */
 	uint64_t size;              /* content bytes in the file */
 	uint8_t *owned;             /* decompressed content, when loaded */
+	size_t owned_big;           /* owned is kt_bigmem memory of this many bytes (0:
+				     * malloc's) */
 	const uint8_t *data;        /* content (mapped or owned) */
 	size_t len;
 };
@@ -129,6 +131,7 @@ struct tracedat {
 
 	/* regions we own (decompressed sections kept for their texts) */
 	uint8_t **owned;
+	size_t *owned_big;          /* per owned block: as td_region.owned_big */
 	size_t nowned, owned_cap;
 
 	struct tracedat_section *sections;   /* v7: every section, in file order */

@@ -185,6 +185,8 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
 		       const struct tl_buf *b64, uint64_t lines)
 {
+	/* line chunks (the blocks that name a dictionary) wait in the tail if there is one */
+	struct ktrace_out *o = dict >= 0 && h->tail ? h->tail : h->out;
 	char head[128];
 
 	if (dict >= 0)
@@ -194,8 +196,6 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 	else
 		snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\">",
 			 id, k, n);
-	struct ktrace_out *o = dict >= 0 && h->tail ? h->tail : h->out;
-
 	pthread_mutex_lock(&h->mu);
 	kt_out_puts(o, head);
 	if (b64->n)

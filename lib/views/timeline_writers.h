@@ -99,7 +99,8 @@ void tl_html_free(struct tl_html *h);
 
 /* One data block of the page, <script type="text/x-ktl" id="<id><k>" data-n="<n>"
  * [data-d="<dict>"]> with b64 inside (dict < 0: none), written whole under the page's
- * lock; lines: the report lines it holds. */
+ * lock (a line chunk, dict >= 0, to h->tail when there is one); lines: the report lines
+ * it holds. */
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
 		       const struct tl_buf *b64, uint64_t lines);
 

@@ -10,7 +10,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <ktrace/input.h>
 #include <ktrace/tracedat.h>
@@ -716,6 +719,147 @@ static void corrupted_copies(void)
 	}
 }
 
+
+/* ---- big compressed sections ---- */
+
+static const char big_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+/* A version 7 file (comp) with the given kallsyms and printk texts and no CPU data, in a
+ * memfd; -1 on failure. */
+static int write_big_v7(const char *comp, const char *ks, size_t kslen, const char *pk, size_t pklen)
+{
+	struct tracedat_write_opts wo = { .version = 7, .compression = comp, .page_size = 4096 };
+	struct ktrace_error err = { 0 };
+	struct tracedat_writer *w;
+	int fd = memfd_create("tracedat-big-sections", MFD_CLOEXEC);
+	int ret;
+
+	if (fd < 0 || tracedat_writer_create_fd(fd, &wo, &w, &err))
+		return -1;
+	ret = tracedat_writer_headers(w, big_header_page, sizeof(big_header_page) - 1, "h", 1, &err);
+	if (!ret)
+		ret = tracedat_writer_add_event_format(w, "s", "fmt", 3, &err);
+	if (!ret)
+		ret = tracedat_writer_kallsyms(w, ks, kslen, &err);
+	if (!ret)
+		ret = tracedat_writer_printk(w, pk, pklen, &err);
+	if (!ret)
+		ret = tracedat_writer_set_cpus(w, 1, &err);
+	if (!ret && tracedat_writer_add_buffer(w, "", "local", 0, false, &err) < 0)
+		ret = -1;
+	if (ret) {
+		tracedat_writer_abort(w);
+		close(fd);
+		return -1;
+	}
+	if (tracedat_writer_close(w, &err)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct tracedat *open_memfd(int fd, struct ktrace_error *err)
+{
+	struct tracedat *td = NULL;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (tracedat_open(path, 0, &td, err))
+		return NULL;
+	return td;
+}
+
+/* Sections that decompress to 1 MB or more go into huge-page memory and a kallsyms is
+ * kept from the open on (tracedat.c: TD_BIG_SECTION, TD_KEEP_LAZY_BYTES): the texts come
+ * back byte for byte from zstd and zlib files; damage in the middle of the kallsyms
+ * section is an error, at the open or when the text is asked for. */
+static void big_sections(void)
+{
+	static const char *const comps[] = { "zstd", "zlib" };
+	size_t kscap = 3u << 20, pkcap = 2u << 20, kslen = 0, pklen = 0;
+	char *ks = malloc(kscap), *pk = malloc(pkcap);
+
+	CHECK(ks && pk);
+	if (!ks || !pk)
+		goto out;
+	for (unsigned int i = 0; kslen + 64 < kscap; i++)
+		kslen += (size_t)snprintf(ks + kslen, kscap - kslen, "ffffffff8%07x T symbol_%u_%x\n",
+					  i * 16, i, i * 2654435761u);
+	for (unsigned int i = 0; pklen + 64 < pkcap / 2 + (1u << 20) && pklen + 64 < pkcap; i++)
+		pklen += (size_t)snprintf(pk + pklen, pkcap - pklen, "0xffffffff9%07x : \"format %u\\n\"\n",
+					  i * 8, i);
+	CHECK(kslen > (2u << 20) && pklen > (1u << 20));
+	for (size_t c = 0; c < sizeof(comps) / sizeof(comps[0]); c++) {
+		struct ktrace_error err = { 0 };
+		int fd = write_big_v7(comps[c], ks, kslen, pk, pklen);
+		struct tracedat *td = fd >= 0 ? open_memfd(fd, &err) : NULL;
+		const struct tracedat_section *sec = NULL;
+		const char *t;
+		size_t len;
+		struct stat st;
+		uint8_t *bytes;
+		int bad, ret;
+
+		CHECK(td != NULL);
+		if (!td) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		CHECK_EQ(tracedat_kallsyms_size(td), (int64_t)kslen);
+		CHECK_EQ(tracedat_kallsyms(td, &t, &len, &err), 0);
+		CHECK(len == kslen && !memcmp(t, ks, kslen));
+		CHECK_EQ(tracedat_printk_formats(td, &t, &len, &err), 0);
+		CHECK(len == pklen && !memcmp(t, pk, pklen));
+		for (size_t i = 0; i < tracedat_section_count(td); i++)
+			if (tracedat_section(td, i)->id == TRACEDAT_OPT_KALLSYMS)
+				sec = tracedat_section(td, i);
+		CHECK(sec != NULL && (sec->flags & 1));
+		/* the same file damaged: the kallsyms block's uncompressed size off by 4096
+		 * (an error with both codecs), or bytes in the middle of its compressed data
+		 * (an error for zlib, which checks a sum; zstd frames carry none: read as far
+		 * as it goes, without a crash) */
+		bytes = NULL;
+		if (sec && !fstat(fd, &st) && (bytes = malloc((size_t)st.st_size)) &&
+		    pread(fd, bytes, (size_t)st.st_size, 0) == st.st_size) {
+			for (int kind = 0; kind < 2; kind++) {
+				uint64_t at = sec->offset + 16 + (kind ? 8 + (sec->size - 8) / 2 : 4);
+				struct tracedat *btd;
+
+				for (uint64_t k = at; k < at + (kind ? 64 : 2) && k < (uint64_t)st.st_size; k++)
+					bytes[k] ^= kind ? 0x5a : 0x10;
+				bad = memfd_create("tracedat-big-bad", MFD_CLOEXEC);
+				CHECK(bad >= 0 && write(bad, bytes, (size_t)st.st_size) == st.st_size);
+				if (bad < 0)
+					continue;
+				err.message[0] = 0;
+				btd = open_memfd(bad, &err);
+				ret = btd ? tracedat_kallsyms(btd, &t, &len, &err) : -1;
+				if (!kind || !strcmp(comps[c], "zlib")) {
+					CHECK(ret < 0);
+					if (ret < 0)
+						CHECK(err.message[0] != 0);
+				}
+				tracedat_close(btd);
+				close(bad);
+				for (uint64_t k = at; k < at + (kind ? 64 : 2) && k < (uint64_t)st.st_size; k++)
+					bytes[k] ^= kind ? 0x5a : 0x10;
+			}
+		}
+		free(bytes);
+		tracedat_close(td);
+		close(fd);
+	}
+out:
+	free(ks);
+	free(pk);
+}
+
 int main(int argc, char **argv)
 {
 	RUN(schedviz_v6_metadata);
@@ -729,5 +873,6 @@ int main(int argc, char **argv)
 	RUN(walker_matches_kbuffer);
 	RUN(truncated_prefixes);
 	RUN(corrupted_copies);
+	RUN(big_sections);
 	return TEST_EXIT();
 }
