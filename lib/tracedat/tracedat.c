@@ -60,26 +60,12 @@ static void free_owned(void *p, size_t big)
 /* Keeps a block we allocated (big: as free_owned) alive until tracedat_close. */
 static int keep_owned(struct tracedat *td, void *p, size_t big, struct ktrace_error *err)
 {
-	if (td->nowned == td->owned_cap) {
-		size_t cap = td->owned_cap ? td->owned_cap * 2 : 16;
-		uint8_t **n = realloc(td->owned, cap * sizeof(*n));
-		size_t *b;
-
-		if (!n) {
-			free_owned(p, big);
-			return oom(err);
-		}
-		td->owned = n;
-		b = realloc(td->owned_big, cap * sizeof(*b));
-		if (!b) {
-			free_owned(p, big);
-			return oom(err);
-		}
-		td->owned_big = b;
-		td->owned_cap = cap;
+	if (kt_grow((void **)&td->owned, &td->owned_cap, td->nowned + 1, sizeof(*td->owned))) {
+		free_owned(p, big);
+		return oom(err);
 	}
-	td->owned_big[td->nowned] = big;
-	td->owned[td->nowned++] = p;
+	td->owned[td->nowned].p = p;
+	td->owned[td->nowned++].big = big;
 	return 0;
 }
 
@@ -162,8 +148,8 @@ static int read_sechdr(struct tracedat *td, uint64_t off, uint64_t from, struct 
 	return 0;
 }
 
-/* A section that decompresses to this much or more (as its header says, within 64:1 of
- * its compressed size) goes into kt_bigmem memory (common/bigmem.h): a 5.4 MB kallsyms
+/* A section that decompresses to this much or more (as its header says, a plausible
+ * size: td_size_plausible) goes into kt_bigmem memory (common/bigmem.h): a 5.4 MB kallsyms
  * took 1,350 page faults to fill in 4 KiB pages. */
 #define TD_BIG_SECTION ((size_t)1 << 20)
 
@@ -194,7 +180,7 @@ static int load_block(struct tracedat *td, struct td_codec *codec, uint64_t off,
 		return ktrace_error_at(err, -EOVERFLOW, off,
 				       "compressed block claims %u bytes uncompressed (limit %llu)",
 				       usize, (unsigned long long)TD_MAX_SECTION_BYTES);
-	if (usize >= TD_BIG_SECTION && usize / 64 <= (size_t)csize + 4096 &&
+	if (usize >= TD_BIG_SECTION && td_size_plausible(csize, usize) &&
 	    (buf = kt_bigmem_alloc(usize))) {
 		cap = usize;
 		*big = usize;
@@ -907,10 +893,10 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 
 /* ------------------------------------------------------------------ buffers */
 
-/* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
 /* Bytes of chunk headers and data read at a time to check the chunks of a CPU. */
 #define TD_HEADER_WINDOW ((size_t)64 << 10)
 
+/* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
 			  struct ktrace_error *err)
 {
@@ -1561,9 +1547,8 @@ void tracedat_close(struct tracedat *td)
 	td_share_free(td);
 	free(td->sections);
 	for (size_t i = 0; i < td->nowned; i++)
-		free_owned(td->owned[i], td->owned_big[i]);
+		free_owned(td->owned[i].p, td->owned[i].big);
 	free(td->owned);
-	free(td->owned_big);
 	for (size_t i = 0; i < td->nbufs; i++)
 		free(td->bufs[i].cpus);
 	free(td->bufs);

@@ -128,10 +128,9 @@ int td_decompress_grow(struct td_codec *c, const void *src, size_t slen, uint8_t
 {
 	if (!want)
 		return 0;
-	/* an announced size within a ratio real data reaches (64:1) is allocated at once:
-	 * one pass straight into it, no copies; beyond, the output grows only as far as the
-	 * data really goes */
-	if (*cap < want && want / 64 <= slen + 4096 && kt_grow((void **)buf, cap, want, 1))
+	/* a plausible announced size is allocated at once: one pass straight into it, no
+	 * copies */
+	if (*cap < want && td_size_plausible(slen, want) && kt_grow((void **)buf, cap, want, 1))
 		return -ENOMEM;
 	switch (c->kind) {
 	case TD_CODEC_ZSTD:

@@ -29,6 +29,13 @@ struct td_codec {
 
 int td_codec_init(struct td_codec *c, enum td_codec_kind kind);
 void td_codec_fini(struct td_codec *c);
+/* Whether want bytes announced for slen compressed bytes are within a ratio real data
+ * reaches (64:1): then they are allocated at once, else the output grows only as far as
+ * the data really goes. */
+static inline bool td_size_plausible(size_t slen, size_t want)
+{
+	return want / 64 <= slen + 4096;
+}
 /* Decompresses src, which must produce exactly want bytes, into *buf (of *cap bytes),
  * growing it as the output really appears (never beyond want). 0, -EBADMSG (corrupt
  * data or another size) or -ENOMEM. */
@@ -130,8 +137,10 @@ struct tracedat {
 	struct td_lazy kallsyms, printk, cmdlines;
 
 	/* regions we own (decompressed sections kept for their texts) */
-	uint8_t **owned;
-	size_t *owned_big;          /* per owned block: as td_region.owned_big */
+	struct td_owned {
+		uint8_t *p;
+		size_t big;         /* as td_region.owned_big */
+	} *owned;
 	size_t nowned, owned_cap;
 
 	struct tracedat_section *sections;   /* v7: every section, in file order */
