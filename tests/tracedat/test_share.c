@@ -22,17 +22,12 @@
 
 #include "testlib.h"
 #include "tracedat/tracedat_share.h"
+#include "tracedat/v7file.h"
 
 #define PAGES_PER_CPU 1000u        /* 100 chunks of 10 pages */
 #define NCPUS 2u
 #define READERS 3u
 #define KEEP ((size_t)256 << 10)   /* what the report keeps per stream */
-
-static const char header_page_text[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
 /* A full little-endian sub-buffer of 8-byte records (4 bytes of payload each). */
 static void make_page(uint8_t *p, uint64_t ts, uint32_t seed)
@@ -57,21 +52,14 @@ static void make_page(uint8_t *p, uint64_t ts, uint32_t seed)
 /* The test file in a memory file: its descriptor, or -1. */
 static int write_file(const char *comp)
 {
-	struct tracedat_write_opts wo = { .version = 7, .compression = comp, .page_size = 4096 };
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	static uint8_t page[4096];
-	int fd = memfd_create("tracedat-share-test", MFD_CLOEXEC);
-	int ret;
+	int fd, ret;
 
-	if (fd < 0 || tracedat_writer_create_fd(fd, &wo, &w, &err))
+	if (v7_begin(comp, "tracedat-share-test", &fd, &w, &err))
 		return -1;
-	ret = tracedat_writer_headers(w, header_page_text, sizeof(header_page_text) - 1, "h", 1,
-				      &err);
-	if (!ret)
-		ret = tracedat_writer_add_event_format(w, "s", "fmt", 3, &err);
-	if (!ret)
-		ret = tracedat_writer_set_cpus(w, NCPUS, &err);
+	ret = tracedat_writer_set_cpus(w, NCPUS, &err);
 	if (!ret && tracedat_writer_add_buffer(w, "", "local", 0, false, &err) < 0)
 		ret = -1;
 	for (unsigned int c = 0; c < NCPUS && !ret; c++) {
@@ -83,28 +71,14 @@ static int write_file(const char *comp)
 		if (!ret)
 			ret = tracedat_writer_cpu_end(w, &err);
 	}
-	if (ret) {
-		tracedat_writer_abort(w);
-		close(fd);
-		return -1;
-	}
-	if (tracedat_writer_close(w, &err)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return v7_end(w, fd, ret, &err);
 }
 
 static struct tracedat *open_fd(int fd)
 {
 	struct ktrace_error err = { 0 };
-	struct tracedat *td = NULL;
-	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (tracedat_open(path, 0, &td, &err))
-		return NULL;
-	return td;
+	return v7_open(fd, &err);
 }
 
 /* One reader: its iterator, what it saw, how it ended. */

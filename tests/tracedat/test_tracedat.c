@@ -19,6 +19,7 @@
 #include <ktrace/tracedat.h>
 
 #include "testlib.h"
+#include "tracedat/v7file.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TRACK_ALLOC 0
@@ -722,56 +723,24 @@ static void corrupted_copies(void)
 
 /* ---- big compressed sections ---- */
 
-static const char big_header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
-
 /* A version 7 file (comp) with the given kallsyms and printk texts and no CPU data, in a
  * memfd; -1 on failure. */
 static int write_big_v7(const char *comp, const char *ks, size_t kslen, const char *pk, size_t pklen)
 {
-	struct tracedat_write_opts wo = { .version = 7, .compression = comp, .page_size = 4096 };
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
-	int fd = memfd_create("tracedat-big-sections", MFD_CLOEXEC);
-	int ret;
+	int fd, ret;
 
-	if (fd < 0 || tracedat_writer_create_fd(fd, &wo, &w, &err))
+	if (v7_begin(comp, "tracedat-big-sections", &fd, &w, &err))
 		return -1;
-	ret = tracedat_writer_headers(w, big_header_page, sizeof(big_header_page) - 1, "h", 1, &err);
-	if (!ret)
-		ret = tracedat_writer_add_event_format(w, "s", "fmt", 3, &err);
-	if (!ret)
-		ret = tracedat_writer_kallsyms(w, ks, kslen, &err);
+	ret = tracedat_writer_kallsyms(w, ks, kslen, &err);
 	if (!ret)
 		ret = tracedat_writer_printk(w, pk, pklen, &err);
 	if (!ret)
 		ret = tracedat_writer_set_cpus(w, 1, &err);
 	if (!ret && tracedat_writer_add_buffer(w, "", "local", 0, false, &err) < 0)
 		ret = -1;
-	if (ret) {
-		tracedat_writer_abort(w);
-		close(fd);
-		return -1;
-	}
-	if (tracedat_writer_close(w, &err)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static struct tracedat *open_memfd(int fd, struct ktrace_error *err)
-{
-	struct tracedat *td = NULL;
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	if (tracedat_open(path, 0, &td, err))
-		return NULL;
-	return td;
+	return v7_end(w, fd, ret, &err);
 }
 
 /* Sections that decompress to 1 MB or more go into huge-page memory and a kallsyms is
@@ -797,7 +766,7 @@ static void big_sections(void)
 	for (size_t c = 0; c < sizeof(comps) / sizeof(comps[0]); c++) {
 		struct ktrace_error err = { 0 };
 		int fd = write_big_v7(comps[c], ks, kslen, pk, pklen);
-		struct tracedat *td = fd >= 0 ? open_memfd(fd, &err) : NULL;
+		struct tracedat *td = fd >= 0 ? v7_open(fd, &err) : NULL;
 		const struct tracedat_section *sec = NULL;
 		const char *t;
 		size_t len;
@@ -838,7 +807,7 @@ static void big_sections(void)
 				if (bad < 0)
 					continue;
 				err.message[0] = 0;
-				btd = open_memfd(bad, &err);
+				btd = v7_open(bad, &err);
 				ret = btd ? tracedat_kallsyms(btd, &t, &len, &err) : -1;
 				if (!kind || !strcmp(comps[c], "zlib")) {
 					CHECK(ret < 0);
