@@ -2,6 +2,7 @@
 /* Big tables in huge pages where the kernel has them (bigmem.h). */
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/bigmem.h"
 
@@ -38,4 +39,19 @@ void kt_bigmem_free(void *p, size_t bytes)
 {
 	if (p)
 		munmap(p, rounded(bytes));
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void kt_populate(void *p, size_t bytes)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096,
+		  a = ((uintptr_t)p + page - 1) & ~(page - 1),
+		  b = ((uintptr_t)p + bytes) & ~(page - 1);
+
+	if (p && bytes && b > a)
+		madvise((void *)a, b - a, MADV_POPULATE_WRITE);
 }

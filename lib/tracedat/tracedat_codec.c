@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "tracedat/tracedat_int.h"
+#include "common/bigmem.h"
 #include "common/grow.h"
 
 /* First output allocation when the announced size is not yet backed by output. */
@@ -130,8 +131,14 @@ int td_decompress_grow(struct td_codec *c, const void *src, size_t slen, uint8_t
 		return 0;
 	/* a plausible announced size is allocated at once: one pass straight into it, no
 	 * copies */
-	if (*cap < want && td_size_plausible(slen, want) && kt_grow((void **)buf, cap, want, 1))
-		return -ENOMEM;
+	if (*cap < want && td_size_plausible(slen, want)) {
+		size_t old = *cap;
+
+		if (kt_grow((void **)buf, cap, want, 1))
+			return -ENOMEM;
+		/* written in full right away: resident in one call, not a fault per page */
+		kt_populate(*buf + old, want - old);
+	}
 	switch (c->kind) {
 	case TD_CODEC_ZSTD:
 		if (*cap >= want) {

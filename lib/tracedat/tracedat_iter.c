@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/bigmem.h"
 #include "common/cursor.h"
 #include "tracedat/tracedat_skip.h"
 #include "common/grow.h"
@@ -329,6 +330,8 @@ static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
 
 		if (!mem)
 			return -ENOMEM;
+		/* filled by pread right away: resident in one call, not a fault per page */
+		kt_populate(mem + b->cap, len - b->cap);
 		b->mem = mem;
 		b->cap = len;
 	}
