@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "common/bigmem.h"
 #include "common/grow.h"
 #include "common/outbuf.h"
 
@@ -55,6 +56,10 @@ static void *arena_get(struct ftev_arena *a, size_t size, size_t align)
 		c = malloc(sizeof(*c) + want);
 		if (!c)
 			return NULL;
+		/* a big registry fills chunk after chunk: each resident in one call rather
+		 * than a page fault per 4 KiB (the threads of a report each parse theirs) */
+		if (want >= EV_CHUNK_MIN)
+			kt_populate(c, sizeof(*c) + want);
 		c->size = want;
 		c->used = 0;
 		c->next = a->head;
