@@ -962,23 +962,34 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 	return p;
 }
 
-/* A chunk's lines start in a buffer of this size: they grow to a block (256 KiB and a
- * chunk's lines) before going out, and then the buffer is used again by another chunk.
+/* A chunk's lines start in a buffer of this size: they grow to a block (4096 lines:
+ * 0.3 to 0.6 MiB) before going out, and then the buffer is used again by another chunk.
  * What a buffer grows by is made resident at once (kt_populate): grown 16 bytes at a
  * time and faulted in page by page, a thread's buffers cost realloc's moves (mremap)
- * and a page fault per 4 KiB, about 16 us each on the benches' VM. */
+ * and a page fault per 4 KiB, about 16 us each on the benches' VM. Past OUT_FIRST a
+ * buffer grows by an eighth, not double: all of it is resident, and blocks of one
+ * trace are about the same size. */
 #define OUT_FIRST ((size_t)512 << 10)
+#define OUT_STEP ((size_t)64 << 10)
 
 /* The chunk's output with room for need bytes. */
 static int grow_out(struct chunk *c, size_t need)
 {
-	size_t old = c->out_cap;
+	size_t old = c->out_cap, cap;
+	char *p;
 
 	if (need <= old)
 		return 0;
-	if (kt_grow((void **)&c->out, &c->out_cap, need > OUT_FIRST ? need : OUT_FIRST, 1))
+	if (need > SIZE_MAX / 2)
 		return -ENOMEM;
-	kt_populate(c->out + old, c->out_cap - old);
+	cap = need + need / 8 > OUT_FIRST ? need + need / 8 : OUT_FIRST;
+	cap = (cap + OUT_STEP - 1) & ~(OUT_STEP - 1);
+	p = realloc(c->out, cap);
+	if (!p)
+		return -ENOMEM;
+	c->out = p;
+	c->out_cap = cap;
+	kt_populate(c->out + old, cap - old);
 	return 0;
 }
 
@@ -1274,7 +1285,10 @@ static int run_walker(struct report *r)
  * 64 MiB whatever the machine (a trace with every event's format and a big kallsyms
  * makes them several MiB each). */
 #define THREADS_BUDGET ((size_t)24 << 20)
-#define THREAD_BYTES ((size_t)2 << 20)     /* a thread's caches, chunk and queue */
+/* a thread's caches, chunk and queue of blocks of lines (up to 5 of 0.5 MiB or more,
+ * resident from the start: grow_out): measured, each thread past the first adds its
+ * registry and 3 to 4 MiB */
+#define THREAD_BYTES ((size_t)4 << 20)
 
 /* How many threads read the records (this one included). */
 static unsigned pick_threads(const struct report *r)
