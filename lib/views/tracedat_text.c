@@ -142,6 +142,7 @@ struct chunk {
 	size_t data_len, data_cap;
 	char *out;                         /* the lines */
 	size_t out_len, out_cap;
+	size_t out_most;                   /* the biggest out_cap yet (grow_out) */
 };
 
 /* A name column (" name: " and padding), rendered once per event. */
@@ -983,12 +984,16 @@ static int grow_out(struct chunk *c, size_t need)
 	if (need > SIZE_MAX / 2)
 		return -ENOMEM;
 	cap = need + need / 8 > OUT_FIRST ? need + need / 8 : OUT_FIRST;
+	if (cap < c->out_most)
+		cap = c->out_most;     /* a buffer from the queue: as big as the biggest yet */
 	cap = (cap + OUT_STEP - 1) & ~(OUT_STEP - 1);
 	p = realloc(c->out, cap);
 	if (!p)
 		return -ENOMEM;
 	c->out = p;
 	c->out_cap = cap;
+	if (cap > c->out_most)
+		c->out_most = cap;
 	kt_populate(c->out + old, cap - old);
 	return 0;
 }
