@@ -58,7 +58,7 @@ static void *arena_get(struct ftev_arena *a, size_t size, size_t align)
 			return NULL;
 		/* a big registry fills chunk after chunk: each resident in one call rather
 		 * than a page fault per 4 KiB (the threads of a report each parse theirs) */
-		if (want >= EV_CHUNK_MIN)
+		if (want == EV_CHUNK_MIN)
 			kt_populate(c, sizeof(*c) + want);
 		c->size = want;
 		c->used = 0;

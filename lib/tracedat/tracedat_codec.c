@@ -18,6 +18,9 @@
 #include "common/bigmem.h"
 #include "common/grow.h"
 
+/* Decompression buffers made resident at once up to this size (chunks of 10 pages). */
+#define TD_POPULATE_MAX ((size_t)1 << 20)
+
 /* First output allocation when the announced size is not yet backed by output. */
 
 int td_codec_init(struct td_codec *c, enum td_codec_kind kind)
@@ -136,8 +139,11 @@ int td_decompress_grow(struct td_codec *c, const void *src, size_t slen, uint8_t
 
 		if (kt_grow((void **)buf, cap, want, 1))
 			return -ENOMEM;
-		/* written in full right away: resident in one call, not a fault per page */
-		kt_populate(*buf + old, want - old);
+		/* written in full right away: resident in one call, not a fault per page; only
+		 * a chunk's worth: an announced size is plausible, not proven, and damaged data
+		 * stops the decompression early, before touching the rest */
+		if (want - old <= TD_POPULATE_MAX)
+			kt_populate(*buf + old, want - old);
 	}
 	switch (c->kind) {
 	case TD_CODEC_ZSTD:
