@@ -35,7 +35,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
-LIBS     := -lzstd -lz -ldeflate -lelf -lplist-2.0 -lsqlite3
+LIBS     := -lzstd -lz -ldeflate -llz4 -lelf -lplist-2.0 -lsqlite3
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c))
 # The timeline page's own script and styles, embedded as C strings (see below).

@@ -74,6 +74,9 @@ static const char timeline_help[] =
 "                         reading the inputs (regular files) again; the first\n"
 "                         also draws the lanes. Default: one per CPU (at most\n"
 "                         4) for inputs of 16 MiB or more, else 1\n"
+"    --lines-codec C      the page: lz4 or deflate for the report lines (lz4 is\n"
+"                         several times faster to make, the page 1.3 times\n"
+"                         bigger). Default: lz4 for inputs of 16 MiB or more\n"
 "    -q, --quiet          no progress on standard error\n"
 "    -h, --help           show this manual\n"
 "\n"
@@ -82,7 +85,7 @@ static const char timeline_help[] =
 "    ktrace timeline --cpu 0,1 -F 'sched_switch || irq_handler_entry' trace.dat -o t.html\n"
 "    ktrace timeline trace.dat -o window.svg --from 1234.5 --to 1234.6\n";
 
-enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_THREADS, O_HELP };
+enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_THREADS, O_CODEC, O_HELP };
 
 static const struct option options[] = {
 	{ "output",     required_argument, NULL, 'o' },
@@ -96,6 +99,7 @@ static const struct option options[] = {
 	{ "comm",       required_argument, NULL, O_COMM },
 	{ "events-dir", required_argument, NULL, O_EVENTS },
 	{ "threads",    required_argument, NULL, O_THREADS },
+	{ "lines-codec", required_argument, NULL, O_CODEC },
 	{ "quiet",      no_argument,       NULL, 'q' },
 	{ "help",       no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -304,6 +308,16 @@ static int run_timeline(int argc, char **argv)
 		case O_THREADS:
 			if (cli_parse_uint(optarg, 1, 8, &vo.threads)) {
 				status = cli_usage_error("timeline", "--threads takes 1 to 8");
+				goto done;
+			}
+			break;
+		case O_CODEC:
+			if (!strcmp(optarg, "lz4")) {
+				vo.lines_codec = KTRACE_TIMELINE_LINES_LZ4;
+			} else if (!strcmp(optarg, "deflate")) {
+				vo.lines_codec = KTRACE_TIMELINE_LINES_DEFLATE;
+			} else {
+				status = cli_usage_error("timeline", "--lines-codec takes lz4 or deflate");
 				goto done;
 			}
 			break;

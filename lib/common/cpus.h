@@ -25,18 +25,29 @@ static inline long kt_usable_cpus(void)
  * when asked (> 0); else one per usable CPU, at most cap, for inputs of 16 MiB or more
  * together (a smaller trace is done before another thread has opened them).
  */
-static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
+/* The bytes of the inputs paths[0..n) together; UINT64_MAX when one is not a regular
+ * file (standard input, a FIFO, a device) or cannot be looked at. */
+static inline uint64_t kt_files_bytes(const char *const *paths, size_t n)
 {
 	uint64_t bytes = 0;
-	long cpus;
 
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 
 		if (!strcmp(paths[i], "-") || stat(paths[i], &st) || !S_ISREG(st.st_mode))
-			return 1;
+			return UINT64_MAX;
 		bytes += (uint64_t)st.st_size;
 	}
+	return bytes;
+}
+
+static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
+{
+	uint64_t bytes = kt_files_bytes(paths, n);
+	long cpus;
+
+	if (bytes == UINT64_MAX)
+		return 1;
 	if (want)
 		return want;
 	cpus = kt_usable_cpus();

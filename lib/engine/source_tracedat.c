@@ -48,6 +48,7 @@ struct td_source {
 	bool multi;
 	char *text;                     /* formatting scratch */
 	size_t text_cap;
+	struct kt_nums nums;            /* the numbers in text (want_nums) */
 	/* kt_stream_skip: per event id, 0 not known yet, 1 passed over, 2 passed over after
 	 * teaching comms (sched events), 3 never (no such event) */
 	uint8_t *skip_class;
@@ -379,7 +380,9 @@ static int format_text(struct td_source *t, size_t *n)
 	kt_tdrec_avail(&t->cur);
 	kr = t->cur.kr;
 	for (;;) {
-		need = ktrace_event_format(t->cur.s->f->evs, &kr, 0, t->text, t->text_cap, NULL);
+		need = t->src.want_nums
+			       ? ftev_format_nums(t->cur.s->f->evs, &kr, t->text, t->text_cap, &t->nums)
+			       : ktrace_event_format(t->cur.s->f->evs, &kr, 0, t->text, t->text_cap, NULL);
 		if (need < t->text_cap)
 			break;
 		if (kt_grow((void **)&t->text, &t->text_cap, need + 1, 1))
@@ -466,11 +469,21 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		n--;
 	if (text_only)
 		return copy_out(buf, len, t->text, n, "", 0);
+	if (src->want_nums) {
+		/* the numbers within the text as it ends */
+		unsigned k = 0;
+
+		while (k < t->nums.n && t->nums.v[k].at + t->nums.v[k].len <= n)
+			k++;
+		src->line.nums = t->nums.v;
+		src->line.nnums = k;
+	}
 	if (src->omit_prefix && fast_prefix_fits(512, (size_t)h, r)) {
 		/* the caller makes the prefix itself: the label and the text */
 		src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
 		src->line.label = (size_t)h;
 		src->line.omitted = true;
+		src->line.text_at = (size_t)h;
 		return copy_out(buf, len, head, (size_t)h, t->text, n);
 	}
 	{
@@ -481,6 +494,7 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 			src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
 			src->line.label = (size_t)h;
 			src->line.prefix = k - (size_t)h;
+			src->line.text_at = k;
 			return copy_out(buf, len, pre, k, t->text, n);
 		}
 	}
@@ -499,6 +513,7 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		}
 		size_t nl = strlen(r->name);
 
+		src->line.nnums = 0;     /* (where the text starts is not counted here) */
 		return snprintf(buf, len, "%.*s%s [%03d]%s: %s: %*s%.*s", h, head, comm, r->cpu, ts,
 				r->name, nl < 20 ? (int)(20 - nl) : 0, "", (int)n, t->text);
 	}

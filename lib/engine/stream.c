@@ -702,8 +702,10 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struc
 		return -ENOENT;
 	memset(&s->cur->line, 0, sizeof(s->cur->line));
 	s->cur->omit_prefix = omit_prefix;
+	s->cur->want_nums = true;
 	ret = s->cur->ops->format(s->cur, buf, len, false);
 	s->cur->omit_prefix = false;
+	s->cur->want_nums = false;
 	if (ret >= 0)
 		*parts = s->cur->line;
 	return ret;

@@ -15,6 +15,8 @@
 #include <ktrace/input.h>
 #include <ktrace/stream.h>
 
+#include "common/numspan.h"
+
 struct kt_source;
 
 struct kt_ftrace_raw;
@@ -28,6 +30,12 @@ struct kt_line_parts {
 	int style;
 	size_t label, prefix;
 	bool omitted;
+	/* the numbers the formatter wrote in the record's text (common/numspan.h; at from
+	 * text_at, the text's start in the line), when the source knows them: valid until
+	 * the stream moves on */
+	const struct kt_num *nums;
+	unsigned nnums;
+	size_t text_at;
 };
 
 /* What kt_stream_skip may move past: the event records accept returns true for (event
@@ -87,6 +95,7 @@ struct kt_source {
 	const struct kt_source_ops *ops;
 	struct kt_line_parts line;         /* set by format (0: unknown) */
 	bool omit_prefix;                  /* format may leave out a prefix it tells of */
+	bool want_nums;                    /* format may tell of the numbers it wrote */
 	struct ktrace_stream *stream;
 	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
 					    * need not copy it) */

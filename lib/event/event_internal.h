@@ -22,6 +22,8 @@
 
 #include <ktrace/event.h>
 
+#include "common/numspan.h"
+
 /* ---- memory: everything parsed lives in the registry's arena ---- */
 
 struct ftev_arena_chunk;
@@ -108,6 +110,7 @@ struct ftev_out {
 	char *buf;
 	size_t cap;
 	size_t len;        /* may exceed cap: the length the full text needs */
+	struct kt_nums *nums;  /* when set: the numbers written, as written (numspan.h) */
 };
 
 void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n);
@@ -222,12 +225,19 @@ static inline void ftev_put_hex(char *end, uint64_t v, unsigned n, bool upper)
 
 void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper);
 
+/* Notes a number just written at o->buf[at..at+len) in o->nums (numspan.h's rules: hex
+ * 0 decimal of at most 15 digits, else lower-case hex of hex = len digits); called only
+ * when o->nums is set. */
+void ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex);
+
 static inline void ftev_out_u64(struct ftev_out *o, uint64_t v)
 {
 	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 20, 1)) {
 		unsigned n = ftev_dec_len(v);
 
 		ftev_put_dec(o->buf + o->len + n, v);
+		if (__builtin_expect(o->nums != NULL, 0))
+			ftev_note_num(o, o->len, n, v, 0);
 		o->len += n;
 		return;
 	}
@@ -250,6 +260,8 @@ static inline void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
 		unsigned n = ftev_hex_len(v);
 
 		ftev_put_hex(o->buf + o->len + n, v, n, upper);
+		if (__builtin_expect(o->nums != NULL, 0) && !upper)
+			ftev_note_num(o, o->len, n, v, n);
 		o->len += n;
 		return;
 	}

@@ -717,7 +717,9 @@ static int tlb_flush(struct ftev_ctx *c, struct ftev_out *o)
 	ftev_out_puts(o, " reason=");
 	if (val < 4)
 		ftev_out_puts(o, reasons[val]);
-	ftev_out_printf(o, " (%lld)", (long long)val);
+	ftev_out_lit(o, " (");
+	ftev_out_i64(o, (int64_t)val);
+	ftev_out_putc(o, ')');
 	return 0;
 }
 

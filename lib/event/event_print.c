@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "event/event_internal.h"
+#include "event/event_share.h"
 
 #define EV_EVAL_DEPTH 1000
 
@@ -1693,13 +1694,15 @@ void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts)
 
 /* ---- entry points ---- */
 
-size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record *rec,
-			    unsigned flags, char *buf, size_t cap, unsigned *out_flags)
+static size_t format_record(struct ktrace_events *evs, const struct ktrace_record *rec,
+			    unsigned flags, char *buf, size_t cap, unsigned *out_flags, struct kt_nums *nums)
 {
-	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
+	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0, .nums = nums };
 	struct ftev_ctx c = { 0 };
 	const struct ktrace_event *ev;
 
+	if (nums)
+		nums->n = 0;
 	if (out_flags)
 		*out_flags = 0;
 	ev = ktrace_event_record_event(evs, rec);
@@ -1723,6 +1726,18 @@ size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record
 	if (cap)
 		buf[o.len < cap - 1 ? o.len : cap - 1] = 0;
 	return o.len;
+}
+
+size_t ktrace_event_format(struct ktrace_events *evs, const struct ktrace_record *rec,
+			    unsigned flags, char *buf, size_t cap, unsigned *out_flags)
+{
+	return format_record(evs, rec, flags, buf, cap, out_flags, NULL);
+}
+
+size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *rec, char *buf,
+			size_t cap, struct kt_nums *nums)
+{
+	return format_record(evs, rec, 0, buf, cap, NULL, nums);
 }
 
 size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,

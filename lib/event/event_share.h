@@ -9,6 +9,8 @@
 
 #include <ktrace/event.h>
 
+#include "common/numspan.h"
+
 /* Puts evs's symbol table in address order now (it keeps behaving as before: names
  * resolve in kallsyms order until its first function lookup, as in libtraceevent),
  * so that other registries can share it. Call it from the thread that owns evs, before
@@ -38,6 +40,12 @@ int ftev_field_class(const struct ktrace_event *ev, size_t i, uint32_t *offset, 
  * (ktrace_event_record_event): 0 with *offset when it is a 2-byte field there, as on
  * every kernel; -1 when not known (yet). */
 int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset);
+
+/* ktrace_event_format (no flags) that also notes in nums the numbers it writes as it
+ * writes them (common/numspan.h; at: the offset in buf). A number that did not fit in
+ * buf is not noted. */
+size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *rec, char *buf,
+			size_t cap, struct kt_nums *nums);
 
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <libdeflate.h>
+#include <lz4.h>
 #include <zlib.h>
 
 #include "common/grow.h"
@@ -105,12 +106,36 @@ int tl_deflate_part(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_bu
 	return 0;
 }
 
+int tl_lz4(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out)
+{
+	int bound, got;
+
+	if (n > LZ4_MAX_INPUT_SIZE)
+		return -EOVERFLOW;
+	if (!zp->lz4) {
+		zp->lz4 = malloc((size_t)LZ4_sizeofState());
+		if (!zp->lz4)
+			return -ENOMEM;
+	}
+	bound = LZ4_compressBound((int)n);
+	if (kt_grow((void **)&out->p, &out->cap, out->n + (size_t)bound, 1))
+		return -ENOMEM;
+	got = LZ4_compress_fast_extState(zp->lz4, (const char *)in, (char *)out->p + out->n, (int)n,
+					 bound, 1);
+	if (got <= 0)
+		return -EIO;
+	out->n += (size_t)got;
+	return 0;
+}
+
 void tl_zip_free(struct tl_zip *zp)
 {
 	if (zp->ld) {
 		libdeflate_free_compressor(zp->ld);
 		zp->ld = NULL;
 	}
+	free(zp->lz4);
+	zp->lz4 = NULL;
 	if (zp->z) {
 		deflateEnd((z_stream *)zp->z);
 		free(zp->z);
@@ -161,6 +186,7 @@ void tl_dict_free(struct tl_dict *d)
 	free(d->skel);
 	tl_buf_free(&d->data);
 	tl_buf_free(&d->scratch);
+	tl_buf_free(&d->padded);
 	free(d->holes);
 	free(d->prev);
 	memset(d, 0, sizeof(*d));
@@ -238,15 +264,211 @@ static inline unsigned hex_digit(uint8_t c)
 	return byte_flags[c] & F_DIGIT ? c - '0' : c - 'a' + 10;
 }
 
+/* The bytes of v (each its high bit) that are a decimal digit or a byte the skeleton
+ * escapes (1 to 3). swar_between: the bytes b with lo < b < hi, for lo < hi <= 128 (bytes
+ * of 128 and more never), exactly: no borrow or carry crosses a byte. */
+#define SWAR_ONES 0x0101010101010101ULL
+#define SWAR_LOW7 0x7f7f7f7f7f7f7f7fULL
+#define SWAR_HIGH 0x8080808080808080ULL
+static inline uint64_t swar_between(uint64_t v, unsigned lo, unsigned hi)
+{
+	uint64_t low = v & SWAR_LOW7;
+
+	return (SWAR_ONES * (127 + hi) - low) & ~v & (low + SWAR_ONES * (127 - lo)) & SWAR_HIGH;
+}
+
+static inline uint64_t swar_special(uint64_t v)
+{
+	return swar_between(v, '0' - 1, '9' + 1) | swar_between(v, 0, 4);
+}
+
+/*
+ * Cuts s[i..end) into skeleton bytes at k and holes (d->holes), by timeline_encode.h's
+ * rules, s[from..i) having been copied to the skeleton as it is (no digit, nothing to
+ * escape); returns the skeleton's new end. Runs of 8 bytes with no digit and nothing to
+ * escape are copied as they are; a hex number standing alone that starts in such a run
+ * is found when its first digit is (the letters before it are taken back). Whether
+ * the byte before a position is a word byte is all the state the rules keep, so it is
+ * read from the line.
+ */
+static uint8_t *scan(struct tl_dict *d, const uint8_t *s, size_t from, size_t i, size_t end,
+		     uint8_t *k)
+{
+	const unsigned word_from = from ? (plain_flags[s[from - 1]] >> 2) & 1 : 0;
+	size_t copied_to = i;        /* bytes before were copied 8 at a time */
+	unsigned word = i ? (plain_flags[s[i - 1]] >> 2) & 1 : 0;   /* the byte before i */
+
+	while (i < end) {
+		size_t stop = i + 8, r = end - i < 8 ? end - i : 8;
+		uint64_t w8, in = r < 8 ? (1ull << (8 * r)) - 1 : ~0ull;
+
+		/* 8 bytes at a time (the line has 8 readable bytes past its end, the
+		 * skeleton room for 8 more) */
+		memcpy(&w8, s + i, 8);
+		if (!(swar_special(w8) & in)) {
+			memcpy(k, s + i, 8);
+			k += r;
+			i += r;
+			word = (plain_flags[s[i - 1]] >> 2) & 1;
+			copied_to = i;
+			continue;
+		}
+		if (stop > end)
+			stop = end;
+		while (i < stop) {
+			uint8_t c = s[i], f, g = plain_flags[c];
+
+			/* most bytes: plain text, or a hex letter inside a word */
+			if ((g >> word) & 1) {
+				*k++ = c;
+				word = (g >> 2) & 1;
+				i++;
+				continue;
+			}
+			f = byte_flags[c];
+			if (f & F_ESC) {
+				*k++ = 3;
+				*k++ = c;
+				word = 0;
+				i++;
+				continue;
+			}
+			if (word && (f & F_DIGIT) && i > from && from < copied_to &&
+			    (byte_flags[s[i - 1]] & F_HEXL) && !(byte_flags[s[i - 1]] & F_DIGIT)) {
+				/* hex letters copied in a run before this digit: if they start a
+				 * word, a hex number may start there */
+				size_t j = i;
+
+				while (j > from && i - j < 16 && (byte_flags[s[j - 1]] & F_HEXL) &&
+				       !(byte_flags[s[j - 1]] & F_DIGIT))
+					j--;
+				if (j < copied_to &&
+				    (j == from ? !word_from : !(byte_flags[s[j - 1]] & F_WORD))) {
+					k -= i - j;
+					i = j;
+					word = 0;
+					copied_to = j;
+					continue;
+				}
+			}
+			if (c == '0' && i + 2 < end && s[i + 1] == 'x' &&
+			    byte_flags[s[i + 2]] & (F_DIGIT | F_HEXL)) {
+				size_t j = i + 2;
+				uint64_t v = 0;
+
+				while (j < end && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - (i + 2) < 16)
+					v = v << 4 | hex_digit(s[j++]);
+				*k++ = '0';
+				*k++ = 'x';
+				*k++ = 2;
+				add_hole(d, v, (unsigned)(j - i - 2));
+				i = j;
+				word = 1;
+				continue;
+			}
+			if (c == '0' && i + 1 < end && s[i + 1] == 'x') {
+				/* "0x" before what is not a hex digit here (a number noted apart) */
+				*k++ = '0';
+				*k++ = 'x';
+				i += 2;
+				word = 1;
+				continue;
+			}
+			if (!word) {
+				/* a hex number standing alone: 8 to 16 digits, a decimal one among them */
+				size_t j = i;
+				uint8_t all = 0;
+				uint64_t v = 0;
+
+				while (j < end && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - i <= 16) {
+					all |= byte_flags[s[j]];
+					v = v << 4 | hex_digit(s[j]);
+					j++;
+				}
+				if (j - i >= 8 && j - i <= 16 && (all & F_DIGIT) &&
+				    (j == end || !(byte_flags[s[j]] & F_WORD))) {
+					*k++ = 2;
+					add_hole(d, v, (unsigned)(j - i));
+					i = j;
+					word = 1;
+					continue;
+				}
+			}
+			if (f & F_DIGIT) {
+				size_t j = i;
+				uint64_t v = 0;
+
+				while (j < end && byte_flags[s[j]] & F_DIGIT)
+					j++;
+				while (j - i > 1 && s[i] == '0')
+					*k++ = s[i++];
+				while (j - i > 15)
+					*k++ = s[i++];
+				while (j - i > 1 && s[i] == '0')
+					*k++ = s[i++];
+				for (; i < j; i++)
+					v = v * 10 + (uint64_t)(s[i] - '0');
+				*k++ = 1;
+				add_hole(d, v, 0);
+				word = 1;
+				continue;
+			}
+			/* a hex letter starting a word, not a number */
+			*k++ = c;
+			word = 1;
+			i++;
+		}
+	}
+	return k;
+}
+
+/* The key of d->recent (skeleton_id) taken in 8 bytes of the skeleton at a time, as
+ * split writes them (read back at once from the skeleton, bytes written moments before
+ * in other pieces would stall the load). */
+static inline uint64_t key_step(uint64_t key, uint64_t w)
+{
+	key = (key ^ w) * 0x9E3779B97F4A7C15ULL;
+	return key ^ (key >> 29);
+}
+
+/* s[i..end) into the skeleton at k, key (key_step) taken of what is written, or 0 when
+ * the scan writes it: 8 bytes at a time as they are while they hold no
+ * digit and nothing to escape (the line has 8 readable bytes past its end, the skeleton
+ * room for 8 more), the rest by scan. */
+static inline uint8_t *literal(struct tl_dict *d, const uint8_t *s, size_t i, size_t end, uint8_t *k,
+			       uint64_t *key)
+{
+	const size_t from = i;
+
+	while (i < end) {
+		size_t r = end - i < 8 ? end - i : 8;
+		uint64_t w8, in = ~0ull >> (8 * (8 - r));
+
+		memcpy(&w8, s + i, 8);
+		if (swar_special(w8) & in) {
+			*key = 0;        /* (the skeleton's key is read from it instead) */
+			return scan(d, s, from, i, end, k);
+		}
+		memcpy(k, s + i, 8);
+		*key = key_step(*key, w8 & in);
+		k += r;
+		i += r;
+	}
+	return k;
+}
+
 /* Splits line into d->scratch (skeleton) and its holes (d->holes: at most one per
- * byte), by timeline_encode.h's rules. The skeleton is sized first for the worst case
- * (every byte escaped), then written directly. */
-static int split(struct tl_dict *d, const char *line, size_t len)
+ * byte), by timeline_encode.h's rules; the numbers nums[0..nn) (at from line, in order)
+ * are holes as they are, the text around them is scanned. The skeleton is sized first
+ * for the worst case (every byte escaped), then written directly. */
+static int split(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
+		 size_t nn)
 {
 	const uint8_t *s = (const uint8_t *)line;
+	uint64_t key = 1;
+	bool keyed = true;           /* key is of the whole skeleton (no scan) */
 	uint8_t *k;
 	size_t i = 0;
-	unsigned word = 0;           /* 1: the byte before i is a word byte */
 
 	if (len > SIZE_MAX / 16 ||
 	    kt_grow((void **)&d->scratch.p, &d->scratch.cap, 2 * len + 16, 1))
@@ -255,83 +477,30 @@ static int split(struct tl_dict *d, const char *line, size_t len)
 		return -ENOMEM;
 	d->nh = d->nhex = 0;
 	k = d->scratch.p;
-	while (i < len) {
-		uint8_t c = s[i], f, g = plain_flags[c];
+	for (size_t x = 0; x < nn; x++) {
+		const struct kt_num *m = &nums[x];
+		size_t at = m->at, n = m->len;
+		unsigned hex = m->hex;
 
-		/* most bytes: plain text, or a hex letter inside a word */
-		if ((g >> word) & 1) {
-			*k++ = c;
-			word = (g >> 2) & 1;
-			i++;
+		/* a number out of order, out of the line or not as numspan.h has it: the
+		 * scan finds it */
+		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
 			continue;
+		if (i < at) {
+			k = literal(d, s, i, at, k, &key);
+			keyed &= key != 0;
 		}
-		f = byte_flags[c];
-		if (f & F_ESC) {
-			*k++ = 3;
-			*k++ = c;
-			word = 0;
-			i++;
-			continue;
-		}
-		if (c == '0' && i + 2 < len && s[i + 1] == 'x' && byte_flags[s[i + 2]] & (F_DIGIT | F_HEXL)) {
-			size_t j = i + 2;
-			uint64_t v = 0;
-
-			while (j < len && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - (i + 2) < 16)
-				v = v << 4 | hex_digit(s[j++]);
-			*k++ = '0';
-			*k++ = 'x';
-			*k++ = 2;
-			add_hole(d, v, (unsigned)(j - i - 2));
-			i = j;
-			word = 1;
-			continue;
-		}
-		if (!word) {
-			/* a hex number standing alone: 8 to 16 digits, a decimal one among them */
-			size_t j = i;
-			uint8_t all = 0;
-			uint64_t v = 0;
-
-			while (j < len && byte_flags[s[j]] & (F_DIGIT | F_HEXL) && j - i <= 16) {
-				all |= byte_flags[s[j]];
-				v = v << 4 | hex_digit(s[j]);
-				j++;
-			}
-			if (j - i >= 8 && j - i <= 16 && (all & F_DIGIT) &&
-			    (j == len || !(byte_flags[s[j]] & F_WORD))) {
-				*k++ = 2;
-				add_hole(d, v, (unsigned)(j - i));
-				i = j;
-				word = 1;
-				continue;
-			}
-		}
-		if (f & F_DIGIT) {
-			size_t j = i;
-			uint64_t v = 0;
-
-			while (j < len && byte_flags[s[j]] & F_DIGIT)
-				j++;
-			while (j - i > 1 && s[i] == '0')
-				*k++ = s[i++];
-			while (j - i > 15)
-				*k++ = s[i++];
-			while (j - i > 1 && s[i] == '0')
-				*k++ = s[i++];
-			for (; i < j; i++)
-				v = v * 10 + (uint64_t)(s[i] - '0');
-			*k++ = 1;
-			add_hole(d, v, 0);
-			word = 1;
-			continue;
-		}
-		/* a hex letter starting a word, not a number */
-		*k++ = c;
-		word = 1;
-		i++;
+		*k++ = hex ? 2 : 1;
+		key = key_step(key, hex ? 2 : 1);
+		add_hole(d, m->value, hex);
+		i = at + n;
+	}
+	if (i < len) {
+		k = literal(d, s, i, len, k, &key);
+		keyed &= key != 0;
 	}
 	d->scratch.n = (size_t)(k - d->scratch.p);
+	d->key = keyed ? key_step(key, d->scratch.n) | 1 : 0;
 	return 0;
 }
 
@@ -417,7 +586,7 @@ static size_t recent_key(const struct tl_dict *d)
 
 static int64_t skeleton_id(struct tl_dict *d)
 {
-	size_t rk = recent_key(d);
+	size_t rk = d->key ? (size_t)(d->key >> 54) & (TL_DICT_RECENT - 1) : recent_key(d);
 	uint32_t r = d->recent[rk];
 	uint64_t h;
 	size_t k;
@@ -450,7 +619,13 @@ static int64_t skeleton_id(struct tl_dict *d)
 	d->nprev += d->nhex;
 	d->skel[d->n].hash = h;
 	d->skel[d->n].off = (uint32_t)d->data.n;
-	if (tl_buf_varint(&d->data, d->scratch.n) || tl_buf_put(&d->data, d->scratch.p, d->scratch.n))
+	if (tl_buf_varint(&d->data, d->scratch.n))
+		return -2;
+	d->skel[d->n].at = (uint32_t)d->data.n;
+	d->skel[d->n].len = (uint32_t)d->scratch.n;
+	/* (and 8 bytes of room past it: fits reads 8 bytes at a time) */
+	if (tl_buf_put(&d->data, d->scratch.p, d->scratch.n) ||
+	    kt_grow((void **)&d->data.p, &d->data.cap, d->data.n + 8, 1))
 		return -2;
 	d->slots[k] = (uint32_t)d->n + 1;
 	d->recent[rk] = (uint32_t)d->n + 1;
@@ -490,15 +665,91 @@ static int put_holes(struct tl_dict *d, uint32_t id, struct tl_buf *out)
 	return 0;
 }
 
+/* Whether a[0..n) and b[0..n) are the same bytes, none of them 1 to 3 (a skeleton's
+ * marks and escape); 8 readable bytes past both. */
+static inline bool same_plain(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t x, y, in = n - i >= 8 ? ~0ull : ~0ull >> (8 * (8 - (n - i)));
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (((x ^ y) & in) || (swar_between(x, 0, 4) & in))
+			return false;
+	}
+	return true;
+}
+
+/* Whether line[0..len) is skeleton id with the holes nums[0..nn), all as numspan.h has
+ * them: the text between the numbers the skeleton's pieces, a mark of the number's kind
+ * for each. */
+static bool fits(const struct tl_dict *d, uint32_t id, const uint8_t *s, size_t len,
+		 const struct kt_num *nums, size_t nn)
+{
+	const uint8_t *q = d->data.p + d->skel[id].at, *qend = q + d->skel[id].len;
+	size_t i = 0;
+
+	for (size_t x = 0; x < nn; x++) {
+		size_t at = nums[x].at, n = nums[x].len, seg;
+		unsigned hex = nums[x].hex;
+
+		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
+			return false;
+		seg = at - i;
+		if ((size_t)(qend - q) <= seg || q[seg] != (hex ? 2 : 1) || !same_plain(s + i, q, seg))
+			return false;
+		q += seg + 1;
+		i = at + n;
+	}
+	return (size_t)(qend - q) == len - i && same_plain(s + i, q, len - i);
+}
+
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out)
 {
+	/* a copy with the 8 bytes past its end that the scan reads */
+	if (len > SIZE_MAX - 8 || kt_grow((void **)&d->padded.p, &d->padded.cap, len + 8, 1))
+		return -ENOMEM;
+	memcpy(d->padded.p, line, len);
+	memset(d->padded.p + len, 0, 8);
+	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, out);
+}
+
+int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
+			size_t nn, int hint, struct tl_buf *out)
+{
+	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL, use = 0;
 	int64_t id;
 
-	if (split(d, line, len))
+	if (last && last[0] && fits(d, last[0] - 1, (const uint8_t *)line, len, nums, nn)) {
+		use = last[0];
+	} else if (last && last[1] && fits(d, last[1] - 1, (const uint8_t *)line, len, nums, nn)) {
+		/* the other of the hint's last two skeletons: first from now on */
+		use = last[1];
+		last[1] = last[0];
+		last[0] = use;
+	}
+	if (use) {
+		/* one of the hint's last two skeletons, nums its holes */
+		if (kt_grow((void **)&d->holes, &d->cap_h, nn + 1, sizeof(*d->holes)))
+			return -ENOMEM;
+		d->nhex = 0;
+		for (size_t x = 0; x < nn; x++) {
+			d->holes[x].value = nums[x].value;
+			d->holes[x].width = nums[x].hex;
+			d->nhex += nums[x].hex != 0;
+		}
+		d->nh = nn;
+		return put_holes(d, use - 1, out);
+	}
+	if (split(d, line, len, nums, nn))
 		return -ENOMEM;
 	id = skeleton_id(d);
 	if (id == -2)
 		return -ENOMEM;
+	if (last && id >= 0 && last[0] != (uint32_t)id + 1) {
+		last[1] = last[0];
+		last[0] = (uint32_t)id + 1;
+	}
 	if (id < 0)
 		return tl_buf_varint(out, 0) || tl_buf_varint(out, len) || tl_buf_put(out, line, len)
 			       ? -ENOMEM : 0;

@@ -6,9 +6,12 @@
  * A line is cut into pieces and holes: a hole is a decimal number (a digit run of at
  * most 15 digits without leading zeros, "0" itself included; leading zeros stay in
  * the piece) or a lower-case hex number of 1 to 16 digits (after "0x", or standing
- * alone with at least 8 digits, one of them a decimal digit). The pieces with hole
- * marks make the skeleton, stored once in a dictionary; the line keeps the skeleton's
- * id and the holes' values. timeline/page.js puts the line back together byte for byte:
+ * alone with at least 8 digits, one of them a decimal digit). The numbers the formatter
+ * noted as it wrote them (common/numspan.h) are holes as noted, the text between them
+ * is cut by these rules ("0x" just before a noted number stays in the piece). The
+ * pieces with hole marks make the skeleton, stored once in a dictionary; the line
+ * keeps the skeleton's id and the holes' values. How a line was cut does not matter
+ * to the decoder: timeline/page.js puts any line back together byte for byte:
  *
  *   skeleton bytes: 0x01 decimal hole, 0x02 hex hole, 0x03 next byte literal, else
  *                   literal
@@ -24,6 +27,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "common/numspan.h"
 
 struct tl_buf {
 	uint8_t *p;
@@ -42,6 +47,7 @@ void tl_buf_free(struct tl_buf *b);
 struct tl_zip {
 	void *z;                       /* zlib's z_stream (parts), made on first use */
 	void *ld;                      /* libdeflate's compressor (whole blocks) */
+	void *lz4;                     /* liblz4's state (whole blocks) */
 };
 
 /* The page's deflate level, the fastest (zlib's a third of level 6's time for 1.2x the
@@ -55,6 +61,11 @@ int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out
  * flush); finish ends the stream. 0 or -ENOMEM/-EIO. */
 int tl_deflate_part(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level,
 		    bool finish);
+/* An LZ4 block (the block format alone: sequences of a token, literals, a 2-byte
+ * offset and a match; no frame) of in[0..n) appended to out: several times deflate's
+ * speed for about 1.3 times its size. 0 or -ENOMEM/-EIO/-EOVERFLOW (n over LZ4's
+ * limit of about 2 GB). */
+int tl_lz4(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out);
 void tl_zip_free(struct tl_zip *z);
 /* Base64 of in[0..n) appended to out. */
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
@@ -62,9 +73,11 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 /* The skeleton dictionary. */
 #define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
 #define TL_DICT_RECENT 1024
+#define TL_DICT_HINTS 512
 struct tl_skeleton {
 	uint64_t hash;
-	uint32_t off;                  /* its bytes in the dictionary's data */
+	uint32_t off;                  /* its length and bytes in the dictionary's data */
+	uint32_t at, len;              /* its bytes there */
 	uint32_t prev_at;              /* its hex holes' last values: prev[prev_at...] */
 	uint32_t prev_gen;             /* the chunk those values are of (gen) */
 };
@@ -81,14 +94,19 @@ struct tl_dict {
 	size_t n, cap;
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
 	struct tl_buf scratch;         /* the line's skeleton */
+	struct tl_buf padded;          /* tl_encode_line's copy of its line */
 	struct tl_hole *holes;         /* the line's holes (at most one per byte) */
 	size_t nh, cap_h, nhex;
 	uint64_t *prev;                /* the skeletons' hex holes' last values */
 	size_t nprev, cap_prev;
 	uint32_t gen;                  /* the current chunk */
+	uint64_t key;                  /* the line's skeleton's key of recent (0: none) */
 	/* the skeletons met last, by a key of a few of their bytes: id + 1 (most lines
 	 * find theirs here, without hashing it whole) */
 	uint32_t recent[TL_DICT_RECENT];
+	/* the skeletons the last lines of each hint had (tl_encode_line_nums), the latest
+	 * first: id + 1 */
+	uint32_t hint[TL_DICT_HINTS][2];
 };
 
 
@@ -98,5 +116,13 @@ void tl_dict_free(struct tl_dict *d);
 void tl_dict_new_chunk(struct tl_dict *d);
 /* Appends the encoding of line[0..len) to out. 0 or -ENOMEM. */
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out);
+/* The same, with the numbers the formatter wrote (nums[0..nn), at from line): holes as
+ * they are, not looked for and parsed again; a number not as numspan.h has it, or out
+ * of order, is found by the scan instead. hint (-1: none) names lines that tend to
+ * have few skeletons (the records of one event): a line that is one of the two last
+ * skeletons of its hint with nums as its holes is encoded without cutting it up. The 8 bytes
+ * after line[len - 1] must be readable (the scan reads 8 at a time). */
+int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
+			size_t nn, int hint, struct tl_buf *out);
 
 #endif

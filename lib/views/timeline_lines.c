@@ -134,11 +134,12 @@ static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_li
 			l->line[0] = 0;
 			memset(parts, 0, sizeof(*parts));
 		}
-		if ((size_t)len < l->line_cap) {
+		/* (the encoder reads up to 8 bytes past the line) */
+		if ((size_t)len + 8 < l->line_cap) {
 			*n = (size_t)len;
 			return 0;
 		}
-		if (kt_grow((void **)&l->line, &l->line_cap, (size_t)len + 1, 1))
+		if (kt_grow((void **)&l->line, &l->line_cap, (size_t)len + 9, 1))
 			return -ENOMEM;
 	}
 }
@@ -173,9 +174,24 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 		st = find_style(l, r, l->last_ts, l->line, n, &plen);
 	if (!st)
 		l->literal++;
-	if (tl_buf_varint(&l->enc, (uint64_t)st) ||
-	    tl_encode_line(&l->dict, l->line + plen, n - plen, &l->enc))
-		return -ENOMEM;
+	{
+		/* the formatter's numbers, from where the encoded part starts */
+		struct kt_num *nums = l->nums;
+		unsigned nn = 0;
+
+		for (unsigned i = 0; i < parts.nnums; i++) {
+			size_t at = parts.nums[i].at + parts.text_at;
+
+			if (at >= plen) {
+				nums[nn] = parts.nums[i];
+				nums[nn++].at = (uint32_t)(at - plen);
+			}
+		}
+		if (tl_buf_varint(&l->enc, (uint64_t)st) ||
+		    tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
+					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), &l->enc))
+			return -ENOMEM;
+	}
 	l->count++;
 	return 0;
 }
@@ -187,10 +203,12 @@ static int end_chunk(struct tl_lines *l)
 		return 0;
 	l->packed.n = 0;
 	l->b64.n = 0;
-	if (tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, TL_DEFLATE_LEVEL) ||
+	if ((l->h->lines_lz4 ? tl_lz4(&l->zip, l->enc.p, l->enc.n, &l->packed)
+			     : tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, TL_DEFLATE_LEVEL)) ||
 	    tl_base64(l->packed.p, l->packed.n, &l->b64))
 		return -ENOMEM;
-	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count);
+	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count,
+			  l->h->lines_lz4);
 	l->enc.n = 0;
 	l->count = 0;
 	l->block = UINT64_MAX;

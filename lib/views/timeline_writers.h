@@ -46,6 +46,7 @@ struct tl_lines {
 	size_t line_cap;
 	struct tl_buf enc, packed, b64;
 	struct tl_zip zip;
+	struct kt_num nums[KT_NUMS_MAX]; /* the line's numbers from the encoded part's start */
 	uint64_t block;                /* the chunk being made, UINT64_MAX none */
 	size_t count;                  /* its lines so far */
 	bool own;                      /* the current chunk is this thread's */
@@ -75,6 +76,7 @@ struct tl_html {
 	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;
+	bool lines_lz4;                /* line chunks in LZ4 blocks (big inputs), else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
 	_Atomic bool stop;             /* the first thread failed: the others stop */
 	/* under mu: the output, the labels, the lines written */
@@ -102,7 +104,7 @@ void tl_html_free(struct tl_html *h);
  * lock (a line chunk, dict >= 0, to h->tail when there is one); lines: the report lines
  * it holds. */
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
-		       const struct tl_buf *b64, uint64_t lines);
+		       const struct tl_buf *b64, uint64_t lines, bool lz4);
 
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id);
 void tl_lines_free(struct tl_lines *l);

@@ -163,7 +163,37 @@ function block2(el) {
   const bin = atob(el.textContent);
   const u = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-  return inflate(u, Number(el.dataset.n) || 0);
+  const n = Number(el.dataset.n) || 0;
+  return el.dataset.c === "lz4" ? unlz4(u, n) : inflate(u, n);
+}
+// An LZ4 block (timeline_encode.h) of n bytes: sequences of a token (literal count in
+// its high 4 bits, match length - 4 in its low 4; 15 continues in bytes up to one below
+// 255), the literals, a 2-byte little-endian offset back into the output, the match.
+// The last sequence has literals only.
+function unlz4(src, n) {
+  const out = new Uint8Array(n), end = src.length;
+  let ip = 0, op = 0;
+  const more = v => { let b; do { if (ip >= end) throw new Error("corrupt data (lz4 length)"); b = src[ip++]; v += b; } while (b === 255); return v; };
+  while (ip < end) {
+    const tok = src[ip++];
+    let lit = tok >>> 4;
+    if (lit === 15) lit = more(lit);
+    if (ip + lit > end || op + lit > n) throw new Error("corrupt data (lz4 literals)");
+    if (lit < 16) { for (let i = 0; i < lit; i++) out[op++] = src[ip++]; }
+    else { out.set(src.subarray(ip, ip + lit), op); ip += lit; op += lit; }
+    if (ip === end) break;
+    if (ip + 2 > end) throw new Error("corrupt data (lz4 offset)");
+    const off = src[ip] | (src[ip + 1] << 8);
+    ip += 2;
+    let len = tok & 15;
+    if (len === 15) len = more(len);
+    len += 4;
+    if (off === 0 || off > op || op + len > n) throw new Error("corrupt data (lz4 match)");
+    if (off >= len) { out.copyWithin(op, op - off, op - off + len); op += len; }
+    else for (let i = 0; i < len; i++, op++) out[op] = out[op - off];
+  }
+  if (op !== n) throw new Error("corrupt data (lz4 size)");
+  return out;
 }
 
 // varints, arithmetic (values up to 2^53)
