@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 /* One number: bytes [at, at + len) of the line are value, in decimal without a leading
- * zero (hex 0; at most 15 digits) or in lower-case hex of exactly hex = len digits. */
+ * zero (hex 0; at most 15 digits) or in lower-case hex of exactly hex = len digits. The
+ * formatter (ftev_format_nums) leaves '0's there instead of the digits: whoever reads
+ * the line's text writes them from the value. */
 struct kt_num {
 	uint64_t value;
 	uint32_t at;

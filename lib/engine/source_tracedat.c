@@ -458,6 +458,35 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		return snprintf(buf, len, "%.*s[UNKNOWN EVENT][UNKNOWN EVENT] (NULL): %14s[UNKNOWN EVENT]",
 				h, head, "");
 	}
+	if (src->omit_prefix && src->want_nums && !text_only && fast_prefix_fits(512, (size_t)h, r) &&
+	    len > (size_t)h + 1) {
+		/* the label, then the text formatted in place (no copy) */
+		struct ktrace_record kr;
+		size_t room = len - (size_t)h;
+		unsigned k = 0;
+
+		kt_tdrec_avail(&t->cur);
+		kr = t->cur.kr;
+		memcpy(buf, head, (size_t)h);
+		n = ftev_format_nums(f->evs, &kr, buf + h, room, &t->nums);
+		if (n >= room)        /* the caller makes room and asks again */
+			return n > INT32_MAX - (size_t)h ? -EOVERFLOW : (int)((size_t)h + n);
+		z = memchr(buf + h, 0, n);
+		if (z)
+			n = (size_t)(z - (buf + h));
+		else if (n && buf[(size_t)h + n - 1] == '\n')
+			n--;
+		buf[(size_t)h + n] = 0;
+		while (k < t->nums.n && t->nums.v[k].at + t->nums.v[k].len <= n)
+			k++;
+		src->line.nums = t->nums.v;
+		src->line.nnums = k;
+		src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
+		src->line.label = (size_t)h;
+		src->line.omitted = true;
+		src->line.text_at = (size_t)h;
+		return (int)((size_t)h + n);
+	}
 	ret = format_text(t, &n);
 	if (ret)
 		return ret;

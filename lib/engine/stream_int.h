@@ -32,7 +32,7 @@ struct kt_line_parts {
 	bool omitted;
 	/* the numbers the formatter wrote in the record's text (common/numspan.h; at from
 	 * text_at, the text's start in the line), when the source knows them: valid until
-	 * the stream moves on */
+	 * the stream moves on. Their digits are '0's in the line (numspan.h). */
 	const struct kt_num *nums;
 	unsigned nnums;
 	size_t text_at;

@@ -110,7 +110,8 @@ struct ftev_out {
 	char *buf;
 	size_t cap;
 	size_t len;        /* may exceed cap: the length the full text needs */
-	struct kt_nums *nums;  /* when set: the numbers written, as written (numspan.h) */
+	struct kt_nums *nums;  /* when set: the numbers written, noted and left as '0's
+				* (numspan.h); text read back must not be kept */
 };
 
 void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n);
@@ -225,19 +226,22 @@ static inline void ftev_put_hex(char *end, uint64_t v, unsigned n, bool upper)
 
 void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper);
 
-/* Notes a number just written at o->buf[at..at+len) in o->nums (numspan.h's rules: hex
- * 0 decimal of at most 15 digits, else lower-case hex of hex = len digits); called only
- * when o->nums is set. */
-void ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex);
+/* Notes a number about to be written at o->buf[at..at+len) in o->nums (numspan.h's
+ * rules: hex 0 decimal of at most 15 digits, else lower-case hex of hex = len digits);
+ * called only when o->nums is set. True when noted: the caller then writes len '0's
+ * instead of the digits (the consumer of the notes has the value; numspan.h). */
+bool ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex);
+
 
 static inline void ftev_out_u64(struct ftev_out *o, uint64_t v)
 {
 	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 20, 1)) {
 		unsigned n = ftev_dec_len(v);
 
-		ftev_put_dec(o->buf + o->len + n, v);
-		if (__builtin_expect(o->nums != NULL, 0))
-			ftev_note_num(o, o->len, n, v, 0);
+		if (__builtin_expect(o->nums != NULL, 0) && ftev_note_num(o, o->len, n, v, 0))
+			memcpy(o->buf + o->len, "00000000000000000000", n);
+		else
+			ftev_put_dec(o->buf + o->len + n, v);
 		o->len += n;
 		return;
 	}
@@ -259,9 +263,10 @@ static inline void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
 	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 16, 1)) {
 		unsigned n = ftev_hex_len(v);
 
-		ftev_put_hex(o->buf + o->len + n, v, n, upper);
-		if (__builtin_expect(o->nums != NULL, 0) && !upper)
-			ftev_note_num(o, o->len, n, v, n);
+		if (__builtin_expect(o->nums != NULL, 0) && !upper && ftev_note_num(o, o->len, n, v, n))
+			memcpy(o->buf + o->len, "0000000000000000", n);
+		else
+			ftev_put_hex(o->buf + o->len + n, v, n, upper);
 		o->len += n;
 		return;
 	}

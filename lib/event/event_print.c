@@ -586,8 +586,12 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 			if (fc)
 				slot = fc->next++ % FTEV_FLAGS_CACHE;
 		}
+		unsigned noted = o->nums ? o->nums->n : 0;
+
 		print_flags(o, seg, len_arg, arg, val, print);
-		if (slot >= 0 && o->len <= o->cap && o->len - start < FTEV_FLAGS_TEXT) {
+		/* (not a text whose numbers were noted: its digits are '0's) */
+		if (slot >= 0 && o->len <= o->cap && o->len - start < FTEV_FLAGS_TEXT &&
+		    (!o->nums || o->nums->n == noted)) {
 			fc->val[slot] = val;
 			fc->len[slot] = (uint8_t)(o->len - start + 1);
 			memcpy(fc->text[slot], o->buf + start, o->len - start);

@@ -41,9 +41,10 @@ int ftev_field_class(const struct ktrace_event *ev, size_t i, uint32_t *offset, 
  * every kernel; -1 when not known (yet). */
 int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset);
 
-/* ktrace_event_format (no flags) that also notes in nums the numbers it writes as it
- * writes them (common/numspan.h; at: the offset in buf). A number that did not fit in
- * buf is not noted. */
+/* ktrace_event_format (no flags) that notes in nums the numbers it writes
+ * (common/numspan.h; at: the offset in buf) and leaves '0's in their place: the caller
+ * has their values. A number that did not fit in buf, or past KT_NUMS_MAX, is not noted
+ * and written as digits. */
 size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *rec, char *buf,
 			size_t cap, struct kt_nums *nums);
 

@@ -172,19 +172,19 @@ const char ftev_hex_pairs[2][512] = {
 	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF",
 };
 
-void ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex)
+bool ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex)
 {
 	struct kt_nums *m = o->nums;
+	struct kt_num *x;
 
-	if (m->n < KT_NUMS_MAX && at + len <= o->cap && at <= UINT32_MAX &&
-	    (hex ? hex <= 16 : len <= 15)) {
-		struct kt_num *x = &m->v[m->n++];
-
-		x->value = v;
-		x->at = (uint32_t)at;
-		x->len = (uint8_t)len;
-		x->hex = (uint8_t)hex;
-	}
+	if (m->n >= KT_NUMS_MAX || at + len > o->cap || at > UINT32_MAX || (hex ? hex > 16 : len > 15))
+		return false;
+	x = &m->v[m->n++];
+	x->value = v;
+	x->at = (uint32_t)at;
+	x->len = (uint8_t)len;
+	x->hex = (uint8_t)hex;
+	return true;
 }
 
 void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper)
@@ -301,10 +301,9 @@ void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, ch
 		ftev_put_dec(buf + w, value);
 	if (o->nums && conv != 'X' && o->len <= o->cap) {
 		/* hex: all w digits (zeros too); decimal: the digits after the zeros */
-		if (hex)
-			ftev_note_num(o, o->len, w, value, w);
-		else
-			ftev_note_num(o, o->len + (w - n), n, value, 0);
+		if (hex ? w <= 16 && ftev_note_num(o, o->len, w, value, w)
+			: ftev_note_num(o, o->len + (w - n), n, value, 0))
+			memset(buf, '0', w);
 	}
 	ftev_out_write(o, buf, w);
 }

@@ -704,6 +704,72 @@ static bool fits(const struct tl_dict *d, uint32_t id, const uint8_t *s, size_t 
 	return (size_t)(qend - q) == len - i && same_plain(s + i, q, len - i);
 }
 
+/* put_holes for a line that fits skeleton id with the holes nums[0..nn). */
+static int put_noted(struct tl_dict *d, uint32_t id, const struct kt_num *nums, size_t nn,
+		     struct tl_buf *out)
+{
+	struct tl_skeleton *sk = &d->skel[id];
+	uint64_t *prev = d->prev + sk->prev_at;
+	uint8_t *p;
+
+	if (kt_grow((void **)&out->p, &out->cap, out->n + 16 * nn + 16, 1))
+		return -ENOMEM;
+	if (sk->prev_gen != d->gen) {
+		/* first line of the skeleton in this chunk: its hex holes' last values 0 */
+		for (size_t x = 0, h = 0; x < nn; x++)
+			if (nums[x].hex)
+				prev[h++] = 0;
+		sk->prev_gen = d->gen;
+	}
+	p = put_varint(out->p + out->n, (uint64_t)id + 1);
+	for (size_t x = 0; x < nn; x++) {
+		uint64_t v = nums[x].value, y;
+
+		if (!nums[x].hex) {
+			p = put_varint(p, v);
+			continue;
+		}
+		y = v ^ *prev;
+		*prev++ = v;
+		p = put_varint(p, nums[x].hex);
+		p = put_varint(p, y >> 32);
+		p = put_varint(p, y & 0xffffffffu);
+	}
+	out->n = (size_t)(p - out->p);
+	return 0;
+}
+
+/* A copy of line[0..len) (in d->padded, 8 bytes past it readable) with the digits of
+ * the notes of nums[0..nn) that split takes written where the formatter left '0's;
+ * NULL out of memory. */
+static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
+			       const struct kt_num *nums, size_t nn)
+{
+	static const char hexd[] = "0123456789abcdef";
+	char *c;
+
+	if (len > SIZE_MAX - 8 || kt_grow((void **)&d->padded.p, &d->padded.cap, len + 8, 1))
+		return NULL;
+	c = (char *)d->padded.p;
+	memcpy(c, line, len);
+	memset(c + len, 0, 8);
+	for (size_t x = 0, i = 0; x < nn; x++) {
+		size_t at = nums[x].at, n = nums[x].len;
+		unsigned hex = nums[x].hex;
+		uint64_t v = nums[x].value;
+
+		/* the notes split takes (the others' text is the line's as it is) */
+		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
+			continue;
+		i = at + n;
+		for (size_t j = at + n; j > at; j--) {
+			c[j - 1] = nums[x].hex ? hexd[v & 15] : (char)('0' + v % 10);
+			v = nums[x].hex ? v >> 4 : v / 10;
+		}
+	}
+	return c;
+}
+
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out)
 {
 	/* a copy with the 8 bytes past its end that the scan reads */
@@ -711,11 +777,11 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_bu
 		return -ENOMEM;
 	memcpy(d->padded.p, line, len);
 	memset(d->padded.p + len, 0, 8);
-	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, out);
+	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, false, out);
 }
 
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, struct tl_buf *out)
+			size_t nn, int hint, bool zeroed, struct tl_buf *out)
 {
 	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL, use = 0;
 	int64_t id;
@@ -728,23 +794,14 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		last[1] = last[0];
 		last[0] = use;
 	}
-	if (use) {
-		/* one of the hint's last two skeletons, nums its holes */
-		if (kt_grow((void **)&d->holes, &d->cap_h, nn + 1, sizeof(*d->holes)))
-			return -ENOMEM;
-		d->nhex = 0;
-		for (size_t x = 0; x < nn; x++) {
-			d->holes[x].value = nums[x].value;
-			d->holes[x].width = nums[x].hex;
-			d->nhex += nums[x].hex != 0;
-		}
-		d->nh = nn;
-		return put_holes(d, use - 1, out);
-	}
+	if (use)        /* one of the hint's last two skeletons, nums its holes */
+		return put_noted(d, use - 1, nums, nn, out);
 	if (split(d, line, len, nums, nn))
 		return -ENOMEM;
 	id = skeleton_id(d);
 	if (id == -2)
+		return -ENOMEM;
+	if (id < 0 && zeroed && !(line = with_digits(d, line, len, nums, nn)))
 		return -ENOMEM;
 	if (last && id >= 0 && last[0] != (uint32_t)id + 1) {
 		last[1] = last[0];

@@ -175,21 +175,26 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 	if (!st)
 		l->literal++;
 	{
-		/* the formatter's numbers, from where the encoded part starts */
-		struct kt_num *nums = l->nums;
-		unsigned nn = 0;
+		/* the formatter's numbers, from where the encoded part starts (mostly where
+		 * the text does: as they are) */
+		const struct kt_num *nums = parts.nums;
+		unsigned nn = parts.nnums;
 
-		for (unsigned i = 0; i < parts.nnums; i++) {
-			size_t at = parts.nums[i].at + parts.text_at;
+		if (parts.text_at != plen) {
+			nn = 0;
+			for (unsigned i = 0; i < parts.nnums; i++) {
+				size_t at = parts.nums[i].at + parts.text_at;
 
-			if (at >= plen) {
-				nums[nn] = parts.nums[i];
-				nums[nn++].at = (uint32_t)(at - plen);
+				if (at >= plen) {
+					l->nums[nn] = parts.nums[i];
+					l->nums[nn++].at = (uint32_t)(at - plen);
+				}
 			}
+			nums = l->nums;
 		}
 		if (tl_buf_varint(&l->enc, (uint64_t)st) ||
 		    tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
-					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), &l->enc))
+					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), true, &l->enc))
 			return -ENOMEM;
 	}
 	l->count++;

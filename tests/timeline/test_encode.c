@@ -314,8 +314,26 @@ static void noted_numbers(void)
 		for (size_t i = 0; i < CHUNK; i++) {
 			int hint;
 
+			char zeroed[400];
+
 			lens[i] = noted_line(lines[i], nums, &nn, &seed, &hint);
-			CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, &enc), 0);
+			if (chunk % 2) {
+				/* as the formatter leaves it: '0's for the digits of the notes
+				 * the encoder takes (numspan.h) */
+				memcpy(zeroed, lines[i], lens[i] + 8);
+				for (size_t x = 0, at = 0; x < nn; x++) {
+					const struct kt_num *m = &nums[x];
+
+					if (m->at < at || !m->len || m->at + m->len > lens[i] ||
+					    (m->hex && m->hex != m->len))
+						continue;
+					memset(zeroed + m->at, '0', m->len);
+					at = m->at + m->len;
+				}
+				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, true, &enc), 0);
+			} else {
+				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, false, &enc), 0);
+			}
 		}
 		nsk = load_skeletons(&d, sk, sklen);
 		p = enc.p;
@@ -344,7 +362,7 @@ static void noted_numbers(void)
 		nums[0] = (struct kt_num){ a, (uint32_t)k1, (uint8_t)k2, (uint8_t)k2 };
 		nums[1] = (struct kt_num){ b, (uint32_t)(k1 + k2 + k3), (uint8_t)k4, 0 };
 		memset(line + k1 + k2 + k3 + k4, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, false, &enc), 0);
 	}
 	CHECK_EQ(d.n, before + 1);
 	{
@@ -362,9 +380,9 @@ static void noted_numbers(void)
 		tl_dict_new_chunk(&d);
 		memset(a + 3, 0, 8);
 		memset(b + 3, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, false, &enc), 0);
 		from = enc.n;
-		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, false, &enc), 0);
 		nsk = load_skeletons(&d, sk1, sklen1);
 		p = enc.p + from;
 		n = decode_line(&p, enc.p + enc.n, sk1, sklen1, nsk, 21, out, sizeof(out));
@@ -401,10 +419,56 @@ static void hex_after_letters(void)
 	tl_dict_free(&d);
 }
 
+/* With the dictionary full, a line is stored whole: a line whose digits the formatter
+ * left as '0's comes back with its digits. */
+static void full_dictionary(void)
+{
+	static const uint8_t *sk[1];
+	size_t sklen[1] = { 0 };
+	struct tl_dict d;
+	struct tl_buf enc = { 0 };
+	unsigned seed = 5;
+	char line[300 + 8], out[64];
+	struct kt_num num = { 4096, 4, 4, 0 };
+	const uint8_t *p;
+	size_t from;
+	long n;
+	int lines = 0;
+
+	tl_dict_init(&d);
+	tl_dict_new_chunk(&d);
+	/* skeletons of 300 letters each, all different, past TL_DICT_MAX_BYTES */
+	while (d.data.n + 300 <= TL_DICT_MAX_BYTES && lines < 200000) {
+		for (int i = 0; i < 300; i++)
+			line[i] = (char)('g' + rand_r(&seed) % 19);
+		memset(line + 300, 0, 8);
+		CHECK_EQ(tl_encode_line(&d, line, 300, &enc), 0);
+		lines++;
+	}
+	while (d.data.n + 9 <= TL_DICT_MAX_BYTES && lines < 400000) {
+		for (int i = 0; i < 8; i++)
+			line[i] = (char)('g' + rand_r(&seed) % 19);
+		memset(line + 8, 0, 8);
+		CHECK_EQ(tl_encode_line(&d, line, 8, &enc), 0);
+		lines++;
+	}
+	memcpy(line, "len=0000 end", 12);
+	memset(line + 12, 0, 8);
+	from = enc.n;
+	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, true, &enc), 0);
+	p = enc.p + from;
+	n = decode_line(&p, enc.p + enc.n, sk, sklen, 0, 0, out, sizeof(out));
+	CHECK(enc.p[from] == 0);             /* stored whole */
+	CHECK(n == 12 && !memcmp(out, "len=4096 end", 12));
+	tl_buf_free(&enc);
+	tl_dict_free(&d);
+}
+
 int main(void)
 {
 	RUN(round_trip);
 	RUN(noted_numbers);
 	RUN(hex_after_letters);
+	RUN(full_dictionary);
 	return TEST_EXIT();
 }
