@@ -211,7 +211,12 @@ def zoom_checks(page, name):
 
 
 def check_page(b, a):
-    page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120)
+    # no_stream: a browser without DecompressionStream (the page inflates by itself)
+    page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120,
+                  before='delete window.DecompressionStream;' if a.no_stream else None)
+    if a.no_stream:
+        ok(page.eval('typeof DecompressionStream') == 'undefined',
+           '%s: the page runs without DecompressionStream' % a.name)
     ready = page.eval('(window.ktlLoaded || Promise.resolve(false)).then(r => !!(r && window.ktl && ktl.ready))', timeout=120)
     if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
               page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
@@ -252,10 +257,11 @@ def check_page(b, a):
 
 def parse_case(text):
     """NAME,HTML[,key=value|flag...]: report=FILE screenshot=FILE pictures zoom damage lost
-    threads_only"""
+    threads_only no_stream"""
     f = text.split(',')
     a = argparse.Namespace(name=f[0], html=f[1], report=None, screenshot=None, pictures=False,
-                           zoom=False, damage=False, lost=False, threads_only=False)
+                           zoom=False, damage=False, lost=False, threads_only=False,
+                           no_stream=False)
     for x in f[2:]:
         k, _, v = x.partition('=')
         setattr(a, k, v if v else True)

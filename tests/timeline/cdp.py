@@ -140,11 +140,14 @@ class Browser:
             if 'method' in msg:
                 self.events.append(msg)
 
-    def open(self, url, width, height, timeout=None):
+    def open(self, url, width, height, timeout=None, before=None):
+        """before: a script run in the page before its own (Page.addScriptToEvaluateOnNewDocument)"""
         t = self.call('Target.createTarget', {'url': 'about:blank'})['targetId']
         s = self.call('Target.attachToTarget', {'targetId': t, 'flatten': True})['sessionId']
         page = Page(self, s)
         page.call('Page.enable')
+        if before:
+            page.call('Page.addScriptToEvaluateOnNewDocument', {'source': before})
         page.call('Emulation.setDeviceMetricsOverride',
                   {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False})
         t0 = time.monotonic()

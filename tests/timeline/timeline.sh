@@ -219,6 +219,7 @@ python3 "$T/browser.py" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
 	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt" \
+	"without DecompressionStream,$TMP/bigdeflate.html,report=$TMP/big.txt,no_stream" \
 	"lines before the script,$TMP/bignotmp.html,report=$TMP/big.txt" \
 	$( [ -z "${SANFLAGS:-}" ] && echo "thread-left-out,$TMP/bigfail.html,report=$TMP/big.txt") \
 	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
