@@ -7,6 +7,7 @@
 
 #include <libdeflate.h>
 #include <lz4.h>
+#include <zlib.h>
 
 #include "common/grow.h"
 #include "views/timeline_encode.h"
@@ -71,6 +72,40 @@ int tl_deflate(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *ou
 	return 0;
 }
 
+int tl_deflate_part(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out, int level,
+		    bool finish)
+{
+	z_stream *z;
+	int ret;
+
+	if (!zp->z) {
+		zp->z = calloc(1, sizeof(z_stream));
+		if (!zp->z)
+			return -ENOMEM;
+		if (deflateInit2((z_stream *)zp->z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(zp->z);
+			zp->z = NULL;
+			return -ENOMEM;
+		}
+	}
+	z = zp->z;
+	z->next_in = (Bytef *)(uintptr_t)in;
+	z->avail_in = (uInt)n;
+	do {
+		size_t room = n / 2 + 4096;
+
+		if (kt_grow((void **)&out->p, &out->cap, out->n + room, 1))
+			return -ENOMEM;
+		z->next_out = out->p + out->n;
+		z->avail_out = (uInt)(out->cap - out->n);
+		ret = deflate(z, finish ? Z_FINISH : Z_SYNC_FLUSH);
+		if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR)
+			return -EIO;
+		out->n = (size_t)(z->next_out - out->p);
+	} while (z->avail_out == 0 || (finish && ret != Z_STREAM_END));
+	return 0;
+}
+
 int tl_lz4(struct tl_zip *zp, const uint8_t *in, size_t n, struct tl_buf *out)
 {
 	int bound, got;
@@ -101,6 +136,11 @@ void tl_zip_free(struct tl_zip *zp)
 	}
 	free(zp->lz4);
 	zp->lz4 = NULL;
+	if (zp->z) {
+		deflateEnd((z_stream *)zp->z);
+		free(zp->z);
+		zp->z = NULL;
+	}
 }
 
 int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out)

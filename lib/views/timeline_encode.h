@@ -45,6 +45,7 @@ void tl_buf_free(struct tl_buf *b);
 
 /* A compressor kept from one block to the next (its state is big to set up). */
 struct tl_zip {
+	void *z;                       /* zlib's z_stream (parts), made on first use */
 	void *ld;                      /* libdeflate's compressor (whole blocks) */
 	void *lz4;                     /* liblz4's state (whole blocks) */
 };
@@ -56,6 +57,10 @@ struct tl_zip {
 /* Raw deflate (RFC 1951) of in[0..n) appended to out (libdeflate: several times zlib's
  * speed at its level). 0 or -ENOMEM/-EIO. */
 int tl_deflate(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level);
+/* The next part of one raw deflate stream (each part ends on a byte boundary: sync
+ * flush); finish ends the stream. 0 or -ENOMEM/-EIO. */
+int tl_deflate_part(struct tl_zip *z, const uint8_t *in, size_t n, struct tl_buf *out, int level,
+		    bool finish);
 /* An LZ4 block (the block format alone: sequences of a token, literals, a 2-byte
  * offset and a match; no frame) of in[0..n) appended to out: several times deflate's
  * speed for about 1.3 times its size. 0 or -ENOMEM/-EIO/-EOVERFLOW (n over LZ4's

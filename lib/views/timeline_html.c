@@ -225,12 +225,12 @@ static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
 	return 0;
 }
 
-/* A column chunk: a raw deflate stream of its own (libdeflate: about twice zlib's
- * speed at its level; the page inflates the chunks side by side). */
-static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, size_t n)
+/* The column chunks are the parts of one deflate stream (the page inflates them in one
+ * go); finish: the stream's end, after the last chunk. */
+static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, size_t n, bool finish)
 {
 	h->packed.n = 0;
-	if (tl_deflate(&h->ezip, p, n, &h->packed, TL_DEFLATE_LEVEL))
+	if (tl_deflate_part(&h->ezip, p, n, &h->packed, TL_DEFLATE_LEVEL, finish))
 		return -ENOMEM;
 	return put_encoded(h, "e", k, n);
 }
@@ -253,7 +253,7 @@ static int flush_columns(struct tl_html *h)
 	h->ecount = 0;
 	if (ret)
 		return -ENOMEM;
-	return put_column_block(h, h->nechunks++, c->p, c->n);
+	return put_column_block(h, h->nechunks++, c->p, c->n, false);
 }
 
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
@@ -442,6 +442,8 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 
 	if (!ret)
 		ret = tl_lines_finish(&h->lines[0]);
+	if (!ret)   /* the end of the column stream, as a last (empty) chunk */
+		ret = put_column_block(h, h->nechunks++, NULL, 0, true);
 	if (ret) {
 		join_lines(h, true);
 		return ktrace_error_set(err, ret, "out of memory");

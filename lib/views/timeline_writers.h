@@ -72,7 +72,7 @@ struct tl_html {
 	uint64_t prev_ts;
 	bool started;
 	struct tl_buf packed, b64, chunk;
-	struct tl_zip ezip;            /* the column chunks' compressor */
+	struct tl_zip ezip;            /* the column stream */
 	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;

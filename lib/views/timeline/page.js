@@ -354,30 +354,45 @@ function decodeChunk(u, p, k, t) {
   return t;
 }
 await (async function decode() {
-  // the column chunks: a raw deflate stream each, of the sizes their tags give
+  // the column chunks: parts of one deflate stream, each of the sizes their tags give
   const parts = [], sizes = [];
+  let total = 0, outLen = 0;
   for (let c = 0; c < meta.echunks; c++) {
     const el = document.getElementById("e" + c), bin = atob(el.textContent);
     const u = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-    parts.push(u); sizes.push(Number(el.dataset.n) || 0);
+    parts.push(u); total += u.length; sizes.push(Number(el.dataset.n) || 0); outLen += sizes[c];
   }
+  const all = new Uint8Array(total);
+  total = 0;
+  for (const u of parts) { all.set(u, total); total += u.length; }
   const ti = performance.now();
-  let t = 0;
+  let t = 0, c = 0;
   if (typeof DecompressionStream === "function") {
-    // the browser's inflate, every chunk started at once, each decoded when it is out
-    const out = parts.map(u => new Response(new Blob([u]).stream()
-      .pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer());
-    for (let c = 0; c < parts.length; c++) {
-      const b = new Uint8Array(await out[c]);
-      if (b.length !== sizes[c]) throw new Error("corrupt data (columns)");
-      t = decodeChunk(b, 0, K, t);
-      out[c] = null;
+    // the browser's inflate, each chunk decoded as soon as it is out, in one buffer the
+    // size of the biggest chunk (not one for the whole stream)
+    const ds = new DecompressionStream("deflate-raw"), w = ds.writable.getWriter();
+    w.write(all).catch(() => {}); w.close().catch(() => {});
+    const rd = ds.readable.getReader();
+    let buf = new Uint8Array(Math.max(65536, ...sizes)), have = 0;
+    for (;;) {
+      const { done, value } = await rd.read();
+      if (done) break;
+      if (have + value.length > buf.length) buf = grow(buf, have + value.length);
+      buf.set(value, have); have += value.length;
+      let at = 0;
+      while (c < meta.echunks - 1 && have - at >= sizes[c] && sizes[c] > 0) {
+        t = decodeChunk(buf, at, K, t);
+        at += sizes[c++];
+      }
+      if (at) { buf.copyWithin(0, at, have); have -= at; }
     }
   } else {
-    for (let c = 0; c < parts.length; c++) t = decodeChunk(inflate(parts[c], sizes[c]), 0, K, t);
+    const u = inflate(all, outLen);
+    for (let at = 0; c < meta.echunks - 1 && at < u.length; at += sizes[c++]) t = decodeChunk(u, at, K, t);
   }
   INFL = performance.now() - ti;
+  if (c < meta.echunks - 1) throw new Error("corrupt data (columns)");
 })();
 TM.decode = performance.now() - T0; TM.inflate = INFL;
 (function finishLanes() {
