@@ -3,7 +3,7 @@
  * Fuzz harness for `ktrace timeline` (<ktrace/view.h>: ktrace_view_timeline): any input
  * the event stream reads (the format is detected), from a memory file, drawn to
  * /dev/null as the HTML page by one thread and by three (each line thread reads the
- * input again and passes over the others' chunks), and as the SVG picture; small inputs
+ * input again and passes over the others' chunks; LZ4 line chunks), and as the SVG picture; small inputs
  * also as two copies merged in one stream (labels, repeated times).
  */
 #ifndef _GNU_SOURCE
@@ -37,6 +37,8 @@ static void draw(const char *const *paths, size_t n, int out_fd, bool svg, unsig
 	o.stream = &so;
 	o.svg = svg;
 	o.threads = threads;
+	/* the line chunks in LZ4 blocks with several threads (as for big inputs) */
+	o.lines_codec = threads > 1 ? KTRACE_TIMELINE_LINES_LZ4 : 0;
 	ktrace_view_timeline(&o, out, &err, NULL, &drawn);
 	ktrace_out_flush(out);
 	ktrace_out_free(out);

@@ -117,6 +117,50 @@ static long decode_line(const uint8_t **p, const uint8_t *end, const uint8_t **s
 	return (long)n;
 }
 
+/* prev and prev_gen for MAX_SKELETONS skeletons; false (a failed check) without. */
+static bool prev_alloc(void)
+{
+	prev = calloc(MAX_SKELETONS, sizeof(*prev));
+	prev_gen = calloc(MAX_SKELETONS, sizeof(*prev_gen));
+	CHECK(prev && prev_gen);
+	return prev && prev_gen;
+}
+
+static void prev_free(void)
+{
+	free(prev);
+	free(prev_gen);
+	prev = NULL;
+	prev_gen = NULL;
+}
+
+/* Decodes chunk (enc, d's skeletons) and compares its n lines with lines[i * stride]
+ * (lens[i] bytes each): the lines that differ (the first one shown; the check stops
+ * there), and how many were stored whole into *literal. */
+static size_t check_chunk(const struct tl_dict *d, const struct tl_buf *enc, uint32_t chunk,
+			  const char *lines, size_t stride, const size_t *lens, size_t n, size_t *literal)
+{
+	static const uint8_t *sk[MAX_SKELETONS];
+	static size_t sklen[MAX_SKELETONS];
+	size_t nsk = load_skeletons(d, sk, sklen);
+	const uint8_t *p = enc->p, *end = enc->p + enc->n;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *want = lines + i * stride;
+		const uint8_t *at = p;
+		char out[512];
+		long got = decode_line(&p, end, sk, sklen, nsk, chunk, out, sizeof(out));
+
+		*literal += *at == 0;
+		if (got != (long)lens[i] || memcmp(out, want, lens[i])) {
+			fprintf(stderr, "# line %zu of chunk %u: %.*s\n", i, chunk, (int)lens[i], want);
+			return 1;
+		}
+	}
+	CHECK(p == end);
+	return 0;
+}
+
 static size_t random_line(char *s, unsigned *seed)
 {
 	static const char alpha[] = "0000123456789abcdefxx_gqzAZ -:=/.\x01\x02\x03";
@@ -152,55 +196,31 @@ static void round_trip(void)
 {
 	static char lines[CHUNK][128];
 	static size_t lens[CHUNK];
-	static const uint8_t *sk[MAX_SKELETONS];
-	static size_t sklen[MAX_SKELETONS];
 	struct tl_dict d;
 	struct tl_buf enc = { 0 };
 	unsigned seed = 12345;
-	size_t bad = 0, checked = 0, literal = 0;
+	size_t bad = 0, literal = 0;
+	uint32_t chunk;
 
-	prev = calloc(MAX_SKELETONS, sizeof(*prev));
-	prev_gen = calloc(MAX_SKELETONS, sizeof(*prev_gen));
-	CHECK(prev && prev_gen);
-	if (!prev || !prev_gen)
+	if (!prev_alloc())
 		return;
 	tl_dict_init(&d);
-	for (uint32_t chunk = 0; chunk < 60; chunk++) {
-		const uint8_t *p, *end;
-		size_t nsk;
-
+	for (chunk = 0; chunk < 60 && !bad; chunk++) {
 		enc.n = 0;
 		tl_dict_new_chunk(&d);
 		for (size_t i = 0; i < CHUNK; i++) {
 			lens[i] = random_line(lines[i], &seed);
 			CHECK_EQ(tl_encode_line(&d, lines[i], lens[i], &enc), 0);
 		}
-		nsk = load_skeletons(&d, sk, sklen);
-		p = enc.p;
-		end = enc.p + enc.n;
-		for (size_t i = 0; i < CHUNK; i++) {
-			char out[512];
-			const uint8_t *at = p;
-			long n = decode_line(&p, end, sk, sklen, nsk, chunk, out, sizeof(out));
-
-			literal += *at == 0;
-			checked++;
-			if (n != (long)lens[i] || memcmp(out, lines[i], lens[i])) {
-				if (!bad++)
-					fprintf(stderr, "# line %zu of chunk %u: %.*s\n", i, chunk, (int)lens[i], lines[i]);
-				break;
-			}
-		}
-		CHECK(p == end || bad);
+		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, CHUNK, &literal);
 	}
 	CHECK_EQ(bad, 0);
-	CHECK(checked == 60 * CHUNK);
+	CHECK(chunk == 60);
 	CHECK(literal == 0);                 /* the dictionary never filled up */
 	CHECK(d.n > 100 && d.n < 60 * CHUNK);   /* shapes met again, random lines new */
 	tl_buf_free(&enc);
 	tl_dict_free(&d);
-	free(prev);
-	free(prev_gen);
+	prev_free();
 }
 
 /* A line of literal pieces and numbers noted as a formatter notes them (numspan.h):
@@ -291,30 +311,22 @@ static void noted_numbers(void)
 {
 	static char lines[CHUNK][400];
 	static size_t lens[CHUNK];
-	static const uint8_t *sk[MAX_SKELETONS];
-	static size_t sklen[MAX_SKELETONS];
 	struct kt_num nums[KT_NUMS_MAX];
 	struct tl_dict d;
 	struct tl_buf enc = { 0 };
 	unsigned seed = 777;
-	size_t bad = 0, before;
+	size_t bad = 0, before, literal = 0;
 
-	prev = calloc(MAX_SKELETONS, sizeof(*prev));
-	prev_gen = calloc(MAX_SKELETONS, sizeof(*prev_gen));
-	CHECK(prev && prev_gen);
-	if (!prev || !prev_gen)
+	if (!prev_alloc())
 		return;
 	tl_dict_init(&d);
-	for (uint32_t chunk = 0; chunk < 20; chunk++) {
-		const uint8_t *p, *end;
-		size_t nsk, nn;
-
+	for (uint32_t chunk = 0; chunk < 20 && !bad; chunk++) {
 		enc.n = 0;
 		tl_dict_new_chunk(&d);
 		for (size_t i = 0; i < CHUNK; i++) {
-			int hint;
-
 			char zeroed[400];
+			size_t nn;
+			int hint;
 
 			lens[i] = noted_line(lines[i], nums, &nn, &seed, &hint);
 			if (chunk % 2) {
@@ -335,21 +347,10 @@ static void noted_numbers(void)
 				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, false, &enc), 0);
 			}
 		}
-		nsk = load_skeletons(&d, sk, sklen);
-		p = enc.p;
-		end = enc.p + enc.n;
-		for (size_t i = 0; i < CHUNK && !bad; i++) {
-			char out[512];
-			long n = decode_line(&p, end, sk, sklen, nsk, chunk, out, sizeof(out));
-
-			if (n != (long)lens[i] || memcmp(out, lines[i], lens[i])) {
-				bad++;
-				fprintf(stderr, "# line %zu of chunk %u: %.*s\n", i, chunk, (int)lens[i], lines[i]);
-			}
-		}
-		CHECK(p == end || bad);
+		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, CHUNK, &literal);
 	}
 	CHECK_EQ(bad, 0);
+	CHECK_EQ(literal, 0);
 	/* one shape, its numbers noted: one skeleton whatever the values */
 	before = d.n;
 	tl_dict_new_chunk(&d);
@@ -390,8 +391,7 @@ static void noted_numbers(void)
 	}
 	tl_buf_free(&enc);
 	tl_dict_free(&d);
-	free(prev);
-	free(prev_gen);
+	prev_free();
 }
 
 /* A hex number standing alone whose first digit comes after 8 or more of its letters
@@ -437,19 +437,15 @@ static void full_dictionary(void)
 
 	tl_dict_init(&d);
 	tl_dict_new_chunk(&d);
-	/* skeletons of 300 letters each, all different, past TL_DICT_MAX_BYTES */
-	while (d.data.n + 300 <= TL_DICT_MAX_BYTES && lines < 200000) {
-		for (int i = 0; i < 300; i++)
-			line[i] = (char)('g' + rand_r(&seed) % 19);
-		memset(line + 300, 0, 8);
-		CHECK_EQ(tl_encode_line(&d, line, 300, &enc), 0);
-		lines++;
-	}
+	/* skeletons of 300 letters each, all different, then of 8 to fill what is left:
+	 * to TL_DICT_MAX_BYTES */
 	while (d.data.n + 9 <= TL_DICT_MAX_BYTES && lines < 400000) {
-		for (int i = 0; i < 8; i++)
+		size_t len = d.data.n + 300 <= TL_DICT_MAX_BYTES ? 300 : 8;
+
+		for (size_t i = 0; i < len; i++)
 			line[i] = (char)('g' + rand_r(&seed) % 19);
-		memset(line + 8, 0, 8);
-		CHECK_EQ(tl_encode_line(&d, line, 8, &enc), 0);
+		memset(line + len, 0, 8);
+		CHECK_EQ(tl_encode_line(&d, line, len, &enc), 0);
 		lines++;
 	}
 	memcpy(line, "len=0000 end", 12);
