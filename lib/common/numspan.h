@@ -28,4 +28,15 @@ struct kt_nums {
 	struct kt_num v[KT_NUMS_MAX];
 };
 
+/* Writes m's digits at at[0..m->len) (where the formatter left '0's). */
+static inline void kt_num_write(char *at, const struct kt_num *m)
+{
+	uint64_t v = m->value;
+
+	for (unsigned j = m->len; j > 0; j--) {
+		at[j - 1] = m->hex ? "0123456789abcdef"[v & 15] : (char)('0' + v % 10);
+		v = m->hex ? v >> 4 : v / 10;
+	}
+}
+
 #endif

@@ -542,7 +542,12 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		}
 		size_t nl = strlen(r->name);
 
-		src->line.nnums = 0;     /* (where the text starts is not counted here) */
+		/* (where the text starts is not counted here: the noted numbers' digits
+		 * written in, and none told of) */
+		for (unsigned k = 0; src->want_nums && k < t->nums.n; k++)
+			if (t->nums.v[k].at + t->nums.v[k].len <= n)
+				kt_num_write(t->text + t->nums.v[k].at, &t->nums.v[k]);
+		src->line.nnums = 0;
 		return snprintf(buf, len, "%.*s%s [%03d]%s: %s: %*s%.*s", h, head, comm, r->cpu, ts,
 				r->name, nl < 20 ? (int)(20 - nl) : 0, "", (int)n, t->text);
 	}

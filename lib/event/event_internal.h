@@ -232,7 +232,6 @@ void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper);
  * instead of the digits (the consumer of the notes has the value; numspan.h). */
 bool ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex);
 
-
 static inline void ftev_out_u64(struct ftev_out *o, uint64_t v)
 {
 	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 20, 1)) {

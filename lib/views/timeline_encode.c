@@ -745,7 +745,6 @@ static int put_noted(struct tl_dict *d, uint32_t id, const struct kt_num *nums, 
 static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
 			       const struct kt_num *nums, size_t nn)
 {
-	static const char hexd[] = "0123456789abcdef";
 	char *c;
 
 	if (len > SIZE_MAX - 8 || kt_grow((void **)&d->padded.p, &d->padded.cap, len + 8, 1))
@@ -756,16 +755,12 @@ static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
 	for (size_t x = 0, i = 0; x < nn; x++) {
 		size_t at = nums[x].at, n = nums[x].len;
 		unsigned hex = nums[x].hex;
-		uint64_t v = nums[x].value;
 
 		/* the notes split takes (the others' text is the line's as it is) */
 		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
 			continue;
 		i = at + n;
-		for (size_t j = at + n; j > at; j--) {
-			c[j - 1] = nums[x].hex ? hexd[v & 15] : (char)('0' + v % 10);
-			v = nums[x].hex ? v >> 4 : v / 10;
-		}
+		kt_num_write(c + at, &nums[x]);
 	}
 	return c;
 }
