@@ -19,12 +19,6 @@ static inline long kt_usable_cpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-/*
- * Threads for a sink whose threads each open the inputs again (the Perfetto export, the
- * timeline's lines): 1 when an input is not a regular file ("-", a FIFO...); else want
- * when asked (> 0); else one per usable CPU, at most cap, for inputs of 16 MiB or more
- * together (a smaller trace is done before another thread has opened them).
- */
 /* The bytes of the inputs paths[0..n) together; UINT64_MAX when one is not a regular
  * file (standard input, a FIFO, a device) or cannot be looked at. */
 static inline uint64_t kt_files_bytes(const char *const *paths, size_t n)
@@ -41,6 +35,12 @@ static inline uint64_t kt_files_bytes(const char *const *paths, size_t n)
 	return bytes;
 }
 
+/*
+ * Threads for a sink whose threads each open the inputs again (the Perfetto export, the
+ * timeline's lines): 1 when an input is not a regular file ("-", a FIFO...); else want
+ * when asked (> 0); else one per usable CPU, at most cap, for inputs of 16 MiB or more
+ * together (a smaller trace is done before another thread has opened them).
+ */
 static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
 {
 	uint64_t bytes = kt_files_bytes(paths, n);

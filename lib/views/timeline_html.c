@@ -20,11 +20,12 @@
  *     1 when the previous thread was preempted; wakeup: woken thread + 1; lost: count.
  * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
  *   (timeline_lines.c), compressed + base64 of per record its prefix style and its
- *   line's encoding (timeline_encode.h). The compression is raw deflate, or an LZ4 block
- *   when the tag says data-c="lz4" (inputs of TL_LZ4_FROM or more, or as asked). The style says how the page rebuilds the start of the
- *   line from the record's columns; the rebuilt prefix is the one ktrace_stream_format
- *   makes (the trace.dat source says which style it used, for the other formats the
- *   writer makes the prefix and compares), else the whole line is encoded (style 0):
+ *   line's encoding (timeline_encode.h). The compression is raw deflate, or an LZ4
+ *   block when the tag says data-c="lz4" (inputs of TL_LZ4_FROM or more, or as asked).
+ *   The style says how the page rebuilds the start of the line from the record's
+ *   columns; the rebuilt prefix is the one ktrace_stream_format makes (the trace.dat
+ *   source says which style it used, for the other formats the writer makes the prefix
+ *   and compares), else the whole line is encoded (style 0):
  *     1: trace-cmd, µs: "%16s-%-5d [%03d] %5llu.%06llu: %s: " + pad to 20 for the name
  *     2: trace-cmd, ns: "%16s-%-5d [%03d]%12llu: %s: " + pad
  *     3: other formats: "%16s-%-5lld [%03d|---] %5llu.%06llu: %-20s "
