@@ -4,8 +4,8 @@
  * the event stream reads (the format is detected), from a memory file, drawn to
  * /dev/null as the HTML page by one thread and by three (each line thread reads the
  * input again and passes over the others' chunks; LZ4 line chunks), and as the SVG
- * picture; small inputs
- * also as two copies merged in one stream (labels, repeated times).
+ * picture; small inputs also as two copies merged in one stream (labels, repeated
+ * times).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
