@@ -173,7 +173,14 @@ function block2(el) {
 function unlz4(src, n) {
   const out = new Uint8Array(n), end = src.length;
   let ip = 0, op = 0;
-  const more = v => { let b; do { if (ip >= end) throw new Error("corrupt data (lz4 length)"); b = src[ip++]; v += b; } while (b === 255); return v; };
+  const more = v => {
+    let b;
+    do {
+      if (ip >= end) throw new Error("corrupt data (lz4 length)");
+      b = src[ip++]; v += b;
+    } while (b === 255);
+    return v;
+  };
   while (ip < end) {
     const tok = src[ip++];
     let lit = tok >>> 4;
