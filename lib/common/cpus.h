@@ -37,13 +37,13 @@ static inline uint64_t kt_files_bytes(const char *const *paths, size_t n)
 
 /*
  * Threads for a sink whose threads each open the inputs again (the Perfetto export, the
- * timeline's lines): 1 when an input is not a regular file ("-", a FIFO...); else want
+ * timeline's lines), for inputs of bytes (kt_files_bytes): 1 when an input is not a
+ * regular file ("-", a FIFO...: UINT64_MAX); else want
  * when asked (> 0); else one per usable CPU, at most cap, for inputs of 16 MiB or more
  * together (a smaller trace is done before another thread has opened them).
  */
-static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
+static inline unsigned kt_bytes_threads(uint64_t bytes, unsigned want, unsigned cap)
 {
-	uint64_t bytes = kt_files_bytes(paths, n);
 	long cpus;
 
 	if (bytes == UINT64_MAX)
@@ -54,6 +54,12 @@ static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsig
 	if (cpus < 2 || bytes < (16u << 20))
 		return 1;
 	return cpus > (long)cap ? cap : (unsigned)cpus;
+}
+
+/* kt_bytes_threads of the inputs paths[0..n) (kt_files_bytes). */
+static inline unsigned kt_file_threads(const char *const *paths, size_t n, unsigned want, unsigned cap)
+{
+	return kt_bytes_threads(kt_files_bytes(paths, n), want, cap);
 }
 
 #endif

@@ -299,12 +299,10 @@ void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, ch
 		ftev_put_hex(buf + w, value, n, conv == 'X');
 	else
 		ftev_put_dec(buf + w, value);
-	if (o->nums && conv != 'X' && o->len <= o->cap) {
-		/* hex: all w digits (zeros too); decimal: the digits after the zeros */
-		if (hex ? w <= 16 && ftev_note_num(o, o->len, w, value, w)
-			: ftev_note_num(o, o->len + (w - n), n, value, 0))
-			memset(buf, '0', w);
-	}
+	/* noted: hex all w digits (zeros too), decimal the digits after the zeros */
+	if (o->nums && conv != 'X' &&
+	    (hex ? ftev_note_num(o, o->len, w, value, w) : ftev_note_num(o, o->len + (w - n), n, value, 0)))
+		memset(buf, '0', w);
 	ftev_out_write(o, buf, w);
 }
 

@@ -255,7 +255,7 @@ static const uint8_t plain_flags[256] = {
 static inline void add_hole(struct tl_dict *d, uint64_t v, unsigned width)
 {
 	d->holes[d->nh].value = v;
-	d->holes[d->nh++].width = (uint8_t)width;
+	d->holes[d->nh++].hex = (uint8_t)width;
 	d->nhex += width != 0;
 }
 
@@ -282,6 +282,21 @@ static inline uint64_t swar_special(uint64_t v)
 	return swar_between(v, '0' - 1, '9' + 1) | swar_between(v, 0, 4);
 }
 
+/* The high bits of the first r bytes (1 to 8) of a word, as swar_between gives them. */
+static inline uint64_t swar_first(size_t r)
+{
+	return ~0ull >> (8 * (8 - r));
+}
+
+/* Whether note m is a hole split takes after position i of a line of len bytes: in
+ * order, within the line and as numspan.h has it. */
+static inline bool note_takes(const struct kt_num *m, size_t i, size_t len)
+{
+	size_t at = m->at, n = m->len;
+
+	return at >= i && n && at <= len && n <= len - at && (m->hex ? m->hex == n && n <= 16 : n <= 15);
+}
+
 /*
  * Cuts s[i..end) into skeleton bytes at k and holes (d->holes), by timeline_encode.h's
  * rules, s[from..i) having been copied to the skeleton as it is (no digit, nothing to
@@ -300,7 +315,7 @@ static uint8_t *scan(struct tl_dict *d, const uint8_t *s, size_t from, size_t i,
 
 	while (i < end) {
 		size_t stop = i + 8, r = end - i < 8 ? end - i : 8;
-		uint64_t w8, in = r < 8 ? (1ull << (8 * r)) - 1 : ~0ull;
+		uint64_t w8, in = swar_first(r);
 
 		/* 8 bytes at a time (the line has 8 readable bytes past its end, the
 		 * skeleton room for 8 more) */
@@ -442,7 +457,7 @@ static inline uint8_t *literal(struct tl_dict *d, const uint8_t *s, size_t i, si
 
 	while (i < end) {
 		size_t r = end - i < 8 ? end - i : 8;
-		uint64_t w8, in = ~0ull >> (8 * (8 - r));
+		uint64_t w8, in = swar_first(r);
 
 		memcpy(&w8, s + i, 8);
 		if (swar_special(w8) & in) {
@@ -479,21 +494,19 @@ static int split(struct tl_dict *d, const char *line, size_t len, const struct k
 	k = d->scratch.p;
 	for (size_t x = 0; x < nn; x++) {
 		const struct kt_num *m = &nums[x];
-		size_t at = m->at, n = m->len;
-		unsigned hex = m->hex;
 
 		/* a number out of order, out of the line or not as numspan.h has it: the
 		 * scan finds it */
-		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
+		if (!note_takes(m, i, len))
 			continue;
-		if (i < at) {
-			k = literal(d, s, i, at, k, &key);
+		if (i < m->at) {
+			k = literal(d, s, i, m->at, k, &key);
 			keyed &= key != 0;
 		}
-		*k++ = hex ? 2 : 1;
-		key = key_step(key, hex ? 2 : 1);
-		add_hole(d, m->value, hex);
-		i = at + n;
+		*k++ = m->hex ? 2 : 1;
+		key = key_step(key, m->hex ? 2 : 1);
+		add_hole(d, m->value, m->hex);
+		i = (size_t)m->at + m->len;
 	}
 	if (i < len) {
 		k = literal(d, s, i, len, k, &key);
@@ -553,16 +566,8 @@ static int dict_grow(struct tl_dict *d)
 /* Whether skeleton id is the one in d->scratch. */
 static bool same_skeleton(const struct tl_dict *d, uint32_t id)
 {
-	const uint8_t *p = d->data.p + d->skel[id].off;
-	uint64_t l = 0;
-	int sh = 0;
-
-	while (*p & 0x80) {
-		l |= (uint64_t)(*p++ & 0x7f) << sh;
-		sh += 7;
-	}
-	l |= (uint64_t)*p++ << sh;
-	return l == d->scratch.n && !memcmp(p, d->scratch.p, l);
+	return d->skel[id].len == d->scratch.n &&
+	       !memcmp(d->data.p + d->skel[id].at, d->scratch.p, d->scratch.n);
 }
 
 /* The slot of d->recent for the skeleton in d->scratch: its length and its first,
@@ -618,7 +623,6 @@ static int64_t skeleton_id(struct tl_dict *d)
 	d->skel[d->n].prev_gen = d->gen - 1;
 	d->nprev += d->nhex;
 	d->skel[d->n].hash = h;
-	d->skel[d->n].off = (uint32_t)d->data.n;
 	if (tl_buf_varint(&d->data, d->scratch.n))
 		return -2;
 	d->skel[d->n].at = (uint32_t)d->data.n;
@@ -632,32 +636,35 @@ static int64_t skeleton_id(struct tl_dict *d)
 	return (int64_t)d->n++;
 }
 
-/* The line of skeleton id: its id + 1, then its holes (timeline_encode.h). */
-static int put_holes(struct tl_dict *d, uint32_t id, struct tl_buf *out)
+/* The line of skeleton id: its id + 1, then its holes h[0..nh) (timeline_encode.h). */
+static int put_holes(struct tl_dict *d, uint32_t id, const struct kt_num *h, size_t nh,
+		     struct tl_buf *out)
 {
 	struct tl_skeleton *sk = &d->skel[id];
 	uint64_t *prev = d->prev + sk->prev_at;
 	uint8_t *p;
 
-	if (d->nh > (SIZE_MAX - 16) / 16 ||
-	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * d->nh + 16, 1))
+	if (nh > (SIZE_MAX - 16) / 16 ||
+	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * nh + 16, 1))
 		return -ENOMEM;
 	if (sk->prev_gen != d->gen) {
-		/* first line of the skeleton in this chunk */
-		memset(prev, 0, d->nhex * sizeof(*prev));
+		/* first line of the skeleton in this chunk: its hex holes' last values 0 */
+		for (size_t i = 0, x = 0; i < nh; i++)
+			if (h[i].hex)
+				prev[x++] = 0;
 		sk->prev_gen = d->gen;
 	}
 	p = put_varint(out->p + out->n, (uint64_t)id + 1);
-	for (size_t i = 0; i < d->nh; i++) {
-		uint64_t v = d->holes[i].value, x;
+	for (size_t i = 0; i < nh; i++) {
+		uint64_t v = h[i].value, x;
 
-		if (!d->holes[i].width) {
+		if (!h[i].hex) {
 			p = put_varint(p, v);
 			continue;
 		}
 		x = v ^ *prev;
 		*prev++ = v;
-		p = put_varint(p, d->holes[i].width);
+		p = put_varint(p, h[i].hex);
 		p = put_varint(p, x >> 32);
 		p = put_varint(p, x & 0xffffffffu);
 	}
@@ -670,7 +677,7 @@ static int put_holes(struct tl_dict *d, uint32_t id, struct tl_buf *out)
 static inline bool same_plain(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i += 8) {
-		uint64_t x, y, in = n - i >= 8 ? ~0ull : ~0ull >> (8 * (8 - (n - i)));
+		uint64_t x, y, in = swar_first(n - i < 8 ? n - i : 8);
 
 		memcpy(&x, a + i, 8);
 		memcpy(&y, b + i, 8);
@@ -690,53 +697,15 @@ static bool fits(const struct tl_dict *d, uint32_t id, const uint8_t *s, size_t 
 	size_t i = 0;
 
 	for (size_t x = 0; x < nn; x++) {
-		size_t at = nums[x].at, n = nums[x].len, seg;
-		unsigned hex = nums[x].hex;
+		size_t seg = nums[x].at - i;
 
-		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
-			return false;
-		seg = at - i;
-		if ((size_t)(qend - q) <= seg || q[seg] != (hex ? 2 : 1) || !same_plain(s + i, q, seg))
+		if (!note_takes(&nums[x], i, len) || (size_t)(qend - q) <= seg ||
+		    q[seg] != (nums[x].hex ? 2 : 1) || !same_plain(s + i, q, seg))
 			return false;
 		q += seg + 1;
-		i = at + n;
+		i = (size_t)nums[x].at + nums[x].len;
 	}
 	return (size_t)(qend - q) == len - i && same_plain(s + i, q, len - i);
-}
-
-/* put_holes for a line that fits skeleton id with the holes nums[0..nn). */
-static int put_noted(struct tl_dict *d, uint32_t id, const struct kt_num *nums, size_t nn,
-		     struct tl_buf *out)
-{
-	struct tl_skeleton *sk = &d->skel[id];
-	uint64_t *prev = d->prev + sk->prev_at;
-	uint8_t *p;
-
-	if (kt_grow((void **)&out->p, &out->cap, out->n + 16 * nn + 16, 1))
-		return -ENOMEM;
-	if (sk->prev_gen != d->gen) {
-		/* first line of the skeleton in this chunk: its hex holes' last values 0 */
-		for (size_t x = 0, h = 0; x < nn; x++)
-			if (nums[x].hex)
-				prev[h++] = 0;
-		sk->prev_gen = d->gen;
-	}
-	p = put_varint(out->p + out->n, (uint64_t)id + 1);
-	for (size_t x = 0; x < nn; x++) {
-		uint64_t v = nums[x].value, y;
-
-		if (!nums[x].hex) {
-			p = put_varint(p, v);
-			continue;
-		}
-		y = v ^ *prev;
-		*prev++ = v;
-		p = put_varint(p, nums[x].hex);
-		p = put_varint(p, y >> 32);
-		p = put_varint(p, y & 0xffffffffu);
-	}
-	out->n = (size_t)(p - out->p);
-	return 0;
 }
 
 /* A copy of line[0..len) (in d->padded, 8 bytes past it readable) with the digits of
@@ -753,14 +722,11 @@ static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
 	memcpy(c, line, len);
 	memset(c + len, 0, 8);
 	for (size_t x = 0, i = 0; x < nn; x++) {
-		size_t at = nums[x].at, n = nums[x].len;
-		unsigned hex = nums[x].hex;
-
 		/* the notes split takes (the others' text is the line's as it is) */
-		if (at < i || n == 0 || at > len || n > len - at || (hex ? hex != n || hex > 16 : n > 15))
+		if (!note_takes(&nums[x], i, len))
 			continue;
-		i = at + n;
-		kt_num_write(c + at, &nums[x]);
+		i = (size_t)nums[x].at + nums[x].len;
+		kt_num_write(c + nums[x].at, &nums[x]);
 	}
 	return c;
 }
@@ -790,7 +756,7 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		last[0] = use;
 	}
 	if (use)        /* one of the hint's last two skeletons, nums its holes */
-		return put_noted(d, use - 1, nums, nn, out);
+		return put_holes(d, use - 1, nums, nn, out);
 	if (split(d, line, len, nums, nn))
 		return -ENOMEM;
 	id = skeleton_id(d);
@@ -805,5 +771,5 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 	if (id < 0)
 		return tl_buf_varint(out, 0) || tl_buf_varint(out, len) || tl_buf_put(out, line, len)
 			       ? -ENOMEM : 0;
-	return put_holes(d, (uint32_t)id, out);
+	return put_holes(d, (uint32_t)id, d->holes, d->nh, out);
 }

@@ -76,15 +76,10 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 #define TL_DICT_HINTS 512
 struct tl_skeleton {
 	uint64_t hash;
-	uint32_t off;                  /* its length and bytes in the dictionary's data */
-	uint32_t at, len;              /* its bytes there */
+	uint32_t at, len;              /* its bytes in the dictionary's data (after their
+					* varint length) */
 	uint32_t prev_at;              /* its hex holes' last values: prev[prev_at...] */
 	uint32_t prev_gen;             /* the chunk those values are of (gen) */
-};
-
-struct tl_hole {
-	uint64_t value;
-	uint8_t width;                 /* 0: decimal, else the hex digits */
 };
 
 struct tl_dict {
@@ -95,7 +90,8 @@ struct tl_dict {
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */
 	struct tl_buf scratch;         /* the line's skeleton */
 	struct tl_buf padded;          /* tl_encode_line's copy of its line */
-	struct tl_hole *holes;         /* the line's holes (at most one per byte) */
+	struct kt_num *holes;          /* the line's holes (at most one per byte): value,
+					* hex digits (0 decimal) */
 	size_t nh, cap_h, nhex;
 	uint64_t *prev;                /* the skeletons' hex holes' last values */
 	size_t nprev, cap_prev;

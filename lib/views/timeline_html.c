@@ -85,11 +85,12 @@ static void put_escaped(struct ktrace_out *out, const char *s)
 #define TL_LZ4_FROM ((uint64_t)16 << 20)
 
 /* How many threads make the lines: o->threads (at most TL_MAX_THREADS), else one per
- * usable CPU (at most TL_AUTO_THREADS) for big files (kt_file_threads), fewer when
+ * usable CPU (at most TL_AUTO_THREADS) for big files (kt_bytes_threads), fewer when
  * their streams would pass the budget. */
-static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct ktrace_stream *s)
+static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct ktrace_stream *s,
+			     uint64_t bytes)
 {
-	unsigned n = kt_file_threads(o->paths, o->npaths, o->threads, TL_AUTO_THREADS);
+	unsigned n = kt_bytes_threads(bytes, o->threads, TL_AUTO_THREADS);
 	size_t each;
 
 	if (o->threads)
@@ -153,8 +154,8 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
 	const char *title = o->title ? o->title : o->paths[0];
-	unsigned want = line_threads(o, s);
-	uint64_t bytes;
+	uint64_t bytes = kt_files_bytes(o->paths, o->npaths);   /* (UINT64_MAX: not files) */
+	unsigned want = line_threads(o, s, bytes);
 
 	memset(h, 0, sizeof(*h));
 	if (pthread_mutex_init(&h->mu, NULL))
@@ -165,7 +166,6 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	h->m = m;
 	h->ninputs = ktrace_stream_source_count(s);
 	h->nthr = 1;
-	bytes = kt_files_bytes(o->paths, o->npaths);
 	h->lines_lz4 = o->lines_codec == KTRACE_TIMELINE_LINES_LZ4 ||
 		       (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
 	if (tl_lines_init(&h->lines[0], h, 0))
