@@ -429,13 +429,46 @@ static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
 				  r->tid, r->cpu, r->ts, r->name);
 }
 
+/* Where a record's text of n bytes ends: at a NUL (printf("%.*s")), and one final
+ * newline goes. */
+static size_t text_end(const char *text, size_t n)
+{
+	const char *z = memchr(text, 0, n);
+
+	if (z)
+		return (size_t)(z - text);
+	return n && text[n - 1] == '\n' ? n - 1 : n;
+}
+
+/* The line tells of the numbers noted in its text as it ends (n bytes). */
+static void tell_nums(struct td_source *t, size_t n)
+{
+	unsigned k = 0;
+
+	while (k < t->nums.n && t->nums.v[k].at + t->nums.v[k].len <= n)
+		k++;
+	t->src.line.nums = t->nums.v;
+	t->src.line.nnums = k;
+}
+
+/* The line is the label (h bytes) and the text, the prefix left to the caller. */
+static void tell_omitted(struct td_source *t, size_t h)
+{
+	struct kt_line_parts *l = &t->src.line;
+
+	l->style = t->cur.s->f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
+	l->label = h;
+	l->omitted = true;
+	l->text_at = h;
+}
+
 static int td_format(struct kt_source *src, char *buf, size_t len, bool text_only)
 {
 	struct td_source *t = (struct td_source *)src;
 	const struct ktrace_stream_record *r = &src->rec;
 	struct kt_tdfile *f = t->cur.s->f;
 	const char *label = t->cur.s->label;
-	char head[256], *z;
+	char head[256];
 	size_t n;
 	int h = 0, ret;
 
@@ -463,7 +496,6 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		/* the label, then the text formatted in place (no copy) */
 		struct ktrace_record kr;
 		size_t room = len - (size_t)h;
-		unsigned k = 0;
 
 		kt_tdrec_avail(&t->cur);
 		kr = t->cur.kr;
@@ -471,48 +503,23 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		n = ftev_format_nums(f->evs, &kr, buf + h, room, &t->nums);
 		if (n >= room)        /* the caller makes room and asks again */
 			return n > INT32_MAX - (size_t)h ? -EOVERFLOW : (int)((size_t)h + n);
-		z = memchr(buf + h, 0, n);
-		if (z)
-			n = (size_t)(z - (buf + h));
-		else if (n && buf[(size_t)h + n - 1] == '\n')
-			n--;
+		n = text_end(buf + h, n);
 		buf[(size_t)h + n] = 0;
-		while (k < t->nums.n && t->nums.v[k].at + t->nums.v[k].len <= n)
-			k++;
-		src->line.nums = t->nums.v;
-		src->line.nnums = k;
-		src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
-		src->line.label = (size_t)h;
-		src->line.omitted = true;
-		src->line.text_at = (size_t)h;
+		tell_nums(t, n);
+		tell_omitted(t, (size_t)h);
 		return (int)((size_t)h + n);
 	}
 	ret = format_text(t, &n);
 	if (ret)
 		return ret;
-	/* the line ends at a NUL (printf("%.*s")), and one final newline goes */
-	z = memchr(t->text, 0, n);
-	if (z)
-		n = (size_t)(z - t->text);
-	else if (n && t->text[n - 1] == '\n')
-		n--;
+	n = text_end(t->text, n);
 	if (text_only)
 		return copy_out(buf, len, t->text, n, "", 0);
-	if (src->want_nums) {
-		/* the numbers within the text as it ends */
-		unsigned k = 0;
-
-		while (k < t->nums.n && t->nums.v[k].at + t->nums.v[k].len <= n)
-			k++;
-		src->line.nums = t->nums.v;
-		src->line.nnums = k;
-	}
+	if (src->want_nums)
+		tell_nums(t, n);
 	if (src->omit_prefix && fast_prefix_fits(512, (size_t)h, r)) {
 		/* the caller makes the prefix itself: the label and the text */
-		src->line.style = f->usecs ? KT_PREFIX_USECS : KT_PREFIX_NSECS;
-		src->line.label = (size_t)h;
-		src->line.omitted = true;
-		src->line.text_at = (size_t)h;
+		tell_omitted(t, (size_t)h);
 		return copy_out(buf, len, head, (size_t)h, t->text, n);
 	}
 	{
