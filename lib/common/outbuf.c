@@ -13,6 +13,7 @@ void kt_out_init(struct ktrace_out *o, int fd)
 {
 	o->fd = fd;
 	o->error = 0;
+	o->flushed = 0;
 	o->len = 0;
 }
 
@@ -31,6 +32,7 @@ int kt_out_flush(struct ktrace_out *o)
 		}
 		done += (size_t)n;
 	}
+	o->flushed += done;
 	o->len = 0;
 	return o->error;
 }

@@ -17,6 +17,7 @@
 struct ktrace_out {
 	int fd;
 	int error;        /* first negative errno from write, 0 if none */
+	uint64_t flushed; /* bytes written to fd so far (where the buffer starts) */
 	size_t len;
 	char buf[KT_OUT_SIZE];
 };

@@ -5,11 +5,11 @@
  * blocks written while the trace is read (memory stays bounded by a chunk per thread),
  * then the skeleton dictionaries and the metadata (JSON), then the page's script, which
  * draws the picture from them (lib/views/timeline/page.js), then the line chunks (in
- * the order their threads finished them; the page finds them by id): they wait in an
- * anonymous temporary file ($TMPDIR, else /tmp) while the trace is read, and come last
- * so that the browser runs the script and draws before it parses them (they are most
- * of the page, and read only to show a record's line). Without a temporary file they
- * are written in place, before the dictionaries.
+ * the order their threads finished them; the page finds them by id): they come last so
+ * that the browser runs the script and draws before it parses them (they are most of
+ * the page, and read only to show a record's line). Both parts are written while the
+ * trace is read; timeline_layout.c says where each goes meanwhile and puts them
+ * together at the end.
  *
  * Column chunks ("e0", "e1"...): TL_ECHUNK records each, as the consecutive parts of
  *   one raw deflate stream (base64 each; the last part only ends the stream), of
@@ -101,55 +101,6 @@ static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct k
 	return n;
 }
 
-/* The file the line chunks wait in for the end of the page (h->tail); without one
- * they go in place, before the script: the same page, drawn later. */
-static void open_tail(struct tl_html *h)
-{
-	int fd = kt_outfile_anonymous(NULL);
-
-	if (fd < 0)
-		return;
-	h->tail = malloc(sizeof(*h->tail));
-	if (!h->tail) {
-		close(fd);
-		return;
-	}
-	kt_out_init(h->tail, fd);
-}
-
-/* The line chunks after the script. */
-static int copy_tail(struct tl_html *h, struct ktrace_error *err)
-{
-	struct ktrace_out *t = h->tail;
-	int ret = kt_out_flush(t);
-	char *buf;
-
-	if (ret)
-		return ktrace_error_set(err, ret, "the temporary file of the line chunks: %s", strerror(-ret));
-	if (lseek(t->fd, 0, SEEK_SET) < 0)
-		return ktrace_error_set(err, -errno, "the temporary file of the line chunks: %s",
-					strerror(errno));
-	buf = malloc(KT_OUT_SIZE);
-	if (!buf)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	for (;;) {
-		ssize_t n = read(t->fd, buf, KT_OUT_SIZE);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = ktrace_error_set(err, -errno, "the temporary file of the line chunks: %s",
-					       strerror(errno));
-			break;
-		}
-		if (n == 0)
-			break;
-		kt_out_write(h->out, buf, (size_t)n);
-	}
-	free(buf);
-	return ret;
-}
-
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
@@ -161,7 +112,9 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	if (pthread_mutex_init(&h->mu, NULL))
 		return -ENOMEM;
 	kt_turns_init(&h->claims, NULL, NULL);
-	h->out = out;              /* from here on tl_html_free has something to free */
+	h->dest = out;             /* from here on tl_html_free has something to free */
+	tl_layout_open(&h->layout, out);
+	h->out = tl_layout_head(&h->layout);
 	h->o = o;
 	h->m = m;
 	h->ninputs = ktrace_stream_source_count(s);
@@ -170,9 +123,8 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		       (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
 	if (tl_lines_init(&h->lines[0], h, 0))
 		return -ENOMEM;
-	open_tail(h);
 	put(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ktrace timeline: ");
-	put_escaped(out, title);
+	put_escaped(h->out, title);
 	put(h, "</title>\n<style>\n");
 	put(h, tl_asset_page_css);
 	put(h, "</style></head>\n<body>\n<div id=\"ktl\">Loading the timeline&hellip; "
@@ -197,8 +149,8 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
 		       const struct tl_buf *b64, uint64_t lines, bool lz4)
 {
-	/* line chunks (the blocks that name a dictionary) wait in the tail if there is one */
-	struct ktrace_out *o = dict >= 0 && h->tail ? h->tail : h->out;
+	/* line chunks (the blocks that name a dictionary) go where the layout says */
+	struct ktrace_out *o = dict >= 0 ? tl_layout_lines(&h->layout) : h->out;
 	char head[128];
 
 	if (dict >= 0)
@@ -214,6 +166,8 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 		kt_out_write(o, b64->p, b64->n);
 	kt_out_puts(o, "</script>\n");
 	h->lines_written += lines;
+	if (dict >= 0)
+		tl_layout_wrote_lines(&h->layout);
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -471,15 +425,15 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 	put(h, "<script>\n");
 	put(h, tl_asset_page_js);
 	put(h, "</script>\n");
-	if (h->tail && (ret = copy_tail(h, err)))
+	if ((ret = tl_layout_join(&h->layout, err)))
 		return ret;
-	put(h, "</body></html>\n");
+	kt_out_puts(h->dest, "</body></html>\n");
 	return 0;
 }
 
 void tl_html_free(struct tl_html *h)
 {
-	if (!h->out)
+	if (!h->dest)
 		return;
 	join_lines(h, true);
 	for (unsigned i = 0; i < h->nthr; i++)
@@ -490,10 +444,7 @@ void tl_html_free(struct tl_html *h)
 	tl_buf_free(&h->packed);
 	tl_buf_free(&h->b64);
 	tl_buf_free(&h->chunk);
-	if (h->tail) {
-		close(h->tail->fd);
-		free(h->tail);
-	}
+	tl_layout_free(&h->layout);
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
 	kt_turns_fini(&h->claims);

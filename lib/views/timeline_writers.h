@@ -35,6 +35,33 @@ struct tl_damage {
 
 struct tl_html;
 
+/* Where the page's head and its line chunks go (timeline_layout.c). */
+struct tl_layout {
+	enum { TL_IN_ORDER, TL_LINES_AFTER, TL_HEAD_FIRST } how;
+	struct ktrace_out *dest;       /* the caller's output */
+	struct ktrace_out *spill;      /* the anonymous file of the part that waits */
+	uint64_t start;                /* where the page starts in dest */
+	/* TL_HEAD_FIRST into a named file: the thread that makes it durable as it grows */
+	pthread_t sync_th;
+	bool syncing, locks, conds, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t written, synced;      /* under mu: bytes of dest written, made durable */
+	uint64_t signalled;            /* (the writers' own, under the page's lock) */
+};
+
+/* Chooses the layout for dest (nothing written to it yet by the page). */
+void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest);
+/* Where the head goes, and the line chunks. */
+struct ktrace_out *tl_layout_head(struct tl_layout *y);
+struct ktrace_out *tl_layout_lines(struct tl_layout *y);
+/* After line chunks were written (under the page's lock). */
+void tl_layout_wrote_lines(struct tl_layout *y);
+/* The head complete: the parts in place, dest at the page's end (0, or a negative
+ * code with err set). */
+int tl_layout_join(struct tl_layout *y, struct ktrace_error *err);
+void tl_layout_free(struct tl_layout *y);
+
 /* One thread's part of the report lines (timeline_lines.c): the line chunks it makes,
  * encoded with a skeleton dictionary of its own ("dict<dict_id>" in the page). */
 struct tl_lines {
@@ -62,7 +89,9 @@ struct tl_lines {
 };
 
 struct tl_html {
-	struct ktrace_out *out;
+	struct ktrace_out *out;        /* the head's (tl_layout_head) */
+	struct ktrace_out *dest;       /* the caller's */
+	struct tl_layout layout;
 	const struct ktrace_view_timeline_opts *o;
 	struct tl_model *m;
 	size_t ninputs;
@@ -84,10 +113,6 @@ struct tl_html {
 	char *labels[TL_MAX_LABELS];
 	size_t nlabels;
 	uint64_t lines_written;
-	/* the line chunks, kept in an anonymous temporary file and copied after the page's
-	 * script (the page is drawn before the browser parses them); NULL: written in
-	 * place (no temporary file could be had) */
-	struct ktrace_out *tail;
 };
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
@@ -101,7 +126,7 @@ void tl_html_free(struct tl_html *h);
 
 /* One data block of the page, <script type="text/x-ktl" id="<id><k>" data-n="<n>"
  * [data-d="<dict>"]> with b64 inside (dict < 0: none), written whole under the page's
- * lock (a line chunk, dict >= 0, to h->tail when there is one); lines: the report lines
+ * lock (a line chunk, dict >= 0, where the layout puts them); lines: the report lines
  * it holds. */
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
 		       const struct tl_buf *b64, uint64_t lines, bool lz4);

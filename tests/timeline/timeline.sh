@@ -105,6 +105,29 @@ mkfifo "$TMP/fifo"
 cat "$TMP/fifo" >"$TMP/fromfifo.html" &
 "$KTRACE" timeline -q "$DEMO" -o "$TMP/fifo"; wait
 check "a FIFO is written to, not replaced" sh -c "test -p '$TMP/fifo' && cmp -s '$TMP/fromfifo.html' '$TMP/demo.html'"
+# where the page's parts go (lib/views/timeline_layout.c): into an empty file the line
+# chunks go first and the head is put in front at the end (blocks inserted on ext4/xfs,
+# the lines copied up elsewhere); after what a file already has, the lines wait
+printf 'before\n' >"$TMP/appended.html"
+"$KTRACE" timeline -q "$DEMO" -o - >>"$TMP/appended.html"
+check "-o - appended to a file: what it had, then the same page" \
+	sh -c "head -c 7 '$TMP/appended.html' | grep -qx before && tail -c +8 '$TMP/appended.html' | cmp -s - '$TMP/demo.html'"
+"$KTRACE" timeline -q --threads 1 "$TMP/big.dat" -o "$TMP/big1.html"
+check "the page's head is padded to 4096-byte blocks (the insertion's unit)" python3 -c '
+import sys
+s = open(sys.argv[1], "rb").read()
+sys.exit(0 if s.find(b"<script type=\"text/x-ktl\" id=\"l0\"") % 4096 == 0 else 1)' "$TMP/big1.html"
+SHM=$(mktemp -d /dev/shm/ktrace-timeline.XXXXXX 2>/dev/null)
+if [ -n "$SHM" ] && [ "$(stat -f -c %T "$SHM")" = tmpfs ]; then
+	"$KTRACE" timeline -q --threads 1 "$TMP/big.dat" -o "$SHM/big1.html"
+	check "on tmpfs (no block insertion: the lines copied up) the same bytes" cmp "$SHM/big1.html" "$TMP/big1.html"
+	TMPDIR="$SHM" "$KTRACE" timeline -q --threads 1 "$TMP/big.dat" -o - | cat >"$TMP/big1pipe.html"
+	check "to a pipe (the lines wait in a temporary file) the same bytes" cmp "$TMP/big1pipe.html" "$TMP/big1.html"
+else
+	ok "the page written on tmpfs # SKIP no tmpfs at /dev/shm"
+	ok "the page written to a pipe # SKIP no tmpfs at /dev/shm"
+fi
+[ -n "$SHM" ] && rm -rf "$SHM"
 size=$(stat -c %s "$TMP/dropped.html"); tsize=$(stat -c %s "$TMP/dropped.dat")
 check "page of kt_dropped is under 1/4 of its trace.dat ($size of $tsize bytes)" test $((size * 4)) -le "$tsize"
 
