@@ -413,10 +413,15 @@ static int copy_out(char *buf, size_t len, const char *a, size_t na, const char 
  * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
  * negative (the printf path then does it).
  */
+/* The prefix can be made without printf: its tid and CPU not negative. */
+static bool prefix_plain(const struct ktrace_stream_record *r)
+{
+	return r->tid >= 0 && r->tid <= INT32_MAX && r->cpu >= 0;
+}
+
 static bool fast_prefix_fits(size_t cap, size_t h, const struct ktrace_stream_record *r)
 {
-	return r->tid >= 0 && r->tid <= INT32_MAX && r->cpu >= 0 &&
-	       h + strlen(r->comm) + strlen(r->name) + 256 <= cap;
+	return prefix_plain(r) && h + strlen(r->comm) + strlen(r->name) + 256 <= cap;
 }
 
 static size_t fast_prefix(char *pre, size_t cap, const char *head, size_t h,
@@ -491,8 +496,8 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		return snprintf(buf, len, "%.*s[UNKNOWN EVENT][UNKNOWN EVENT] (NULL): %14s[UNKNOWN EVENT]",
 				h, head, "");
 	}
-	if (src->omit_prefix && src->want_nums && !text_only && fast_prefix_fits(512, (size_t)h, r) &&
-	    len > (size_t)h + 1) {
+	/* (the caller makes the prefix: of any length) */
+	if (src->omit_prefix && src->want_nums && !text_only && prefix_plain(r) && len > (size_t)h + 1) {
 		/* the label, then the text formatted in place (no copy) */
 		struct ktrace_record kr;
 		size_t room = len - (size_t)h;
@@ -517,7 +522,7 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		return copy_out(buf, len, t->text, n, "", 0);
 	if (src->want_nums)
 		tell_nums(t, n);
-	if (src->omit_prefix && fast_prefix_fits(512, (size_t)h, r)) {
+	if (src->omit_prefix && prefix_plain(r)) {
 		/* the caller makes the prefix itself: the label and the text */
 		tell_omitted(t, (size_t)h);
 		return copy_out(buf, len, head, (size_t)h, t->text, n);

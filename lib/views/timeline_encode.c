@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The timeline page's data encoder (timeline_encode.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,7 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out)
 void tl_dict_init(struct tl_dict *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->tag = UINT_MAX;
 }
 
 void tl_dict_free(struct tl_dict *d)
@@ -195,6 +197,7 @@ void tl_dict_free(struct tl_dict *d)
 void tl_dict_new_chunk(struct tl_dict *d)
 {
 	d->gen++;
+	d->tag = UINT_MAX;      /* the chunk's first line says its tag */
 }
 
 static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
@@ -616,12 +619,14 @@ static int64_t skeleton_id(struct tl_dict *d)
 		return -1;
 	if (kt_grow((void **)&d->skel, &d->cap, d->n + 1, sizeof(*d->skel)))
 		return -2;
-	/* its hex holes' last values (the same count in every line of the skeleton) */
-	if (kt_grow((void **)&d->prev, &d->cap_prev, d->nprev + d->nhex + 1, sizeof(*d->prev)))
+	/* its hex holes' last values and digits (the same count in every line of the
+	 * skeleton) */
+	if (d->nprev + 2 * d->nhex + 2 > UINT32_MAX ||
+	    kt_grow((void **)&d->prev, &d->cap_prev, d->nprev + 2 * d->nhex + 1, sizeof(*d->prev)))
 		return -2;
 	d->skel[d->n].prev_at = (uint32_t)d->nprev;
 	d->skel[d->n].prev_gen = d->gen - 1;
-	d->nprev += d->nhex;
+	d->nprev += 2 * d->nhex;
 	d->skel[d->n].hash = h;
 	if (tl_buf_varint(&d->data, d->scratch.n))
 		return -2;
@@ -636,40 +641,72 @@ static int64_t skeleton_id(struct tl_dict *d)
 	return (int64_t)d->n++;
 }
 
-/* The line of skeleton id: its id + 1, then its holes h[0..nh) (timeline_encode.h). */
+/* The line's head (timeline_encode.h): id + 1 (0: a literal line) and whether its tag
+ * differs from the line before's in the chunk, then the tag if it does. p has room. */
+static uint8_t *put_head(struct tl_dict *d, uint8_t *p, uint64_t id1, unsigned tag)
+{
+	bool changed = tag != d->tag;
+
+	p = put_varint(p, id1 << 1 | changed);
+	if (changed)
+		p = put_varint(p, tag);
+	d->tag = tag;
+	return p;
+}
+
+/* The line of skeleton id: its head, then its holes h[0..nh) (timeline_encode.h). */
 static int put_holes(struct tl_dict *d, uint32_t id, const struct kt_num *h, size_t nh,
-		     struct tl_buf *out)
+		     unsigned tag, struct tl_buf *out)
 {
 	struct tl_skeleton *sk = &d->skel[id];
 	uint64_t *prev = d->prev + sk->prev_at;
 	uint8_t *p;
 
-	if (nh > (SIZE_MAX - 16) / 16 ||
-	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * nh + 16, 1))
+	if (nh > (SIZE_MAX - 32) / 16 ||
+	    kt_grow((void **)&out->p, &out->cap, out->n + 16 * nh + 32, 1))
 		return -ENOMEM;
 	if (sk->prev_gen != d->gen) {
-		/* first line of the skeleton in this chunk: its hex holes' last values 0 */
+		/* first line of the skeleton in this chunk: its hex holes' last values and
+		 * digits 0 */
 		for (size_t i = 0, x = 0; i < nh; i++)
-			if (h[i].hex)
+			if (h[i].hex) {
 				prev[x++] = 0;
+				prev[x++] = 0;
+			}
 		sk->prev_gen = d->gen;
 	}
-	p = put_varint(out->p + out->n, (uint64_t)id + 1);
+	p = put_head(d, out->p + out->n, (uint64_t)id + 1, tag);
 	for (size_t i = 0; i < nh; i++) {
-		uint64_t v = h[i].value, x;
+		uint64_t v = h[i].value, x, hi;
+		unsigned w = h[i].hex;
 
-		if (!h[i].hex) {
+		if (!w) {
 			p = put_varint(p, v);
 			continue;
 		}
-		x = v ^ *prev;
-		*prev++ = v;
-		p = put_varint(p, h[i].hex);
-		p = put_varint(p, x >> 32);
-		p = put_varint(p, x & 0xffffffffu);
+		x = v ^ prev[0];
+		hi = x >> 32;
+		p = put_varint(p, (x & 0xffffffffu) << 2 | (uint64_t)(hi != 0) << 1 | (w != prev[1]));
+		if (hi)
+			p = put_varint(p, hi);
+		if (w != prev[1])
+			p = put_varint(p, w);
+		prev[0] = v;
+		prev[1] = w;
+		prev += 2;
 	}
 	out->n = (size_t)(p - out->p);
 	return 0;
+}
+
+/* A literal line: its head, its length and its bytes. */
+static int put_literal(struct tl_dict *d, const char *line, size_t len, unsigned tag,
+		       struct tl_buf *out)
+{
+	if (kt_grow((void **)&out->p, &out->cap, out->n + 32, 1))
+		return -ENOMEM;
+	out->n = (size_t)(put_head(d, out->p + out->n, 0, tag) - out->p);
+	return tl_buf_varint(out, len) || tl_buf_put(out, line, len) ? -ENOMEM : 0;
 }
 
 /* Whether a[0..n) and b[0..n) are the same bytes, none of them 1 to 3 (a skeleton's
@@ -731,18 +768,18 @@ static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
 	return c;
 }
 
-int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out)
+int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag, struct tl_buf *out)
 {
 	/* a copy with the 8 bytes past its end that the scan reads */
 	if (len > SIZE_MAX - 8 || kt_grow((void **)&d->padded.p, &d->padded.cap, len + 8, 1))
 		return -ENOMEM;
 	memcpy(d->padded.p, line, len);
 	memset(d->padded.p + len, 0, 8);
-	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, false, out);
+	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, false, tag, out);
 }
 
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, bool zeroed, struct tl_buf *out)
+			size_t nn, int hint, bool zeroed, unsigned tag, struct tl_buf *out)
 {
 	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL, use = 0;
 	int64_t id;
@@ -756,7 +793,7 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		last[0] = use;
 	}
 	if (use)        /* one of the hint's last two skeletons, nums its holes */
-		return put_holes(d, use - 1, nums, nn, out);
+		return put_holes(d, use - 1, nums, nn, tag, out);
 	if (split(d, line, len, nums, nn))
 		return -ENOMEM;
 	id = skeleton_id(d);
@@ -769,7 +806,6 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		last[0] = (uint32_t)id + 1;
 	}
 	if (id < 0)
-		return tl_buf_varint(out, 0) || tl_buf_varint(out, len) || tl_buf_put(out, line, len)
-			       ? -ENOMEM : 0;
-	return put_holes(d, (uint32_t)id, d->holes, d->nh, out);
+		return put_literal(d, line, len, tag, out);
+	return put_holes(d, (uint32_t)id, d->holes, d->nh, tag, out);
 }

@@ -15,11 +15,17 @@
  *
  *   skeleton bytes: 0x01 decimal hole, 0x02 hex hole, 0x03 next byte literal, else
  *                   literal
- *   line:           varint skeleton id + 1 (0: a literal line, varint length and the
- *                   bytes), then per hole: decimal: varint value; hex: varint digits,
- *                   then the value XOR the last value of the same hole of the same
+ *   line:           varint head: (skeleton id + 1) * 2 + 1 when the line's tag (a small
+ *                   number the writer gives with it: the page's prefix style) is not
+ *                   the line before's in the chunk (always for a chunk's first line),
+ *                   then varint tag when it is not; skeleton id + 1 of 0: a literal
+ *                   line, varint length and the bytes; else per hole:
+ *                   decimal: varint value;
+ *                   hex: x = the value XOR the last value of the same hole of the same
  *                   skeleton in the chunk (0 at first; pointers of one field differ in
- *                   their low bits): varint high 32 bits, varint low 32 bits
+ *                   their low bits): varint (x's low 32 bits) * 4 + 2 when its high 32
+ *                   bits are not 0 + 1 when its digits are not the hole's last (0 at
+ *                   first); then varint high 32 bits when not 0, varint digits when new
  */
 #ifndef KTRACE_VIEWS_TIMELINE_ENCODE_H
 #define KTRACE_VIEWS_TIMELINE_ENCODE_H
@@ -78,7 +84,8 @@ struct tl_skeleton {
 	uint64_t hash;
 	uint32_t at, len;              /* its bytes in the dictionary's data (after their
 					* varint length) */
-	uint32_t prev_at;              /* its hex holes' last values: prev[prev_at...] */
+	uint32_t prev_at;              /* its hex holes' last values and digits:
+					* prev[prev_at...], two per hole */
 	uint32_t prev_gen;             /* the chunk those values are of (gen) */
 };
 
@@ -93,9 +100,10 @@ struct tl_dict {
 	struct kt_num *holes;          /* the line's holes (at most one per byte): value,
 					* hex digits (0 decimal) */
 	size_t nh, cap_h, nhex;
-	uint64_t *prev;                /* the skeletons' hex holes' last values */
+	uint64_t *prev;                /* the skeletons' hex holes' last values, digits */
 	size_t nprev, cap_prev;
 	uint32_t gen;                  /* the current chunk */
+	unsigned tag;                  /* the last line's tag in it (UINT_MAX: none yet) */
 	uint64_t key;                  /* the line's skeleton's key of recent (0: none) */
 	/* the skeletons met last, by a key of a few of their bytes: id + 1 (most lines
 	 * find theirs here, without hashing it whole) */
@@ -108,10 +116,11 @@ struct tl_dict {
 
 void tl_dict_init(struct tl_dict *d);
 void tl_dict_free(struct tl_dict *d);
-/* A new chunk of lines: the hex holes' previous values start again from 0. */
+/* A new chunk of lines: the hex holes' previous values start again from 0, the first
+ * line says its tag. */
 void tl_dict_new_chunk(struct tl_dict *d);
-/* Appends the encoding of line[0..len) to out. 0 or -ENOMEM. */
-int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_buf *out);
+/* Appends the encoding of line[0..len) with its tag to out. 0 or -ENOMEM. */
+int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag, struct tl_buf *out);
 /* The same, with the numbers the formatter wrote (nums[0..nn), at from line): holes as
  * they are, not looked for and parsed again; a number not as numspan.h has it, or out
  * of order, is found by the scan instead. zeroed: the line has '0's where the numbers'
@@ -121,6 +130,6 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, struct tl_bu
  * skeletons of its hint with nums as its holes is encoded without cutting it up. The 8 bytes
  * after line[len - 1] must be readable (the scan reads 8 at a time). */
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, bool zeroed, struct tl_buf *out);
+			size_t nn, int hint, bool zeroed, unsigned tag, struct tl_buf *out);
 
 #endif

@@ -119,8 +119,8 @@ static int find_style(struct tl_lines *l, const struct ktrace_stream_record *r, 
 	return 0;
 }
 
-/* The record's line into the current chunk: style varint, then the encoding of what
- * follows the prefix. */
+/* The record's line into the current chunk: the encoding of what follows the prefix,
+ * tagged with the prefix's style. */
 /* The record's line into l->line (*n bytes; an error gives an empty line), with parts
  * (kt_stream_format_parts). 0 or -ENOMEM. */
 static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_line_parts *parts,
@@ -192,9 +192,9 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 			}
 			nums = l->nums;
 		}
-		if (tl_buf_varint(&l->enc, (uint64_t)st) ||
-		    tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
-					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), true, &l->enc))
+		if (tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
+					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), true,
+					(unsigned)st, &l->enc))
 			return -ENOMEM;
 	}
 	l->count++;

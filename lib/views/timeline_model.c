@@ -122,6 +122,18 @@ static uint32_t thread_of(struct tl_model *m, int64_t tid, int64_t pid, const ch
 	return (uint32_t)(m->nthreads - 1);
 }
 
+/* Whether the thread's task name is comm (cut as the task's is): most records' are. */
+static bool same_comm(const char *task, const char *comm)
+{
+	for (size_t i = 0; i < TL_COMM_MAX - 1; i++) {
+		if (task[i] != comm[i])
+			return false;
+		if (!task[i])
+			return true;
+	}
+	return true;
+}
+
 static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32_t *out)
 {
 	for (size_t i = 0; i < m->nnames; i++)
@@ -394,8 +406,7 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			const char *comm = r->comm ? r->comm : "";
 
 			th->nrecs++;
-			if (th->task == TL_NO_THREAD ||
-			    strncmp(tl_task_comm(m, th->task), comm, TL_COMM_MAX - 1)) {
+			if (th->task == TL_NO_THREAD || !same_comm(tl_task_comm(m, th->task), comm)) {
 				if (new_task(m, out->thread, comm))
 					return -ENOMEM;
 			}

@@ -4,11 +4,13 @@
  * byte for byte from its encoding and the dictionary, decoded here by the rules the
  * header writes down (a decoder of the test's own, as the page's script is one of its
  * own): skeletons with decimal and hex holes and escaped bytes, literal lines, hex
- * values XOR the last value of the same hole of the same skeleton, which starts again
- * at every chunk. Lines: random bytes from an alphabet that makes numbers, words, "0x",
+ * values XOR the last value of the same hole of the same skeleton and digits when not
+ * the hole's last, which start again at every chunk, and each line's tag, said when it
+ * changes. Lines: random bytes from an alphabet that makes numbers, words, "0x",
  * long digit runs and leading zeros, and lines of a few fixed shapes with random values
  * (the same skeletons again and again, as in a trace).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,21 +57,30 @@ static size_t load_skeletons(const struct tl_dict *d, const uint8_t **sk, size_t
 	return bad ? 0 : n;
 }
 
-/* prev[id][j]: the last value of hex hole j of skeleton id in this chunk, when gen[id]
- * is the chunk's. */
+/* prev[id][j], prev_w[id][j]: the last value and digits of hex hole j of skeleton id
+ * in this chunk, when gen[id] is the chunk's. */
 static uint64_t (*prev)[MAX_HEX];
+static uint8_t (*prev_w)[MAX_HEX];
 static uint32_t *prev_gen;
 
-/* One encoded line at *p into out; its length, or -1 when it does not decode. */
+/* One encoded line at *p into out; its length, or -1 when it does not decode. *tag:
+ * the tag of the line before in the chunk (UINT_MAX at its start), then this one's. */
 static long decode_line(const uint8_t **p, const uint8_t *end, const uint8_t **sk, const size_t *sklen,
-			size_t nsk, uint32_t chunk, char *out, size_t cap)
+			size_t nsk, uint32_t chunk, char *out, size_t cap, unsigned *tag)
 {
 	int bad = 0;
-	uint64_t id = get_varint(p, end, &bad);
+	uint64_t head = get_varint(p, end, &bad), id = head >> 1;
 	size_t n = 0;
 	unsigned hx = 0;
 
-	if (bad)
+	if (head & 1) {
+		uint64_t t = get_varint(p, end, &bad);
+
+		if (t >= UINT_MAX)
+			return -1;
+		*tag = (unsigned)t;
+	}
+	if (bad || *tag == UINT_MAX)
 		return -1;
 	if (!id) {
 		uint64_t l = get_varint(p, end, &bad);
@@ -85,6 +96,7 @@ static long decode_line(const uint8_t **p, const uint8_t *end, const uint8_t **s
 	id--;
 	if (prev_gen[id] != chunk + 1) {
 		memset(prev[id], 0, sizeof(prev[id]));
+		memset(prev_w[id], 0, sizeof(prev_w[id]));
 		prev_gen[id] = chunk + 1;
 	}
 	for (size_t i = 0; i < sklen[id]; i++) {
@@ -95,13 +107,19 @@ static long decode_line(const uint8_t **p, const uint8_t *end, const uint8_t **s
 		if (b == 1) {
 			k = snprintf(num, sizeof(num), "%llu", (unsigned long long)get_varint(p, end, &bad));
 		} else if (b == 2) {
-			uint64_t w = get_varint(p, end, &bad), hi = get_varint(p, end, &bad),
-				 lo = get_varint(p, end, &bad), v;
+			uint64_t x = get_varint(p, end, &bad), hi = 0, w, v;
 
-			if (hx >= MAX_HEX || w < 1 || w > 16)
+			if (hx >= MAX_HEX || x >> 34)
 				return -1;
-			v = (hi << 32 | lo) ^ prev[id][hx];
-			prev[id][hx++] = v;
+			if (x & 2)
+				hi = get_varint(p, end, &bad);
+			w = x & 1 ? get_varint(p, end, &bad) : prev_w[id][hx];
+			if (w < 1 || w > 16 || hi >> 32 || ((x & 2) && !hi) ||
+			    ((x & 1) && w == prev_w[id][hx]))
+				return -1;      /* (not as the encoder writes them) */
+			v = (hi << 32 | x >> 2) ^ prev[id][hx];
+			prev[id][hx] = v;
+			prev_w[id][hx++] = (uint8_t)w;
 			k = snprintf(num, sizeof(num), "%0*llx", (int)w, (unsigned long long)v);
 		} else {
 			if (b == 3 && ++i >= sklen[id])
@@ -121,38 +139,43 @@ static long decode_line(const uint8_t **p, const uint8_t *end, const uint8_t **s
 static bool prev_alloc(void)
 {
 	prev = calloc(MAX_SKELETONS, sizeof(*prev));
+	prev_w = calloc(MAX_SKELETONS, sizeof(*prev_w));
 	prev_gen = calloc(MAX_SKELETONS, sizeof(*prev_gen));
-	CHECK(prev && prev_gen);
-	return prev && prev_gen;
+	CHECK(prev && prev_w && prev_gen);
+	return prev && prev_w && prev_gen;
 }
 
 static void prev_free(void)
 {
 	free(prev);
+	free(prev_w);
 	free(prev_gen);
 	prev = NULL;
+	prev_w = NULL;
 	prev_gen = NULL;
 }
 
 /* Decodes chunk (enc, d's skeletons) and compares its n lines with lines[i * stride]
- * (lens[i] bytes each): the lines that differ (the first one shown; the check stops
- * there), and how many were stored whole into *literal. */
+ * (lens[i] bytes each) and tags[i]: the lines that differ (the first one shown; the
+ * check stops there), and how many were stored whole into *literal. */
 static size_t check_chunk(const struct tl_dict *d, const struct tl_buf *enc, uint32_t chunk,
-			  const char *lines, size_t stride, const size_t *lens, size_t n, size_t *literal)
+			  const char *lines, size_t stride, const size_t *lens, const unsigned *tags,
+			  size_t n, size_t *literal)
 {
 	static const uint8_t *sk[MAX_SKELETONS];
 	static size_t sklen[MAX_SKELETONS];
 	size_t nsk = load_skeletons(d, sk, sklen);
 	const uint8_t *p = enc->p, *end = enc->p + enc->n;
+	unsigned tag = UINT_MAX;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *want = lines + i * stride;
 		const uint8_t *at = p;
 		char out[512];
-		long got = decode_line(&p, end, sk, sklen, nsk, chunk, out, sizeof(out));
+		long got = decode_line(&p, end, sk, sklen, nsk, chunk, out, sizeof(out), &tag);
 
-		*literal += *at == 0;
-		if (got != (long)lens[i] || memcmp(out, want, lens[i])) {
+		*literal += *at < 2;
+		if (got != (long)lens[i] || memcmp(out, want, lens[i]) || tag != tags[i]) {
 			fprintf(stderr, "# line %zu of chunk %u: %.*s\n", i, chunk, (int)lens[i], want);
 			return 1;
 		}
@@ -196,6 +219,7 @@ static void round_trip(void)
 {
 	static char lines[CHUNK][128];
 	static size_t lens[CHUNK];
+	static unsigned tags[CHUNK];
 	struct tl_dict d;
 	struct tl_buf enc = { 0 };
 	unsigned seed = 12345;
@@ -210,9 +234,11 @@ static void round_trip(void)
 		tl_dict_new_chunk(&d);
 		for (size_t i = 0; i < CHUNK; i++) {
 			lens[i] = random_line(lines[i], &seed);
-			CHECK_EQ(tl_encode_line(&d, lines[i], lens[i], &enc), 0);
+			/* runs of one tag, now and then another (as prefix styles go) */
+			tags[i] = rand_r(&seed) % 50 ? (i ? tags[i - 1] : chunk % 3) : (unsigned)rand_r(&seed) % 1100;
+			CHECK_EQ(tl_encode_line(&d, lines[i], lens[i], tags[i], &enc), 0);
 		}
-		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, CHUNK, &literal);
+		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
 	}
 	CHECK_EQ(bad, 0);
 	CHECK(chunk == 60);
@@ -311,6 +337,7 @@ static void noted_numbers(void)
 {
 	static char lines[CHUNK][400];
 	static size_t lens[CHUNK];
+	static unsigned tags[CHUNK];
 	struct kt_num nums[KT_NUMS_MAX];
 	struct tl_dict d;
 	struct tl_buf enc = { 0 };
@@ -329,6 +356,7 @@ static void noted_numbers(void)
 			int hint;
 
 			lens[i] = noted_line(lines[i], nums, &nn, &seed, &hint);
+			tags[i] = i % 7 ? 1 : 5;
 			if (chunk % 2) {
 				/* as the formatter leaves it: '0's for the digits of the notes
 				 * the encoder takes (numspan.h) */
@@ -342,12 +370,12 @@ static void noted_numbers(void)
 					memset(zeroed + m->at, '0', m->len);
 					at = m->at + m->len;
 				}
-				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, true, &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, true, tags[i], &enc), 0);
 			} else {
-				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, false, &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, false, tags[i], &enc), 0);
 			}
 		}
-		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, CHUNK, &literal);
+		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
 	}
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(literal, 0);
@@ -363,7 +391,7 @@ static void noted_numbers(void)
 		nums[0] = (struct kt_num){ a, (uint32_t)k1, (uint8_t)k2, (uint8_t)k2 };
 		nums[1] = (struct kt_num){ b, (uint32_t)(k1 + k2 + k3), (uint8_t)k4, 0 };
 		memset(line + k1 + k2 + k3 + k4, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, false, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, false, 0, &enc), 0);
 	}
 	CHECK_EQ(d.n, before + 1);
 	{
@@ -377,16 +405,17 @@ static void noted_numbers(void)
 		char out[64];
 		long n;
 		size_t nsk, from;
+		unsigned tag = 0;     /* the line before's */
 
 		tl_dict_new_chunk(&d);
 		memset(a + 3, 0, 8);
 		memset(b + 3, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, false, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, false, 0, &enc), 0);
 		from = enc.n;
-		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, false, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, false, 0, &enc), 0);
 		nsk = load_skeletons(&d, sk1, sklen1);
 		p = enc.p + from;
-		n = decode_line(&p, enc.p + enc.n, sk1, sklen1, nsk, 21, out, sizeof(out));
+		n = decode_line(&p, enc.p + enc.n, sk1, sklen1, nsk, 21, out, sizeof(out), &tag);
 		CHECK(n == 3 && !memcmp(out, b, 3));
 	}
 	tl_buf_free(&enc);
@@ -412,7 +441,7 @@ static void hex_after_letters(void)
 		for (int j = 0; j < 9; j++)
 			line[n++] = (char)('a' + rand_r(&seed) % 6);
 		n += sprintf(line + n, "%07x end", (unsigned)rand_r(&seed) % 0xfffffff);
-		CHECK_EQ(tl_encode_line(&d, line, (size_t)n, &enc), 0);
+		CHECK_EQ(tl_encode_line(&d, line, (size_t)n, 0, &enc), 0);
 	}
 	CHECK_EQ(d.n, 9);              /* one skeleton per padding: "at<pad> \2 end" */
 	tl_buf_free(&enc);
@@ -445,16 +474,16 @@ static void full_dictionary(void)
 		for (size_t i = 0; i < len; i++)
 			line[i] = (char)('g' + rand_r(&seed) % 19);
 		memset(line + len, 0, 8);
-		CHECK_EQ(tl_encode_line(&d, line, len, &enc), 0);
+		CHECK_EQ(tl_encode_line(&d, line, len, 0, &enc), 0);
 		lines++;
 	}
 	memcpy(line, "len=0000 end", 12);
 	memset(line + 12, 0, 8);
 	from = enc.n;
-	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, true, &enc), 0);
+	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, true, 0, &enc), 0);
 	p = enc.p + from;
-	n = decode_line(&p, enc.p + enc.n, sk, sklen, 0, 0, out, sizeof(out));
-	CHECK(enc.p[from] == 0);             /* stored whole */
+	n = decode_line(&p, enc.p + enc.n, sk, sklen, 0, 0, out, sizeof(out), &(unsigned){ 0 });
+	CHECK(enc.p[from] == 0);             /* stored whole, its tag the line before's */
 	CHECK(n == 12 && !memcmp(out, "len=4096 end", 12));
 	tl_buf_free(&enc);
 	tl_dict_free(&d);

@@ -471,10 +471,14 @@ function decodeLines(c) {
   const el = document.getElementById("l" + c);
   const u = block("l" + c), r = reader(u, 0), d = dict(el ? Number(el.dataset.d) || 0 : 0), lines = [];
   const first = c * meta.lchunk;
-  // per skeleton, the last value of each of its hex holes in this chunk (high, low)
+  // per skeleton, the last value of each of its hex holes in this chunk (high, low,
+  // digits); the line's tag (its prefix style) when it is the line before's
   const prevHex = new Map();
+  let sl = 0;
   for (let k = first; r.p < u.length; k++) {
-    const sl = r.v(), id = r.v(), st = sl & 3, lab = sl >> 2;
+    const head = r.v(), id = Math.floor(head / 2);
+    if (head % 2) sl = r.v();
+    const st = sl & 3, lab = sl >> 2;
     const parts = st ? prefix(st, k) : [];
     if (lab) parts.unshift(enc.encode(meta.labels[lab - 1]));
     if (!id) {
@@ -490,8 +494,11 @@ function decodeLines(c) {
         if (b === 1) { flush(); parts.push(enc.encode(String(r.v()))); }
         else if (b === 2) {
           flush();
-          const w = r.v(), hi = (r.v() ^ (prev[hx] | 0)) >>> 0, lo = (r.v() ^ (prev[hx + 1] | 0)) >>> 0;
-          prev[hx++] = hi; prev[hx++] = lo;
+          const x = r.v(), f = x % 4;
+          const lo = ((x - f) / 4 ^ (prev[hx + 1] | 0)) >>> 0;
+          const hi = ((f & 2 ? r.v() : 0) ^ (prev[hx] | 0)) >>> 0;
+          const w = f & 1 ? r.v() : (prev[hx + 2] | 0);
+          prev[hx++] = hi; prev[hx++] = lo; prev[hx++] = w;
           const s = hi ? hi.toString(16) + lo.toString(16).padStart(8, "0") : lo.toString(16);
           parts.push(enc.encode(s.padStart(w, "0")));
         } else if (b === 3) lit.push(sk[++i]);
