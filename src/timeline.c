@@ -74,9 +74,10 @@ static const char timeline_help[] =
 "                         reading the inputs (regular files) again; the first\n"
 "                         also draws the lanes. Default: one per CPU (at most\n"
 "                         4) for inputs of 16 MiB or more, else 1\n"
-"    --lines-codec C      the page: lz4 or deflate for the report lines (lz4 is\n"
-"                         several times faster to make, the page 1.3 times\n"
-"                         bigger). Default: lz4 for inputs of 16 MiB or more\n"
+"    --codec C            the page: lz4 or deflate for its data, the report\n"
+"                         lines and the records' columns (lz4 is several times\n"
+"                         faster to make, the page about 1.3 times bigger).\n"
+"                         Default: lz4 for inputs of 16 MiB or more\n"
 "    -q, --quiet          no progress on standard error\n"
 "    -h, --help           show this manual\n"
 "\n"
@@ -99,7 +100,8 @@ static const struct option options[] = {
 	{ "comm",       required_argument, NULL, O_COMM },
 	{ "events-dir", required_argument, NULL, O_EVENTS },
 	{ "threads",    required_argument, NULL, O_THREADS },
-	{ "lines-codec", required_argument, NULL, O_CODEC },
+	{ "codec",      required_argument, NULL, O_CODEC },
+	{ "lines-codec", required_argument, NULL, O_CODEC },   /* (its first name) */
 	{ "quiet",      no_argument,       NULL, 'q' },
 	{ "help",       no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
@@ -317,7 +319,7 @@ static int run_timeline(int argc, char **argv)
 			} else if (!strcmp(optarg, "deflate")) {
 				vo.lines_codec = KTRACE_TIMELINE_LINES_DEFLATE;
 			} else {
-				status = cli_usage_error("timeline", "--lines-codec takes lz4 or deflate");
+				status = cli_usage_error("timeline", "--codec takes lz4 or deflate");
 				goto done;
 			}
 			break;

@@ -243,8 +243,9 @@ struct ktrace_view_timeline_opts {
 	 * of its own (0: as many as the CPUs, at most 8, for inputs of 16 MiB or more that
 	 * are regular files; 1: the caller's thread alone) */
 	unsigned threads;
-	/* HTML: how the report lines are compressed in the page (KTRACE_TIMELINE_LINES_*):
-	 * 0 by the inputs' size (LZ4 for 16 MiB or more of regular files, else deflate) */
+	/* HTML: how the page's data (the report lines and the records' columns) is
+	 * compressed (KTRACE_TIMELINE_LINES_*): 0 by the inputs' size (LZ4 for 16 MiB or
+	 * more of regular files, else deflate) */
 	unsigned lines_codec;
 };
 #define KTRACE_TIMELINE_LINES_LZ4 1      /* several times faster to make, 1.3x bigger */

@@ -11,8 +11,9 @@
  * trace is read; timeline_layout.c says where each goes meanwhile and puts them
  * together at the end.
  *
- * Column chunks ("e0", "e1"...): TL_ECHUNK records each, as the consecutive parts of
- *   one raw deflate stream (base64 each; the last part only ends the stream), of
+ * Column chunks ("e0", "e1"...): TL_ECHUNK records each, an LZ4 block each when the
+ *   tag says data-c="lz4" (as the line chunks are), else the consecutive parts of
+ *   one raw deflate stream (base64 each; the last part, empty, only ends it), of
  *   varint count, 5 varint column lengths, then the columns, one varint per record
  *   (the arguments column only for some classes):
  *     time since the previous record (ns), CPU + 1 (0 unknown), event name index,
@@ -119,8 +120,8 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	h->m = m;
 	h->ninputs = ktrace_stream_source_count(s);
 	h->nthr = 1;
-	h->lines_lz4 = o->lines_codec == KTRACE_TIMELINE_LINES_LZ4 ||
-		       (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
+	h->lz4 = o->lines_codec == KTRACE_TIMELINE_LINES_LZ4 ||
+		 (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
 	if (tl_lines_init(&h->lines[0], h, 0))
 		return -ENOMEM;
 	put(h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ktrace timeline: ");
@@ -158,8 +159,8 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 			 "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\" data-d=\"%d\"%s>",
 			 id, k, n, dict, lz4 ? " data-c=\"lz4\"" : "");
 	else
-		snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\">",
-			 id, k, n);
+		snprintf(head, sizeof(head), "<script type=\"text/x-ktl\" id=\"%s%" PRIu64 "\" data-n=\"%zu\"%s>",
+			 id, k, n, lz4 ? " data-c=\"lz4\"" : "");
 	pthread_mutex_lock(&h->mu);
 	kt_out_puts(o, head);
 	if (b64->n)
@@ -171,24 +172,26 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* h->packed (n bytes before deflate) as block id k. */
-static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n)
+/* h->packed (n bytes before compression; an LZ4 block, else deflate) as block id k. */
+static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n, bool lz4)
 {
 	h->b64.n = 0;
 	if (tl_base64(h->packed.p, h->packed.n, &h->b64))
 		return -ENOMEM;
-	tl_html_put_block(h, id, k, n, -1, &h->b64, 0, false);
+	tl_html_put_block(h, id, k, n, -1, &h->b64, 0, lz4);
 	return 0;
 }
 
-/* The column chunks are the parts of one deflate stream (the page inflates them in one
- * go); finish: the stream's end, after the last chunk. */
+/* The column chunks are LZ4 blocks each (big inputs: a fifth of deflate's time, 1.15
+ * times its size), else the parts of one deflate stream (the page inflates them in one
+ * go); finish: the last chunk, empty (for deflate the stream's end). */
 static int put_column_block(struct tl_html *h, uint32_t k, const uint8_t *p, size_t n, bool finish)
 {
 	h->packed.n = 0;
-	if (tl_deflate_part(&h->ezip, p, n, &h->packed, TL_DEFLATE_LEVEL, finish))
+	if (h->lz4 ? tl_lz4(&h->ezip, p, n, &h->packed)
+		   : tl_deflate_part(&h->ezip, p, n, &h->packed, TL_DEFLATE_LEVEL, finish))
 		return -ENOMEM;
-	return put_encoded(h, "e", k, n);
+	return put_encoded(h, "e", k, n, h->lz4);
 }
 
 static int flush_columns(struct tl_html *h)
@@ -418,7 +421,7 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		literal += l->literal;
 		h->packed.n = 0;
 		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, TL_DEFLATE_LEVEL) ||
-		    put_encoded(h, "dict", i, l->dict.data.n))
+		    put_encoded(h, "dict", i, l->dict.data.n, false))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}
 	write_meta(h, s, dmg, literal);

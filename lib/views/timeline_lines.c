@@ -208,12 +208,12 @@ static int end_chunk(struct tl_lines *l)
 		return 0;
 	l->packed.n = 0;
 	l->b64.n = 0;
-	if ((l->h->lines_lz4 ? tl_lz4(&l->zip, l->enc.p, l->enc.n, &l->packed)
+	if ((l->h->lz4 ? tl_lz4(&l->zip, l->enc.p, l->enc.n, &l->packed)
 			     : tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, TL_DEFLATE_LEVEL)) ||
 	    tl_base64(l->packed.p, l->packed.n, &l->b64))
 		return -ENOMEM;
 	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count,
-			  l->h->lines_lz4);
+			  l->h->lz4);
 	l->enc.n = 0;
 	l->count = 0;
 	l->block = UINT64_MAX;

@@ -105,7 +105,8 @@ struct tl_html {
 	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;
-	bool lines_lz4;                /* line chunks in LZ4 blocks (big inputs), else deflate */
+	bool lz4;                      /* line and column chunks in LZ4 blocks (big inputs),
+					* else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
 	_Atomic bool stop;             /* the first thread failed: the others stop */
 	/* under mu: the output, the labels, the lines written */

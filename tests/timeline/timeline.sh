@@ -22,8 +22,8 @@ check "bad --from: usage error (2)" test "$st" = 2
 check "--to before --from: usage error (2)" test "$st" = 2
 "$KTRACE" timeline --threads 0 "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
 check "--threads 0: usage error (2)" sh -c "test $st = 2 && grep -q 'threads takes 1 to 8' '$TMP/e'"
-"$KTRACE" timeline --lines-codec zip "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
-check "--lines-codec zip: usage error (2)" sh -c "test $st = 2 && grep -q 'lz4 or deflate' '$TMP/e'"
+"$KTRACE" timeline --codec zip "$TMP/boot.dat" -o "$TMP/x.html" >"$TMP/e" 2>&1; st=$?
+check "--codec zip: usage error (2)" sh -c "test $st = 2 && grep -q 'lz4 or deflate' '$TMP/e'"
 check "help timeline" sh -c "'$KTRACE' help timeline | grep -q 'ktrace timeline - draw a trace'"
 "$KTRACE" timeline "$TMP/missing.dat" -o "$TMP/m.html" >"$TMP/e" 2>&1; st=$?
 check "missing input: exit 1, message, no output" sh -c "test $st = 1 && grep -q 'missing.dat' '$TMP/e' && test ! -e '$TMP/m.html'"
@@ -45,13 +45,14 @@ done
 zstd -q -d -o "$TMP/all.dat" "$D/report/allevents.v6.dat.zst"
 python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big.dat" 4
 # (its line chunks in LZ4 blocks, as for big inputs; the other pages: deflate)
-"$KTRACE" timeline -q --threads 3 --lines-codec lz4 "$TMP/big.dat" -o "$TMP/big.html"
+"$KTRACE" timeline -q --threads 3 --codec lz4 "$TMP/big.dat" -o "$TMP/big.html"
 "$KTRACE" report "$TMP/big.dat" >"$TMP/big.txt"
-check "--lines-codec lz4: the line chunks are LZ4 blocks" \
-	sh -c "test \$(grep -c 'id=\"l[0-9]*\" [^>]*data-c=\"lz4\"' '$TMP/big.html') -gt 10"
+check "--codec lz4: the line chunks and the column chunks are LZ4 blocks" \
+	sh -c "test \$(grep -c 'id=\"l[0-9]*\" [^>]*data-c=\"lz4\"' '$TMP/big.html') -gt 10 &&
+	       grep -q 'id=\"e0\" [^>]*data-c=\"lz4\"' '$TMP/big.html'"
 "$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/bigdeflate.html"
 check "a 4 MB input: the line chunks in deflate (the page's size before speed)" \
-	sh -c "grep -q 'id=\"l0\"' '$TMP/bigdeflate.html' && ! grep -q 'data-c=' '$TMP/bigdeflate.html'"
+	sh -c "grep -q 'id=\"l0\"' '$TMP/bigdeflate.html' && ! grep -q '<script type=\"text/x-ktl\"[^>]*data-c=' '$TMP/bigdeflate.html'"
 # 17 MB of it: LZ4 by default
 python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big17.dat" 17
 "$KTRACE" timeline -q "$TMP/big17.dat" -o "$TMP/big17.html"
@@ -179,6 +180,7 @@ d[off + 8:off + 16] = (0xfffff).to_bytes(8, 'little')
 open(sys.argv[2], 'wb').write(d)
 EOF
 "$KTRACE" report "$TMP/bigbad.dat" >"$TMP/bigbad.txt" 2>"$TMP/bigbad.rerr"
+# (--lines-codec: the first name of --codec, still taken)
 "$KTRACE" timeline -q --threads 3 --lines-codec lz4 "$TMP/bigbad.dat" -o "$TMP/bigbad.html" 2>"$TMP/bigbad.err"; st=$?
 check "damaged, three line threads: exit 1, the same message as report" \
 	sh -c "test $st = 1 && cmp -s '$TMP/bigbad.err' '$TMP/bigbad.rerr'"

@@ -361,14 +361,23 @@ function decodeChunk(u, p, k, t) {
   return t;
 }
 await (async function decode() {
-  // the column chunks: parts of one deflate stream, each of the sizes their tags give
+  // the column chunks: LZ4 blocks each (data-c="lz4"), else parts of one deflate
+  // stream, each of the sizes their tags give
   const parts = [], sizes = [];
-  let total = 0, outLen = 0;
+  let total = 0, outLen = 0, lz4 = false;
   for (let c = 0; c < meta.echunks; c++) {
     const el = document.getElementById("e" + c), bin = atob(el.textContent);
     const u = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
     parts.push(u); total += u.length; sizes.push(Number(el.dataset.n) || 0); outLen += sizes[c];
+    lz4 = el.dataset.c === "lz4";
+  }
+  if (lz4) {
+    const ti = performance.now();
+    let t = 0;
+    for (let c = 0; c < meta.echunks - 1; c++) t = decodeChunk(unlz4(parts[c], sizes[c]), 0, K, t);
+    INFL = performance.now() - ti;
+    return;
   }
   const all = new Uint8Array(total);
   total = 0;
