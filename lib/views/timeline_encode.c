@@ -24,22 +24,11 @@ int tl_buf_put(struct tl_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-int tl_buf_varint(struct tl_buf *b, uint64_t v)
+int tl_buf_varint_slow(struct tl_buf *b, uint64_t v)
 {
 	uint8_t tmp[10];
 	size_t n = 0;
 
-	if (b->cap - b->n >= 10) {
-		uint8_t *p = b->p + b->n;
-
-		while (v >= 0x80) {
-			p[n++] = (uint8_t)(v | 0x80);
-			v >>= 7;
-		}
-		p[n++] = (uint8_t)v;
-		b->n += n;
-		return 0;
-	}
 	while (v >= 0x80) {
 		tmp[n++] = (uint8_t)(v | 0x80);
 		v >>= 7;

@@ -324,7 +324,7 @@ static struct tl_cpu *cpu_of(struct tl_model *m, int cpu)
 			return NULL;
 		for (size_t i = old; i <= (size_t)cpu; i++) {
 			memset(&m->cpus[i], 0, sizeof(m->cpus[i]));
-			m->cpus[i].thread = TL_NO_THREAD;
+			m->cpus[i].thread = m->cpus[i].last = TL_NO_THREAD;
 		}
 		m->ncpus = (size_t)cpu + 1;
 	}
@@ -398,9 +398,18 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			return ret;
 		out->cls = t->cls;
 		out->name = t->name;
-		out->thread = thread_of(m, r->tid, r->pid, r->comm, &ret);
-		if (ret)
-			return ret;
+		if (c && c->last < m->nthreads && m->threads[c->last].tid == r->tid) {
+			/* most records' thread is the last one's on their CPU */
+			out->thread = c->last;
+			if (r->pid >= 0 && m->threads[c->last].pid < 0)
+				m->threads[c->last].pid = r->pid;
+		} else {
+			out->thread = thread_of(m, r->tid, r->pid, r->comm, &ret);
+			if (ret)
+				return ret;
+			if (c)
+				c->last = out->thread;
+		}
 		if (out->thread != TL_NO_THREAD) {
 			struct tl_thread *th = &m->threads[out->thread];
 			const char *comm = r->comm ? r->comm : "";

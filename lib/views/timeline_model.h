@@ -55,6 +55,7 @@ struct tl_cpu {
 	uint32_t thread;               /* running since `since`, TL_NO_THREAD unknown */
 	uint64_t since;
 	uint64_t nswitch, nevents, lost, lost_marks;
+	uint32_t last;                 /* the thread of its last record (a guess: checked) */
 	bool seen;
 };
 
