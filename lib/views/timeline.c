@@ -67,10 +67,12 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		ret = tl_svg_init(&svg, &m, &o);
 		sink = tl_svg_sink(&svg);
 	}
-	if (!ret)
-		ret = tl_model_init(&m, s, &sink);
+	/* (the page's line threads start reading first, while the model takes the inputs'
+	 * threads) */
 	if (!ret && !o.svg)
 		ret = tl_html_begin(&html, out, &m, s, &o);
+	if (!ret)
+		ret = tl_model_init(&m, s, &sink);
 	if (ret) {
 		ret = ktrace_error_set(err, ret, "out of memory");
 		goto done;

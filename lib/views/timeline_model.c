@@ -30,10 +30,9 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
-static int add_comm(struct tl_model *m, const char *comm, uint32_t *off)
+/* comm (l bytes) into the names. */
+static int add_comm(struct tl_model *m, const char *comm, size_t l, uint32_t *off)
 {
-	size_t l = strnlen(comm, TL_COMM_MAX - 1);
-
 	if (kt_grow((void **)&m->names_store, &m->names_cap, m->names_len + l + 1, 1))
 		return -ENOMEM;
 	memcpy(m->names_store + m->names_len, comm, l);
@@ -45,6 +44,7 @@ static int add_comm(struct tl_model *m, const char *comm, uint32_t *off)
 
 static int new_task(struct tl_model *m, uint32_t thread, const char *comm)
 {
+	size_t l = strnlen(comm, TL_COMM_MAX - 1);
 	struct tl_task *t;
 
 	if (m->ntasks >= UINT32_MAX - 1 ||
@@ -52,10 +52,11 @@ static int new_task(struct tl_model *m, uint32_t thread, const char *comm)
 		return -ENOMEM;
 	t = &m->tasks[m->ntasks];
 	t->thread = thread;
-	if (add_comm(m, comm, &t->comm_off))
+	if (add_comm(m, comm, l, &t->comm_off))
 		return -ENOMEM;
 	m->threads[thread].task = (uint32_t)m->ntasks++;
-	snprintf(m->threads[thread].comm, TL_COMM_MAX, "%s", comm);
+	memcpy(m->threads[thread].comm, comm, l);
+	m->threads[thread].comm[l] = 0;
 	return 0;
 }
 
