@@ -76,7 +76,8 @@ static void *syncer(void *arg)
 	return NULL;
 }
 
-static void stop_syncer(struct tl_layout *y)
+/* No more syncs; join: wait for the one under way (else it ends meanwhile). */
+static void stop_syncer(struct tl_layout *y, bool join)
 {
 	if (!y->syncing)
 		return;
@@ -84,8 +85,10 @@ static void stop_syncer(struct tl_layout *y)
 	y->stop = true;
 	pthread_cond_signal(&y->cv);
 	pthread_mutex_unlock(&y->mu);
-	pthread_join(y->sync_th, NULL);
-	y->syncing = false;
+	if (join) {
+		pthread_join(y->sync_th, NULL);
+		y->syncing = false;
+	}
 }
 
 void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
@@ -179,6 +182,23 @@ static int move_bytes(int in, uint64_t from, int outfd, uint64_t to, uint64_t n,
 	return 0;
 }
 
+/* Bytes [0, n) of in to out at 0 in the kernel (copy_file_range): 0, or -1 when it
+ * cannot be done so (the caller copies; what was copied is written again). */
+static int copy_in_kernel(int in, int out, uint64_t n)
+{
+	loff_t from = 0, to = 0;
+
+	while ((uint64_t)from < n) {
+		ssize_t k = copy_file_range(in, &from, out, &to, (size_t)(n - (uint64_t)from), 0);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* TL_HEAD_FIRST: the head (spill, hn bytes) in front of the lines (the output's first
  * ln bytes). */
 static int head_in_front(struct tl_layout *y, uint64_t hn, uint64_t ln, char *buf)
@@ -191,7 +211,7 @@ static int head_in_front(struct tl_layout *y, uint64_t hn, uint64_t ln, char *bu
 		if ((ret = move_bytes(fd, 0, fd, hn, ln, buf, true)))
 			return ret;
 	}
-	if ((ret = move_bytes(y->spill->fd, 0, fd, 0, hn, buf, false)))
+	if (copy_in_kernel(y->spill->fd, fd, hn) && (ret = move_bytes(y->spill->fd, 0, fd, 0, hn, buf, false)))
 		return ret;
 	if (lseek(fd, (off_t)(hn + ln), SEEK_SET) < 0)
 		return -errno;
@@ -226,7 +246,7 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 	char *buf;
 	int ret;
 
-	stop_syncer(y);
+	stop_syncer(y, false);     /* (joined in tl_layout_free) */
 	if (y->how == TL_IN_ORDER)
 		return 0;
 	hn = at_end(head) - (head == y->dest ? y->start : 0);
@@ -250,7 +270,7 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 
 void tl_layout_free(struct tl_layout *y)
 {
-	stop_syncer(y);
+	stop_syncer(y, true);
 	if (y->conds)
 		pthread_cond_destroy(&y->cv);
 	if (y->locks)
