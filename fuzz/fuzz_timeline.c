@@ -3,9 +3,11 @@
  * Fuzz harness for `ktrace timeline` (<ktrace/view.h>: ktrace_view_timeline): any input
  * the event stream reads (the format is detected), from a memory file, drawn to
  * /dev/null as the HTML page by one thread and by three (each line thread reads the
- * input again and passes over the others' chunks; LZ4 line chunks), and as the SVG
+ * input again and passes over the others' chunks; LZ4 chunks), and as the SVG
  * picture; small inputs also as two copies merged in one stream (labels, repeated
- * times).
+ * times). The three-thread page goes to an empty memory file: the layout that puts the
+ * lines in first and the head in front at the end (copied up: no block insertion
+ * there).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -50,15 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[64];
 	const char *paths[2];
 	int fd = memfd_create("fuzz_timeline", 0), null = open("/dev/null", O_WRONLY);
+	int page = memfd_create("fuzz_timeline_page", 0);
 
-	if (fd < 0 || null < 0)
+	if (fd < 0 || null < 0 || page < 0)
 		goto out;
 	if (size && write(fd, data, size) != (ssize_t)size)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	paths[0] = paths[1] = path;
 	draw(paths, 1, null, false, 1);
-	draw(paths, 1, null, false, 3);
+	draw(paths, 1, page, false, 3);
 	draw(paths, 1, null, true, 1);
 	if (size < 65536)
 		draw(paths, 2, null, false, 2);
@@ -67,5 +70,7 @@ out:
 		close(fd);
 	if (null >= 0)
 		close(null);
+	if (page >= 0)
+		close(page);
 	return 0;
 }
