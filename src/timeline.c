@@ -78,6 +78,7 @@ static const char timeline_help[] =
 "                         lines and the records' columns (lz4 is several times\n"
 "                         faster to make, the page about 1.3 times bigger).\n"
 "                         Default: lz4 for inputs of 16 MiB or more\n"
+"    --lines-codec C      the same as --codec (its first name)\n"
 "    -q, --quiet          no progress on standard error\n"
 "    -h, --help           show this manual\n"
 "\n"
