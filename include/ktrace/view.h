@@ -257,11 +257,11 @@ struct ktrace_view_timeline_opts {
  * err set and *err_path (may be NULL) the input at fault: when *drawn is true the
  * output was written anyway, with what could be read and the damage marked (damaged
  * input); when false nothing usable was written (an input that does not open, a bad
- * filter, out of memory). When out writes to an empty regular file (nothing written to
- * it yet) the page is not written in order: its report lines go in first and the rest
- * is put in front of them at the end (the file's blocks moved up, or the lines copied
- * up), and the file is made durable as it grows (fdatasync); out is then at the page's
- * end, its file offset too.
+ * filter, out of memory). When out writes to an empty regular file open for reading and
+ * writing (nothing written to it yet) the page is not written in order: its report
+ * lines go in first and the rest is put in front of them at the end (the file's blocks
+ * moved up, or the lines copied up), and the file is made durable as it grows
+ * (fdatasync); out is then at the page's end, its file offset too.
  */
 KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, struct ktrace_out *out,
 				    struct ktrace_error *err, const char **err_path, bool *drawn);

@@ -7,13 +7,15 @@
  * parses them. Both are written while the trace is read, so one of them waits in an
  * anonymous temporary file ($TMPDIR, else /tmp):
  *
- *   TL_HEAD_FIRST: the caller's output is an empty regular file: the line chunks go
+ *   TL_HEAD_FIRST: the caller's output is an empty regular file open for reading and
+ *     writing (the temporary beside the final one, a spool): the line chunks go
  *     straight into it, the head waits; at the end the file's blocks move up to make
  *     room for the head (FALLOC_FL_INSERT_RANGE; else the lines are copied up, from
  *     the end) and the head goes in front. Named files are made durable as they grow
  *     (fdatasync every TL_SYNC_STEP bytes, by a thread that only waits): the caller's
  *     fsync at the end then has little left to do.
- *   TL_LINES_AFTER: any other output (a FIFO, a device, a file already written to):
+ *   TL_LINES_AFTER: any other output (a FIFO, a device, a file already written to or
+ *     open for writing only, as a shell's redirection opens it):
  *     the head goes to it and the line chunks wait, copied after the head at the end.
  *   TL_IN_ORDER: no temporary file could be had: the line chunks go to the output
  *     before the dictionaries (the same page, drawn later by the browser).
@@ -41,13 +43,15 @@ static uint64_t at_end(const struct ktrace_out *o)
 	return o->flushed + o->len;
 }
 
-/* An empty regular file, written from its start, not in append mode. */
+/* An empty regular file, written from its start, not in append mode, open for reading
+ * too (the lines may have to be copied up). */
 static bool fresh_file(const struct ktrace_out *o, bool *named)
 {
 	struct stat st;
 	int fl = fcntl(o->fd, F_GETFL);
 
-	if (o->flushed || o->len || fl < 0 || (fl & O_APPEND) || fstat(o->fd, &st) ||
+	if (o->flushed || o->len || fl < 0 || (fl & O_APPEND) || (fl & O_ACCMODE) != O_RDWR ||
+	    fstat(o->fd, &st) ||
 	    !S_ISREG(st.st_mode) || st.st_size || lseek(o->fd, 0, SEEK_CUR) != 0)
 		return false;
 	*named = st.st_nlink > 0;

@@ -124,6 +124,9 @@ if [ -n "$SHM" ] && [ "$(stat -f -c %T "$SHM")" = tmpfs ]; then
 	check "on tmpfs (no block insertion: the lines copied up) the same bytes" cmp "$SHM/big1.html" "$TMP/big1.html"
 	TMPDIR="$SHM" "$KTRACE" timeline -q --threads 1 "$TMP/big.dat" -o - | cat >"$TMP/big1pipe.html"
 	check "to a pipe (the lines wait in a temporary file) the same bytes" cmp "$TMP/big1pipe.html" "$TMP/big1.html"
+	"$KTRACE" timeline -q --threads 1 "$TMP/big.dat" -o - >"$SHM/stdout.html"; st=$?
+	check "-o - into a file on tmpfs opened for writing only: exit 0, the same bytes" \
+		sh -c "test $st = 0 && cmp '$SHM/stdout.html' '$TMP/big1.html'"
 else
 	ok "the page written on tmpfs # SKIP no tmpfs at /dev/shm"
 	ok "the page written to a pipe # SKIP no tmpfs at /dev/shm"
