@@ -65,6 +65,7 @@ static void *syncer(void *arg)
 	pthread_mutex_lock(&y->mu);
 	for (;;) {
 		uint64_t upto;
+		int ret;
 
 		while (!y->stop && y->written - y->synced < TL_SYNC_STEP)
 			pthread_cond_wait(&y->cv, &y->mu);
@@ -72,15 +73,19 @@ static void *syncer(void *arg)
 			break;
 		upto = y->written;
 		pthread_mutex_unlock(&y->mu);
-		fdatasync(y->dest->fd);     /* (an error shows in the caller's own fsync) */
+		/* (a write-back error is told once per open file: to this sync, and not to
+		 * the caller's fsync after it; it is kept for tl_layout_join) */
+		ret = fdatasync(y->dest->fd) < 0 && errno != EINVAL ? -errno : 0;
 		pthread_mutex_lock(&y->mu);
 		y->synced = upto;
+		if (ret && !y->sync_err)
+			y->sync_err = ret;
 	}
 	pthread_mutex_unlock(&y->mu);
 	return NULL;
 }
 
-/* No more syncs; join: wait for the one under way (else it ends meanwhile). */
+/* No more syncs; join: wait for the one under way (y->sync_err is then final). */
 static void stop_syncer(struct tl_layout *y, bool join)
 {
 	if (!y->syncing)
@@ -250,7 +255,7 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 	char *buf;
 	int ret;
 
-	stop_syncer(y, false);     /* (joined in tl_layout_free) */
+	stop_syncer(y, false);     /* (a sync under way goes on meanwhile) */
 	if (y->how == TL_IN_ORDER)
 		return 0;
 	hn = at_end(head) - (head == y->dest ? y->start : 0);
@@ -269,6 +274,9 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	ret = y->how == TL_HEAD_FIRST ? head_in_front(y, hn, ln, buf) : lines_after(y, ln, buf);
 	free(buf);
+	stop_syncer(y, true);
+	if (!ret && y->sync_err)
+		return ktrace_error_set(err, y->sync_err, "writing the page: %s", strerror(-y->sync_err));
 	return ret ? io_error(err, ret) : 0;
 }
 

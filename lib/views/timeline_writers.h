@@ -47,6 +47,7 @@ struct tl_layout {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint64_t written, synced;      /* under mu: bytes of dest written, made durable */
+	int sync_err;                  /* under mu: the first failed sync's (-errno) */
 	uint64_t signalled;            /* (the writers' own, under the page's lock) */
 };
 
