@@ -408,17 +408,17 @@ static int copy_out(char *buf, size_t len, const char *a, size_t na, const char 
 	return total > INT32_MAX ? -EOVERFLOW : (int)total;
 }
 
-/*
- * The line's start as trace-cmd prints it, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s" (or
- * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
- * negative (the printf path then does it).
- */
 /* The prefix can be made without printf: its tid and CPU not negative. */
 static bool prefix_plain(const struct ktrace_stream_record *r)
 {
 	return r->tid >= 0 && r->tid <= INT32_MAX && r->cpu >= 0;
 }
 
+/*
+ * The line's start as trace-cmd prints it, "%16s-%-5d [%03d] %5llu.%06llu: %s: %*s" (or
+ * "%12llu" raw nanoseconds), without printf: 0 when it does not fit pre or a value is
+ * negative (the printf path then does it).
+ */
 static bool fast_prefix_fits(size_t cap, size_t h, const struct ktrace_stream_record *r)
 {
 	return prefix_plain(r) && h + strlen(r->comm) + strlen(r->name) + 256 <= cap;
