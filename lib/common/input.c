@@ -251,23 +251,9 @@ int ktrace_input_get(struct ktrace_input *in, uint64_t offset, size_t len,
 
 int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_t offset)
 {
-	size_t done = 0;
-
 	if (in->fd < 0 || !in->fd_maps_data)
 		return -ENOTSUP;
-	while (done < len) {
-		ssize_t n = pread(in->fd, (uint8_t *)buf + done, len - done,
-				  (off_t)(offset + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENODATA;
-		done += (size_t)n;
-	}
-	return 0;
+	return kt_pread_all(in->fd, buf, len, offset);
 }
 
 int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)

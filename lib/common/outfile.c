@@ -152,6 +152,24 @@ int kt_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
 	return write_loop(fd, p, n, &at);
 }
 
+int kt_pread_all(int fd, void *p, size_t n, uint64_t at)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, (uint8_t *)p + done, n - done, (off_t)(at + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ENODATA;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
 /* Follows symbolic links to the file they name (which may not exist yet). Returns a
  * new string, or NULL with errno set. */
 static char *resolve_links(const char *path)

@@ -72,5 +72,8 @@ int kt_outfile_anonymous(const char *dir);
 int kt_write_all(int fd, const void *p, size_t n);
 /* The same with pwrite(2) at offset at. */
 int kt_pwrite_all(int fd, const void *p, size_t n, uint64_t at);
+/* Reads n bytes of fd at offset at (again after EINTR and short reads): 0, or -errno
+ * (-ENODATA when the file ends first). */
+int kt_pread_all(int fd, void *p, size_t n, uint64_t at);
 
 #endif

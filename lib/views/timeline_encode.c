@@ -27,14 +27,8 @@ int tl_buf_put(struct tl_buf *b, const void *p, size_t n)
 int tl_buf_varint_slow(struct tl_buf *b, uint64_t v)
 {
 	uint8_t tmp[10];
-	size_t n = 0;
 
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
-	return tl_buf_put(b, tmp, n);
+	return tl_buf_put(b, tmp, (size_t)(tl_put_varint(tmp, v) - tmp));
 }
 
 void tl_buf_free(struct tl_buf *b)
@@ -187,16 +181,6 @@ void tl_dict_new_chunk(struct tl_dict *d)
 {
 	d->gen++;
 	d->tag = UINT_MAX;      /* the chunk's first line says its tag */
-}
-
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
 }
 
 /* What the splitter needs to know of a byte: a decimal digit, a hex letter (a-f), a
@@ -636,9 +620,9 @@ static uint8_t *put_head(struct tl_dict *d, uint8_t *p, uint64_t id1, unsigned t
 {
 	bool changed = tag != d->tag;
 
-	p = put_varint(p, id1 << 1 | changed);
+	p = tl_put_varint(p, id1 << 1 | changed);
 	if (changed)
-		p = put_varint(p, tag);
+		p = tl_put_varint(p, tag);
 	d->tag = tag;
 	return p;
 }
@@ -670,16 +654,16 @@ static int put_holes(struct tl_dict *d, uint32_t id, const struct kt_num *h, siz
 		unsigned w = h[i].hex;
 
 		if (!w) {
-			p = put_varint(p, v);
+			p = tl_put_varint(p, v);
 			continue;
 		}
 		x = v ^ prev[0];
 		hi = x >> 32;
-		p = put_varint(p, (x & 0xffffffffu) << 2 | (uint64_t)(hi != 0) << 1 | (w != prev[1]));
+		p = tl_put_varint(p, (x & 0xffffffffu) << 2 | (uint64_t)(hi != 0) << 1 | (w != prev[1]));
 		if (hi)
-			p = put_varint(p, hi);
+			p = tl_put_varint(p, hi);
 		if (w != prev[1])
-			p = put_varint(p, w);
+			p = tl_put_varint(p, w);
 		prev[0] = v;
 		prev[1] = w;
 		prev += 2;

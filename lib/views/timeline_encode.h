@@ -42,21 +42,23 @@ struct tl_buf {
 };
 
 int tl_buf_put(struct tl_buf *b, const void *p, size_t n);
-int tl_buf_varint_slow(struct tl_buf *b, uint64_t v);
-/* v as a varint (7 bits a byte, low first) at the end of b. 0 or -ENOMEM. */
-static inline int tl_buf_varint(struct tl_buf *b, uint64_t v)
+/* v as a varint (7 bits a byte, low first) at p (room for 10 bytes); its end. */
+static inline uint8_t *tl_put_varint(uint8_t *p, uint64_t v)
 {
-	uint8_t *p;
-
-	if (b->cap - b->n < 10)
-		return tl_buf_varint_slow(b, v);
-	p = b->p + b->n;
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
 	*p++ = (uint8_t)v;
-	b->n = (size_t)(p - b->p);
+	return p;
+}
+int tl_buf_varint_slow(struct tl_buf *b, uint64_t v);
+/* v as a varint at the end of b. 0 or -ENOMEM. */
+static inline int tl_buf_varint(struct tl_buf *b, uint64_t v)
+{
+	if (b->cap - b->n < 10)
+		return tl_buf_varint_slow(b, v);
+	b->n = (size_t)(tl_put_varint(b->p + b->n, v) - b->p);
 	return 0;
 }
 static inline uint64_t tl_zigzag(int64_t v)

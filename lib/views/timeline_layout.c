@@ -163,30 +163,20 @@ static int io_error(struct ktrace_error *err, int e)
 	return ktrace_error_set(err, e, "putting the page together: %s", strerror(-e));
 }
 
-/* Bytes [from, from + n) of fd to fd at `to` (to > from: copied from the end, so that
- * the ranges may overlap), or of `in` to `out` (in != out). */
+/* Bytes [from, from + n) of in to outfd at `to`; backwards: from the end (in and outfd
+ * the same file, the ranges overlapping with to > from). */
 static int move_bytes(int in, uint64_t from, int outfd, uint64_t to, uint64_t n, char *buf,
 		      bool backwards)
 {
-	while (n) {
-		size_t k = n < KT_OUT_SIZE ? (size_t)n : KT_OUT_SIZE;
-		uint64_t off = backwards ? n - k : 0;
-		ssize_t got = pread(in, buf, k, (off_t)(from + off));
+	for (uint64_t done = 0; done < n;) {
+		size_t k = n - done < KT_OUT_SIZE ? (size_t)(n - done) : KT_OUT_SIZE;
+		uint64_t off = backwards ? n - done - k : done;
 		int ret;
 
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if ((size_t)got != k)
-			return -EIO;     /* the file got shorter under us */
-		if ((ret = kt_pwrite_all(outfd, buf, k, to + off)))
+		if ((ret = kt_pread_all(in, buf, k, from + off)) ||
+		    (ret = kt_pwrite_all(outfd, buf, k, to + off)))
 			return ret;
-		if (!backwards) {
-			from += k;
-			to += k;
-		}
-		n -= k;
+		done += k;
 	}
 	return 0;
 }
@@ -231,19 +221,14 @@ static int head_in_front(struct tl_layout *y, uint64_t hn, uint64_t ln, char *bu
 /* TL_LINES_AFTER: the lines (spill, ln bytes) after the head. */
 static int lines_after(struct tl_layout *y, uint64_t ln, char *buf)
 {
-	uint64_t at = 0;
+	for (uint64_t at = 0; at < ln;) {
+		size_t k = ln - at < KT_OUT_SIZE ? (size_t)(ln - at) : KT_OUT_SIZE;
+		int ret = kt_pread_all(y->spill->fd, buf, k, at);
 
-	while (at < ln) {
-		ssize_t got = pread(y->spill->fd, buf, KT_OUT_SIZE, (off_t)at);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -EIO;
-		kt_out_write(y->dest, buf, (size_t)got);
-		at += (uint64_t)got;
+		if (ret)
+			return ret;
+		kt_out_write(y->dest, buf, k);
+		at += k;
 	}
 	return 0;
 }
