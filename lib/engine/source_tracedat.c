@@ -37,12 +37,15 @@ struct td_source {
 		uint32_t file;
 		int64_t tgid;
 	} tgid_cache[64];
-	/* what fill_record takes from the last event format met (records of one event
-	 * come in runs) */
-	const struct ktrace_event *last_ev;
-	const char *last_system, *last_name;
-	uint32_t last_id;
-	bool last_learns;
+	/* what fill_record takes from an event format, for the formats met lately (the
+	 * records of a few events interleave), by the format's address */
+	struct td_evinfo {
+		const struct ktrace_event *ev;
+		const char *system, *name;
+		uint32_t id;
+		bool learns;
+	} evinfo[64];
+	bool no_lost;                   /* KTRACE_STREAM_NO_LOST */
 	int width;                      /* label column (trace-cmd's max_file_size) */
 	bool labelled;
 	bool multi;
@@ -171,6 +174,23 @@ static bool sched_name(const char *n)
 	return n[0] == 's' && n[1] == 'c' && n[2] == 'h' && n[3] == 'e' && n[4] == 'd' && n[5] == '_';
 }
 
+/* What the stream's records take from event format ev (not NULL). */
+static const struct td_evinfo *evinfo(struct td_source *t, const struct ktrace_event *ev)
+{
+	struct td_evinfo *e = &t->evinfo[((uintptr_t)ev * 0x9e3779b97f4a7c15u) >> 58];
+
+	if (e->ev != ev) {
+		e->ev = ev;
+		e->system = ktrace_event_system(ev);
+		e->name = ktrace_event_name(ev);
+		e->id = (uint32_t)ktrace_event_id(ev);
+		/* the sched plugin learns names as trace-cmd prints (after the comm column):
+		 * from sched events only, the others need not be looked up again */
+		e->learns = sched_name(e->name) && !strcmp(e->system, "sched");
+	}
+	return e;
+}
+
 static void fill_record(struct td_source *t)
 {
 	struct ktrace_stream_record *r = &t->src.rec;
@@ -178,6 +198,7 @@ static void fill_record(struct td_source *t)
 	struct kt_tdfile *f = c->s->f;
 	size_t file = (size_t)(f - t->set.files);
 	int pid = c->ev ? ktrace_event_record_pid(f->evs, &c->kr) : -1;
+	const struct td_evinfo *info = NULL;
 
 	r->kind = KTRACE_STREAM_EVENT;
 	r->lost = 0;
@@ -188,22 +209,19 @@ static void fill_record(struct td_source *t)
 	if (pid == 0)
 		r->pid = 0;
 	r->comm = c->ev ? ktrace_event_comm(f->evs, pid) : "";
-	if (c->ev != t->last_ev) {
-		t->last_ev = c->ev;
-		t->last_system = c->ev ? ktrace_event_system(c->ev) : "";
-		t->last_name = c->ev ? ktrace_event_name(c->ev) : "";
-		t->last_id = c->ev ? (uint32_t)ktrace_event_id(c->ev) : 0;
-		/* the sched plugin learns names as trace-cmd prints (after the comm column):
-		 * from sched events only, the others need not be looked up again */
-		t->last_learns = c->ev && sched_name(t->last_name) && !strcmp(t->last_system, "sched");
+	if (c->ev) {
+		info = evinfo(t, c->ev);
+		r->system = info->system;
+		r->name = info->name;
+		r->event_id = info->id;
+	} else {
+		r->system = r->name = "";
+		r->event_id = 0;
 	}
-	r->system = t->last_system;
-	r->name = t->last_name;
-	r->event_id = t->last_id;
 	r->source = t->index[file];
 	r->buffer = c->s->buffer;
 	r->offset = c->rec->offset;
-	if (t->last_learns) {
+	if (info && info->learns) {
 		kt_tdrec_avail(&t->cur);
 		ktrace_event_learn_comms(f->evs, &c->kr);
 	}
@@ -316,14 +334,13 @@ static int td_advance(struct kt_source *src, struct ktrace_error *err)
 static int td_load(struct td_source *t, struct ktrace_error *err)
 {
 	struct kt_source *src = &t->src;
-	const struct ktrace_stream_opts *o = kt_stream_opts(src->stream);
 	int ret;
 
 	ret = kt_tdset_next(&t->set, &t->cur);
 	if (ret <= 0)
 		goto fail;
 	t->cur_valid = true;
-	if (t->cur.rec->missed_events && !(o->flags & KTRACE_STREAM_NO_LOST)) {
+	if (t->cur.rec->missed_events && !t->no_lost) {
 		struct ktrace_stream_record *r = &src->rec;
 		struct kt_tdfile *f = t->cur.s->f;
 
@@ -508,7 +525,13 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 		n = ftev_format_nums(f->evs, &kr, buf + h, room, &t->nums);
 		if (n >= room)        /* the caller makes room and asks again */
 			return n > INT32_MAX - (size_t)h ? -EOVERFLOW : (int)((size_t)h + n);
-		n = text_end(buf + h, n);
+		if (src->nul_later) {
+			/* (the final newline goes: a NUL before it ends the line anyway) */
+			n = n && buf[(size_t)h + n - 1] == '\n' ? n - 1 : n;
+			src->line.nul_later = true;
+		} else {
+			n = text_end(buf + h, n);
+		}
 		buf[(size_t)h + n] = 0;
 		tell_nums(t, n);
 		tell_omitted(t, (size_t)h);
@@ -663,8 +686,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
 	t->src.ops = &td_ops;
-	/* what fill_record gives a record of no known event before any other (last_ev NULL) */
-	t->last_system = t->last_name = "";
+	t->no_lost = (o->flags & KTRACE_STREAM_NO_LOST) != 0;
 	/* the registries keep every comm they name (saved or learnt) until they go */
 	t->src.stable_comm = true;
 	t->src.stream = s;

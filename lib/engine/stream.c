@@ -691,7 +691,7 @@ size_t kt_stream_registry_bytes(struct ktrace_stream *s)
 }
 
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
-			   bool omit_prefix)
+			   unsigned how)
 {
 	int ret;
 
@@ -701,10 +701,12 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struc
 	if (!s->cur)
 		return -ENOENT;
 	memset(&s->cur->line, 0, sizeof(s->cur->line));
-	s->cur->omit_prefix = omit_prefix;
+	s->cur->omit_prefix = (how & KT_FORMAT_OMIT_PREFIX) != 0;
+	s->cur->nul_later = (how & KT_FORMAT_NUL_LATER) != 0;
 	s->cur->want_nums = true;
 	ret = s->cur->ops->format(s->cur, buf, len, false);
 	s->cur->omit_prefix = false;
+	s->cur->nul_later = false;
 	s->cur->want_nums = false;
 	if (ret >= 0)
 		*parts = s->cur->line;

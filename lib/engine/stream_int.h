@@ -36,6 +36,9 @@ struct kt_line_parts {
 	const struct kt_num *nums;
 	unsigned nnums;
 	size_t text_at;
+	/* the text was not looked through for a NUL, which ends a line (trace-cmd prints
+	 * with printf("%.*s")): the caller looks (KT_FORMAT_NUL_LATER) */
+	bool nul_later;
 };
 
 /* What kt_stream_skip may move past: the event records accept returns true for (event
@@ -96,6 +99,7 @@ struct kt_source {
 	struct kt_line_parts line;         /* set by format (0: unknown) */
 	bool omit_prefix;                  /* format may leave out a prefix it tells of */
 	bool want_nums;                    /* format may tell of the numbers it wrote */
+	bool nul_later;                    /* format may leave a NUL to the caller */
 	struct ktrace_stream *stream;
 	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
 					    * need not copy it) */
@@ -135,10 +139,15 @@ int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
 int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
 		   uint64_t *skipped, struct ktrace_error *err);
 
-/* ktrace_stream_format, and how the line starts (style 0 when not known); with
- * omit_prefix, a prefix the source can tell of is left out (parts->omitted). */
+/* ktrace_stream_format, and how the line starts (style 0 when not known). how: with
+ * KT_FORMAT_OMIT_PREFIX, a prefix the source can tell of is left out (parts->omitted);
+ * with KT_FORMAT_NUL_LATER, the source may leave the text's end at a NUL to the caller
+ * (parts->nul_later: the line ends at its first NUL, if any; the final newline is gone
+ * either way). */
+#define KT_FORMAT_OMIT_PREFIX 1u
+#define KT_FORMAT_NUL_LATER 2u
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
-			   bool omit_prefix);
+			   unsigned how);
 
 /* Bytes of event formats and symbols the stream's sources hold: what each further
  * stream of the same inputs costs (the sinks that read with several streams). */

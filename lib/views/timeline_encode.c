@@ -253,6 +253,12 @@ static inline uint64_t swar_between(uint64_t v, unsigned lo, unsigned hi)
 	return (SWAR_ONES * (127 + hi) - low) & ~v & (low + SWAR_ONES * (127 - lo)) & SWAR_HIGH;
 }
 
+/* The bytes of v below hi (hi <= 128), exactly. */
+static inline uint64_t swar_below(uint64_t v, unsigned hi)
+{
+	return (SWAR_ONES * (127 + hi) - (v & SWAR_LOW7)) & ~v & SWAR_HIGH;
+}
+
 static inline uint64_t swar_special(uint64_t v)
 {
 	return swar_between(v, '0' - 1, '9' + 1) | swar_between(v, 0, 4);
@@ -682,8 +688,9 @@ static int put_literal(struct tl_dict *d, const char *line, size_t len, unsigned
 	return tl_buf_varint(out, len) || tl_buf_put(out, line, len) ? -ENOMEM : 0;
 }
 
-/* Whether a[0..n) and b[0..n) are the same bytes, none of them 1 to 3 (a skeleton's
- * marks and escape); 8 readable bytes past both. */
+/* Whether a[0..n) and b[0..n) are the same bytes, none of them 0 to 3 (a NUL, which
+ * may end a line still (TL_ENC_NUL_ENDS), a skeleton's marks and escape); 8 readable
+ * bytes past both. */
 static inline bool same_plain(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i += 8) {
@@ -691,7 +698,7 @@ static inline bool same_plain(const uint8_t *a, const uint8_t *b, size_t n)
 
 		memcpy(&x, a + i, 8);
 		memcpy(&y, b + i, 8);
-		if (((x ^ y) & in) || (swar_between(x, 0, 4) & in))
+		if (((x ^ y) & in) || (swar_below(x, 4) & in))
 			return false;
 	}
 	return true;
@@ -748,11 +755,11 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag
 		return -ENOMEM;
 	memcpy(d->padded.p, line, len);
 	memset(d->padded.p + len, 0, 8);
-	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, false, tag, out);
+	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, 0, tag, out);
 }
 
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, bool zeroed, unsigned tag, struct tl_buf *out)
+			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out)
 {
 	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL, use = 0;
 	int64_t id;
@@ -767,12 +774,16 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 	}
 	if (use)        /* one of the hint's last two skeletons, nums its holes */
 		return put_holes(d, use - 1, nums, nn, tag, out);
+	/* (fits takes no NUL: the line ends at its first one; the notes past it are not
+	 * taken) */
+	if (how & TL_ENC_NUL_ENDS)
+		len = strnlen(line, len);
 	if (split(d, line, len, nums, nn))
 		return -ENOMEM;
 	id = skeleton_id(d);
 	if (id == -2)
 		return -ENOMEM;
-	if (id < 0 && zeroed && !(line = with_digits(d, line, len, nums, nn)))
+	if (id < 0 && (how & TL_ENC_ZEROED) && !(line = with_digits(d, line, len, nums, nn)))
 		return -ENOMEM;
 	if (last && id >= 0 && last[0] != (uint32_t)id + 1) {
 		last[1] = last[0];

@@ -141,13 +141,17 @@ void tl_dict_new_chunk(struct tl_dict *d);
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag, struct tl_buf *out);
 /* The same, with the numbers the formatter wrote (nums[0..nn), at from line): holes as
  * they are, not looked for and parsed again; a number not as numspan.h has it, or out
- * of order, is found by the scan instead. zeroed: the line has '0's where the numbers'
- * digits go (the formatter's notes, numspan.h): the encoder writes the digits where it
- * needs the text (a line stored whole). hint (-1: none) names lines that tend to
+ * of order, is found by the scan instead. how: TL_ENC_ZEROED, the line has '0's where
+ * the numbers' digits go (the formatter's notes, numspan.h): the encoder writes the
+ * digits where it needs the text (a line stored whole); TL_ENC_NUL_ENDS, the line ends
+ * at its first NUL if it has one (kt_stream_format_parts' nul_later: the encoder looks,
+ * when it reads the bytes anyway). hint (-1: none) names lines that tend to
  * have few skeletons (the records of one event): a line that is one of the two last
  * skeletons of its hint with nums as its holes is encoded without cutting it up. The 8 bytes
  * after line[len - 1] must be readable (the scan reads 8 at a time). */
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, bool zeroed, unsigned tag, struct tl_buf *out);
+			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out);
+#define TL_ENC_ZEROED 1u
+#define TL_ENC_NUL_ENDS 2u
 
 #endif

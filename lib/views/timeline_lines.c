@@ -127,7 +127,8 @@ static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_li
 		       bool omit_prefix, size_t *n)
 {
 	for (;;) {
-		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts, omit_prefix);
+		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts,
+						 (omit_prefix ? KT_FORMAT_OMIT_PREFIX : 0) | KT_FORMAT_NUL_LATER);
 
 		if (len < 0) {
 			len = 0;
@@ -170,6 +171,8 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 				return -ENOMEM;
 		}
 	}
+	if (!st && parts.nul_later)
+		n = strnlen(l->line, n);        /* (the encoder looks for it otherwise) */
 	if (!st)
 		st = find_style(l, r, l->last_ts, l->line, n, &plen);
 	if (!st)
@@ -193,7 +196,8 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 			nums = l->nums;
 		}
 		if (tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
-					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS), true,
+					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS),
+					TL_ENC_ZEROED | (parts.nul_later ? TL_ENC_NUL_ENDS : 0),
 					(unsigned)st, &l->enc))
 			return -ENOMEM;
 	}

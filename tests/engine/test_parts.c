@@ -7,7 +7,8 @@
  * left out (then the label and the text are the line's start and end); the same for
  * the boot trace (v6), and for a copy of it in which one sched_switch's common_pid is
  * negative: the source then makes the prefix with printf, and the text it copies must
- * have its digits too.
+ * have its digits too. Each also with the NUL left to the caller (KT_FORMAT_NUL_LATER):
+ * the line as it is up to its first NUL, its final newline gone.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,14 +58,18 @@ static size_t compare_lines(const char *path, size_t *noted, size_t *negative)
 
 		*negative += r->kind == KTRACE_STREAM_EVENT && r->tid < 0;
 
-		for (int omit = 0; omit < 2 && nw >= 0 && (size_t)nw < sizeof(want); omit++) {
-			int ng = kt_stream_format_parts(s, got, sizeof(got), &parts, omit);
+		/* the prefix made or left out; the NUL looked for or left to the caller */
+		for (unsigned how = 0; how < 4 && nw >= 0 && (size_t)nw < sizeof(want); how++) {
+			int ng = kt_stream_format_parts(s, got, sizeof(got), &parts, how);
 			size_t tail;
 
-			if (ng < 0 || (size_t)ng >= sizeof(got)) {
+			if (ng < 0 || (size_t)ng >= sizeof(got) ||
+			    (parts.nul_later && !(how & KT_FORMAT_NUL_LATER))) {
 				bad++;
 				continue;
 			}
+			if (parts.nul_later)
+				ng = (int)strnlen(got, (size_t)ng);
 			*noted += parts.nnums;
 			digits_in(got, (size_t)ng, &parts);
 			if (!parts.omitted) {

@@ -370,9 +370,9 @@ static void noted_numbers(void)
 					memset(zeroed + m->at, '0', m->len);
 					at = m->at + m->len;
 				}
-				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, true, tags[i], &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, TL_ENC_ZEROED, tags[i], &enc), 0);
 			} else {
-				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, false, tags[i], &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, 0, tags[i], &enc), 0);
 			}
 		}
 		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
@@ -391,7 +391,7 @@ static void noted_numbers(void)
 		nums[0] = (struct kt_num){ a, (uint32_t)k1, (uint8_t)k2, (uint8_t)k2 };
 		nums[1] = (struct kt_num){ b, (uint32_t)(k1 + k2 + k3), (uint8_t)k4, 0 };
 		memset(line + k1 + k2 + k3 + k4, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, false, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, 0, 0, &enc), 0);
 	}
 	CHECK_EQ(d.n, before + 1);
 	{
@@ -410,9 +410,9 @@ static void noted_numbers(void)
 		tl_dict_new_chunk(&d);
 		memset(a + 3, 0, 8);
 		memset(b + 3, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, false, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, 0, 0, &enc), 0);
 		from = enc.n;
-		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, false, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, 0, 0, &enc), 0);
 		nsk = load_skeletons(&d, sk1, sklen1);
 		p = enc.p + from;
 		n = decode_line(&p, enc.p + enc.n, sk1, sklen1, nsk, 21, out, sizeof(out), &tag);
@@ -480,7 +480,7 @@ static void full_dictionary(void)
 	memcpy(line, "len=0000 end", 12);
 	memset(line + 12, 0, 8);
 	from = enc.n;
-	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, true, 0, &enc), 0);
+	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, TL_ENC_ZEROED, 0, &enc), 0);
 	p = enc.p + from;
 	n = decode_line(&p, enc.p + enc.n, sk, sklen, 0, 0, out, sizeof(out), &(unsigned){ 0 });
 	CHECK(enc.p[from] == 0);             /* stored whole, its tag the line before's */
@@ -489,11 +489,69 @@ static void full_dictionary(void)
 	tl_dict_free(&d);
 }
 
+/* TL_ENC_NUL_ENDS: a line ends at its first NUL, on the hint's fast path (the line is
+ * its skeleton's but for what follows the NUL) and on the slow one; the notes past the
+ * NUL are not holes. Without the flag the NUL is a byte of the line. */
+static void nul_ends_line(void)
+{
+	static const uint8_t *sk[MAX_SKELETONS];
+	static size_t sklen[MAX_SKELETONS];
+	static const struct {
+		const char *text;
+		size_t len;
+		unsigned how;
+		const char *want;
+		size_t want_len;
+	} cases[] = {
+		{ "pid=0000 done", 13, TL_ENC_ZEROED, "pid=4242 done", 13 },   /* the skeleton */
+		{ "pid=0000 done\0 x=00", 20, TL_ENC_ZEROED | TL_ENC_NUL_ENDS, "pid=4242 done", 13 },
+		{ "pid=0000 do\0ne", 15, TL_ENC_ZEROED | TL_ENC_NUL_ENDS, "pid=4242 do", 11 },
+		{ "\0pid=0000 done", 14, TL_ENC_ZEROED | TL_ENC_NUL_ENDS, "", 0 },
+		{ "pid=0000 done\0", 14, TL_ENC_ZEROED, "pid=4242 done\0", 14 },
+		/* the skeleton of the line before fits but for its NUL */
+		{ "pid=0000 done\0", 14, TL_ENC_ZEROED | TL_ENC_NUL_ENDS, "pid=4242 done", 13 },
+	};
+	struct tl_dict d;
+	struct tl_buf enc = { 0 };
+	unsigned tag = UINT_MAX;
+	size_t from[6], nsk;
+	const uint8_t *p;
+
+	CHECK(prev_alloc());
+	tl_dict_init(&d);
+	tl_dict_new_chunk(&d);
+	for (size_t i = 0; i < 6; i++) {
+		char line[64] = { 0 };
+		/* pid's digits as '0's, and a second number past the NUL in case 1 */
+		struct kt_num nums[2] = { { 4242, 4, 4, 0 }, { 77, 18, 2, 0 } };
+
+		memcpy(line, cases[i].text, cases[i].len);
+		from[i] = enc.n;
+		CHECK_EQ(tl_encode_line_nums(&d, line, cases[i].len, nums, i == 1 ? 2 : 1, 3,
+					     cases[i].how, 0, &enc), 0);
+	}
+	nsk = load_skeletons(&d, sk, sklen);
+	p = enc.p;
+	for (size_t i = 0; i < 6; i++) {
+		char out[64];
+		long n;
+
+		CHECK(p == enc.p + from[i]);
+		n = decode_line(&p, enc.p + enc.n, sk, sklen, nsk, 1, out, sizeof(out), &tag);
+		CHECK_EQ(n, (long)cases[i].want_len);
+		CHECK(n >= 0 && !memcmp(out, cases[i].want, cases[i].want_len));
+	}
+	tl_buf_free(&enc);
+	tl_dict_free(&d);
+	prev_free();
+}
+
 int main(void)
 {
 	RUN(round_trip);
 	RUN(noted_numbers);
 	RUN(hex_after_letters);
 	RUN(full_dictionary);
+	RUN(nul_ends_line);
 	return TEST_EXIT();
 }
