@@ -392,14 +392,13 @@ static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, siz
 static int format_text(struct td_source *t, size_t *n)
 {
 	size_t need;
-	struct ktrace_record kr;
+	const struct ktrace_record *kr = &t->cur.kr;
 
 	kt_tdrec_avail(&t->cur);
-	kr = t->cur.kr;
 	for (;;) {
 		need = t->src.want_nums
-			       ? ftev_format_nums(t->cur.s->f->evs, &kr, t->text, t->text_cap, &t->nums)
-			       : ktrace_event_format(t->cur.s->f->evs, &kr, 0, t->text, t->text_cap, NULL);
+			       ? ftev_format_nums(t->cur.s->f->evs, kr, t->text, t->text_cap, &t->nums)
+			       : ktrace_event_format(t->cur.s->f->evs, kr, 0, t->text, t->text_cap, NULL);
 		if (need < t->text_cap)
 			break;
 		if (kt_grow((void **)&t->text, &t->text_cap, need + 1, 1))
@@ -516,13 +515,11 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	/* (the caller makes the prefix: of any length) */
 	if (src->omit_prefix && src->want_nums && !text_only && prefix_plain(r) && len > (size_t)h + 1) {
 		/* the label, then the text formatted in place (no copy) */
-		struct ktrace_record kr;
 		size_t room = len - (size_t)h;
 
 		kt_tdrec_avail(&t->cur);
-		kr = t->cur.kr;
 		memcpy(buf, head, (size_t)h);
-		n = ftev_format_nums(f->evs, &kr, buf + h, room, &t->nums);
+		n = ftev_format_nums(f->evs, &t->cur.kr, buf + h, room, &t->nums);
 		if (n >= room)        /* the caller makes room and asks again */
 			return n > INT32_MAX - (size_t)h ? -EOVERFLOW : (int)((size_t)h + n);
 		if (src->nul_later) {

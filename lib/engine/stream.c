@@ -690,12 +690,15 @@ size_t kt_stream_registry_bytes(struct ktrace_stream *s)
 	return n;
 }
 
-int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
-			   unsigned how)
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
+			   const struct kt_line_parts **parts, unsigned how)
 {
+	static const struct kt_line_parts none;
 	int ret;
 
-	memset(parts, 0, sizeof(*parts));
+	/* (the source's own parts, not a copy: read back whole right after the source
+	 * wrote them field by field, a copy stalled on every line) */
+	*parts = &none;
 	if (s->ra)
 		return -ENOTSUP;
 	if (!s->cur)
@@ -709,7 +712,7 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struc
 	s->cur->nul_later = false;
 	s->cur->want_nums = false;
 	if (ret >= 0)
-		*parts = s->cur->line;
+		*parts = &s->cur->line;
 	return ret;
 }
 

@@ -139,15 +139,16 @@ int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
 int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
 		   uint64_t *skipped, struct ktrace_error *err);
 
-/* ktrace_stream_format, and how the line starts (style 0 when not known). how: with
- * KT_FORMAT_OMIT_PREFIX, a prefix the source can tell of is left out (parts->omitted);
- * with KT_FORMAT_NUL_LATER, the source may leave the text's end at a NUL to the caller
- * (parts->nul_later: the line ends at its first NUL, if any; the final newline is gone
- * either way). */
+/* ktrace_stream_format, and how the line starts (*parts: the source's, valid until the
+ * stream moves on; style 0 when not known, all 0 after an error). how: with
+ * KT_FORMAT_OMIT_PREFIX, a prefix the source can tell of is left out (omitted); with
+ * KT_FORMAT_NUL_LATER, the source may leave the text's end at a NUL to the caller
+ * (nul_later: the line ends at its first NUL, if any; the final newline is gone either
+ * way). */
 #define KT_FORMAT_OMIT_PREFIX 1u
 #define KT_FORMAT_NUL_LATER 2u
-int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len, struct kt_line_parts *parts,
-			   unsigned how);
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
+			   const struct kt_line_parts **parts, unsigned how);
 
 /* Bytes of event formats and symbols the stream's sources hold: what each further
  * stream of the same inputs costs (the sinks that read with several streams). */

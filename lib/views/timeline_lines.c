@@ -119,11 +119,9 @@ static int find_style(struct tl_lines *l, const struct ktrace_stream_record *r, 
 	return 0;
 }
 
-/* The record's line into the current chunk: the encoding of what follows the prefix,
- * tagged with the prefix's style. */
 /* The record's line into l->line (*n bytes; an error gives an empty line), with parts
  * (kt_stream_format_parts). 0 or -ENOMEM. */
-static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_line_parts *parts,
+static int format_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt_line_parts **parts,
 		       bool omit_prefix, size_t *n)
 {
 	for (;;) {
@@ -133,7 +131,6 @@ static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_li
 		if (len < 0) {
 			len = 0;
 			l->line[0] = 0;
-			memset(parts, 0, sizeof(*parts));
 		}
 		/* (the encoder reads up to 8 bytes past the line) */
 		if ((size_t)len + 8 < l->line_cap) {
@@ -145,9 +142,11 @@ static int format_line(struct tl_lines *l, struct ktrace_stream *s, struct kt_li
 	}
 }
 
+/* The record's line into the current chunk: the encoding of what follows the prefix,
+ * tagged with the prefix's style. */
 static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct ktrace_stream_record *r)
 {
-	struct kt_line_parts parts;
+	const struct kt_line_parts *parts;
 	/* the page has what the source makes the prefix of (the record's time as the page's,
 	 * its comm whole in the task's, its CPU a lane): the source may leave it out */
 	bool page_prefix = r->ts == l->last_ts && r->tid >= 0 && r->cpu >= 0 && r->cpu < TL_MAX_CPUS &&
@@ -158,20 +157,20 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 
 	if (format_line(l, s, &parts, page_prefix, &n))
 		return -ENOMEM;
-	if (page_prefix && (parts.style == KT_PREFIX_USECS || parts.style == KT_PREFIX_NSECS) &&
-	    parts.label + parts.prefix <= n) {
-		int id = parts.label ? label_id(l, l->line, parts.label) : -1;
+	if (page_prefix && (parts->style == KT_PREFIX_USECS || parts->style == KT_PREFIX_NSECS) &&
+	    parts->label + parts->prefix <= n) {
+		int id = parts->label ? label_id(l, l->line, parts->label) : -1;
 
-		if (!parts.label || id >= 0) {
-			st = parts.style + (parts.label ? 4 * (id + 1) : 0);
-			plen = parts.label + parts.prefix;
-		} else if (parts.omitted) {
+		if (!parts->label || id >= 0) {
+			st = parts->style + (parts->label ? 4 * (id + 1) : 0);
+			plen = parts->label + parts->prefix;
+		} else if (parts->omitted) {
 			/* too many labels: the whole line, as it is */
 			if (format_line(l, s, &parts, false, &n))
 				return -ENOMEM;
 		}
 	}
-	if (!st && parts.nul_later)
+	if (!st && parts->nul_later)
 		n = strnlen(l->line, n);        /* (the encoder looks for it otherwise) */
 	if (!st)
 		st = find_style(l, r, l->last_ts, l->line, n, &plen);
@@ -180,16 +179,16 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 	{
 		/* the formatter's numbers, from where the encoded part starts (mostly where
 		 * the text does: as they are) */
-		const struct kt_num *nums = parts.nums;
-		unsigned nn = parts.nnums;
+		const struct kt_num *nums = parts->nums;
+		unsigned nn = parts->nnums;
 
-		if (parts.text_at != plen) {
+		if (parts->text_at != plen) {
 			nn = 0;
-			for (unsigned i = 0; i < parts.nnums; i++) {
-				size_t at = parts.nums[i].at + parts.text_at;
+			for (unsigned i = 0; i < parts->nnums; i++) {
+				size_t at = parts->nums[i].at + parts->text_at;
 
 				if (at >= plen) {
-					l->nums[nn] = parts.nums[i];
+					l->nums[nn] = parts->nums[i];
 					l->nums[nn++].at = (uint32_t)(at - plen);
 				}
 			}
@@ -197,7 +196,7 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 		}
 		if (tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
 					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS),
-					TL_ENC_ZEROED | (parts.nul_later ? TL_ENC_NUL_ENDS : 0),
+					TL_ENC_ZEROED | (parts->nul_later ? TL_ENC_NUL_ENDS : 0),
 					(unsigned)st, &l->enc))
 			return -ENOMEM;
 	}

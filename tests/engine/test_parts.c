@@ -53,7 +53,7 @@ static size_t compare_lines(const char *path, size_t *noted, size_t *negative)
 	}
 	while (ktrace_stream_next(s, &r, &err) > 0) {
 		char want[4096], got[4096];
-		struct kt_line_parts parts;
+		const struct kt_line_parts *parts;
 		int nw = ktrace_stream_format(s, want, sizeof(want));
 
 		*negative += r->kind == KTRACE_STREAM_EVENT && r->tid < 0;
@@ -64,24 +64,24 @@ static size_t compare_lines(const char *path, size_t *noted, size_t *negative)
 			size_t tail;
 
 			if (ng < 0 || (size_t)ng >= sizeof(got) ||
-			    (parts.nul_later && !(how & KT_FORMAT_NUL_LATER))) {
+			    (parts->nul_later && !(how & KT_FORMAT_NUL_LATER))) {
 				bad++;
 				continue;
 			}
-			if (parts.nul_later)
+			if (parts->nul_later)
 				ng = (int)strnlen(got, (size_t)ng);
-			*noted += parts.nnums;
-			digits_in(got, (size_t)ng, &parts);
-			if (!parts.omitted) {
+			*noted += parts->nnums;
+			digits_in(got, (size_t)ng, parts);
+			if (!parts->omitted) {
 				if (ng != nw || memcmp(got, want, (size_t)nw))
 					bad++;
 				continue;
 			}
 			/* the label, the prefix left out, the text */
-			tail = (size_t)ng - parts.text_at;
-			if (parts.text_at != parts.label || tail > (size_t)nw ||
-			    memcmp(got, want, parts.label) ||
-			    memcmp(got + parts.text_at, want + (size_t)nw - tail, tail))
+			tail = (size_t)ng - parts->text_at;
+			if (parts->text_at != parts->label || tail > (size_t)nw ||
+			    memcmp(got, want, parts->label) ||
+			    memcmp(got + parts->text_at, want + (size_t)nw - tail, tail))
 				bad++;
 		}
 		if (bad == 1)
