@@ -211,12 +211,14 @@ def zoom_checks(page, name):
 
 
 def check_page(b, a):
-    # no_stream: a browser without DecompressionStream (the page inflates by itself)
+    # no_stream: a browser without DecompressionStream nor Uint8Array.fromBase64 (the
+    # page inflates by itself, decodes base64 with atob)
     page = b.open('file://' + os.path.abspath(a.html), WIDTH, HEIGHT, timeout=120,
-                  before='delete window.DecompressionStream;' if a.no_stream else None)
+                  before='delete window.DecompressionStream; delete Uint8Array.fromBase64;'
+                  if a.no_stream else None)
     if a.no_stream:
-        ok(page.eval('typeof DecompressionStream') == 'undefined',
-           '%s: the page runs without DecompressionStream' % a.name)
+        ok(page.eval('typeof DecompressionStream + typeof Uint8Array.fromBase64') == 'undefinedundefined',
+           '%s: the page runs without DecompressionStream and Uint8Array.fromBase64' % a.name)
     ready = page.eval('(window.ktlLoaded || Promise.resolve(false)).then(r => !!(r && window.ktl && ktl.ready))', timeout=120)
     if not ok(ready, '%s: the page loads and draws (%.2f s)' % (a.name, page.load_seconds),
               page.eval('document.getElementById("ktl").textContent.slice(0, 300)')):
