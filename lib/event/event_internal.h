@@ -118,8 +118,11 @@ void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n);
 static inline void ftev_out_write(struct ftev_out *o, const char *p, size_t n)
 {
 	if (__builtin_expect(o->len <= o->cap && n <= o->cap - o->len, 1)) {
-		char *d = o->buf + o->len;
+		char *d;
 
+		if (!n)         /* (buf may be NULL: a call that asks for the length) */
+			return;
+		d = o->buf + o->len;
 		o->len += n;
 		/* short pieces: two overlapping fixed-size copies, no call */
 		if (n >= 8 && n <= 16) {
@@ -129,11 +132,9 @@ static inline void ftev_out_write(struct ftev_out *o, const char *p, size_t n)
 			memcpy(d, p, 4);
 			memcpy(d + n - 4, p + n - 4, 4);
 		} else if (n < 4) {
-			if (n) {
-				d[0] = p[0];
-				d[n / 2] = p[n / 2];
-				d[n - 1] = p[n - 1];
-			}
+			d[0] = p[0];
+			d[n / 2] = p[n / 2];
+			d[n - 1] = p[n - 1];
 		} else {
 			memcpy(d, p, n);
 		}
