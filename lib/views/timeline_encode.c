@@ -761,19 +761,19 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
 			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out)
 {
-	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL, use = 0;
+	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL;
 	int64_t id;
 
-	if (last && last[0] && fits(d, last[0] - 1, (const uint8_t *)line, len, nums, nn)) {
-		use = last[0];
-	} else if (last && last[1] && fits(d, last[1] - 1, (const uint8_t *)line, len, nums, nn)) {
-		/* the other of the hint's last two skeletons: first from now on */
-		use = last[1];
-		last[1] = last[0];
-		last[0] = use;
+	for (unsigned j = 0; last && j < TL_HINT_WAYS && last[j]; j++) {
+		if (fits(d, last[j] - 1, (const uint8_t *)line, len, nums, nn)) {
+			/* one of the hint's last skeletons, nums its holes: first from now on */
+			uint32_t use = last[j];
+
+			memmove(last + 1, last, j * sizeof(*last));
+			last[0] = use;
+			return put_holes(d, use - 1, nums, nn, tag, out);
+		}
 	}
-	if (use)        /* one of the hint's last two skeletons, nums its holes */
-		return put_holes(d, use - 1, nums, nn, tag, out);
 	/* (fits takes no NUL: the line ends at its first one; the notes past it are not
 	 * taken) */
 	if (how & TL_ENC_NUL_ENDS)
@@ -785,8 +785,13 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		return -ENOMEM;
 	if (id < 0 && (how & TL_ENC_ZEROED) && !(line = with_digits(d, line, len, nums, nn)))
 		return -ENOMEM;
-	if (last && id >= 0 && last[0] != (uint32_t)id + 1) {
-		last[1] = last[0];
+	if (last && id >= 0) {
+		/* first of the hint's skeletons (the last one goes if it is new) */
+		unsigned j = 0;
+
+		while (j < TL_HINT_WAYS - 1 && last[j] && last[j] != (uint32_t)id + 1)
+			j++;
+		memmove(last + 1, last, j * sizeof(*last));
 		last[0] = (uint32_t)id + 1;
 	}
 	if (id < 0)

@@ -98,6 +98,7 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 #define TL_DICT_MAX_BYTES (24u << 20)   /* beyond: lines go literal */
 #define TL_DICT_RECENT 1024
 #define TL_DICT_HINTS 512
+#define TL_HINT_WAYS 4                 /* skeletons kept per hint */
 struct tl_skeleton {
 	uint64_t hash;
 	uint32_t at, len;              /* its bytes in the dictionary's data (after their
@@ -127,8 +128,8 @@ struct tl_dict {
 	 * find theirs here, without hashing it whole) */
 	uint32_t recent[TL_DICT_RECENT];
 	/* the skeletons the last lines of each hint had (tl_encode_line_nums), the latest
-	 * first: id + 1 */
-	uint32_t hint[TL_DICT_HINTS][2];
+	 * first: id + 1 (0: none) */
+	uint32_t hint[TL_DICT_HINTS][TL_HINT_WAYS];
 };
 
 
@@ -146,9 +147,10 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag
  * digits where it needs the text (a line stored whole); TL_ENC_NUL_ENDS, the line ends
  * at its first NUL if it has one (kt_stream_format_parts' nul_later: the encoder looks,
  * when it reads the bytes anyway). hint (-1: none) names lines that tend to
- * have few skeletons (the records of one event): a line that is one of the two last
- * skeletons of its hint with nums as its holes is encoded without cutting it up. The 8 bytes
- * after line[len - 1] must be readable (the scan reads 8 at a time). */
+ * have few skeletons (the records of one event): a line that is one of the
+ * TL_HINT_WAYS last skeletons of its hint with nums as its holes is encoded without
+ * cutting it up. The 8 bytes after line[len - 1] must be readable (the scan reads 8 at
+ * a time). */
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
 			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out);
 #define TL_ENC_ZEROED 1u
