@@ -175,7 +175,7 @@ function block2(el) {
 // its high 4 bits, match length - 4 in its low 4; 15 continues in bytes up to one below
 // 255), the literals, a 2-byte little-endian offset back into the output, the match.
 // The last sequence has literals only. into: a buffer to decode into when it has room
-// (fresh memory is much of the page's load time: the column chunks share one).
+// (the column chunks share one: less fresh memory and garbage).
 function unlz4(src, n, into) {
   const out = into && into.length >= n ? into.subarray(0, n) : new Uint8Array(n), end = src.length;
   let ip = 0, op = 0;
