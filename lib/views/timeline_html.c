@@ -113,7 +113,7 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	if (pthread_mutex_init(&h->mu, NULL))
 		return -ENOMEM;
 	kt_turns_init(&h->claims, NULL, NULL);
-	h->dest = out;             /* from here on tl_html_free has something to free */
+	/* (from here on tl_html_free has something to free: layout.dest is set) */
 	tl_layout_open(&h->layout, out);
 	h->out = tl_layout_head(&h->layout);
 	h->o = o;
@@ -430,13 +430,13 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 	put(h, "</script>\n");
 	if ((ret = tl_layout_join(&h->layout, err)))
 		return ret;
-	kt_out_puts(h->dest, "</body></html>\n");
+	kt_out_puts(h->layout.dest, "</body></html>\n");
 	return 0;
 }
 
 void tl_html_free(struct tl_html *h)
 {
-	if (!h->dest)
+	if (!h->layout.dest)
 		return;
 	join_lines(h, true);
 	for (unsigned i = 0; i < h->nthr; i++)

@@ -91,8 +91,7 @@ struct tl_lines {
 
 struct tl_html {
 	struct ktrace_out *out;        /* the head's (tl_layout_head) */
-	struct ktrace_out *dest;       /* the caller's */
-	struct tl_layout layout;
+	struct tl_layout layout;       /* its dest: the caller's output */
 	const struct ktrace_view_timeline_opts *o;
 	struct tl_model *m;
 	size_t ninputs;
