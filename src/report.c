@@ -53,7 +53,12 @@ static const char report_help[] =
 "        kernels write them), records that end exactly on the commit size, events of\n"
 "        at least 8 bytes. The smallest sub-buffer size that fits wins; when two\n"
 "        long sizes or byte orders fit equally well, ktrace says which and stops\n"
-"        (exit status 1): give --long-size or --endian.\n"
+"        (exit status 1): give --long-size or --endian. A sub-buffer whose bytes\n"
+"        are all zero (never written, or padding) counts neither way and is listed\n"
+"        as empty; when no sub-buffer with a header sits at an odd index, the size\n"
+"        twice as big is taken (the kernel zeroes what a sub-buffer does not use).\n"
+"        Data that is all zero has no layout to infer: exit status 1, unless\n"
+"        --page-size, --long-size and --endian are all given.\n"
 "\n"
 "    Darwin ktrace file (V3, magic 0x55aa0300 or kernel tag 0x1000) or kdebug\n"
 "    raw stream (RAW_VERSION1 0x55aa0101, RAW_VERSION2 0x55aa0200, or V0 with\n"
@@ -85,8 +90,8 @@ static const char report_help[] =
 "    A corrupt or truncated input is reported on standard error as\n"
 "    'ktrace: FILE: offset 0x...: what went wrong' after everything readable has\n"
 "    been printed, and the exit status is 1. An option that does not apply to the\n"
-"    format read (--csv on raw pages, --format on raw pages...) is refused with\n"
-"    the format's name (exit status 2).\n"
+"    format read (--csv on raw pages or trace.dat, -t on Darwin data, --format on\n"
+"    raw pages...) is refused with the format's name (exit status 2).\n"
 "\n"
 "OPTIONS\n"
 "    -i, --input FILE\n"
@@ -249,11 +254,50 @@ static const struct option report_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options above, then trace-cmd report's for trace.dat (report_tracedat.c) that
+ * are not among them: those are named as not applying to the other formats. */
+#define REPORT_SHORT "i:hC:f:"
+static struct option all_options[sizeof(report_options) / sizeof(report_options[0]) + 64];
+static char all_short[64];
+static int n_report_options;
+
+static void build_options(void)
+{
+	const struct option *td = report_tracedat_options();
+	const char *s = report_tracedat_shortopts();
+	size_t n = 0, k;
+
+	while (report_options[n].name) {
+		all_options[n] = report_options[n];
+		n++;
+	}
+	n_report_options = (int)n;
+	for (; td->name && n + 1 < sizeof(all_options) / sizeof(all_options[0]); td++) {
+		for (k = 0; report_options[k].name && strcmp(report_options[k].name, td->name); k++)
+			;
+		if (!report_options[k].name)
+			all_options[n++] = *td;
+	}
+	all_options[n] = (struct option){ NULL, 0, NULL, 0 };
+	/* the letters trace-cmd's alone takes, each with its ':' or '::' */
+	k = (size_t)snprintf(all_short, sizeof(all_short), "%s", REPORT_SHORT);
+	for (s += *s == ':'; *s && k + 3 < sizeof(all_short); s++) {
+		size_t colons = strspn(s + 1, ":");
+
+		if (!strchr(REPORT_SHORT, *s)) {
+			memcpy(all_short + k, s, 1 + colons);
+			k += 1 + colons;
+		}
+		s += colons;
+	}
+	all_short[k] = 0;
+}
+
 struct report_opts {
 	const char *file;
 	const char *format;
 	/* the first option given of each kind, to refuse those the input has no use for */
-	char pages_opt[32], darwin_opt[32], format_opt[32];
+	char pages_opt[32], darwin_opt[32], format_opt[32], tracedat_opt[32];
 	bool force_pages;
 	struct ktrace_ring_layout layout;
 	struct darwin_cli darwin;
@@ -265,18 +309,26 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 	int c;
 
 	o->layout.big_endian = -1;
+	build_options();
 	optind = 1;
 	for (;;) {
 		int longindex = -1;
 		char name[32];
 
-		c = getopt_long(argc, argv, "i:hC:f:", report_options, &longindex);
+		c = getopt_long(argc, argv, all_short, all_options, &longindex);
 		if (c == -1)
 			break;
 		if (longindex >= 0)
-			snprintf(name, sizeof(name), "--%s", report_options[longindex].name);
+			snprintf(name, sizeof(name), "--%s", all_options[longindex].name);
 		else
 			snprintf(name, sizeof(name), "-%c", c);
+		/* trace-cmd report's: for trace.dat files only */
+		if (longindex >= n_report_options ||
+		    (longindex < 0 && c != '?' && c != ':' && !strchr(REPORT_SHORT, c))) {
+			if (!o->tracedat_opt[0])
+				snprintf(o->tracedat_opt, sizeof(o->tracedat_opt), "%s", name);
+			continue;
+		}
 		switch (c) {
 		case OPT_PAGES: case OPT_PAGE_SIZE: case OPT_LONG_SIZE: case OPT_ENDIAN:
 			if (!o->pages_opt[0])
@@ -284,7 +336,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			break;
 		case 'C': case 'f': case DARWIN_OPT_CSV: case DARWIN_OPT_PID:
 		case DARWIN_OPT_PROCESS: case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE:
-		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER:
+		case DARWIN_OPT_CODES: case DARWIN_OPT_FILTER: case DARWIN_OPT_DURATIONS:
 			if (!o->darwin_opt[0])
 				snprintf(o->darwin_opt, sizeof(o->darwin_opt), "%s", name);
 			break;
@@ -333,7 +385,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 			cli_print_help(&cli_report);
 			exit(CLI_OK);
 		default:
-			return cli_bad_option("report", "i:hC:f:", argv);
+			return cli_bad_option("report", all_short, argv);
 		}
 	}
 	if (optind < argc) {
@@ -373,17 +425,22 @@ static int check_options_apply(const struct report_opts *o, const struct cli_inp
 									 : o->format_opt;
 		break;
 	}
+	/* trace-cmd report's options: trace.dat only */
+	if ((!bad || !bad[0]) && ci->format != KTRACE_FORMAT_TRACEDAT)
+		bad = o->tracedat_opt;
 	if (!bad || !bad[0])
 		return CLI_OK;
 	return cli_usage_error("report", "%s: option %s does not apply to %s", ci->file, bad,
 			       ktrace_detect_format_name(ci->format));
 }
 
-/* Does the command line ask for raw pages (--pages, --page-size...)? Then a file that
- * looks like trace.dat is still read as pages. */
-static bool asks_for_pages(int argc, char **argv)
+/* Does the command line ask for another format (raw pages with --pages, --page-size...,
+ * a Darwin V0 stream with --raw-v0)? Then a file that looks like trace.dat is still read
+ * as that. */
+static bool asks_for_format(int argc, char **argv)
 {
-	static const char *const names[] = { "--pages", "--page-size", "--long-size", "--endian" };
+	static const char *const names[] = { "--pages", "--page-size", "--long-size", "--endian",
+					     "--raw-v0" };
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
@@ -402,7 +459,7 @@ static int run_report(int argc, char **argv)
 	int ret;
 
 	/* trace.dat files take trace-cmd report's options */
-	if (!asks_for_pages(argc, argv)) {
+	if (!asks_for_format(argc, argv)) {
 		ret = report_tracedat_main(argc, argv);
 		if (ret >= 0)
 			return ret;

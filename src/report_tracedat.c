@@ -20,6 +20,7 @@
 #include <ktrace/tracedat.h>
 
 #include "cli.h"
+#include "darwin_cli.h"
 #include "report_tracedat.h"
 #include <ktrace/view.h>
 
@@ -27,6 +28,7 @@ enum {
 	O_CPU = 300, O_CPUS, O_FIRST, O_LAST, O_STAT, O_UNAME, O_VERSION, O_TSDIFF,
 	O_TSOFFSET, O_NODATE, O_RAWTS, O_DEBUG, O_INPUT, O_UNSUPPORTED, O_UNSUPPORTED_ARG,
 	O_IGNORED, O_PID, O_COMM, O_HELP, O_THREADS, O_BOUNDARY, O_PROFILE, O_BYCOMM,
+	O_OTHER_FORMAT,
 };
 
 static const struct option td_options[] = {
@@ -59,11 +61,27 @@ static const struct option td_options[] = {
 	{ "align-ts",     no_argument,       NULL, O_UNSUPPORTED },
 	{ "threads",      required_argument, NULL, O_THREADS },
 	{ "help",         no_argument,       NULL, O_HELP },
+	/* the other formats' options (report.c): named as not applying to trace.dat; the
+	 * Darwin --pid is trace-cmd's above. (--pages, --page-size, --long-size, --endian
+	 * and --raw-v0 choose another format: such a command line never comes here.) */
+	{ "format",       required_argument, NULL, O_OTHER_FORMAT },
+	DARWIN_CLI_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
-/* trace-cmd report's short options (those it takes an argument for included). */
-static const char td_short[] = ":hSIi:feGpRr:tPNn:LlEwF:V::vTqO:H:";
+/* trace-cmd report's short options (those it takes an argument for included), and
+ * the Darwin -C. */
+static const char td_short[] = ":hSIi:feGpRr:tPNn:LlEwF:V::vTqO:H:C:";
+
+const struct option *report_tracedat_options(void)
+{
+	return td_options;
+}
+
+const char *report_tracedat_shortopts(void)
+{
+	return td_short;
+}
 
 struct td_cli {
 	struct ktrace_view_text_opts o;
@@ -86,6 +104,7 @@ struct td_cli {
 	bool neg;
 	bool endian, page_size;
 	bool wakeup, profile;                     /* -w, --profile */
+	char other_opt[32];                       /* another format's option, the first */
 	struct ktrace_view_profile_opts prof;     /* --by-comm, -G */
 };
 
@@ -215,6 +234,15 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'h': case O_HELP:
 			cli_print_help(&cli_report);
 			return -2;
+		case 'C': case O_OTHER_FORMAT: case DARWIN_OPT_CSV: case DARWIN_OPT_PROCESS:
+		case DARWIN_OPT_RAW_V0: case DARWIN_OPT_TIMEBASE: case DARWIN_OPT_CODES:
+		case DARWIN_OPT_FILTER: case DARWIN_OPT_DURATIONS:
+			if (!c->other_opt[0] && opt == 'C')
+				snprintf(c->other_opt, sizeof(c->other_opt), "-C");
+			else if (!c->other_opt[0])
+				snprintf(c->other_opt, sizeof(c->other_opt), "--%s",
+					 td_options[longindex].name);
+			break;
 		case O_UNSUPPORTED: case O_UNSUPPORTED_ARG:
 			return cli_usage_error("report", "option '--%s' of trace-cmd report is not "
 					       "supported", td_options[longindex].name);
@@ -341,6 +369,9 @@ int report_tracedat_main(int argc, char **argv)
 	}
 	memcpy(copy, argv, ((size_t)argc + 1) * sizeof(*copy));
 	ret = parse(&c, argc, copy);
+	if (!ret && c.other_opt[0])
+		ret = cli_usage_error("report", "%s: option %s does not apply to %s", first,
+				      c.other_opt, ktrace_detect_format_name(KTRACE_FORMAT_TRACEDAT));
 	if (ret) {
 		free(copy);
 		td_free(&c);

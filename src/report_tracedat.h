@@ -8,4 +8,11 @@
  * nothing, for any other input. */
 int report_tracedat_main(int argc, char **argv);
 
+/* trace-cmd report's options (a getopt_long table ending with a zero entry, and the
+ * short-option string), which report names as not applying to the other formats. The
+ * table also lists the other formats' options (Darwin's, --format) and the string -C. */
+struct option;
+const struct option *report_tracedat_options(void);
+const char *report_tracedat_shortopts(void);
+
 #endif

@@ -28,18 +28,28 @@ struct ktrace_ring_layout {
 };
 
 /*
- * Fills in the unknown fields of *layout from the first len bytes of a dump and
- * returns a confidence score: 0 when no layout explains the data, more when more
- * sub-buffers were consistent with the chosen one. Known fields are kept as given.
- * A layout explains the data when its first sub-buffer and at least 3 in 4 of the
- * others (up to 32 are checked) are consistent: the commit word holds only the size
- * and the lost-events flags (sign-extended on 64-bit kernels), and the walk over the
- * records ends exactly on the commit size. The smallest sub-buffer size that explains
- * the data wins. KTRACE_RING_AMBIGUOUS (negative) when two long sizes or byte orders
- * explain it equally well: *layout then holds one of them, and the caller should
- * ask which (fixing the other fields tells them apart).
+ * Fills in the unknown fields of *layout from the first len bytes of a dump (up to
+ * KTRACE_RING_DETECT_BYTES are used) and returns a confidence score: 0 when no layout
+ * explains the data, more when more sub-buffers were consistent with the chosen one.
+ * Known fields are kept as given. A sub-buffer whose bytes are all zero (a buffer
+ * never written, or padding) fits every layout and counts neither way; no layout
+ * explains data that is all zero. A layout explains the data when its first other
+ * sub-buffer and at least 3 in 4 of the others (of the first 32) are consistent: the
+ * commit word holds only the size and the lost-events flags (sign-extended on 64-bit
+ * kernels), and the walk over the records ends exactly on the commit size. The
+ * smallest sub-buffer size that explains the data wins (a larger one would skip the
+ * headers in between), unless no header it reads (a sub-buffer with or without
+ * records) sits at an odd index: what follows each header up to the next even index
+ * is then zero or not a header, as in sub-buffers twice as big (the kernel zeroes the
+ * part of a sub-buffer it does not use), and the bigger size is taken when it fits
+ * with the same long size and byte order. KTRACE_RING_AMBIGUOUS (negative) when two
+ * long sizes or byte orders explain the data equally well: *layout then holds one of
+ * them, and the caller should ask which (fixing the other fields tells them apart).
  */
 #define KTRACE_RING_AMBIGUOUS (-1)
+/* The bytes from a dump's start that ktrace_ring_detect looks at, at most: two of the
+ * largest sub-buffers it considers (1 MiB). */
+#define KTRACE_RING_DETECT_BYTES (2u << 20)
 KTRACE_API int ktrace_ring_detect(const void *data, size_t len, struct ktrace_ring_layout *layout);
 
 #ifdef __cplusplus

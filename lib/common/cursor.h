@@ -129,6 +129,14 @@ static inline void kt_store_u64(void *p, uint64_t v, bool big)
 	memcpy(p, &v, 8);
 }
 
+/* Whether all n bytes at p are zero (true for n 0): a page never written, or padding. */
+static inline bool kt_all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	return !n || (!b[0] && !memcmp(b, b + 1, n - 1));
+}
+
 static inline int kt_cursor_u8(struct kt_cursor *c, uint8_t *v)
 {
 	int ret = kt_cursor_need(c, 1, "u8");

@@ -371,7 +371,7 @@ int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
 		free(r);
 		return ret;
 	}
-	got = ktrace_input_peek(r->in, 0, KTRACE_DETECT_BYTES, &head, err);
+	got = ktrace_input_peek(r->in, 0, KTRACE_RING_DETECT_BYTES, &head, err);
 	if (got < 0) {
 		ret = (int)got;
 		goto fail;

@@ -12,7 +12,7 @@ struct listing {
 	struct ktrace_out *out;
 	const char *name;
 	bool have_layout, big_endian;
-	uint64_t pages, events;
+	uint64_t pages, zero_pages, events;
 	uint64_t lost_known;      /* sum of stored lost-event counts */
 	uint64_t pages_lost;      /* sub-buffers preceded by lost events */
 	uint64_t pages_lost_unknown;
@@ -31,11 +31,19 @@ static void on_layout(void *arg, const struct ktrace_ring_layout *layout)
 }
 
 static void on_page(void *arg, uint64_t index, uint64_t offset, struct kbuffer *kb,
-		    const uint8_t *page)
+		    const uint8_t *page, bool zero)
 {
 	struct listing *l = arg;
 	long long missed = kbuffer_lost_events(kb);
 
+	if (zero) {
+		/* no header: a timestamp 0 and a commit 0 would be made up */
+		l->pages++;
+		l->zero_pages++;
+		kt_out_printf(l->out, "sub-buffer %" PRIu64 " at 0x%" PRIx64 ": empty, every byte "
+			      "zero (never written, or padding)\n", index, offset);
+		return;
+	}
 	if (missed) {
 		l->pages_lost++;
 		if (missed > 0)
@@ -85,7 +93,10 @@ int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout
 
 	if (!l.have_layout)
 		return ret;
-	kt_out_printf(out, "# %" PRIu64 " sub-buffers, %" PRIu64 " events", l.pages, l.events);
+	kt_out_printf(out, "# %" PRIu64 " sub-buffers", l.pages);
+	if (l.zero_pages)
+		kt_out_printf(out, " (%" PRIu64 " all zero)", l.zero_pages);
+	kt_out_printf(out, ", %" PRIu64 " events", l.events);
 	if (l.pages_lost)
 		kt_out_printf(out, "; events lost before %" PRIu64 " sub-buffers (%" PRIu64
 			      " counted%s)", l.pages_lost, l.lost_known,

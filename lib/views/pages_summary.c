@@ -17,9 +17,8 @@
 struct summary {
 	struct ktrace_ring_layout layout;
 	bool have_layout;
-	uint64_t pages, empty, events;
+	uint64_t pages, empty, zero, events;  /* zero: empty ones with every byte zero */
 	uint64_t lost_known, pages_lost, pages_lost_unknown;
-	uint64_t first_page_ts, last_page_ts;
 	uint64_t first_ts, last_ts;
 	uint64_t *by_id;             /* events per id, MAX_IDS entries */
 	uint64_t short_events;       /* payloads too short to hold an id */
@@ -34,18 +33,15 @@ static void on_layout(void *arg, const struct ktrace_ring_layout *layout)
 }
 
 static void on_page(void *arg, uint64_t index, uint64_t offset, struct kbuffer *kb,
-		    const uint8_t *page)
+		    const uint8_t *page, bool zero)
 {
 	struct summary *s = arg;
 	long long missed = kbuffer_lost_events(kb);
-	uint64_t ts = kbuffer_subbuf_timestamp(kb, (void *)page);
 
-	if (!s->pages)
-		s->first_page_ts = ts;
-	s->last_page_ts = ts;
 	s->pages++;
 	if (!kbuffer_subbuffer_size(kb))
 		s->empty++;
+	s->zero += zero;
 	if (missed) {
 		s->pages_lost++;
 		if (missed > 0)
@@ -82,7 +78,10 @@ static void print_text(const struct summary *s, struct ktrace_input *in, const c
 	kt_out_printf(o, "%-19s%zu bytes\n", "Sub-buffer size:", s->layout.page_size);
 	kt_out_printf(o, "%-19s%d bytes\n", "Kernel long:", s->layout.long_size);
 	kt_out_printf(o, "%-19s%s endian\n", "Byte order:", s->layout.big_endian ? "big" : "little");
-	kt_out_printf(o, "%-19s%" PRIu64 " (%" PRIu64 " empty)\n", "Sub-buffers:", s->pages, s->empty);
+	kt_out_printf(o, "%-19s%" PRIu64 " (%" PRIu64 " empty", "Sub-buffers:", s->pages, s->empty);
+	if (s->zero)
+		kt_out_printf(o, ", %" PRIu64 " of them all zero", s->zero);
+	kt_out_puts(o, ")\n");
 	kt_out_printf(o, "%-19s%" PRIu64 "\n", "Events:", s->events);
 	if (s->events)
 		kt_out_printf(o, "%-19s%" PRIu64 " to %" PRIu64 " (%" PRIu64 " ns)\n", "Timestamps:",
@@ -121,6 +120,7 @@ static void print_json(const struct summary *s, struct ktrace_input *in, const c
 	kt_json_cstr(&j, s->layout.big_endian ? "big" : "little");
 	kt_json_kv_u64(&j, "sub_buffers", s->pages);
 	kt_json_kv_u64(&j, "empty_sub_buffers", s->empty);
+	kt_json_kv_u64(&j, "zero_sub_buffers", s->zero);
 	kt_json_kv_u64(&j, "events", s->events);
 	kt_json_kv_opt_u64(&j, "first_ts", s->events, s->first_ts);
 	kt_json_kv_opt_u64(&j, "last_ts", s->events, s->last_ts);

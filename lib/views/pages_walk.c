@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include <ktrace/detect.h>
+#include "common/cursor.h"
 
 /* The message for data that two layouts explain equally well. */
 static int ambiguous(const uint8_t *head, size_t len, const struct ktrace_ring_layout *given,
@@ -40,7 +40,7 @@ static int detect_layout(struct ktrace_input *in, struct ktrace_ring_layout *lay
 {
 	struct ktrace_ring_layout given = *layout;
 	const uint8_t *head;
-	int64_t got = ktrace_input_peek(in, 0, KTRACE_DETECT_BYTES, &head, err);
+	int64_t got = ktrace_input_peek(in, 0, KTRACE_RING_DETECT_BYTES, &head, err);
 	int score;
 
 	if (got < 0)
@@ -52,6 +52,13 @@ static int detect_layout(struct ktrace_input *in, struct ktrace_ring_layout *lay
 	score = ktrace_ring_detect(head, (size_t)got, layout);
 	if (score == KTRACE_RING_AMBIGUOUS)
 		return ambiguous(head, (size_t)got, &given, layout->page_size, err);
+	/* Zero sub-buffers fit every layout: nothing to tell it by, and no guess. */
+	if (score <= 0 && kt_all_zero(head, (size_t)got))
+		return ktrace_error_at(err, -EBADMSG, 0, "%s %lld bytes are zero: no sub-buffer "
+				       "holds data to tell the layout by (a buffer never "
+				       "written?); --page-size, --long-size and --endian list "
+				       "them", got < KTRACE_RING_DETECT_BYTES ? "all" : "the first",
+				       (long long)got);
 	if (score <= 0)
 		return ktrace_error_at(err, -EBADMSG, 0,
 				       "not a ring-buffer dump: no sub-buffer layout fits "
@@ -106,7 +113,8 @@ int kt_pages_walk(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 		}
 		kbuffer_load_subbuffer_len(kb, (void *)page, layout->page_size);
 		if (v->page)
-			v->page(v->arg, index, offset, kb, page);
+			v->page(v->arg, index, offset, kb, page,
+				kt_all_zero(page, layout->page_size));
 		if (!walk_page(kb, offset, v) && !ret) {
 			/* keep going: the other sub-buffers are still worth reading */
 			ret = ktrace_error_at(err, -EBADMSG, offset,

@@ -16,15 +16,18 @@ struct kt_pages_visitor {
 	void *arg;
 	/* The layout is known; before the first sub-buffer. */
 	void (*layout)(void *arg, const struct ktrace_ring_layout *layout);
-	/* A sub-buffer loaded in kb (lost events: kbuffer_lost_events). */
-	void (*page)(void *arg, uint64_t index, uint64_t offset, struct kbuffer *kb, const uint8_t *page);
+	/* A sub-buffer loaded in kb (lost events: kbuffer_lost_events); zero when every
+	 * byte of it is zero (a buffer never written, or padding: no header, no records). */
+	void (*page)(void *arg, uint64_t index, uint64_t offset, struct kbuffer *kb, const uint8_t *page,
+		     bool zero);
 	/* An event of it: the file offset of its header, timestamp, payload. */
 	void (*event)(void *arg, uint64_t offset, unsigned long long ts, struct kbuffer *kb,
 		      const void *data);
 };
 
 /*
- * Detects the layout (the fields of *layout left at their "detect" values), then
+ * Detects the layout (the fields of *layout left at their "detect" values) from the
+ * first KTRACE_RING_DETECT_BYTES, then
  * visits every sub-buffer and event. A corrupt sub-buffer (records inconsistent, or
  * the last one running past the commit size) is reported after the walk goes on
  * through the others; a truncated last sub-buffer stops it. Returns 0, or the first
