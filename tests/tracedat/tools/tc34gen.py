@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Makes a trace.dat file laid out as trace-cmd 3.4 (2026) writes one.
 
-usage: tc34gen.py [--compression none|zlib] [--no-btf] [--no-retval] OUT.dat EXPECT.txt
+usage: tc34gen.py [--compression none|zlib] [--no-btf] [--no-retval] [--no-args]
+                  OUT.dat EXPECT.txt
 
 Debian ships trace-cmd 3.1.6, which cannot write these; the tests make them with this
 generator, written from trace-cmd 3.4's file format (Documentation/trace-cmd/
@@ -26,7 +27,11 @@ by the code under test): arguments named and typed from BTF (a signed int is mas
 its width and printed in decimal, unsigned ones and pointers in hex, an enum in decimal,
 a struct as "(STRUCT)[0x..:0x..]", "..." for parameters the record does not hold), raw
 hex numbers without BTF; " (ret=...)" in decimal for an error code (-4095..-1), else
-in hex. --no-retval writes the older funcgraph_exit (no retval field).
+in hex. --no-retval writes the older funcgraph_exit (no retval field); --no-args
+records no arguments (the kernel's format still has the array, as 6.15 and later have
+it whether funcgraph-args is on or not): trace-cmd 3.4 then prints "(...)" for a
+function BTF gives parameters, "()" for the others. --no-btf --no-retval --no-args is
+a file trace-cmd 3.1.6 prints exactly as 3.4 does.
 """
 import struct
 import sys
@@ -163,7 +168,7 @@ def make_btf():
 
 
 # ---- records: (delta ns, kind, ...) and what trace-cmd 3.4 prints for them
-def calls(btf, retval):
+def calls(btf, retval, with_args=True):
     """[(entry/exit record bytes, expected text or None)] in time order."""
     out = []
 
@@ -182,7 +187,8 @@ def calls(btf, retval):
             return ''
         return ' (ret=%d)' % (v - (1 << 64)) if v >= (1 << 64) - 4095 else ' (ret=0x%x)' % v
 
-    # (function, arguments, return value, text with BTF, text without)
+    # (function, arguments, return value, text with BTF, text without); without the
+    # arguments: "(...)" where BTF knows parameters (the first one is past the record)
     plan = [
         ('do_sys_open', [0xffffffffffffff9c, 0xffff888003a1c000, 0x8241, 0x1b6],
          0xfffffffffffffffe,
@@ -208,6 +214,10 @@ def calls(btf, retval):
          'rw_verify_area.isra.0(0, ffff888004b2e300, ffffc90000a3fe58, 20)'),
         ('noargs', [], 5, 'noargs()', 'noargs()'),
     ]
+    if not with_args:
+        bare = {'noargs': 'noargs()', 'not_in_btf': 'not_in_btf()'}
+        plan = [(fn, [], ret, bare.get(fn, fn + '(...)'), fn + '()')
+                for fn, args, ret, wb, nb in plan]
     ts = TS0 + 1000
     # an outer call holding the others: do_sys_open { vfs_read { leaves } }
     fn, args, ret, wb, nb = plan[0]
@@ -254,6 +264,7 @@ def main():
         del args[i:i + 2]
     btf = '--no-btf' not in args
     retval = '--no-retval' not in args
+    with_args = '--no-args' not in args
     args = [a for a in args if not a.startswith('--no-')]
     if len(args) != 2 or comp not in ('none', 'zlib'):
         sys.exit(__doc__)
@@ -317,7 +328,7 @@ def main():
     struct.pack_into(E + 'Q', out, opt_at, first)
 
     # the top buffer's section: CPU 0's pages, page-aligned
-    recs = calls(btf, retval)
+    recs = calls(btf, retval, with_args)
     data = pages(recs)
     buf_at = len(out)
     out += struct.pack(E + 'HHIQ', 3, 1 if z else 0, sid('buffer'), 0)
