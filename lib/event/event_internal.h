@@ -780,7 +780,7 @@ struct ktrace_events {
 
 	/* trace-cmd's function graph */
 	struct ktrace_event *fgraph_ret;
-	/* BTF (ftev_defer_btf): parsed on the first function-graph entry with arguments */
+	/* BTF (ftev_defer_btf): parsed on the first funcgraph_entry with an args field */
 	const uint8_t *btf_data;
 	size_t btf_len;
 	struct ftev_btf *btf;

@@ -3,6 +3,7 @@
 
 usage: tc34gen.py [--compression none|zlib] [--no-btf] [--no-retval] [--no-args]
                   OUT.dat EXPECT.txt
+       tc34gen.py --btf-seeds DIR      (the seeds of fuzz/fuzz_btf)
 
 Debian ships trace-cmd 3.1.6, which cannot write these; the tests make them with this
 generator, written from trace-cmd 3.4's file format (Documentation/trace-cmd/
@@ -255,8 +256,29 @@ def pages(records):
     return page + bytes(PAGE - len(page))
 
 
+def btf_seeds(outdir):
+    """Seeds of fuzz/fuzz_btf: each function of the plan with its arguments."""
+    import hashlib
+    import os
+    blob = make_btf()
+    seeds = [(0, 'do_sys_open', [0xffffffffffffff9c, 0xffff888003a1c000, 0x8241, 0x1b6]),
+             (0, 'vfs_read', [1, 2, 3]), (0, 'pass_pair', [0x11, 0x22, 1, 1, 5]),
+             (0, 'my_printf', [7, 8]), (0, 'noargs', [1]), (1, 'rw_verify_area', [0, 1, 2, 3]),
+             (2, 'pass_pair', [0x11]), (4, 'not_in_btf', [1, 0xabc])]
+    os.makedirs(outdir, exist_ok=True)
+    for opt, fn, args in seeds:
+        size, e = (4, '<I') if opt & 1 else (8, '<Q')
+        e = ('>' if opt & 2 else '<') + e[1]
+        d = bytes([opt, len(args), len(fn)]) + fn.encode()
+        d += b''.join(struct.pack(e, a & ((1 << (8 * size)) - 1)) for a in args) + blob
+        open(os.path.join(outdir, hashlib.sha1(d).hexdigest()), 'wb').write(d)
+
+
 def main():
     args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--btf-seeds':
+        btf_seeds(args[1])
+        return
     comp = 'none'
     if '--compression' in args:
         i = args.index('--compression')
