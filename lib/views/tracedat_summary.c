@@ -62,10 +62,11 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 	return ret;
 }
 
-/* trace-cmd 3.4's kernel files: loaded (so that a damaged one is found here, as
- * everything else is), modules counted. */
+/* trace-cmd 3.4's kernel files: loaded, so that a damaged one is found here as
+ * everything else is (its error is returned once the rest is shown), modules counted. */
 struct kfiles {
 	int64_t btf_size, modules_size;
+	bool have_modules;
 	size_t modules;           /* lines of /proc/modules: modules loaded */
 };
 
@@ -74,21 +75,21 @@ static int load_kfiles(struct tracedat *td, struct kfiles *k, struct ktrace_erro
 	const void *data;
 	const char *text;
 	size_t len;
-	int ret;
+	int ret = 0;
 
 	k->btf_size = tracedat_btf_size(td);
 	k->modules_size = tracedat_modules_size(td);
 	k->modules = 0;
-	if (k->btf_size >= 0 && (ret = tracedat_btf(td, &data, &len, err)) < 0)
-		return ret;
-	if (k->modules_size >= 0) {
-		if ((ret = tracedat_modules(td, &text, &len, err)) < 0)
-			return ret;
+	k->have_modules = false;
+	if (k->modules_size >= 0 && (ret = tracedat_modules(td, &text, &len, err)) == 0) {
+		k->have_modules = true;
 		for (size_t i = 0; i < len; i++)
 			if (text[i] == '\n' || i + 1 == len)
 				k->modules++;
 	}
-	return 0;
+	if (!ret && k->btf_size >= 0)
+		ret = tracedat_btf(td, &data, &len, err);
+	return ret < 0 ? ret : 0;
 }
 
 /* A LAST_BOOT_INFO option: "instance:text" (NUL-terminated). */
@@ -165,7 +166,7 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, const struct k
 	kt_json_kv_i64(&j, "cmdlines_size", tracedat_cmdlines_size(td));
 	kt_json_kv_i64(&j, "btf_size", k->btf_size);
 	kt_json_kv_i64(&j, "modules_size", k->modules_size);
-	kt_json_kv_opt_u64(&j, "modules", k->modules_size >= 0, k->modules);
+	kt_json_kv_opt_u64(&j, "modules", k->have_modules, k->modules);
 	kt_json_key_cstr(&j, "last_boot_info");
 	kt_json_begin_array(&j, false);
 	for (size_t i = 0; i < tracedat_option_count(td); i++) {
@@ -337,7 +338,7 @@ static void print_kfiles(struct tracedat *td, const struct kfiles *k, struct ktr
 		kt_out_puts(o, "Kernel files:      ");
 		print_size(o, "BTF", k->btf_size);
 		print_size(o, ", modules", k->modules_size);
-		if (k->modules_size >= 0)
+		if (k->have_modules)
 			kt_out_printf(o, " (%zu loaded)", k->modules);
 		kt_out_putc(o, '\n');
 	}
@@ -471,10 +472,11 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 			      struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct buf_stats *bs = NULL;
+	struct ktrace_error kerr = { 0 };
 	struct kfiles kf;
 	struct tracedat *td;
 	size_t nbufs;
-	int ret;
+	int ret, kret;
 
 	ret = tracedat_open_input(in, flags, &td, err);
 	if (ret)
@@ -500,9 +502,8 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 			bs[b].recorded_bytes += cpu->size;
 		}
 	}
-	ret = load_kfiles(td, &kf, err);
-	if (ret)
-		goto out;
+	/* a damaged BTF or modules file: said once the rest is shown */
+	kret = load_kfiles(td, &kf, &kerr);
 	if (!json)
 		print_header_text(td, &kf, out);
 	ret = count_records(td, bs, err);
@@ -521,6 +522,11 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 		print_json(td, bs, &kf, out);
 	else
 		print_buffers_text(td, bs, out);
+	if (kret) {
+		if (err)
+			*err = kerr;
+		ret = kret;
+	}
 out:
 	if (bs)
 		for (size_t b = 0; b < nbufs; b++)

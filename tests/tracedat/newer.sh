@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 TOOLS="$ROOT/tests/tracedat/tools"
 GEN="$TOOLS/tc34gen.py"
-echo "1..35"
+echo "1..36"
 
 have_tc=
 command -v trace-cmd >/dev/null 2>&1 && have_tc=1
@@ -198,3 +198,7 @@ PY
 st=$?
 check "damaged BTF block: report exits 1 and names its offset" \
 	sh -c "[ $st -eq 1 ] && grep -q 'bad-block.dat: offset $at: cannot decompress zlib block' '$TMP/err'"
+"$KTRACE" info "$TMP/bad-block.dat" >"$TMP/out" 2>"$TMP/err"
+st=$?
+check "damaged BTF block: info shows the rest (16 events), exits 1 and names its offset" \
+	sh -c "[ $st -eq 1 ] && grep -q '^  16 events, lost: 0\$' '$TMP/out' && [ \$(wc -l <'$TMP/err') -eq 1 ] && grep -q 'bad-block.dat: offset $at: cannot decompress zlib block' '$TMP/err'"
