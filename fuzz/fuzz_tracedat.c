@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz harness for the trace.dat reader: open (all metadata, options, buffers), load
- * the lazy texts, read the latency texts, then iterate every record of all buffers
+ * the lazy texts (kallsyms..., trace-cmd 3.4's BTF and modules), read the latency texts, then iterate every record of all buffers
  * merged and of each CPU alone, touching each payload.
  */
 #include <stdint.h>
@@ -89,6 +89,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tracedat_kallsyms(td, &t, &len, NULL);
 		tracedat_printk_formats(td, &t, &len, NULL);
 		tracedat_cmdlines(td, &t, &len, NULL);
+		tracedat_modules(td, &t, &len, NULL);
+		{
+			const void *d;
+
+			if (tracedat_btf(td, &d, &len, NULL) == 0 && len)
+				n += ((const uint8_t *)d)[len - 1];
+		}
 		for (size_t s = 0; s < tracedat_system_count(td); s++)
 			for (size_t e = 0; e < tracedat_system_event_count(td, s); e++)
 				tracedat_event_format(td, s, e, &t, &len);

@@ -66,12 +66,23 @@ enum tracedat_option_id {
 	TRACEDAT_OPT_PRINTK = 20,
 	TRACEDAT_OPT_CMDLINES = 21,
 	TRACEDAT_OPT_BUFFER_TEXT = 22,
+	/* trace-cmd 3.4 (version 7 only): the offset of a section holding the traced
+	 * kernel's /sys/kernel/btf/vmlinux, and of one holding its /proc/modules, as they
+	 * are (compressed as one block when the file is). */
 	TRACEDAT_OPT_BTF_FILE = 23,
+	/* trace-cmd 3.4: "instance:text" (NUL-terminated), the last_boot_info file of an
+	 * instance mapped on a persistent ring buffer. */
 	TRACEDAT_OPT_LAST_BOOT_INFO = 24,
 	TRACEDAT_OPT_MODULES_FILE = 25,
 	/* ktrace's own: the kernel's saved_tgids text ("pid tgid" lines). trace-cmd has no
 	 * place for it and skips the option. */
 	TRACEDAT_OPT_SAVED_TGIDS = 0x8001,
+	/* ktrace's own: the BTF and modules files themselves, in the option, where the
+	 * file has no section trace-cmd reads for them (version 6, and version 7 without
+	 * compression, which trace-cmd 3.4 cannot read a BTF or modules section of).
+	 * trace-cmd skips them. */
+	TRACEDAT_OPT_KTRACE_BTF = 0x8002,
+	TRACEDAT_OPT_KTRACE_MODULES = 0x8003,
 };
 
 /* Flags of tracedat_open / tracedat_open_input. */
@@ -223,11 +234,22 @@ KTRACE_API int tracedat_cmdlines(struct tracedat *td, const char **text, size_t 
 KTRACE_API int64_t tracedat_kallsyms_size(const struct tracedat *td);
 KTRACE_API int64_t tracedat_printk_size(const struct tracedat *td);
 KTRACE_API int64_t tracedat_cmdlines_size(const struct tracedat *td);
+/* The traced kernel's BTF (/sys/kernel/btf/vmlinux, binary) and /proc/modules text
+ * that trace-cmd 3.4 saves (BTF_FILE / MODULES_FILE sections, or ktrace's own options),
+ * loaded on first use like kallsyms; -ENOENT (with an empty result) when the file has
+ * none. Their sizes (uncompressed), -1 when absent. */
+KTRACE_API int tracedat_btf(struct tracedat *td, const void **data, size_t *len,
+			    struct ktrace_error *err);
+KTRACE_API int tracedat_modules(struct tracedat *td, const char **text, size_t *len,
+				struct ktrace_error *err);
+KTRACE_API int64_t tracedat_btf_size(const struct tracedat *td);
+KTRACE_API int64_t tracedat_modules_size(const struct tracedat *td);
 
 /* Options in file order (the DONE options of v7 sections included). */
 KTRACE_API size_t tracedat_option_count(const struct tracedat *td);
 KTRACE_API const struct tracedat_option *tracedat_option(const struct tracedat *td, size_t i);
-/* "DATE", "BUFFER"... ("SAVED_TGIDS" for ktrace's own) or NULL for an unknown id. */
+/* "DATE", "BUFFER"... ("SAVED_TGIDS", "KTRACE_BTF", "KTRACE_MODULES" for ktrace's own)
+ * or NULL for an unknown id. */
 KTRACE_API const char *tracedat_option_name(unsigned int id);
 
 /* Values of common options; NULL / false when the file has none. */
@@ -322,7 +344,8 @@ KTRACE_API void tracedat_iter_keep(struct tracedat_iter *it, size_t bytes);
  *   2. tracedat_writer_add_ftrace_format   formats of the "ftrace" system (repeatable)
  *   3. tracedat_writer_add_event_format    other formats, grouped by system (repeatable)
  *   4. tracedat_writer_kallsyms, _printk, _cmdlines
- *   5. tracedat_writer_set_cpus, _add_option, _add_buffer (any order among themselves)
+ *   5. tracedat_writer_set_cpus, _add_option, _add_buffer, _btf, _modules (any order
+ *      among themselves)
  *   6. data, buffer by buffer in the order they were added: for each CPU (increasing
  *      ids; CPUs without data may be skipped) tracedat_writer_cpu_begin, any number of
  *      tracedat_writer_cpu_write / _cpu_copy_fd, tracedat_writer_cpu_end; or
@@ -397,9 +420,19 @@ KTRACE_API int tracedat_writer_cmdlines(struct tracedat_writer *w, const char *t
 KTRACE_API int tracedat_writer_set_cpus(struct tracedat_writer *w, unsigned int cpus,
 			     struct ktrace_error *err);
 /* An option, copied. The options the writer produces itself are refused (-EINVAL):
- * DONE, BUFFER, BUFFER_TEXT, CPUCOUNT, STRINGS and the section options 16-21. */
+ * DONE, BUFFER, BUFFER_TEXT, CPUCOUNT, STRINGS, the section options 16-21, BTF_FILE,
+ * MODULES_FILE and ktrace's KTRACE_BTF / KTRACE_MODULES (see below). */
 KTRACE_API int tracedat_writer_add_option(struct tracedat_writer *w, uint16_t id, const void *data,
 			       uint32_t size, struct ktrace_error *err);
+/* The traced kernel's BTF (/sys/kernel/btf/vmlinux) and /proc/modules, as trace-cmd
+ * 3.4 saves them (step 5; the metadata steps before are completed): in a compressed
+ * version 7 file, a BTF_FILE / MODULES_FILE section, compressed as one block (trace-cmd
+ * 3.4 reads no other kind); otherwise in ktrace's own KTRACE_BTF / KTRACE_MODULES
+ * option, which trace-cmd skips and ktrace reads back. At most 4 GiB; once each. */
+KTRACE_API int tracedat_writer_btf(struct tracedat_writer *w, const void *data, size_t len,
+				   struct ktrace_error *err);
+KTRACE_API int tracedat_writer_modules(struct tracedat_writer *w, const char *text, size_t len,
+				       struct ktrace_error *err);
 /* Declares a buffer: name "" for the top buffer, clock name ("local"; NULL or "" means
  * "local"), page (sub-buffer) size (0: the header's), latency: a text buffer. Returns
  * its index (>= 0) or a negative error code. Version 6 puts the top buffer first (one

@@ -68,6 +68,13 @@ static int collect_texts(struct kt_tdfile *f, struct ktrace_error *err)
 	if (tracedat_cmdlines(td, &text, &len, err) < 0)
 		return err->code;
 	f->cmdlines = (struct kt_mtext){ NULL, text, len };
+	if (tracedat_btf_size(td) >= 0) {
+		const void *data;
+
+		if (tracedat_btf(td, &data, &len, err) < 0)
+			return err->code;
+		f->btf = (struct kt_mtext){ NULL, data, len };
+	}
 	return 0;
 }
 
@@ -93,6 +100,8 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
 	if (f->cmdlines.len)
 		ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
+	if (f->btf.len)
+		ftev_defer_btf(evs, f->btf.text, f->btf.len);
 	ktrace_event_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
 				   : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
 	/* libtracecmd adds its block-trace event when it sets the data up: the listings
@@ -596,7 +605,7 @@ int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktra
 		*f = (struct kt_tdfile){
 			.path = sf->path, .base = sf->base, .td = sf->td,
 			.header_page = sf->header_page, .kallsyms = sf->kallsyms,
-			.printk = sf->printk, .cmdlines = sf->cmdlines,
+			.printk = sf->printk, .cmdlines = sf->cmdlines, .btf = sf->btf,
 			.formats = sf->formats, .nformats = sf->nformats,
 			.kstack_id = -1, .ustack_id = -1,
 			.usecs = sf->usecs, .use_trace_clock = sf->use_trace_clock,

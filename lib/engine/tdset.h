@@ -58,6 +58,7 @@ struct kt_tdfile {
 	const struct ktrace_event *fg_entry;    /* funcgraph_entry, if any */
 	/* formats and texts, to load more registries */
 	struct kt_mtext header_page, kallsyms, printk, cmdlines;
+	struct kt_mtext btf;               /* trace-cmd 3.4's BTF (binary), len 0: none */
 	struct kt_mtext *formats;
 	size_t nformats;
 	/* filters: trace-cmd's tracecmd_filter, shared by the file's buffers */

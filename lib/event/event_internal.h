@@ -780,6 +780,11 @@ struct ktrace_events {
 
 	/* trace-cmd's function graph */
 	struct ktrace_event *fgraph_ret;
+	/* BTF (ftev_defer_btf): parsed on the first funcgraph_entry with an args field */
+	const uint8_t *btf_data;
+	size_t btf_len;
+	struct ftev_btf *btf;
+	bool btf_tried;
 
 	char scratch[64];
 };
@@ -813,6 +818,17 @@ static inline uint64_t ftev_read_number(const struct ktrace_events *evs, const u
 		return 0;
 	}
 }
+
+/* event_btf.c: the traced kernel's BTF, for function-graph arguments (trace-cmd 3.4).
+ * ftev_btf_load: NULL when the BTF is one libtraceevent refuses (or no memory); data
+ * must stay valid as long as the result. ftev_btf_print_args writes what
+ * tep_btf_print_args writes for nmem arguments of size bytes (4 or 8, in the record's
+ * byte order) of the function named func (flen bytes); b NULL: no BTF. */
+struct ftev_btf;
+struct ftev_btf *ftev_btf_load(const uint8_t *data, size_t len);
+void ftev_btf_free(struct ftev_btf *b);
+void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, struct ftev_out *o,
+			 const uint8_t *args, int nmem, int size, const char *func, size_t flen);
 
 /* event_parse.c */
 struct ktrace_event *ftev_parse_format(struct ktrace_events *evs, const char *system, const char *text,

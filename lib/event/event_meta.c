@@ -58,6 +58,7 @@ void ktrace_event_free(struct ktrace_events *evs)
 		free((char *)evs->comms[i].comm);
 	free(evs->comms);
 	free(evs->learnt_pids);
+	ftev_btf_free(evs->btf);
 	ftev_arena_free(&evs->arena);
 	free(evs);
 }

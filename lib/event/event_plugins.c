@@ -561,13 +561,56 @@ static void graph_duration(struct ftev_out *o, uint64_t duration)
 	ftev_out_puts(o, "|  ");
 }
 
+/*
+ * trace-cmd 3.4 (lib/trace-cmd/trace-ftrace.c) adds to the lines of 3.1.6:
+ *  - the arguments a funcgraph_entry record holds (the kernel's funcgraph-args option
+ *    fills its "args" array, one long each) between the parentheses of a function
+ *    found in kallsyms, named and typed from the file's BTF when it has one
+ *    (event_btf.c), else as bare hex numbers;
+ *  - " (ret=N)" after a leaf's ';' and an exit's '}' when funcgraph_exit has a
+ *    "retval" field (CONFIG_FUNCTION_GRAPH_RETVAL): in decimal for an error code
+ *    (-4095..-1 as an unsigned 64-bit number), else "0x" and hex.
+ * The rest of its lines are 3.1.6's, which ktrace keeps where 3.4 changed them (a
+ * nested entry of a function not in kallsyms prints its address, where 3.4 prints
+ * ") {" alone; a leaf is found when the next record is the exit whatever its CPU).
+ */
+static void fgraph_args(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_sym *fn)
+{
+	struct ktrace_events *evs = c->evs;
+	const struct ftev_field *f = hfield(c->ev, 0, "args", false);
+	int size = evs->long_size ? evs->long_size : 8, nmem;
+
+	if (!f)
+		return;
+	nmem = c->size > f->offset ? (int)((c->size - f->offset) / (uint32_t)size) : 0;
+	if (!evs->btf_tried) {
+		evs->btf_tried = true;
+		if (evs->btf_data)
+			evs->btf = ftev_btf_load(evs->btf_data, evs->btf_len);
+	}
+	ftev_btf_print_args(evs, evs->btf, o, c->data + f->offset, nmem, size, fn->name,
+			    fn->name_len);
+}
+
+static void fgraph_retval(struct ftev_out *o, uint64_t retval)
+{
+	if (retval >= (uint64_t)-4095) {
+		ftev_out_lit(o, " (ret=");
+		ftev_out_i64(o, (int64_t)retval);
+	} else {
+		ftev_out_lit(o, " (ret=0x");
+		ftev_out_hex(o, retval, false);
+	}
+	ftev_out_putc(o, ')');
+}
+
 static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 {
 	struct ktrace_event *ret = c->evs->fgraph_ret;
 	const struct ktrace_record *next = c->rec->next;
 	const struct ftev_sym *fn;
-	uint64_t pid, func, depth;
-	bool leaf = false;
+	uint64_t pid, func, depth, retval = 0;
+	bool leaf = false, has_retval = false;
 
 	if (!ret)
 		return -1;
@@ -599,6 +642,11 @@ static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 				ftev_out_putc(o, '!');
 				return 0;
 			}
+			has_retval = hfield(ret, 1, "retval", false) != NULL;
+			if (has_retval && get_slot(&nc, o, 1, "retval", &retval, true)) {
+				ftev_out_putc(o, '!');
+				return 0;
+			}
 			graph_overhead(o, rettime - calltime);
 			graph_duration(o, rettime - calltime);
 		}
@@ -618,22 +666,34 @@ static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 		return 0;
 	}
 	fn = ftev_find_func(c->evs, func);
-	if (fn)
+	if (fn) {
 		ftev_out_write(o, fn->name, fn->name_len);
-	else
+		ftev_out_putc(o, '(');
+		fgraph_args(c, o, fn);
+		ftev_out_puts(o, leaf ? ");" : ") {");
+	} else {
 		ftev_out_hex(o, func, false);
-	ftev_out_puts(o, leaf ? "();" : "() {");
+		ftev_out_puts(o, leaf ? "();" : "() {");
+	}
+	if (has_retval)
+		fgraph_retval(o, retval);
 	return 0;
 }
 
 static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
 {
-	uint64_t rettime, calltime, depth;
+	uint64_t rettime, calltime, depth, retval = 0;
+	bool has_retval;
 
 	if (!c->evs->fgraph_ret)
 		return -1;
 	if (get_val(c, o, "rettime", &rettime, true) ||
 	    get_val(c, o, "calltime", &calltime, true)) {
+		ftev_out_putc(o, '!');
+		return 1;
+	}
+	has_retval = hfield(c->ev, 1, "retval", false) != NULL;
+	if (has_retval && get_slot(c, o, 1, "retval", &retval, true)) {
 		ftev_out_putc(o, '!');
 		return 1;
 	}
@@ -646,6 +706,8 @@ static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
 	for (uint64_t i = 0; i < depth * 2 && i < (1u << 20); i++)
 		ftev_out_putc(o, ' ');
 	ftev_out_putc(o, '}');
+	if (has_retval)
+		fgraph_retval(o, retval);
 	return 0;
 }
 

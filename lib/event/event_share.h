@@ -30,6 +30,11 @@ int ftev_share_symbols(struct ktrace_events *dst, const struct ktrace_events *sr
  * not parse end the table, as ktrace_event_parse_kallsyms does (without the error). */
 void ftev_defer_kallsyms(struct ktrace_events *evs, const char *text, size_t len);
 
+/* Keeps the traced kernel's BTF (trace-cmd 3.4's BTF section; valid as long as evs) to
+ * parse when a function-graph entry first shows arguments: they are then named and
+ * typed as trace-cmd 3.4 prints them (event/event_btf.c). */
+void ftev_defer_btf(struct ktrace_events *evs, const void *data, size_t len);
+
 /* Field i of ev when ktrace_event_field_value reads it as a number from where it lies
  * (a record that holds it): FTEV_FIELD_SIGNED or _UNSIGNED with its offset and size (1,
  * 2, 4 or 8), else FTEV_FIELD_OTHER (strings, arrays, other sizes; or no field i). */

@@ -411,7 +411,11 @@ static int parse_lazy_text(struct kt_cursor *c, struct td_lazy *lz, size_t heade
 
 	lz->present = true;
 	lz->header_bytes = header_bytes;
-	if (header_bytes == 4) {
+	if (header_bytes == 0) {
+		/* the whole region is the text */
+		size = kt_cursor_left(c);
+		ret = 0;
+	} else if (header_bytes == 4) {
 		ret = kt_cursor_u32(c, &s32);
 		size = s32;
 	} else {
@@ -424,7 +428,8 @@ static int parse_lazy_text(struct kt_cursor *c, struct td_lazy *lz, size_t heade
 				       "truncated: %s of %" PRIu64 " bytes, %zu left", what, size,
 				       kt_cursor_left(c));
 	kt_cursor_bytes(c, (size_t)size, &p, what);
-	lz->text_size = size;
+	if (header_bytes)
+		lz->text_size = size;   /* (a whole section's was known before) */
 	lz->text.data = (const char *)p;
 	lz->text.len = (size_t)size;
 	return 0;
@@ -696,11 +701,34 @@ static int parse_time_shift(struct tracedat *td, const uint8_t *data, uint32_t s
 	return 0;
 }
 
+/* Options of version 7 that name a section (16-21, and trace-cmd 3.4's 23 and 25). */
+#define TD_SECOPTS (TRACEDAT_OPT_MODULES_FILE + 1)
 struct td_secopts {
-	uint64_t offset[TRACEDAT_OPT_CMDLINES + 1];
-	uint64_t from[TRACEDAT_OPT_CMDLINES + 1];   /* where the offset was read */
-	bool present[TRACEDAT_OPT_CMDLINES + 1];
+	uint64_t offset[TD_SECOPTS];
+	uint64_t from[TD_SECOPTS];   /* where the offset was read */
+	bool present[TD_SECOPTS];
 };
+
+/* A file of the traced machine held in an option (ktrace's own KTRACE_BTF /
+ * KTRACE_MODULES): the option's bytes are the text. */
+static void inline_file(struct tracedat *td, struct td_lazy *lz, uint16_t id, const uint8_t *data,
+			uint32_t size, uint64_t at)
+{
+	const char *what = lz == &td->btf ? "BTF" : "modules";
+
+	if (lz->present) {
+		td_warn(td, "offset 0x%" PRIx64 ": a second %s (option %u) ignored", at, what, id);
+		return;
+	}
+	lz->present = true;
+	lz->loaded = true;
+	lz->id = id;
+	lz->header_bytes = 0;
+	lz->region.offset = at;
+	lz->text_size = size;
+	lz->text.data = (const char *)data;
+	lz->text.len = size;
+}
 
 /* Interprets one option (other than DONE). */
 static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id,
@@ -769,14 +797,37 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 			td->tsc_offset = kt_load_u64(data + 8, td->hdr.big_endian);
 		}
 		break;
+	case TRACEDAT_OPT_BTF_FILE:
+	case TRACEDAT_OPT_MODULES_FILE:
+		/* trace-cmd 3.4: the offset of a section (read in open_v7); trace-cmd
+		 * never writes them in version 6, and reads no section there */
+		if (td->hdr.version < 7)
+			td_warn(td, "offset 0x%" PRIx64 ": %s option in a version 6 file, ignored", at,
+				tracedat_option_name(id));
+		else if (size < 8)
+			td_warn(td, "offset 0x%" PRIx64 ": %s option of %u bytes (8 expected), ignored",
+				at, tracedat_option_name(id), size);
+		else if (so->present[id])
+			td_warn(td, "offset 0x%" PRIx64 ": a second %s option ignored", at,
+				tracedat_option_name(id));
+		else {
+			so->present[id] = true;
+			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
+			so->from[id] = at;
+		}
+		break;
+	case TRACEDAT_OPT_KTRACE_BTF:
+		inline_file(td, &td->btf, id, data, size, at);
+		break;
+	case TRACEDAT_OPT_KTRACE_MODULES:
+		inline_file(td, &td->modules, id, data, size, at);
+		break;
 	case TRACEDAT_OPT_CPUSTAT:
 	case TRACEDAT_OPT_HOOK:
 	case TRACEDAT_OPT_PROCMAPS:
 	case TRACEDAT_OPT_GUEST:
 	case TRACEDAT_OPT_STRINGS:
-	case TRACEDAT_OPT_BTF_FILE:
 	case TRACEDAT_OPT_LAST_BOOT_INFO:
-	case TRACEDAT_OPT_MODULES_FILE:
 	case TRACEDAT_OPT_SAVED_TGIDS:
 		break;   /* kept as they are; callers read them with tracedat_option() */
 	default:
@@ -1382,6 +1433,7 @@ static int metadata_section(struct tracedat *td, const struct td_secopts *so, un
 		struct td_lazy *lz = id == TRACEDAT_OPT_KALLSYMS ? &td->kallsyms
 				     : id == TRACEDAT_OPT_PRINTK ? &td->printk : &td->cmdlines;
 
+		lz->id = (uint16_t)id;
 		ret = parse_lazy_text(&c, lz, id == TRACEDAT_OPT_CMDLINES ? 8 : 4, what);
 		lz->region = r;
 		lz->region.owned = NULL;
@@ -1405,6 +1457,60 @@ static int metadata_section(struct tracedat *td, const struct td_secopts *so, un
 		return ret;
 	}
 	return region_keep(td, &r, err);
+}
+
+/* A section holding a file of the traced machine (trace-cmd 3.4's BTF_FILE and
+ * MODULES_FILE): its header is checked now, its bytes are read on first use (an
+ * uncompressed one is simply mapped). */
+static int file_section(struct tracedat *td, const struct td_secopts *so, uint16_t id,
+			struct td_lazy *lz, const char *what, struct ktrace_error *err)
+{
+	uint64_t off = so->offset[id];
+	struct td_sechdr h;
+	int ret;
+
+	if (!so->present[id])
+		return 0;
+	if (lz->present) {
+		td_warn(td, "offset 0x%" PRIx64 ": %s section besides ktrace's %s option, ignored",
+			so->from[id], what, what);
+		return 0;
+	}
+	ret = read_sechdr(td, off, so->from[id], &h, err);
+	if (ret)
+		return ret;
+	if (h.id != id)
+		return ktrace_error_at(err, -EBADMSG, off, "%s: expected section id %u, found %u",
+				       what, id, h.id);
+	if (h.size > td->size - off - 16)
+		return ktrace_error_at(err, -ENODATA, off,
+				       "truncated: %s section of %" PRIu64 " bytes runs past the end of the file",
+				       what, h.size);
+	lz->present = true;
+	lz->id = id;
+	lz->header_bytes = 0;
+	lz->region.present = true;
+	lz->region.offset = off;
+	lz->region.data_offset = off + 16;
+	lz->region.size = h.size;
+	if (h.flags & 1) {
+		if (td->codec_kind == TD_CODEC_NONE)
+			return ktrace_error_at(err, -EBADMSG, off,
+					       "%s section is compressed but the file says no compression",
+					       what);
+		if (h.size < 8)
+			return ktrace_error_at(err, -ENODATA, off + 16,
+					       "truncated: compression header needs 8 bytes, %" PRIu64 " left",
+					       h.size);
+		lz->region.compressed = true;
+		lz->text_size = kt_load_u32(td->map + off + 20, td->hdr.big_endian);
+	} else {
+		lz->text_size = h.size;
+		lz->text.data = (const char *)td->map + off + 16;
+		lz->text.len = (size_t)h.size;
+		lz->loaded = true;
+	}
+	return 0;
 }
 
 static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so,
@@ -1441,6 +1547,10 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 		ret = metadata_section(td, so, TRACEDAT_OPT_PRINTK, "printk", &cap, err);
 	if (!ret)
 		ret = metadata_section(td, so, TRACEDAT_OPT_CMDLINES, "command lines", &cap, err);
+	if (!ret)
+		ret = file_section(td, so, TRACEDAT_OPT_BTF_FILE, &td->btf, "BTF", err);
+	if (!ret)
+		ret = file_section(td, so, TRACEDAT_OPT_MODULES_FILE, &td->modules, "modules", err);
 	if (ret)
 		return ret;
 	if (!so->present[TRACEDAT_OPT_HEADER_INFO])
@@ -1649,15 +1759,18 @@ static int lazy_get(struct tracedat *td, struct td_lazy *lz, const char **text, 
 	if (!lz->loaded) {
 		struct td_region r;
 		struct kt_cursor c;
-		int ret = load_section(td, lz->region.offset, lz->region.offset,
-				       lz == &td->kallsyms ? TRACEDAT_OPT_KALLSYMS
-				       : lz == &td->printk ? TRACEDAT_OPT_PRINTK
-				       : TRACEDAT_OPT_CMDLINES, what, &r, err);
+		int ret = load_section(td, lz->region.offset, lz->region.offset, lz->id, what, &r,
+				       err);
 
 		if (ret)
 			return ret;
 		cursor_over(td, &c, &r, err);
 		ret = parse_lazy_text(&c, lz, lz->header_bytes, what);
+		if (!ret && lz->text.len != lz->text_size)
+			/* a whole section: its size was read from the compression header */
+			ret = ktrace_error_at(err, -EBADMSG, r.offset, "%s section holds %zu bytes, "
+					      "%" PRIu64 " announced", what, lz->text.len,
+					      lz->text_size);
 		if (!ret)
 			ret = region_keep(td, &r, err);
 		if (ret) {
@@ -1702,6 +1815,32 @@ int64_t tracedat_cmdlines_size(const struct tracedat *td)
 	return td->cmdlines.present ? (int64_t)td->cmdlines.text_size : -1;
 }
 
+int tracedat_btf(struct tracedat *td, const void **data, size_t *len, struct ktrace_error *err)
+{
+	const char *text;
+	int ret = lazy_get(td, &td->btf, &text, len, "BTF", err);
+
+	if (data)
+		*data = text;
+	return ret;
+}
+
+int tracedat_modules(struct tracedat *td, const char **text, size_t *len,
+		     struct ktrace_error *err)
+{
+	return lazy_get(td, &td->modules, text, len, "modules", err);
+}
+
+int64_t tracedat_btf_size(const struct tracedat *td)
+{
+	return td->btf.present ? (int64_t)td->btf.text_size : -1;
+}
+
+int64_t tracedat_modules_size(const struct tracedat *td)
+{
+	return td->modules.present ? (int64_t)td->modules.text_size : -1;
+}
+
 size_t tracedat_option_count(const struct tracedat *td)
 {
 	return td->nopts;
@@ -1723,6 +1862,10 @@ const char *tracedat_option_name(unsigned int id)
 
 	if (id == TRACEDAT_OPT_SAVED_TGIDS)
 		return "SAVED_TGIDS";
+	if (id == TRACEDAT_OPT_KTRACE_BTF)
+		return "KTRACE_BTF";
+	if (id == TRACEDAT_OPT_KTRACE_MODULES)
+		return "KTRACE_MODULES";
 	return id < sizeof(names) / sizeof(names[0]) ? names[id] : NULL;
 }
 

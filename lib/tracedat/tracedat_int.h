@@ -102,11 +102,13 @@ struct td_tsync_cpu {
 	size_t count;
 };
 
-/* A lazily loaded text section (kallsyms, printk, cmdlines). */
+/* A lazily loaded text section (kallsyms, printk, cmdlines, BTF, modules). */
 struct td_lazy {
 	bool present;
 	struct td_region region;    /* the whole section */
-	size_t header_bytes;        /* size field before the text: 4 or 8 */
+	uint16_t id;                /* the section's id */
+	size_t header_bytes;        /* size field before the text: 4 or 8; 0: none, the
+				     * section (or the option) is the text */
 	uint64_t text_size;         /* the size field */
 	struct td_text text;        /* once loaded */
 	bool loaded;
@@ -135,6 +137,7 @@ struct tracedat {
 	struct td_system *systems;
 	size_t nsystems;
 	struct td_lazy kallsyms, printk, cmdlines;
+	struct td_lazy btf, modules;  /* trace-cmd 3.4's BTF_FILE / MODULES_FILE */
 
 	/* regions we own (decompressed sections kept for their texts) */
 	struct td_owned {
@@ -226,12 +229,20 @@ static inline bool td_section_option(uint16_t id)
 	       id == TRACEDAT_OPT_PRINTK || id == TRACEDAT_OPT_CMDLINES;
 }
 
+/* Options that hold a file of the traced machine (trace-cmd 3.4's BTF and modules
+ * sections, or ktrace's own options holding them). */
+static inline bool td_file_option(uint16_t id)
+{
+	return id == TRACEDAT_OPT_BTF_FILE || id == TRACEDAT_OPT_MODULES_FILE ||
+	       id == TRACEDAT_OPT_KTRACE_BTF || id == TRACEDAT_OPT_KTRACE_MODULES;
+}
+
 /* Options that describe the file's layout: the writer makes them itself. */
 static inline bool td_layout_option(uint16_t id)
 {
-	return td_section_option(id) || id == TRACEDAT_OPT_DONE || id == TRACEDAT_OPT_BUFFER ||
-	       id == TRACEDAT_OPT_BUFFER_TEXT || id == TRACEDAT_OPT_CPUCOUNT ||
-	       id == TRACEDAT_OPT_STRINGS;
+	return td_section_option(id) || td_file_option(id) || id == TRACEDAT_OPT_DONE ||
+	       id == TRACEDAT_OPT_BUFFER || id == TRACEDAT_OPT_BUFFER_TEXT ||
+	       id == TRACEDAT_OPT_CPUCOUNT || id == TRACEDAT_OPT_STRINGS;
 }
 
 #endif

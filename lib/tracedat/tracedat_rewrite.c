@@ -120,6 +120,26 @@ static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, const c
 	return 0;
 }
 
+/* trace-cmd 3.4's BTF and modules files: sections or ktrace's own options, whichever
+ * the output's version and compression hold (tracedat_writer_btf). */
+static int copy_files(struct tracedat *td, struct tracedat_writer *w, struct ktrace_error *err)
+{
+	const void *data;
+	const char *text;
+	size_t len;
+	int ret;
+
+	if (tracedat_btf_size(td) >= 0 &&
+	    ((ret = tracedat_btf(td, &data, &len, err)) ||
+	     (ret = tracedat_writer_btf(w, data, len, err))))
+		return ret;
+	if (tracedat_modules_size(td) >= 0 &&
+	    ((ret = tracedat_modules(td, &text, &len, err)) ||
+	     (ret = tracedat_writer_modules(w, text, len, err))))
+		return ret;
+	return 0;
+}
+
 static int copy_options(struct tracedat *td, struct tracedat_writer *w, unsigned int version,
 			struct ktrace_error *err)
 {
@@ -155,6 +175,8 @@ int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, c
 	int ret;
 
 	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
+	if (!ret)
+		ret = copy_files(td, w, err);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nbufs; i++) {

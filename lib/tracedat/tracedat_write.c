@@ -99,8 +99,9 @@ struct tracedat_writer {
 
 	/* version 7 */
 	uint64_t options_at;      /* header field: offset of the first options section */
-	uint64_t sec_off[TRACEDAT_OPT_CMDLINES + 1];
-	bool has_sec[TRACEDAT_OPT_CMDLINES + 1];
+	uint64_t sec_off[TRACEDAT_OPT_MODULES_FILE + 1];
+	bool has_sec[TRACEDAT_OPT_MODULES_FILE + 1];
+	bool has_btf, has_modules;  /* given (as a section or an option) */
 	struct tw_mem strings;
 
 	struct tw_option *opts;
@@ -811,6 +812,51 @@ int tracedat_writer_add_option(struct tracedat_writer *w, uint16_t id, const voi
 	return push_option(w, id, data, size, SIZE_MAX, err);
 }
 
+/* A file of the traced machine (BTF, modules). trace-cmd 3.4 reads them from sections
+ * of compressed version 7 files only (it fails on an uncompressed one): elsewhere they
+ * go into ktrace's own options, which trace-cmd skips. */
+static int file_step(struct tracedat_writer *w, uint16_t id, uint16_t own_id, bool *given,
+		     const char *desc, const void *data, size_t len, struct ktrace_error *err)
+{
+	uint64_t size_at;
+	int ret = before_data(w, desc, err);
+
+	if (ret)
+		return ret;
+	if (*given)
+		return misuse(w, err, "%s given twice", desc);
+	if (len && !data)
+		return misuse(w, err, "%s data missing", desc);
+	if (len > UINT32_MAX - 64)
+		return ktrace_error_set(err, -EOVERFLOW, "%s: %s of %zu bytes: at most 4 GiB",
+					wname(w), desc, len);
+	if ((ret = complete_through(w, W_CMDLINES, err)))
+		return ret;
+	*given = true;
+	if (w->version < 7 || w->codec == TD_CODEC_NONE)
+		return push_option(w, own_id, data, (uint32_t)len, SIZE_MAX, err);
+	w->sec_off[id] = w->pos;
+	w->has_sec[id] = true;
+	if ((ret = section_begin(w, id, desc, true, &size_at, err)) ||
+	    (ret = write_block(w, data, len, NULL, 0, err)))
+		return ret;
+	return section_end(w, size_at, err);
+}
+
+int tracedat_writer_btf(struct tracedat_writer *w, const void *data, size_t len,
+			struct ktrace_error *err)
+{
+	return file_step(w, TRACEDAT_OPT_BTF_FILE, TRACEDAT_OPT_KTRACE_BTF, &w->has_btf, "BTF",
+			 data, len, err);
+}
+
+int tracedat_writer_modules(struct tracedat_writer *w, const char *text, size_t len,
+			    struct ktrace_error *err)
+{
+	return file_step(w, TRACEDAT_OPT_MODULES_FILE, TRACEDAT_OPT_KTRACE_MODULES,
+			 &w->has_modules, "modules", text, len, err);
+}
+
 static int new_buffer(struct tracedat_writer *w, const char *name, const char *clock,
 		      unsigned int page_size, bool latency, bool declared, struct ktrace_error *err)
 {
@@ -1241,7 +1287,7 @@ static int write_tail_v7(struct tracedat_writer *w, struct ktrace_error *err)
 	static const struct { uint16_t id; } secs[] = {
 		{ TRACEDAT_OPT_HEADER_INFO }, { TRACEDAT_OPT_FTRACE_EVENTS },
 		{ TRACEDAT_OPT_EVENT_FORMATS }, { TRACEDAT_OPT_KALLSYMS }, { TRACEDAT_OPT_PRINTK },
-		{ TRACEDAT_OPT_CMDLINES },
+		{ TRACEDAT_OPT_CMDLINES }, { TRACEDAT_OPT_BTF_FILE }, { TRACEDAT_OPT_MODULES_FILE },
 	};
 	uint64_t size_at, strings_size_at;
 	unsigned int cpus = w->cpus_set ? w->cpus : w->max_cpu;

@@ -62,6 +62,53 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 	return ret;
 }
 
+/* trace-cmd 3.4's kernel files: loaded, so that a damaged one is found here as
+ * everything else is (its error is returned once the rest is shown), modules counted. */
+struct kfiles {
+	int64_t btf_size, modules_size;
+	bool have_modules;
+	size_t modules;           /* lines of /proc/modules: modules loaded */
+};
+
+static int load_kfiles(struct tracedat *td, struct kfiles *k, struct ktrace_error *err)
+{
+	const void *data;
+	const char *text;
+	size_t len;
+	int ret = 0;
+
+	k->btf_size = tracedat_btf_size(td);
+	k->modules_size = tracedat_modules_size(td);
+	k->modules = 0;
+	k->have_modules = false;
+	if (k->modules_size >= 0 && (ret = tracedat_modules(td, &text, &len, err)) == 0) {
+		k->have_modules = true;
+		for (size_t i = 0; i < len; i++)
+			if (text[i] == '\n' || i + 1 == len)
+				k->modules++;
+	}
+	if (!ret && k->btf_size >= 0)
+		ret = tracedat_btf(td, &data, &len, err);
+	return ret < 0 ? ret : 0;
+}
+
+/* A LAST_BOOT_INFO option: "instance:text" (NUL-terminated). */
+static void split_last_boot(const struct tracedat_option *o, const char **inst, size_t *ilen,
+			    const char **text, size_t *tlen)
+{
+	const char *d = (const char *)o->data;
+	size_t n = o->size;
+	const char *nul = memchr(d, 0, n), *colon;
+
+	if (nul)
+		n = (size_t)(nul - d);
+	colon = memchr(d, ':', n);
+	*inst = d;
+	*ilen = colon ? (size_t)(colon - d) : 0;
+	*text = colon ? colon + 1 : d;
+	*tlen = n - (size_t)(*text - d);
+}
+
 static size_t event_format_total(const struct tracedat *td)
 {
 	size_t n = 0;
@@ -71,7 +118,8 @@ static size_t event_format_total(const struct tracedat *td)
 	return n;
 }
 
-static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_out *o)
+static void print_json(struct tracedat *td, struct buf_stats *bs, const struct kfiles *k,
+		       struct ktrace_out *o)
 {
 	const struct tracedat_header *h = tracedat_header(td);
 	const char *hp, *he;
@@ -116,6 +164,45 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, struct ktrace_
 	kt_json_kv_i64(&j, "kallsyms_size", tracedat_kallsyms_size(td));
 	kt_json_kv_i64(&j, "printk_size", tracedat_printk_size(td));
 	kt_json_kv_i64(&j, "cmdlines_size", tracedat_cmdlines_size(td));
+	kt_json_kv_i64(&j, "btf_size", k->btf_size);
+	kt_json_kv_i64(&j, "modules_size", k->modules_size);
+	kt_json_kv_opt_u64(&j, "modules", k->have_modules, k->modules);
+	kt_json_key_cstr(&j, "last_boot_info");
+	kt_json_begin_array(&j, false);
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *op = tracedat_option(td, i);
+		const char *inst, *text;
+		size_t ilen, tlen;
+
+		if (op->id != TRACEDAT_OPT_LAST_BOOT_INFO)
+			continue;
+		split_last_boot(op, &inst, &ilen, &text, &tlen);
+		kt_json_begin_object(&j, true);
+		kt_json_key_cstr(&j, "instance");
+		kt_json_string(&j, inst, ilen);
+		kt_json_key_cstr(&j, "text");
+		kt_json_string(&j, text, tlen);
+		kt_json_end_object(&j);
+	}
+	kt_json_end_array(&j);
+	kt_json_key_cstr(&j, "option_list");
+	kt_json_begin_array(&j, false);
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *op = tracedat_option(td, i);
+		const char *name = tracedat_option_name(op->id);
+
+		kt_json_begin_object(&j, true);
+		kt_json_kv_u64(&j, "id", op->id);
+		kt_json_key_cstr(&j, "name");
+		if (name)
+			kt_json_cstr(&j, name);
+		else
+			kt_json_null(&j);
+		kt_json_kv_u64(&j, "size", op->size);
+		kt_json_kv_u64(&j, "offset", op->offset);
+		kt_json_end_object(&j);
+	}
+	kt_json_end_array(&j);
 	kt_json_kv_u64(&j, "events", total);
 	kt_json_kv_i64(&j, "lost", lost);
 	kt_json_key_cstr(&j, "buffers");
@@ -183,11 +270,107 @@ static void print_size(struct ktrace_out *o, const char *what, int64_t size)
 		kt_out_printf(o, "%s %" PRId64 " bytes", what, size);
 }
 
-static void print_header_text(struct tracedat *td, struct ktrace_out *o)
+/* Text from the file on one line: printable ASCII, a tab as a space, others as '?'. */
+static void put_line(struct ktrace_out *o, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		kt_out_putc(o, ch == '\t' ? ' ' : ch >= 0x20 && ch < 0x7f ? (char)ch : '?');
+	}
+}
+
+/* Named options first, alphabetically, then unknown ids in increasing order. */
+static int cmp_option_id(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+	const char *nx = tracedat_option_name(x), *ny = tracedat_option_name(y);
+
+	if (nx && ny)
+		return strcmp(nx, ny);
+	if (nx || ny)
+		return nx ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Every option id once, by name ("unknown N" for the ids nobody named), "xN" when
+ * repeated. */
+static void print_option_names(struct tracedat *td, struct ktrace_out *o)
+{
+	size_t nopt = tracedat_option_count(td), nids = 0;
+	unsigned int *ids = malloc((nopt ? nopt : 1) * sizeof(*ids));
+
+	if (!ids) {
+		kt_out_putc(o, '\n');
+		return;
+	}
+	for (size_t i = 0; i < nopt; i++) {
+		unsigned int id = tracedat_option(td, i)->id;
+		bool seen = false;
+
+		for (size_t k = 0; k < nids && !seen; k++)
+			seen = ids[k] == id;
+		if (!seen)
+			ids[nids++] = id;
+	}
+	qsort(ids, nids, sizeof(*ids), cmp_option_id);
+	for (size_t i = 0; i < nids; i++) {
+		const char *name = tracedat_option_name(ids[i]);
+		unsigned int n = 0;
+
+		for (size_t k = 0; k < nopt; k++)
+			n += tracedat_option(td, k)->id == ids[i];
+		kt_out_puts(o, i ? ", " : " (");
+		if (name)
+			kt_out_puts(o, name);
+		else
+			kt_out_printf(o, "unknown %u", ids[i]);
+		if (n > 1)
+			kt_out_printf(o, " x%u", n);
+	}
+	kt_out_puts(o, nids ? ")\n" : "\n");
+	free(ids);
+}
+
+static void print_kfiles(struct tracedat *td, const struct kfiles *k, struct ktrace_out *o)
+{
+	if (k->btf_size >= 0 || k->modules_size >= 0) {
+		kt_out_puts(o, "Kernel files:      ");
+		print_size(o, "BTF", k->btf_size);
+		print_size(o, ", modules", k->modules_size);
+		if (k->have_modules)
+			kt_out_printf(o, " (%zu loaded)", k->modules);
+		kt_out_putc(o, '\n');
+	}
+	for (size_t i = 0; i < tracedat_option_count(td); i++) {
+		const struct tracedat_option *op = tracedat_option(td, i);
+		const char *inst, *text, *nl;
+		size_t ilen, tlen, lines = 0;
+
+		if (op->id != TRACEDAT_OPT_LAST_BOOT_INFO)
+			continue;
+		split_last_boot(op, &inst, &ilen, &text, &tlen);
+		for (size_t c = 0; c < tlen; c++)
+			if (text[c] == '\n' || c + 1 == tlen)
+				lines++;
+		kt_out_puts(o, "Last boot info:    instance \"");
+		put_line(o, inst, ilen);
+		kt_out_printf(o, "\", %zu bytes, %zu line%s", tlen, lines, lines == 1 ? "" : "s");
+		nl = memchr(text, '\n', tlen);
+		if (tlen) {
+			kt_out_puts(o, ": ");
+			put_line(o, text, nl ? (size_t)(nl - text) : tlen);
+			if (lines > 1)
+				kt_out_puts(o, " ...");
+		}
+		kt_out_putc(o, '\n');
+	}
+}
+
+static void print_header_text(struct tracedat *td, const struct kfiles *k, struct ktrace_out *o)
 {
 	const struct tracedat_header *h = tracedat_header(td);
-	size_t hplen = 0, helen = 0, nopt = tracedat_option_count(td);
-	unsigned int counts[64] = { 0 };
+	size_t hplen = 0, helen = 0;
 	const char *t;
 	uint64_t id;
 	uint32_t mult, shift;
@@ -229,25 +412,9 @@ static void print_header_text(struct tracedat *td, struct ktrace_out *o)
 	print_size(o, ", printk formats", tracedat_printk_size(td));
 	print_size(o, ", saved cmdlines", tracedat_cmdlines_size(td));
 	kt_out_putc(o, '\n');
+	print_kfiles(td, k, o);
 	kt_out_printf(o, "Options:           %u", h->options);
-	for (size_t i = 0; i < nopt; i++) {
-		unsigned int oid = tracedat_option(td, i)->id;
-
-		counts[oid < 63 ? oid : 63]++;
-	}
-	bool first = true;
-
-	for (unsigned int i = 0; i < 64; i++) {
-		const char *name = tracedat_option_name(i);
-
-		if (!counts[i])
-			continue;
-		kt_out_printf(o, "%s%s", first ? " (" : ", ", name ? name : "unknown");
-		first = false;
-		if (counts[i] > 1)
-			kt_out_printf(o, " x%u", counts[i]);
-	}
-	kt_out_puts(o, nopt ? ")\n" : "\n");
+	print_option_names(td, o);
 	if (h->version >= 7)
 		kt_out_printf(o, "Sections:          %u\n", h->sections);
 	for (size_t i = 0; i < tracedat_warning_count(td); i++)
@@ -305,9 +472,11 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 			      struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct buf_stats *bs = NULL;
+	struct ktrace_error kerr = { 0 };
+	struct kfiles kf;
 	struct tracedat *td;
 	size_t nbufs;
-	int ret;
+	int ret, kret;
 
 	ret = tracedat_open_input(in, flags, &td, err);
 	if (ret)
@@ -333,8 +502,10 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 			bs[b].recorded_bytes += cpu->size;
 		}
 	}
+	/* a damaged BTF or modules file: said once the rest is shown */
+	kret = load_kfiles(td, &kf, &kerr);
 	if (!json)
-		print_header_text(td, out);
+		print_header_text(td, &kf, out);
 	ret = count_records(td, bs, err);
 	if (ret)
 		goto out;
@@ -348,9 +519,14 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 		}
 	}
 	if (json)
-		print_json(td, bs, out);
+		print_json(td, bs, &kf, out);
 	else
 		print_buffers_text(td, bs, out);
+	if (kret) {
+		if (err)
+			*err = kerr;
+		ret = kret;
+	}
 out:
 	if (bs)
 		for (size_t b = 0; b < nbufs; b++)

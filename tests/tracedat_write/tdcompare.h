@@ -60,7 +60,10 @@ static bool tdc_layout_option(uint16_t id)
 	return id == TRACEDAT_OPT_DONE || id == TRACEDAT_OPT_BUFFER ||
 	       id == TRACEDAT_OPT_BUFFER_TEXT || id == TRACEDAT_OPT_CPUCOUNT ||
 	       id == TRACEDAT_OPT_STRINGS ||
-	       (id >= TRACEDAT_OPT_HEADER_INFO && id <= TRACEDAT_OPT_CMDLINES);
+	       (id >= TRACEDAT_OPT_HEADER_INFO && id <= TRACEDAT_OPT_CMDLINES) ||
+	       /* BTF and modules: sections or ktrace's options, compared by content */
+	       id == TRACEDAT_OPT_BTF_FILE || id == TRACEDAT_OPT_MODULES_FILE ||
+	       id == TRACEDAT_OPT_KTRACE_BTF || id == TRACEDAT_OPT_KTRACE_MODULES;
 }
 
 static bool tdc_metadata(struct tracedat *a, struct tracedat *b, char *why, size_t len)
@@ -123,6 +126,18 @@ static bool tdc_metadata(struct tracedat *a, struct tracedat *b, char *why, size
 	rb = tracedat_cmdlines(b, &tb, &lb, NULL);
 	if (ra == 0 && !tdc_text_same(ra, ta, la, rb, tb, lb))
 		return tdc_fail(why, len, "saved cmdlines differ%s", "", 0);
+	{
+		const void *da, *db;
+
+		ra = tracedat_btf(a, &da, &la, NULL);
+		rb = tracedat_btf(b, &db, &lb, NULL);
+		if ((ra == 0 || rb == 0) && !tdc_text_same(ra, da, la, rb, db, lb))
+			return tdc_fail(why, len, "BTF differs%s", "", 0);
+	}
+	ra = tracedat_modules(a, &ta, &la, NULL);
+	rb = tracedat_modules(b, &tb, &lb, NULL);
+	if ((ra == 0 || rb == 0) && !tdc_text_same(ra, ta, la, rb, tb, lb))
+		return tdc_fail(why, len, "modules differ%s", "", 0);
 	return true;
 }
 

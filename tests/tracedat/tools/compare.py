@@ -221,7 +221,7 @@ def per_cpu_diffs(j, rep):
 
 
 VOLATILE = {'compression', 'compression_version', 'file_size', 'sections', 'flyrecord_bytes',
-            'offset', 'size', 'chunks', 'compressed', 'warnings', 'options'}
+            'offset', 'size', 'chunks', 'compressed', 'warnings', 'options', 'option_list'}
 
 
 def strip(o):
