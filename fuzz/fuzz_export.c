@@ -38,6 +38,8 @@ static void export(const char *const *paths, size_t n, int out_fd, int how)
 	struct ktrace_stream *s;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out;
+	const char *ep = NULL;
+	volatile size_t sink = 0;
 
 	so.flags = how == 0 ? KTRACE_STREAM_READAHEAD : 0;
 	if (how == 3) {
@@ -46,8 +48,11 @@ static void export(const char *const *paths, size_t n, int out_fd, int how)
 		o.open_stream = open_again;
 		o.open_ctx = (void *)paths;
 	}
-	if (ktrace_stream_open(&s, paths, n, &so, &err, NULL))
+	/* the error's path outlives the stream (the sanitizers check it is read safely) */
+	if (ktrace_stream_open(&s, paths, n, &so, &err, &ep)) {
+		sink ^= ep ? strlen(ep) : 0;
 		return;
+	}
 	out = ktrace_out_new(out_fd);
 	if (out) {
 		if (how == 2) {
@@ -59,7 +64,10 @@ static void export(const char *const *paths, size_t n, int out_fd, int how)
 		ktrace_out_flush(out);
 		ktrace_out_free(out);
 	}
+	ep = ktrace_stream_error_path(s);
 	ktrace_stream_close(s);
+	sink ^= ep ? strlen(ep) : 0;
+	(void)sink;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

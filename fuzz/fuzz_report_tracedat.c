@@ -75,6 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run(in, &o, filters, 3, out);
 	}
 	{
+		/* latency columns of records without text (unknown events), not raw */
+		struct ktrace_view_text_opts o = { .threads = 2, .latency = true };
+
+		run(in, &o, NULL, 0, out);
+	}
+	{
 		struct ktrace_view_text_opts o = { .threads = 3, .nsec = true };
 
 		run(in, &o, filters + 1, 1, out);

@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *paths[1];
 	int fd = memfd_create("fuzz_sql", 0);
 	int null = open("/dev/null", O_WRONLY);
+	const char *ep = NULL;
+	volatile size_t sink = 0;
 
 	if (fd < 0 || null < 0)
 		goto done;
@@ -47,8 +49,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	paths[0] = path;
-	if (ktrace_sql_open(&q, paths, 1, NULL, &err, NULL))
+	/* the error's path is the caller's string, read after the tables are gone */
+	if (ktrace_sql_open(&q, paths, 1, NULL, &err, &ep)) {
+		sink ^= ep ? strlen(ep) : 0;
 		goto done;
+	}
 	out = ktrace_out_new(null);
 	if (out) {
 		ktrace_sql_exec(q, queries, KTRACE_SQL_TSV, out, &err);
@@ -56,12 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ktrace_out_flush(out);
 		ktrace_out_free(out);
 	}
-	ktrace_sql_input_error(q, &err, NULL);
+	if (ktrace_sql_input_error(q, &err, &ep) && ep)
+		sink ^= strlen(ep);
 	ktrace_sql_close(q);
 done:
 	if (fd >= 0)
 		close(fd);
 	if (null >= 0)
 		close(null);
+	(void)sink;
 	return 0;
 }

@@ -27,9 +27,14 @@ static void walk(const char *const *paths, size_t n)
 	volatile uint64_t sink = 0;
 	char line[512];
 	size_t records = 0;
+	const char *ep = NULL;
 
-	if (ktrace_stream_open(&s, paths, n, NULL, &err, NULL))
+	/* the error's path is the caller's string: it outlives the stream (a use after
+	 * free here is what the sanitizers look for) */
+	if (ktrace_stream_open(&s, paths, n, NULL, &err, &ep)) {
+		sink ^= ep ? strlen(ep) : 0;
 		return;
+	}
 	for (size_t i = 0; i < ktrace_stream_source_count(s); i++)
 		if (ktrace_stream_source(s, i))
 			sink ^= ktrace_stream_source(s, i)->cpus;
@@ -55,7 +60,9 @@ static void walk(const char *const *paths, size_t n)
 			ktrace_stream_format_text(s, line, sizeof(line));
 		}
 	}
+	ep = ktrace_stream_error_path(s);
 	ktrace_stream_close(s);
+	sink ^= ep ? strlen(ep) : 0;
 	(void)sink;
 }
 

@@ -86,6 +86,10 @@ void cli_outfile_discard(struct cli_outfile *f);
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);
 void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_error's line with what became of the output after "; " (one error, one line:
+ * "ktrace: IN: offset 0x..: message; OUT not written (...)"). */
+void cli_error_and(const char *file, const struct ktrace_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A usage error, one line: "ktrace: NAME: message (see 'ktrace help NAME')". Returns
  * CLI_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -582,15 +582,21 @@ static int run_export(int argc, char **argv)
 	}
 	status = CLI_OK;
 	if (ret < 0) {
-		cli_error(err_path, &err);
+		/* one line: the error, and what became of OUT */
 		status = CLI_FAILED;
 		if (c.partial && ret != -ENOMEM) {
-			if (cli_outfile_commit(&of) == CLI_OK)
-				cli_errorf(c.out, "kept the records before the damage (--partial)");
+			if (cli_outfile_commit(&of) == CLI_OK && !of.stream)
+				cli_error_and(err_path, &err, "%s keeps the records before it (--partial)",
+					      c.out);
+			else
+				cli_error(err_path, &err);
 		} else {
 			cli_outfile_discard(&of);
 			if (!of.stream)
-				cli_errorf(c.out, "not written (--partial keeps what could be read)");
+				cli_error_and(err_path, &err, "%s not written (--partial keeps what "
+					      "could be read)", c.out);
+			else
+				cli_error(err_path, &err);
 		}
 	} else if (cli_outfile_commit(&of)) {
 		status = CLI_FAILED;

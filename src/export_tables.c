@@ -32,13 +32,14 @@ int export_tables_write(const struct export_tables_args *a, const char *const *i
 	}
 	damage = ktrace_sql_input_error(q, &err, &err_path);
 	if (damage) {
-		cli_error(err_path, &err);
+		/* one line: the error, and what becomes of OUT */
 		if (!a->partial) {
-			cli_errorf(a->out, "not written: an input is damaged (--partial writes the "
-				   "records before the damage)");
+			cli_error_and(err_path, &err, "%s not written (--partial writes the records "
+				      "before the damage)", a->out);
 			ktrace_sql_close(q);
 			return CLI_FAILED;
 		}
+		cli_error_and(err_path, &err, "%s gets the records before it (--partial)", a->out);
 	}
 	ret = ktrace_sql_export(q, a->out, a->format, &eo, &err);
 	if (ret)

@@ -66,6 +66,18 @@ void cli_error(const char *file, const struct ktrace_error *err)
 	print_line(file, ktrace_error_format(err, msg, sizeof(msg)));
 }
 
+void cli_error_and(const char *file, const struct ktrace_error *err, const char *fmt, ...)
+{
+	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], note[512], line[KTRACE_ERROR_MESSAGE_MAX + 600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "%s; %s", ktrace_error_format(err, msg, sizeof(msg)), note);
+	print_line(file, line);
+}
+
 void cli_errorf(const char *file, const char *fmt, ...)
 {
 	char msg[1024];

@@ -429,9 +429,10 @@ static int run_sql(int argc, char **argv)
 	}
 	ret = ktrace_sql_input_error(ss.q, &err, &err_path);
 	if (ret) {
-		cli_error(err_path, &err);
 		if (o.db_path)
-			cli_errorf(o.db_path, "not written: an input is damaged");
+			cli_error_and(err_path, &err, "%s not written", o.db_path);
+		else
+			cli_error(err_path, &err);
 		if (status == CLI_OK)
 			status = CLI_FAILED;
 	}

@@ -107,6 +107,10 @@ struct ktrace_darwin_cpu {
 	char name[9];
 };
 
+/* kdebug CPU numbers (the cores, then the I/O processors of the CPU map) are below this
+ * on every Apple machine: an event with a bigger one is damage (ktrace_darwin_next). */
+#define KTRACE_DARWIN_MAX_CPUS 1024
+
 struct ktrace_darwin_event {
 	uint64_t timestamp;          /* ticks as stored (CPU bits removed for 32-bit) */
 	uint64_t ns;                 /* timestamp * numer / denom (saturated) */
@@ -179,7 +183,8 @@ KTRACE_API void ktrace_darwin_stackshot_count_tasks(const struct kcdata_node *ro
 
 /*
  * The next event in file order: 1 with *ev filled, 0 at the end, or a negative error
- * code (a partial event at the end, a corrupt chunk...). Unless
+ * code (a partial event at the end, a corrupt chunk, an event of a CPU of
+ * KTRACE_DARWIN_MAX_CPUS or more: -EBADMSG at its offset; reading ends there). Unless
  * no_thread_tracking, TRACE_DATA_NEWTHREAD/TRACE_STRING_NEWTHREAD and
  * TRACE_STRING_EXEC events update the thread table as they are read.
  */

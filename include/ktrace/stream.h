@@ -117,7 +117,9 @@ struct ktrace_stream_record {
  * Opens paths[0..npaths) (any supported format each) as one stream. opts may be NULL.
  * Returns 0 with *out set, or a negative code with err set and *err_path (when err_path
  * is not NULL) the input concerned, or NULL when the error concerns no input (a filter
- * that does not parse gives -EINVAL with libtraceevent's message).
+ * that does not parse gives -EINVAL with libtraceevent's message). *err_path is the
+ * caller's own string (paths[i], or opts' events_dir or codes_file), never memory of
+ * the stream, which is gone when this returns.
  */
 KTRACE_API int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths,
 				  size_t npaths, const struct ktrace_stream_opts *opts,
@@ -142,7 +144,9 @@ KTRACE_API unsigned ktrace_stream_threads(const char *const *paths, size_t npath
  */
 KTRACE_API int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
 				  struct ktrace_error *err);
-/* The path of the input the last error concerns, or NULL. */
+/* The path of the input the last error concerns, or NULL: the caller's own string given
+ * to ktrace_stream_open (paths[i], events_dir, codes_file), which stays valid after
+ * ktrace_stream_close as long as the caller keeps it. */
 KTRACE_API const char *ktrace_stream_error_path(const struct ktrace_stream *s);
 
 /*

@@ -51,6 +51,7 @@ static void begin(struct kt_json *j, char c, bool flow)
 	if (j->depth < KT_JSON_MAX_DEPTH) {
 		j->count[j->depth] = 0;
 		j->flow[j->depth] = flow || (j->depth > 0 && j->flow[j->depth - 1]);
+		j->closer[j->depth] = c == '{' ? '}' : ']';
 	}
 	j->depth++;
 }
@@ -196,6 +197,10 @@ void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t 
 
 void kt_json_finish(struct kt_json *j)
 {
+	if (j->after_key)
+		kt_json_null(j);
+	while (j->depth > 0)
+		end(j, j->depth <= KT_JSON_MAX_DEPTH ? j->closer[j->depth - 1] : '}');
 	kt_out_putc(j->out, '\n');
 }
 

@@ -29,6 +29,7 @@ struct kt_json {
 	bool after_key;             /* the next value follows "key": */
 	uint8_t count[KT_JSON_MAX_DEPTH];    /* 0: container empty so far, 1: has values */
 	uint8_t flow[KT_JSON_MAX_DEPTH];     /* container written on one line */
+	char closer[KT_JSON_MAX_DEPTH];      /* '}' or ']': what ends the container */
 };
 
 void kt_json_init(struct kt_json *j, struct ktrace_out *out, int indent);
@@ -65,7 +66,9 @@ void kt_json_kv_cstr(struct kt_json *j, const char *key, const char *s);
 void kt_json_kv_bool(struct kt_json *j, const char *key, bool v);
 /* v, or null when have is false (a timestamp of nothing). */
 void kt_json_kv_opt_u64(struct kt_json *j, const char *key, bool have, uint64_t v);
-/* Ends the document with a new line. */
+/* Ends the document with a new line, first ending whatever is still open (a key
+ * without its value gets null): a document cut short by an error is still complete
+ * JSON, the error going to the caller. */
 void kt_json_finish(struct kt_json *j);
 
 /* Writes s as a quoted, escaped JSON string. */

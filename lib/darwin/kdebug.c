@@ -905,6 +905,13 @@ int ktrace_darwin_next(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 		k->done = true;
 		return ret;
 	}
+	if (ev->cpu >= KTRACE_DARWIN_MAX_CPUS) {
+		/* (a kd_buf read out of step, or its bytes overwritten) */
+		k->done = true;
+		return ktrace_error_at(err, -EBADMSG, ev->offset,
+				       "event: CPU %u out of range (kdebug CPUs are below %u)",
+				       ev->cpu, KTRACE_DARWIN_MAX_CPUS);
+	}
 	if (!k->opt.no_thread_tracking)
 		track_threads(k, ev);
 	return 1;

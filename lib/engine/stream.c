@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,13 +275,47 @@ static void free_stream(struct ktrace_stream *s)
 	free(s);
 }
 
-/* The name the user gave for a path the readers were given. */
+/* The caller's own string for a path the readers were given: the name the user gave
+ * for input i (paths[i] of ktrace_stream_open, also for its spooled copy), or the
+ * options' events directory or codes file; NULL when path is none of them. Errors hand
+ * out only these, never a source's copy, which goes with the stream (a stream that
+ * fails to open is freed before the caller prints its error). */
+static const char *caller_path(const struct ktrace_stream *s, const char *path)
+{
+	if (!path)
+		return NULL;
+	for (size_t i = 0; s->given && i < s->ninfo; i++)
+		if (path == s->given[i] || (s->given[i] && !strcmp(path, s->given[i])) ||
+		    (s->spool_path && s->spool_path[i] && !strcmp(path, s->spool_path[i])))
+			return s->given[i];
+	if (s->o.events_dir && !strcmp(path, s->o.events_dir))
+		return s->o.events_dir;
+	if (s->o.codes_file && !strcmp(path, s->o.codes_file))
+		return s->o.codes_file;
+	return NULL;
+}
+
+/* The path an error concerns, as the caller's own string (caller_path); a path that is
+ * not one is written into the error's message instead, which the caller owns. */
+static const char *error_path(const struct ktrace_stream *s, const char *path,
+			      struct ktrace_error *err)
+{
+	const char *p = caller_path(s, path);
+
+	if (!p && path && err) {
+		size_t n = strlen(err->message);
+
+		snprintf(err->message + n, sizeof(err->message) - n, " (in %s)", path);
+	}
+	return p;
+}
+
+/* The name the user gave for a path the readers were given (info's path). */
 static const char *shown(const struct ktrace_stream *s, const char *path)
 {
-	for (size_t i = 0; path && s->spool_path && i < s->ninfo; i++)
-		if (s->spool_path[i] && !strcmp(path, s->spool_path[i]))
-			return s->given[i];
-	return path;
+	const char *p = caller_path(s, path);
+
+	return p ? p : path;
 }
 
 /* Input i, when it is standard input or a FIFO (its format is looked at first, then its
@@ -358,11 +393,11 @@ static int detect(const char *path, enum ktrace_format *fmt, struct ktrace_error
 
 /* What a source's advance (or skip) returned, taken in: 0 when it moved (to a record or
  * to its end), else the error, which stops the stream. */
-static int moved(struct ktrace_stream *s, struct kt_source *c, int ret)
+static int moved(struct ktrace_stream *s, struct kt_source *c, int ret, struct ktrace_error *err)
 {
 	if (ret < 0) {
 		s->failed = true;
-		s->err_path = c->err_path;
+		s->err_path = error_path(s, c->err_path, err);
 		c->has = false;
 		c->done = true;
 		return ret;
@@ -377,7 +412,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		       const char **err_path)
 {
 	struct ktrace_stream *s = aligned_alloc(_Alignof(struct ktrace_stream), sizeof(*s));
-	const char **td_paths = NULL;
+	const char **td_paths = NULL, *epath;
 	uint32_t *td_index = NULL;
 	size_t ntd = 0;
 	int ret = 0;
@@ -470,7 +505,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	for (size_t i = 0; i < s->nsrc; i++) {
 		struct kt_source *src = s->src[i];
 
-		ret = moved(s, src, src->ops->advance(src, err));
+		ret = moved(s, src, src->ops->advance(src, err), err);
 		if (ret)
 			goto fail;
 	}
@@ -488,8 +523,10 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	*out = s;
 	return 0;
 fail:
+	/* the caller's string (or the message names the file): the stream is freed here */
+	epath = error_path(s, s->err_path, err);
 	if (err_path)
-		*err_path = shown(s, s->err_path);
+		*err_path = epath;
 	free(td_paths);
 	free(td_index);
 	free_stream(s);
@@ -550,7 +587,7 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 		struct kt_source *c = s->cur;
 
 		s->cur = NULL;
-		ret = moved(s, c, c->ops->advance(c, err));
+		ret = moved(s, c, c->ops->advance(c, err), err);
 		if (ret)
 			return ret;
 	}
@@ -569,7 +606,7 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 			return 0;
 		if (cpu_wanted(s, best->rec.cpu))
 			break;
-		ret = moved(s, best, best->ops->advance(best, err));
+		ret = moved(s, best, best->ops->advance(best, err), err);
 		if (ret)
 			return ret;
 	}
@@ -588,17 +625,36 @@ int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream
 	if (s->ra || s->failed || s->nsrc != 1 || !c || !c->ops->skip || s->o.cpus)
 		return 0;
 	s->cur = NULL;
-	return moved(s, c, c->ops->skip(c, max, how, skipped, err));
+	return moved(s, c, c->ops->skip(c, max, how, skipped, err), err);
+}
+
+int kt_stream_record_error(struct ktrace_stream *s, const struct ktrace_stream_record *r,
+			   struct ktrace_error *err, int code, const char *fmt, ...)
+{
+	char msg[KTRACE_ERROR_MESSAGE_MAX];
+	const char *path = r && r->source < s->ninfo ? s->given[r->source] : NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* (with read-ahead the reading thread owns err_path: the caller's own is set) */
+	if (s->ra)
+		s->ra_err_path = path;
+	else
+		s->err_path = path;
+	return r ? ktrace_error_at(err, code, r->offset, "%s", msg)
+		 : ktrace_error_set(err, code, "%s", msg);
 }
 
 const char *kt_stream_direct_error_path(const struct ktrace_stream *s)
 {
-	return shown(s, s->err_path);
+	return s->err_path;
 }
 
 const char *ktrace_stream_error_path(const struct ktrace_stream *s)
 {
-	return !s ? NULL : s->ra ? s->ra_err_path : shown(s, s->err_path);
+	return !s ? NULL : s->ra ? s->ra_err_path : s->err_path;
 }
 
 /* Read-ahead: the current record's copy has fields. */

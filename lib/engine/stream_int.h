@@ -169,6 +169,12 @@ const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t le
  * living until ktrace_stream_close: for record names whose text a source rewrites in
  * place. NULL when out of memory. */
 const char *kt_stream_intern(struct ktrace_stream *s, const char *str);
+/* A sink's error about record r of s (a record its output cannot hold): err set with
+ * the message at r's offset, and ktrace_stream_error_path(s) then names r's input (the
+ * caller's string). Returns code. */
+int kt_stream_record_error(struct ktrace_stream *s, const struct ktrace_stream_record *r,
+			   struct ktrace_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* The input an error of ktrace_stream_open concerns. */
 void kt_stream_set_err_path(struct ktrace_stream *s, const char *path);
 int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, int64_t pid,

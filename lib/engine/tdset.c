@@ -418,6 +418,16 @@ uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_re
 	return (uint32_t)(end - pos);
 }
 
+int kt_tdset_lost_unknown(struct kt_tdset *set, const struct kt_tdstream *s,
+			  const struct tracedat_record *rec)
+{
+	set->err_file = s->f->path;
+	return ktrace_error_at(set->err, -EBADMSG, rec->compressed ? rec->chunk_offset : rec->offset,
+			       "CPU %u: events lost before a record of an unknown event (its format "
+			       "is missing or damaged): trace-cmd's report stops here",
+			       rec->cpu);
+}
+
 bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct tracedat_record *rec,
 		  const struct ktrace_record *kr, const struct ktrace_event *ev)
 {

@@ -46,6 +46,10 @@ struct kt_tdset_opts {
 	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
 	size_t ncpus;
 	bool no_irqs, no_softirqs;    /* -I, -S */
+	/* trace-cmd report's end: its walk stops at a record that follows lost events when
+	 * the record's event is unknown (libtracecmd's missed-events callback fails); the
+	 * set then ends there with an error (kt_tdset_lost_unknown) */
+	bool lost_unknown_ends;
 };
 
 
@@ -168,6 +172,11 @@ bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct trace
 /* What formatting a record may read (see kt_tdstream_fill_record). */
 uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_record *rec);
 
+/* The error of a record of an unknown event after lost events (lost_unknown_ends):
+ * -EBADMSG with set->err and set->err_file. */
+int kt_tdset_lost_unknown(struct kt_tdset *set, const struct kt_tdstream *s,
+			  const struct tracedat_record *rec);
+
 /* Moves s past its head. 0 or a negative error code. */
 static inline int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 {
@@ -235,6 +244,8 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 		kt_td_record_fields(rec, &out->kr);
 		out->kr.avail = set->lazy_avail && !set->filtering ? 0 : kt_tdstream_avail(best, rec);
 		out->ev = ktrace_event_record_event(f->evs, &out->kr);
+		if (__builtin_expect(rec->missed_events != 0, 0) && !out->ev && set->o.lost_unknown_ends)
+			return kt_tdset_lost_unknown(set, best, rec);
 		if (set->filtering && kt_tdset_drop(set, f, rec, &out->kr, out->ev)) {
 			ret = kt_tdset_advance(set, best);
 			if (ret)

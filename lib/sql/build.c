@@ -277,8 +277,7 @@ static int load_tasks(struct ktrace_sql *q, struct ktrace_stream *s)
 		/* (a Darwin thread id past INT64_MAX reads as negative: no such thread row) */
 		if (ti->source >= q->npaths || ti->tid < 0)
 			continue;
-		utid = sql_thread_id(q, ti->source, ti->tid);
-		if (!utid)
+		if (sql_thread_id(q, ti->source, ti->tid, &utid))
 			return -ENOMEM;
 		if (sql_thread_set_name(sql_thread_at(q, utid), ti->comm, strlen(ti->comm)) ||
 		    sql_thread_set_pid(q, utid, ti->pid))
@@ -345,9 +344,8 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 		if (r->tid >= 0) {
 			struct sql_thread *th;
 
-			utid = sql_thread_id(q, r->source, r->tid);
-			th = sql_thread_at(q, utid);
-			if (!th) {
+			if (sql_thread_id(q, r->source, r->tid, &utid) ||
+			    !(th = sql_thread_at(q, utid))) {
 				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 				goto out;
 			}
@@ -393,10 +391,13 @@ static int write_registries(struct ktrace_sql *q, struct ktrace_error *err)
 	for (size_t i = 0; i < q->nthreads; i++) {
 		struct sql_thread *t = &q->threads[i];
 		struct sql_process *p;
+		int64_t upid;
 
 		if (t->pid < 0 || !t->name)
 			continue;
-		p = sql_process_at(q, sql_process_id(q, t->trace, t->pid));
+		if (sql_process_id(q, t->trace, t->pid, &upid))
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		p = sql_process_at(q, upid);
 		if (p && (!p->name || t->tid == t->pid) && sql_set_text(&p->name, t->name, strlen(t->name)))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}

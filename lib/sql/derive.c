@@ -275,7 +275,7 @@ static int marker(struct ktrace_sql *q, struct ktrace_stream *s, const struct kt
 		char num[64];
 		char *e;
 		double v;
-		int64_t pid;
+		int64_t pid, ctid;
 		size_t n;
 
 		if (!bar1 || !(bar2 = memchr(bar1 + 1, '|', (size_t)(end - bar1 - 1))))
@@ -291,8 +291,10 @@ static int marker(struct ktrace_sql *q, struct ktrace_stream *s, const struct kt
 		pid = strtoll(p + 2, &e, 10);
 		if (e != bar1)
 			return 0;
-		return counter(q, r, bar1 + 1, (size_t)(bar2 - bar1 - 1), -1,
-			       sql_thread_id(q, r->source, pid), v, err);
+		/* (a negative pid: a counter of no thread) */
+		if (sql_thread_id(q, r->source, pid, &ctid))
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return counter(q, r, bar1 + 1, (size_t)(bar2 - bar1 - 1), -1, ctid, v, err);
 	}
 	default:
 		return 0;

@@ -91,20 +91,23 @@ int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid)
 	return (int64_t)v;
 }
 
-int64_t sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid)
+int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *utid)
 {
 	uint32_t v;
 	struct sql_thread *t;
 
+	*utid = 0;
 	if (tid < 0)
 		return 0;
-	if (sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v))
-		return (int64_t)v;
+	if (sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v)) {
+		*utid = (int64_t)v;
+		return 0;
+	}
 	if (q->nthreads >= UINT32_MAX - 1 ||
 	    kt_grow((void **)&q->threads, &q->cap_threads, q->nthreads + 1, sizeof(*q->threads)))
-		return 0;
+		return -ENOMEM;
 	if (sql_map_put(&q->thread_index, trace, (uint64_t)tid, (uint32_t)q->nthreads + 1))
-		return 0;
+		return -ENOMEM;
 	t = &q->threads[q->nthreads++];
 	memset(t, 0, sizeof(*t));
 	t->trace = trace;
@@ -116,7 +119,8 @@ int64_t sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid)
 		     q->traces[trace].format != KTRACE_FORMAT_DARWIN_RAW &&
 		     q->traces[trace].format != KTRACE_FORMAT_KOFF &&
 		     q->traces[trace].format != KTRACE_FORMAT_ELF;
-	return (int64_t)q->nthreads;
+	*utid = (int64_t)q->nthreads;
+	return 0;
 }
 
 int sql_set_text(char **dst, const char *s, size_t len)
@@ -142,34 +146,39 @@ int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len)
 	return sql_set_text(&t->name, name, len);
 }
 
-int64_t sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid)
+int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *upid)
 {
 	uint32_t v;
 	struct sql_process *p;
 
+	*upid = 0;
 	if (pid < 0)
 		return 0;
-	if (sql_map_get(&q->process_index, trace, (uint64_t)pid, &v))
-		return (int64_t)v;
+	if (sql_map_get(&q->process_index, trace, (uint64_t)pid, &v)) {
+		*upid = (int64_t)v;
+		return 0;
+	}
 	if (q->nprocs >= UINT32_MAX - 1 ||
 	    kt_grow((void **)&q->procs, &q->cap_procs, q->nprocs + 1, sizeof(*q->procs)))
-		return 0;
+		return -ENOMEM;
 	if (sql_map_put(&q->process_index, trace, (uint64_t)pid, (uint32_t)q->nprocs + 1))
-		return 0;
+		return -ENOMEM;
 	p = &q->procs[q->nprocs++];
 	memset(p, 0, sizeof(*p));
 	p->trace = trace;
 	p->pid = pid;
-	return (int64_t)q->nprocs;
+	*upid = (int64_t)q->nprocs;
+	return 0;
 }
 
 int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid)
 {
 	struct sql_thread *t = sql_thread_at(q, utid);
+	int64_t upid;
 
 	if (!t || pid < 0 || t->pid == pid)
 		return 0;
-	if (!sql_process_id(q, t->trace, pid))
+	if (sql_process_id(q, t->trace, pid, &upid))
 		return -ENOMEM;
 	t->pid = pid;
 	return 0;

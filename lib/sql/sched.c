@@ -204,9 +204,8 @@ static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
 		return 0;
 	has_state = sql_field_int(s, "prev_state", &prev_state);
 	has_prio = sql_field_int(s, "next_prio", &prio);
-	prev = sql_thread_id(q, r->source, prev_pid);
-	next = sql_thread_id(q, r->source, next_pid);
-	if (!prev || !next)
+	/* a negative pid (damage) is no thread (0), as the record's own thread can be */
+	if (sql_thread_id(q, r->source, prev_pid, &prev) || sql_thread_id(q, r->source, next_pid, &next))
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	if ((ret = name_thread(q, prev, s, "prev_comm")) || (ret = name_thread(q, next, s, "next_comm")))
 		return ktrace_error_set(err, ret, "out of memory");
@@ -235,8 +234,7 @@ static int linux_wake(struct ktrace_sql *q, struct ktrace_stream *s,
 		return 0;
 	if (!sql_field_int(s, "target_cpu", &cpu) || cpu < 0 || cpu > INT32_MAX)
 		cpu = -1;
-	woken = sql_thread_id(q, r->source, pid);
-	if (!woken || name_thread(q, woken, s, "comm"))
+	if (sql_thread_id(q, r->source, pid, &woken) || name_thread(q, woken, s, "comm"))
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	return wake(q, woken, utid, (int32_t)cpu, r->ts, err);
 }
@@ -246,11 +244,10 @@ static int new_task(struct ktrace_sql *q, uint32_t trace, int64_t parent_utid, i
 		    bool thread, bool known)
 {
 	struct sql_thread *parent = sql_thread_at(q, parent_utid);
-	int64_t child = sql_thread_id(q, trace, child_tid);
 	struct sql_process *p;
-	int64_t upid;
+	int64_t child, upid, parent_upid;
 
-	if (!child)
+	if (sql_thread_id(q, trace, child_tid, &child))
 		return -ENOMEM;
 	if (!known)
 		return 0;
@@ -258,10 +255,14 @@ static int new_task(struct ktrace_sql *q, uint32_t trace, int64_t parent_utid, i
 		return parent && parent->pid >= 0 ? sql_thread_set_pid(q, child, parent->pid) : 0;
 	if (sql_thread_set_pid(q, child, child_tid))
 		return -ENOMEM;
-	upid = sql_process_id(q, trace, child_tid);
+	if (sql_process_id(q, trace, child_tid, &upid))
+		return -ENOMEM;
 	p = sql_process_at(q, upid);
-	if (p && parent && parent->pid >= 0 && parent->pid != child_tid)
-		p->parent_upid = sql_process_id(q, trace, parent->pid);
+	if (p && parent && parent->pid >= 0 && parent->pid != child_tid) {
+		if (sql_process_id(q, trace, parent->pid, &parent_upid))
+			return -ENOMEM;
+		p->parent_upid = parent_upid;
+	}
 	return 0;
 }
 
@@ -275,8 +276,9 @@ static int fork_event(struct ktrace_sql *q, struct ktrace_stream *s,
 	if (!sql_field_int(s, newtask ? "pid" : "child_pid", &child) || child < 0)
 		return 0;
 	if (!newtask) {
-		if (sql_field_int(s, "parent_pid", &parent_pid))
-			parent = sql_thread_id(q, r->source, parent_pid);
+		if (sql_field_int(s, "parent_pid", &parent_pid) &&
+		    sql_thread_id(q, r->source, parent_pid, &parent))
+			return -ENOMEM;
 	} else if (!sql_field_int(s, "clone_flags", &flags)) {
 		known = false;
 	}
@@ -289,7 +291,7 @@ static int fork_event(struct ktrace_sql *q, struct ktrace_stream *s,
 static int exec_event(struct ktrace_sql *q, struct ktrace_stream *s,
 		      const struct ktrace_stream_record *r, int64_t utid)
 {
-	int64_t pid;
+	int64_t pid, upid;
 	const char *file = NULL;
 	size_t n = field_str(s, "filename", &file);
 	struct sql_thread *t = sql_thread_at(q, utid);
@@ -299,9 +301,9 @@ static int exec_event(struct ktrace_sql *q, struct ktrace_stream *s,
 		return 0;
 	if (!sql_field_int(s, "pid", &pid))
 		pid = t->pid >= 0 ? t->pid : t->tid;
-	if (sql_thread_set_pid(q, utid, pid))
+	if (sql_thread_set_pid(q, utid, pid) || sql_process_id(q, r->source, pid, &upid))
 		return -ENOMEM;
-	p = sql_process_at(q, sql_process_id(q, r->source, pid));
+	p = sql_process_at(q, upid);
 	if (p && n && sql_set_text(&p->cmdline, file, n))
 		return -ENOMEM;
 	return 0;
@@ -325,17 +327,17 @@ static int darwin_sched(struct ktrace_sql *q, struct ktrace_stream *s,
 		if (ktrace_stream_field_by_name(s, args[i], &a[i]))
 			return 0;
 	if (code == DARWIN_MAKE_RUNNABLE) {
-		int64_t woken = sql_thread_id(q, r->source, (int64_t)(a[0].u & INT64_MAX));
+		int64_t woken;
 
-		if (!woken)
+		if (sql_thread_id(q, r->source, (int64_t)(a[0].u & INT64_MAX), &woken))
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		return wake(q, woken, utid, -1, r->ts, err);
 	}
 	{
-		int64_t next = sql_thread_id(q, r->source, (int64_t)(a[1].u & INT64_MAX));
+		int64_t next;
 
 		state = intern_state(q, a[0].u & AST_PREEMPT ? "R+" : "S");
-		if (!next || !state)
+		if (sql_thread_id(q, r->source, (int64_t)(a[1].u & INT64_MAX), &next) || !state)
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		return switch_threads(q, r->source, r->cpu, r->ts, utid, state, next, true,
 				      (int64_t)a[3].u, err);

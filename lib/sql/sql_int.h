@@ -255,8 +255,10 @@ static inline struct sql_trace *sql_trace_of(struct ktrace_sql *q, uint32_t i)
 
 /* The interned name of a record, with its kind; NULL when out of memory. */
 const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, const char *name);
-/* The utid of (trace, tid), created when new; 0 when out of memory or tid < 0. */
-int64_t sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid);
+/* *utid: the utid of (trace, tid), created when new, or 0 (no thread) when tid < 0 (a
+ * damaged or unknown id, never an error). Returns 0, or -ENOMEM (*utid 0): a failure is
+ * never a thread id. */
+int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *utid);
 static inline struct sql_thread *sql_thread_at(struct ktrace_sql *q, int64_t utid)
 {
 	return utid > 0 && (size_t)utid <= q->nthreads ? &q->threads[utid - 1] : NULL;
@@ -267,8 +269,9 @@ int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid)
 int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len);
 /* Sets the process of a thread (creating the process): 0 or -ENOMEM. */
 int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid);
-/* The upid of (trace, pid), created when new; 0 when out of memory or pid < 0. */
-int64_t sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid);
+/* *upid: the upid of (trace, pid), created when new, or 0 (no process) when pid < 0.
+ * Returns 0, or -ENOMEM (*upid 0). */
+int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *upid);
 static inline struct sql_process *sql_process_at(struct ktrace_sql *q, int64_t upid)
 {
 	return upid > 0 && (size_t)upid <= q->nprocs ? &q->procs[upid - 1] : NULL;

@@ -14,6 +14,7 @@
 /* Limits that keep memory bounded by the file (and sane) whatever the bytes say. */
 #define TD_MIN_PAGE_SIZE      64u
 #define TD_MAX_PAGE_SIZE      (1u << 20)
+#define TD_MAX_CPUS           (1u << 20)        /* CPUs the writer takes (ids below) */
 #define TD_PAGES_PER_CHUNK    10u               /* trace-cmd's PAGES_IN_CHUNK */
 #define TD_MAX_SECTION_BYTES  (1ull << 30)      /* one decompressed metadata section */
 #define TD_MAX_OPTION_SECTIONS 4096

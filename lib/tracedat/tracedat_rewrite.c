@@ -174,6 +174,16 @@ int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, c
 	unsigned int cpus = tracedat_header(td)->cpus;
 	int ret;
 
+	/* CPUs beyond what the writer takes are the input's: its error, at its offset */
+	if (cpus > TD_MAX_CPUS) {
+		uint64_t at = nbufs ? tracedat_buffer(td, 0)->offset : 0;
+
+		for (size_t i = 0; i < tracedat_option_count(td); i++)
+			if (tracedat_option(td, i)->id == TRACEDAT_OPT_CPUCOUNT)
+				at = tracedat_option(td, i)->offset;
+		return ktrace_error_at(err, -EBADMSG, at, "%u CPUs: a trace.dat holds at most %u",
+				       cpus, TD_MAX_CPUS);
+	}
 	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
 	if (!ret)
 		ret = copy_files(td, w, err);
@@ -185,10 +195,20 @@ int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, c
 		for (size_t c = 0; c < b->cpus; c++) {
 			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, i, c);
 
-			if (cpu && cpu->data_size && cpu->cpu + 1 > cpus)
+			if (!cpu || !cpu->data_size)
+				continue;
+			if (cpu->cpu >= TD_MAX_CPUS)
+				return ktrace_error_at(err, -EBADMSG, b->offset,
+						       "%s%s%s: CPU %u: a trace.dat holds CPUs 0 to %u",
+						       *b->name ? "buffer \"" : "the top buffer", b->name,
+						       *b->name ? "\"" : "", cpu->cpu, TD_MAX_CPUS - 1);
+			if (cpu->cpu + 1 > cpus)
 				cpus = cpu->cpu + 1;
 		}
 	}
+	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
+	if (ret)
+		return ret;
 	if (cpus && (ret = tracedat_writer_set_cpus(w, cpus, err)))
 		return ret;
 	ret = copy_options(td, w, tracedat_writer_version(w), err);

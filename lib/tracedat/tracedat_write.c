@@ -768,7 +768,7 @@ int tracedat_writer_set_cpus(struct tracedat_writer *w, unsigned int cpus,
 
 	if (ret)
 		return ret;
-	if (!cpus || cpus > 1u << 20)
+	if (!cpus || cpus > TD_MAX_CPUS)
 		return misuse(w, err, "a CPU count from 1 to 1048576, please%s", NULL);
 	w->cpus = cpus;
 	w->cpus_set = true;

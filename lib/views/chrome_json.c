@@ -29,6 +29,7 @@
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "engine/stream_int.h"
 #include "views/thread_table.h"
 
 #define CPU_PID 2147483647            /* the "CPUs" process: no real pid reaches it */
@@ -448,10 +449,12 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		kt_json_end_object(&c->j);
 		kt_json_finish(&c->j);
 		if (ret == -ERANGE)
-			ktrace_error_set(err, ret, "CPU %d: beyond %d", r->cpu, MAX_CPUS - 1);
+			kt_stream_record_error(s, r, err, ret, "CPU %d: the JSON form takes CPUs 0 to %d",
+					       r->cpu, MAX_CPUS - 1);
 		else
 			ret = sret < 0 ? sret : 0;
 	} else if (ret == -ENOMEM) {
+		kt_json_finish(&c->j);   /* (complete even so, where it is kept: a stream) */
 		ktrace_error_set(err, ret, "out of memory");
 	}
 	kt_threads_free(&c->threads);

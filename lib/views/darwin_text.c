@@ -821,6 +821,9 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 			      o->durations ? stp->pairs : stp->shown,
 			      o->durations ? "START/END pairs" : "shown", stp->lost_markers);
 out:
+	/* a document the error cut short is still a whole one (the error goes to stderr) */
+	if (stp->json && stp->json->depth)
+		kt_json_finish(stp->json);
 	free(stp->json);
 	free(stp->totals);
 	intervals_free(&stp->iv);

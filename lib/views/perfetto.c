@@ -554,7 +554,8 @@ static int walk(struct pf *pf, struct ktrace_error *err)
 		return ret;
 	}
 	if (ret == -ERANGE)
-		ktrace_error_set(err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu, MAX_CPUS - 1);
+		kt_stream_record_error(pf->s, r, err, ret, "CPU %d: Perfetto takes CPUs 0 to %d",
+				       r->cpu, MAX_CPUS - 1);
 	/* the last block (cut short by the end or by damage), then every block in turn */
 	if (cur != UINT64_MAX && end_block(pf, cur))
 		return -ECANCELED;
@@ -711,7 +712,8 @@ int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_expor
 	if (finish(&pf))
 		ret = -ENOMEM;
 	if (ret == -ERANGE)
-		ktrace_error_set(err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu, MAX_CPUS - 1);
+		kt_stream_record_error(s, r, err, ret, "CPU %d: Perfetto takes CPUs 0 to %d", r->cpu,
+				       MAX_CPUS - 1);
 	if (!ret)
 		ret = sret < 0 ? sret : 0;   /* the trace is complete up to the damage */
 out:

@@ -603,7 +603,8 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 			n = sizeof(lat) - 1;
 		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
 			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-		memcpy(c->text + c->text_len, lat, n);
+		if (n)   /* (no text yet: c->text may still be NULL) */
+			memcpy(c->text + c->text_len, lat, n);
 		x->lat_off = (uint32_t)c->text_len;
 		x->lat_len = (uint32_t)n;
 		c->text_len += n;
@@ -1051,7 +1052,8 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		p += 15;
 		if (o->latency) {
 			if (o->raw) {
-				memcpy(p, c->text + x->lat_off, x->lat_len);
+				if (x->lat_len)
+					memcpy(p, c->text + x->lat_off, x->lat_len);
 				p += x->lat_len;
 			} else {
 				memcpy(p, "[UNKNOWN EVENT]", 15);
@@ -1065,7 +1067,8 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		if (o->latency) {
 			*p++ = ' ';
 			p = put_u64w(p, (unsigned)j->cpu, 3);
-			memcpy(p, c->text + x->lat_off, x->lat_len);
+			if (x->lat_len)
+				memcpy(p, c->text + x->lat_off, x->lat_len);
 			p += x->lat_len;
 		} else {
 			*p++ = ' ';
@@ -1758,6 +1761,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 			   o->mode == KTRACE_VIEW_TEXT_FUNCS,
 		.debug_offsets = o->debug, .cpus = o->cpus, .ncpus = o->ncpus,
 		.no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs, .read_copies = true,
+		.lost_unknown_ends = true,
 	};
 	int ret = 0;
 

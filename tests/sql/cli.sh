@@ -331,8 +331,14 @@ else:
 PYEOF
 # a fuzzed Darwin file (found by fuzz_export): a class without a name and thread ids past
 # INT64_MAX in its thread map; the 8 events before its truncation are read, then the
-# error (ktrace sql said "out of memory", ktrace export crashed)
-f="$ROOT/fuzz/corpus/fuzz_sql/darwin-unknown-class-negative-tid"
+# error (ktrace sql said "out of memory", ktrace export crashed). Its events' CPUs are
+# out of range (653312...: damage where reading stops); its -cpus twin has them 0-3.
+"$KTRACE" sql "$ROOT/fuzz/corpus/fuzz_sql/darwin-unknown-class-negative-tid" "select count(*) from event" \
+	>"$TMP/o" 2>"$TMP/e"; st=$?
+[ $st = 1 ] && grep -q 'offset 0xd000: event: CPU 653312 out of range' "$TMP/e" &&
+	ok "fuzzed Darwin file: its first event's CPU is out of range, exit 1" ||
+	{ not_ok "fuzzed Darwin file, CPUs out of range (exit $st)"; cat "$TMP/o" "$TMP/e"; }
+f="$ROOT/fuzz/corpus/fuzz_sql/darwin-unknown-class-negative-tid-cpus"
 "$KTRACE" sql "$f" "select count(*) from event" >"$TMP/o" 2>"$TMP/e"; st=$?
 [ $st = 1 ] && grep -qx '8' "$TMP/o" && grep -q 'offset 0xd200: truncated event' "$TMP/e" &&
 	ok "fuzzed Darwin file: its 8 events, then where it is truncated, exit 1" ||
