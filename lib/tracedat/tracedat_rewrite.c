@@ -184,11 +184,6 @@ int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, c
 		return ktrace_error_at(err, -EBADMSG, at, "%u CPUs: a trace.dat holds at most %u",
 				       cpus, TD_MAX_CPUS);
 	}
-	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
-	if (!ret)
-		ret = copy_files(td, w, err);
-	if (ret)
-		return ret;
 	for (size_t i = 0; i < nbufs; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);
 
@@ -207,6 +202,8 @@ int td_copy_layout(struct tracedat *td, struct tracedat_writer *w, int *index, c
 		}
 	}
 	ret = copy_metadata(td, w, more_cmdlines, more_len, err);
+	if (!ret)
+		ret = copy_files(td, w, err);
 	if (ret)
 		return ret;
 	if (cpus && (ret = tracedat_writer_set_cpus(w, cpus, err)))
