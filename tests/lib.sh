@@ -51,6 +51,18 @@ check_same() {
 		not_ok "$1 (both empty or missing: $(basename "$2"), $(basename "$3"))"
 	elif cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -20 | sed 's/^/#   /'; fi
 }
+# checker CMD...: runs a checker that prints its own "ok"/"not ok" lines (a Python
+# comparison, say) and passes them on, its stderr as comments; a checker that exits
+# non-zero without a "not ok" line (it died before its verdict) fails here
+checker() {
+	"$@" >"$TMP/checker.out" 2>"$TMP/checker.err"
+	ck_st=$?
+	cat "$TMP/checker.out"
+	sed 's/^/#   /' "$TMP/checker.err" | tail -20
+	if [ $ck_st -ne 0 ] && ! grep -q '^not ok ' "$TMP/checker.out"; then
+		not_ok "checker exited with status $ck_st and no verdict: $(echo "$*" | sed "s|$ROOT/||g" | cut -c1-120)"
+	fi
+}
 # tracefs_lock: one test at a time may change tracefs (several checkouts may run their
 # suites at once on one machine); the lock is released when the script exits.
 tracefs_lock() {
