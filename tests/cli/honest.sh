@@ -104,8 +104,9 @@ if command -v script >/dev/null; then
 	grep -q "ktrace convert: [0-9]*% (" "$TMP/tty.txt" && ok "convert shows progress on a terminal" ||
 		{ not_ok "convert shows progress on a terminal"; head -c 300 "$TMP/tty.txt" | sed 's/^/#   /'; }
 	"$KTRACE" convert "$TMP/big.v6.dat" "$TMP/progress.dat" 2>"$TMP/err"
-	grep -q "%" "$TMP/err" && not_ok "no progress line when stderr is not a terminal" ||
-		ok "no progress line when stderr is not a terminal"
+	st=$?
+	[ $st -eq 0 ] && ! grep -q "%" "$TMP/err" && ok "no progress line when stderr is not a terminal" ||
+		not_ok "no progress line when stderr is not a terminal (exit $st)"
 else
 	skip 2 "convert shows progress on a terminal, none elsewhere" "no script(1)"
 fi

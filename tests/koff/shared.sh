@@ -37,8 +37,9 @@ if ! build "$TMP/pie" -fPIE -pie || ! build "$TMP/nopie" -fno-PIE -no-pie; then
 	not_ok "build the programs"; sed 's/^/#   /' "$TMP/cc.log" | head; exit 0
 fi
 cp "$TMP/pie" "$TMP/stripped" && strip "$TMP/stripped"
-readelf -S "$TMP/stripped" | grep -q '\.symtab' && not_ok "stripped program has no symbol table" ||
-	ok "stripped program has no symbol table"
+readelf -S "$TMP/stripped" >"$TMP/sections" 2>&1 && grep -q '\.text' "$TMP/sections" &&
+	! grep -q '\.symtab' "$TMP/sections" && ok "stripped program has no symbol table" ||
+	not_ok "stripped program has no symbol table"
 readelf -d "$TMP/pie" | grep -q 'NEEDED.*libktrace.so' && ok "programs use libktrace.so" ||
 	not_ok "programs use libktrace.so"
 
