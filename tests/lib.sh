@@ -27,7 +27,8 @@ fi
 
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1"; }
-# plan N: this script makes N checks (printed once, before the first)
+# plan N: this script makes N checks (printed once: before the first, or after the last
+# where the checks depend on what the script finds, as TAP allows)
 plan() { echo "1..$1"; }
 # skip N NAME WHY: N checks named NAME that cannot be made here, each an
 # "ok - NAME # SKIP WHY" line (numbered when N > 1), counted as skipped, never as passed
