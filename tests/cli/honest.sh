@@ -37,7 +37,7 @@ run "$KTRACE" convert -q "$V6" "$TMP/fifo"
 wait $reader
 expect "convert into a FIFO: exit 0" 0
 check "the FIFO is still a FIFO" test -p "$TMP/fifo"
-check "what came through the FIFO is the trace" sh -c "'$KTRACE' report '$TMP/from-fifo.dat' | tail -n +2 > '$TMP/a'; '$KTRACE' report '$V6' | tail -n +2 > '$TMP/b'; cmp -s '$TMP/a' '$TMP/b'"
+check "what came through the FIFO is the trace" sh -c "'$KTRACE' report '$TMP/from-fifo.dat' | tail -n +2 > '$TMP/a'; '$KTRACE' report '$V6' | tail -n +2 > '$TMP/b'; [ -s '$TMP/b' ] && cmp -s '$TMP/a' '$TMP/b'"
 
 "$KTRACE" convert -q "$V6" - >"$TMP/stdout.dat" 2>"$TMP/err"
 check "convert -o -: a trace on standard output" sh -c "'$KTRACE' info '$TMP/stdout.dat' | grep -q 'version 7'"

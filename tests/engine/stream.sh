@@ -216,7 +216,7 @@ rm -f "$BUF"
 for f in "$TMP/bad.dat" "$TMP/cut.bin"; do
 	"$SD" --fields "$f" >"$TMP/ra.1" 2>"$TMP/ra.1e"; s1=$?
 	"$SD" --fields --readahead "$f" >"$TMP/ra.2" 2>"$TMP/ra.2e"; s2=$?
-	[ $s1 = 1 ] && [ $s2 = 1 ] && cmp -s "$TMP/ra.1" "$TMP/ra.2" && cmp -s "$TMP/ra.1e" "$TMP/ra.2e" &&
+	[ $s1 = 1 ] && [ $s2 = 1 ] && [ -s "$TMP/ra.1e" ] && cmp -s "$TMP/ra.1" "$TMP/ra.2" && cmp -s "$TMP/ra.1e" "$TMP/ra.2e" &&
 		ok "read-ahead: damaged $(basename "$f"): the same records, then the same error ($(cat "$TMP/ra.2e" | head -c 80))" ||
 		{ not_ok "read-ahead: damaged $(basename "$f") (exit $s1, $s2)"; cat "$TMP/ra.1e" "$TMP/ra.2e" | sed 's/^/#   /'; }
 done

@@ -128,7 +128,7 @@ cd "$TMP/out" || exit 1
 "$KTRACE" export -q -o "$TMP/file.pftrace" "$TMP/allevents.v6.dat"
 "$KTRACE" export -q -o "$TMP/stdin.pftrace" - <"$TMP/allevents.v6.dat"
 st=$?
-[ $st = 0 ] && cmp -s "$TMP/file.pftrace" "$TMP/stdin.pftrace" &&
+[ $st = 0 ] && [ -s "$TMP/file.pftrace" ] && cmp -s "$TMP/file.pftrace" "$TMP/stdin.pftrace" &&
 	ok "a trace.dat on standard input exports as the file does" ||
 	not_ok "a trace.dat on standard input (exit $st)"
 mkfifo "$TMP/fifo"
@@ -137,7 +137,7 @@ cat "$D" >"$TMP/fifo" &
 st=$?
 wait
 "$KTRACE" export -q -o "$TMP/d.pftrace" "$D"
-[ $st = 0 ] && cmp -s "$TMP/d.pftrace" "$TMP/fifo.pftrace" &&
+[ $st = 0 ] && [ -s "$TMP/d.pftrace" ] && cmp -s "$TMP/d.pftrace" "$TMP/fifo.pftrace" &&
 	ok "a Darwin file through a FIFO exports as the file does" ||
 	not_ok "a Darwin file through a FIFO (exit $st)"
 head -c 100000 "$TMP/allevents.v6.dat" | "$KTRACE" export -q -o "$TMP/cut.pftrace" - 2>"$TMP/err"

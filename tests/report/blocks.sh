@@ -76,7 +76,7 @@ d[o:o + 16] = b'\xff' * 16; open(sys.argv[2], 'wb').write(d)" "$TMP/big.dat" "$T
 "$KTRACE" report --threads 1 "$TMP/bad.dat" >"$TMP/bad1.txt" 2>"$TMP/bad1.err"; r1=$?
 for t in 2 3; do
 	"$KTRACE" report --threads $t "$TMP/bad.dat" >"$TMP/bad$t.txt" 2>"$TMP/bad$t.err"; rt=$?
-	if [ $r1 = 1 ] && [ $rt = 1 ] && [ -s "$TMP/bad1.txt" ] && cmp -s "$TMP/bad1.txt" "$TMP/bad$t.txt" &&
+	if [ $r1 = 1 ] && [ $rt = 1 ] && [ -s "$TMP/bad1.txt" ] && [ -s "$TMP/bad1.err" ] && cmp -s "$TMP/bad1.txt" "$TMP/bad$t.txt" &&
 	   cmp -s "$TMP/bad1.err" "$TMP/bad$t.err"; then
 		ok "damaged trace, --threads $t: the lines and the error of one thread ($(wc -l <"$TMP/bad1.txt") lines)"
 	else
