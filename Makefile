@@ -1,7 +1,7 @@
 # ktrace: build with `make`, test with `make check`.
 #
 #   make                 library (static + shared), CLI, pkg-config file into build/
-#   make check           every test; ends with "N passed, N failed"
+#   make check           every test; ends with "N passed, N failed; M corpus replays passed"
 #   make check SAN=1     the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #                        (into build-san/)
 #   make demo            ktrace report on the bundled sample

@@ -2,7 +2,11 @@
 # Runs every test: unit-test programs (build/tests/*/test_*), script tests
 # (tests/*/*.sh) and the fuzz-corpus regression drivers. Each prints "ok - ..." /
 # "not ok - ..." lines; a program that crashes or exits non-zero without reporting a
-# failure counts as one failure. Ends with "N passed, N failed".
+# failure counts as one failure. Each test declares how many results it prints with a
+# TAP plan line "1..N" (a corpus replay: one per file of its corpus); a test without a
+# plan, or with another count of results, gets one failure more that says both numbers.
+# Ends with "N passed, N failed; M corpus replays passed": the corpus replays (they say
+# "did not crash") are counted apart from the checks.
 #
 # The scripts that change tracefs (they take tracefs_lock) or time the live kernel run
 # first, one at a time, with nothing else running; then everything else runs JOBS at a
@@ -69,7 +73,8 @@ xargs -L 1 -P "$JOBS" sh tests/run.sh --one <"$list"
 pass=0
 fail=0
 skip=0
-report() {   # name
+replays=0
+report() {   # name rest-of-its-list-line
 	name=$1
 	out="$log/$(logname "$name")"
 	status=$(cat "$out.status" 2>/dev/null || echo 255)
@@ -78,11 +83,38 @@ report() {   # name
 	s=$(grep -c '^ok .*# SKIP' "$out.log")
 	p=$(($(grep -c '^ok ' "$out.log") - s))
 	f=$(grep -c '^not ok ' "$out.log")
+	seen=$((p + s + f))
+	# the plan: the test's "1..N" line; a corpus replay prints one line per file
+	case $name in
+	fuzz/*)
+		planned=0
+		for d in $3; do planned=$((planned + $(ls "$d" | grep -vc '^\.'))); done
+		plans=1 ;;
+	*)
+		plans=$(grep -c '^1\.\.[0-9][0-9]*$' "$out.log")
+		planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out.log" | head -1) ;;
+	esac
+	bad_plan=
+	if [ "$plans" -eq 0 ]; then
+		bad_plan="no plan (a \"1..N\" line), $seen results seen"
+	elif [ "$plans" -gt 1 ]; then
+		bad_plan="$plans plan lines, one expected"
+	elif [ "$planned" -ne "$seen" ]; then
+		bad_plan="planned $planned results, saw $seen"
+	fi
+	if [ -n "$bad_plan" ]; then
+		[ "$status" -ne 0 ] && bad_plan="$bad_plan (exit status $status)"
+		f=$((f + 1))
+		echo "not ok - $name: $bad_plan" >>"$out.log"
+	fi
 	if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $name exited with status $status" >>"$out.log"
 	fi
-	pass=$((pass + p))
+	case $name in
+	fuzz/*) replays=$((replays + p)) ;;
+	*) pass=$((pass + p)) ;;
+	esac
 	fail=$((fail + f))
 	skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
@@ -96,12 +128,14 @@ report() {   # name
 	fi
 }
 while read -r name rest; do
-	report "$name"
+	# shellcheck disable=SC2086
+	report "$name" $rest
 done <"$serial"
 while read -r name rest; do
-	report "$name"
+	# shellcheck disable=SC2086
+	report "$name" $rest
 done <"$list"
 
 [ "$skip" -gt 0 ] && echo "$skip skipped (not counted as passed)"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed; $replays corpus replays passed"
 [ "$fail" -eq 0 ]

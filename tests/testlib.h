@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Minimal unit-test support. A test program runs its cases with RUN(fn); each case
- * prints "ok - name" or "not ok - name" (TAP style) and tests/run.sh counts them.
- * Checks inside a case record the first failure with file and line.
+ * Minimal unit-test support. A test program first declares how many cases it runs with
+ * PLAN(n) (TAP's "1..n": tests/run.sh fails a program whose count of results differs),
+ * then runs them with RUN(fn); each case prints "ok - name" or "not ok - name" (TAP
+ * style) and tests/run.sh counts them. Checks inside a case record the first failure
+ * with file and line.
  */
 #ifndef KTRACE_TESTLIB_H
 #define KTRACE_TESTLIB_H
@@ -40,6 +42,12 @@ static int tl_failed_cases;
 			       __LINE__, #a, tl_a ? tl_a : "(null)", tl_b ? tl_b : "(null)"); \
 			tl_case_failed = 1;                                            \
 		}                                                                      \
+	} while (0)
+
+#define PLAN(n)                                                                        \
+	do {                                                                           \
+		printf("1..%d\n", (int)(n));                                           \
+		fflush(stdout);                                                        \
 	} while (0)
 
 #define RUN(fn)                                                                        \

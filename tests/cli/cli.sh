@@ -1,5 +1,6 @@
 # The command line: help, version, usage errors, error messages and exit statuses.
 . "$(dirname "$0")/../lib.sh"
+plan 16
 
 check "ktrace --help lists report" sh -c "'$KTRACE' --help | grep -q '^    report '"
 check "ktrace --version" sh -c "'$KTRACE' --version | grep -Eq '^ktrace [0-9]+\.[0-9]+\.[0-9]+$'"

@@ -158,6 +158,7 @@ static void detect_magic_numbers(void)
 
 int main(void)
 {
+	PLAN(7);
 	RUN(error_format_with_offset);
 	RUN(cursor_endianness_and_longs);
 	RUN(cursor_refuses_to_read_past_end);

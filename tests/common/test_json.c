@@ -120,6 +120,7 @@ static void json_compact(void)
 
 int main(void)
 {
+	PLAN(3);
 	RUN(json_string_escaping);
 	RUN(json_layout);
 	RUN(json_compact);

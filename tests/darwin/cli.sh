@@ -1,6 +1,7 @@
 #!/bin/sh
 # ktrace report / info on Darwin data through the CLI: pipes, usage errors, other formats.
 . "$(dirname "$0")/../lib.sh"
+plan 13
 S="$SHARED/data/darwin/coreprofilesessiontap.bin"
 
 "$KTRACE" report "$S" | grep -v '^#' >"$TMP/file.txt"

@@ -7,6 +7,7 @@
 # syscalls are named by number. -C adds names and overrides the built-in ones, also
 # for classes and subclasses; Apple's filter descriptions, ALL included, select events.
 . "$(dirname "$0")/../lib.sh"
+plan 16
 S="$SHARED/data/darwin/coreprofilesessiontap.bin"
 
 "$KTRACE" report --csv "$S" >"$TMP/all.csv" 2>&1

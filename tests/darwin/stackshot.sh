@@ -6,6 +6,7 @@
 # (its tasks and threads included), the text report lists the tasks with their thread
 # counts, and `ktrace info` counts them.
 . "$(dirname "$0")/../lib.sh"
+plan 17
 KC="$SHARED/data/kcdata"
 W="$ROOT/$B/tests/darwin/test_stackshot"
 

@@ -1223,6 +1223,7 @@ int main(void)
 		printf("not ok - writing the V3 files\n");
 		return 1;
 	}
+	PLAN(18);
 	RUN(sample_header_and_maps);
 	RUN(sample_events_match_bytes);
 	RUN(v3_files_decode_like_the_sample);

@@ -617,6 +617,7 @@ int main(void)
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ktrace-darwin-XXXXXX");
 	if (!mkdtemp(tmpdir))
 		return 1;
+	PLAN(13);
 	RUN(detection);
 	RUN(header_fields);
 	RUN(chunks_in_order_with_padding);

@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(tmp, sizeof(tmp), "/tmp/ktrace-stackshot-%d", (int)getpid());
 	mkdir(tmp, 0700);
+	PLAN(1);
 	RUN(stackshots_read_back);
 	rmdir(tmp);
 	return TEST_EXIT();

@@ -14,7 +14,7 @@ def main():
     ours = [l.rstrip('\n') for l in open(sys.argv[1]) if l.startswith(('E ', 'L '))]
     rows = sorted(csv.DictReader(open(sys.argv[2])), key=lambda r: int(r['time_ns']))
     bad = []
-    if len(ours) != len(rows):
+    if len(ours) != len(rows) or not ours:
         bad.append('%d records, the report has %d' % (len(ours), len(rows)))
     for k, (o, r) in enumerate(zip(ours, rows)):
         if o.startswith('L '):

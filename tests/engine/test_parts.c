@@ -200,6 +200,7 @@ static void negative_pid(void)
 
 int main(void)
 {
+	PLAN(2);
 	RUN(demo);
 	RUN(negative_pid);
 	return TEST_EXIT();

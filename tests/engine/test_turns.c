@@ -121,6 +121,7 @@ static void block_zero_and_first_come(void)
 
 int main(void)
 {
+	PLAN(2);
 	RUN(block_zero_and_first_come);
 	RUN(blocks_taken_once_written_in_order);
 	return TEST_EXIT();

@@ -409,6 +409,7 @@ static void kallsyms_big(void)
 
 int main(void)
 {
+	PLAN(8);
 	RUN(kallsyms_lines);
 	RUN(kallsyms_big);
 	RUN(graph_leaf);

@@ -8,8 +8,10 @@
 FT="$SHARED/data/ftrace"
 D="$SHARED/data/darwin/coreprofilesessiontap.bin"
 TOOLS="$ROOT/tests/export/tools"
+# six trace.dat files: 1 + jsoncheck.py's 5 each; Darwin 1 + 5 + 1; KOFF 1 + 3; 2
+plan $((6 * 6 + 7 + 4 + 2))
 
-command -v trace-cmd >/dev/null || { ok "json export # SKIP trace-cmd is not installed"; exit 0; }
+command -v trace-cmd >/dev/null || { skip $((6 * 6 + 7 + 4 + 2)) "json export" "trace-cmd is not installed"; exit 0; }
 
 json_tool() {   # name file
 	python3 -m json.tool "$2" >/dev/null 2>"$TMP/jt.err" && ok "python3 -m json.tool: $1" ||
@@ -24,18 +26,20 @@ for f in "$FT/trappy_tests_trace.v6.dat" "$FT/schedviz_cpu0.v7zstd.dat" "$FT/syn
 	 "$TMP/allevents.v6.dat" "$TMP/boot.v6.dat" "$TMP/kmem.v6.dat"; do
 	name=$(basename "$f")
 	if ! "$KTRACE" export -q -o "$TMP/$name.json" "$f" 2>"$TMP/err"; then
-		not_ok "export $name"; head -3 "$TMP/err" | sed 's/^/#   /'; continue
+		not_ok "export $name"; head -3 "$TMP/err" | sed 's/^/#   /'
+		skip 5 "jsoncheck.py $name" "no export"
+		continue
 	fi
 	json_tool "$name" "$TMP/$name.json"
 	trace-cmd report -R -t "$f" >"$TMP/R.txt" 2>/dev/null
 	trace-cmd dump --cmd-lines "$f" >"$TMP/cmd.txt" 2>/dev/null
-	python3 "$TOOLS/jsoncheck.py" "$name" "$TMP/$name.json" tracecmd "$TMP/R.txt" "$TMP/cmd.txt"
+	checker python3 "$TOOLS/jsoncheck.py" "$name" "$TMP/$name.json" tracecmd "$TMP/R.txt" "$TMP/cmd.txt"
 done
 
 "$KTRACE" export -q -o "$TMP/d.json" "$D"
 json_tool "Darwin sample" "$TMP/d.json"
 "$KTRACE" report --csv "$D" >"$TMP/d.csv"
-python3 "$TOOLS/jsoncheck.py" "Darwin sample" "$TMP/d.json" darwin "$TMP/d.csv"
+checker python3 "$TOOLS/jsoncheck.py" "Darwin sample" "$TMP/d.json" darwin "$TMP/d.csv"
 n=$(grep -c '"name": "thread_name"' "$TMP/d.json")
 [ "$n" -ge 1606 ] && ok "Darwin sample: $n thread names (1606 in its thread map)" || not_ok "Darwin sample: $n thread names"
 
@@ -45,7 +49,7 @@ BUF=/dev/shm/koff-test-$$-json
 n=$(TZ=UTC "$KTRACE" dump --buffer "$BUF" | grep -cE '^[0-9a-f]{8}:')
 rm -f "$BUF"
 json_tool "KOFF buffer" "$TMP/k.json"
-python3 "$TOOLS/jsoncheck.py" "KOFF buffer" "$TMP/k.json" count "$n" | grep -v 'scheduling slices'
+checker python3 "$TOOLS/jsoncheck.py" "KOFF buffer" "$TMP/k.json" count "$n" | grep -v 'scheduling slices'
 
 # -o - and a pipe: the same document
 "$KTRACE" export -o - --format json "$FT/synthetic_edge.v6.dat" | python3 -m json.tool >/dev/null &&

@@ -97,6 +97,7 @@ static void no_other_thread_opens(void) { same_as_one_thread(2, 1); }
 
 int main(void)
 {
+	PLAN(3);
 	RUN(all_threads_start);
 	RUN(one_thread_cannot_open);
 	RUN(no_other_thread_opens);

@@ -5,6 +5,8 @@
 . "$(dirname "$0")/../lib.sh"
 seed="$SHARED/seeds/004_667d9b37228e265e.txt"
 CC=${CC:-cc}
+# 3, one a dump (2 shared, the recorded ones), 2
+plan $((3 + 2 + $(ls "$ROOT"/tests/data/recorded/*.raw.zst | wc -l) + 2))
 
 # The program text lies between the EXAMPLE and FILES headings, indented by 11 spaces.
 awk '/^EXAMPLE.*top$/ {on=1; next} /^FILES.*top$/ {on=0} on' "$seed" | sed 's/^           //' >"$TMP/example.c"

@@ -5,6 +5,7 @@
 # tell is an error (exit 1), never a listing of garbage.
 . "$(dirname "$0")/../lib.sh"
 P="$ROOT/tests/data/pages"
+plan 37
 for z in "$P"/*.page.zst; do
 	zstd -q -d -c "$z" >"$TMP/$(basename "$z" .page.zst).page"
 done

@@ -2,6 +2,7 @@
 # and clear errors for truncated or corrupt dumps.
 . "$(dirname "$0")/../lib.sh"
 D="$SHARED/data/ftrace"
+plan 14
 
 "$KTRACE" report "$D/schedviz_cpu0-32.trace_pipe_raw" >"$TMP/r32" 2>&1
 check "32-bit dump detected as 4-byte longs" grep -q "4096 bytes, little-endian, 4-byte kernel longs" "$TMP/r32"

@@ -426,6 +426,7 @@ static void alloc_arguments_and_nulls(void)
 
 int main(void)
 {
+	PLAN(14);
 	RUN(mixed_page_little_endian_64);
 	RUN(mixed_page_big_endian_64);
 	RUN(mixed_page_little_endian_32);

@@ -466,6 +466,7 @@ int main(void)
 		printf("not ok - libtraceevent is needed for the differential test\n");
 		return 1;
 	}
+	PLAN(4);
 	RUN(shared_schedviz);
 	RUN(shared_synthetic_edge);
 	RUN(shared_schedviz_32bit);

@@ -9,6 +9,23 @@
 DATA=${KTRACE_KCDATA_SAMPLES:-$SHARED/data/kcdata}
 CMP="python3 $ROOT/tests/kcdata/plistcmp.py"
 
+# the plan: 8 checks a sample (one more where libkdd's expected plist is XML), then 17
+expected_plist() {   # sample: its expected plist, as text, in $TMP/exp.plist
+	exp="$1.plist.gz"
+	[ -f "$exp" ] || exp="$1.plist"
+	case "$exp" in
+	*.gz) gzip -dc "$exp" > "$TMP/exp.plist" ;;
+	*) cp "$exp" "$TMP/exp.plist" ;;
+	esac
+}
+nplan=17
+for f in "$DATA"/*; do
+	case "$f" in *.plist|*.plist.gz|*.md) continue ;; esac
+	nplan=$((nplan + 8))
+	expected_plist "$f" 2>/dev/null && head -c 6 "$TMP/exp.plist" | grep -q '<?xml' && nplan=$((nplan + 1))
+done
+plan $nplan
+
 n=0
 set --          # plistcmp.py --tap quadruples
 counts=         # countitems.py --tap triples (names have no spaces)
@@ -22,10 +39,7 @@ for f in "$DATA"/*; do
 	check "json $sname: ktrace exits 0" sh -c "'$KTRACE' report --format json '$f' > '$o.json'"
 	check "plist $sname: ktrace exits 0" sh -c "'$KTRACE' report --format plist '$f' > '$o.plist'"
 	set -- "$@" "json $sname" "$exp" "$o.json" json "plist $sname" "$exp" "$o.plist" plist
-	case "$exp" in
-	*.gz) gzip -dc "$exp" > "$TMP/exp.plist" ;;
-	*) cp "$exp" "$TMP/exp.plist" ;;
-	esac
+	expected_plist "$f"
 	if head -c 6 "$TMP/exp.plist" | grep -q '<?xml'; then
 		check_same "plist text $sname" "$TMP/exp.plist" "$o.plist"
 	fi
@@ -35,8 +49,8 @@ for f in "$DATA"/*; do
 	counts="$counts info-json-$sname $f $o.info.json"
 done
 # libkdd's expected plists against the outputs, and the item counts, in one Python each
-$CMP --tap "$@"
-python3 "$ROOT/tests/kcdata/countitems.py" --tap $counts
+checker $CMP --tap "$@"
+checker python3 "$ROOT/tests/kcdata/countitems.py" --tap $counts
 if [ "$n" -ge 10 ]; then ok "found $n samples"; else not_ok "found $n samples in $DATA"; fi
 
 # The text view: a known value and a UUID shown as one.

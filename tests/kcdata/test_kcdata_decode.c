@@ -936,6 +936,7 @@ static void builtin_table_is_sane(void)
 
 int main(void)
 {
+	PLAN(25);
 	RUN(builtin_table_is_sane);
 	RUN(padding_flags_0_to_15);
 	RUN(padding_flags_with_has_padding_bit);

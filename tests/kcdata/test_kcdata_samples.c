@@ -229,9 +229,12 @@ int main(void)
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
+	printf("1..%zu\n", n + 1);
 	if (n < 10) {
 		printf("not ok - only %zu samples in %s\n", n, dir);
 		failed++;
+	} else {
+		printf("ok - %zu samples in %s\n", n, dir);
 	}
 	for (size_t i = 0; i < n; i++) {
 		failed += check_sample(dir, names[i]);

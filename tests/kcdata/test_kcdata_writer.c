@@ -432,6 +432,7 @@ static void iterator_stops_at_truncation(void)
 
 int main(void)
 {
+	PLAN(8);
 	RUN(round_trip_plain);
 	RUN(round_trip_compressed);
 	RUN(written_items_follow_xnu_layout);

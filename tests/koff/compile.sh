@@ -2,6 +2,7 @@
 # KOFF_TRACE's compile-time checks: at most 5 arguments, each fitting one pointer-size
 # word, and a format checked like printf's (with -Wall -Werror, as the project builds).
 . "$(dirname "$0")/../lib.sh"
+plan 10
 CC=${CC:-cc}
 
 try() {   # name, expect (ok|fail), pattern, body

@@ -6,6 +6,7 @@
 # anchor, and read formats and %s strings from the string table, the program file and
 # the core. Damaged variants must fail with a message, never crash.
 . "$(dirname "$0")/../lib.sh"
+plan 15
 DATA="$ROOT/tests/koff/data"
 
 if ! python3 "$ROOT/tests/koff/mkcore.py" "$TMP/c" 2>"$TMP/py.log"; then
@@ -73,4 +74,5 @@ if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/cs" shared 2>"$TMP/py.log"; then
 		ok "shared: a library without the anchor refused" || { not_ok "shared: a library without the anchor"; cat "$TMP/s6.txt"; }
 else
 	not_ok "mkcore.py shared"; cat "$TMP/py.log"
+	skip 5 "shared" "no crafted core"
 fi

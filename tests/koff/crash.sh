@@ -9,6 +9,8 @@ PROD="$ROOT/$B/tests/koff/test_koff_producer"
 BUF=/dev/shm/koff-test-$$-crash
 trap 'rm -rf "$TMP" "$BUF" "$BUF"-*' EXIT
 export KOFF_BUFFER="$BUF" KOFF_ENTRIES=8192
+# gcore: 9 checks; the kernel's core dump: 3
+plan 12
 
 # The 5000 records: each thread's records 0..2499 exactly once, in order.
 check_records() {   # file
@@ -32,13 +34,13 @@ wait_stopped() {   # pid
 
 if ! command -v gdb >/dev/null 2>&1 || ! command -v gcore >/dev/null 2>&1; then
 	echo "# gdb (gcore) is not installed: the gcore crash-dump test is skipped"
-	ok "gcore crash dump # SKIP gdb not installed"
+	skip 9 "gcore crash dump" "gdb not installed"
 elif nm "$PROD" 2>/dev/null | grep -q ' __asan_init'; then
 	# gdb walks the terabytes of AddressSanitizer shadow mappings for minutes; the
 	# dumper's core reading is covered under the sanitizers by crafted.sh and the
 	# fuzz corpus.
 	echo "# the producer is built with AddressSanitizer: gcore would take minutes, skipped"
-	ok "gcore crash dump # SKIP sanitizer build"
+	skip 9 "gcore crash dump" "sanitizer build"
 else
 	rm -f "$BUF"
 	"$PROD" threads 2 2500 stop &
@@ -69,9 +71,11 @@ else
 			rm -f "$TMP/core.$pid"
 		else
 			not_ok "gcore wrote a core"; sed 's/^/#   /' "$TMP/gcore.log" | head
+			skip 3 "gcore dump" "no core"
 		fi
 	else
 		not_ok "producer stopped itself"; kill -9 $pid
+		skip 6 "gcore dump" "the producer did not stop"
 	fi
 
 	# No string table: formats come from the program file (and the core).
@@ -91,6 +95,7 @@ else
 		rm -f "$TMP/core.$pid"
 	else
 		not_ok "producer (no string table) stopped itself"; kill -9 $pid
+		skip 1 "live dump without string table" "the producer did not stop"
 	fi
 fi
 
@@ -99,7 +104,7 @@ pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
 case "$pattern" in
 '|'*|*/*|'')
 	echo "# core_pattern is '$pattern': kernel core dumps do not land here, test skipped"
-	ok "kernel core dump # SKIP core_pattern $pattern" ;;
+	skip 3 "kernel core dump" "core_pattern $pattern" ;;
 *)
 	rm -f "$BUF"
 	mkdir -p "$TMP/kcore"
@@ -108,7 +113,7 @@ case "$pattern" in
 	core=$(ls "$TMP"/kcore/core* 2>/dev/null | head -1)
 	if [ -z "$core" ]; then
 		echo "# no kernel core file was written (ulimit or policy): test skipped"
-		ok "kernel core dump # SKIP no core written"
+		skip 3 "kernel core dump" "no core written"
 	else
 		"$KTRACE" dump --buffer "$BUF" >"$TMP/k-live.txt" 2>&1
 		"$KTRACE" dump "$PROD" "$core" >"$TMP/k-core.txt" 2>&1

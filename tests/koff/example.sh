@@ -3,6 +3,7 @@
 # koff_log_raw, dumps (TZ=UTC) to exactly the page's eight lines; so do a snapshot
 # (-o) read back by `ktrace report`, and `ktrace report` of the buffer file itself.
 . "$(dirname "$0")/../lib.sh"
+plan 19
 PROD="$ROOT/$B/tests/koff/test_koff_producer"
 EXPECTED="$ROOT/tests/koff/data/example.expected"
 BUF=/dev/shm/koff-test-$$-example

@@ -4,6 +4,7 @@
 # shown + overwritten + unfinished); at the end every record logged is accounted for.
 # Then the control options: the mask, -e, -d, -F and -b as ktrace(1) describes them.
 . "$(dirname "$0")/../lib.sh"
+plan 21
 PROD="$ROOT/$B/tests/koff/test_koff_producer"
 BUF=/dev/shm/koff-test-$$-live
 trap 'rm -rf "$TMP" "$BUF"' EXIT

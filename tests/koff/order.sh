@@ -6,6 +6,7 @@
 # or unfinished. The same for a snapshot of it and for `ktrace report` of the
 # snapshot.
 . "$(dirname "$0")/../lib.sh"
+plan 5
 PROD="$ROOT/$B/tests/koff/test_koff_producer"
 BUF=/dev/shm/koff-test-$$-order
 trap 'rm -rf "$TMP" "$BUF"' EXIT

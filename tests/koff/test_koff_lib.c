@@ -450,6 +450,7 @@ static void hostile_buffer(void)
 
 int main(void)
 {
+	PLAN(9);
 	RUN(example_replayed);
 	RUN(timestamp_every_100_lines);
 	RUN(tags_and_rest);

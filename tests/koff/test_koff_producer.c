@@ -453,6 +453,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "/dev/shm/koff-test-%d-producer", (int)getpid());
 	unlink(path);
 	setenv("KOFF_BUFFER", path, 1);
+	PLAN(5);
 	RUN(trace_gated_by_mask);
 	RUN(argument_words);
 	RUN(trace_to_explicit_buffer);

@@ -7,6 +7,7 @@
 # repeated: every record teaches comms) both start threads (strace shows it) and print
 # what trace-cmd prints; so does a filtered report and one with --ts-diff.
 . "$(dirname "$0")/../lib.sh"
+plan 11
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
@@ -17,7 +18,7 @@ size=$(stat -c %s "$TMP/big.dat")
 trace-cmd report "$TMP/big.dat" >"$TMP/tc.txt" 2>/dev/null
 for threads in 1 2; do
 	"$KTRACE" report --threads $threads "$TMP/big.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
-	if cmp -s "$TMP/tc.txt" "$TMP/kt.txt"; then
+	if [ -s "$TMP/tc.txt" ] && cmp -s "$TMP/tc.txt" "$TMP/kt.txt"; then
 		ok "report --threads $threads of a $((size >> 20)) MiB trace = trace-cmd report"
 	else
 		not_ok "report --threads $threads of a $((size >> 20)) MiB trace = trace-cmd report"
@@ -32,7 +33,7 @@ for n in big sched; do
 	[ "$n" = sched ] && ref="$TMP/tc-sched.txt"
 	"$KTRACE" report "$f" >"$TMP/kt.txt" 2>"$TMP/kt.err"
 	st=$?
-	if [ $st -eq 0 ] && cmp -s "$ref" "$TMP/kt.txt"; then
+	if [ $st -eq 0 ] && [ -s "$ref" ] && cmp -s "$ref" "$TMP/kt.txt"; then
 		ok "report of a $(($(stat -c %s "$f") >> 20)) MiB $n trace, default threads = trace-cmd report"
 	else
 		not_ok "report of the $n trace, default threads = trace-cmd report (exit $st)"
@@ -60,7 +61,7 @@ check_same "report --threads 2 --ts-diff of the big trace = trace-cmd report" "$
 trace-cmd report -F sched_switch "$TMP/big.dat" >"$TMP/tc-f.txt" 2>/dev/null
 "$KTRACE" report --threads 2 -F sched_switch "$TMP/big.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
 st=$?
-if [ $st -eq 0 ] && cmp -s "$TMP/tc-f.txt" "$TMP/kt.txt"; then
+if [ $st -eq 0 ] && [ -s "$TMP/tc-f.txt" ] && cmp -s "$TMP/tc-f.txt" "$TMP/kt.txt"; then
 	ok "report --threads 2 -F sched_switch of the big trace = trace-cmd report"
 else
 	not_ok "report -F sched_switch of the big trace = trace-cmd report (exit $st)"
@@ -75,7 +76,7 @@ d[o:o + 16] = b'\xff' * 16; open(sys.argv[2], 'wb').write(d)" "$TMP/big.dat" "$T
 "$KTRACE" report --threads 1 "$TMP/bad.dat" >"$TMP/bad1.txt" 2>"$TMP/bad1.err"; r1=$?
 for t in 2 3; do
 	"$KTRACE" report --threads $t "$TMP/bad.dat" >"$TMP/bad$t.txt" 2>"$TMP/bad$t.err"; rt=$?
-	if [ $r1 = 1 ] && [ $rt = 1 ] && [ -s "$TMP/bad1.txt" ] && cmp -s "$TMP/bad1.txt" "$TMP/bad$t.txt" &&
+	if [ $r1 = 1 ] && [ $rt = 1 ] && [ -s "$TMP/bad1.txt" ] && [ -s "$TMP/bad1.err" ] && cmp -s "$TMP/bad1.txt" "$TMP/bad$t.txt" &&
 	   cmp -s "$TMP/bad1.err" "$TMP/bad$t.err"; then
 		ok "damaged trace, --threads $t: the lines and the error of one thread ($(wc -l <"$TMP/bad1.txt") lines)"
 	else

@@ -5,7 +5,8 @@
 # kernel_stack (commit = page end), then a real page. ktrace report -R must print what
 # trace-cmd prints, for ktrace's and trace-cmd's own v7 conversions.
 . "$(dirname "$0")/../lib.sh"
-command -v trace-cmd >/dev/null || { echo "ok - past the page # SKIP trace-cmd is not installed"; exit 0; }
+plan 8
+command -v trace-cmd >/dev/null || { skip 8 "past the page" "trace-cmd is not installed"; exit 0; }
 zstd -q -d -c "$ROOT/tests/data/report/stacks.v6.dat.zst" >"$TMP/stacks.v6.dat"
 python3 - "$ROOT/tests/tracedat/tools" "$TMP/stacks.v6.dat" "$TMP/past.v6.dat" <<'PY'
 import struct, sys

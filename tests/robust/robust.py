@@ -333,8 +333,11 @@ def main():
     rng = random.Random(a.seed)
     inputs = prepare(a.ktrace, a.root, a.shared, work)
     if not inputs:
+        print('1..1')
         print('ok - robust # SKIP no input data')
         return
+    # the plan (TAP): a line for each input and mutation class
+    print('1..%d' % (3 * len(inputs)))
     per = max(3, a.runs // len(inputs))
     total_runs = 0
     for inp in inputs:
@@ -355,6 +358,7 @@ def main():
                                                         (' '.join(cmd), desc, why))
         for cls in ('truncation', 'extreme', 'bitflip'):
             if cls not in counts:
+                print('ok - %s: %s mutations # SKIP none for this input' % (inp.name, cls))
                 continue
             name = '%s: %d %s mutations' % (inp.name, counts[cls], cls)
             if cls in failures:

@@ -4,6 +4,7 @@
 # from standard input, and the TSV/JSON-lines export read back.
 . "$(dirname "$0")/../lib.sh"
 
+plan 47
 if "$KTRACE" help export 2>/dev/null | grep -q tsv; then
 	EXPORT="$KTRACE export"
 else
@@ -116,19 +117,26 @@ done
 	ok "count(*) of event reads nothing (a count-only scan)" || not_ok "count(*) plan"
 
 # ---- --db: kept, reused, rebuilt, never half-built ----
+# rebuilt NAME COMMAND...: COMMAND (a query of the table "marker", added to the database
+# by hand) fails for want of that table, and the database holds the trace's events: it
+# was made anew. (Not "COMMAND fails": a crash or a refused database fails too.)
+rebuilt() {
+	name=$1; shift
+	"$@" >"$TMP/o" 2>"$TMP/e"; st=$?
+	[ $st -eq 2 ] && grep -q 'no such table: marker' "$TMP/e" &&
+		[ "$(sqlite3 "$TMP/a.db" 'select count(*) from event' 2>&1)" -gt 0 ] 2>/dev/null && ok "$name" ||
+		{ not_ok "$name (exit $st)"; sed 's/^/#   /' "$TMP/e" | head -3; }
+}
 sqlite3 "$TMP/a.db" "create table marker (x)" || not_ok "sqlite3 writes the kept database"
 "$KTRACE" sql --db "$TMP/a.db" "$A" "select count(*) from marker" >/dev/null 2>&1 &&
 	ok "--db: an up-to-date database is reused" || not_ok "--db reuse"
-"$KTRACE" sql --db "$TMP/a.db" "$TMP/mixed.dat" "select count(*) from marker" >/dev/null 2>&1 &&
-	not_ok "--db: other inputs must rebuild" || ok "--db: other inputs rebuild it"
+rebuilt "--db: other inputs rebuild it" "$KTRACE" sql --db "$TMP/a.db" "$TMP/mixed.dat" "select count(*) from marker"
 "$KTRACE" sql --db "$TMP/a.db" "$A" "select 1" >/dev/null
 sqlite3 "$TMP/a.db" "create table marker (x)"
 touch "$A"
-"$KTRACE" sql --db "$TMP/a.db" "$A" "select count(*) from marker" >/dev/null 2>&1 &&
-	not_ok "--db: an input newer than the database must rebuild" || ok "--db: a newer input rebuilds it"
+rebuilt "--db: a newer input rebuilds it" "$KTRACE" sql --db "$TMP/a.db" "$A" "select count(*) from marker"
 sqlite3 "$TMP/a.db" "create table marker (x)"
-"$KTRACE" sql --db "$TMP/a.db" --rebuild "$A" "select count(*) from marker" >/dev/null 2>&1 &&
-	not_ok "--rebuild" || ok "--rebuild rebuilds"
+rebuilt "--rebuild rebuilds" "$KTRACE" sql --db "$TMP/a.db" --rebuild "$A" "select count(*) from marker"
 chmod 640 "$TMP/a.db"
 touch "$A"
 "$KTRACE" sql --db "$TMP/a.db" "$A" "select 1" >/dev/null
@@ -187,7 +195,7 @@ printf 'select 1;\nselect * from nope;\nselect 2;\n' | "$KTRACE" sql "$A" >"$TMP
 $EXPORT --format tsv -o "$TMP/tsv" "$A" "$TMP/boot.dat" || not_ok "export tsv"
 $EXPORT --format jsonl -o "$TMP/jsonl" "$A" "$TMP/boot.dat" || not_ok "export jsonl"
 $EXPORT --format sqlite -o "$TMP/x.db" "$A" "$TMP/boot.dat" || not_ok "export sqlite"
-python3 - "$TMP/tsv" "$TMP/jsonl" "$TMP/x.db" <<'EOF'
+checker python3 - "$TMP/tsv" "$TMP/jsonl" "$TMP/x.db" <<'EOF'
 import codecs, json, os, sqlite3, sys
 tsv, jsonl, dbpath = sys.argv[1:]
 db = sqlite3.connect(dbpath)
@@ -243,8 +251,10 @@ EOF
 grep -q 'ENGINE = MergeTree() ORDER BY (trace_id, ts)' "$TMP/tsv/schema.clickhouse.sql" &&
 	grep -q "Distributed('ktrace', currentDatabase(), event_local, trace_id)" "$TMP/tsv/schema.clickhouse.sql" &&
 	ok "schema.clickhouse.sql: MergeTree by (trace_id, ts), Distributed over the default cluster" || not_ok "ClickHouse schema"
-$EXPORT --format tsv --clickhouse-cluster 'a b' -o "$TMP/t2" "$A" >/dev/null 2>&1 &&
-	not_ok "a cluster name with a space must be refused" || ok "export: a cluster name that is no identifier is refused"
+$EXPORT --format tsv --clickhouse-cluster 'a b' -o "$TMP/t2" "$A" >/dev/null 2>"$TMP/e"; st=$?
+[ $st -ne 0 ] && grep -q 'cluster name "a b"' "$TMP/e" && [ ! -e "$TMP/t2" ] &&
+	ok "export: a cluster name that is no identifier is refused, nothing written" ||
+	{ not_ok "a cluster name with a space must be refused (exit $st)"; sed 's/^/#   /' "$TMP/e" | head -3; }
 if [ "$EXPORT" = "$KTRACE export" ]; then
 	# a damaged input: nothing written without --partial; with it, the rows before the damage
 	"$KTRACE" export --format sqlite -o "$TMP/bad.db" "$TMP/bad.dat" 2>"$TMP/e"; st=$?
@@ -294,11 +304,11 @@ if [ "$EXPORT" = "$KTRACE export" ]; then
 	[ -z "$bad" ] && ok "ktrace export: options of the other formats' family are usage errors, nothing written" ||
 		not_ok "export: options of the other family accepted:$bad"
 else
-	ok "ktrace export # SKIP ktrace export has no table formats in this build"
+	skip 6 "ktrace export" "ktrace export has no table formats in this build"
 fi
 
 # ---- the prompt on a terminal ----
-python3 - "$KTRACE" "$TMP/mixed.dat" <<'PYEOF'
+checker python3 - "$KTRACE" "$TMP/mixed.dat" <<'PYEOF'
 import os, pty, select, sys, time
 pid, fd = pty.fork()
 if pid == 0:

@@ -5,9 +5,10 @@
 # CPU users, threads) equal ktrace sql on both files together. The servers are stopped
 # by their pids; nothing is left behind.
 . "$(dirname "$0")/../lib.sh"
+plan 9
 
 if ! command -v clickhouse-server >/dev/null || ! command -v clickhouse-client >/dev/null; then
-	ok "ClickHouse two-shard load and queries # SKIP clickhouse-server/clickhouse-client are not installed (Debian packages clickhouse-server and clickhouse-client; scripts/deps.sh test installs them where apt has them)"
+	skip 9 "ClickHouse two-shard load and queries" "clickhouse-server/clickhouse-client are not installed (Debian packages clickhouse-server and clickhouse-client; scripts/deps.sh test installs them where apt has them)"
 	exit 0
 fi
 
@@ -120,6 +121,7 @@ start_server "$CH/s2"
 if ! wait_server "$P1" || ! wait_server "$P2"; then
 	not_ok "two ClickHouse servers on 127.0.0.1:$P1 and :$P2"
 	tail -5 "$CH"/s*/stdout "$CH"/s*/error.log 2>/dev/null | sed 's/^/#   /'
+	skip 7 "ClickHouse loads and queries" "no servers"
 	exit 0
 fi
 ok "two ClickHouse servers ($(clickhouse-client --port "$P1" --query 'SELECT version()')) on 127.0.0.1:$P1 and :$P2"

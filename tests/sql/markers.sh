@@ -6,6 +6,8 @@
 T=/sys/kernel/tracing
 CHECKS="trace_marker slices as the print lines say
 trace_marker counters as the print lines say"
+# one result a line of CHECKS
+plan "$(echo "$CHECKS" | wc -l)"
 
 skip_all() {
 	echo "$CHECKS" | while read -r c; do echo "ok - $c # SKIP $1"; done
@@ -34,7 +36,7 @@ if ! "$KTRACE" record -e sched:sched_switch -o "$TMP/m.dat" -- sh -c '
 fi
 
 trace-cmd report -t "$TMP/m.dat" 2>/dev/null | grep ' print: ' >"$TMP/prints"
-python3 - "$TMP/prints" "$KTRACE" "$TMP/m.dat" <<'EOF'
+checker python3 - "$TMP/prints" "$KTRACE" "$TMP/m.dat" <<'EOF'
 import re, subprocess, sys
 stack, slices, counters = [], [], []
 for line in open(sys.argv[1]):

@@ -1,8 +1,10 @@
 # ktrace sql's tables against independent computations:
 # - trace.dat (recorded and shared traces, v6/v7, instances): the count of every event
 #   name equals trace-cmd report's; per-thread CPU time from sched_slice equals the sum
-#   computed from the sched_switch lines of trace-cmd report -t; end_state is the
-#   prev_state trace-cmd report -N prints (tests/sql/tracecmp.py);
+#   computed from the sched_switch lines of trace-cmd report -t; every sched_slice row
+#   (cpu, ts, dur, tid, end_state, priority), the open last slice of each CPU included,
+#   equals the one computed from the sched_switch lines of trace-cmd report -N -t
+#   (tests/sql/tracecmp.py);
 # - two files together: both traces, their events, distinct utids;
 # - Darwin: the shared sample's 15552 events (ktrace info, report --csv), the 1606
 #   threads of its thread map, slices equal to report --csv's elapsed times;
@@ -11,36 +13,42 @@
 . "$(dirname "$0")/../lib.sh"
 T="$ROOT/tests/sql/tracecmp.py"
 FT="$SHARED/data/ftrace"
+# 3 checks for each of 12 traces with switches, 1 for one without, then 14
+plan $((12 * 3 + 1 + 14))
 
-command -v trace-cmd >/dev/null || { ok "tables against trace-cmd # SKIP trace-cmd is not installed"; exit 0; }
+command -v trace-cmd >/dev/null || { skip $((12 * 3 + 1 + 14)) "tables against trace-cmd" "trace-cmd is not installed"; exit 0; }
 
 for z in "$ROOT"/tests/data/report/*.zst "$ROOT"/tests/data/tracedat/*.zst; do
 	zstd -q -d -f "$z" -o "$TMP/$(basename "$z" .zst)" || not_ok "unpack $z"
 done
 
-compare() {   # file
+compare() {   # file [noswitch]
 	f=$1
 	n=$(basename "$f")
 	trace-cmd report "$f" >"$TMP/r" 2>/dev/null
 	"$KTRACE" sql "$f" 'select name, count(*) from event group by name' >"$TMP/s"
-	python3 "$T" counts "$n" "$TMP/r" "$TMP/s"
-	# traces without sched_switch have no CPU time to compare
-	grep -q ' sched_switch: ' "$TMP/r" || return 0
+	checker python3 "$T" counts "$n" "$TMP/r" "$TMP/s"
+	# a trace without sched_switch has no CPU time to compare
+	[ "${2:-}" = noswitch ] && return 0
 	trace-cmd report -t "$f" >"$TMP/r" 2>/dev/null
 	"$KTRACE" sql "$f" 'select t.tid, sum(s.dur) from sched_slice s join thread t using (utid)
 		where s.dur >= 0 group by t.tid' >"$TMP/s"
-	python3 "$T" cputime "$n" "$TMP/r" "$TMP/s"
+	checker python3 "$T" cputime "$n" "$TMP/r" "$TMP/s"
+	# every column of every row, the open slices at the end included, from trace-cmd's
+	# text alone
 	trace-cmd report -N -t "$f" >"$TMP/r" 2>/dev/null
-	"$KTRACE" sql "$f" 'select cpu, ts, dur, end_state from sched_slice where dur >= 0' >"$TMP/s"
-	python3 "$T" states "$n" "$TMP/r" "$TMP/s"
+	"$KTRACE" sql "$f" 'select s.cpu, s.ts, s.dur, t.tid, s.end_state, s.priority
+		from sched_slice s join thread t using (utid)' >"$TMP/s"
+	checker python3 "$T" slices "$n" "$TMP/r" "$TMP/s"
 }
 
 for f in "$TMP"/stacks.v6.dat "$TMP"/boot.v6.dat "$TMP"/allevents.v6.dat "$TMP"/kmem.v6.dat \
 	 "$TMP"/all.v6.dat "$TMP"/mixed.v6.dat "$TMP"/subbuf8k.v6.dat "$TMP"/instance.v6.dat \
 	 "$FT"/schedviz_cpu0.v6.dat "$FT"/schedviz_cpu0.v7zstd.dat "$FT"/trappy_tests_raw_trace.v7zstd.dat \
-	 "$FT"/trappy_tests_trace.v6.dat "$FT"/synthetic_edge.v6.dat; do
+	 "$FT"/synthetic_edge.v6.dat; do
 	compare "$f"
 done
+compare "$FT"/trappy_tests_trace.v6.dat noswitch
 
 # every CPU's last slice is open (dur -1), one per CPU that switched
 n=$("$KTRACE" sql "$TMP/stacks.v6.dat" 'select count(*) from sched_slice where dur = -1' | tail -1)
@@ -53,7 +61,7 @@ c=$(trace-cmd report "$TMP/stacks.v6.dat" 2>/dev/null | awk '/ sched_switch: / {
 "$KTRACE" sql "$TMP/boot.v6.dat" "select st.ts, st.ts + st.dur, t.tid from thread_state st
 	join thread t using (utid) where st.state = 'R' and st.waker_utid is not null and st.dur >= 0" >"$TMP/lat"
 trace-cmd report -t "$TMP/boot.v6.dat" 2>/dev/null >"$TMP/r"
-python3 - "$TMP/lat" "$TMP/r" <<'EOF'
+checker python3 - "$TMP/lat" "$TMP/r" <<'EOF'
 import re, sys
 rows = [tuple(map(int, l.split('\t'))) for l in open(sys.argv[1]).read().split('\n')[1:] if l]
 wake, on = set(), set()

@@ -137,6 +137,7 @@ static void schema_text(void)
 
 int main(void)
 {
+	PLAN(5);
 	RUN(prev_state_modern);
 	RUN(prev_state_old_kernel);
 	RUN(prev_state_unparsable);

@@ -15,6 +15,14 @@
       prev_state when that switch's prev_pid is the thread of the slice, else NULL (the
       CPU lost events in between). SQL: `select cpu, ts, dur, end_state from
       sched_slice where dur >= 0`.
+  tracecmp.py slices NAME REPORT_NT SQL
+      Every row of sched_slice, computed from the sched_switch lines of REPORT_NT alone
+      (of the first buffer that has some: the top one, else an instance): on each CPU,
+      each switch starts a slice of next_pid with priority next_prio; the next switch
+      on that CPU ends it (dur: the time between them; end_state: that switch's
+      prev_state when its prev_pid is the slice's thread, else NULL); the last one of
+      each CPU is still open (dur -1, end_state NULL). SQL: `select s.cpu, s.ts, s.dur,
+      t.tid, s.end_state, s.priority from sched_slice s join thread t using (utid)`.
 
 Prints "ok - ..." or "not ok - ..." (with the first differences) lines.
 """
@@ -130,11 +138,61 @@ def states(name, rep, sql):
            % (name, len(theirs), ' '.join('%s:%d' % kv for kv in sorted(kinds.items()))), diffs)
 
 
+SWITCH_ALL = re.compile(r'prev_comm=.* prev_pid=(-?\d+) prev_prio=(-?\d+) prev_state=(\S*) ==> '
+                        r'next_comm=.* next_pid=(-?\d+) next_prio=(-?\d+)\s*$')
+BUFFER = re.compile(r'^\s*(\S+): +\S.*-\d+\s+\[\d{3,}\]')
+
+
+def slices(name, rep, sql):
+    # the switches of each buffer (None: the top one), in the report's order
+    per_buf = defaultdict(lambda: defaultdict(list))
+    order = []
+    with open(rep, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            m = LINE.search(line)
+            if not m or m.group(4) != 'sched_switch':
+                continue
+            b = BUFFER.match(line)
+            buf = b.group(1) if b else None
+            s = SWITCH_ALL.search(m.group(5))
+            if not s:
+                print('#   %s: a sched_switch line that does not parse: %s' % (name, line))
+                continue
+            # (a counter clock prints its raw value, no fraction)
+            ts = int(m.group(2)) if m.group(3) is None else \
+                int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, '0'))
+            if buf not in per_buf:
+                order.append(buf)
+            per_buf[buf][int(m.group(1))].append(
+                (ts, int(s.group(1)), s.group(3), int(s.group(4)), int(s.group(5))))
+    buf = None if None in per_buf else (order[0] if order else None)
+    theirs = []
+    for cpu, sw in per_buf[buf].items():
+        for k, (ts, _, _, nxt, prio) in enumerate(sw):
+            if k + 1 < len(sw):
+                t1, prev1, state1 = sw[k + 1][0], sw[k + 1][1], sw[k + 1][2]
+                theirs.append((cpu, ts, t1 - ts, nxt, state1 if prev1 == nxt else '', str(prio)))
+            else:
+                theirs.append((cpu, ts, -1, nxt, '', str(prio)))
+    ours = [(int(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4], r[5]) for r in sql_rows(sql)]
+    theirs.sort()
+    ours.sort()
+    diffs = ['trace-cmd %s, ktrace %s' % (a, b) for a, b in zip(theirs, ours) if a != b]
+    if len(theirs) != len(ours):
+        diffs.append('%d slices from trace-cmd, %d from ktrace' % (len(theirs), len(ours)))
+    report(theirs and not diffs,
+           '%s: sched_slice (cpu, ts, dur, tid, end_state, priority) as computed from the %d '
+           'sched_switch lines of trace-cmd report -N -t (%d CPUs, their last slices open)'
+           % (name, len(theirs), len(per_buf[buf])), diffs)
+
+
 def main(argv):
-    if len(argv) != 4 or argv[0] not in ('counts', 'cputime', 'states'):
+    modes = {'counts': counts, 'cputime': cputime, 'states': states, 'slices': slices}
+    if len(argv) != 4 or argv[0] not in modes:
         print(__doc__, file=sys.stderr)
         return 2
-    {'counts': counts, 'cputime': cputime, 'states': states}[argv[0]](*argv[1:])
+    modes[argv[0]](*argv[1:])
     return 0
 
 

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Checks `ktrace timeline` pages in headless Chromium (tests/timeline/timeline.sh).
 
-  browser.py NAME,PAGE.html[,report=REPORT.txt][,screenshot=OUT.png][,pictures][,zoom]...
+  browser.py NAME,PAGE.html[,report=REPORT.txt][,tracecmd=REPORT_T.txt][,screenshot=OUT.png]
+             [,pictures][,zoom]...
+  browser.py --plan CASE...     the number of result lines those cases print
   browser.py --load-time PAGE.html
 
-Prints "ok - ..." / "not ok - ..." lines; when Chromium cannot be had, one
-"ok - ... # SKIP" line. The oracles are independent of the page: `ktrace report`'s
-output (REPORT.txt: the sched_switch lines per CPU, every record's line) and the
+Prints "ok - ..." / "not ok - ..." lines, as many for a case as its flags say (a check
+that does not apply to the page is a SKIP line; --plan counts them); when Chromium
+cannot be had, a SKIP line for each. The oracles are independent of the page:
+`ktrace report`'s output (REPORT.txt: the sched_switch lines per CPU, every record's
+line), trace-cmd's (REPORT_T.txt, `trace-cmd report -t` of the same trace: every slice
+of every CPU, its start, end and thread, computed from its sched_switch lines) and the
 screenshot's pixels.
 """
 import argparse
@@ -35,6 +40,52 @@ def fmt_ts(base, rel):
     return '%d.%06d' % (us // 1000000, us % 1000000)
 
 
+def skip(n, name, why):
+    for k in range(n):
+        print('ok - %s%s # SKIP %s' % (name, ' (%d of %d)' % (k + 1, n) if n > 1 else '', why))
+
+
+RECORD = re.compile(r'\[(\d{3,})\]\s*(\d+)(?:\.(\d+))?: ([^:\s]+):\s?(.*)$')
+
+
+def tracecmd_slices(page, name, path):
+    """Every slice of every CPU lane (start, end, thread) against those computed from
+    trace-cmd report -t: on each CPU a sched_switch starts a slice of next_pid that the
+    next one ends; the last one of each CPU ends at the trace's last record."""
+    base = int(page.eval('ktl.meta.base'))
+    per_cpu, last = {}, None
+    for ln in open(path, encoding='utf-8', errors='replace'):
+        m = RECORD.search(ln.rstrip('\n'))
+        if not m:
+            continue
+        ts = int(m.group(2)) if m.group(3) is None else int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, '0'))
+        last = ts if last is None else max(last, ts)
+        if m.group(4) == 'sched_switch':
+            n = re.search(r'next_pid=(-?\d+)', m.group(5)) or re.search(r'==> .*:(-?\d+) \[-?\d+\]\s*$', m.group(5))
+            if n:
+                per_cpu.setdefault(int(m.group(1)), []).append((ts, int(n.group(1))))
+    want = {cpu: [(ts, sw[k + 1][0] if k + 1 < len(sw) else last, pid) for k, (ts, pid) in enumerate(sw)]
+            for cpu, sw in per_cpu.items()}
+    got = {}
+    for c in page.eval('ktl.cpus()'):
+        rows = page.eval('(() => { const r = []; for (let i = 0; i < %d; i++) { const s = ktl.slice(%d, i); '
+                         'r.push([s.start, s.end, s.tid]); } return r; })()' % (c['slices'], c['cpu']), timeout=120)
+        if rows:
+            got[c['cpu']] = [(base + int(round(a)), base + int(round(b)), t) for a, b, t in rows]
+    diffs = []
+    for cpu in sorted(set(want) | set(got)):
+        w, g = want.get(cpu, []), got.get(cpu, [])
+        if len(w) != len(g):
+            diffs.append('CPU %d: %d slices, trace-cmd %d' % (cpu, len(g), len(w)))
+        for k, (a, b) in enumerate(zip(g, w)):
+            if a != b:
+                diffs.append('CPU %d slice %d of %d: page (start, end, tid) %s, trace-cmd %s' % (cpu, k, len(w), a, b))
+                break
+    ok(want and not diffs, '%s: every slice of each CPU (start, end, thread; the last ones end at the '
+       'last record) as computed from trace-cmd report -t (%s)' % (
+           name, ', '.join('CPU %d: %d' % (c, len(v)) for c, v in sorted(want.items()))), '\n'.join(diffs))
+
+
 def data_checks(page, name, report):
     meta = page.eval('ktl.meta')
     cpus = page.eval('ktl.cpus()')
@@ -52,6 +103,8 @@ def data_checks(page, name, report):
         ok(got == {c: per_cpu.get(c, 0) for c in got} and set(per_cpu) <= set(got),
            '%s: slices per CPU equal the sched_switch lines per CPU of ktrace report %s' % (name, per_cpu),
            'page %s, report %s' % (got, per_cpu))
+    else:
+        skip(1, '%s: slices per CPU equal the sched_switch lines per CPU' % name, '100000 or more on a CPU')
     ok(any(v > 0 for v in got.values()), '%s: the page has slices' % name, got)
     # every record's line, in order, equals the report (after its "cpus=N" line)
     # (after its "cpus=N" line, one per file with the file's label when there are several)
@@ -72,6 +125,8 @@ def data_checks(page, name, report):
                 diff = 'page %d lines, report %d' % (len(a), len(b))
         ok(same, '%s: the line of each of the %d records equals ktrace report\'s (%d literal)' % (
             name, n, meta['literal_lines']), diff)
+    else:
+        skip(1, '%s: the line of each record equals ktrace report\'s' % name, 'more than 200000 records')
     return meta, cpus, lines
 
 
@@ -144,12 +199,13 @@ def picture_checks(page, name, cpus, shot):
         inside = on
     ok(runs == len(cpus), '%s: the picture has %d CPU lanes, one per CPU' % (name, runs),
        'column %d: %d lanes for %d CPUs' % (col, runs, len(cpus)))
+    coloured = {}
     for c, y in zip(cpus, ys):
-        if not c['slices']:
-            continue
-        coloured = sum(1 for x in range(LABEL_W, w - 10, 2)
-                       if px(x, y) not in (white, (246, 246, 246)))
-        ok(coloured > 0, '%s: CPU %d lane is not blank (%d coloured columns)' % (name, c['cpu'], coloured))
+        if c['slices']:
+            coloured[c['cpu']] = sum(1 for x in range(LABEL_W, w - 10, 2)
+                                     if px(x, y) not in (white, (246, 246, 246)))
+    ok(coloured and all(coloured.values()), '%s: the lanes of the CPUs with slices are not blank '
+       '(coloured columns: %s)' % (name, ', '.join('CPU %d: %d' % kv for kv in sorted(coloured.items()))))
     t = page.eval('ktl.threads()[0]')
     rgb = cdp.hsl_rgb(t['hue'], 65, 55)
     near = lambda p: all(abs(a - b) <= 4 for a, b in zip(p, rgb))
@@ -250,19 +306,32 @@ def check_page(b, a):
         meta, cpus, lines = data_checks(page, a.name, a.report)
         if any(c['slices'] for c in cpus):
             tooltip_check(page, a.name, meta, cpus, lines)
-    if a.pictures and any(c['slices'] for c in cpus):
-        picture_checks(page, a.name, cpus, a.screenshot)
+        else:
+            skip(2, '%s: the tooltip of a slice' % a.name, 'no slice')
+    if a.tracecmd:
+        tracecmd_slices(page, a.name, a.tracecmd)
+    if a.pictures:
+        if any(c['slices'] for c in cpus):
+            picture_checks(page, a.name, cpus, a.screenshot)
+        else:
+            skip(3, '%s: the picture' % a.name, 'no slice')
     if a.zoom:
         zoom_checks(page, a.name)
     page.call('Page.close')
+
+
+def planned(a):
+    """The result lines check_page prints for case a (when the page loads)."""
+    return (1 + bool(a.no_stream) + bool(a.damage) + 2 * bool(a.lost) + bool(a.threads_only) +
+            5 * bool(a.report) + bool(a.tracecmd) + 3 * bool(a.pictures) + 7 * bool(a.zoom))
 
 
 def parse_case(text):
     """NAME,HTML[,key=value|flag...]: report=FILE screenshot=FILE pictures zoom damage lost
     threads_only no_stream"""
     f = text.split(',')
-    a = argparse.Namespace(name=f[0], html=f[1], report=None, screenshot=None, pictures=False,
-                           zoom=False, damage=False, lost=False, threads_only=False,
+    a = argparse.Namespace(name=f[0], html=f[1], report=None, tracecmd=None, screenshot=None,
+                           pictures=False, zoom=False, damage=False, lost=False, threads_only=False,
                            no_stream=False)
     for x in f[2:]:
         k, _, v = x.partition('=')
@@ -273,13 +342,17 @@ def parse_case(text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--load-time', help='print the load time of this page only')
+    ap.add_argument('--plan', action='store_true', help='print the number of result lines the cases make')
     ap.add_argument('cases', nargs='*', help='NAME,HTML[,report=FILE,screenshot=FILE,pictures,zoom,...]')
     a = ap.parse_args()
+    if a.plan:
+        print(sum(planned(parse_case(c)) for c in a.cases))
+        return
     try:
         b = cdp.Browser()
     except cdp.NoBrowser as e:
         for c in a.cases or ['page']:
-            print('ok - %s: the page in Chromium # SKIP %s' % (c.split(',')[0], e))
+            skip(planned(parse_case(c)) if a.cases else 1, '%s: the page in Chromium' % c.split(',')[0], e)
         return
     with b:
         if a.load_time:

@@ -548,6 +548,7 @@ static void nul_ends_line(void)
 
 int main(void)
 {
+	PLAN(5);
 	RUN(round_trip);
 	RUN(noted_numbers);
 	RUN(hex_after_letters);

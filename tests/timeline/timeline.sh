@@ -12,6 +12,11 @@ zstd -q -d -o "$TMP/instance.dat" "$D/tracedat/instance.v6.dat.zst"
 zstd -q -d -o "$TMP/dropped.dat" "$D/tracedat_write/kt_dropped.v6.dat.zst"
 DEMO="$ROOT/examples/sched_demo.dat"
 
+# the checks before the browser's: NSCRIPT; the browser's: as many as browser.py --plan
+# says for the cases given to it (the plan is printed at the end, when the cases are
+# known: a KOFF page is one only when the producer ran)
+NSCRIPT=46
+
 # ---- the command line ----
 "$KTRACE" timeline "$TMP/boot.dat" >"$TMP/e" 2>&1; st=$?
 check "no -o: usage error (2)" test "$st" = 2
@@ -128,8 +133,7 @@ if [ -n "$SHM" ] && [ "$(stat -f -c %T "$SHM")" = tmpfs ]; then
 	check "-o - into a file on tmpfs opened for writing only: exit 0, the same bytes" \
 		sh -c "test $st = 0 && cmp '$SHM/stdout.html' '$TMP/big1.html'"
 else
-	ok "the page written on tmpfs # SKIP no tmpfs at /dev/shm"
-	ok "the page written to a pipe # SKIP no tmpfs at /dev/shm"
+	skip 3 "the page written on tmpfs, to a pipe, to standard output on tmpfs" "no tmpfs at /dev/shm"
 fi
 [ -n "$SHM" ] && rm -rf "$SHM"
 size=$(stat -c %s "$TMP/dropped.html"); tsize=$(stat -c %s "$TMP/dropped.dat")
@@ -171,7 +175,7 @@ EOF
 "$KTRACE" report "$TMP/corrupt.dat" >/dev/null 2>"$TMP/report.err"
 "$KTRACE" timeline -q "$TMP/corrupt.dat" -o "$TMP/corrupt.html" 2>"$TMP/corrupt.err"; st=$?
 check "damaged trace.dat: exit 1, the page written" sh -c "test $st = 1 && test -s '$TMP/corrupt.html'"
-check "damaged trace.dat: the same message as report" cmp -s "$TMP/corrupt.err" "$TMP/report.err"
+check "damaged trace.dat: the same message as report" sh -c "test -s '$TMP/report.err' && cmp '$TMP/corrupt.err' '$TMP/report.err'"
 check "damaged trace.dat: the page's metadata has the damage" grep -q '"damage":{"at":[0-9]*,"message":".*sub-buffer commit size exceeds the page' "$TMP/corrupt.html"
 # three line threads that all meet the damage (a sub-buffer of CPU 1 in the middle of
 # the big trace: 84 k records read, each thread has made chunks by then)
@@ -186,7 +190,7 @@ EOF
 # (--lines-codec: the first name of --codec, still taken)
 "$KTRACE" timeline -q --threads 3 --lines-codec lz4 "$TMP/bigbad.dat" -o "$TMP/bigbad.html" 2>"$TMP/bigbad.err"; st=$?
 check "damaged, three line threads: exit 1, the same message as report" \
-	sh -c "test $st = 1 && cmp -s '$TMP/bigbad.err' '$TMP/bigbad.rerr'"
+	sh -c "test $st = 1 && test -s '$TMP/bigbad.rerr' && cmp -s '$TMP/bigbad.err' '$TMP/bigbad.rerr'"
 "$KTRACE" timeline -q "$TMP/corrupt.dat" -o "$TMP/corrupt.svg" 2>/dev/null; st=$?
 check "damaged trace.dat: SVG written (exit 1), valid, damage drawn" \
 	sh -c "test $st = 1 && python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' '$TMP/corrupt.svg' && grep -q 'class=\"damage\"' '$TMP/corrupt.svg'"
@@ -206,7 +210,7 @@ if [ -f "$DW" ]; then
 	check "Darwin: SVG with the page's lanes" svgcheck "$TMP/darwin.svg" "$TMP/darwin.html"
 	check "Darwin: MACH_SCHED switches give slices" grep -q '"cpus":\[\[0,[1-9]' "$TMP/darwin.html"
 else
-	ok "Darwin ktrace file # SKIP $DW not found"
+	skip 3 "Darwin ktrace file" "$DW not found"
 fi
 BUF=/dev/shm/koff-test-$$-timeline
 if "$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1; then
@@ -216,7 +220,8 @@ if "$ROOT/$B/tests/koff/test_koff_producer" example "$BUF" >/dev/null 2>&1; then
 	check "KOFF: SVG with one lane per thread" svgcheck "$TMP/koff.svg" "$TMP/koff.html"
 	rm -f "$BUF"
 else
-	ok "KOFF buffer # SKIP the producer did not run"
+	not_ok "KOFF buffer: the producer did not run"
+	skip 1 "KOFF: SVG" "no buffer"
 fi
 
 # ---- a trace recorded now (root and tracefs), else the bundled one ----
@@ -238,20 +243,48 @@ fi
 "$KTRACE" timeline -q "$REC" -o "$TMP/rec.html"
 "$KTRACE" report "$REC" >"$TMP/rec.txt"
 
+# trace-cmd's text of the traces, for the slices of each CPU (browser.py's oracle)
+TC_REC= TC_DEMO= TC_BOOT= TC_INSTANCE= TC_BIG= TC_BIGCPU= TC_DROPPED=
+if command -v trace-cmd >/dev/null 2>&1; then
+	tc() {   # output, trace-cmd report options...
+		o=$1; shift
+		trace-cmd report -t "$@" >"$TMP/$o" 2>/dev/null && echo ",tracecmd=$TMP/$o"
+	}
+	TC_REC=$(tc rec.tc "$REC")
+	TC_DEMO=$(tc demo.tc "$DEMO")
+	TC_BOOT=$(tc boot.tc "$TMP/boot.dat")
+	TC_INSTANCE=$(tc instance.tc "$TMP/instance.dat")
+	TC_BIG=$(tc big.tc "$TMP/big.dat")
+	TC_BIGCPU=$(tc bigcpu.tc --cpu 1 "$TMP/big.dat")
+	TC_DROPPED=$(tc dropped.tc "$TMP/dropped.dat")
+fi
+# the timeline model's CPU time of each thread (in the page's metadata) against the one
+# computed from trace-cmd's text, the last slice of each CPU included
+for p in rec:"$TC_REC" demo:"$TC_DEMO" boot:"$TC_BOOT" instance:"$TC_INSTANCE" big:"$TC_BIG" \
+	bigcpu:"$TC_BIGCPU" dropped:"$TC_DROPPED"; do
+	if [ -n "${p#*:}" ]; then
+		checker python3 "$T/cputime.py" "${p%%:*}" "$TMP/${p%%:*}.html" "${p#*:,tracecmd=}"
+	else
+		skip 1 "${p%%:*}: the CPU time of each thread as trace-cmd's text says" "no trace-cmd report of it"
+	fi
+done
+
 # ---- Chromium ----
-python3 "$T/browser.py" \
-	"recorded,$TMP/rec.html,report=$TMP/rec.txt,pictures,zoom" \
-	"demo,$TMP/demo.html,report=$TMP/demo.txt,pictures,screenshot=$ROOT/$B/timeline-demo.png" \
-	"boot,$TMP/boot.html,report=$TMP/boot.txt,pictures" \
-	"instance,$TMP/instance.html,report=$TMP/instance.txt" \
+set -- \
+	"recorded,$TMP/rec.html,report=$TMP/rec.txt$TC_REC,pictures,zoom" \
+	"demo,$TMP/demo.html,report=$TMP/demo.txt$TC_DEMO,pictures,screenshot=$ROOT/$B/timeline-demo.png" \
+	"boot,$TMP/boot.html,report=$TMP/boot.txt$TC_BOOT,pictures" \
+	"instance,$TMP/instance.html,report=$TMP/instance.txt$TC_INSTANCE" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
-	"three threads,$TMP/big.html,report=$TMP/big.txt,lost" \
-	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt" \
+	"three threads,$TMP/big.html,report=$TMP/big.txt$TC_BIG,lost" \
+	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt$TC_BIGCPU" \
 	"without DecompressionStream,$TMP/bigdeflate.html,report=$TMP/big.txt,no_stream" \
 	"lines before the script,$TMP/bignotmp.html,report=$TMP/big.txt" \
 	$( [ -z "${SANFLAGS:-}" ] && echo "thread-left-out,$TMP/bigfail.html,report=$TMP/big.txt") \
-	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt,lost" \
+	"dropped,$TMP/dropped.html,report=$TMP/dropped.txt$TC_DROPPED,lost" \
 	"corrupt,$TMP/corrupt.html,damage" \
 	"damaged three threads,$TMP/bigbad.html,report=$TMP/bigbad.txt,damage" \
 	${DW:+$( [ -f "$TMP/darwin.html" ] && echo "darwin,$TMP/darwin.html,pictures")} \
 	$( [ -f "$TMP/koff.html" ] && echo "koff,$TMP/koff.html,threads_only")
+plan $((NSCRIPT + 7 + $(python3 "$T/browser.py" --plan "$@")))
+checker python3 "$T/browser.py" "$@"

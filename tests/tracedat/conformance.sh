@@ -14,6 +14,13 @@
 TOOLS="$ROOT/tests/tracedat/tools"
 FT="$SHARED/data/ftrace"
 status=0
+C="$ROOT/fuzz/corpus/fuzz_tracedat"
+# compare.py: 3 checks a file, one more with a twin, 1 for a twin alone. The shared
+# files: 3 each, their zlib twins 4 each; the recorded ones: 11 each; the 5 files with
+# timestamp corrections: 6 each; the fuzz seeds: 1 for a zlib one, else 3
+plan $((3 * $(ls "$FT"/*.dat | wc -l) + 4 * $(ls "$FT"/*.v7zstd.dat | wc -l) +
+	11 * $(ls "$ROOT"/tests/data/tracedat/*.v6.dat.zst | wc -l) + 5 * 6 +
+	$(ls "$C"/*.dat | grep -c zlib) + 3 * $(ls "$C"/*.dat | grep -vc zlib)))
 
 cmp_one() {   # file [twin]
 	if [ -n "${2:-}" ]; then
@@ -76,7 +83,6 @@ for f in mixed-offset-date mixed-tsc2nsec instance-tsc-offset mixed-timeshift-in
 	convert "$TMP/$f.v6.dat" "$TMP/$f.v7zstd.dat" 7 zstd && cmp_one "$TMP/$f.v7zstd.dat"
 done
 # the fuzz seeds (tools/mkcorpus.py): zlib ones against their uncompressed twin
-C="$ROOT/fuzz/corpus/fuzz_tracedat"
 for f in "$C"/*.dat; do
 	case $f in
 	*zlib*) python3 "$TOOLS/compare.py" "$KTRACE" "${f%.v7zlib.dat}.v7none.dat" --twin-only \

@@ -87,6 +87,7 @@ static void damaged_big_not_resident(void)
 
 int main(void)
 {
+	PLAN(2);
 	RUN(chunk_round_trip);
 	RUN(damaged_big_not_resident);
 	return TEST_EXIT();

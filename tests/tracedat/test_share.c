@@ -375,6 +375,7 @@ static void uncompressed(void)
 
 int main(void)
 {
+	PLAN(7);
 	RUN(together_zstd);
 	RUN(together_zlib);
 	RUN(stalled_reader_bounded);

@@ -831,6 +831,7 @@ out:
 
 int main(int argc, char **argv)
 {
+	PLAN(12);
 	RUN(schedviz_v6_metadata);
 	RUN(v7_metadata);
 	RUN(synthetic_edge_v6);

@@ -14,6 +14,10 @@
 . "$(dirname "$0")/../lib.sh"
 FT="$SHARED/data/ftrace"
 COMPARE="$ROOT/tests/tracedat/tools/compare.py"
+# 7 checks a round trip: one for each shared trace.dat, two for each recorded one (as
+# v6 and as v7 zstd); then compare.py's 3 for each of 2 files, and 5
+plan $((7 * $(ls "$FT"/*.dat | wc -l) +
+	14 * $(ls "$ROOT"/tests/data/tracedat/*.v6.dat.zst "$ROOT"/tests/data/tracedat_write/*.v6.dat.zst | wc -l) + 6 + 5))
 
 report() {   # file out: trace-cmd report, stdout to out, stderr to out.err
 	trace-cmd report -i "$1" >"$2" 2>"$2.err"
@@ -60,7 +64,7 @@ roundtrip() {   # source name [reference report]
 	fi
 	# zlib: read by ktrace like the zstd twin, and back to v6 like the source
 	if conv "$rsrc" "$TMP/$rn.zlib.dat" 7 zlib; then
-		python3 "$COMPARE" "$KTRACE" "$TMP/$rn.v7zstd.dat" --twin-only --twin "$TMP/$rn.zlib.dat"
+		checker python3 "$COMPARE" "$KTRACE" "$TMP/$rn.v7zstd.dat" --twin-only --twin "$TMP/$rn.zlib.dat"
 		conv "$TMP/$rn.zlib.dat" "$TMP/$rn.zlib6.dat" 6 none &&
 			same_report "$rn -> v7 zlib -> v6: report identical to the source's" \
 				"$TMP/$rn.zlib6.dat" "$ref"
@@ -93,7 +97,7 @@ done
 # ktrace info of ktrace's outputs agrees with trace-cmd dump / report
 for n in kt_instances kt_dropped; do
 	conv "$TMP/$n.src.v6" "$TMP/$n.check.v7zstd.dat" 7 zstd &&
-		python3 "$COMPARE" "$KTRACE" "$TMP/$n.check.v7zstd.dat"
+		checker python3 "$COMPARE" "$KTRACE" "$TMP/$n.check.v7zstd.dat"
 done
 
 # OUT may be IN

@@ -13,6 +13,8 @@ ID=ktrace-test-$$
 CHECKS="record-instance record-top record-lost record-sigint record-sigterm-command \
 record-v6 record-filter record-errors record-mount extract convert-recorded \
 record-command-status record-stream record-killed extract-empty record-progress"
+# one result each
+plan "$(echo $CHECKS | wc -w)"
 
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done

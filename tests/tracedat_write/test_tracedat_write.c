@@ -630,6 +630,7 @@ static void v6_limits(void)
 
 int main(void)
 {
+	PLAN(8);
 	RUN(converts_shared_files);
 	RUN(converts_seed_files);
 	RUN(handmade_files_read_back);
