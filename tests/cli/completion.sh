@@ -5,6 +5,7 @@
 # with tracefs's available_events; a real interactive bash (on a pty) checks the
 # replies land in the line as expected.
 . "$(dirname "$0")/../lib.sh"
+plan 26
 COMP="$ROOT/$B/completion/ktrace"
 check "the completion script is built" test -s "$COMP"
 
@@ -69,7 +70,8 @@ same "options of export" "ktrace export --for" --format
 mkdir -p "$TMP/dir"
 : >"$TMP/dir/a.dat"
 same "a file after a flag" "ktrace report -t $TMP/dir/a" "$TMP/dir/a.dat"
-same "--cpu takes a list: nothing offered" "ktrace export --cpu "
+replies "ktrace export --cpu " >"$TMP/got"
+check "--cpu takes a list: nothing offered" test ! -s "$TMP/got"
 same "-o takes a file" "ktrace export -o $TMP/dir/" "$TMP/dir/a.dat"
 
 # record -e: event names from tracefs, in the forms record accepts
@@ -89,7 +91,7 @@ if [ -r "$EV" ] && grep -q '^sched:sched_switch$' "$EV"; then
 	same "stream -e (record's options)" "ktrace stream -e sched_switc" sched_switch
 	same "record -e al" "ktrace record -e al" $( (echo all; cut -d: -f1 "$EV"; cut -d: -f2 "$EV"; cat "$EV") | sort -u | grep '^al')
 else
-	ok "record -e: event names # SKIP $EV not readable here"
+	skip 7 "record -e: event names" "$EV not readable here"
 fi
 
 # A real interactive bash on a pty: the replies land in the line as typed.

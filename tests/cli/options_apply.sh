@@ -4,6 +4,7 @@
 # trace.dat and the others. The options each format takes are listed here, from the
 # manual (ktrace help report: TRACE.DAT OPTIONS, DARWIN OPTIONS...).
 . "$(dirname "$0")/../lib.sh"
+plan 124
 D="$SHARED/data"
 TD="$D/ftrace/schedviz_cpu0.v6.dat"
 PG="$D/ftrace/schedviz_cpu0.trace_pipe_raw"

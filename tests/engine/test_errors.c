@@ -178,6 +178,7 @@ int main(void)
 {
 	long n = file_size(DEMO);
 
+	PLAN(5);
 	if (!mkdtemp(tmpdir) || n < 8192) {
 		printf("not ok - setup (%s: %ld bytes)\n", DEMO, n);
 		return 1;

@@ -5,6 +5,7 @@
 # (tests/kbuffer/zero_pages.sh: count_events, from the kernel's record format), against
 # the same pages without the padding, and against the kernel's own "read events".
 . "$(dirname "$0")/../lib.sh"
+plan 67
 REL="$SHARED/data/reliability/pages_2real_2zero.raw"
 
 # count_events FILE SIZE [LONG]: the data records in every SIZE-byte sub-buffer, from

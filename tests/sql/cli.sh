@@ -4,7 +4,7 @@
 # from standard input, and the TSV/JSON-lines export read back.
 . "$(dirname "$0")/../lib.sh"
 
-plan 47
+plan 48
 if "$KTRACE" help export 2>/dev/null | grep -q tsv; then
 	EXPORT="$KTRACE export"
 else

@@ -592,6 +592,7 @@ static void prefixes(void)
 
 int main(void)
 {
+	PLAN(7);
 	fill_btf();
 	RUN(written_files_read_back);
 	RUN(absent_files);
