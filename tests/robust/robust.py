@@ -27,7 +27,7 @@ The first "mutant" of every input is the input as it is (class pristine).
 Commands (per format): info, info --json, report (and -l, -w, --profile, --stat, -R,
 -t for trace.dat; --format json and --csv for Darwin; --format json and plist for
 kcdata), info and report on standard input, export to every format (perfetto, json,
-sqlite, tsv, jsonl; perfetto and json also with --partial and to standard output), sql
+sqlite, tsv, jsonl; each also with --partial; json to and from standard input), sql
 (a query over each table, and --db), timeline (html, svg, standard input), convert
 (v6, v7 zstd and zlib, from standard input), split (by records and pages), dump (KOFF
 buffers and core files, -l, -o). Each mutant gets the next --per-mutant commands of a
@@ -480,6 +480,13 @@ def commands(family):
               outname='tsv'),
           Cmd('export jsonl', ['export', '--format', 'jsonl', '-o', 'OUT', 'IN'], out='jsonl',
               outname='jsonl'),
+          Cmd('export sqlite --partial', ['export', '--partial', '-o', 'OUT', 'IN'],
+              out='sqlite', outname='t.sqlite', partial=True),
+          Cmd('export tsv --partial', ['export', '--partial', '--format', 'tsv', '-o', 'OUT',
+                                       'IN'], out='tsv', outname='tsv', partial=True),
+          Cmd('export jsonl --partial', ['export', '--partial', '--format', 'jsonl', '-o',
+                                         'OUT', 'IN'], out='jsonl', outname='jsonl',
+              partial=True),
           Cmd('sql --db', ['sql', '--db', 'OUT', 'IN', 'select count(*) from event'],
               out='sqlite', outname='q.db'),
           Cmd('timeline html', ['timeline', '-q', '-o', 'OUT', 'IN'], out='html',
@@ -1173,10 +1180,14 @@ def main():
             if n >= 3:
                 return None
             saved_sigs[sig] = n + 1
-        os.makedirs(dest, exist_ok=True)
         h = hashlib.sha1(sig.encode()).hexdigest()[:8]
         name = '%s-%d-%s' % (h, n, os.path.basename(inp.name))
-        shutil.copyfile(path, os.path.join(dest, name))
+        try:
+            os.makedirs(dest, exist_ok=True)
+            shutil.copyfile(path, os.path.join(dest, name))
+        except OSError as e:
+            print('# could not save %s: %s' % (name, e), file=sys.stderr)
+            return None
         sub = {'IN': name, 'PROG': inp.extra.get('prog'), 'OUT': 'OUT/%s' % cmd.outname}
         argv = ['ktrace'] + [sub.get(x, x) for x in cmd.argv]
         line = '%s\t%s%s\t%s\t%s (%s)\t%s\n' % (
@@ -1250,8 +1261,8 @@ def main():
         print('#   %s' % l)
     seen_items |= {i for _, i in lines if i}
     for item in sorted({k for k, _ in known} - seen_items):
-        print('# known failure %s not seen in this run (fixed? then remove it from %s)' % (
-            item, a.known))
+        print('# known failure %s not met by this run (its seed, inputs and %s mode): when the '
+              'item is fixed, remove its lines from %s' % (item, mode, a.known))
     total = len(work_list) + len(endless)
     nfail = sum(d['n'] for d in distinct.values())
     print('# %d runs of ktrace (%s mode) on %d inputs, seed %d: %d failed, %d distinct' % (
