@@ -9,13 +9,16 @@ EOS
 chmod +x "$TMP/ktrace"
 REAL_KTRACE=$KTRACE
 export REAL_KTRACE
+# the fake is a script: the mode (no address-space limit under ASan) is the real one's
+mode=limit
+grep -q -a __asan_init "$KTRACE" && mode=san
 
 # expect FAULT RUNS TEXT [OPTIONS]: the campaign over one small trace.dat finds TEXT
 expect() {
 	fault=$1 runs=$2 text=$3
 	shift 3
 	ROBUST_FAKE=$fault python3 "$ROOT/tests/robust/robust.py" "$TMP/ktrace" "$ROOT" "$SHARED" \
-		--seed 7 --runs "$runs" --only schedviz_cpu0.v6.dat --known /dev/null \
+		--seed 7 --runs "$runs" --only schedviz_cpu0.v6.dat --known /dev/null --mode "$mode" \
 		--workdir "$TMP/w-$fault" "$@" >"$TMP/$fault.out" 2>&1
 	if grep -q '^not ok ' "$TMP/$fault.out" && grep -q "^#.*$text" "$TMP/$fault.out"; then
 		ok "a ktrace that does '$fault' fails the campaign: $text"
