@@ -7,7 +7,8 @@
 #   make demo            ktrace report on the bundled sample
 #   make fuzz            libFuzzer binaries (clang) into build-fuzz/
 #   make bench           benchmarks against the reference tools
-#   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED; SAN=1)
+#   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED, ROBUST_JOBS,
+#                        ROBUST_SAVE; SAN=1 for the sanitizers)
 #   make install PREFIX=/usr/local DESTDIR=   (also man pages and bash completion)
 
 VERSION    := 0.2.0
@@ -182,13 +183,16 @@ check: $(B)/.test-deps
 	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1)) $(TEST_ALL)
 	@B=$(B) CC="$(CC)" SANFLAGS="$(SANFLAGS)" ./tests/run.sh
 
-# The hostile-input campaign at length (a short one is part of make check):
-# make robust [SAN=1] [ROBUST_RUNS=3000] [ROBUST_SEED=N]
-ROBUST_RUNS ?= 3000
+# The hostile-input campaign at length over every input (a short one is part of make
+# check): the normal build under an address-space limit, or with SAN=1 the sanitizers.
+# make robust [SAN=1] [ROBUST_RUNS=10000] [ROBUST_SEED=N] [ROBUST_JOBS=N] [ROBUST_SAVE=DIR]
+ROBUST_RUNS ?= 10000
+ROBUST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 robust: $(B)/.test-deps
-	@$(MAKE) --no-print-directory all
-	@B=$(B) ROBUST_RUNS=$(ROBUST_RUNS) $(if $(ROBUST_SEED),ROBUST_SEED=$(ROBUST_SEED)) \
-	    sh tests/robust/robust.sh
+	@$(MAKE) --no-print-directory all $(B)/tests/darwin/test_stackshot
+	@B=$(B) ROBUST_RUNS=$(ROBUST_RUNS) ROBUST_JOBS=$(ROBUST_JOBS) \
+	    $(if $(ROBUST_SEED),ROBUST_SEED=$(ROBUST_SEED)) \
+	    $(if $(ROBUST_SAVE),ROBUST_SAVE=$(abspath $(ROBUST_SAVE))) sh tests/robust/robust.sh
 
 demo: all
 	./$(CLI) report examples/sched_cpu0.trace_pipe_raw | head -40
