@@ -294,10 +294,8 @@ static int td_skip(struct kt_source *src, uint64_t max, const struct kt_stream_s
 		ret = tracedat_iter_skip(s->it, &ts, max, skipped, &rec, &t->err);
 		t->set.visited += *skipped;
 		s->head = rec;
-		if (ret < 0) {
-			t->set.err_file = s->f->path;
+		if (ret < 0 && (ret = kt_tdset_stream_error(&t->set, s, ret)) < 0)
 			goto fail;
-		}
 	}
 	return td_load(t, err);
 fail:

@@ -371,6 +371,32 @@ static bool filter_pass(struct kt_tdfile *f, const struct ktrace_record *kr,
 
 /* ---- streams ---- */
 
+int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret)
+{
+	if (!tracedat_iter_ended(s->it)) {
+		set->err_file = s->f->path;
+		return ret;
+	}
+	/* the records that could be read all went out; the damage was told */
+	set->damaged = true;
+	if (set->err)
+		set->damage = *set->err;
+	else
+		ktrace_error_set(&set->damage, ret, "damaged data");
+	set->damage_file = s->f->path;
+	return 0;
+}
+
+int kt_tdset_end(struct kt_tdset *set)
+{
+	if (!set->damaged)
+		return 0;
+	if (set->err)
+		*set->err = set->damage;
+	set->err_file = set->damage_file;
+	return set->damage.code < 0 ? set->damage.code : -EBADMSG;
+}
+
 /* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
  * record to the end of that buffer: so may we, the iterator holding the chunk the same
  * way. */

@@ -100,6 +100,11 @@ struct kt_tdset {
 	size_t nstreams, cap_streams;
 	struct ktrace_error *err;
 	const char *err_file;              /* the file an error concerns, or NULL */
+	/* a stream whose records ended with damage (the damage was told, the set goes on
+	 * with the others): the last such error, the set's at its end */
+	bool damaged;
+	struct ktrace_error damage;
+	const char *damage_file;
 	uint64_t visited;                  /* records looked at, filtered or not */
 	uint64_t span;                     /* bytes of distinct pages the records came from */
 	bool filtering;                    /* some filter applies (kt_tdset_drop) */
@@ -167,17 +172,22 @@ bool kt_tdset_drop(struct kt_tdset *set, struct kt_tdfile *f, const struct trace
 /* What formatting a record may read (see kt_tdstream_fill_record). */
 uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_record *rec);
 
+/* After s's iterator returned the error ret (its head is NULL): the end of its records
+ * with damage goes into set->damage (0: the set goes on with its other streams); any
+ * other error is the set's (ret, err_file). */
+int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret);
+/* The end of the set's records: 0, or the damage some stream ended with. */
+int kt_tdset_end(struct kt_tdset *set);
+
 /* Moves s past its head. 0 or a negative error code. */
 static inline int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 {
 	int ret = tracedat_iter_next(s->it, &s->head, set->err);
 
-	if (ret <= 0) {
-		s->head = NULL;
-		if (ret < 0)
-			set->err_file = s->f->path;
-	}
-	return ret < 0 ? ret : 0;
+	if (ret > 0)
+		return 0;
+	s->head = NULL;
+	return ret < 0 ? kt_tdset_stream_error(set, s, ret) : 0;
 }
 
 /* A record as the event registry takes it, but for its avail (left as it is). */
@@ -223,7 +233,7 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 			}
 		}
 		if (!best)
-			return 0;
+			return set->damaged ? kt_tdset_end(set) : 0;
 		rec = best->head;
 		f = best->f;
 		set->visited++;

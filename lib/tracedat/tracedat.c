@@ -20,6 +20,7 @@
 
 #include "common/bigmem.h"
 #include "common/cursor.h"
+#include "common/damage.h"
 #include "common/detect.h"
 #include "tracedat/tracedat_int.h"
 #include "tracedat/tracedat_share.h"
@@ -41,6 +42,39 @@ void td_warn(struct tracedat *td, const char *fmt, ...)
 	td->warnings[td->nwarnings] = strdup(buf);
 	if (td->warnings[td->nwarnings])
 		td->nwarnings++;
+}
+
+int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t offset,
+	      const char *fmt, ...)
+{
+	struct ktrace_error e;
+	char msg[KTRACE_ERROR_MESSAGE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ktrace_error_at(&e, code, offset, "%s", msg);
+	if (err)
+		*err = e;
+	if (td->ndamage++ >= TD_MAX_DAMAGE)
+		return code;
+	if (td->ndamage > td->damage_cap) {
+		size_t cap = td->damage_cap ? td->damage_cap * 2 : 4;
+		struct ktrace_error *n = realloc(td->damage, cap * sizeof(*n));
+
+		if (!n) {
+			/* told all the same; only not listed */
+			td->ndamage--;
+			kt_damage(ktrace_input_name(td->in), &e);
+			return code;
+		}
+		td->damage = n;
+		td->damage_cap = cap;
+	}
+	td->damage[td->ndamage - 1] = e;
+	kt_damage(ktrace_input_name(td->in), &e);
+	return code;
 }
 
 static int oom(struct ktrace_error *err)
@@ -846,6 +880,12 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 		if (nvisited < 64)
 			visited[nvisited++] = off;
 		ret = load_section(td, off, from, TRACEDAT_OPT_DONE, "options", &r, err);
+		if (ret == -ENODATA && td->cut) {
+			/* the rest of the chain was after the cut (told by the walk) */
+			td->options_lost = true;
+			ktrace_error_clear(err);
+			return 0;
+		}
 		if (ret)
 			return ret;
 		if (r.owned) {
@@ -896,41 +936,59 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* Bytes of chunk headers and data read at a time to check the chunks of a CPU. */
 #define TD_HEADER_WINDOW ((size_t)64 << 10)
 
-/* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
+/* The CPU's data ends early (damage found at open): what is before the place stays
+ * readable (pub.data_size, pub.chunks). */
+#define cpu_cut(td, cpu, code, offset, ...) \
+	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
+
+/* Validates a CPU's data: in the file, and for compressed data walks the chunks. Data
+ * cut short by the end of the file, or whose next chunk cannot be found, is damage:
+ * the CPU keeps what comes before (the other CPUs have offsets of their own). */
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
 			  struct ktrace_error *err)
 {
 	struct tracedat_cpu *p = &cpu->pub;
 	uint64_t max_chunk = (uint64_t)b->pub.page_size * TD_PAGES_PER_CHUNK;
 	uint64_t off, total = 0, win_at = 0;
-	uint32_t count;
+	uint32_t count, i;
 	uint8_t *win = NULL;
 	size_t win_len = 0;
 
-	if (!p->size) {
-		p->data_size = 0;
-		p->stored_size = 0;
+	(void)err;
+	p->data_size = 0;
+	p->stored_size = 0;
+	if (!p->size)
+		return 0;
+	if (p->offset > td->size) {
+		cpu_cut(td, cpu, -ENODATA, cpu->from,
+			"truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
+			b->pub.name, p->cpu, td->size);
 		return 0;
 	}
-	if (p->offset > td->size)
-		return ktrace_error_at(err, -ENODATA, cpu->from,
-				       "truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
-				       b->pub.name, p->cpu, td->size);
 	if (!b->pub.compressed) {
-		if (p->size > td->size - p->offset)
-			return ktrace_error_at(err, -ENODATA, p->offset,
-					       "truncated: buffer \"%s\" CPU %u data of %" PRIu64
-					       " bytes runs past the end of the file (0x%" PRIx64 ")",
-					       b->pub.name, p->cpu, p->size, td->size);
+		uint64_t left = td->size - p->offset;
+
+		if (p->size > left) {
+			cpu_cut(td, cpu, -ENODATA, p->offset,
+				"truncated: buffer \"%s\" CPU %u data of %" PRIu64
+				" bytes runs past the end of the file (0x%" PRIx64 "): %" PRIu64 " bytes read",
+				b->pub.name, p->cpu, p->size, td->size, left);
+			cpu->cut_page = left % b->pub.page_size != 0;
+			p->data_size = left;
+			p->stored_size = left;
+			return 0;
+		}
 		p->data_size = p->size;
 		p->stored_size = p->size;
 		return 0;
 	}
 	/* u32 chunk count, then chunks of (u32 csize, u32 usize, bytes). The recorded
 	 * size is not trusted (trace-cmd 3.1.x writes it 4 bytes short). */
-	if (td->size - p->offset < 4)
-		return ktrace_error_at(err, -ENODATA, p->offset,
-				       "truncated: CPU %u chunk count", p->cpu);
+	if (td->size - p->offset < 4) {
+		cpu_cut(td, cpu, -ENODATA, p->offset, "truncated: buffer \"%s\" CPU %u chunk count",
+			b->pub.name, p->cpu);
+		return 0;
+	}
 	count = kt_load_u32(td->map + p->offset, td->hdr.big_endian);
 	off = p->offset + 4;
 	cpu->first_chunk = off;
@@ -941,15 +999,15 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	 * as they go). */
 	if (td->release_pages && kt_input_pread(td->in, NULL, 0, 0) == 0)
 		win = malloc(TD_HEADER_WINDOW);
-	for (uint32_t i = 0; i < count; i++) {
+	for (i = 0; i < count; i++) {
 		const uint8_t *h = td->map + off;
 		uint32_t csize, usize;
 
 		if (td->size - off < 8) {
-			free(win);
-			return ktrace_error_at(err, -ENODATA, off,
-					       "truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
-					       b->pub.name, p->cpu, i, count);
+			cpu_cut(td, cpu, -ENODATA, off,
+				"truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
+				b->pub.name, p->cpu, i, count);
+			break;
 		}
 		if (win && (win_len < 8 || off < win_at || off - win_at > win_len - 8)) {
 			win_len = td->size - off < TD_HEADER_WINDOW ? (size_t)(td->size - off)
@@ -963,25 +1021,25 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 		csize = kt_load_u32(h, td->hdr.big_endian);
 		usize = kt_load_u32(h + 4, td->hdr.big_endian);
 		if (csize > td->size - off - 8) {
-			free(win);
-			return ktrace_error_at(err, -ENODATA, off,
-					       "truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
-					       b->pub.name, p->cpu, i, csize);
+			cpu_cut(td, cpu, -ENODATA, off,
+				"truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
+				b->pub.name, p->cpu, i, csize);
+			break;
 		}
 		if (usize > max_chunk || !usize) {
-			free(win);
-			return ktrace_error_at(err, -EBADMSG, off,
-					       "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
-					       b->pub.name, p->cpu, i, usize, max_chunk);
+			cpu_cut(td, cpu, -EBADMSG, off,
+				"buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
+				b->pub.name, p->cpu, i, usize, max_chunk);
+			break;
 		}
 		total += usize;
 		off += 8 + (uint64_t)csize;
 	}
 	free(win);
-	p->chunks = count;
+	p->chunks = i;
 	p->data_size = total;
 	p->stored_size = off - p->offset;
-	if (p->size != p->stored_size && p->size + 4 != p->stored_size)
+	if (!cpu->damaged && p->size != p->stored_size && p->size + 4 != p->stored_size)
 		td_warn(td, "buffer \"%s\" CPU %u: recorded size %" PRIu64 " but the chunks take %" PRIu64 " bytes",
 			b->pub.name, p->cpu, p->size, p->stored_size);
 	return 0;
@@ -1270,13 +1328,16 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	return 0;
 }
 
-/* Walks every section from the header on: counts them and gathers STRINGS. */
+/* Walks every section from the header on: counts them and gathers STRINGS. A file that
+ * ends inside a section (or before its strings) is cut: the walk stops there
+ * (td->cut, td->cut_section), what comes before is read. */
 static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_error *err)
 {
 	uint64_t off = start;
 	size_t cap = 0;
 	bool named = false;
 
+	td->cut_section = SIZE_MAX;
 	while (off <= td->size && td->size - off >= 16) {
 		struct td_sechdr h;
 		struct tracedat_section *s;
@@ -1298,6 +1359,18 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		s->size = h.size;
 		s->description = (const char *)(uintptr_t)h.desc;   /* resolved later */
 		named |= h.desc != UINT32_MAX;
+		/* a file cut before the end of its last section */
+		if (h.size > td->size - off - 16) {
+			td->cut = true;
+			td->cut_section = td->nsections - 1;
+			/* a buffer's data cut short is told where its CPUs are read */
+			if (h.id != TRACEDAT_OPT_BUFFER)
+				td_damage(td, NULL, -ENODATA, off, "truncated: section %u of %" PRIu64
+					  " bytes runs past the end of the file (%" PRIu64
+					  " bytes left)", h.id, h.size, td->size - off - 16);
+			off = td->size;
+			break;
+		}
 		if (h.id == TRACEDAT_OPT_STRINGS) {
 			struct td_region r;
 			struct ktrace_error e2 = { 0 };
@@ -1320,21 +1393,20 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 				return e2.code;
 			}
 		}
-		/* a file cut before the end of its last section */
-		if (h.size > td->size - off - 16)
-			return ktrace_error_at(err, -ENODATA, off, "truncated: section %u of %" PRIu64
-					       " bytes runs past the end of the file (%" PRIu64
-					       " bytes left)", h.id, h.size, td->size - off - 16);
 		off += 16 + h.size;
 	}
-	if (off < td->size)
-		return ktrace_error_at(err, -ENODATA, off, "truncated: section header needs 16 bytes, "
-				       "%" PRIu64 " left", td->size - off);
+	if (off < td->size) {
+		td->cut = true;
+		td_damage(td, NULL, -ENODATA, off, "truncated: section header needs 16 bytes, "
+			  "%" PRIu64 " left", td->size - off);
+	}
 	/* sections that have a name (a string id, not 0xffffffff) need the strings section,
 	 * which comes last: a file without it was cut before its end */
-	if (named && !td->strings)
-		return ktrace_error_at(err, -ENODATA, off, "truncated: the file ends before its "
-				       "strings section (the section names)");
+	if (named && !td->strings && !td->cut) {
+		td->cut = true;
+		td_damage(td, NULL, -ENODATA, off, "truncated: the file ends before its "
+			  "strings section (the section names)");
+	}
 	td->hdr.sections = (unsigned int)td->nsections;
 	return 0;
 }
@@ -1407,6 +1479,115 @@ static int metadata_section(struct tracedat *td, const struct td_secopts *so, un
 	return region_keep(td, &r, err);
 }
 
+/* Options lost at the cut: the metadata sections they named are found by their section
+ * ids (each section's id is its option's), the complete ones before the cut. */
+static void find_metadata_sections(struct tracedat *td, struct td_secopts *so)
+{
+	for (unsigned int id = TRACEDAT_OPT_HEADER_INFO; id <= TRACEDAT_OPT_CMDLINES; id++) {
+		if (so->present[id])
+			continue;
+		for (size_t i = 0; i < td->nsections; i++) {
+			if (td->sections[i].id != id || i == td->cut_section)
+				continue;
+			so->present[id] = true;
+			so->offset[id] = td->sections[i].offset;
+			so->from[id] = td->sections[i].offset;
+			break;
+		}
+	}
+}
+
+/*
+ * A buffer's CPU data (section i) whose BUFFER option (written after it by trace-cmd and
+ * ktrace) was lost at the cut: the CPUs are found walking the data. Each CPU's data
+ * starts on a page boundary with its chunk count (compressed data): they follow each
+ * other in CPU order, but a CPU without data has none, so that the numbers are sure only
+ * when as many were found as the file says it has CPUs. Uncompressed data cannot be
+ * told apart by CPU: it is not read. The top buffer only (an instance's name is lost).
+ */
+static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error *err)
+{
+	const struct tracedat_section *sec = &td->sections[i];
+	uint64_t start = sec->offset + 16, end, pos;
+	uint32_t ps = td->hdr.page_size, n = 0;
+	uint64_t max_chunk = (uint64_t)ps * TD_PAGES_PER_CHUNK;
+	struct td_buffer *b;
+	bool cut = false, sure;
+	int ret;
+
+	end = i == td->cut_section || sec->size > td->size - start ? td->size : start + sec->size;
+	td->data_damaged = true;
+	for (size_t k = 0; k < td->nbufs; k++)
+		if (!td->bufs[k].pub.name[0]) {
+			td_damage(td, NULL, -ENODATA, sec->offset,
+				  "truncated: a buffer's CPU data whose buffer option was lost at the cut "
+				  "(the name of an instance): not read");
+			return 0;
+		}
+	if (!(sec->flags & 1)) {
+		td_damage(td, NULL, -ENODATA, sec->offset,
+			  "truncated: the buffer option of this CPU data was lost at the cut, and "
+			  "uncompressed data cannot be told apart by CPU without it: not read");
+		return 0;
+	}
+	ret = add_buffer(td, &b, err);
+	if (ret)
+		return ret;
+	b->pub.name = "";
+	b->pub.clock = td->top_clock;
+	b->pub.offset = sec->offset;
+	b->from = sec->offset;
+	b->pub.page_size = ps;
+	for (pos = start; !cut;) {
+		uint64_t q;
+		uint32_t count, k;
+		struct td_cpu *cpus;
+
+		pos = (pos + ps - 1) & ~(uint64_t)(ps - 1);
+		if (pos >= end || end - pos < 4)
+			break;
+		count = kt_load_u32(td->map + pos, td->hdr.big_endian);
+		for (k = 0, q = pos + 4; k < count; k++) {
+			uint32_t csize, usize;
+
+			if (end - q < 8) {
+				cut = true;
+				break;
+			}
+			csize = kt_load_u32(td->map + q, td->hdr.big_endian);
+			usize = kt_load_u32(td->map + q + 4, td->hdr.big_endian);
+			if (!usize || usize > max_chunk || csize > end - q - 8) {
+				cut = true;
+				break;
+			}
+			q += 8 + (uint64_t)csize;
+		}
+		/* not a CPU's data: the walk ends */
+		if (cut && !k)
+			break;
+		cpus = realloc(b->cpus, (n + 1) * sizeof(*cpus));
+		if (!cpus)
+			return oom(err);
+		b->cpus = cpus;
+		memset(&cpus[n], 0, sizeof(cpus[n]));
+		cpus[n].pub.cpu = n;
+		cpus[n].pub.offset = pos;
+		cpus[n].pub.size = q - pos;
+		cpus[n].from = pos;
+		n++;
+		pos = q;
+	}
+	b->ncpus = n;
+	b->pub.cpus = n;
+	sure = td->has_cpucount && td->cpucount == n;
+	td_damage(td, NULL, -ENODATA, sec->offset,
+		  "truncated: the file ends in this buffer's CPU data, and the buffer option "
+		  "after it is lost: %u CPU%s found walking the data, numbered in file order%s",
+		  n, n == 1 ? "" : "s",
+		  sure ? "" : " (a CPU without data leaves nothing: the numbers may be off)");
+	return 0;
+}
+
 static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so,
 		   struct ktrace_error *err)
 {
@@ -1428,6 +1609,8 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	ret = parse_options_v7(td, so, err);
 	if (ret)
 		return ret;
+	if (td->options_lost)
+		find_metadata_sections(td, so);
 	ret = metadata_section(td, so, TRACEDAT_OPT_HEADER_INFO, "headers", &cap, err);
 	if (!ret)
 		ret = metadata_section(td, so, TRACEDAT_OPT_FTRACE_EVENTS, "ftrace events", &cap,
@@ -1446,6 +1629,17 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	if (!so->present[TRACEDAT_OPT_HEADER_INFO])
 		td_warn(td, "no header_page/header_event section");
 
+	/* CPU data whose buffer option was lost at the cut */
+	for (size_t i = 0; td->options_lost && i < td->nsections; i++) {
+		bool known = false;
+
+		if (td->sections[i].id != TRACEDAT_OPT_BUFFER)
+			continue;
+		for (size_t k = 0; k < td->nbufs && !known; k++)
+			known = td->bufs[k].pub.offset == td->sections[i].offset;
+		if (!known && (ret = recover_buffer_v7(td, i, err)) < 0)
+			return ret;
+	}
 	/* The top buffer first. */
 	for (size_t i = 1; i < td->nbufs; i++)
 		if (!td->bufs[i].pub.name[0]) {
@@ -1563,6 +1757,7 @@ void tracedat_close(struct tracedat *td)
 	free(td->tsync);
 	for (size_t i = 0; i < td->nwarnings; i++)
 		free(td->warnings[i]);
+	free(td->damage);
 	td_codec_fini(&td->codec);
 	if (td->owns_input)
 		ktrace_input_close(td->in);
@@ -1786,6 +1981,16 @@ size_t tracedat_warning_count(const struct tracedat *td)
 const char *tracedat_warning(const struct tracedat *td, size_t i)
 {
 	return i < td->nwarnings ? td->warnings[i] : NULL;
+}
+
+size_t tracedat_damage_count(const struct tracedat *td)
+{
+	return td->ndamage < TD_MAX_DAMAGE ? td->ndamage : TD_MAX_DAMAGE;
+}
+
+const struct ktrace_error *tracedat_damage(const struct tracedat *td, size_t i)
+{
+	return i < tracedat_damage_count(td) ? &td->damage[i] : NULL;
 }
 
 size_t tracedat_buffer_count(const struct tracedat *td)
