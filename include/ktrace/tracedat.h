@@ -315,8 +315,11 @@ KTRACE_API int tracedat_iter_next(struct tracedat_iter *it, const struct traceda
 /* Whether every record has been handed out: the last call returned 0 or the damage
  * error that ends the records of damaged data. */
 KTRACE_API bool tracedat_iter_ended(const struct tracedat_iter *it);
-/* The damaged places the iterator left behind so far (told to the damage handler). */
-KTRACE_API size_t tracedat_iter_damage(const struct tracedat_iter *it);
+/* The damaged places the iterator left behind so far (each told to the damage handler
+ * as it was met), in that order (the first 256); the damage found at open is
+ * tracedat_damage's. */
+KTRACE_API size_t tracedat_iter_damage_count(const struct tracedat_iter *it);
+KTRACE_API const struct ktrace_error *tracedat_iter_damage(const struct tracedat_iter *it, size_t i);
 KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
 /* For callers that use records after the next call (uncompressed data): from now on a
  * record's pages are handed back (with TRACEDAT_READ_COPIES: its buffer is used again)

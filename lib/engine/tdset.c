@@ -389,6 +389,7 @@ int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret)
 
 int kt_tdset_end(struct kt_tdset *set)
 {
+	set->ended = true;
 	if (!set->damaged)
 		return 0;
 	if (set->err)

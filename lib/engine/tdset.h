@@ -105,6 +105,8 @@ struct kt_tdset {
 	bool damaged;
 	struct ktrace_error damage;
 	const char *damage_file;
+	bool ended;                        /* every record went out (the error of the
+					    * last kt_tdset_next is that damage) */
 	uint64_t visited;                  /* records looked at, filtered or not */
 	uint64_t span;                     /* bytes of distinct pages the records came from */
 	bool filtering;                    /* some filter applies (kt_tdset_drop) */

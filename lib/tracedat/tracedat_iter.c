@@ -121,10 +121,12 @@ struct tracedat_iter {
 	int error;
 	struct ktrace_error err;
 	size_t sys_page;
-	/* damage: places left behind (the last one), and the damage found at open in the
-	 * data read (the last one) */
+	/* damage: places left behind (the first TD_MAX_DAMAGE kept, the last one also
+	 * apart), and the damage found at open in the data read (the last one) */
 	size_t ndamage;
 	struct ktrace_error damage;
+	struct ktrace_error *places;
+	size_t places_cap;
 	const struct ktrace_error *open_damage;
 };
 
@@ -247,6 +249,7 @@ static int stream_error(struct td_stream *s, int code, uint64_t offset, const ch
 /* Tells the run of damaged sub-buffers left behind, if any: one damaged place. */
 static void flush_damage(struct td_stream *s)
 {
+	struct tracedat_iter *it = s->it;
 	struct ktrace_error e = s->dmg;
 	size_t n = s->dmg_pages;
 	size_t len = strnlen(e.message, sizeof(e.message));
@@ -258,8 +261,11 @@ static void flush_damage(struct td_stream *s)
 		snprintf(e.message + len, sizeof(e.message) - len, ", sub-buffer skipped");
 	else
 		snprintf(e.message + len, sizeof(e.message) - len, ", %zu sub-buffers skipped", n);
-	s->it->ndamage++;
-	s->it->damage = e;
+	if (it->ndamage < TD_MAX_DAMAGE &&
+	    !kt_grow((void **)&it->places, &it->places_cap, it->ndamage + 1, sizeof(*it->places)))
+		it->places[it->ndamage] = e;
+	it->ndamage++;
+	it->damage = e;
 	kt_damage(tracedat_name(s->td), &e);
 }
 
@@ -968,9 +974,14 @@ bool tracedat_iter_ended(const struct tracedat_iter *it)
 	return it->ended;
 }
 
-size_t tracedat_iter_damage(const struct tracedat_iter *it)
+size_t tracedat_iter_damage_count(const struct tracedat_iter *it)
 {
-	return it->ndamage;
+	return it->ndamage < TD_MAX_DAMAGE ? it->ndamage : TD_MAX_DAMAGE;
+}
+
+const struct ktrace_error *tracedat_iter_damage(const struct tracedat_iter *it, size_t i)
+{
+	return i < it->ndamage && i < it->places_cap && i < TD_MAX_DAMAGE ? &it->places[i] : NULL;
 }
 
 /* The merge's earliest stream becomes the current one: 1 with *rec its record, 0 at the
@@ -1080,6 +1091,7 @@ void tracedat_iter_free(struct tracedat_iter *it)
 	}
 	free(it->streams);
 	free(it->heap);
+	free(it->places);
 	td_codec_fini(&it->codec);
 	free(it);
 }
