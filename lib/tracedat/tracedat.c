@@ -941,11 +941,12 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 #define cpu_cut(td, cpu, code, offset, ...) \
 	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
 
-/* Validates a CPU's data: in the file, and for compressed data walks the chunks. Data
- * cut short by the end of the file, or whose next chunk cannot be found, is damage:
- * the CPU keeps what comes before (the other CPUs have offsets of their own). */
+/* Validates a CPU's data: in the file, and for compressed data walks the chunks, up to
+ * limit: the end of the file or of its buffer's section, or where another CPU's data
+ * starts. Data that runs past it, or whose next chunk cannot be found, is damage: the
+ * CPU keeps what comes before (the other CPUs have offsets of their own). */
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
-			  struct ktrace_error *err)
+			  uint64_t limit)
 {
 	struct tracedat_cpu *p = &cpu->pub;
 	uint64_t max_chunk = (uint64_t)b->pub.page_size * TD_PAGES_PER_CHUNK;
@@ -953,26 +954,41 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	uint32_t count, i;
 	uint8_t *win = NULL;
 	size_t win_len = 0;
+	/* what is at limit: the end of the file or of the section, or other data */
+	char beyond[96];
 
-	(void)err;
 	p->data_size = 0;
 	p->stored_size = 0;
 	if (!p->size)
 		return 0;
-	if (p->offset > td->size) {
-		cpu_cut(td, cpu, -ENODATA, cpu->from,
-			"truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
-			b->pub.name, p->cpu, td->size);
+	if (limit >= td->size)
+		snprintf(beyond, sizeof(beyond), "past the end of the file (0x%" PRIx64 ")", td->size);
+	else if (limit == b->data_end)
+		snprintf(beyond, sizeof(beyond), "past the end of its section (0x%" PRIx64 ")", limit);
+	else
+		snprintf(beyond, sizeof(beyond), "into another CPU's data (at 0x%" PRIx64 ")", limit);
+	if (p->offset < b->data_start) {
+		cpu_cut(td, cpu, -EBADMSG, cpu->from,
+			"buffer \"%s\" CPU %u data starts at 0x%" PRIx64 ", before its section's (0x%" PRIx64 ")",
+			b->pub.name, p->cpu, p->offset, b->data_start);
+		return 0;
+	}
+	if (p->offset > limit || (p->offset == limit && limit < td->size)) {
+		cpu_cut(td, cpu, p->offset > td->size ? -ENODATA : -EBADMSG, cpu->from,
+			"%sbuffer \"%s\" CPU %u data starts at 0x%" PRIx64 ", %s",
+			p->offset > td->size ? "truncated: " : "", b->pub.name, p->cpu, p->offset,
+			p->offset == limit ? "where another CPU's data is" : beyond);
 		return 0;
 	}
 	if (!b->pub.compressed) {
-		uint64_t left = td->size - p->offset;
+		uint64_t left = limit - p->offset;
 
 		if (p->size > left) {
-			cpu_cut(td, cpu, -ENODATA, p->offset,
-				"truncated: buffer \"%s\" CPU %u data of %" PRIu64
-				" bytes runs past the end of the file (0x%" PRIx64 "): %" PRIu64 " bytes read",
-				b->pub.name, p->cpu, p->size, td->size, left);
+			cpu_cut(td, cpu, limit < td->size ? -EBADMSG : -ENODATA, p->offset,
+				"%sbuffer \"%s\" CPU %u data of %" PRIu64
+				" bytes runs %s: %" PRIu64 " bytes read",
+				limit < td->size ? "" : "truncated: ", b->pub.name, p->cpu, p->size,
+				beyond, left);
 			cpu->cut_page = left % b->pub.page_size != 0;
 			p->data_size = left;
 			p->stored_size = left;
@@ -984,7 +1000,7 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	}
 	/* u32 chunk count, then chunks of (u32 csize, u32 usize, bytes). The recorded
 	 * size is not trusted (trace-cmd 3.1.x writes it 4 bytes short). */
-	if (td->size - p->offset < 4) {
+	if (limit - p->offset < 4) {
 		cpu_cut(td, cpu, -ENODATA, p->offset, "truncated: buffer \"%s\" CPU %u chunk count",
 			b->pub.name, p->cpu);
 		return 0;
@@ -1003,15 +1019,15 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 		const uint8_t *h = td->map + off;
 		uint32_t csize, usize;
 
-		if (td->size - off < 8) {
+		if (limit - off < 8) {
 			cpu_cut(td, cpu, -ENODATA, off,
 				"truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
 				b->pub.name, p->cpu, i, count);
 			break;
 		}
 		if (win && (win_len < 8 || off < win_at || off - win_at > win_len - 8)) {
-			win_len = td->size - off < TD_HEADER_WINDOW ? (size_t)(td->size - off)
-								    : TD_HEADER_WINDOW;
+			win_len = limit - off < TD_HEADER_WINDOW ? (size_t)(limit - off)
+								 : TD_HEADER_WINDOW;
 			win_at = off;
 			if (kt_input_pread(td->in, win, win_len, off))
 				win_len = 0;
@@ -1020,10 +1036,11 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 			h = win + (off - win_at);
 		csize = kt_load_u32(h, td->hdr.big_endian);
 		usize = kt_load_u32(h + 4, td->hdr.big_endian);
-		if (csize > td->size - off - 8) {
-			cpu_cut(td, cpu, -ENODATA, off,
-				"truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
-				b->pub.name, p->cpu, i, csize);
+		if (csize > limit - off - 8) {
+			cpu_cut(td, cpu, limit < td->size ? -EBADMSG : -ENODATA, off,
+				"%sbuffer \"%s\" CPU %u chunk %u of %u bytes runs %s",
+				limit < td->size ? "" : "truncated: ", b->pub.name, p->cpu, i, csize,
+				beyond);
 			break;
 		}
 		if (usize > max_chunk || !usize) {
@@ -1052,6 +1069,70 @@ static int check_page_size(struct td_buffer *b, uint64_t at, struct ktrace_error
 	if (ps < TD_MIN_PAGE_SIZE || ps > TD_MAX_PAGE_SIZE || (ps & (ps - 1)))
 		return ktrace_error_at(err, -EBADMSG, at,
 				       "buffer \"%s\": unsupported page size %u", b->pub.name, ps);
+	return 0;
+}
+
+struct data_at {
+	uint64_t offset;
+	size_t order;               /* in buffer, then CPU entry order */
+};
+
+static int cmp_data_at(const void *a, const void *b)
+{
+	const struct data_at *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Every CPU's data, each bounded by its buffer's place (v7: its section) and by where
+ * the next CPU's data starts: a damaged size or chunk never reads another CPU's data
+ * (two entries at the same place: the second is damaged). */
+static int check_data(struct tracedat *td, struct ktrace_error *err)
+{
+	struct data_at *v;
+	size_t n = 0, order = 0;
+
+	for (size_t b = 0; b < td->nbufs; b++)
+		if (!td->bufs[b].pub.latency)
+			n += td->bufs[b].ncpus;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return oom(err);
+	n = 0;
+	for (size_t b = 0; b < td->nbufs; b++)
+		for (size_t c = 0; !td->bufs[b].pub.latency && c < td->bufs[b].ncpus; c++, order++)
+			if (td->bufs[b].cpus[c].pub.size)
+				v[n++] = (struct data_at){ td->bufs[b].cpus[c].pub.offset, order };
+	qsort(v, n, sizeof(*v), cmp_data_at);
+	order = 0;
+	for (size_t b = 0; b < td->nbufs; b++) {
+		struct td_buffer *buf = &td->bufs[b];
+
+		for (size_t c = 0; !buf->pub.latency && c < buf->ncpus; c++, order++) {
+			struct td_cpu *cpu = &buf->cpus[c];
+			struct data_at key = { cpu->pub.offset, order }, *at;
+			uint64_t limit = buf->data_end < td->size ? buf->data_end : td->size;
+
+			if (!cpu->pub.size)
+				continue;
+			at = bsearch(&key, v, n, sizeof(*v), cmp_data_at);
+			if (!at) {
+				continue;
+			} else if (at > v && at[-1].offset == key.offset) {
+				/* the same data as an entry before it */
+				limit = key.offset;
+			} else {
+				for (; at < v + n && at->offset == key.offset; at++)
+					;
+				if (at < v + n && at->offset < limit)
+					limit = at->offset;
+			}
+			check_cpu_data(td, buf, cpu, limit);
+		}
+	}
+	free(v);
 	return 0;
 }
 
@@ -1087,11 +1168,9 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 	if (ret)
 		return ret;
 	b->pub.cpus = (unsigned int)b->ncpus;
-	for (size_t i = 0; i < b->ncpus; i++) {
-		ret = check_cpu_data(td, b, &b->cpus[i], err);
-		if (ret)
-			return ret;
-	}
+	/* its CPUs' data is within its section (check_data) */
+	b->data_start = b->pub.offset + 16;
+	b->data_end = h.size < td->size - b->data_start ? b->data_start + h.size : td->size;
 	return 0;
 }
 
@@ -1154,10 +1233,9 @@ static int read_flyrecord_v6(struct tracedat *td, size_t bi, uint64_t off,
 		kt_cursor_u64(&c, &b->cpus[i].pub.size);
 	}
 	*end = kt_cursor_offset(&c);
-	ret = check_page_size(b, off, err);
-	for (unsigned int i = 0; !ret && i < ncpus; i++)
-		ret = check_cpu_data(td, b, &b->cpus[i], err);
-	return ret;
+	b->data_start = 0;
+	b->data_end = td->size;
+	return check_page_size(b, off, err);
 }
 
 /* ------------------------------------------------------------------ open */
@@ -1706,6 +1784,8 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 	if (!ret)
 		ret = td->hdr.version >= 7 ? open_v7(td, &c, &so, err)
 					   : open_v6(td, &c, &so, err);
+	if (!ret)
+		ret = check_data(td, err);
 	if (!ret)
 		ret = parse_kernel_long(td, err);
 	if (ret) {

@@ -98,6 +98,8 @@ struct td_buffer {
 	uint64_t latency_size;
 	bool host_sync;             /* TIME_SHIFT corrections apply (top buffer only) */
 	uint64_t from;              /* where its offset was read (for errors) */
+	uint64_t data_start;        /* where its CPU data may be: v7 its section's content, */
+	uint64_t data_end;          /* v6 the file */
 };
 
 struct td_tsync_sample {

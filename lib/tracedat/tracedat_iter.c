@@ -104,6 +104,7 @@ struct td_stream {
 	size_t dmg_pages;
 	uint64_t dmg_next;
 	struct ktrace_error dmg;
+	bool dmg_rest;             /* the run's first sub-buffer gave records before */
 	bool strict;               /* tracedat_cpu_data: damage is an error, nothing skipped */
 };
 
@@ -258,7 +259,8 @@ static void flush_damage(struct td_stream *s)
 		return;
 	s->dmg_pages = 0;
 	if (n == 1)
-		snprintf(e.message + len, sizeof(e.message) - len, ", sub-buffer skipped");
+		snprintf(e.message + len, sizeof(e.message) - len, ", %s skipped",
+			 s->dmg_rest ? "the rest of the sub-buffer" : "sub-buffer");
 	else
 		snprintf(e.message + len, sizeof(e.message) - len, ", %zu sub-buffers skipped", n);
 	if (it->ndamage < TD_MAX_DAMAGE &&
@@ -271,10 +273,13 @@ static void flush_damage(struct td_stream *s)
 
 /* A damaged sub-buffer, or chunk of `pages` sub-buffers, found at file offset `at`,
  * holding data offsets [from, to): left behind, the stream reads on after it (one
- * place is told for a run of them: flush_damage). 0, or for a strict stream the error. */
+ * place is told for a run of them: flush_damage). rest: the sub-buffer's records before
+ * the damage went out. 0, or for a strict stream the error. */
 static int page_damage(struct td_stream *s, int code, uint64_t at, uint64_t from, uint64_t to,
-		       size_t pages, const char *detail)
+		       size_t pages, bool rest, const char *detail)
 {
+	char where[48] = "";
+
 	if (s->strict)
 		return stream_error(s, code, at, detail);
 	if (s->dmg_pages && s->dmg_next == from) {
@@ -283,10 +288,16 @@ static int page_damage(struct td_stream *s, int code, uint64_t at, uint64_t from
 		return 0;
 	}
 	flush_damage(s);
-	ktrace_error_at(&s->dmg, code, at, "%s%s%sCPU %u: %s", s->b->pub.name[0] ? "buffer \"" : "",
-			s->b->pub.name, s->b->pub.name[0] ? "\" " : "", s->cpu->pub.cpu, detail);
+	/* in a chunk (at names the chunk): which of its sub-buffers */
+	if (s->b->pub.compressed && s->chunk_data && from >= s->chunk_pos &&
+	    to <= s->chunk_pos + s->chunk_len)
+		snprintf(where, sizeof(where), "chunk's sub-buffer %" PRIu64 ": ",
+			 (from - s->chunk_pos) / s->b->pub.page_size);
+	ktrace_error_at(&s->dmg, code, at, "%s%s%sCPU %u: %s%s", s->b->pub.name[0] ? "buffer \"" : "",
+			s->b->pub.name, s->b->pub.name[0] ? "\" " : "", s->cpu->pub.cpu, where, detail);
 	s->dmg_pages = pages;
 	s->dmg_next = to;
+	s->dmg_rest = rest;
 	return 0;
 }
 
@@ -358,7 +369,7 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 			/* left behind: the stream goes on with the next chunk */
 			size_t ps = s->b->pub.page_size;
 			int ret = page_damage(s, -EBADMSG, s->chunk_next, at, at + usize,
-					      (usize + ps - 1) / ps, "cannot decompress chunk");
+					      (usize + ps - 1) / ps, false, "cannot decompress chunk");
 
 			if (ret)
 				return ret;
@@ -479,7 +490,7 @@ next:
 		s->page = NULL;
 		if (cut_page(s))
 			goto next;
-		ret = page_damage(s, -ENODATA, page_file, s->page_pos, s->pos, 1,
+		ret = page_damage(s, -ENODATA, page_file, s->page_pos, s->pos, 1, false,
 				  "truncated sub-buffer at the end of the data");
 		if (ret)
 			return ret;
@@ -502,7 +513,7 @@ next:
 			s->page = NULL;
 			if (cut_page(s))
 				goto next;
-			ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1,
+			ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1, false,
 					  "sub-buffer commit size exceeds the page");
 			if (ret)
 				return ret;
@@ -527,7 +538,7 @@ next:
 				s->commit = s->avail;
 			} else {
 				s->page = NULL;
-				ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1,
+				ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1, false,
 						  "sub-buffer commit size exceeds the page");
 				if (ret)
 					return ret;
@@ -671,7 +682,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 				 * end of the file is the cut told at open */
 				ret = cut_page(s) ? 0
 				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
-						    "corrupt sub-buffer (a record runs past its end)");
+						    s->next > 0, "corrupt sub-buffer (a record runs past its end)");
 				if (ret)
 					return ret;
 			}
@@ -704,7 +715,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 				s->page = NULL;
 				ret = cut_page(s) ? 0
 				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
-						    "corrupt sub-buffer (a record runs past its end)");
+						    false, "corrupt sub-buffer (a record runs past its end)");
 				if (ret)
 					return ret;
 			}
