@@ -106,6 +106,8 @@ struct td_stream {
 	struct ktrace_error dmg;
 	bool dmg_rest;             /* the run's first sub-buffer gave records before */
 	bool strict;               /* tracedat_cpu_data: damage is an error, nothing skipped */
+	uint8_t *scratch;          /* kbuffer: the page cut by the end of the file, its commit
+				    * made what is left */
 };
 
 struct tracedat_iter {
@@ -508,6 +510,23 @@ next:
 		s->rec.chunk_end = 0;
 	}
 	if (s->use_kb) {
+		uint64_t commit = hdr == 16 ? kt_load_u64(s->page + 8, s->big)
+					    : kt_load_u32(s->page + 8, s->big);
+
+		if (cut_page(s) && (commit & ((1u << 27) - 1)) > s->page_len - hdr) {
+			/* the records before the end of the file, as the walker reads them:
+			 * kbuffer reads up to the commit (a lost count after it is gone) */
+			if (!s->scratch && !(s->scratch = malloc(ps)))
+				return stream_error(s, -ENOMEM, page_file, "out of memory for a page");
+			memcpy(s->scratch, s->page, s->page_len);
+			commit = (commit & (1ull << 31)) | (s->page_len - hdr);
+			if (hdr == 16)
+				kt_store_u64(s->scratch + 8, commit, s->big);
+			else
+				kt_store_u32(s->scratch + 8, (uint32_t)commit, s->big);
+			s->page = s->scratch;
+			s->rec.page = s->page;
+		}
 		kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);
 		if (kbuffer_corrupt(s->kb)) {
 			s->page = NULL;
@@ -1092,6 +1111,7 @@ void tracedat_iter_free(struct tracedat_iter *it)
 
 		kbuffer_free(s->kb);
 		free(s->chunk);
+		free(s->scratch);
 		for (size_t b = 0; b < s->nblocks; b++) {
 			if (s->blocks[b].slot)
 				td_zs_put(s->cpu, s->blocks[b].slot);

@@ -17,6 +17,11 @@ usage:
       cut:CPU:CHUNK:BYTES       the file ends BYTES bytes into the chunk (header included)
   damage.py place FILE CPU PAGE  the offset a reader names for a damaged sub-buffer of FILE
                                 (v6 or v7: the sub-buffer, or the chunk that holds it)
+  damage.py corpus SCHEDVIZ KTRACE OUTDIR  the damaged twins of the fuzz corpora: a small
+                                2-CPU file made from the shared schedviz_cpu0.v6.dat (its
+                                first 3 sub-buffers as CPU 0, the next 3 as CPU 1), damaged
+                                in each way above, as version 6 and 7 (trace-cmd convert,
+                                KTRACE convert for ktrace's layout and zlib)
   damage.py expect FILE DEBUG LOST  the lines `trace-cmd report` prints for FILE, the
                                 undamaged version 6 file (DEBUG: its `trace-cmd report
                                 --debug` output), less the records LOST says are lost
@@ -27,8 +32,12 @@ records that end past file offset END in a page of the undamaged file), or "lost
 FROM-" (every page from FROM on). The page numbers are those of the CPU's data, the same
 in every version of a trace. Written for the tests: it trusts its input.
 """
+import contextlib
+import io
+import os
 import re
 import struct
+import subprocess
 import sys
 
 MAGIC = b'\x17\x08Dtracing'
@@ -322,8 +331,56 @@ def expect(path, debug, lost):
     sys.stdout.write(''.join(x + '\n' for x in out))
 
 
+def corpus(schedviz, ktrace, out):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tdslim
+    os.makedirs(out, exist_ok=True)
+    v = tdslim.V6(open(schedviz, 'rb').read())
+    blob = v.top[0]
+    v.top = [blob[:3 * v.page], blob[3 * v.page:6 * v.page]]
+    v.cpus = 2
+    base = os.path.join(out, 'base.v6.tmp')
+    tdslim.write(v, base)
+
+    def q(*cmd):
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def tc7(src, dst, comp):
+        q('trace-cmd', 'convert', '-i', src, '-o', dst, '--file-version', '7', '--compression', comp)
+
+    def d6(name, *specs):
+        with contextlib.redirect_stdout(io.StringIO()):
+            damage_v6(base, os.path.join(out, name), specs)
+
+    def d7(src, name, *specs):
+        with contextlib.redirect_stdout(io.StringIO()):
+            damage_v7(src, os.path.join(out, name), specs)
+
+    d6('damaged-badpage.v6.dat', 'badpage:0:1', 'badpage:1:1')
+    d6('damaged-runpast.v6.dat', 'runpast:0:1:2', 'runpast:1:1:3')
+    d6('damaged-cut.v6.dat', 'cut:1:1:1000')
+    d6('damaged-badpage-cut.v6.dat', 'badpage:0:1', 'cut:1:1:1000')
+    d6('damaged-overlap.v6.dat', 'size:0:%d' % (5 * v.page))
+    tc7(os.path.join(out, 'damaged-badpage.v6.dat'), os.path.join(out, 'damaged-badpage.v7zstd.dat'), 'zstd')
+    tc7(os.path.join(out, 'damaged-runpast.v6.dat'), os.path.join(out, 'damaged-runpast.v7none.dat'), 'none')
+    sound = os.path.join(out, 'sound.v7zstd.tmp')
+    tc7(base, sound, 'zstd')
+    d7(sound, 'damaged-zap.v7zstd.dat', 'zap:0:0')
+    d7(sound, 'damaged-csize.v7zstd.dat', 'csize:1:0')
+    d7(sound, 'damaged-cut.v7zstd.dat', 'cut:1:0:300')
+    kt = os.path.join(out, 'sound.kt.tmp')
+    q(ktrace, 'convert', '-q', base, kt)
+    d7(kt, 'damaged-cut-ktlayout.v7zstd.dat', 'cut:1:0:300')
+    q(ktrace, 'convert', '-q', '--compression', 'zlib', base, kt)
+    d7(kt, 'damaged-zap.v7zlib.dat', 'zap:1:0')
+    for f in (base, sound, kt):
+        os.remove(f)
+
+
 def main():
-    if sys.argv[1] == 'v6':
+    if sys.argv[1] == 'corpus':
+        corpus(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == 'v6':
         damage_v6(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif sys.argv[1] == 'v7':
         damage_v7(sys.argv[2], sys.argv[3], sys.argv[4:])
