@@ -941,6 +941,87 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 #define cpu_cut(td, cpu, code, offset, ...) \
 	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
 
+/* Whether a plausible chunk header is at q, below limit: a size that fits (csize 0:
+ * any size, the file being cut there), an uncompressed size of 1 to max bytes, and the
+ * codec's own header first in the data (zstd's magic number, zlib's checked header). */
+static bool chunk_at(struct tracedat *td, uint64_t q, uint64_t limit, uint64_t max, bool cut_ok,
+		     uint32_t *csize)
+{
+	const uint8_t *d;
+	uint32_t c, u;
+
+	if (q > limit || limit - q < 12)
+		return false;
+	d = td->map + q;
+	c = kt_load_u32(d, td->hdr.big_endian);
+	u = kt_load_u32(d + 4, td->hdr.big_endian);
+	if (!u || u > max || c < 2 || (c > limit - q - 8 && !cut_ok))
+		return false;
+	*csize = c;
+	if (td->codec_kind == TD_CODEC_ZSTD)
+		return d[8] == 0x28 && d[9] == 0xb5 && d[10] == 0x2f && d[11] == 0xfd;
+	return (d[8] & 0x0f) == 8 && ((d[8] << 8) | d[9]) % 31 == 0;
+}
+
+static bool zero_to(const uint8_t *map, uint64_t at, uint64_t limit)
+{
+	for (; at < limit; at++)
+		if (map[at])
+			return false;
+	return true;
+}
+
+/* Chain steps resync_chunks may take for one CPU (crafted data could make every byte
+ * the start of a long chain). */
+#define TD_RESYNC_STEPS (1u << 20)
+
+/*
+ * After a damaged chunk header at bad: the next chunk found again, the start of a chain
+ * of chunks that ends where the CPU's data ends (at limit, or with zero padding to a
+ * page boundary before it), or is cut by the end of the file (*cut). 0 when there is
+ * none; else its offset, with *n and *bytes the chain's whole chunks and their
+ * uncompressed bytes, *end where they end.
+ */
+static uint64_t resync_chunks(struct tracedat *td, uint64_t bad, uint64_t limit, uint64_t max,
+			      unsigned int ps, uint32_t *n, uint64_t *bytes, uint64_t *end, bool *cut)
+{
+	const uint8_t *map = td->map;
+	uint8_t first = td->codec_kind == TD_CODEC_ZSTD ? 0x28 : 0x78;
+	uint64_t steps = 0;
+
+	for (uint64_t p = bad + 16; p < limit && steps < TD_RESYNC_STEPS;) {
+		const uint8_t *m = memchr(map + p, first, (size_t)(limit - p));
+		uint64_t q, at, total = 0;
+		uint32_t csize, k = 0;
+		bool cutc = false;
+
+		if (!m)
+			break;
+		p = (uint64_t)(m - map) + 1;
+		q = (uint64_t)(m - map) - 8;
+		if (!chunk_at(td, q, limit, max, false, &csize))
+			continue;
+		for (at = q; steps++ < TD_RESYNC_STEPS &&
+			     chunk_at(td, at, limit, max, limit >= td->size, &csize);) {
+			if (csize > limit - at - 8) {
+				cutc = true;        /* the file ends in this chunk */
+				break;
+			}
+			k++;
+			total += kt_load_u32(map + at + 4, td->hdr.big_endian);
+			at += 8 + (uint64_t)csize;
+		}
+		if (cutc || at == limit || (limit - at < ps && zero_to(map, at, limit))) {
+			*n = k;
+			*bytes = total;
+			*end = at;
+			*cut = cutc;
+			return q;
+		}
+	}
+	return 0;
+}
+
 /* Validates a CPU's data: in the file, and for compressed data walks the chunks, up to
  * limit: the end of the file or of its buffer's section, or where another CPU's data
  * starts. Data that runs past it, or whose next chunk cannot be found, is damage: the
@@ -1036,21 +1117,43 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 			h = win + (off - win_at);
 		csize = kt_load_u32(h, td->hdr.big_endian);
 		usize = kt_load_u32(h + 4, td->hdr.big_endian);
-		if (csize > limit - off - 8) {
-			cpu_cut(td, cpu, limit < td->size ? -EBADMSG : -ENODATA, off,
-				"%sbuffer \"%s\" CPU %u chunk %u of %u bytes runs %s",
-				limit < td->size ? "" : "truncated: ", b->pub.name, p->cpu, i, csize,
-				beyond);
-			break;
+		if (csize <= limit - off - 8 && usize && usize <= max_chunk) {
+			total += usize;
+			off += 8 + (uint64_t)csize;
+			continue;
 		}
-		if (usize > max_chunk || !usize) {
+		/* a damaged header: the chunks after it are looked for (the file cut in
+		 * this chunk has none) */
+		{
+			bool past = csize > limit - off - 8, cutc = false;
+			uint64_t q, end = 0, bytes = 0;
+			uint32_t n = 0;
+			char what[160];
+
+			if (past)
+				snprintf(what, sizeof(what), "buffer \"%s\" CPU %u chunk %u of %u bytes runs %s",
+					 b->pub.name, p->cpu, i, csize, beyond);
+			else
+				snprintf(what, sizeof(what),
+					 "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
+					 b->pub.name, p->cpu, i, usize, max_chunk);
+			q = resync_chunks(td, off, limit, max_chunk, b->pub.page_size, &n, &bytes, &end,
+					  &cutc);
+			if (!q) {
+				cpu_cut(td, cpu, past && limit >= td->size ? -ENODATA : -EBADMSG, off, "%s%s",
+					past && limit >= td->size ? "truncated: " : "", what);
+				break;
+			}
 			cpu_cut(td, cpu, -EBADMSG, off,
-				"buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
-				b->pub.name, p->cpu, i, usize, max_chunk);
+				"%s: the next chunk found at 0x%" PRIx64 " (%" PRIu64 " bytes skipped)%s",
+				what, q, q - off, cutc ? ", the file ends in a chunk after it" : "");
+			cpu->resync_chunk = i;
+			cpu->resync_at = q;
+			i += n;
+			total += bytes;
+			off = end;
 			break;
 		}
-		total += usize;
-		off += 8 + (uint64_t)csize;
 	}
 	free(win);
 	p->chunks = i;

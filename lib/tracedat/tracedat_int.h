@@ -88,6 +88,10 @@ struct td_cpu {
 	bool damaged;
 	bool cut_page;
 	struct ktrace_error cut;
+	/* compressed data whose chunk header was damaged: the chunks found again after it
+	 * start at resync_at, as chunk resync_chunk (0: none) */
+	uint64_t resync_at;
+	uint32_t resync_chunk;
 };
 
 struct td_buffer {

@@ -344,6 +344,9 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 
 	if (!s->chunks_left)
 		return stream_error(s, -EBADMSG, s->chunk_next, "no chunk left");
+	/* after a damaged chunk header, the chunks found again (check_cpu_data) */
+	if (s->cpu->resync_at && s->cpu->pub.chunks - s->chunks_left == s->cpu->resync_chunk)
+		s->chunk_next = s->cpu->resync_at;
 	/* check_cpu_data validated every chunk header and size already */
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);

@@ -7,7 +7,8 @@
 # (2 CPUs of 65 sub-buffers each, their records interleaved in time): sub-buffers whose
 # commit word runs past the page, records that run past their sub-buffer, files cut in a
 # CPU's data, and (version 7, made by trace-cmd convert and ktrace convert) chunks that do
-# not decompress, a chunk size beyond the file, files cut in a chunk.
+# not decompress, damaged chunk headers (the chunks after them are found again), files
+# cut in a chunk.
 #
 # What must be printed does not come from ktrace: `trace-cmd report --debug` of the
 # undamaged file gives every line with the file offset of its sub-buffer, and
@@ -23,9 +24,9 @@
 . "$(dirname "$0")/../lib.sh"
 T="$ROOT/tests/tracedat/tools/damage.py"
 
-echo "1..66"
+echo "1..69"
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
-	for i in $(seq 66); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
+	for i in $(seq 69); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
 	exit 0
 fi
 
@@ -132,8 +133,10 @@ v7 "v7 zstd chunk that does not decompress, one per CPU" "$TMP/tc.v7zstd.dat" za
 variant "v7 zstd chunk that does not decompress, one per CPU"
 v7 "v7 zlib chunk that does not decompress, one per CPU" "$TMP/kt.v7zlib.dat" zap:0:2 zap:1:4
 variant "v7 zlib chunk that does not decompress, one per CPU" notc
-v7 "v7 chunk size beyond the file" "$TMP/tc.v7zstd.dat" csize:0:3
-variant "v7 chunk size beyond the file"
+v7 "v7 chunk size beyond the file, the next chunks found again" "$TMP/tc.v7zstd.dat" csize:0:3
+variant "v7 chunk size beyond the file, the next chunks found again"
+v7 "v7 zlib chunk of 0 bytes uncompressed, the next chunks found again" "$TMP/kt.v7zlib.dat" usize:1:2
+variant "v7 zlib chunk of 0 bytes uncompressed, the next chunks found again" notc
 v7 "v7 ktrace layout cut in a chunk" "$TMP/kt.v7zstd.dat" cut:1:4:500
 variant "v7 ktrace layout cut in a chunk"
 # the acceptance file: one bad sub-buffer per CPU and cut short (trace-cmd's layout: its

@@ -13,7 +13,9 @@ usage:
                                 its data: it runs into the next CPU's)
   damage.py v7 IN OUT SPEC...    damage a version 7 file with compressed CPU data
       zap:CPU:CHUNK             64 bytes in the middle of the chunk's compressed data
-      csize:CPU:CHUNK           the chunk's compressed size made 0x7fffffff
+      csize:CPU:CHUNK           the chunk's compressed size made 0x7fffffff (the chunks
+                                after it are found again)
+      usize:CPU:CHUNK           the chunk's uncompressed size made 0 (the same)
       cut:CPU:CHUNK:BYTES       the file ends BYTES bytes into the chunk (header included)
   damage.py place FILE CPU PAGE  the offset a reader names for a damaged sub-buffer of FILE
                                 (v6 or v7: the sub-buffer, or the chunk that holds it)
@@ -244,9 +246,16 @@ def damage_v7(src, dst, specs):
             for i in range(us // t.page):
                 print('lost %d %d' % (cpu, first + i))
         elif kind == 'csize':
+            # the chunks after it are found again: only its own sub-buffers are lost
             struct.pack_into(t.e + 'I', d, h, 0x7fffffff)
             print('place 0x%x' % h)
-            print('lost %d %d-' % (cpu, first))
+            for i in range(us // t.page):
+                print('lost %d %d' % (cpu, first + i))
+        elif kind == 'usize':
+            struct.pack_into(t.e + 'I', d, h + 4, 0)
+            print('place 0x%x' % h)
+            for i in range(us // t.page):
+                print('lost %d %d' % (cpu, first + i))
         elif kind == 'cut':
             cut = h + int(a[2])
             # the buffer's section: its CPUs are found walking it (the BUFFER option
