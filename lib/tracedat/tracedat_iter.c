@@ -105,6 +105,8 @@ struct td_stream {
 	uint64_t dmg_next;
 	struct ktrace_error dmg;
 	bool dmg_rest;             /* the run's first sub-buffer gave records before */
+	bool page_read;            /* a record of the current page went out (set on its
+				    * first one, which always takes stream_fill_slow) */
 	bool strict;               /* tracedat_cpu_data: damage is an error, nothing skipped */
 	uint8_t *scratch;          /* kbuffer: the page cut by the end of the file, its commit
 				    * made what is left */
@@ -489,6 +491,7 @@ next:
 	}
 	s->page_pos = s->pos;
 	s->pos += s->page_len;
+	s->page_read = false;
 	if (s->strict && cut_page(s))
 		return stream_error(s, s->cpu->cut.code, s->cpu->cut.offset, s->cpu->cut.message);
 	if (s->page_len < hdr) {
@@ -691,6 +694,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 				/* a page that reads ends the run of damaged ones before */
 				if (s->dmg_pages)
 					flush_damage(s);
+				s->page_read = true;
 				r->ts = !s->correct ? r->raw_ts
 					: correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, r->raw_ts);
 				return 1;
@@ -704,7 +708,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 				 * end of the file is the cut told at open */
 				ret = cut_page(s) ? 0
 				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
-						    s->next > 0, "corrupt sub-buffer (a record runs past its end)");
+						    s->page_read, "corrupt sub-buffer (a record runs past its end)");
 				if (ret)
 					return ret;
 			}
@@ -717,6 +721,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 
 				if (s->dmg_pages)
 					flush_damage(s);
+				s->page_read = true;
 
 				r->raw_ts = ts;
 				r->ts = raw ? ts : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, ts);
@@ -737,7 +742,7 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 				s->page = NULL;
 				ret = cut_page(s) ? 0
 				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
-						    false, "corrupt sub-buffer (a record runs past its end)");
+						    s->page_read, "corrupt sub-buffer (a record runs past its end)");
 				if (ret)
 					return ret;
 			}
