@@ -941,9 +941,10 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 #define cpu_cut(td, cpu, code, offset, ...) \
 	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
 
-/* Whether a plausible chunk header is at q, below limit: a size that fits (csize 0:
- * any size, the file being cut there), an uncompressed size of 1 to max bytes, and the
- * codec's own header first in the data (zstd's magic number, zlib's checked header). */
+/* Whether a plausible chunk header is at q, below limit: a compressed size that fits
+ * (or any, with cut_ok: the file cut in that chunk), an uncompressed size of 1 to max
+ * bytes, and the codec's own header first in the data (zstd's magic number, zlib's
+ * checked header). */
 static bool chunk_at(struct tracedat *td, uint64_t q, uint64_t limit, uint64_t max, bool cut_ok,
 		     uint32_t *csize)
 {
@@ -1054,11 +1055,15 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 			b->pub.name, p->cpu, p->offset, b->data_start);
 		return 0;
 	}
-	if (p->offset > limit || (p->offset == limit && limit < td->size)) {
-		cpu_cut(td, cpu, p->offset > td->size ? -ENODATA : -EBADMSG, cpu->from,
+	if (p->offset >= limit) {
+		/* nothing of it: beyond the file or its section, or another CPU's (the
+		 * second of two entries at one place gets its own as limit) */
+		bool dup = p->offset == limit && limit < b->data_end && limit < td->size;
+
+		cpu_cut(td, cpu, limit >= td->size ? -ENODATA : -EBADMSG, cpu->from,
 			"%sbuffer \"%s\" CPU %u data starts at 0x%" PRIx64 ", %s",
-			p->offset > td->size ? "truncated: " : "", b->pub.name, p->cpu, p->offset,
-			p->offset == limit ? "where another CPU's data is" : beyond);
+			limit >= td->size ? "truncated: " : "", b->pub.name, p->cpu, p->offset,
+			dup ? "where another CPU's data is" : beyond);
 		return 0;
 	}
 	if (!b->pub.compressed) {

@@ -131,7 +131,7 @@ struct tracedat_iter {
 	size_t ndamage;
 	struct ktrace_error damage;
 	struct ktrace_error *places;
-	size_t places_cap;
+	size_t nplaces, places_cap;
 	const struct ktrace_error *open_damage;
 };
 
@@ -267,9 +267,9 @@ static void flush_damage(struct td_stream *s)
 			 s->dmg_rest ? "the rest of the sub-buffer" : "sub-buffer");
 	else
 		snprintf(e.message + len, sizeof(e.message) - len, ", %zu sub-buffers skipped", n);
-	if (it->ndamage < TD_MAX_DAMAGE &&
-	    !kt_grow((void **)&it->places, &it->places_cap, it->ndamage + 1, sizeof(*it->places)))
-		it->places[it->ndamage] = e;
+	if (it->nplaces < TD_MAX_DAMAGE &&
+	    !kt_grow((void **)&it->places, &it->places_cap, it->nplaces + 1, sizeof(*it->places)))
+		it->places[it->nplaces++] = e;
 	it->ndamage++;
 	it->damage = e;
 	kt_damage(tracedat_name(s->td), &e);
@@ -1014,12 +1014,12 @@ bool tracedat_iter_ended(const struct tracedat_iter *it)
 
 size_t tracedat_iter_damage_count(const struct tracedat_iter *it)
 {
-	return it->ndamage < TD_MAX_DAMAGE ? it->ndamage : TD_MAX_DAMAGE;
+	return it->nplaces;
 }
 
 const struct ktrace_error *tracedat_iter_damage(const struct tracedat_iter *it, size_t i)
 {
-	return i < it->ndamage && i < it->places_cap && i < TD_MAX_DAMAGE ? &it->places[i] : NULL;
+	return i < it->nplaces ? &it->places[i] : NULL;
 }
 
 /* The merge's earliest stream becomes the current one: 1 with *rec its record, 0 at the
