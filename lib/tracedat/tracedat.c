@@ -1697,37 +1697,25 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 	uint64_t start = sec->offset + 16, end, pos;
 	uint32_t ps = td->hdr.page_size, n = 0;
 	uint64_t max_chunk = (uint64_t)ps * TD_PAGES_PER_CHUNK;
+	struct td_cpu *cpus = NULL;
 	struct td_buffer *b;
 	bool cut = false, sure;
 	int ret;
 
 	end = i == td->cut_section || sec->size > td->size - start ? td->size : start + sec->size;
+	if (end <= start)
+		return 0;                /* an empty buffer (ktrace writes the top's with -B) */
 	td->data_damaged = true;
-	for (size_t k = 0; k < td->nbufs; k++)
-		if (!td->bufs[k].pub.name[0]) {
-			td_damage(td, NULL, -ENODATA, sec->offset,
-				  "truncated: a buffer's CPU data whose buffer option was lost at the cut "
-				  "(the name of an instance): not read");
-			return 0;
-		}
 	if (!(sec->flags & 1)) {
 		td_damage(td, NULL, -ENODATA, sec->offset,
 			  "truncated: the buffer option of this CPU data was lost at the cut, and "
 			  "uncompressed data cannot be told apart by CPU without it: not read");
 		return 0;
 	}
-	ret = add_buffer(td, &b, err);
-	if (ret)
-		return ret;
-	b->pub.name = "";
-	b->pub.clock = td->top_clock;
-	b->pub.offset = sec->offset;
-	b->from = sec->offset;
-	b->pub.page_size = ps;
 	for (pos = start; !cut;) {
 		uint64_t q;
 		uint32_t count, k;
-		struct td_cpu *cpus;
+		struct td_cpu *more;
 
 		pos = (pos + ps - 1) & ~(uint64_t)(ps - 1);
 		if (pos >= end || end - pos < 4)
@@ -1751,10 +1739,12 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 		/* not a CPU's data: the walk ends */
 		if (cut && !k)
 			break;
-		cpus = realloc(b->cpus, (n + 1) * sizeof(*cpus));
-		if (!cpus)
+		more = realloc(cpus, (n + 1) * sizeof(*cpus));
+		if (!more) {
+			free(cpus);
 			return oom(err);
-		b->cpus = cpus;
+		}
+		cpus = more;
 		memset(&cpus[n], 0, sizeof(cpus[n]));
 		cpus[n].pub.cpu = n;
 		cpus[n].pub.offset = pos;
@@ -1763,6 +1753,31 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 		n++;
 		pos = q;
 	}
+	if (!n) {
+		td_damage(td, NULL, -ENODATA, sec->offset,
+			  "truncated: the file ends in this buffer's CPU data, and the buffer option "
+			  "after it is lost: no CPU's data found in it");
+		return 0;
+	}
+	for (size_t k = 0; k < td->nbufs; k++)
+		if (!td->bufs[k].pub.name[0]) {
+			free(cpus);
+			td_damage(td, NULL, -ENODATA, sec->offset,
+				  "truncated: a buffer's CPU data whose buffer option was lost at the cut "
+				  "(the name of an instance): not read");
+			return 0;
+		}
+	ret = add_buffer(td, &b, err);
+	if (ret) {
+		free(cpus);
+		return ret;
+	}
+	b->pub.name = "";
+	b->pub.clock = td->top_clock;
+	b->pub.offset = sec->offset;
+	b->from = sec->offset;
+	b->pub.page_size = ps;
+	b->cpus = cpus;
 	b->ncpus = n;
 	b->pub.cpus = n;
 	sure = td->has_cpucount && td->cpucount == n;
