@@ -76,6 +76,7 @@ struct kt_tdfile {
 	size_t ninstances;
 	bool share_symbols;                /* registries made from now on share evs's symbols */
 	bool borrowed;                     /* td and the texts belong to another set's file */
+	struct ktrace_input *own_input;    /* the input td reads, when the set opened it */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -129,6 +130,10 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 /* Opens file i (path, or input when not NULL; ts_offset in ns) with its registry. */
 int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
 		       int64_t ts_offset);
+/* The same for a file read through path but named `name` in messages (a copy of standard
+ * input read through /proc/self/fd/N): damaged places are told with that name. */
+int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, const char *name,
+			  int64_t ts_offset);
 /* The file's filters; the --pid/--comm tasks go to the first file only (as trace-cmd).
  * A filter that does not parse gives -EINVAL with libtraceevent's message (err_file
  * NULL: a usage error). */

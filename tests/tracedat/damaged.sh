@@ -24,9 +24,9 @@
 . "$(dirname "$0")/../lib.sh"
 T="$ROOT/tests/tracedat/tools/damage.py"
 
-echo "1..69"
+echo "1..72"
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
-	for i in $(seq 69); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
+	for i in $(seq 72); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
 	exit 0
 fi
 
@@ -213,6 +213,21 @@ others() {   # name file
 others "v6 one bad sub-buffer per CPU and cut short" "$ACC6"
 others "v7 one bad sub-buffer per CPU and cut short" "$ACC7"
 others "v7 zstd chunk that does not decompress, one per CPU" "$(file "v7 zstd chunk that does not decompress, one per CPU")"
+
+# ---- standard input: the places are named "-", as the user named the input ----
+for c in report sql export; do
+	case $c in
+	report) "$KTRACE" report - <"$ACC7" >/dev/null 2>"$TMP/e" ;;
+	sql) "$KTRACE" sql - 'select count(*) from event' <"$ACC7" >/dev/null 2>"$TMP/e" ;;
+	export) "$KTRACE" export --partial --format tsv -o "$TMP/in.tsv" - <"$ACC7" >/dev/null 2>"$TMP/e" ;;
+	esac
+	st=$?
+	grep '^ktrace: [^ ]*: offset 0x' "$TMP/e" | sed 's/^ktrace: [^ ]*: //' | sort >"$TMP/e1"
+	sed 's/^ktrace: [^ ]*: //' "$TMP/v7 one bad sub-buffer per CPU and cut short.err" | sort >"$TMP/e2"
+	[ $st = 1 ] && cmp -s "$TMP/e1" "$TMP/e2" && ! grep '^ktrace: [^ ]*: offset 0x' "$TMP/e" | grep -qv '^ktrace: -: ' &&
+		ok "$c of standard input: each damaged place once, named -" ||
+		{ not_ok "$c of standard input (exit $st)"; sed 's/^/#   /' "$TMP/e"; }
+done
 
 # ---- instances: damage in the top buffer leaves the instance whole ----
 I="$TMP/instance.v6.dat"
