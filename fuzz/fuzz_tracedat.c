@@ -20,19 +20,39 @@ static int sink_text(const char *text, size_t len, void *arg)
 	return 0;
 }
 
+/* Every damaged place a reader skips is told with its offset and a message. */
+static void on_damage(const char *input, const struct ktrace_error *err, void *arg)
+{
+	(void)arg;
+	if (!input || !err || err->code >= 0 || !err->has_offset || !err->message[0])
+		__builtin_trap();
+}
+
 static void iterate(struct tracedat *td, int buffer, int cpu)
 {
 	const struct tracedat_record *r;
 	struct tracedat_iter *it;
 	volatile uint64_t acc = 0;
 	unsigned int n = 0;
+	int ret;
 
 	if (tracedat_iter_new(td, buffer, cpu, &it, NULL))
 		return;
-	while (tracedat_iter_next(it, &r, NULL) > 0 && n++ < 1000000) {
+	while ((ret = tracedat_iter_next(it, &r, NULL)) > 0 && n++ < 1000000) {
 		if (r->size)
 			acc += ((const uint8_t *)r->data)[0] + ((const uint8_t *)r->data)[r->size - 1];
 		acc += r->ts + r->raw_ts + (uint64_t)r->missed_events + r->offset;
+	}
+	/* the end of damaged data is its error, and stays the end */
+	if (ret <= 0 && tracedat_iter_ended(it)) {
+		struct ktrace_error e2 = { 0 };
+		int again = tracedat_iter_next(it, &r, &e2);
+
+		if (again != ret || (ret < 0 && !e2.message[0]))
+			__builtin_trap();
+		for (size_t i = 0; i < tracedat_iter_damage_count(it); i++)
+			if (!tracedat_iter_damage(it, i) || !tracedat_iter_damage(it, i)->has_offset)
+				__builtin_trap();
 	}
 	tracedat_iter_free(it);
 	(void)acc;
@@ -82,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *t;
 	size_t len, n = 0;
 
+	ktrace_error_damage_handler(on_damage, NULL);
 	if (ktrace_input_from_memory(data, size, "fuzz", &in, NULL))
 		return 0;
 	if (tracedat_open_input(in, 0, &td, NULL) == 0) {

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -48,22 +49,94 @@ static const struct cli_command *find_command(const char *name)
 	return NULL;
 }
 
-/* One line on stderr: "ktrace: [FILE: ]TEXT", escaped to printable UTF-8 (names and
- * texts from files may hold any byte). */
-static void print_line(const char *file, const char *text)
+/* "ktrace: [FILE: ]TEXT" escaped to printable UTF-8 (names and texts from files may
+ * hold any byte) into esc. */
+static void make_line(char *esc, size_t len, const char *file, const char *text)
 {
-	char line[2048], esc[8192];
+	char line[2048];
 
 	snprintf(line, sizeof(line), "ktrace: %s%s%s", file ? file : "", file ? ": " : "", text);
-	ktrace_error_escape(esc, sizeof(esc), line);
+	ktrace_error_escape(esc, len, line);
+}
+
+/* One such line on stderr. */
+static void print_line(const char *file, const char *text)
+{
+	char esc[8192];
+
+	make_line(esc, sizeof(esc), file, text);
 	fprintf(stderr, "%s\n", esc);
+}
+
+/*
+ * Damaged places the readers skipped (ktrace_error_damage_handler): each is printed once
+ * as it is met, whichever thread or reader meets it (the lines printed are remembered
+ * by a hash of their text, for the first DAMAGE_SEEN of them), and the command's exit
+ * status is then 1 even when it read everything else. The error a reading ends with
+ * is one of them: cli_error does not print it again.
+ */
+#define DAMAGE_SEEN 4096
+static struct {
+	pthread_mutex_t mu;
+	uint64_t seen[DAMAGE_SEEN];     /* hashes of the lines printed, 0 free */
+	size_t nseen;
+	bool any;
+} damage = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t line_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+/* Whether the line's hash is in the table; with add, put it there if not. */
+static bool damage_seen(uint64_t h, bool add)
+{
+	size_t i = (size_t)(h % DAMAGE_SEEN);
+
+	for (size_t n = 0; n < DAMAGE_SEEN; n++, i = (i + 1) % DAMAGE_SEEN) {
+		if (damage.seen[i] == h)
+			return true;
+		if (!damage.seen[i]) {
+			if (add && damage.nseen < DAMAGE_SEEN - 1) {
+				damage.seen[i] = h;
+				damage.nseen++;
+			}
+			return false;
+		}
+	}
+	return false;
+}
+
+static void on_damage(const char *input, const struct ktrace_error *err, void *arg)
+{
+	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], esc[8192];
+	bool seen;
+
+	(void)arg;
+	make_line(esc, sizeof(esc), input, ktrace_error_format(err, msg, sizeof(msg)));
+	pthread_mutex_lock(&damage.mu);
+	damage.any = true;
+	seen = damage_seen(line_hash(esc), true);
+	if (!seen)
+		fprintf(stderr, "%s\n", esc);
+	pthread_mutex_unlock(&damage.mu);
 }
 
 void cli_error(const char *file, const struct ktrace_error *err)
 {
-	char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
+	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], esc[8192];
+	bool seen;
 
-	print_line(file, ktrace_error_format(err, msg, sizeof(msg)));
+	make_line(esc, sizeof(esc), file, ktrace_error_format(err, msg, sizeof(msg)));
+	pthread_mutex_lock(&damage.mu);
+	seen = damage.nseen && damage_seen(line_hash(esc), false);
+	pthread_mutex_unlock(&damage.mu);
+	if (!seen)
+		fprintf(stderr, "%s\n", esc);
 }
 
 void cli_error_and(const char *file, const struct ktrace_error *err, const char *fmt, ...)
@@ -313,6 +386,7 @@ static int run_help(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
+	int ret;
 
 	/* A closed pipe (ktrace report | head) ends output quietly instead of killing us
 	 * mid-write; writers see EPIPE. */
@@ -335,5 +409,8 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
-	return cmd->run(argc - 1, argv + 1);
+	ktrace_error_damage_handler(on_damage, NULL);
+	ret = cmd->run(argc - 1, argv + 1);
+	/* damaged input, even when the command could read around it */
+	return ret == CLI_OK && damage.any ? CLI_FAILED : ret;
 }

@@ -50,6 +50,20 @@ KTRACE_API const char *ktrace_error_format(const struct ktrace_error *err, char 
  * length written. For any text from a file that goes into a message. */
 KTRACE_API size_t ktrace_error_escape(char *buf, size_t len, const char *s);
 
+/*
+ * Damaged input that a reader skips. A reader that can leave a damaged place of its
+ * input behind and read on (trace.dat: a sub-buffer or a compressed chunk that does not
+ * read, CPU data cut short, metadata lost at the end of a file) tells the function set
+ * here about each place as it meets it: the input's name and the error, with its
+ * offset. The reader's caller still gets an error when the reading ends (after every
+ * record that could be read), so a program that sets no function learns of the damage
+ * too, one place only. The function may be called from any thread that reads, from
+ * several at once, and the same place may be told more than once (each reader of an
+ * input meets it). Set it before reading starts; NULL (the default) tells nobody.
+ */
+typedef void (*ktrace_error_damage_fn)(const char *input, const struct ktrace_error *err, void *arg);
+KTRACE_API void ktrace_error_damage_handler(ktrace_error_damage_fn fn, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,7 +140,9 @@ KTRACE_API unsigned ktrace_stream_threads(const char *const *paths, size_t npath
  * The next record in time order: 1 with *rec set, 0 at the end of every input, or a
  * negative code with err set when an input turns out truncated or corrupt (the records
  * before were good; ktrace_stream_error_path names the file). After an error the
- * stream has nothing more.
+ * stream has nothing more. A trace.dat input reads past its damaged places (each told
+ * to the function of ktrace_error_damage_handler, <ktrace/error.h>): its error comes
+ * once every record that could be read, of every input, came out.
  */
 KTRACE_API int ktrace_stream_next(struct ktrace_stream *s, const struct ktrace_stream_record **rec,
 				  struct ktrace_error *err);

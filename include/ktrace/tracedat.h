@@ -278,6 +278,17 @@ KTRACE_API const struct tracedat_section *tracedat_section(const struct tracedat
 KTRACE_API size_t tracedat_warning_count(const struct tracedat *td);
 KTRACE_API const char *tracedat_warning(const struct tracedat *td, size_t i);
 
+/*
+ * Damage found at open that did not stop it: CPU data cut short by the end of the file
+ * or by a chunk that cannot be found, metadata lost at the end of a version 7 file...
+ * Each place is told to the damage handler (<ktrace/error.h>) as it is found; the CPU
+ * data that can be read is what tracedat_buffer_cpu describes (data_size, chunks), and
+ * iterators over damaged data end with the damage's error instead of 0. Places in the
+ * order found (the first 256).
+ */
+KTRACE_API size_t tracedat_damage_count(const struct tracedat *td);
+KTRACE_API const struct ktrace_error *tracedat_damage(const struct tracedat *td, size_t i);
+
 /* Buffers: the top buffer first (when the file has one), then instances in file order. */
 KTRACE_API size_t tracedat_buffer_count(const struct tracedat *td);
 KTRACE_API const struct tracedat_buffer *tracedat_buffer(const struct tracedat *td, size_t i);
@@ -296,7 +307,8 @@ KTRACE_API int tracedat_latency_text(struct tracedat *td, size_t buffer,
  * exactly the sub-buffers the kernel wrote, handed to fn in file order one sub-buffer at
  * a time. Each is checked first as tracedat_iter_next checks it (its records walked, not
  * formatted): a truncated or corrupt one stops the walk with the reader's error and
- * offset, before fn sees it. fn returns 0 to go on, or a negative code that stops the
+ * offset, before fn sees it (nothing is skipped: data cut short at open ends with its
+ * damage's error, after the sub-buffers before it). fn returns 0 to go on, or a negative code that stops the
  * walk and is returned as is. Used to copy or convert a file. */
 KTRACE_API int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
@@ -308,13 +320,28 @@ KTRACE_API int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_
 #define TRACEDAT_ALL_BUFFERS (-1)
 KTRACE_API int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_iter **out,
 		      struct ktrace_error *err);
-/* 1 with *rec set (valid until the next call), 0 at the end, or a negative error code
- * (corrupt data; err names the offset). For uncompressed data, rec->data points into
- * the file's mapping, where it stays readable; the iterator hands the pages its streams
- * have left behind back to the kernel (madvise), so that memory stays bounded (reading
- * them again costs a read from the page cache, not a wrong result). */
+/*
+ * 1 with *rec set (valid until the next call), 0 at the end, or a negative error code
+ * with err set. A damaged sub-buffer or compressed chunk is left behind and the CPU's
+ * next one read: each damaged place (a run of damaged sub-buffers is one) is told to
+ * the damage handler (<ktrace/error.h>) with its offset, and the end of the records is
+ * then the last damage's error instead of 0 (tracedat_iter_ended is true from then on),
+ * as it is for data cut short at open (tracedat_damage). Any other error (no memory, a
+ * failed read) ends the iteration where it happens. For uncompressed data, rec->data
+ * points into the file's mapping, where it stays readable; the iterator hands the pages
+ * its streams have left behind back to the kernel (madvise), so that memory stays
+ * bounded (reading them again costs a read from the page cache, not a wrong result).
+ */
 KTRACE_API int tracedat_iter_next(struct tracedat_iter *it, const struct tracedat_record **rec,
 		       struct ktrace_error *err);
+/* Whether every record has been handed out: the last call returned 0 or the damage
+ * error that ends the records of damaged data. */
+KTRACE_API bool tracedat_iter_ended(const struct tracedat_iter *it);
+/* The damaged places the iterator left behind so far (each told to the damage handler
+ * as it was met), in that order (the first 256); the damage found at open is
+ * tracedat_damage's. */
+KTRACE_API size_t tracedat_iter_damage_count(const struct tracedat_iter *it);
+KTRACE_API const struct ktrace_error *tracedat_iter_damage(const struct tracedat_iter *it, size_t i);
 KTRACE_API void tracedat_iter_free(struct tracedat_iter *it);
 /* For callers that use records after the next call (uncompressed data): from now on a
  * record's pages are handed back (with TRACEDAT_READ_COPIES: its buffer is used again)

@@ -6,7 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/damage.h"
 #include "common/json.h"
+
+static ktrace_error_damage_fn damage_fn;
+static void *damage_arg;
+
+void ktrace_error_damage_handler(ktrace_error_damage_fn fn, void *arg)
+{
+	damage_fn = fn;
+	damage_arg = arg;
+}
+
+void kt_damage(const char *input, const struct ktrace_error *err)
+{
+	ktrace_error_damage_fn fn = damage_fn;
+
+	if (fn)
+		fn(input, err, damage_arg);
+}
 
 static void error_vset(struct ktrace_error *err, int code, int has_offset, uint64_t offset,
 		       const char *fmt, va_list ap)

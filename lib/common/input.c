@@ -53,7 +53,8 @@ int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace
 	bool is_stdin = strcmp(path, "-") == 0;
 
 	*out = NULL;
-	in = input_new(is_stdin ? "(stdin)" : path);
+	/* "-" as the command line names it: messages name the input the same way */
+	in = input_new(path);
 	if (!in)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (is_stdin) {
@@ -127,6 +128,17 @@ void ktrace_input_close(struct ktrace_input *in)
 	free(in->win);
 	free(in->name);
 	free(in);
+}
+
+int kt_input_rename(struct ktrace_input *in, const char *name)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return -ENOMEM;
+	free(in->name);
+	in->name = n;
+	return 0;
 }
 
 const char *ktrace_input_name(const struct ktrace_input *in)

@@ -15,4 +15,8 @@ struct ktrace_input;
  * streams), -ENODATA when the file is shorter, or -errno. */
 int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_t offset);
 
+/* The name messages give the input from now on (an input read through another path,
+ * a copy of standard input: the name the user gave). 0 or -ENOMEM. */
+int kt_input_rename(struct ktrace_input *in, const char *name);
+
 #endif

@@ -294,10 +294,8 @@ static int td_skip(struct kt_source *src, uint64_t max, const struct kt_stream_s
 		ret = tracedat_iter_skip(s->it, &ts, max, skipped, &rec, &t->err);
 		t->set.visited += *skipped;
 		s->head = rec;
-		if (ret < 0) {
-			t->set.err_file = s->f->path;
+		if (ret < 0 && (ret = kt_tdset_stream_error(&t->set, s, ret)) < 0)
 			goto fail;
-		}
 	}
 	return td_load(t, err);
 fail:
@@ -698,7 +696,11 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		struct kt_tdfile *f;
 		struct ktrace_stream_source *info;
 
-		ret = kt_tdset_open_file(&t->set, i, paths[i], NULL, 0);
+		/* a copy of standard input (or a FIFO) is named as the user named it */
+		if (strcmp(kt_stream_shown(s, paths[i]), paths[i]))
+			ret = kt_tdset_open_file_as(&t->set, i, paths[i], kt_stream_shown(s, paths[i]), 0);
+		else
+			ret = kt_tdset_open_file(&t->set, i, paths[i], NULL, 0);
 		if (ret)
 			break;
 		f = &t->set.files[i];

@@ -318,6 +318,11 @@ static const char *shown(const struct ktrace_stream *s, const char *path)
 	return p ? p : path;
 }
 
+const char *kt_stream_shown(const struct ktrace_stream *s, const char *path)
+{
+	return shown(s, path);
+}
+
 /* Input i, when it is standard input or a FIFO (its format is looked at first, then its
  * reader opens it again): copied to an anonymous file, which the readers open as
  * /proc/self/fd/N. 0, or a negative code. */

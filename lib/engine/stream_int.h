@@ -156,6 +156,9 @@ size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);
+/* The name the user gave for a path the sources were given (a copy of standard input
+ * or of a FIFO is read through /proc/self/fd/N). */
+const char *kt_stream_shown(const struct ktrace_stream *s, const char *path);
 /* A new description of input index (paths[index]); NULL when out of memory. The
  * strings given are copied. */
 struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_t index,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/input_file.h"
 #include "event/event_share.h"
 #include "tracedat/tracedat_share.h"
 
@@ -145,13 +146,13 @@ static void time_format(struct kt_tdfile *f, const struct kt_tdset_opts *o)
 			f->use_trace_clock = true;
 }
 
-int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
-		       int64_t ts_offset)
+static int open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
+		     unsigned extra, int64_t ts_offset)
 {
 	const struct kt_tdset_opts *o = &set->o;
 	struct kt_tdfile *f = &set->files[i];
 	unsigned flags = (o->raw_ts ? TRACEDAT_RAW_TS : 0) | (o->no_date ? TRACEDAT_NO_DATE : 0) |
-			 (o->read_copies ? TRACEDAT_READ_COPIES : 0);
+			 (o->read_copies ? TRACEDAT_READ_COPIES : 0) | extra;
 	int ret;
 
 	if (i >= set->nfiles)
@@ -184,6 +185,31 @@ int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct 
 	f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
 	set->err_file = NULL;
 	return 0;
+}
+
+int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
+		       int64_t ts_offset)
+{
+	return open_file(set, i, path, input, 0, ts_offset);
+}
+
+int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, const char *name,
+			  int64_t ts_offset)
+{
+	struct kt_tdfile *f = &set->files[i];
+	int ret;
+
+	if (i >= set->nfiles)
+		set->nfiles = i + 1;
+	set->err_file = path;
+	ret = ktrace_input_open(path, &f->own_input, set->err);
+	if (!ret && kt_input_rename(f->own_input, name))
+		ret = ktrace_error_set(set->err, -ENOMEM, "out of memory");
+	if (ret)
+		return ret;
+	/* a file's mapping, as tracedat_open's: read pages are handed back */
+	return open_file(set, i, path, f->own_input,
+			 ktrace_input_is_mapped(f->own_input) ? TRACEDAT_MAPPED_FILE : 0, ts_offset);
 }
 
 /* --pid and --comm: trace-cmd's one filter of the tasks' pids, in its order (its lists
@@ -379,6 +405,33 @@ static bool filter_pass(struct kt_tdfile *f, const struct ktrace_record *kr,
 }
 
 /* ---- streams ---- */
+
+int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret)
+{
+	if (!tracedat_iter_ended(s->it)) {
+		set->err_file = s->f->path;
+		return ret;
+	}
+	/* the records that could be read all went out; the damage was told */
+	set->damaged = true;
+	if (set->err)
+		set->damage = *set->err;
+	else
+		ktrace_error_set(&set->damage, ret, "damaged data");
+	set->damage_file = s->f->path;
+	return 0;
+}
+
+int kt_tdset_end(struct kt_tdset *set)
+{
+	set->ended = true;
+	if (!set->damaged)
+		return 0;
+	if (set->err)
+		*set->err = set->damage;
+	set->err_file = set->damage_file;
+	return set->damage.code < 0 ? set->damage.code : -EBADMSG;
+}
 
 /* trace-cmd decompresses a whole chunk (10 pages) into one buffer, and reads on from a
  * record to the end of that buffer: so may we, the iterator holding the chunk the same
@@ -677,6 +730,8 @@ void kt_tdset_close(struct kt_tdset *set)
 		free(f->formats);
 		if (f->td)
 			tracedat_close(f->td);
+		if (f->own_input)
+			ktrace_input_close(f->own_input);
 	}
 	free(set->files);
 	memset(set, 0, sizeof(*set));

@@ -81,6 +81,7 @@ struct kt_tdfile {
 	size_t ninstances;
 	bool share_symbols;                /* registries made from now on share evs's symbols */
 	bool borrowed;                     /* td and the texts belong to another set's file */
+	struct ktrace_input *own_input;    /* the input td reads, when the set opened it */
 };
 
 /* One buffer of one file: its records in timestamp order. */
@@ -105,6 +106,13 @@ struct kt_tdset {
 	size_t nstreams, cap_streams;
 	struct ktrace_error *err;
 	const char *err_file;              /* the file an error concerns, or NULL */
+	/* a stream whose records ended with damage (the damage was told, the set goes on
+	 * with the others): the last such error, the set's at its end */
+	bool damaged;
+	struct ktrace_error damage;
+	const char *damage_file;
+	bool ended;                        /* every record went out (the error of the
+					    * last kt_tdset_next is that damage) */
 	uint64_t visited;                  /* records looked at, filtered or not */
 	uint64_t span;                     /* bytes of distinct pages the records came from */
 	bool filtering;                    /* some filter applies (kt_tdset_drop) */
@@ -127,6 +135,10 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 /* Opens file i (path, or input when not NULL; ts_offset in ns) with its registry. */
 int kt_tdset_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
 		       int64_t ts_offset);
+/* The same for a file read through path but named `name` in messages (a copy of standard
+ * input read through /proc/self/fd/N): damaged places are told with that name. */
+int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, const char *name,
+			  int64_t ts_offset);
 /* The file's filters; the --pid/--comm tasks go to the first file only (as trace-cmd).
  * A filter that does not parse gives -EINVAL with libtraceevent's message (err_file
  * NULL: a usage error). */
@@ -176,18 +188,22 @@ uint32_t kt_tdstream_avail(const struct kt_tdstream *s, const struct tracedat_re
  * -EBADMSG with set->err and set->err_file. */
 int kt_tdset_lost_unknown(struct kt_tdset *set, const struct kt_tdstream *s,
 			  const struct tracedat_record *rec);
+/* After s's iterator returned the error ret (its head is NULL): the end of its records
+ * with damage goes into set->damage (0: the set goes on with its other streams); any
+ * other error is the set's (ret, err_file). */
+int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret);
+/* The end of the set's records: 0, or the damage some stream ended with. */
+int kt_tdset_end(struct kt_tdset *set);
 
 /* Moves s past its head. 0 or a negative error code. */
 static inline int kt_tdset_advance(struct kt_tdset *set, struct kt_tdstream *s)
 {
 	int ret = tracedat_iter_next(s->it, &s->head, set->err);
 
-	if (ret <= 0) {
-		s->head = NULL;
-		if (ret < 0)
-			set->err_file = s->f->path;
-	}
-	return ret < 0 ? ret : 0;
+	if (ret > 0)
+		return 0;
+	s->head = NULL;
+	return ret < 0 ? kt_tdset_stream_error(set, s, ret) : 0;
 }
 
 /* A record as the event registry takes it, but for its avail (left as it is). */
@@ -233,7 +249,7 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 			}
 		}
 		if (!best)
-			return 0;
+			return set->damaged ? kt_tdset_end(set) : 0;
 		rec = best->head;
 		f = best->f;
 		set->visited++;

@@ -20,6 +20,7 @@
 
 #include "common/bigmem.h"
 #include "common/cursor.h"
+#include "common/damage.h"
 #include "common/detect.h"
 #include "tracedat/tracedat_int.h"
 #include "tracedat/tracedat_share.h"
@@ -41,6 +42,39 @@ void td_warn(struct tracedat *td, const char *fmt, ...)
 	td->warnings[td->nwarnings] = strdup(buf);
 	if (td->warnings[td->nwarnings])
 		td->nwarnings++;
+}
+
+int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t offset,
+	      const char *fmt, ...)
+{
+	struct ktrace_error e;
+	char msg[KTRACE_ERROR_MESSAGE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ktrace_error_at(&e, code, offset, "%s", msg);
+	if (err)
+		*err = e;
+	if (td->ndamage++ >= TD_MAX_DAMAGE)
+		return code;
+	if (td->ndamage > td->damage_cap) {
+		size_t cap = td->damage_cap ? td->damage_cap * 2 : 4;
+		struct ktrace_error *n = realloc(td->damage, cap * sizeof(*n));
+
+		if (!n) {
+			/* told all the same; only not listed */
+			td->ndamage--;
+			kt_damage(ktrace_input_name(td->in), &e);
+			return code;
+		}
+		td->damage = n;
+		td->damage_cap = cap;
+	}
+	td->damage[td->ndamage - 1] = e;
+	kt_damage(ktrace_input_name(td->in), &e);
+	return code;
 }
 
 static int oom(struct ktrace_error *err)
@@ -897,6 +931,12 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 		if (nvisited < 64)
 			visited[nvisited++] = off;
 		ret = load_section(td, off, from, TRACEDAT_OPT_DONE, "options", &r, err);
+		if (ret == -ENODATA && td->cut) {
+			/* the rest of the chain was after the cut (told by the walk) */
+			td->options_lost = true;
+			ktrace_error_clear(err);
+			return 0;
+		}
 		if (ret)
 			return ret;
 		if (r.owned) {
@@ -947,41 +987,161 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* Bytes of chunk headers and data read at a time to check the chunks of a CPU. */
 #define TD_HEADER_WINDOW ((size_t)64 << 10)
 
-/* Validates a CPU's data: in the file, and for compressed data walks the chunks. */
+/* The CPU's data ends early (damage found at open): what is before the place stays
+ * readable (pub.data_size, pub.chunks). */
+#define cpu_cut(td, cpu, code, offset, ...) \
+	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
+
+/* Whether a plausible chunk header is at q, below limit: a compressed size that fits
+ * (or any, with cut_ok: the file cut in that chunk), an uncompressed size of 1 to max
+ * bytes, and the codec's own header first in the data (zstd's magic number, zlib's
+ * checked header). */
+static bool chunk_at(struct tracedat *td, uint64_t q, uint64_t limit, uint64_t max, bool cut_ok,
+		     uint32_t *csize)
+{
+	const uint8_t *d;
+	uint32_t c, u;
+
+	if (q > limit || limit - q < 12)
+		return false;
+	d = td->map + q;
+	c = kt_load_u32(d, td->hdr.big_endian);
+	u = kt_load_u32(d + 4, td->hdr.big_endian);
+	if (!u || u > max || c < 2 || (c > limit - q - 8 && !cut_ok))
+		return false;
+	*csize = c;
+	if (td->codec_kind == TD_CODEC_ZSTD)
+		return d[8] == 0x28 && d[9] == 0xb5 && d[10] == 0x2f && d[11] == 0xfd;
+	return (d[8] & 0x0f) == 8 && ((d[8] << 8) | d[9]) % 31 == 0;
+}
+
+static bool zero_to(const uint8_t *map, uint64_t at, uint64_t limit)
+{
+	for (; at < limit; at++)
+		if (map[at])
+			return false;
+	return true;
+}
+
+/* Chain steps resync_chunks may take for one CPU (crafted data could make every byte
+ * the start of a long chain). */
+#define TD_RESYNC_STEPS (1u << 20)
+
+/*
+ * After a damaged chunk header at bad: the next chunk found again, the start of a chain
+ * of chunks that ends where the CPU's data ends (at limit, or with zero padding to a
+ * page boundary before it), or is cut by the end of the file (*cut). 0 when there is
+ * none; else its offset, with *n and *bytes the chain's whole chunks and their
+ * uncompressed bytes, *end where they end.
+ */
+static uint64_t resync_chunks(struct tracedat *td, uint64_t bad, uint64_t limit, uint64_t max,
+			      unsigned int ps, uint32_t *n, uint64_t *bytes, uint64_t *end, bool *cut)
+{
+	const uint8_t *map = td->map;
+	uint8_t first = td->codec_kind == TD_CODEC_ZSTD ? 0x28 : 0x78;
+	uint64_t steps = 0;
+
+	for (uint64_t p = bad + 16; p < limit && steps < TD_RESYNC_STEPS;) {
+		const uint8_t *m = memchr(map + p, first, (size_t)(limit - p));
+		uint64_t q, at, total = 0;
+		uint32_t csize, k = 0;
+		bool cutc = false;
+
+		if (!m)
+			break;
+		p = (uint64_t)(m - map) + 1;
+		q = (uint64_t)(m - map) - 8;
+		if (!chunk_at(td, q, limit, max, false, &csize))
+			continue;
+		for (at = q; steps++ < TD_RESYNC_STEPS &&
+			     chunk_at(td, at, limit, max, limit >= td->size, &csize);) {
+			if (csize > limit - at - 8) {
+				cutc = true;        /* the file ends in this chunk */
+				break;
+			}
+			k++;
+			total += kt_load_u32(map + at + 4, td->hdr.big_endian);
+			at += 8 + (uint64_t)csize;
+		}
+		if (cutc || at == limit || (limit - at < ps && zero_to(map, at, limit))) {
+			*n = k;
+			*bytes = total;
+			*end = at;
+			*cut = cutc;
+			return q;
+		}
+	}
+	return 0;
+}
+
+/* Validates a CPU's data: in the file, and for compressed data walks the chunks, up to
+ * limit: the end of the file or of its buffer's section, or where another CPU's data
+ * starts. Data that runs past it, or whose next chunk cannot be found, is damage: the
+ * CPU keeps what comes before (the other CPUs have offsets of their own). */
 static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cpu *cpu,
-			  struct ktrace_error *err)
+			  uint64_t limit)
 {
 	struct tracedat_cpu *p = &cpu->pub;
 	uint64_t max_chunk = (uint64_t)b->pub.page_size * TD_PAGES_PER_CHUNK;
 	uint64_t off, total = 0, win_at = 0;
-	uint32_t count;
+	uint32_t count, i;
 	uint8_t *win = NULL;
 	size_t win_len = 0;
+	/* what is at limit: the end of the file or of the section, or other data */
+	char beyond[96];
 
-	if (!p->size) {
-		p->data_size = 0;
-		p->stored_size = 0;
+	p->data_size = 0;
+	p->stored_size = 0;
+	if (!p->size)
+		return 0;
+	if (limit >= td->size)
+		snprintf(beyond, sizeof(beyond), "past the end of the file (0x%" PRIx64 ")", td->size);
+	else if (limit == b->data_end)
+		snprintf(beyond, sizeof(beyond), "past the end of its section (0x%" PRIx64 ")", limit);
+	else
+		snprintf(beyond, sizeof(beyond), "into another CPU's data (at 0x%" PRIx64 ")", limit);
+	if (p->offset < b->data_start) {
+		cpu_cut(td, cpu, -EBADMSG, cpu->from,
+			"buffer \"%s\" CPU %u data starts at 0x%" PRIx64 ", before its section's (0x%" PRIx64 ")",
+			b->pub.name, p->cpu, p->offset, b->data_start);
 		return 0;
 	}
-	if (p->offset > td->size)
-		return ktrace_error_at(err, -ENODATA, cpu->from,
-				       "truncated: buffer \"%s\" CPU %u data starts past the end of the file (0x%" PRIx64 ")",
-				       b->pub.name, p->cpu, td->size);
+	if (p->offset >= limit) {
+		/* nothing of it: beyond the file or its section, or another CPU's (the
+		 * second of two entries at one place gets its own as limit) */
+		bool dup = p->offset == limit && limit < b->data_end && limit < td->size;
+
+		cpu_cut(td, cpu, limit >= td->size ? -ENODATA : -EBADMSG, cpu->from,
+			"%sbuffer \"%s\" CPU %u data starts at 0x%" PRIx64 ", %s",
+			limit >= td->size ? "truncated: " : "", b->pub.name, p->cpu, p->offset,
+			dup ? "where another CPU's data is" : beyond);
+		return 0;
+	}
 	if (!b->pub.compressed) {
-		if (p->size > td->size - p->offset)
-			return ktrace_error_at(err, -ENODATA, p->offset,
-					       "truncated: buffer \"%s\" CPU %u data of %" PRIu64
-					       " bytes runs past the end of the file (0x%" PRIx64 ")",
-					       b->pub.name, p->cpu, p->size, td->size);
+		uint64_t left = limit - p->offset;
+
+		if (p->size > left) {
+			cpu_cut(td, cpu, limit < td->size ? -EBADMSG : -ENODATA, p->offset,
+				"%sbuffer \"%s\" CPU %u data of %" PRIu64
+				" bytes runs %s: %" PRIu64 " bytes read",
+				limit < td->size ? "" : "truncated: ", b->pub.name, p->cpu, p->size,
+				beyond, left);
+			cpu->cut_page = left % b->pub.page_size != 0;
+			p->data_size = left;
+			p->stored_size = left;
+			return 0;
+		}
 		p->data_size = p->size;
 		p->stored_size = p->size;
 		return 0;
 	}
 	/* u32 chunk count, then chunks of (u32 csize, u32 usize, bytes). The recorded
 	 * size is not trusted (trace-cmd 3.1.x writes it 4 bytes short). */
-	if (td->size - p->offset < 4)
-		return ktrace_error_at(err, -ENODATA, p->offset,
-				       "truncated: CPU %u chunk count", p->cpu);
+	if (limit - p->offset < 4) {
+		cpu_cut(td, cpu, -ENODATA, p->offset, "truncated: buffer \"%s\" CPU %u chunk count",
+			b->pub.name, p->cpu);
+		return 0;
+	}
 	count = kt_load_u32(td->map + p->offset, td->hdr.big_endian);
 	off = p->offset + 4;
 	cpu->first_chunk = off;
@@ -992,19 +1152,19 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	 * as they go). */
 	if (td->release_pages && kt_input_pread(td->in, NULL, 0, 0) == 0)
 		win = malloc(TD_HEADER_WINDOW);
-	for (uint32_t i = 0; i < count; i++) {
+	for (i = 0; i < count; i++) {
 		const uint8_t *h = td->map + off;
 		uint32_t csize, usize;
 
-		if (td->size - off < 8) {
-			free(win);
-			return ktrace_error_at(err, -ENODATA, off,
-					       "truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
-					       b->pub.name, p->cpu, i, count);
+		if (limit - off < 8) {
+			cpu_cut(td, cpu, -ENODATA, off,
+				"truncated: buffer \"%s\" CPU %u chunk %u of %u: header",
+				b->pub.name, p->cpu, i, count);
+			break;
 		}
 		if (win && (win_len < 8 || off < win_at || off - win_at > win_len - 8)) {
-			win_len = td->size - off < TD_HEADER_WINDOW ? (size_t)(td->size - off)
-								    : TD_HEADER_WINDOW;
+			win_len = limit - off < TD_HEADER_WINDOW ? (size_t)(limit - off)
+								 : TD_HEADER_WINDOW;
 			win_at = off;
 			if (kt_input_pread(td->in, win, win_len, off))
 				win_len = 0;
@@ -1013,26 +1173,49 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 			h = win + (off - win_at);
 		csize = kt_load_u32(h, td->hdr.big_endian);
 		usize = kt_load_u32(h + 4, td->hdr.big_endian);
-		if (csize > td->size - off - 8) {
-			free(win);
-			return ktrace_error_at(err, -ENODATA, off,
-					       "truncated: buffer \"%s\" CPU %u chunk %u of %u bytes runs past the end of the file",
-					       b->pub.name, p->cpu, i, csize);
+		if (csize <= limit - off - 8 && usize && usize <= max_chunk) {
+			total += usize;
+			off += 8 + (uint64_t)csize;
+			continue;
 		}
-		if (usize > max_chunk || !usize) {
-			free(win);
-			return ktrace_error_at(err, -EBADMSG, off,
-					       "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
-					       b->pub.name, p->cpu, i, usize, max_chunk);
+		/* a damaged header: the chunks after it are looked for (the file cut in
+		 * this chunk has none) */
+		{
+			bool past = csize > limit - off - 8, cutc = false;
+			uint64_t q, end = 0, bytes = 0;
+			uint32_t n = 0;
+			char what[160];
+
+			if (past)
+				snprintf(what, sizeof(what), "buffer \"%s\" CPU %u chunk %u of %u bytes runs %s",
+					 b->pub.name, p->cpu, i, csize, beyond);
+			else
+				snprintf(what, sizeof(what),
+					 "buffer \"%s\" CPU %u chunk %u: %u bytes uncompressed (1 to %" PRIu64 " expected)",
+					 b->pub.name, p->cpu, i, usize, max_chunk);
+			q = resync_chunks(td, off, limit, max_chunk, b->pub.page_size, &n, &bytes, &end,
+					  &cutc);
+			if (!q) {
+				cpu_cut(td, cpu, past && limit >= td->size ? -ENODATA : -EBADMSG, off, "%s%s",
+					past && limit >= td->size ? "truncated: " : "", what);
+				break;
+			}
+			cpu_cut(td, cpu, -EBADMSG, off,
+				"%s: the next chunk found at 0x%" PRIx64 " (%" PRIu64 " bytes skipped)%s",
+				what, q, q - off, cutc ? ", the file ends in a chunk after it" : "");
+			cpu->resync_chunk = i;
+			cpu->resync_at = q;
+			i += n;
+			total += bytes;
+			off = end;
+			break;
 		}
-		total += usize;
-		off += 8 + (uint64_t)csize;
 	}
 	free(win);
-	p->chunks = count;
+	p->chunks = i;
 	p->data_size = total;
 	p->stored_size = off - p->offset;
-	if (p->size != p->stored_size && p->size + 4 != p->stored_size)
+	if (!cpu->damaged && p->size != p->stored_size && p->size + 4 != p->stored_size)
 		td_warn(td, "buffer \"%s\" CPU %u: recorded size %" PRIu64 " but the chunks take %" PRIu64 " bytes",
 			b->pub.name, p->cpu, p->size, p->stored_size);
 	return 0;
@@ -1045,6 +1228,70 @@ static int check_page_size(struct td_buffer *b, uint64_t at, struct ktrace_error
 	if (ps < TD_MIN_PAGE_SIZE || ps > TD_MAX_PAGE_SIZE || (ps & (ps - 1)))
 		return ktrace_error_at(err, -EBADMSG, at,
 				       "buffer \"%s\": unsupported page size %u", b->pub.name, ps);
+	return 0;
+}
+
+struct data_at {
+	uint64_t offset;
+	size_t order;               /* in buffer, then CPU entry order */
+};
+
+static int cmp_data_at(const void *a, const void *b)
+{
+	const struct data_at *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Every CPU's data, each bounded by its buffer's place (v7: its section) and by where
+ * the next CPU's data starts: a damaged size or chunk never reads another CPU's data
+ * (two entries at the same place: the second is damaged). */
+static int check_data(struct tracedat *td, struct ktrace_error *err)
+{
+	struct data_at *v;
+	size_t n = 0, order = 0;
+
+	for (size_t b = 0; b < td->nbufs; b++)
+		if (!td->bufs[b].pub.latency)
+			n += td->bufs[b].ncpus;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return oom(err);
+	n = 0;
+	for (size_t b = 0; b < td->nbufs; b++)
+		for (size_t c = 0; !td->bufs[b].pub.latency && c < td->bufs[b].ncpus; c++, order++)
+			if (td->bufs[b].cpus[c].pub.size)
+				v[n++] = (struct data_at){ td->bufs[b].cpus[c].pub.offset, order };
+	qsort(v, n, sizeof(*v), cmp_data_at);
+	order = 0;
+	for (size_t b = 0; b < td->nbufs; b++) {
+		struct td_buffer *buf = &td->bufs[b];
+
+		for (size_t c = 0; !buf->pub.latency && c < buf->ncpus; c++, order++) {
+			struct td_cpu *cpu = &buf->cpus[c];
+			struct data_at key = { cpu->pub.offset, order }, *at;
+			uint64_t limit = buf->data_end < td->size ? buf->data_end : td->size;
+
+			if (!cpu->pub.size)
+				continue;
+			at = bsearch(&key, v, n, sizeof(*v), cmp_data_at);
+			if (!at) {
+				continue;
+			} else if (at > v && at[-1].offset == key.offset) {
+				/* the same data as an entry before it */
+				limit = key.offset;
+			} else {
+				for (; at < v + n && at->offset == key.offset; at++)
+					;
+				if (at < v + n && at->offset < limit)
+					limit = at->offset;
+			}
+			check_cpu_data(td, buf, cpu, limit);
+		}
+	}
+	free(v);
 	return 0;
 }
 
@@ -1080,11 +1327,9 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 	if (ret)
 		return ret;
 	b->pub.cpus = (unsigned int)b->ncpus;
-	for (size_t i = 0; i < b->ncpus; i++) {
-		ret = check_cpu_data(td, b, &b->cpus[i], err);
-		if (ret)
-			return ret;
-	}
+	/* its CPUs' data is within its section (check_data) */
+	b->data_start = b->pub.offset + 16;
+	b->data_end = h.size < td->size - b->data_start ? b->data_start + h.size : td->size;
 	return 0;
 }
 
@@ -1147,10 +1392,9 @@ static int read_flyrecord_v6(struct tracedat *td, size_t bi, uint64_t off,
 		kt_cursor_u64(&c, &b->cpus[i].pub.size);
 	}
 	*end = kt_cursor_offset(&c);
-	ret = check_page_size(b, off, err);
-	for (unsigned int i = 0; !ret && i < ncpus; i++)
-		ret = check_cpu_data(td, b, &b->cpus[i], err);
-	return ret;
+	b->data_start = 0;
+	b->data_end = td->size;
+	return check_page_size(b, off, err);
 }
 
 /* ------------------------------------------------------------------ open */
@@ -1321,13 +1565,16 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	return 0;
 }
 
-/* Walks every section from the header on: counts them and gathers STRINGS. */
+/* Walks every section from the header on: counts them and gathers STRINGS. A file that
+ * ends inside a section (or before its strings) is cut: the walk stops there
+ * (td->cut, td->cut_section), what comes before is read. */
 static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_error *err)
 {
 	uint64_t off = start;
 	size_t cap = 0;
 	bool named = false;
 
+	td->cut_section = SIZE_MAX;
 	while (off <= td->size && td->size - off >= 16) {
 		struct td_sechdr h;
 		struct tracedat_section *s;
@@ -1349,6 +1596,18 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		s->size = h.size;
 		s->description = (const char *)(uintptr_t)h.desc;   /* resolved later */
 		named |= h.desc != UINT32_MAX;
+		/* a file cut before the end of its last section */
+		if (h.size > td->size - off - 16) {
+			td->cut = true;
+			td->cut_section = td->nsections - 1;
+			/* a buffer's data cut short is told where its CPUs are read */
+			if (h.id != TRACEDAT_OPT_BUFFER)
+				td_damage(td, NULL, -ENODATA, off, "truncated: section %u of %" PRIu64
+					  " bytes runs past the end of the file (%" PRIu64
+					  " bytes left)", h.id, h.size, td->size - off - 16);
+			off = td->size;
+			break;
+		}
 		if (h.id == TRACEDAT_OPT_STRINGS) {
 			struct td_region r;
 			struct ktrace_error e2 = { 0 };
@@ -1371,21 +1630,20 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 				return e2.code;
 			}
 		}
-		/* a file cut before the end of its last section */
-		if (h.size > td->size - off - 16)
-			return ktrace_error_at(err, -ENODATA, off, "truncated: section %u of %" PRIu64
-					       " bytes runs past the end of the file (%" PRIu64
-					       " bytes left)", h.id, h.size, td->size - off - 16);
 		off += 16 + h.size;
 	}
-	if (off < td->size)
-		return ktrace_error_at(err, -ENODATA, off, "truncated: section header needs 16 bytes, "
-				       "%" PRIu64 " left", td->size - off);
+	if (off < td->size) {
+		td->cut = true;
+		td_damage(td, NULL, -ENODATA, off, "truncated: section header needs 16 bytes, "
+			  "%" PRIu64 " left", td->size - off);
+	}
 	/* sections that have a name (a string id, not 0xffffffff) need the strings section,
 	 * which comes last: a file without it was cut before its end */
-	if (named && !td->strings)
-		return ktrace_error_at(err, -ENODATA, off, "truncated: the file ends before its "
-				       "strings section (the section names)");
+	if (named && !td->strings && !td->cut) {
+		td->cut = true;
+		td_damage(td, NULL, -ENODATA, off, "truncated: the file ends before its "
+			  "strings section (the section names)");
+	}
 	td->hdr.sections = (unsigned int)td->nsections;
 	return 0;
 }
@@ -1513,6 +1771,130 @@ static int file_section(struct tracedat *td, const struct td_secopts *so, uint16
 	return 0;
 }
 
+/* Options lost at the cut: the metadata sections they named are found by their section
+ * ids (each section's id is its option's), the complete ones before the cut. */
+static void find_metadata_sections(struct tracedat *td, struct td_secopts *so)
+{
+	for (unsigned int id = TRACEDAT_OPT_HEADER_INFO; id <= TRACEDAT_OPT_CMDLINES; id++) {
+		if (so->present[id])
+			continue;
+		for (size_t i = 0; i < td->nsections; i++) {
+			if (td->sections[i].id != id || i == td->cut_section)
+				continue;
+			so->present[id] = true;
+			so->offset[id] = td->sections[i].offset;
+			so->from[id] = td->sections[i].offset;
+			break;
+		}
+	}
+}
+
+/*
+ * A buffer's CPU data (section i) whose BUFFER option (written after it by trace-cmd and
+ * ktrace) was lost at the cut: the CPUs are found walking the data. Each CPU's data
+ * starts on a page boundary with its chunk count (compressed data): they follow each
+ * other in CPU order, but a CPU without data has none, so that the numbers are sure only
+ * when as many were found as the file says it has CPUs. Uncompressed data cannot be
+ * told apart by CPU: it is not read. The top buffer only (an instance's name is lost).
+ */
+static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error *err)
+{
+	const struct tracedat_section *sec = &td->sections[i];
+	uint64_t start = sec->offset + 16, end, pos;
+	uint32_t ps = td->hdr.page_size, n = 0;
+	uint64_t max_chunk = (uint64_t)ps * TD_PAGES_PER_CHUNK;
+	struct td_cpu *cpus = NULL;
+	struct td_buffer *b;
+	bool cut = false, sure;
+	int ret;
+
+	end = i == td->cut_section || sec->size > td->size - start ? td->size : start + sec->size;
+	if (end <= start)
+		return 0;                /* an empty buffer (ktrace writes the top's with -B) */
+	td->data_damaged = true;
+	if (!(sec->flags & 1)) {
+		td_damage(td, NULL, -ENODATA, sec->offset,
+			  "truncated: the buffer option of this CPU data was lost at the cut, and "
+			  "uncompressed data cannot be told apart by CPU without it: not read");
+		return 0;
+	}
+	for (pos = start; !cut;) {
+		uint64_t q;
+		uint32_t count, k;
+		struct td_cpu *more;
+
+		pos = (pos + ps - 1) & ~(uint64_t)(ps - 1);
+		if (pos >= end || end - pos < 4)
+			break;
+		count = kt_load_u32(td->map + pos, td->hdr.big_endian);
+		for (k = 0, q = pos + 4; k < count; k++) {
+			uint32_t csize, usize;
+
+			if (end - q < 8) {
+				cut = true;
+				break;
+			}
+			csize = kt_load_u32(td->map + q, td->hdr.big_endian);
+			usize = kt_load_u32(td->map + q + 4, td->hdr.big_endian);
+			if (!usize || usize > max_chunk || csize > end - q - 8) {
+				cut = true;
+				break;
+			}
+			q += 8 + (uint64_t)csize;
+		}
+		/* not a CPU's data: the walk ends */
+		if (cut && !k)
+			break;
+		more = realloc(cpus, (n + 1) * sizeof(*cpus));
+		if (!more) {
+			free(cpus);
+			return oom(err);
+		}
+		cpus = more;
+		memset(&cpus[n], 0, sizeof(cpus[n]));
+		cpus[n].pub.cpu = n;
+		cpus[n].pub.offset = pos;
+		cpus[n].pub.size = q - pos;
+		cpus[n].from = pos;
+		n++;
+		pos = q;
+	}
+	if (!n) {
+		td_damage(td, NULL, -ENODATA, sec->offset,
+			  "truncated: the file ends in this buffer's CPU data, and the buffer option "
+			  "after it is lost: no CPU's data found in it");
+		return 0;
+	}
+	for (size_t k = 0; k < td->nbufs; k++)
+		if (!td->bufs[k].pub.name[0]) {
+			free(cpus);
+			td_damage(td, NULL, -ENODATA, sec->offset,
+				  "truncated: a buffer's CPU data whose buffer option was lost at the cut "
+				  "(the name of an instance): not read");
+			return 0;
+		}
+	ret = add_buffer(td, &b, err);
+	if (ret) {
+		free(cpus);
+		return ret;
+	}
+	b->pub.name = "";
+	b->pub.clock = td->top_clock;
+	b->pub.offset = sec->offset;
+	b->from = sec->offset;
+	b->pub.page_size = ps;
+	b->cpus = cpus;
+	b->ncpus = n;
+	b->pub.cpus = n;
+	sure = td->has_cpucount && td->cpucount == n;
+	td_damage(td, NULL, -ENODATA, sec->offset,
+		  "truncated: the file ends in this buffer's CPU data, and the buffer option "
+		  "after it is lost: %u CPU%s found walking the data, numbered in file order%s",
+		  n, n == 1 ? "" : "s",
+		  sure ? "" : " (a CPU without data leaves nothing: the numbers may be off)");
+	return 0;
+}
+
 static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *so,
 		   struct ktrace_error *err)
 {
@@ -1534,6 +1916,8 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	ret = parse_options_v7(td, so, err);
 	if (ret)
 		return ret;
+	if (td->options_lost)
+		find_metadata_sections(td, so);
 	ret = metadata_section(td, so, TRACEDAT_OPT_HEADER_INFO, "headers", &cap, err);
 	if (!ret)
 		ret = metadata_section(td, so, TRACEDAT_OPT_FTRACE_EVENTS, "ftrace events", &cap,
@@ -1556,6 +1940,17 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	if (!so->present[TRACEDAT_OPT_HEADER_INFO])
 		td_warn(td, "no header_page/header_event section");
 
+	/* CPU data whose buffer option was lost at the cut */
+	for (size_t i = 0; td->options_lost && i < td->nsections; i++) {
+		bool known = false;
+
+		if (td->sections[i].id != TRACEDAT_OPT_BUFFER)
+			continue;
+		for (size_t k = 0; k < td->nbufs && !known; k++)
+			known = td->bufs[k].pub.offset == td->sections[i].offset;
+		if (!known && (ret = recover_buffer_v7(td, i, err)) < 0)
+			return ret;
+	}
 	/* The top buffer first. */
 	for (size_t i = 1; i < td->nbufs; i++)
 		if (!td->bufs[i].pub.name[0]) {
@@ -1623,6 +2018,8 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 		ret = td->hdr.version >= 7 ? open_v7(td, &c, &so, err)
 					   : open_v6(td, &c, &so, err);
 	if (!ret)
+		ret = check_data(td, err);
+	if (!ret)
 		ret = parse_kernel_long(td, err);
 	if (ret) {
 		tracedat_close(td);
@@ -1673,6 +2070,7 @@ void tracedat_close(struct tracedat *td)
 	free(td->tsync);
 	for (size_t i = 0; i < td->nwarnings; i++)
 		free(td->warnings[i]);
+	free(td->damage);
 	td_codec_fini(&td->codec);
 	if (td->owns_input)
 		ktrace_input_close(td->in);
@@ -1929,6 +2327,16 @@ size_t tracedat_warning_count(const struct tracedat *td)
 const char *tracedat_warning(const struct tracedat *td, size_t i)
 {
 	return i < td->nwarnings ? td->warnings[i] : NULL;
+}
+
+size_t tracedat_damage_count(const struct tracedat *td)
+{
+	return td->ndamage < TD_MAX_DAMAGE ? td->ndamage : TD_MAX_DAMAGE;
+}
+
+const struct ktrace_error *tracedat_damage(const struct tracedat *td, size_t i)
+{
+	return i < tracedat_damage_count(td) ? &td->damage[i] : NULL;
 }
 
 size_t tracedat_buffer_count(const struct tracedat *td)

@@ -19,6 +19,7 @@
 #define TD_MAX_SECTION_BYTES  (1ull << 30)      /* one decompressed metadata section */
 #define TD_MAX_OPTION_SECTIONS 4096
 #define TD_MAX_WARNINGS       64
+#define TD_MAX_DAMAGE         256
 
 /* ---- decompression ---- */
 enum td_codec_kind { TD_CODEC_NONE, TD_CODEC_ZSTD, TD_CODEC_ZLIB };
@@ -82,6 +83,16 @@ struct td_cpu {
 	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
 	uint64_t from;              /* where its offset was read (for errors) */
 	struct td_zcpu *zc;         /* its shared decompressed chunks (tracedat_share.c) */
+	/* Its data was found damaged at open and ends early: pub.data_size (and
+	 * pub.chunks) cover what can be read, cut says where and why (also in td->damage).
+	 * cut_page: the last page is cut by the end of the file (read up to there). */
+	bool damaged;
+	bool cut_page;
+	struct ktrace_error cut;
+	/* compressed data whose chunk header was damaged: the chunks found again after it
+	 * start at resync_at, as chunk resync_chunk (0: none) */
+	uint64_t resync_at;
+	uint32_t resync_chunk;
 };
 
 struct td_buffer {
@@ -92,6 +103,8 @@ struct td_buffer {
 	uint64_t latency_size;
 	bool host_sync;             /* TIME_SHIFT corrections apply (top buffer only) */
 	uint64_t from;              /* where its offset was read (for errors) */
+	uint64_t data_start;        /* where its CPU data may be: v7 its section's content, */
+	uint64_t data_end;          /* v6 the file */
 };
 
 struct td_tsync_sample {
@@ -181,6 +194,17 @@ struct tracedat {
 	char *warnings[TD_MAX_WARNINGS];
 	size_t nwarnings;
 
+	/* damaged places found at open (told to the damage handler as found): the first
+	 * TD_MAX_DAMAGE kept, all counted */
+	struct ktrace_error *damage;
+	size_t ndamage, damage_cap;
+	bool data_damaged;          /* some records could not be read (not only one CPU's) */
+	/* v7: the file ends inside section cut_section (an index in sections, SIZE_MAX
+	 * none), or before its strings: cut (what follows is lost) */
+	bool cut;
+	size_t cut_section;
+	bool options_lost;          /* the chain of options sections goes past the cut */
+
 	/* decompressed chunks shared by iterators (tracedat_share.c): one per compressed
 	 * CPU entry, NULL when not shared */
 	struct td_zcpu *zcpus;
@@ -188,6 +212,10 @@ struct tracedat {
 };
 
 void td_warn(struct tracedat *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A damaged place found at open: kept in td->damage (err, when not NULL, gets a copy)
+ * and told to the damage handler. Returns code. */
+int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t offset,
+	      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* tracedat_rewrite.c: everything of td but the CPU data and latency texts handed to w
  * (metadata, CPU count, options, the buffers declared); index[i] receives the writer's

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 
 #include "common/bigmem.h"
 #include "common/cursor.h"
+#include "common/damage.h"
 #include "tracedat/tracedat_skip.h"
 #include "common/grow.h"
 #include "common/input_file.h"
@@ -53,6 +55,7 @@ struct td_block {
 
 struct td_stream {
 	struct tracedat *td;
+	struct tracedat_iter *it;
 	struct td_buffer *b;
 	struct td_cpu *cpu;
 	unsigned int buffer;
@@ -96,6 +99,17 @@ struct td_stream {
 	struct tracedat_record rec;
 	int error;
 	struct ktrace_error err;
+	/* damaged sub-buffers left behind: a run of them not told yet (one place), from
+	 * its first one's error to data offset dmg_next */
+	size_t dmg_pages;
+	uint64_t dmg_next;
+	struct ktrace_error dmg;
+	bool dmg_rest;             /* the run's first sub-buffer gave records before */
+	bool page_read;            /* a record of the current page went out (set on its
+				    * first one, which always takes stream_fill_slow) */
+	bool strict;               /* tracedat_cpu_data: damage is an error, nothing skipped */
+	uint8_t *scratch;          /* kbuffer: the page cut by the end of the file, its commit
+				    * made what is left */
 };
 
 struct tracedat_iter {
@@ -108,9 +122,17 @@ struct tracedat_iter {
 	long last;                 /* stream whose record was handed out last, or -1 */
 	bool started;
 	bool raw;
+	bool ended;                /* every record handed out */
 	int error;
 	struct ktrace_error err;
 	size_t sys_page;
+	/* damage: places left behind (the first TD_MAX_DAMAGE kept, the last one also
+	 * apart), and the damage found at open in the data read (the last one) */
+	size_t ndamage;
+	struct ktrace_error damage;
+	struct ktrace_error *places;
+	size_t nplaces, places_cap;
+	const struct ktrace_error *open_damage;
 };
 
 /* ------------------------------------------------------------------ timestamps */
@@ -229,6 +251,60 @@ static int stream_error(struct td_stream *s, int code, uint64_t offset, const ch
 	return code;
 }
 
+/* Tells the run of damaged sub-buffers left behind, if any: one damaged place. */
+static void flush_damage(struct td_stream *s)
+{
+	struct tracedat_iter *it = s->it;
+	struct ktrace_error e = s->dmg;
+	size_t n = s->dmg_pages;
+	size_t len = strnlen(e.message, sizeof(e.message));
+
+	if (!n)
+		return;
+	s->dmg_pages = 0;
+	if (n == 1)
+		snprintf(e.message + len, sizeof(e.message) - len, ", %s skipped",
+			 s->dmg_rest ? "the rest of the sub-buffer" : "sub-buffer");
+	else
+		snprintf(e.message + len, sizeof(e.message) - len, ", %zu sub-buffers skipped", n);
+	if (it->nplaces < TD_MAX_DAMAGE &&
+	    !kt_grow((void **)&it->places, &it->places_cap, it->nplaces + 1, sizeof(*it->places)))
+		it->places[it->nplaces++] = e;
+	it->ndamage++;
+	it->damage = e;
+	kt_damage(tracedat_name(s->td), &e);
+}
+
+/* A damaged sub-buffer, or chunk of `pages` sub-buffers, found at file offset `at`,
+ * holding data offsets [from, to): left behind, the stream reads on after it (one
+ * place is told for a run of them: flush_damage). rest: the sub-buffer's records before
+ * the damage went out. 0, or for a strict stream the error. */
+static int page_damage(struct td_stream *s, int code, uint64_t at, uint64_t from, uint64_t to,
+		       size_t pages, bool rest, const char *detail)
+{
+	char where[48] = "";
+
+	if (s->strict)
+		return stream_error(s, code, at, detail);
+	if (s->dmg_pages && s->dmg_next == from) {
+		s->dmg_pages += pages;
+		s->dmg_next = to;
+		return 0;
+	}
+	flush_damage(s);
+	/* in a chunk (at names the chunk): which of its sub-buffers */
+	if (s->b->pub.compressed && s->chunk_data && from >= s->chunk_pos &&
+	    to <= s->chunk_pos + s->chunk_len)
+		snprintf(where, sizeof(where), "chunk's sub-buffer %" PRIu64 ": ",
+			 (from - s->chunk_pos) / s->b->pub.page_size);
+	ktrace_error_at(&s->dmg, code, at, "%s%s%sCPU %u: %s%s", s->b->pub.name[0] ? "buffer \"" : "",
+			s->b->pub.name, s->b->pub.name[0] ? "\" " : "", s->cpu->pub.cpu, where, detail);
+	s->dmg_pages = pages;
+	s->dmg_next = to;
+	s->dmg_rest = rest;
+	return 0;
+}
+
 /* The block for data from offset at on (read pages, or a kept decompressed chunk): the
  * oldest once the walk is keep bytes past its end (what tracedat_iter_keep_mapped and
  * tracedat_iter_keep promise callers), else a new one; its length 0 until filled. NULL
@@ -270,6 +346,9 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 
 	if (!s->chunks_left)
 		return stream_error(s, -EBADMSG, s->chunk_next, "no chunk left");
+	/* after a damaged chunk header, the chunks found again (check_cpu_data) */
+	if (s->cpu->resync_at && s->cpu->pub.chunks - s->chunks_left == s->cpu->resync_chunk)
+		s->chunk_next = s->cpu->resync_at;
 	/* check_cpu_data validated every chunk header and size already */
 	csize = kt_load_u32(td->map + s->chunk_next, td->hdr.big_endian);
 	usize = kt_load_u32(td->map + s->chunk_next + 4, td->hdr.big_endian);
@@ -293,18 +372,29 @@ static int next_chunk(struct td_stream *s, struct td_codec *codec, size_t sys_pa
 			break;
 		case -ENOMEM:
 			return stream_error(s, -ENOMEM, s->chunk_next, "out of memory for a chunk");
-		default:
-			return stream_error(s, -EBADMSG, s->chunk_next, "cannot decompress chunk");
+		default: {
+			/* left behind: the stream goes on with the next chunk */
+			size_t ps = s->b->pub.page_size;
+			int ret = page_damage(s, -EBADMSG, s->chunk_next, at, at + usize,
+					      (usize + ps - 1) / ps, false, "cannot decompress chunk");
+
+			if (ret)
+				return ret;
+			buf = NULL;
+			break;
 		}
-		s->chunk_data = *buf;
+		}
+		s->chunk_data = buf ? *buf : NULL;
 	}
 	if (b)
-		b->len = usize;
+		b->len = s->chunk_data ? usize : 0;
 	s->chunk_pos += s->chunk_len;
 	s->chunk_len = usize;
 	s->chunk_file = s->chunk_next;
 	s->chunk_next += 8 + (uint64_t)csize;
 	s->chunks_left--;
+	if (!s->chunk_data)
+		s->pos = s->chunk_pos + usize;     /* a damaged chunk: its pages skipped */
 	release_mapped(s, s->chunk_file, sys_page);
 	return 0;
 }
@@ -349,7 +439,15 @@ static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
 	return 0;
 }
 
-/* Loads the next page that exists. 1 loaded, 0 no more, < 0 error. */
+/* Whether the stream's current page is the last one of data cut short by the end of
+ * the file (its records are read up to there; the cut was told at open). */
+static bool cut_page(const struct td_stream *s)
+{
+	return s->cpu->cut_page && !s->b->pub.compressed && s->pos >= s->end;
+}
+
+/* Loads the next page that reads: 1 loaded, 0 no more, < 0 error. A damaged page (or
+ * chunk) is left behind (page_damage) and the next one loaded. */
 static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_page)
 {
 	struct tracedat *td = s->td;
@@ -358,12 +456,17 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 	uint64_t page_file;
 	int ret;
 
-	if (s->pos >= s->end)
+next:
+	if (s->pos >= s->end) {
+		flush_damage(s);
 		return 0;
+	}
 	if (s->b->pub.compressed) {
 		uint64_t in;
 
 		while (s->pos >= s->chunk_pos + s->chunk_len) {
+			if (s->pos >= s->end)
+				goto next;
 			ret = next_chunk(s, codec, sys_page);
 			if (ret)
 				return ret;
@@ -388,8 +491,19 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 	}
 	s->page_pos = s->pos;
 	s->pos += s->page_len;
-	if (s->page_len < hdr)
-		return stream_error(s, -ENODATA, page_file, "truncated sub-buffer at the end of the data");
+	s->page_read = false;
+	if (s->strict && cut_page(s))
+		return stream_error(s, s->cpu->cut.code, s->cpu->cut.offset, s->cpu->cut.message);
+	if (s->page_len < hdr) {
+		s->page = NULL;
+		if (cut_page(s))
+			goto next;
+		ret = page_damage(s, -ENODATA, page_file, s->page_pos, s->pos, 1, false,
+				  "truncated sub-buffer at the end of the data");
+		if (ret)
+			return ret;
+		goto next;
+	}
 	s->rec.page = s->page;
 	s->rec.page_len = s->page_len;
 	if (s->b->pub.compressed) {
@@ -402,10 +516,34 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 		s->rec.chunk_end = 0;
 	}
 	if (s->use_kb) {
+		uint64_t commit = hdr == 16 ? kt_load_u64(s->page + 8, s->big)
+					    : kt_load_u32(s->page + 8, s->big);
+
+		if (cut_page(s) && (commit & ((1u << 27) - 1)) > s->page_len - hdr) {
+			/* the records before the end of the file, as the walker reads them:
+			 * kbuffer reads up to the commit (a lost count after it is gone) */
+			if (!s->scratch && !(s->scratch = malloc(ps)))
+				return stream_error(s, -ENOMEM, page_file, "out of memory for a page");
+			memcpy(s->scratch, s->page, s->page_len);
+			commit = (commit & (1ull << 31)) | (s->page_len - hdr);
+			if (hdr == 16)
+				kt_store_u64(s->scratch + 8, commit, s->big);
+			else
+				kt_store_u32(s->scratch + 8, (uint32_t)commit, s->big);
+			s->page = s->scratch;
+			s->rec.page = s->page;
+		}
 		kbuffer_load_subbuffer_len(s->kb, (void *)s->page, s->page_len);
-		if (kbuffer_corrupt(s->kb))
-			return stream_error(s, -EBADMSG, page_file,
-					    "sub-buffer commit size exceeds the page");
+		if (kbuffer_corrupt(s->kb)) {
+			s->page = NULL;
+			if (cut_page(s))
+				goto next;
+			ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1, false,
+					  "sub-buffer commit size exceeds the page");
+			if (ret)
+				return ret;
+			goto next;
+		}
 		return 1;
 	}
 	/* u64 timestamp, kernel long commit: bits 0-26 bytes of records, bit 31 events
@@ -419,9 +557,19 @@ static int next_page(struct td_stream *s, struct td_codec *codec, size_t sys_pag
 		s->commit = (size_t)(commit & ((1u << 27) - 1));
 		s->wts = kt_load_u64(s->page, s->big);
 		s->next = 0;
-		if (s->commit > s->avail)
-			return stream_error(s, -EBADMSG, page_file,
-					    "sub-buffer commit size exceeds the page");
+		if (s->commit > s->avail) {
+			if (cut_page(s)) {
+				/* the records before the end of the file */
+				s->commit = s->avail;
+			} else {
+				s->page = NULL;
+				ret = page_damage(s, -EBADMSG, page_file, s->page_pos, s->pos, 1, false,
+						  "sub-buffer commit size exceeds the page");
+				if (ret)
+					return ret;
+				goto next;
+			}
+		}
 		if (!(commit & (1ull << 31)))
 			s->page_lost = 0;
 		else if ((commit & (1ull << 30)) && s->avail - s->commit >= hdr - 8)
@@ -543,6 +691,10 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 		if (s->page && !s->use_kb) {
 			ret = walk_next(s, r);
 			if (ret > 0) {
+				/* a page that reads ends the run of damaged ones before */
+				if (s->dmg_pages)
+					flush_damage(s);
+				s->page_read = true;
 				r->ts = !s->correct ? r->raw_ts
 					: correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, r->raw_ts);
 				return 1;
@@ -552,8 +704,13 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 								   : s->cpu->pub.offset + s->page_pos;
 
 				s->page = NULL;
-				return stream_error(s, -EBADMSG, at,
-						    "corrupt sub-buffer (a record runs past its end)");
+				/* the records before the place went out; a record cut by the
+				 * end of the file is the cut told at open */
+				ret = cut_page(s) ? 0
+				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
+						    s->page_read, "corrupt sub-buffer (a record runs past its end)");
+				if (ret)
+					return ret;
 			}
 		} else if (s->page) {
 			unsigned long long ts;
@@ -561,6 +718,10 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 
 			if (data) {
 				long long lost = kbuffer_lost_events(s->kb);
+
+				if (s->dmg_pages)
+					flush_damage(s);
+				s->page_read = true;
 
 				r->raw_ts = ts;
 				r->ts = raw ? ts : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu, ts);
@@ -579,8 +740,11 @@ static __attribute__((noinline)) int stream_fill_slow(struct td_stream *s, struc
 								   : s->cpu->pub.offset + s->page_pos;
 
 				s->page = NULL;
-				return stream_error(s, -EBADMSG, at,
-						    "corrupt sub-buffer (a record runs past its end)");
+				ret = cut_page(s) ? 0
+				      : page_damage(s, -EBADMSG, at, s->page_pos, s->page_pos + s->page_len, 1,
+						    s->page_read, "corrupt sub-buffer (a record runs past its end)");
+				if (ret)
+					return ret;
 			}
 		}
 		s->page = NULL;
@@ -727,10 +891,13 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 		for (size_t c = lo; c < hi; c++) {
 			struct td_stream *s;
 
+			if (buf->cpus[c].damaged)
+				it->open_damage = &buf->cpus[c].cut;
 			if (!buf->cpus[c].pub.data_size)
 				continue;
 			s = &it->streams[it->nstreams++];
 			s->td = td;
+			s->it = it;
 			s->b = buf;
 			s->cpu = &buf->cpus[c];
 			s->buffer = (unsigned int)b;
@@ -763,6 +930,9 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 						  (buf->host_sync && td->tsync));
 		}
 	}
+	/* records lost beyond one CPU's data (the layout recovered at open) */
+	if (td->data_damaged && td->ndamage && !it->open_damage)
+		it->open_damage = &td->damage[tracedat_damage_count(td) - 1];
 	*out = it;
 	return 0;
 }
@@ -821,6 +991,37 @@ static inline __attribute__((always_inline)) bool move_current(struct tracedat_i
 	return false;
 }
 
+/* Every record went out: 0, or the error of the damage met (the last place told, else
+ * the damage found at open in the data read), kept as the iterator's. */
+static int iter_end(struct tracedat_iter *it, struct ktrace_error *err)
+{
+	const struct ktrace_error *e = it->ndamage ? &it->damage : it->open_damage;
+
+	it->ended = true;
+	if (!e)
+		return 0;
+	it->err = *e;
+	it->error = e->code < 0 ? e->code : -EBADMSG;
+	if (err)
+		*err = it->err;
+	return it->error;
+}
+
+bool tracedat_iter_ended(const struct tracedat_iter *it)
+{
+	return it->ended;
+}
+
+size_t tracedat_iter_damage_count(const struct tracedat_iter *it)
+{
+	return it->nplaces;
+}
+
+const struct ktrace_error *tracedat_iter_damage(const struct tracedat_iter *it, size_t i)
+{
+	return i < it->nplaces ? &it->places[i] : NULL;
+}
+
 /* The merge's earliest stream becomes the current one: 1 with *rec its record, 0 at the
  * end, or its error (kept in the iterator). */
 static int take_earliest(struct tracedat_iter *it, const struct tracedat_record **rec,
@@ -830,7 +1031,7 @@ static int take_earliest(struct tracedat_iter *it, const struct tracedat_record 
 	size_t i;
 
 	if (!it->nheap)
-		return 0;
+		return iter_end(it, err);
 	i = heap_pop(it);
 	s = &it->streams[i];
 	if (s->error) {
@@ -918,6 +1119,7 @@ void tracedat_iter_free(struct tracedat_iter *it)
 
 		kbuffer_free(s->kb);
 		free(s->chunk);
+		free(s->scratch);
 		for (size_t b = 0; b < s->nblocks; b++) {
 			if (s->blocks[b].slot)
 				td_zs_put(s->cpu, s->blocks[b].slot);
@@ -928,6 +1130,7 @@ void tracedat_iter_free(struct tracedat_iter *it)
 	}
 	free(it->streams);
 	free(it->heap);
+	free(it->places);
 	td_codec_fini(&it->codec);
 	free(it);
 }
@@ -1029,14 +1232,22 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
 	    cpu_index >= td->bufs[buffer].ncpus)
 		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
-	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size)
-		return 0;
+	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size) {
+		const struct td_cpu *c = &td->bufs[buffer].cpus[cpu_index];
+
+		if (!c->damaged)
+			return 0;
+		if (err)
+			*err = c->cut;
+		return c->cut.code < 0 ? c->cut.code : -EBADMSG;
+	}
 	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
 				err);
 	if (ret)
 		return ret;
 	/* the one stream of that CPU: its pages, each checked as the reader checks it */
 	s = &it->streams[0];
+	s->strict = true;
 	while ((ret = next_page(s, &it->codec, it->sys_page)) > 0) {
 		if ((ret = check_page(s)) < 0)
 			break;
@@ -1045,6 +1256,12 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 	}
 	if (ret < 0 && s->error && err)
 		*err = s->err;
+	/* data cut short at open: the pages before the place, then its error */
+	if (!ret && s->cpu->damaged) {
+		ret = s->cpu->cut.code < 0 ? s->cpu->cut.code : -EBADMSG;
+		if (err)
+			*err = s->cpu->cut;
+	}
 	tracedat_iter_free(it);
 	return ret < 0 ? ret : 0;
 }

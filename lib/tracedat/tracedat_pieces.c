@@ -463,6 +463,12 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o, str
 	for (size_t i = 0; i < nbufs; i++)
 		if (tracedat_buffer(td, i)->latency)
 			return ktrace_error_set(err, -ENOTSUP, "latency traces (text) cannot be split");
+	/* pieces are whole or not made: damage found at open (told) ends it */
+	if (tracedat_damage_count(td)) {
+		if (err)
+			*err = *tracedat_damage(td, 0);
+		return tracedat_damage(td, 0)->code;
+	}
 	/* temporary files next to the pieces */
 	slash = strrchr(o->output, '/');
 	if (slash && slash != o->output)

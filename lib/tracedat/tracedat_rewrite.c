@@ -228,6 +228,12 @@ int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktra
 	int *index;
 	int ret;
 
+	/* a copy is whole or not made: damage found at open (told) ends it */
+	if (tracedat_damage_count(td)) {
+		if (err)
+			*err = *tracedat_damage(td, 0);
+		return tracedat_damage(td, 0)->code;
+	}
 	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
 	if (!index)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");

@@ -1653,9 +1653,12 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 		}
 		if (ret < 0) {
 			*err_file = set.err_file;
-			goto out;
+			/* damaged data: the profile of what could be read, then its error */
+			if (!set.ended)
+				goto out;
+		} else {
+			ret = 0;
 		}
-		ret = 0;
 	}
 	if (!p.oom)
 		output_all(&p);

@@ -15,6 +15,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/damage.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 
@@ -39,12 +40,32 @@ static void add_lost(long long *acc, long long lost)
 	*acc = lost < 0 ? -1 : *acc + lost;
 }
 
-static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrace_error *err)
+/* The damaged places of the file: found at open, then met reading the records. */
+struct damage {
+	struct ktrace_error *v;
+	size_t n;
+};
+
+static void add_damage(struct damage *d, const struct ktrace_error *e)
+{
+	struct ktrace_error *v = realloc(d->v, (d->n + 1) * sizeof(*v));
+
+	if (v) {
+		d->v = v;
+		v[d->n++] = *e;
+	}
+}
+
+/* Visits every record. *ended: the records all went out (the error returned, if any,
+ * is then the damage's, whose places are in *d). */
+static int count_records(struct tracedat *td, struct buf_stats *bs, struct damage *d, bool *ended,
+			 struct ktrace_error *err)
 {
 	const struct tracedat_record *r;
 	struct tracedat_iter *it;
 	int ret = tracedat_iter_new(td, TRACEDAT_ALL_BUFFERS, -1, &it, err);
 
+	*ended = false;
 	if (ret)
 		return ret;
 	while ((ret = tracedat_iter_next(it, &r, err)) > 0) {
@@ -58,6 +79,11 @@ static int count_records(struct tracedat *td, struct buf_stats *bs, struct ktrac
 			add_lost(&c->lost, r->missed_events);
 		}
 	}
+	*ended = tracedat_iter_ended(it);
+	for (size_t i = 0; i < tracedat_damage_count(td); i++)
+		add_damage(d, tracedat_damage(td, i));
+	for (size_t i = 0; i < tracedat_iter_damage_count(it); i++)
+		add_damage(d, tracedat_iter_damage(it, i));
 	tracedat_iter_free(it);
 	return ret;
 }
@@ -119,6 +145,7 @@ static size_t event_format_total(const struct tracedat *td)
 }
 
 static void print_json(struct tracedat *td, struct buf_stats *bs, const struct kfiles *k,
+		       const struct damage *d,
 		       struct ktrace_out *o)
 {
 	const struct tracedat_header *h = tracedat_header(td);
@@ -247,6 +274,16 @@ static void print_json(struct tracedat *td, struct buf_stats *bs, const struct k
 	kt_json_begin_array(&j, true);
 	for (size_t i = 0; i < tracedat_warning_count(td); i++)
 		kt_json_cstr(&j, tracedat_warning(td, i));
+	kt_json_end_array(&j);
+	/* what could not be read, each place as stderr says it */
+	kt_json_key_cstr(&j, "damage");
+	kt_json_begin_array(&j, !d->n);
+	for (size_t i = 0; i < d->n; i++) {
+		kt_json_begin_object(&j, true);
+		kt_json_kv_u64(&j, "offset", d->v[i].offset);
+		kt_json_kv_cstr(&j, "message", d->v[i].message);
+		kt_json_end_object(&j);
+	}
 	kt_json_end_array(&j);
 	kt_json_end_object(&j);
 	kt_json_finish(&j);
@@ -421,7 +458,8 @@ static void print_header_text(struct tracedat *td, const struct kfiles *k, struc
 		kt_out_printf(o, "Warning:           %s\n", tracedat_warning(td, i));
 }
 
-static void print_buffers_text(struct tracedat *td, struct buf_stats *bs, struct ktrace_out *o)
+static void print_buffers_text(struct tracedat *td, struct buf_stats *bs, const struct damage *d,
+			       struct ktrace_out *o)
 {
 	for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
 		const struct tracedat_buffer *buf = tracedat_buffer(td, b);
@@ -466,6 +504,13 @@ static void print_buffers_text(struct tracedat *td, struct buf_stats *bs, struct
 			kt_out_putc(o, '\n');
 		}
 	}
+	if (d->n)
+		kt_out_putc(o, '\n');
+	for (size_t i = 0; i < d->n; i++) {
+		char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
+
+		kt_out_printf(o, "Damaged:           %s\n", ktrace_error_format(&d->v[i], msg, sizeof(msg)));
+	}
 }
 
 int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
@@ -473,9 +518,11 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 {
 	struct buf_stats *bs = NULL;
 	struct ktrace_error kerr = { 0 };
+	struct damage d = { 0 };
 	struct kfiles kf;
 	struct tracedat *td;
 	size_t nbufs;
+	bool ended;
 	int ret, kret;
 
 	ret = tracedat_open_input(in, flags, &td, err);
@@ -506,8 +553,9 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 	kret = load_kfiles(td, &kf, &kerr);
 	if (!json)
 		print_header_text(td, &kf, out);
-	ret = count_records(td, bs, err);
-	if (ret)
+	ret = count_records(td, bs, &d, &ended, err);
+	/* damaged data: the summary of what could be read, then the error */
+	if (ret && !ended)
 		goto out;
 	for (size_t b = 0; b < nbufs; b++) {
 		const struct tracedat_buffer *buf = tracedat_buffer(td, b);
@@ -519,15 +567,18 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 		}
 	}
 	if (json)
-		print_json(td, bs, &kf, out);
+		print_json(td, bs, &kf, &d, out);
 	else
-		print_buffers_text(td, bs, out);
-	if (kret) {
+		print_buffers_text(td, bs, &d, out);
+	if (kret && !ret) {
 		if (err)
 			*err = kerr;
 		ret = kret;
+	} else if (kret) {
+		kt_damage(tracedat_name(td), &kerr);   /* told beside the data's damage */
 	}
 out:
+	free(d.v);
 	if (bs)
 		for (size_t b = 0; b < nbufs; b++)
 			free(bs[b].cpus);

@@ -750,10 +750,8 @@ static int skip_others(struct report *r)
 	r->taken += n;
 	r->set.visited += n;
 	s->head = rec;
-	if (ret < 0) {
-		r->set.err_file = s->f->path;
+	if (ret < 0 && (ret = kt_tdset_stream_error(&r->set, s, ret)) < 0)
 		return ret;
-	}
 	return ret > 0 && r->taken == r->block_end ? 0 : 1;
 }
 
@@ -1511,6 +1509,7 @@ static int list_cpus(struct report *r, struct rfile *f)
 	struct tracedat *td = f->t->td;
 	int top = tracedat_find_buffer(td, "");
 	const struct tracedat_buffer *b;
+	struct ktrace_error damage = { 0 };
 
 	kt_out_printf(r->out, "List of CPUs in %s with data:\n", f->t->path);
 	if (top < 0)
@@ -1523,7 +1522,7 @@ static int list_cpus(struct report *r, struct rfile *f)
 		const struct tracedat_record *rec;
 		struct tracedat_iter *it;
 		uint64_t first = 0, last = 0;
-		bool any = false;
+		bool any = false, ended;
 		int ret;
 
 		if (cpu >= f->t->ncpus)
@@ -1545,9 +1544,13 @@ static int list_cpus(struct report *r, struct rfile *f)
 			if (!r->o->last_event)
 				break;
 		}
+		ended = tracedat_iter_ended(it);
 		tracedat_iter_free(it);
-		if (ret < 0)
+		/* a CPU whose data ended with damage (told): the records before it count */
+		if (ret < 0 && !ended)
 			return ret;
+		if (ret < 0)
+			damage = *r->err;
 		if (!any)
 			continue;
 		kt_out_printf(r->out, "  %u", cpu);
@@ -1560,6 +1563,12 @@ static int list_cpus(struct report *r, struct rfile *f)
 			print_time_only(r, f, last);
 		}
 		kt_out_putc(r->out, '\n');
+	}
+	if (damage.code) {
+		/* the set's damage, the listing's error once every file is listed */
+		r->set.damaged = true;
+		r->set.damage = damage;
+		r->set.damage_file = f->t->path;
 	}
 	return 0;
 }
@@ -1925,8 +1934,13 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 					r.width = w;
 			}
 		}
-		if (o->mode != KTRACE_VIEW_TEXT_RECORDS && o->mode != KTRACE_VIEW_TEXT_FILTER_TEST)
+		if (o->mode != KTRACE_VIEW_TEXT_RECORDS && o->mode != KTRACE_VIEW_TEXT_FILTER_TEST) {
+			/* the damage --cpus met */
+			ret = kt_tdset_end(&r.set);
+			if (ret)
+				*r.err_file = r.set.err_file;
 			goto out;
+		}
 		for (size_t i = 0; i < r.nfiles; i++) {
 			struct rfile *f = &r.files[i];
 
