@@ -126,7 +126,8 @@ static void on_damage(const char *input, const struct ktrace_error *err, void *a
 	pthread_mutex_unlock(&damage.mu);
 }
 
-void cli_error(const char *file, const struct ktrace_error *err)
+/* Whether err's line for file was printed already as a damaged place. */
+static bool cli_told(const char *file, const struct ktrace_error *err)
 {
 	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], esc[8192];
 	bool seen;
@@ -135,8 +136,15 @@ void cli_error(const char *file, const struct ktrace_error *err)
 	pthread_mutex_lock(&damage.mu);
 	seen = damage.nseen && damage_seen(line_hash(esc), false);
 	pthread_mutex_unlock(&damage.mu);
-	if (!seen)
-		fprintf(stderr, "%s\n", esc);
+	return seen;
+}
+
+void cli_error(const char *file, const struct ktrace_error *err)
+{
+	char msg[KTRACE_ERROR_MESSAGE_MAX + 64];
+
+	if (!cli_told(file, err))
+		print_line(file, ktrace_error_format(err, msg, sizeof(msg)));
 }
 
 void cli_error_and(const char *file, const struct ktrace_error *err, const char *fmt, ...)
@@ -148,6 +156,10 @@ void cli_error_and(const char *file, const struct ktrace_error *err, const char 
 	vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
 	snprintf(line, sizeof(line), "%s; %s", ktrace_error_format(err, msg, sizeof(msg)), note);
+	/* an error already told as a damaged place is not told again, note and all: what
+	 * became of the output then follows the documented rule (written with --partial) */
+	if (cli_told(file, err))
+		return;
 	print_line(file, line);
 }
 
