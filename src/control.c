@@ -136,6 +136,7 @@ static int run_start(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
+	record_cli_leftovers(!a.o.instance);
 	ret = ktrace_tracefs_start_tracing(&a.o, NULL, &err);
 	if (ret < 0)
 		cli_error(NULL, &err);

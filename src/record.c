@@ -291,8 +291,7 @@ static void progress(struct ktrace_tracefs_session *s, struct timespec *last, un
 	*last_events = p.events;
 }
 
-/* Names the instances earlier recordings left behind (killed with SIGKILL). */
-static void warn_leftovers(void)
+void record_cli_leftovers(bool top)
 {
 	struct ktrace_error err = { 0 };
 	struct ktrace_tracefs_leftover *v;
@@ -302,13 +301,29 @@ static void warn_leftovers(void)
 
 	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0)
 		return;
-	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
-		for (size_t i = 0; i < n; i++)
+	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) < 0) {
+		cli_error(NULL, &err);
+		free(dir);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (*v[i].name) {
 			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
 				   "was killed (pid %d): 'ktrace reset -B %s -d' (or rmdir %s/instances/%s) "
 				   "removes it", v[i].name, v[i].pid, v[i].name, dir, v[i].name);
-		ktrace_tracefs_leftovers_free(v, n);
+		} else if (!top) {
+			cli_errorf(NULL, "the top buffer was left changed: %s; 'ktrace reset --restore' "
+				   "puts it back as it was", v[i].what);
+		} else if (ktrace_tracefs_remove_leftover(dir, "", &err) < 0) {
+			/* the session then refuses the buffer, saying why */
+			cli_error(NULL, &err);
+		} else {
+			/* this session takes the top buffer: as it was before the killed one */
+			cli_errorf(NULL, "the top buffer was left changed: %s; now put back as it was",
+				   v[i].what);
+		}
 	}
+	ktrace_tracefs_leftovers_free(v, n);
 	free(dir);
 }
 
@@ -353,7 +368,7 @@ static int run_record(int argc, char **argv)
 		goto out;
 	if (a.command && record_child_start(&a, &child))
 		goto out;
-	warn_leftovers();
+	record_cli_leftovers(!a.o.instance);
 	a.o.tmpdir = tmpdir;
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0) {
 		cli_error(NULL, &err);

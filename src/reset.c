@@ -146,12 +146,20 @@ static int leftover_remove(struct leftovers *l, size_t i, bool quiet)
 	return 0;
 }
 
-/* Names the leftovers still there. */
-static void leftovers_print(const struct leftovers *l)
+/* Names the leftovers still there. top: what this reset did to the top buffer (0: not
+ * reset, 1: reset to the defaults, 2: put back as it was). */
+static void leftovers_print(const struct leftovers *l, int top)
 {
 	size_t left = 0, last = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
+		if (!*l->v[i].name) {
+			/* the top buffer as a killed record, stream or start left it */
+			printf("the top buffer was left changed: %s; %s\n", l->v[i].what,
+			       top == 2 ? "put back as it was" : top == 1 ? "reset to the defaults" :
+			       "'ktrace reset --restore' puts it back as it was");
+			continue;
+		}
 		if (l->removed[i])
 			continue;
 		printf("instance '%s' was left behind by a recording that was killed (pid %d)\n",
@@ -176,7 +184,7 @@ static int run_reset(int argc, char **argv)
 	struct leftovers l;
 	const char **names = NULL;
 	bool quiet = false;
-	int c, status = CLI_OK;
+	int c, status = CLI_OK, top = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "B:tadqh", reset_options, NULL)) != -1) {
@@ -244,10 +252,12 @@ static int run_reset(int argc, char **argv)
 	if (ktrace_tracefs_reset(&t, &ro, &err) < 0) {
 		cli_error(NULL, &err);
 		status = CLI_FAILED;
+	} else if (t.all || t.top || !t.ninstances) {
+		top = ro.restore ? 2 : 1;
 	}
 listed:
 	if (!quiet)
-		leftovers_print(&l);
+		leftovers_print(&l, top);
 	leftovers_free(&l);
 	free(names);
 	return status;

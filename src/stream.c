@@ -137,6 +137,7 @@ static int run_stream(int argc, char **argv)
 		goto out;
 	if (a.command && record_child_start(&a, &child))
 		goto out;
+	record_cli_leftovers(!a.o.instance);
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0 || ktrace_view_live_new(s, &vo, &v, &err) < 0 ||
 	    ktrace_tracefs_start(s, &err) < 0) {
 		cli_error(NULL, &err);
