@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,9 +94,16 @@ static void journal_free(struct journal *j)
 	memset(j, 0, sizeof(*j));
 }
 
+/* Its process still runs: the pid exists with the start time noted (when both are
+ * known: without /proc a process is taken as running while its pid exists). */
 static bool journal_alive(const struct journal *j)
 {
-	return j->pid > 0 && j->start && tfs_process_start(j->pid) == j->start;
+	unsigned long long now;
+
+	if (j->pid <= 0 || (kill((pid_t)j->pid, 0) < 0 && errno != EPERM))
+		return false;
+	now = tfs_process_start(j->pid);
+	return !now || !j->start || now == j->start;
 }
 
 static int add_name(char **list, const char *file)
@@ -206,13 +214,18 @@ static int take_cpu(struct tfs_buffer *b, const char *cpu, const char *value)
 static int journal_load(const char *path, struct journal *j, struct ktrace_error *err)
 {
 	char *text, *line, *save = NULL;
+	size_t len;
 	int ret, n = 0;
 
 	memset(j, 0, sizeof(*j));
 	j->b.journal_fd = -1;
-	ret = tfs_read_file(path, 64u << 20, &text, NULL);
+	ret = tfs_read_file(path, 64u << 20, &text, &len);
 	if (ret)
 		return ret == -ENOENT ? ret : ktrace_error_set(err, ret, "%s: %s", path, strerror(-ret));
+	/* a last line without its new line was cut by a kill in the middle of its write:
+	 * its value may be cut too, and its change was not made yet */
+	while (len && text[len - 1] != '\n')
+		text[--len] = 0;
 	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save), n++) {
 		char *file, *value;
 		bool used;
@@ -233,7 +246,6 @@ static int journal_load(const char *path, struct journal *j, struct ktrace_error
 				ret = -ENOMEM;
 			continue;
 		}
-		/* a line cut short by a kill in the middle of its write is left out */
 		if (!strchr("sxc", line[0]) || line[1] != '\t' || !(value = strchr(line + 2, '\t')))
 			continue;
 		file = line + 2;
