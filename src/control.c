@@ -37,6 +37,8 @@ static const char start_help[] =
 "    buffer, in $KTRACE_STATE_DIR or /run/ktrace: 'ktrace reset --restore' writes\n"
 "    them back (and removes an instance start created). A second start on the same\n"
 "    buffer keeps the values saved by the first one. The buffer is emptied first.\n"
+"    The top buffer is refused while a ktrace record or stream records it, or while\n"
+"    another process reads one of its trace_pipe files.\n"
 "\n"
 "OPTIONS\n"
 "    As ktrace record's ('ktrace help record' tells each):\n"
@@ -136,6 +138,7 @@ static int run_start(int argc, char **argv)
 	}
 	if (ret)
 		return ret;
+	record_cli_leftovers(!a.o.instance);
 	ret = ktrace_tracefs_start_tracing(&a.o, NULL, &err);
 	if (ret < 0)
 		cli_error(NULL, &err);

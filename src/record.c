@@ -40,7 +40,8 @@ static const char record_help[] =
 "\n"
 "    One thread per CPU moves whole sub-buffers from per_cpu/cpuN/trace_pipe_raw into a\n"
 "    temporary file next to the output with splice(2); at the end the partly filled\n"
-"    sub-buffers are read too. The file holds the header texts, the formats of the\n"
+"    sub-buffers are read too. Reading consumes: the events recorded are taken out of\n"
+"    the ring buffer. The file holds the header texts, the formats of the\n"
 "    recorded events, kallsyms, printk formats, saved command lines and thread group\n"
 "    ids, uname, the trace clock and the per-CPU counters (trace-cmd report --stat\n"
 "    shows them).\n"
@@ -59,10 +60,21 @@ static const char record_help[] =
 "    pid filter, CPU mask, the trace options it sets (event-fork, record-tgid,\n"
 "    stacktrace, -O), buffer_percent, set to 1 so that readers wake up early) is put\n"
 "    back at the end, also after errors and signals; an instance it created is\n"
-"    removed. Only SIGKILL can prevent that: the instances ktrace record creates are\n"
-"    noted in /run/ktrace/instances, and the next recording (and ktrace reset) names\n"
-"    those a killed one left behind ('ktrace reset -B NAME -d' removes one,\n"
-"    'ktrace reset -a' every instance).\n"
+"    removed. Only SIGKILL can prevent that, so it is written down first: each value\n"
+"    of the top buffer in a journal (top.journal in $KTRACE_STATE_DIR, default\n"
+"    /run/ktrace) before it changes, each instance created in /run/ktrace/instances.\n"
+"    The next recording names what a killed one left behind; one on the top buffer\n"
+"    first puts back the values the killed one changed there, and says so. ktrace\n"
+"    reset names them too ('ktrace reset --restore' puts the top buffer back as it\n"
+"    was, 'ktrace reset -B NAME -d' removes an instance, 'ktrace reset -a' every\n"
+"    instance).\n"
+"\n"
+"    The top buffer is recorded unless -B gives the recording an instance of its own.\n"
+"    Two readers of one buffer would each get part of its events, so a buffer in use\n"
+"    is refused, naming who holds it: the top buffer while another ktrace record,\n"
+"    stream or start works on it or while 'ktrace start' tracing is on it, and any\n"
+"    buffer another process reads (its trace_pipe_raw or trace_pipe open).\n"
+"    Recordings at the same time each take an instance (-B NAME).\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENT\n"
@@ -291,8 +303,7 @@ static void progress(struct ktrace_tracefs_session *s, struct timespec *last, un
 	*last_events = p.events;
 }
 
-/* Names the instances earlier recordings left behind (killed with SIGKILL). */
-static void warn_leftovers(void)
+void record_cli_leftovers(bool top)
 {
 	struct ktrace_error err = { 0 };
 	struct ktrace_tracefs_leftover *v;
@@ -302,13 +313,29 @@ static void warn_leftovers(void)
 
 	if (ktrace_tracefs_find(false, &dir, &mounted, &err) < 0)
 		return;
-	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) == 0) {
-		for (size_t i = 0; i < n; i++)
+	if (ktrace_tracefs_leftovers(dir, &v, &n, &err) < 0) {
+		cli_error(NULL, &err);
+		free(dir);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (*v[i].name) {
 			cli_errorf(NULL, "tracefs instance '%s' was left behind by a recording that "
 				   "was killed (pid %d): 'ktrace reset -B %s -d' (or rmdir %s/instances/%s) "
 				   "removes it", v[i].name, v[i].pid, v[i].name, dir, v[i].name);
-		ktrace_tracefs_leftovers_free(v, n);
+		} else if (!top) {
+			cli_errorf(NULL, "the top buffer was left changed: %s; 'ktrace reset --restore' "
+				   "puts it back as it was", v[i].what);
+		} else if (ktrace_tracefs_remove_leftover(dir, "", &err) < 0) {
+			/* the session then refuses the buffer, saying why */
+			cli_error(NULL, &err);
+		} else {
+			/* this session takes the top buffer: as it was before the killed one */
+			cli_errorf(NULL, "the top buffer was left changed: %s; now put back as it was",
+				   v[i].what);
+		}
 	}
+	ktrace_tracefs_leftovers_free(v, n);
 	free(dir);
 }
 
@@ -353,7 +380,7 @@ static int run_record(int argc, char **argv)
 		goto out;
 	if (a.command && record_child_start(&a, &child))
 		goto out;
-	warn_leftovers();
+	record_cli_leftovers(!a.o.instance);
 	a.o.tmpdir = tmpdir;
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0) {
 		cli_error(NULL, &err);

@@ -79,6 +79,10 @@ void record_child_finish(struct record_child *c, bool failed);
  * 0, or a negative code with the error printed. */
 int record_cli_write(struct ktrace_tracefs_session *s, const char *output,
 		     struct tracedat_write_opts *wo, bool quiet, const char *command);
+/* Names what killed recordings left behind (instances; the top buffer changed). top:
+ * this session takes the top buffer, which is first put back as the killed one found
+ * it (and said so). */
+void record_cli_leftovers(bool top);
 /* Where the per-CPU data of a recording waits: beside a file output, else $TMPDIR. */
 void record_cli_tmpdir(const char *output, char *buf, size_t len);
 

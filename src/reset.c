@@ -34,17 +34,22 @@ static const char reset_help[] =
 "    events (kprobes, uprobes, synthetic events), as trace-cmd does.\n"
 "\n"
 "    With --restore, what 'ktrace start' saved for each buffer is written back instead\n"
-"    (an instance it created is removed): tracefs is as it was before start.\n"
-"    Either way the buffer's state file is then removed.\n"
+"    (an instance it created is removed): tracefs is as it was before start. For the\n"
+"    top buffer, what a killed recording changed is put back too (below). Either way\n"
+"    the buffer's state file is then removed.\n"
 "\n"
-"    Leftovers of killed recordings: 'ktrace record' creates a tracefs instance for\n"
-"    its recording and removes it when it ends, on an error or on any catchable\n"
-"    signal. A recording killed with SIGKILL cannot: its instance stays, with its\n"
-"    events enabled. Every instance record creates is noted in a registry\n"
-"    (/run/ktrace/instances, or the directory $KTRACE_INSTANCE_REGISTRY names) until\n"
-"    it is removed; an instance noted there whose recorder is gone is a leftover.\n"
-"    'ktrace reset' names the leftovers it does not remove (on standard output);\n"
-"    -a removes them with every other instance, -B NAME -d removes one.\n"
+"    Leftovers of killed recordings: ktrace record and stream record the top buffer,\n"
+"    or an instance they create with -B and remove when they end; what they change is\n"
+"    put back on an error or on any catchable signal. SIGKILL prevents that, so it is\n"
+"    written down first: each value of the top buffer that a record, stream or start\n"
+"    changes goes into a journal (top.journal in $KTRACE_STATE_DIR, default\n"
+"    /run/ktrace) before it changes, and each instance record creates is noted in a\n"
+"    registry (/run/ktrace/instances, or the directory $KTRACE_INSTANCE_REGISTRY\n"
+"    names) until it is removed. A journal or an instance whose recorder is gone is a\n"
+"    leftover. 'ktrace reset' names the leftovers (on standard output): the top\n"
+"    buffer is reset to the defaults, or with --restore put back as the killed\n"
+"    recording found it; -a removes leftover instances with every other instance,\n"
+"    -B NAME -d removes one.\n"
 "\n"
 "OPTIONS\n"
 "    -B, --instance NAME\n"
@@ -58,7 +63,8 @@ static const char reset_help[] =
 "    -d, --remove\n"
 "        Remove the instances named (-B) after resetting them.\n"
 "    --restore\n"
-"        Write back what ktrace start saved.\n"
+"        Write back what ktrace start saved (and, for the top buffer, what a killed\n"
+"        recording changed).\n"
 "    -q, --quiet\n"
 "        Print only errors (no list of leftovers).\n"
 "    -h, --help\n"
@@ -146,12 +152,20 @@ static int leftover_remove(struct leftovers *l, size_t i, bool quiet)
 	return 0;
 }
 
-/* Names the leftovers still there. */
-static void leftovers_print(const struct leftovers *l)
+/* Names the leftovers still there. top: what this reset did to the top buffer (0: not
+ * reset, 1: reset to the defaults, 2: put back as it was). */
+static void leftovers_print(const struct leftovers *l, int top)
 {
 	size_t left = 0, last = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
+		if (!*l->v[i].name) {
+			/* the top buffer as a killed record, stream or start left it */
+			printf("the top buffer was left changed: %s; %s\n", l->v[i].what,
+			       top == 2 ? "put back as it was" : top == 1 ? "reset to the defaults" :
+			       "'ktrace reset --restore' puts it back as it was");
+			continue;
+		}
 		if (l->removed[i])
 			continue;
 		printf("instance '%s' was left behind by a recording that was killed (pid %d)\n",
@@ -176,7 +190,7 @@ static int run_reset(int argc, char **argv)
 	struct leftovers l;
 	const char **names = NULL;
 	bool quiet = false;
-	int c, status = CLI_OK;
+	int c, status = CLI_OK, top = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "B:tadqh", reset_options, NULL)) != -1) {
@@ -244,10 +258,12 @@ static int run_reset(int argc, char **argv)
 	if (ktrace_tracefs_reset(&t, &ro, &err) < 0) {
 		cli_error(NULL, &err);
 		status = CLI_FAILED;
+	} else if (t.all || t.top || !t.ninstances) {
+		top = ro.restore ? 2 : 1;
 	}
 listed:
 	if (!quiet)
-		leftovers_print(&l);
+		leftovers_print(&l, top);
 	leftovers_free(&l);
 	free(names);
 	return status;

@@ -34,14 +34,18 @@ static const char stream_help[] =
 "    kernel's buffer fills and counts what it drops).\n"
 "\n"
 "    The readers are those of ktrace record (one thread per CPU moving whole\n"
-"    sub-buffers with splice), so a stream loses no more events than a recording;\n"
-"    printing runs behind them. The stream's own threads are left out of the trace\n"
+"    sub-buffers with splice); printing runs behind them, and every event read is\n"
+"    printed. Formatting takes CPU time that a recording does not: under a load that\n"
+"    keeps every CPU busy a stream loses more events than a recording (bench/record\n"
+"    measures both). The stream's own threads are left out of the trace\n"
 "    (set_event_notrace_pid), as its printing would feed what it prints. A quiet\n"
 "    CPU's events are shown at the latest every\n"
 "    -s microseconds (default 100000). Records of all CPUs are printed in time order\n"
 "    among those read at the time.\n"
 "\n"
-"    Everything changed in tracefs is put back at the end, as ktrace record does.\n"
+"    Like ktrace record, it consumes what it reads (the events are taken out of the\n"
+"    kernel's ring buffer), refuses a buffer in use, and puts back at the end\n"
+"    everything it changed in tracefs, written down first ('ktrace help record').\n"
 "\n"
 "OPTIONS\n"
 "    As ktrace record's ('ktrace help record' tells each):\n"
@@ -137,6 +141,7 @@ static int run_stream(int argc, char **argv)
 		goto out;
 	if (a.command && record_child_start(&a, &child))
 		goto out;
+	record_cli_leftovers(!a.o.instance);
 	if (ktrace_tracefs_record_open(&a.o, &s, &err) < 0 || ktrace_view_live_new(s, &vo, &v, &err) < 0 ||
 	    ktrace_tracefs_start(s, &err) < 0) {
 		cli_error(NULL, &err);

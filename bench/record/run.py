@@ -1,15 +1,21 @@
 #!/usr/bin/env python3
-"""bench/record: events lost by `ktrace record` against `cat` of trace_pipe_raw.
+"""bench/record: events lost by `ktrace record` and `ktrace stream` against `cat` of
+trace_pipe_raw.
 
-usage: run.py --ktrace KTRACE --load LOAD [--secs S] [--runs N] [--kb KB,KB...] [--out DIR]
+usage: run.py --ktrace KTRACE --load LOAD [--secs S] [--runs N] [--kb KB,KB...]
+              [--methods ktrace,stream,cat] [--out DIR]
 
-Both methods record the same events (every sched, irq, timer, syscalls and kmem event)
+Every method records the same events (every sched, irq, timer, syscalls and kmem event)
 into a fresh tracefs instance with the same per-CPU buffer size, while LOAD keeps both
 CPUs busy (ping-pong processes pinned to CPUs 0 and 1 making bursts of system calls):
 
   ktrace  `ktrace record -B ktrace-bench-k -e sched -e irq -e timer -e syscalls -e kmem
           -b KB --compression none`, started before the load and stopped with SIGINT
           after it;
+  stream  `ktrace stream -B ktrace-bench-s` with the same events and size, its lines
+          written to a file (it formats every event as report does, behind the
+          readers), started and stopped the same way (it is ready when its instance's
+          events and tracing are on);
   cat     the instance set up the same way by hand, one `cat per_cpu/cpuN/trace_pipe_raw
           > file` per CPU, tracing on for the load, then off; the cats end by themselves
           once they have read what was left (stopped after 2 s otherwise).
@@ -95,6 +101,42 @@ def bench_ktrace(ktrace, load, secs, kb, out):
     return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
 
 
+def bench_stream(ktrace, load, secs, kb, out):
+    inst = T + '/instances/ktrace-bench-s'
+    path = os.path.join(out, 'bench-stream.txt')
+    args = [ktrace, 'stream', '-B', 'ktrace-bench-s', '-b', str(kb)]
+    for s in SYSTEMS:
+        args += ['-e', s]
+    with open(path, 'wb') as f:
+        p = subprocess.Popen(args, stdout=f, stderr=subprocess.PIPE)
+        # ready once tracing is on with its events (setting up turns tracing off first)
+        deadline = time.time() + 30
+        while time.time() < deadline and p.poll() is None:
+            try:
+                if rfile(inst + '/tracing_on').strip() == '1' and rfile(inst + '/set_event').strip():
+                    break
+            except OSError:
+                pass
+            time.sleep(0.05)
+        else:
+            p.kill()
+            p.wait()
+            raise RuntimeError('ktrace stream did not start: ' + p.stderr.read().decode()[-400:])
+        rounds = run_load(load, secs)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        p.send_signal(signal.SIGINT)
+        err = p.stderr.read().decode()
+        status = p.wait()
+    cpu = child_cpu(before)
+    if status != 0:
+        raise RuntimeError('ktrace stream failed: ' + err[-400:])
+    events = sum(int(x) for x in re.findall(r'CPU \d+: (\d+) events', err))
+    lost = sum(int(x) for x in re.findall(r'CPU \d+: \d+ events, [^,]+, (\d+) lost', err))
+    size = os.path.getsize(path)
+    os.unlink(path)
+    return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
+
+
 def bench_cat(load, secs, kb, out):
     inst = T + '/instances/ktrace-bench-c'
     os.mkdir(inst)
@@ -155,6 +197,7 @@ def main():
     ap.add_argument('--secs', type=float, default=5)
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--kb', default='1024,4096')
+    ap.add_argument('--methods', default='ktrace,stream,cat')
     ap.add_argument('--out', default='.')
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -165,7 +208,11 @@ def main():
         if not os.path.exists(T + '/tracing_on'):
             print('bench/record: skipped (no tracefs)')
             return 0
-    for name in ('ktrace-bench-k', 'ktrace-bench-c'):
+    methods = a.methods.split(',')
+    if not methods or set(methods) - {'ktrace', 'stream', 'cat'}:
+        print('bench/record: --methods takes ktrace, stream and cat')
+        return 2
+    for name in ('ktrace-bench-k', 'ktrace-bench-s', 'ktrace-bench-c'):
         if os.path.exists(T + '/instances/' + name):
             print('bench/record: instance %s exists (another run?)' % name)
             return 1
@@ -177,11 +224,16 @@ def main():
           'reader CPU s | load rounds |')
     print('| --- | --- | --- | --- | --- | --- | --- | --- |')
     for kb in [int(x) for x in a.kb.split(',')]:
-        res = {'ktrace': [], 'cat': []}
+        res = {m: [] for m in methods}
         for _ in range(a.runs):
-            res['ktrace'].append(bench_ktrace(a.ktrace, a.load, a.secs, kb, a.out))
-            res['cat'].append(bench_cat(a.load, a.secs, kb, a.out))
-        for m in ('ktrace', 'cat'):
+            for m in methods:
+                if m == 'ktrace':
+                    res[m].append(bench_ktrace(a.ktrace, a.load, a.secs, kb, a.out))
+                elif m == 'stream':
+                    res[m].append(bench_stream(a.ktrace, a.load, a.secs, kb, a.out))
+                else:
+                    res[m].append(bench_cat(a.load, a.secs, kb, a.out))
+        for m in methods:
             r = res[m]
             med = {k: statistics.median(x[k] for x in r) for k in r[0]}
             pct = 100.0 * med['lost'] / (med['lost'] + med['events']) if med['events'] else 0

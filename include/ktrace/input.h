@@ -20,7 +20,10 @@ extern "C" {
 
 struct ktrace_input;
 
-/* Opens path ("-" is standard input). Returns 0 or a negative error code. */
+/* Opens path ("-" is standard input). Returns 0 or a negative error code. A file of
+ * tracefs (or of debugfs's tracing directory), standard input from one included, is
+ * refused (-EPERM, the message says how to capture first): a live trace_pipe_raw hands
+ * out its events as it is read, taking them from the kernel's buffer. */
 KTRACE_API int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace_error *err);
 /* Wraps memory the caller keeps alive for the input's lifetime. */
 KTRACE_API int ktrace_input_from_memory(const void *data, size_t len, const char *name,

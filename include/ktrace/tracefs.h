@@ -21,6 +21,16 @@
  * ktrace_tracefs_restore puts back every value it changed, and removes the instance it
  * created; ktrace_tracefs_close does it too when it was not done. The library installs
  * no signal handlers: callers stop the session on SIGINT/SIGTERM and then restore.
+ * Against SIGKILL, a session on the top buffer writes each value down in a journal
+ * before it changes it (see ktrace_tracefs_leftovers): what a killed one changed is
+ * named and put back.
+ *
+ * Reading a buffer consumes its events, and two readers of one buffer split them: a
+ * session does not take a buffer in use. Record, stream and start refuse (-EBUSY) a
+ * buffer another process reads (its trace_pipe_raw or trace_pipe open) and the top
+ * buffer while another session runs there; record and stream also refuse the top
+ * buffer while ktrace start's tracing is on it (its state file exists). Extract refuses
+ * a buffer another process reads.
  */
 #ifndef KTRACE_TRACEFS_H
 #define KTRACE_TRACEFS_H
@@ -122,11 +132,13 @@ KTRACE_API int ktrace_tracefs_find(bool mount_it, char **dir, bool *mounted, str
 
 /* Record: finds tracefs, creates the instance, saves the state, then configures the
  * buffer (tracing off, buffer emptied, events, size, clock, pids) and opens the per-CPU
- * readers. Tracing is not on yet. On failure everything changed is put back. */
+ * readers. Tracing is not on yet. On failure everything changed is put back. -EBUSY
+ * for a buffer in use (above), -ESTALE when a killed session left the top buffer
+ * changed (ktrace_tracefs_remove_leftover with name "" puts it back first). */
 KTRACE_API int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *opts, struct ktrace_tracefs_session **out,
 		       struct ktrace_error *err);
 /* Extract: the buffers named, read as they are; nothing in tracefs is changed (their
- * content is consumed). */
+ * content is consumed). -EBUSY when another process reads one of them. */
 KTRACE_API int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *opts, struct ktrace_tracefs_session **out,
 			struct ktrace_error *err);
 
@@ -333,21 +345,32 @@ KTRACE_API int ktrace_tracefs_load_cmdlines(struct ktrace_tracefs_session *s, st
 /* The trace clock of the session's first buffer ("local"...). */
 KTRACE_API const char *ktrace_tracefs_clock(const struct ktrace_tracefs_session *s);
 /*
- * Instances that ktrace record created and could not remove (it was killed with
- * SIGKILL): every instance record creates is noted in a registry (/run/ktrace/instances,
- * or $KTRACE_INSTANCE_REGISTRY) until it is removed. A leftover is an instance in
- * tracefs (its mount point) whose recorder is gone. *out is malloc'ed (free it with
- * ktrace_tracefs_leftovers_free); 0 or a negative code.
+ * What killed sessions left behind (SIGKILL: nothing can be put back then).
+ * - Instances that ktrace record (or stream) created and could not remove: every
+ *   instance they create is noted in a registry (/run/ktrace/instances, or
+ *   $KTRACE_INSTANCE_REGISTRY) until it is removed. Such a leftover is an instance in
+ *   tracefs (its mount point) whose recorder is gone.
+ * - The top buffer as a killed record, stream or start left it: before such a session
+ *   changes a value of the top buffer it writes the value down in a journal
+ *   ($KTRACE_STATE_DIR/top.journal, else /run/ktrace/top.journal, naming its process);
+ *   the journal goes once everything is put back. A journal whose process is gone is a
+ *   leftover with name "" and what it changed in what.
+ * *out is malloc'ed (free it with ktrace_tracefs_leftovers_free); 0 or a negative code.
  */
 struct ktrace_tracefs_leftover {
-	char *name;        /* instance name */
-	int pid;           /* the recorder that created it */
+	char *name;        /* instance name; "" for the top buffer */
+	int pid;           /* the recorder that created it (changed it) */
+	char *what;        /* the top buffer: "a recording (pid 123) that was killed changed
+	                      set_event, options/record-tgid, ... (now: 26 events enabled)";
+	                      else NULL */
 };
 KTRACE_API int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover **out,
 					size_t *n, struct ktrace_error *err);
 KTRACE_API void ktrace_tracefs_leftovers_free(struct ktrace_tracefs_leftover *v, size_t n);
-/* Turns tracing and events off in instance name and removes it (and its registry
- * entry). */
+/* An instance (name): turns tracing and events off in it and removes it (and its
+ * registry entry). The top buffer (name ""): puts back every value the journal of a
+ * killed session noted (as they were before it) and removes the journal; -EBUSY while
+ * that session still runs, -ENOENT when there is no journal. */
 KTRACE_API int ktrace_tracefs_remove_leftover(const char *tracefs, const char *name,
 					      struct ktrace_error *err);
 

@@ -12,6 +12,7 @@
 
 #include "common/grow.h"
 #include "common/input_file.h"
+#include "common/livefile.h"
 #include "common/outfile.h"
 
 struct ktrace_input {
@@ -57,6 +58,12 @@ int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace
 	in = input_new(path);
 	if (!in)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	/* a live tracefs file: reading would consume the kernel's buffer (livefile.h);
+	 * refused before it is opened */
+	if (kt_refuse_live_tracefs(is_stdin ? STDIN_FILENO : -1, is_stdin ? NULL : path, err)) {
+		ktrace_input_close(in);
+		return -EPERM;
+	}
 	if (is_stdin) {
 		in->fd = STDIN_FILENO;
 	} else {

@@ -16,6 +16,7 @@
 
 #include "common/cpus.h"
 #include "common/grow.h"
+#include "common/livefile.h"
 #include "common/outfile.h"
 #include "engine/stream_int.h"
 
@@ -334,6 +335,9 @@ static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktr
 
 	if (strcmp(path, "-") && (stat(path, &st) || !S_ISFIFO(st.st_mode)))
 		return 0;
+	/* standard input from a live tracefs file: copying it would consume it */
+	if (!strcmp(path, "-") && kt_refuse_live_tracefs(STDIN_FILENO, NULL, err))
+		return -EPERM;
 	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (in < 0)
 		return ktrace_error_set(err, -errno, "%s", strerror(errno));

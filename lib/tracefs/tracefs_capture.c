@@ -214,6 +214,15 @@ static void *cpu_thread(void *arg)
 		}
 		if (p[1].revents)
 			break;
+		/* -m: no more at once than the current half takes (a chunk at least), so
+		 * that a half stays under two halves' size however much was waiting */
+		if (s->half_bytes) {
+			uint64_t have = atomic_load(&c->bytes);
+
+			limit = have < s->half_bytes ? s->half_bytes - have : 0;
+			if (limit < chunk)
+				limit = chunk;
+		}
 		ret = splice_ready(c, chunk, &limit);
 		if (ret < 0) {
 			c->error = ret;

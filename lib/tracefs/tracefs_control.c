@@ -413,9 +413,20 @@ int ktrace_tracefs_reset(const struct ktrace_tracefs_target *tt, const struct kt
 		}
 		if (o->restore) {
 			struct tfs_plan p;
+			bool undone = false;
 
+			/* the top buffer as a killed record, stream or start found it */
+			if (!*t.names[i]) {
+				ret = tfs_journal_undo(t.tracefs, &e2);
+				if (!ret) {
+					undone = true;
+					restored++;
+				} else if (ret != -ENOENT) {
+					keep(ret, &first, err, &e2);
+				}
+			}
 			ret = tfs_state_load(state, &p, &e2);
-			if (ret == -ENOENT && tt->all)
+			if (ret == -ENOENT && (tt->all || undone))
 				continue;
 			if (ret == -ENOENT) {
 				ktrace_error_set(&e2, -ENOENT, "nothing to restore for %s: no state saved "
@@ -434,6 +445,9 @@ int ktrace_tracefs_reset(const struct ktrace_tracefs_target *tt, const struct kt
 			tfs_plan_free(&p);
 		} else {
 			reset_buffer(dir, !*t.names[i], &d, &first, err);
+			/* a killed session's journal: nothing of it is left to put back */
+			if (!*t.names[i])
+				tfs_journal_forget();
 		}
 		unlink(state);
 		if (!removed && *t.names[i] && (o->remove || (tt->all && !o->restore)))

@@ -42,6 +42,8 @@ int tfs_buffer_dir(const char *tracefs, const char *instance, char *out, size_t 
 /* Notes that this process created instance name / removed it. */
 void tfs_instance_note(const char *name);
 void tfs_instance_forget(const char *name);
+/* The start time of process pid (field 22 of /proc/PID/stat), 0 when it is gone. */
+unsigned long long tfs_process_start(long pid);
 
 /* ---- events ---- */
 struct tfs_event {
@@ -102,6 +104,10 @@ int tfs_state_path(const char *state_dir, const char *instance, char *out, size_
 int tfs_state_save(const char *path, const struct tfs_plan *p, struct ktrace_error *err);
 /* -ENOENT (err untouched) when there is no such file. */
 int tfs_state_load(const char *path, struct tfs_plan *p, struct ktrace_error *err);
+/* A value as state files and journals hold it (backslash, new line and tab written
+ * \\, \n, \t; malloc'ed, NULL without memory), and back in place. */
+char *tfs_escape(const char *s);
+void tfs_unescape(char *s);
 
 /* A file and the value it had. */
 struct tfs_kv {
@@ -151,6 +157,8 @@ struct tfs_cpu {
 
 struct tfs_buffer {
 	char *name;               /* "" for the top buffer */
+	int journal_fd;           /* the top buffer's journal (tracefs_journal.c), or -1 */
+	char *journal_path;
 	char dir[4096];
 	bool created;             /* an instance this session made */
 	unsigned int page_size;
@@ -184,6 +192,45 @@ struct ktrace_tracefs_session {
 	struct tfs_live *live;    /* in_memory: the live reader */
 	bool keep_state;          /* start: nothing is put back at close */
 };
+
+/* ---- what a session changed, put back (tracefs_session.c) ---- */
+/* The writes that put back what b's saved values describe, in order. */
+int tfs_restore_plan(struct tfs_buffer *b, struct tfs_plan *p);
+/* Does them (b->saved_valid is cleared); carries on after errors, the first is kept. */
+int tfs_restore_buffer(struct tfs_buffer *b, struct ktrace_error *err);
+void tfs_free_saved(struct tfs_saved *sv);
+
+/* ---- the journal of a session on the top buffer (tracefs_journal.c) ----
+ * Before a record, stream or start session changes a value of the top buffer, it
+ * appends the value to a journal file (<state dir>/top.journal: $KTRACE_STATE_DIR, else
+ * /run/ktrace), which names its owner (pid and start time): a second session finds the
+ * buffer taken, and when the owner was killed (SIGKILL), what it changed can be named
+ * and put back. The file goes when the session has put everything back. */
+/* Takes the journal for b (the top buffer): 0; -EBUSY when a running process holds it,
+ * -ESTALE when a killed one left it (err says which, and what to do), or an error. */
+int tfs_journal_claim(struct tfs_buffer *b, const char *tracefs, bool recorder,
+		      struct ktrace_error *err);
+/* Notes the value of file before it changes ("tracing_on", "set_event"...; kind 's'),
+ * an extra file ('x', put back last first) or a CPU's buffer size ('c', file the CPU
+ * number). No-op without a journal. */
+int tfs_journal_note(struct tfs_buffer *b, char kind, const char *file, const char *value,
+		     struct ktrace_error *err);
+/* Removes b's journal (everything was put back), closes it. */
+void tfs_journal_release(struct tfs_buffer *b);
+/* A killed session's journal as a leftover (name "", what it changed): 1, 0 when there
+ * is none (or its session runs), or an error. */
+int tfs_journal_leftover(const char *tracefs, struct ktrace_tracefs_leftover *lo,
+			 struct ktrace_error *err);
+/* Puts back what a killed session's journal noted, in the top buffer of tracefs, and
+ * removes the journal (-EBUSY while its session runs, -ENOENT without one). */
+int tfs_journal_undo(const char *tracefs, struct ktrace_error *err);
+/* Removes a killed session's journal without putting anything back (the top buffer was
+ * reset). */
+void tfs_journal_forget(void);
+/* Whether another process holds the buffer at dir (its pipes open for reading, or for
+ * the top buffer a running session's journal): -EBUSY with who in err, else 0. */
+int tfs_buffer_busy(const char *tracefs, const char *name, const char *dir,
+		    struct ktrace_error *err);
 
 /* The traced kernel's long size, from events/header_page (its commit field). */
 unsigned int tfs_kernel_long(const char *tracefs);

@@ -4,7 +4,8 @@
  * instance ktrace record creates is noted in a registry directory (one file per
  * instance, holding the recorder's pid and start time) and forgotten when it is
  * removed. An entry whose recorder is gone while the instance still exists is a
- * leftover.
+ * leftover. The top buffer's leftover is a killed session's journal
+ * (tracefs_journal.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,8 +25,7 @@ static const char *registry_dir(void)
 	return d && *d ? d : "/run/ktrace/instances";
 }
 
-/* The start time of a process (field 22 of /proc/PID/stat), or 0 when it is gone. */
-static unsigned long long start_time(long pid)
+unsigned long long tfs_process_start(long pid)
 {
 	char path[64], *text, *p;
 	unsigned long long t = 0;
@@ -61,7 +61,7 @@ void tfs_instance_note(const char *name)
 	}
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return;
-	snprintf(text, sizeof(text), "%ld %llu\n", (long)getpid(), start_time((long)getpid()));
+	snprintf(text, sizeof(text), "%ld %llu\n", (long)getpid(), tfs_process_start((long)getpid()));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		if (write(fd, text, strlen(text)) < 0) {
@@ -89,10 +89,8 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 
 	*out = NULL;
 	*n = 0;
-	d = opendir(registry_dir());
-	if (!d)
-		return 0;     /* no registry: nothing was ever noted */
-	while ((de = readdir(d))) {
+	d = opendir(registry_dir());   /* none: no instance was ever noted */
+	while (d && (de = readdir(d))) {
 		char path[PATH_MAX], inst[PATH_MAX], *text;
 		unsigned long long started = 0;
 		long pid = 0;
@@ -105,7 +103,7 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 			continue;
 		sscanf(text, "%ld %llu", &pid, &started);
 		free(text);
-		if (pid > 0 && start_time(pid) == started && started)
+		if (pid > 0 && tfs_process_start(pid) == started && started)
 			continue;             /* its recorder is still running */
 		if (snprintf(inst, sizeof(inst), "%s/instances/%s", tracefs, de->d_name) >=
 		    (int)sizeof(inst) || stat(inst, &st) < 0) {
@@ -123,11 +121,37 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 		}
 		v[*n].name = strdup(de->d_name);
 		v[*n].pid = (int)pid;
+		v[*n].what = NULL;
 		if (!v[*n].name)
 			goto oom;
 		(*n)++;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	/* the top buffer, as a killed session left it */
+	{
+		struct ktrace_tracefs_leftover top;
+		int ret = tfs_journal_leftover(tracefs, &top, err);
+
+		if (ret < 0) {
+			ktrace_tracefs_leftovers_free(v, *n);
+			*n = 0;
+			return ret;
+		}
+		if (ret) {
+			struct ktrace_tracefs_leftover *p = realloc(v, (*n + 1) * sizeof(*p));
+
+			if (!p) {
+				free(top.name);
+				free(top.what);
+				ktrace_tracefs_leftovers_free(v, *n);
+				*n = 0;
+				return ktrace_error_set(err, -ENOMEM, "out of memory");
+			}
+			v = p;
+			v[(*n)++] = top;
+		}
+	}
 	*out = v;
 	return 0;
 oom:
@@ -139,8 +163,10 @@ oom:
 
 void ktrace_tracefs_leftovers_free(struct ktrace_tracefs_leftover *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
+		free(v[i].what);
+	}
 	free(v);
 }
 
@@ -148,7 +174,9 @@ int ktrace_tracefs_remove_leftover(const char *tracefs, const char *name, struct
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 
-	if (!*name || strchr(name, '/') || snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs,
+	if (!*name)
+		return tfs_journal_undo(tracefs, err);
+	if (strchr(name, '/') || snprintf(dir, sizeof(dir), "%s/instances/%s", tracefs,
 						    name) >= (int)sizeof(dir))
 		return ktrace_error_set(err, -EINVAL, "invalid instance name \"%s\"", name);
 	/* tracing off and events off first: an instance with enabled events may refuse */

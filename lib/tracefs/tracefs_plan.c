@@ -102,21 +102,29 @@ int tfs_state_path(const char *state_dir, const char *instance, char *out, size_
 	return 0;
 }
 
-static void put_escaped(FILE *f, const char *s)
+char *tfs_escape(const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else if (*s == '\t')
-			fputs("\\t", f);
-		else
-			fputc(*s, f);
+	size_t n = 0;
+	char *out, *d;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\\' || *p == '\n' || *p == '\t' ? 2 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	for (d = out; *s; s++) {
+		if (*s == '\\' || *s == '\n' || *s == '\t') {
+			*d++ = '\\';
+			*d++ = *s == '\n' ? 'n' : *s == '\t' ? 't' : '\\';
+		} else {
+			*d++ = *s;
+		}
 	}
+	*d = 0;
+	return out;
 }
 
-static void unescape(char *s)
+void tfs_unescape(char *s)
 {
 	char *d = s;
 
@@ -161,7 +169,7 @@ int tfs_state_load(const char *path, struct tfs_plan *p, struct ktrace_error *er
 		}
 		file = line + 2;
 		*value++ = 0;
-		unescape(value);
+		tfs_unescape(value);
 		if (!*file || strstr(file, "..")) {
 			ret = -EINVAL;
 			break;
@@ -260,13 +268,19 @@ int tfs_state_save(const char *path, const struct tfs_plan *p, struct ktrace_err
 	fprintf(f, "%s\n", STATE_MAGIC);
 	if (w->remove)
 		fputs("remove\n", f);
-	for (size_t i = 0; i < w->n; i++) {
-		fprintf(f, "%c\t%s\t", w->v[i].append ? 'a' : 'w', w->v[i].file);
-		put_escaped(f, w->v[i].value);
-		fputc('\n', f);
+	ret = 0;
+	for (size_t i = 0; i < w->n && !ret; i++) {
+		char *e = tfs_escape(w->v[i].value);
+
+		if (!e)
+			ret = -ENOMEM;
+		else
+			fprintf(f, "%c\t%s\t%s\n", w->v[i].append ? 'a' : 'w', w->v[i].file, e);
+		free(e);
 	}
 	tfs_plan_free(&old);
-	ret = ferror(f) ? -EIO : 0;
+	if (!ret && ferror(f))
+		ret = -EIO;
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path) < 0)

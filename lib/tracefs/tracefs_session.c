@@ -97,6 +97,7 @@ static struct tfs_buffer *add_buffer(struct ktrace_tracefs_session *s, const cha
 	s->bufs = n;
 	b = &n[s->nbufs];
 	memset(b, 0, sizeof(*b));
+	b->journal_fd = -1;
 	b->name = strdup(name);
 	if (!b->name) {
 		oom(err);
@@ -212,8 +213,15 @@ static int buffer_info(struct ktrace_tracefs_session *s, struct tfs_buffer *b, s
 static int save_set(struct tfs_buffer *b, const char *name, char **slot, const char *value,
 		    struct ktrace_error *err)
 {
-	if (!*slot && bread(b, name, slot, err))
-		return -EIO;
+	int ret;
+
+	if (!*slot) {
+		if (bread(b, name, slot, err))
+			return -EIO;
+		/* written down before it changes (a killed session's is put back) */
+		if ((ret = tfs_journal_note(b, 's', name, *slot, err)))
+			return ret;
+	}
 	return bwrite(b, name, value, false, err);
 }
 
@@ -225,6 +233,7 @@ static int save_set_extra(struct tfs_buffer *b, const char *file, const char *va
 	struct tfs_saved *sv = &b->saved;
 	struct tfs_kv *n;
 	char *old = NULL;
+	int ret;
 
 	for (size_t i = 0; i < sv->nextra; i++)
 		if (!strcmp(sv->extra[i].file, file))
@@ -247,7 +256,8 @@ static int save_set_extra(struct tfs_buffer *b, const char *file, const char *va
 	sv->extra = n;
 	n[sv->nextra].value = old;
 	sv->nextra++;
-	return bwrite(b, file, value, false, err);
+	ret = tfs_journal_note(b, 'x', file, old, err);
+	return ret ? ret : bwrite(b, file, value, false, err);
 }
 
 /* Enables the selected events in b: a whole system at once when every one of its
@@ -403,7 +413,9 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 	if (bread(b, "tracing_on", &sv->tracing_on, err))
 		return -EIO;
 	sv->tracing_changed = true;
-	if ((ret = bwrite(b, "tracing_on", "0", false, err)))
+	/* each value is written down in the journal before it changes */
+	if ((ret = tfs_journal_note(b, 's', "tracing_on", sv->tracing_on, err)) ||
+	    (ret = bwrite(b, "tracing_on", "0", false, err)))
 		return ret;
 
 	if (bread(b, "current_tracer", &v, err))
@@ -411,7 +423,8 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 	if (strcmp(v, tracer)) {
 		sv->tracer = v;
 		v = NULL;
-		if ((ret = bwrite(b, "current_tracer", "nop", false, err)))
+		if ((ret = tfs_journal_note(b, 's', "current_tracer", sv->tracer, err)) ||
+		    (ret = bwrite(b, "current_tracer", "nop", false, err)))
 			return ret;
 	}
 	free(v);
@@ -421,7 +434,8 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 	if (bread(b, "set_event", &sv->set_event, err))
 		return -EIO;
 	sv->events_changed = true;
-	if ((ret = bwrite(b, "set_event", "", false, err)) || (ret = enable_events(s, b, err)))
+	if ((ret = tfs_journal_note(b, 's', "set_event", sv->set_event, err)) ||
+	    (ret = bwrite(b, "set_event", "", false, err)) || (ret = enable_events(s, b, err)))
 		return ret;
 	if ((ret = set_filters(s, b, o, err)))
 		return ret;
@@ -448,6 +462,11 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 					free(v);
 					return -EIO;
 				}
+				snprintf(name, sizeof(name), "%u", b->cpus[i].cpu);
+				if ((ret = tfs_journal_note(b, 'c', name, sv->cpu_kb[i], err))) {
+					free(v);
+					return ret;
+				}
 			}
 			free(v);
 		} else {
@@ -455,9 +474,17 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 			 * will be at its expanded size once used */
 			char *exp = strstr(v, "expanded:");
 
-			if (exp)
-				memmove(v, exp + 9, strlen(exp + 9) + 1);
+			if (exp) {
+				size_t len;
+
+				exp += 9 + strspn(exp + 9, " ");
+				len = strcspn(exp, ")");
+				memmove(v, exp, len);
+				v[len] = 0;
+			}
 			sv->buffer_kb = v;
+			if ((ret = tfs_journal_note(b, 's', "buffer_size_kb", v, err)))
+				return ret;
 		}
 		v = NULL;
 		snprintf(val, sizeof(val), "%lu", o->buffer_kb);
@@ -465,14 +492,17 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 			return ret;
 	}
 	if (o->clock && strcmp(o->clock, b->clock)) {
-		if ((ret = save_set(b, "trace_clock", &sv->clock, o->clock, err))) {
+		/* the clock selected now (the file's text lists them all) */
+		if (!sv->clock && !(sv->clock = strdup(b->clock)))
+			return oom(err);
+		if ((ret = tfs_journal_note(b, 's', "trace_clock", sv->clock, err)))
+			return ret;
+		if ((ret = bwrite(b, "trace_clock", o->clock, false, err))) {
 			if (ret == -EINVAL)
 				ktrace_error_set(err, -EINVAL, "unknown trace clock \"%s\" (%s has: %s)",
 						 o->clock, b->dir, b->clock_text);
 			return ret;
 		}
-		/* the saved value is the file's text: keep only the selected clock */
-		snprintf(sv->clock, strlen(sv->clock) + 1, "%s", b->clock);
 		free(b->clock_text);
 		b->clock_text = NULL;
 		if (bread(b, "trace_clock", &b->clock_text, err))
@@ -488,11 +518,14 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 		for (size_t i = 0; i < o->npids; i++)
 			len += (size_t)sprintf(list + len, "%s%d", i ? " " : "", (int)o->pids[i]);
 		list[len] = 0;
-		if (!sv->event_pid && bread(b, "set_event_pid", &sv->event_pid, err)) {
-			free(list);
-			return -EIO;
+		ret = 0;
+		if (!sv->event_pid) {
+			ret = bread(b, "set_event_pid", &sv->event_pid, err) ? -EIO : 0;
+			if (!ret)
+				ret = tfs_journal_note(b, 's', "set_event_pid", sv->event_pid, err);
 		}
-		ret = bwrite(b, "set_event_pid", list, false, err);
+		if (!ret)
+			ret = bwrite(b, "set_event_pid", list, false, err);
 		free(list);
 		if (ret)
 			return ret;
@@ -519,7 +552,8 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 		if (strcmp(v, RECORD_BUFFER_PERCENT)) {
 			sv->buffer_percent = v;
 			v = NULL;
-			if ((ret = bwrite(b, "buffer_percent", RECORD_BUFFER_PERCENT, false, err)))
+			if ((ret = tfs_journal_note(b, 's', "buffer_percent", sv->buffer_percent, err)) ||
+			    (ret = bwrite(b, "buffer_percent", RECORD_BUFFER_PERCENT, false, err)))
 				return ret;
 		}
 		free(v);
@@ -533,7 +567,7 @@ static int configure(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 }
 
 /* The writes that put back what configure changed, in order. */
-static int restore_plan(struct tfs_buffer *b, struct tfs_plan *p)
+int tfs_restore_plan(struct tfs_buffer *b, struct tfs_plan *p)
 {
 	struct tfs_saved *sv = &b->saved;
 	int ret = 0;
@@ -605,14 +639,14 @@ static int restore_plan(struct tfs_buffer *b, struct tfs_plan *p)
 
 /* Puts back what configure changed; carries on after errors (the first is kept). The
  * instance, if created, is removed by the caller. */
-static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
+int tfs_restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
 {
 	struct tfs_plan p = { 0 };
 	int ret;
 
 	if (!b->saved_valid)
 		return 0;
-	ret = restore_plan(b, &p);
+	ret = tfs_restore_plan(b, &p);
 	p.remove = false;
 	if (ret)
 		ret = ktrace_error_set(err, ret, "out of memory");
@@ -623,7 +657,7 @@ static int restore_buffer(struct tfs_buffer *b, struct ktrace_error *err)
 	return ret;
 }
 
-static void free_saved(struct tfs_saved *sv)
+void tfs_free_saved(struct tfs_saved *sv)
 {
 	free(sv->tracing_on);
 	free(sv->buffer_kb);
@@ -669,6 +703,20 @@ static int select_events(struct ktrace_tracefs_session *s, const struct ktrace_t
 		return ktrace_error_set(err, -ENOENT, "no event matches \"%s\"%s", o->events[i], hint);
 	}
 	return 0;
+}
+
+/* A recording on the top buffer while ktrace start's tracing is there would empty the
+ * buffer and switch its events off: refused. */
+static int started_top(struct ktrace_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (tfs_state_path(NULL, NULL, path, sizeof(path), NULL) || stat(path, &st) < 0)
+		return 0;
+	return ktrace_error_set(err, -EBUSY, "the top buffer is in use by 'ktrace start' (%s): "
+				"recording would empty it; save it with 'ktrace extract', end it with "
+				"'ktrace reset --restore', or record in an instance (-B NAME)", path);
 }
 
 /* A session on one buffer, configured by o (record, stream, start). capture: readers
@@ -737,6 +785,20 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 				tfs_instance_note(o->instance);
 		}
 	}
+	/* a buffer in use is not taken over: the top buffer is claimed through its
+	 * journal, which then notes every value before it changes; a buffer another
+	 * process reads is refused (two readers split its events between them) */
+	if (!b->created) {
+		ret = *b->name ? 0 : tfs_journal_claim(b, s->tracefs, capture, err);
+		if (!ret)
+			ret = tfs_buffer_busy(s->tracefs, b->name, b->dir, err);
+		if (!ret && capture && !*b->name)
+			ret = started_top(err);
+		if (ret) {
+			ktrace_tracefs_close(s);
+			return ret;
+		}
+	}
 	ret = tfs_list_events(b->dir, &s->events, err);
 	if (!ret)
 		ret = select_events(s, o, err);
@@ -775,7 +837,7 @@ int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *o, con
 	ret = setup(o, false, true, &s, err);
 	if (ret)
 		return ret;
-	ret = restore_plan(&s->bufs[0], &plan);
+	ret = tfs_restore_plan(&s->bufs[0], &plan);
 	if (ret)
 		ret = ktrace_error_set(err, ret, "out of memory");
 	if (!ret)
@@ -847,7 +909,10 @@ int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *o, str
 		}
 	}
 	for (size_t i = 0; i < s->nbufs; i++) {
-		ret = buffer_info(s, &s->bufs[i], err);
+		/* reading consumes: not while another process reads (records) the buffer */
+		ret = tfs_buffer_busy(s->tracefs, s->bufs[i].name, s->bufs[i].dir, err);
+		if (!ret)
+			ret = buffer_info(s, &s->bufs[i], err);
 		if (!ret)
 			ret = tfs_capture_open(s, &s->bufs[i], err);
 		if (ret) {
@@ -871,9 +936,15 @@ int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct k
 	if (!s->record || !s->nbufs)
 		return ktrace_error_set(err, -EINVAL, "not a record session");
 	snprintf(v, sizeof(v), "%d", (int)pid);
-	if (!s->bufs[0].saved.event_pid && bread(&s->bufs[0], "set_event_pid",
-						 &s->bufs[0].saved.event_pid, err))
-		return -EIO;
+	if (!s->bufs[0].saved.event_pid) {
+		int ret;
+
+		if (bread(&s->bufs[0], "set_event_pid", &s->bufs[0].saved.event_pid, err))
+			return -EIO;
+		if ((ret = tfs_journal_note(&s->bufs[0], 's', "set_event_pid",
+					    s->bufs[0].saved.event_pid, err)))
+			return ret;
+	}
 	return bwrite(&s->bufs[0], "set_event_pid", v, true, err);
 }
 
@@ -1289,10 +1360,12 @@ int ktrace_tracefs_restore(struct ktrace_tracefs_session *s, struct ktrace_error
 	s->restored = true;
 	for (size_t i = 0; i < s->nbufs; i++) {
 		struct tfs_buffer *b = &s->bufs[i];
-		int ret = restore_buffer(b, first ? NULL : err);
+		int ret = tfs_restore_buffer(b, first ? NULL : err);
 
 		if (ret && !first)
 			first = ret;
+		/* everything is put back (or said not to be): the journal goes */
+		tfs_journal_release(b);
 		if (b->created) {
 			/* an instance cannot go while its files are open */
 			tfs_capture_close(b, false);
@@ -1343,7 +1416,8 @@ void ktrace_tracefs_close(struct ktrace_tracefs_session *s)
 		free(b->cpus);
 		free(b->name);
 		free(b->clock_text);
-		free_saved(&b->saved);
+		tfs_free_saved(&b->saved);
+		tfs_journal_release(b);
 	}
 	free(s->bufs);
 	tfs_free_events(&s->events);
