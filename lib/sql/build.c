@@ -607,17 +607,13 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 		}
 		reuse = st == DB_CURRENT && !o.rebuild;
 	}
+	/* (the errors of the database file name it themselves) */
 	if (o.db_path && (reuse || !npaths)) {
 		ret = open_file(q, o.db_path, err);
-		if (ret && err_path)
-			*err_path = o.db_path;
 	} else {
 		ret = build_memory(q, err, err_path);
-		if (!ret && o.db_path && !q->damage) {
+		if (!ret && o.db_path && !q->damage)
 			ret = sql_write_db(q, o.db_path, err);
-			if (ret && err_path)
-				*err_path = o.db_path;
-		}
 	}
 	if (ret) {
 		/* the path given, not our copy */
