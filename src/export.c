@@ -33,9 +33,8 @@
  * whether it is binary (then it is not written to a terminal), and the function that
  * writes it. write() reads the open stream to its end and writes to the target:
  * t->out, a buffered stream onto the output (a temporary file renamed when the export
- * succeeds, or standard output, a FIFO, a device), and t->path, the file being written
- * (the temporary one; NULL for a stream), for formats that write their file by
- * themselves. It returns 0 or a negative code with err set; after an error of the
+ * succeeds, or standard output, a FIFO, a device). It returns 0 or a negative code
+ * with err set; after an error of the
  * stream (damaged input) the output must be complete and valid for the records read,
  * as --partial keeps it. Add a format: a function of this shape and a line here.
  *
@@ -45,7 +44,6 @@
  */
 struct export_target {
 	struct ktrace_out *out;
-	const char *path;
 	const struct ktrace_view_export_opts *opts;
 };
 
@@ -565,7 +563,7 @@ static int run_export(int argc, char **argv)
 		eo.progress_ctx = &c;
 		clock_gettime(CLOCK_MONOTONIC, &c.last);
 	}
-	t = (struct export_target){ .out = out, .path = of.stream ? NULL : of.tmp, .opts = &eo };
+	t = (struct export_target){ .out = out, .opts = &eo };
 	ret = c.format->write(s, &t, &err);
 	progress_clear(&c);
 	err_path = ret < 0 ? ktrace_stream_error_path(s) : NULL;

@@ -3,6 +3,8 @@
  * standard output, and the removal of temporaries on signals (see outfile.h). */
 #include "common/outfile.h"
 
+#include <ktrace/out.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -851,4 +853,53 @@ void kt_outdir_abort(struct kt_outdir *d)
 	if (d->tmp)
 		remove_dir(d->tmp);
 	outdir_free(d);
+}
+
+/* ---- the public face (<ktrace/out.h>) --------------------------------------------- */
+
+struct ktrace_out_file {
+	struct kt_outfile *f;
+};
+
+int ktrace_out_file_open(const char *path, struct ktrace_out_file **out, struct ktrace_error *err)
+{
+	struct ktrace_out_file *o = malloc(sizeof(*o));
+	int ret;
+
+	*out = NULL;
+	if (!o)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = kt_outfile_open(path, 0, &o->f, err);
+	if (ret) {
+		free(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+int ktrace_out_file_fd(const struct ktrace_out_file *f)
+{
+	return kt_outfile_fd(f->f);
+}
+
+bool ktrace_out_file_is_stream(const struct ktrace_out_file *f)
+{
+	return kt_outfile_is_stream(f->f);
+}
+
+int ktrace_out_file_commit(struct ktrace_out_file *f, struct ktrace_error *err)
+{
+	int ret = kt_outfile_commit(f->f, err);
+
+	free(f);
+	return ret;
+}
+
+void ktrace_out_file_abort(struct ktrace_out_file *f)
+{
+	if (!f)
+		return;
+	kt_outfile_abort(f->f);
+	free(f);
 }
