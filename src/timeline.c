@@ -300,7 +300,11 @@ static int run_timeline(int argc, char **argv)
 		}
 	}
 	if (!drawn) {
-		cli_error(err_path, &err);
+		/* an error of no input is the page's: writing it (a full disk) names OUT */
+		bool writing = !err_path && (err.code == -ENOSPC || err.code == -EDQUOT ||
+					     err.code == -EIO || err.code == -EFBIG);
+
+		cli_error(writing ? outpath : err_path, &err);
 		cli_outfile_discard(&o);
 		goto done;
 	}
