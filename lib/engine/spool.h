@@ -16,7 +16,8 @@
 
 /* True for "-" and a FIFO. */
 bool kt_spool_needed(const char *path);
-/* For such a path: 0 with *fd the copy's descriptor (the caller closes it); for any
+/* For such a path: 0 with *fd the copy's descriptor (the caller closes it; a regular
+ * file on standard input is not copied: *fd is a descriptor of its own on it); for any
  * other path: 0 with *fd = -1 (nothing read). Else a negative errno with err set
  * ("unrecognised file format", "empty file", the limit, a full $TMPDIR...). */
 int kt_spool_once(const char *path, int *fd, struct ktrace_error *err);
