@@ -21,12 +21,11 @@ export TMPDIR="$SP"
 # a small file system to fill (unmounted before lib.sh's trap removes $TMP)
 FULL="$TMP/full"
 mkdir -p "$FULL"
-if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k,mode=0755 ktrace-test "$FULL" 2>/dev/null; then
-	mounted=1
-	trap 'umount "$FULL" 2>/dev/null; rm -rf "$TMP"' EXIT
-else
-	mounted=
-fi
+# (the traps first; also when the script is killed: a shell runs no EXIT trap then)
+trap 'umount "$FULL" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'umount "$FULL" 2>/dev/null; rm -rf "$TMP"; exit 1' HUP INT TERM
+mounted=
+[ "$(id -u)" = 0 ] && mount -t tmpfs -o size=128k,mode=0755 ktrace-test "$FULL" 2>/dev/null && mounted=1
 
 run() { "$@" >"$TMP/out" 2>"$TMP/err"; st=$?; }
 say_err() { sed 's/^/#   /' "$TMP/err" | head -5; }
