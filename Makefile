@@ -162,6 +162,12 @@ $(FAILOPEN): tests/tools/failopen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
 
+# Preloaded into ktrace by tests/cli/writers.sh: the first rename waits for a signal.
+HOLDRENAME := $(B)/tests/tools/holdrename.so
+$(HOLDRENAME): tests/tools/holdrename.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
+
 # Debian's python3 for the test scripts (tests/lib.sh puts $(B)/tests/bin first in
 # PATH): a version manager's shim first in PATH (pyenv's here) costs up to a second per
 # start, and the scripts start Python hundreds of times. Only the standard library is used.
@@ -172,7 +178,8 @@ $(TEST_PYTHON):
 	 else ln -sf "$$(command -v python3)" $@; fi
 
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(TEST_PYTHON)
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(HOLDRENAME) \
+	    $(TEST_PYTHON)
 
 $(B)/.test-deps:
 	@./scripts/deps.sh test

@@ -64,17 +64,17 @@ int cli_input_finish(struct cli_input *ci, int ret);
 int cli_out_finish(struct ktrace_out *out, struct ktrace_error *err, int ret);
 
 /*
- * An output file (cli_outfile.c): a regular or missing file is written under a
- * temporary name beside it and renamed when complete (mode and owner kept); a symlink
+ * An output file (cli_outfile.c: the library's ktrace_out_file, <ktrace/out.h>): a
+ * regular or missing file is written under a temporary name beside it and renamed when
+ * complete (mode and owner kept; a file the user may not write is refused); a symlink
  * is followed; "-" (standard output), a FIFO or a device is written in place. The
- * temporary file is removed on SIGINT, SIGTERM, SIGHUP, SIGQUIT. Open and commit
- * print their errors and return CLI_OK or CLI_FAILED.
+ * temporary file is removed on failure and on fatal signals. Open and commit print
+ * their errors and return CLI_OK or CLI_FAILED.
  */
 struct cli_outfile {
 	const char *path;            /* as given */
-	char *target;                /* the file the temporary file replaces */
-	const char *tmp;             /* the temporary file; NULL when written in place */
-	int fd;
+	struct ktrace_out_file *file;
+	int fd;                      /* what to write to (a temporary file, or the stream) */
 	bool stream;                 /* written in place */
 };
 

@@ -33,9 +33,8 @@
  * whether it is binary (then it is not written to a terminal), and the function that
  * writes it. write() reads the open stream to its end and writes to the target:
  * t->out, a buffered stream onto the output (a temporary file renamed when the export
- * succeeds, or standard output, a FIFO, a device), and t->path, the file being written
- * (the temporary one; NULL for a stream), for formats that write their file by
- * themselves. It returns 0 or a negative code with err set; after an error of the
+ * succeeds, or standard output, a FIFO, a device). It returns 0 or a negative code
+ * with err set; after an error of the
  * stream (damaged input) the output must be complete and valid for the records read,
  * as --partial keeps it. Add a format: a function of this shape and a line here.
  *
@@ -45,7 +44,6 @@
  */
 struct export_target {
 	struct ktrace_out *out;
-	const char *path;
 	const struct ktrace_view_export_opts *opts;
 };
 
@@ -157,11 +155,13 @@ static const char export_help[] =
 "    A tsv or jsonl directory also gets schema.sqlite.sql (CREATE TABLE and CREATE\n"
 "    INDEX) and schema.clickhouse.sql (MergeTree tables NAME_local ordered by\n"
 "    (trace_id, ts), and Distributed tables NAME over a cluster, sharded by\n"
-"    trace_id); the directory is created (it may exist). Every table has trace_id,\n"
-"    a hash of the file's size and first MiB: the traces of many machines exported\n"
-"    apart load side by side (docs/fleet.md).\n"
+"    trace_id). Every table has trace_id, a hash of the file's size and first MiB:\n"
+"    the traces of many machines exported apart load side by side (docs/fleet.md).\n"
 "\n"
-"    OUT is written under a temporary name beside it and renamed when complete. For\n"
+"    OUT is written under a temporary name beside it and renamed when complete (a\n"
+"    tsv or jsonl directory as a whole): a failure or a signal leaves OUT as it was.\n"
+"    An existing directory OUT is replaced only when it holds nothing but the files\n"
+"    of an earlier tsv or jsonl export; a file you may not write is not replaced. For\n"
 "    perfetto and json, '-' is standard output, and without -o OUT is the first\n"
 "    FILE's name with its extension replaced by the format's, in the current\n"
 "    directory; sqlite, tsv and jsonl need -o and a file or directory.\n"
@@ -563,7 +563,7 @@ static int run_export(int argc, char **argv)
 		eo.progress_ctx = &c;
 		clock_gettime(CLOCK_MONOTONIC, &c.last);
 	}
-	t = (struct export_target){ .out = out, .path = of.stream ? NULL : of.tmp, .opts = &eo };
+	t = (struct export_target){ .out = out, .opts = &eo };
 	ret = c.format->write(s, &t, &err);
 	progress_clear(&c);
 	err_path = ret < 0 ? ktrace_stream_error_path(s) : NULL;

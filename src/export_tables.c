@@ -43,7 +43,7 @@ int export_tables_write(const struct export_tables_args *a, const char *const *i
 	}
 	ret = ktrace_sql_export(q, a->out, a->format, &eo, &err);
 	if (ret)
-		cli_error(a->out, &err);
+		cli_error(NULL, &err);      /* (the message names OUT) */
 	ktrace_sql_close(q);
 	return ret || damage ? CLI_FAILED : CLI_OK;
 }

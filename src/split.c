@@ -189,7 +189,11 @@ static int run_split(int argc, char **argv)
 	ret = tracedat_split(td, &so, &err);
 	tracedat_close(td);
 	if (ret < 0) {
-		cli_error(input, &err);
+		/* the pieces' errors name them (OUT.1, OUT: ...); the others are FILE's */
+		size_t n = strlen(so.output);
+
+		cli_error(!err.has_offset && !strncmp(err.message, so.output, n) &&
+			  (err.message[n] == ':' || err.message[n] == '.') ? NULL : input, &err);
 		return CLI_FAILED;
 	}
 	return CLI_OK;

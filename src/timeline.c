@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* ktrace timeline: a picture of the trace, as one self-contained HTML page or an SVG. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ktrace/stream.h>
@@ -138,115 +134,6 @@ static int parse_ts(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* ---- the output file: a temporary beside it, renamed when complete ---- */
-
-static char tmp_path[PATH_MAX + 32];
-static volatile sig_atomic_t have_tmp;
-
-static void on_signal(int sig)
-{
-	if (have_tmp)
-		unlink(tmp_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-struct output {
-	const char *path;             /* the final name */
-	char final[PATH_MAX];
-	int fd;
-	bool renamed;                 /* written under tmp_path */
-};
-
-static void output_abort(struct output *o);
-
-static int output_open(struct output *o, const char *path)
-{
-	struct stat st;
-	mode_t mode;
-	const char *slash;
-	struct sigaction sa;
-
-	o->path = path;
-	o->renamed = false;
-	if (!strcmp(path, "-")) {
-		o->fd = STDOUT_FILENO;
-		return 0;
-	}
-	snprintf(o->final, sizeof(o->final), "%s", path);
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
-		/* a symlink stays: the file it names is replaced */
-		if (!realpath(path, o->final) || stat(o->final, &st))
-			snprintf(o->final, sizeof(o->final), "%s", path);
-	}
-	if (!stat(o->final, &st) && !S_ISREG(st.st_mode)) {
-		/* a FIFO, a device: written to as it is */
-		o->fd = open(o->final, O_WRONLY | O_CLOEXEC);
-		return o->fd < 0 ? -errno : 0;
-	}
-	if (!stat(o->final, &st)) {
-		mode = st.st_mode & 07777;
-	} else {
-		mode_t um = umask(0);
-
-		umask(um);
-		mode = 0666 & ~um;
-	}
-	slash = strrchr(o->final, '/');
-	if (slash)
-		snprintf(tmp_path, sizeof(tmp_path), "%.*s/.%s.XXXXXX", (int)(slash - o->final), o->final,
-			 slash + 1);
-	else
-		snprintf(tmp_path, sizeof(tmp_path), ".%s.XXXXXX", o->final);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	o->fd = mkstemp(tmp_path);
-	if (o->fd < 0)
-		return -errno;
-	have_tmp = 1;
-	o->renamed = true;
-	if (fchmod(o->fd, mode) < 0) {
-		int e = -errno;
-
-		output_abort(o);
-		return e;
-	}
-	return 0;
-}
-
-static void output_abort(struct output *o)
-{
-	if (o->renamed) {
-		close(o->fd);
-		unlink(tmp_path);
-		have_tmp = 0;
-	}
-}
-
-static int output_commit(struct output *o)
-{
-	if (!o->renamed)
-		return 0;
-	if (fsync(o->fd) < 0 && errno != EINVAL) {
-		int e = -errno;
-
-		output_abort(o);
-		return e;
-	}
-	if (close(o->fd) < 0 || rename(tmp_path, o->final) < 0) {
-		int e = -errno;
-
-		unlink(tmp_path);
-		have_tmp = 0;
-		return e;
-	}
-	have_tmp = 0;
-	return 0;
-}
-
 static void progress(void *arg, uint64_t records)
 {
 	(void)arg;
@@ -274,7 +161,7 @@ static int run_timeline(int argc, char **argv)
 	bool neg = false, quiet = false, drawn = false;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = NULL;
-	struct output o = { 0 };
+	struct cli_outfile o = { 0 };
 	int opt, ret, drawn_ret, status = CLI_FAILED;
 
 	opterr = 0;
@@ -391,15 +278,12 @@ static int run_timeline(int argc, char **argv)
 	if (!quiet && isatty(STDERR_FILENO))
 		vo.progress = progress;
 
-	ret = output_open(&o, outpath);
-	if (ret) {
-		cli_errorf(outpath, "%s", strerror(-ret));
+	if (cli_outfile_open(&o, outpath))
 		goto done;
-	}
 	out = ktrace_out_new(o.fd);
 	if (!out) {
 		cli_errorf(NULL, "out of memory");
-		output_abort(&o);
+		cli_outfile_discard(&o);
 		goto done;
 	}
 	ret = ktrace_view_timeline(&vo, out, &err, &err_path, &drawn);
@@ -411,20 +295,21 @@ static int run_timeline(int argc, char **argv)
 
 		if (wret && drawn) {
 			cli_errorf(outpath, "%s", strerror(-wret));
-			output_abort(&o);
+			cli_outfile_discard(&o);
 			goto done;
 		}
 	}
 	if (!drawn) {
-		cli_error(err_path, &err);
-		output_abort(&o);
+		/* an error of no input is the page's: writing it (a full disk) names OUT */
+		bool writing = !err_path && (err.code == -ENOSPC || err.code == -EDQUOT ||
+					     err.code == -EIO || err.code == -EFBIG);
+
+		cli_error(writing ? outpath : err_path, &err);
+		cli_outfile_discard(&o);
 		goto done;
 	}
-	ret = output_commit(&o);
-	if (ret) {
-		cli_errorf(outpath, "cannot write: %s", strerror(-ret));
+	if (cli_outfile_commit(&o))
 		goto done;
-	}
 	ret = drawn_ret;
 	if (ret) {
 		cli_error(err_path, &err);   /* damaged input: drawn up to the damage */

@@ -56,8 +56,12 @@ KTRACE_API int64_t ktrace_input_peek(struct ktrace_input *in, uint64_t offset, s
  * Makes a stream input addressable at once: what is left of the stream is copied to
  * an anonymous temporary file (in $TMPDIR, else /tmp) that is then mapped, so that
  * formats which seek (trace.dat) can be read from a pipe. Memory stays bounded: the
- * copy is on disk. Nothing happens for an input that is mapped already. Fails with
- * -ESPIPE when the stream was read past its first window.
+ * copy is on disk, and at most KTRACE_SPOOL_MAX bytes (environment: a number of bytes,
+ * or with K, M, G or T; 0 for no limit; default 4 GiB): beyond that it fails with
+ * -EFBIG and a message that names the limit (-EINVAL for a value that is no size).
+ * Nothing happens for an input that is mapped already. Fails with -ESPIPE when the
+ * stream was read past its first window. (Check the first bytes before: an input that
+ * cannot be the format wanted need not be copied.)
  */
 KTRACE_API int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err);
 

@@ -153,9 +153,13 @@ struct ktrace_sql_export_opts {
 };
 
 /*
- * Writes every table of q to path as format says. A database file is written under a
- * temporary name and renamed when complete; a directory is created (it may exist and
- * be empty), its files likewise. Returns 0 or a negative code with err set.
+ * Writes every table of q to path as format says. A database file, or a directory as a
+ * whole, is built under a temporary name beside path and renamed when complete: a
+ * failure (or a fatal signal) leaves path as it was. An existing directory is replaced
+ * only when it holds nothing but the files of an earlier tsv or jsonl export (else
+ * -ENOTEMPTY, before anything is written); an existing file or directory the caller
+ * may not write is refused (-EACCES). Returns 0 or a negative code with err set (its
+ * message names path).
  */
 KTRACE_API int ktrace_sql_export(struct ktrace_sql *q, const char *path, enum ktrace_sql_format format,
 				 const struct ktrace_sql_export_opts *opts, struct ktrace_error *err);

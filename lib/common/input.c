@@ -275,6 +275,80 @@ int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_
 	return kt_pread_all(in->fd, buf, len, offset);
 }
 
+/* ---- copying a stream to a file ---------------------------------------------------- */
+
+#define SPOOL_DEFAULT (4ull << 30)
+
+int kt_spool_limit(uint64_t *limit, struct ktrace_error *err)
+{
+	const char *v = getenv("KTRACE_SPOOL_MAX");
+	unsigned long long n;
+	char *end;
+	int shift = 0;
+
+	*limit = SPOOL_DEFAULT;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (shift && (*end == 'i' || *end == 'I') && (end[1] == 'b' || end[1] == 'B'))
+		end += 2;
+	else if (shift && (*end == 'b' || *end == 'B'))
+		end++;
+	if (errno || end == v || *end || *v == '-' || (shift && n > (UINT64_MAX >> shift)))
+		return ktrace_error_set(err, -EINVAL, "KTRACE_SPOOL_MAX=%.40s: not a size (bytes, or "
+					"a number with K, M, G or T; 0: no limit)", v);
+	*limit = n ? (uint64_t)n << shift : UINT64_MAX;
+	return 0;
+}
+
+int kt_input_spool_fd(struct ktrace_input *in, struct ktrace_error *err)
+{
+	uint64_t limit;
+	int fd, ret;
+
+	if (in->win_off)
+		return ktrace_error_set(err, -ESPIPE, "the stream was read past its start: it "
+					"cannot be copied to a file any more");
+	if ((ret = kt_spool_limit(&limit, err)))
+		return ret;
+	fd = kt_outfile_anonymous(NULL);
+	if (fd < 0)
+		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
+					"input ($TMPDIR or /tmp): %s", strerror(-fd));
+	for (;;) {
+		if (in->win_len > limit - in->win_off) {
+			const char *v = getenv("KTRACE_SPOOL_MAX");
+
+			ret = ktrace_error_set(err, -EFBIG, "larger than KTRACE_SPOOL_MAX (%.40s): a "
+					       "stream is copied to a temporary file ($TMPDIR or "
+					       "/tmp) to be read, up to that size; give the trace as "
+					       "a file, or set KTRACE_SPOOL_MAX higher (0: no limit)",
+					       v && *v ? v : "4G");
+			break;
+		}
+		if ((ret = kt_write_all(fd, in->win, in->win_len))) {
+			ret = ktrace_error_set(err, ret, "copying the input to a temporary file "
+					       "($TMPDIR or /tmp): %s", strerror(-ret));
+			break;
+		}
+		in->win_off += in->win_len;
+		in->win_len = 0;
+		if (in->eof)
+			return fd;
+		if ((ret = window_fill(in, 1u << 20, err)))
+			break;
+	}
+	close(fd);
+	return ret;
+}
+
 int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
 {
 	static const uint8_t empty[1];
@@ -284,26 +358,9 @@ int ktrace_input_spool(struct ktrace_input *in, struct ktrace_error *err)
 
 	if (in->mapped)
 		return 0;
-	if (in->win_off)
-		return ktrace_error_set(err, -ESPIPE, "the stream was read past its start: it "
-					"cannot be copied to a file any more");
-	fd = kt_outfile_anonymous(NULL);
+	fd = kt_input_spool_fd(in, err);
 	if (fd < 0)
-		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
-					"input ($TMPDIR or /tmp): %s", strerror(-fd));
-	for (;;) {
-		if ((ret = kt_write_all(fd, in->win, in->win_len))) {
-			ret = ktrace_error_set(err, ret, "copying the input to a temporary file "
-					       "($TMPDIR or /tmp): %s", strerror(-ret));
-			goto out;
-		}
-		in->win_off += in->win_len;
-		in->win_len = 0;
-		if (in->eof)
-			break;
-		if ((ret = window_fill(in, 1u << 20, err)))
-			goto out;
-	}
+		return fd;
 	if (fstat(fd, &st) < 0) {
 		ret = ktrace_error_set(err, -errno, "temporary file: %s", strerror(errno));
 		goto out;

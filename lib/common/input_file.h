@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ktrace/error.h>
+
 struct ktrace_input;
 
 /* Reads len bytes at offset of a file input (ktrace_input_open of a regular file) into
@@ -18,5 +20,18 @@ int kt_input_pread(const struct ktrace_input *in, void *buf, size_t len, uint64_
 /* The name messages give the input from now on (an input read through another path,
  * a copy of standard input: the name the user gave). 0 or -ENOMEM. */
 int kt_input_rename(struct ktrace_input *in, const char *name);
+/*
+ * Streams are copied to a file for readers that seek or open the input again (a
+ * pipe's bytes can be read once): at most KTRACE_SPOOL_MAX bytes (environment: a
+ * number of bytes, or with K, M, G or T for powers of 1024; 0 for no limit; default
+ * 4 GiB), so that an endless source cannot fill $TMPDIR. kt_spool_limit gives the
+ * limit (UINT64_MAX: none), or -EINVAL with a message for a value that is no size.
+ */
+int kt_spool_limit(uint64_t *limit, struct ktrace_error *err);
+/* Copies what is left of the stream input in (not read past its first window) to an
+ * anonymous temporary file ($TMPDIR, else /tmp), bounded as above: the file's
+ * descriptor (its offset at the end), or a negative errno with err set (-EFBIG when
+ * the limit is reached). The input is at its end afterwards. */
+int kt_input_spool_fd(struct ktrace_input *in, struct ktrace_error *err);
 
 #endif

@@ -13,6 +13,10 @@
  *     file is built in an anonymous temporary file first (in $TMPDIR, else /tmp) and
  *     copied to the stream by kt_outfile_commit.
  *   - A directory, a socket or anything else is refused.
+ *   - An existing file is replaced only when the user may write it (as open(2) judges
+ *     it for the effective ids): a file someone else made read-only is not replaced
+ *     behind their back by a rename in a directory the user may write, as cp and a
+ *     shell's redirection refuse it. Root may replace it, as with them.
  *
  * While a temporary file exists, the signals that would end the process (SIGINT,
  * SIGTERM, SIGHUP, ... SIGSEGV) remove it first: each time a temporary file is made,
@@ -26,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <ktrace/error.h>
 
@@ -38,6 +43,9 @@ enum {
 	KT_OUTFILE_CREATE_ONLY = 1u << 1,
 	/* Skip fsync before the rename (files in memory, such as /dev/shm buffers). */
 	KT_OUTFILE_NO_SYNC = 1u << 2,
+	/* A regular file only (a database that other code opens by name): "-", FIFOs and
+	 * devices are refused with -EINVAL. */
+	KT_OUTFILE_FILE_ONLY = 1u << 3,
 };
 
 struct kt_outfile;
@@ -52,6 +60,10 @@ int kt_outfile_fd(const struct kt_outfile *f);
 const char *kt_outfile_name(const struct kt_outfile *f);
 /* True when the output goes straight to a FIFO, a device or standard output. */
 bool kt_outfile_is_stream(const struct kt_outfile *f);
+/* The name of the file being written (the temporary file beside the target, or the
+ * file in a kt_outdir's temporary directory), for code that writes the file by its
+ * name (SQLite); NULL for streams. */
+const char *kt_outfile_temp_path(const struct kt_outfile *f);
 /* Writes all of p at the current position of kt_outfile_fd (EINTR retried). 0 or a
  * negative errno with a message in err. */
 int kt_outfile_write(struct kt_outfile *f, const void *p, size_t n, struct ktrace_error *err);
@@ -61,6 +73,34 @@ int kt_outfile_write(struct kt_outfile *f, const void *p, size_t n, struct ktrac
 int kt_outfile_commit(struct kt_outfile *f, struct ktrace_error *err);
 /* Gives up: removes the temporary file, frees f. NULL is fine. */
 void kt_outfile_abort(struct kt_outfile *f);
+
+/*
+ * An output directory (a set of files that belong together, such as one file per
+ * table) is written the same way: built under a temporary name beside it
+ * ("PATH.tmpXXXXXX"), removed whole by a failure or a fatal signal, and renamed to PATH
+ * by kt_outdir_commit when every file is complete. A symbolic link is followed. An
+ * existing PATH is replaced whole (exchanged atomically where the file system can,
+ * keeping its mode and owner) when it is a directory the user may write that holds
+ * only regular files named in names (what an earlier run of the same writer made; the
+ * caller keeps the list until commit or abort); anything else there is refused with
+ * -ENOTEMPTY (or -ENOTDIR for a file), before anything is written.
+ */
+struct kt_outdir;
+
+int kt_outdir_open(const char *path, const char *const *names, struct kt_outdir **out,
+		   struct ktrace_error *err);
+/* Creates the file name in the directory; write it through the kt_outfile calls and
+ * end it with kt_outfile_commit (fsync, close: it keeps its name) or kt_outfile_abort
+ * (removed). Its messages name "PATH/name". */
+int kt_outdir_file(struct kt_outdir *d, const char *name, struct kt_outfile **out,
+		   struct ktrace_error *err);
+/* The path as given to kt_outdir_open. */
+const char *kt_outdir_name(const struct kt_outdir *d);
+/* Renames the directory to PATH (its files committed first), then frees d. On failure
+ * the temporary directory is removed and PATH left as it was. */
+int kt_outdir_commit(struct kt_outdir *d, struct ktrace_error *err);
+/* Gives up: removes the temporary directory and its files, frees d. NULL is fine. */
+void kt_outdir_abort(struct kt_outdir *d);
 
 /* An anonymous temporary file (no name, gone when closed) in dir (NULL: $TMPDIR, else
  * /tmp), open for reading and writing: for spooling streams and captured data. A

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cpus.h"
 #include "common/grow.h"
 #include "common/livefile.h"
 #include "common/outfile.h"
+#include "engine/spool.h"
 #include "engine/stream_int.h"
 
 /* Strings the stream keeps for its whole life, in blocks that never move. */
@@ -325,52 +325,19 @@ const char *kt_stream_shown(const struct ktrace_stream *s, const char *path)
 }
 
 /* Input i, when it is standard input or a FIFO (its format is looked at first, then its
- * reader opens it again): copied to an anonymous file, which the readers open as
- * /proc/self/fd/N. 0, or a negative code. */
+ * reader opens it again): copied to an anonymous file (engine/spool.h), which the
+ * readers open as /proc/self/fd/N. 0, or a negative code. */
 static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktrace_error *err)
 {
-	struct stat st;
-	int in, fd, ret = 0;
-	char buf[1 << 16];
+	int ret;
 
-	if (strcmp(path, "-") && (stat(path, &st) || !S_ISFIFO(st.st_mode)))
-		return 0;
 	/* standard input from a live tracefs file: copying it would consume it */
 	if (!strcmp(path, "-") && kt_refuse_live_tracefs(STDIN_FILENO, NULL, err))
 		return -EPERM;
-	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (in < 0)
-		return ktrace_error_set(err, -errno, "%s", strerror(errno));
-	fd = kt_outfile_anonymous(NULL);
-	if (fd < 0) {
-		if (in != STDIN_FILENO)
-			close(in);
-		return ktrace_error_set(err, fd, "cannot create a temporary file to hold the "
-					"input ($TMPDIR or /tmp): %s", strerror(-fd));
-	}
-	s->spool_fd[i] = fd;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = ktrace_error_set(err, -errno, "reading: %s", strerror(errno));
-			break;
-		}
-		if (!n)
-			break;
-		if ((ret = kt_write_all(fd, buf, (size_t)n))) {
-			ret = ktrace_error_set(err, ret, "copying the input to a temporary file "
-					       "($TMPDIR or /tmp): %s", strerror(-ret));
-			break;
-		}
-	}
-	if (in != STDIN_FILENO)
-		close(in);
-	if (ret)
+	ret = kt_spool_once(path, &s->spool_fd[i], err);
+	if (ret || s->spool_fd[i] < 0)
 		return ret;
-	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", fd) < 0) {
+	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", s->spool_fd[i]) < 0) {
 		s->spool_path[i] = NULL;
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	}

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "engine/spool.h"
 #include "sql/sql_int.h"
 
 int sql_db_error(sqlite3 *db, int rc, struct ktrace_error *err, const char *what)
@@ -137,12 +139,17 @@ static int copy_opts(struct ktrace_sql *q, const char *const *paths, size_t n,
 		     const struct ktrace_stream_opts *so)
 {
 	q->paths = calloc(n ? n : 1, sizeof(*q->paths));
-	if (!q->paths)
+	q->open_paths = calloc(n ? n : 1, sizeof(*q->open_paths));
+	q->spool_fd = malloc((n ? n : 1) * sizeof(*q->spool_fd));
+	if (!q->paths || !q->open_paths || !q->spool_fd)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		q->spool_fd[i] = -1;
 		if (!(q->paths[i] = strdup(paths[i])))
 			return -ENOMEM;
-	q->npaths = n;
+		q->open_paths[i] = q->paths[i];
+		q->npaths = i + 1;
+	}
 	q->sopts.size = sizeof(q->sopts);
 	if (!so)
 		return 0;
@@ -244,7 +251,7 @@ static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 
 		t->path = q->paths[i];
 		t->sched_buffer = -1;
-		t->trace_id = sql_trace_hash(q->paths[i], (uint32_t)i);
+		t->trace_id = sql_trace_hash(q->open_paths[i], (uint32_t)i);
 		/* the same file twice: ids of their own */
 		for (size_t j = 0; j < i; j++)
 			if (q->traces[j].trace_id == t->trace_id)
@@ -295,7 +302,8 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 
 	if (!cache)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = ktrace_stream_open(&s, (const char *const *)q->paths, q->npaths, &q->sopts, err, err_path);
+	ret = ktrace_stream_open(&s, (const char *const *)q->open_paths, q->npaths, &q->sopts, err,
+				 err_path);
 	if (ret) {
 		free(cache);
 		return ret;
@@ -318,7 +326,7 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 				q->damage_err = serr;
 				q->damage_path = ktrace_stream_error_path(s);
 				for (size_t i = 0; i < q->npaths && q->damage_path; i++)
-					if (!strcmp(q->paths[i], q->damage_path))
+					if (!strcmp(q->open_paths[i], q->damage_path))
 						q->damage_path = q->paths[i];
 				ret = 0;
 			}
@@ -538,7 +546,9 @@ static enum db_state db_state(const char *db_path, const char *const *paths, siz
 	sqlite3_finalize(q);
 	q = NULL;
 	for (size_t k = 0; k < n; k++) {
-		if (stat(paths[k], &st) || st.st_mtim.tv_sec > db.st_mtim.tv_sec ||
+		/* (standard input, a FIFO: new bytes each time) */
+		if (kt_spool_needed(paths[k]) || stat(paths[k], &st) ||
+		    st.st_mtim.tv_sec > db.st_mtim.tv_sec ||
 		    (st.st_mtim.tv_sec == db.st_mtim.tv_sec && st.st_mtim.tv_nsec >= db.st_mtim.tv_nsec)) {
 			state = DB_STALE;
 			goto out;
@@ -561,6 +571,27 @@ out:
 	sqlite3_finalize(q);
 	sqlite3_close(h);
 	return state;
+}
+
+/* The inputs that can be read only once, copied: the tables are built from one walk of
+ * the inputs, and each scan of event and args opens them again. */
+static int spool_inputs(struct ktrace_sql *q, struct ktrace_error *err, const char **err_path)
+{
+	for (size_t i = 0; i < q->npaths; i++) {
+		int ret = kt_spool_once(q->paths[i], &q->spool_fd[i], err);
+
+		if (ret) {
+			if (err_path)
+				*err_path = q->paths[i];
+			return ret;
+		}
+		if (q->spool_fd[i] >= 0 &&
+		    asprintf(&q->open_paths[i], "/proc/self/fd/%d", q->spool_fd[i]) < 0) {
+			q->open_paths[i] = q->paths[i];
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	return 0;
 }
 
 static int open_file(struct ktrace_sql *q, const char *path, struct ktrace_error *err)
@@ -608,22 +639,20 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 		}
 		reuse = st == DB_CURRENT && !o.rebuild;
 	}
+	/* (the errors of the database file name it themselves) */
 	if (o.db_path && (reuse || !npaths)) {
 		ret = open_file(q, o.db_path, err);
-		if (ret && err_path)
-			*err_path = o.db_path;
 	} else {
-		ret = build_memory(q, err, err_path);
-		if (!ret && o.db_path && !q->damage) {
+		ret = spool_inputs(q, err, err_path);
+		if (!ret)
+			ret = build_memory(q, err, err_path);
+		if (!ret && o.db_path && !q->damage)
 			ret = sql_write_db(q, o.db_path, err);
-			if (ret && err_path)
-				*err_path = o.db_path;
-		}
 	}
 	if (ret) {
 		/* the path given, not our copy */
 		for (size_t i = 0; err_path && *err_path && i < npaths; i++)
-			if (*err_path == q->paths[i])
+			if (*err_path == q->paths[i] || *err_path == q->open_paths[i])
 				*err_path = paths[i];
 		ktrace_sql_close(q);
 		return ret;
@@ -645,8 +674,15 @@ void ktrace_sql_close(struct ktrace_sql *q)
 		sql_prev_state_free(q->traces[i].states);
 	free(q->traces);
 	sql_registry_free(q);
-	for (size_t i = 0; i < q->npaths; i++)
+	for (size_t i = 0; i < q->npaths; i++) {
+		if (q->open_paths[i] != q->paths[i])
+			free(q->open_paths[i]);
+		if (q->spool_fd[i] >= 0)
+			close(q->spool_fd[i]);
 		free(q->paths[i]);
+	}
+	free(q->open_paths);
+	free(q->spool_fd);
 	free(q->paths);
 	for (size_t i = 0; q->filters && i < q->sopts.nfilters; i++)
 		free((char *)q->filters[i].text);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Writing the tables out: a SQLite database file (every table real, with its indexes
- * and the raw view; written under a temporary name, renamed when complete), or a
- * directory of TABLE.tsv / TABLE.jsonl files with schema.sqlite.sql and
- * schema.clickhouse.sql.
+ * and the raw view), or a directory of TABLE.tsv / TABLE.jsonl files with
+ * schema.sqlite.sql and schema.clickhouse.sql. Both through the common output writer
+ * (common/outfile.h): the file, or the whole directory, is built under a temporary
+ * name beside OUT and renamed when complete; a failure (a full disk) or a fatal
+ * signal leaves OUT as it was and no temporary behind.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,8 +17,8 @@
 
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "common/outfile.h"
 #include "sql/sql_int.h"
-#include "sql/tempfile.h"
 
 /* Copies every table of main into the attached database "out". */
 static int copy_tables(sqlite3 *db, struct ktrace_error *err)
@@ -45,7 +47,8 @@ static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 	return ret;
 }
 
-static int attach(sqlite3 *db, const char *path, struct ktrace_error *err)
+/* The database file (named name in messages) attached as "out". */
+static int attach(sqlite3 *db, const char *path, const char *name, struct ktrace_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS out", -1, &st, NULL);
@@ -57,26 +60,32 @@ static int attach(sqlite3 *db, const char *path, struct ktrace_error *err)
 		if (rc == SQLITE_DONE)
 			return 0;
 	}
-	return sql_db_error(db, rc, err, path);
+	return sql_db_error(db, rc, err, name);
 }
 
 static int write_sqlite(struct ktrace_sql *q, const char *path, struct ktrace_error *err)
 {
-	struct sql_tmp t;
-	int ret = sql_tmp_create(path, &t, err);
+	struct kt_outfile *f;
+	int ret = kt_outfile_open(path, KT_OUTFILE_FILE_ONLY, &f, err);
 
 	if (ret)
 		return ret;
-	ret = attach(q->db, t.tmp, err);
+	/* SQLite writes the temporary file by its name */
+	ret = attach(q->db, kt_outfile_temp_path(f), path, err);
 	if (!ret) {
-		ret = copy_tables(q->db, err);
+		if ((ret = copy_tables(q->db, err))) {
+			/* (SQLite's message names no file) */
+			struct ktrace_error e = *err;
+
+			ktrace_error_set(err, ret, "%s: %s", path, e.message);
+		}
 		sqlite3_exec(q->db, "DETACH DATABASE out", NULL, NULL, NULL);
 	}
 	if (ret) {
-		sql_tmp_abort(&t);
+		kt_outfile_abort(f);
 		return ret;
 	}
-	return sql_tmp_commit(&t, err);
+	return kt_outfile_commit(f, err);
 }
 
 int sql_write_db(struct ktrace_sql *q, const char *path, struct ktrace_error *err)
@@ -142,60 +151,46 @@ static void tsv_value(struct ktrace_out *o, sqlite3_stmt *st, int c)
 	}
 }
 
-/* Writes text to dir/name through a temporary file. */
-static int write_text(const char *dir, const char *name, const char *text, size_t len,
+/* Writes text to the file name of the directory. */
+static int write_text(struct kt_outdir *d, const char *name, const char *text, size_t len,
 		      struct ktrace_error *err)
 {
-	struct sql_buf path = { 0 };
-	struct sql_tmp t;
-	int ret;
+	struct kt_outfile *f;
+	int ret = kt_outdir_file(d, name, &f, err);
 
-	sql_buf_printf(&path, "%s/%s", dir, name);
-	if (path.failed)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = sql_tmp_create(sql_buf_str(&path), &t, err);
-	sql_buf_free(&path);
 	if (ret)
 		return ret;
-	while (len) {
-		ssize_t w = write(t.fd, text, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = ktrace_error_set(err, -errno, "%s/%s: %s", dir, name, strerror(errno));
-			sql_tmp_abort(&t);
-			return ret;
-		}
-		text += w;
-		len -= (size_t)w;
+	if ((ret = kt_outfile_write(f, text, len, err))) {
+		kt_outfile_abort(f);
+		return ret;
 	}
-	return sql_tmp_commit(&t, err);
+	return kt_outfile_commit(f, err);
 }
 
-static int write_table(struct ktrace_sql *q, const char *dir, const struct sql_table *tab, bool jsonl,
-		       struct ktrace_error *err)
+static int write_table(struct ktrace_sql *q, struct kt_outdir *d, const struct sql_table *tab,
+		       bool jsonl, struct ktrace_error *err)
 {
-	struct sql_buf path = { 0 }, sql = { 0 };
-	struct ktrace_out *o;
+	struct sql_buf name = { 0 }, shown = { 0 }, sql = { 0 };
+	struct ktrace_out *o = NULL;
+	struct kt_outfile *f = NULL;
 	sqlite3_stmt *st = NULL;
-	struct sql_tmp t;
 	int ret, rc;
 
-	sql_buf_printf(&path, "%s/%s.%s", dir, tab->name, jsonl ? "jsonl" : "tsv");
+	sql_buf_printf(&name, "%s.%s", tab->name, jsonl ? "jsonl" : "tsv");
+	sql_buf_printf(&shown, "%s/%s", kt_outdir_name(d), sql_buf_str(&name));
 	sql_buf_printf(&sql, "SELECT * FROM main.%s", tab->name);
-	if (path.failed || sql.failed) {
-		sql_buf_free(&path);
-		sql_buf_free(&sql);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (name.failed || shown.failed || sql.failed) {
+		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		goto out;
 	}
-	ret = sql_tmp_create(sql_buf_str(&path), &t, err);
+	ret = kt_outdir_file(d, sql_buf_str(&name), &f, err);
 	if (ret)
 		goto out;
-	o = ktrace_out_new(t.fd);
+	o = ktrace_out_new(kt_outfile_fd(f));
 	rc = sqlite3_prepare_v2(q->db, sql_buf_str(&sql), -1, &st, NULL);
 	if (!o || rc != SQLITE_OK) {
-		ret = o ? sql_db_error(q->db, rc, err, tab->name) : ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = o ? sql_db_error(q->db, rc, err, sql_buf_str(&shown))
+			: ktrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -223,25 +218,25 @@ static int write_table(struct ktrace_sql *q, const char *dir, const struct sql_t
 			break;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = sql_db_error(q->db, rc, err, tab->name);
+		ret = sql_db_error(q->db, rc, err, sql_buf_str(&shown));
 		goto fail;
 	}
 	ret = ktrace_out_flush(o);
 	if (ret) {
-		ret = ktrace_error_set(err, ret, "%s: %s", sql_buf_str(&path), strerror(-ret));
+		ret = ktrace_error_set(err, ret, "%s: %s", sql_buf_str(&shown), strerror(-ret));
 		goto fail;
 	}
 	ktrace_out_free(o);
 	sqlite3_finalize(st);
-	ret = sql_tmp_commit(&t, err);
+	ret = kt_outfile_commit(f, err);
 	goto out;
 fail:
-	if (o)
-		ktrace_out_free(o);
+	ktrace_out_free(o);
 	sqlite3_finalize(st);
-	sql_tmp_abort(&t);
+	kt_outfile_abort(f);
 out:
-	sql_buf_free(&path);
+	sql_buf_free(&name);
+	sql_buf_free(&shown);
 	sql_buf_free(&sql);
 	return ret;
 }
@@ -257,33 +252,82 @@ static bool valid_cluster(const char *c)
 	return true;
 }
 
+/* The names a table directory may hold: both formats' tables and the schemas (an
+ * earlier export of either format is replaced whole). A NULL-terminated array, or NULL
+ * when out of memory. */
+static char *name_with(const char *table, const char *ending)
+{
+	size_t a = strlen(table), b = strlen(ending);
+	char *s = malloc(a + b + 1);
+
+	if (s) {
+		memcpy(s, table, a);
+		memcpy(s + a, ending, b + 1);
+	}
+	return s;
+}
+
+static void free_names(char **names)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+static char **dir_names(void)
+{
+	size_t n = sql_table_count(), k = 0;
+	char **names = calloc(2 * n + 3, sizeof(*names));
+
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!(names[k++] = name_with(sql_table_at(i)->name, ".tsv")) ||
+		    !(names[k++] = name_with(sql_table_at(i)->name, ".jsonl"))) {
+			free_names(names);
+			return NULL;
+		}
+	}
+	if (!(names[k++] = strdup("schema.sqlite.sql")) ||
+	    !(names[k++] = strdup("schema.clickhouse.sql"))) {
+		free_names(names);
+		return NULL;
+	}
+	return names;
+}
+
 static int write_dir(struct ktrace_sql *q, const char *dir, bool jsonl, const char *cluster,
 		     struct ktrace_error *err)
 {
 	struct sql_buf s = { 0 };
-	struct stat st;
-	int ret = 0;
+	struct kt_outdir *d = NULL;
+	char **names = dir_names();
+	int ret;
 
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return ktrace_error_set(err, -errno, "%s: %s", dir, strerror(errno));
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return ktrace_error_set(err, -ENOTDIR, "%s: not a directory", dir);
+	if (!names)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	ret = kt_outdir_open(dir, (const char *const *)names, &d, err);
 	for (size_t i = 0; i < sql_table_count() && !ret; i++)
-		ret = write_table(q, dir, sql_table_at(i), jsonl, err);
+		ret = write_table(q, d, sql_table_at(i), jsonl, err);
+	if (!ret) {
+		if (sql_schema_text(&s, KTRACE_SQL_SQLITE, NULL, NULL))
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		else
+			ret = write_text(d, "schema.sqlite.sql", sql_buf_str(&s), s.len, err);
+		sql_buf_free(&s);
+	}
+	if (!ret) {
+		if (sql_schema_text(&s, KTRACE_SQL_CLICKHOUSE, NULL, cluster))
+			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		else
+			ret = write_text(d, "schema.clickhouse.sql", sql_buf_str(&s), s.len, err);
+		sql_buf_free(&s);
+	}
 	if (ret)
-		return ret;
-	if (sql_schema_text(&s, KTRACE_SQL_SQLITE, NULL, NULL))
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		kt_outdir_abort(d);
 	else
-		ret = write_text(dir, "schema.sqlite.sql", sql_buf_str(&s), s.len, err);
-	sql_buf_free(&s);
-	if (ret)
-		return ret;
-	if (sql_schema_text(&s, KTRACE_SQL_CLICKHOUSE, NULL, cluster))
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
-	else
-		ret = write_text(dir, "schema.clickhouse.sql", sql_buf_str(&s), s.len, err);
-	sql_buf_free(&s);
+		ret = kt_outdir_commit(d, err);
+	free_names(names);
 	return ret;
 }
 

@@ -206,8 +206,13 @@ struct sql_idle_stream;
 struct ktrace_sql {
 	sqlite3 *db;
 	bool reused;                 /* db is an existing file */
-	char **paths;
+	char **paths;                /* the inputs as given */
 	size_t npaths;
+	/* what the streams open: paths[i], or /proc/self/fd/N of spool_fd[i], the copy
+	 * of an input that can be read once (standard input, a FIFO: engine/spool.h),
+	 * since every scan of event and args opens the inputs again */
+	char **open_paths;
+	int *spool_fd;
 	struct ktrace_stream_opts sopts;
 	struct ktrace_stream_filter *filters;
 	struct ktrace_stream_task *tasks;

@@ -130,7 +130,7 @@ static int scan_seek(struct ktrace_sql *q, struct sql_scan *sc, int64_t target)
 			struct ktrace_error err;
 
 			scan_release(q, sc);
-			if (ktrace_stream_open(&sc->s, (const char *const *)q->paths, q->npaths, &q->sopts,
+			if (ktrace_stream_open(&sc->s, (const char *const *)q->open_paths, q->npaths, &q->sopts,
 					       &err, NULL))
 				return 0;
 		}

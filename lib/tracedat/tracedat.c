@@ -1990,7 +1990,21 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 	int ret;
 
 	*out = NULL;
-	/* trace.dat is read by offset: a pipe is copied to a temporary file first */
+	/* trace.dat is read by offset: a pipe is copied to a temporary file first, when
+	 * its first bytes can begin a trace.dat (/dev/zero is not copied without end) */
+	if (!ktrace_input_is_mapped(in)) {
+		const uint8_t *head;
+		int64_t got = ktrace_input_peek(in, 0, sizeof(td_magic), &head, err);
+
+		ret = got < 0 ? (int)got : 0;
+		if (got > 0 && memcmp(head, td_magic, (size_t)got))
+			ret = ktrace_error_at(err, -EBADMSG, 0, "not a trace.dat file (bad magic)");
+		if (ret < 0) {
+			if (owns)
+				ktrace_input_close(in);
+			return ret;
+		}
+	}
 	if ((ret = ktrace_input_spool(in, err)) < 0 ||
 	    (!ktrace_input_size(in) && (ret = ktrace_error_at(err, -ENODATA, 0, "empty file")) < 0)) {
 		if (owns)

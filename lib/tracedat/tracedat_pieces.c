@@ -22,13 +22,13 @@
 #include <ktrace/tracedat.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 
 struct stream {
@@ -73,22 +73,6 @@ static uint64_t unit_ns(enum tracedat_split_unit u)
 	case TRACEDAT_SPLIT_USECS: return 1000ull;
 	default: return 0;
 	}
-}
-
-static int tmp_file(const char *dir)
-{
-	char path[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd >= 0)
-		return fd;
-	if (snprintf(path, sizeof(path), "%s/.ktrace-split-XXXXXX", dir) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	return fd;
 }
 
 /* A registry of the file's formats and command lines, and the fields to learn from. */
@@ -200,17 +184,18 @@ static int reset_streams(struct split *sp)
 		struct stream *s = &sp->streams[i];
 
 		if (s->fd < 0) {
-			s->fd = tmp_file(sp->dir);
+			s->fd = kt_outfile_anonymous(sp->dir);
 			if (s->fd < 0)
-				return ktrace_error_set(sp->err, s->fd, "%s: cannot create a temporary file: %s",
-							sp->dir, strerror(-s->fd));
+				return ktrace_error_set(sp->err, s->fd, "%s: cannot create a temporary file "
+							"in %s: %s", sp->o->output, sp->dir, strerror(-s->fd));
 			if (td_pages_init(&s->pages, s->fd,
 					  tracedat_buffer(sp->td, s->buffer)->page_size, sp->long_size,
 					  sp->big_endian))
 				return ktrace_error_set(sp->err, -ENOMEM, "out of memory");
 		}
 		if (ftruncate(s->fd, 0) < 0 || lseek(s->fd, 0, SEEK_SET) < 0)
-			return ktrace_error_set(sp->err, -errno, "temporary file: %s", strerror(errno));
+			return ktrace_error_set(sp->err, -errno, "%s: temporary file: %s", sp->o->output,
+						strerror(errno));
 		s->pages.bytes = s->pages.pages = 0;
 		s->pages.open = false;
 		s->pages.used = 0;
@@ -227,7 +212,8 @@ static int add_record(struct split *sp, struct stream *s, const struct tracedat_
 		return ktrace_error_set(sp->err, ret, "a record of %u bytes does not fit a sub-buffer of "
 					"%u bytes", rec->size, s->pages.page_size);
 	if (ret)
-		return ktrace_error_set(sp->err, ret, "writing a temporary file: %s", strerror(-ret));
+		return ktrace_error_set(sp->err, ret, "%s: writing a temporary file: %s", sp->o->output,
+					strerror(-ret));
 	return 0;
 }
 
@@ -246,7 +232,8 @@ static int write_piece(struct split *sp, const char *path, size_t learned)
 		ret = td_pages_flush(&sp->streams[i].pages);
 		if (ret) {
 			free(index);
-			return ktrace_error_set(sp->err, ret, "writing a temporary file: %s", strerror(-ret));
+			return ktrace_error_set(sp->err, ret, "%s: writing a temporary file: %s",
+						sp->o->output, strerror(-ret));
 		}
 	}
 	ret = tracedat_writer_create(path, &sp->wo, &w, sp->err);
@@ -325,7 +312,7 @@ static int split_merged(struct split *sp)
 		size_t learned = sp->learn.len;
 
 		if ((ret = reset_streams(sp)))
-			break;
+			goto out;
 		for (;;) {
 			const struct tracedat_record *rec = held;
 

@@ -259,6 +259,163 @@ static void signal_removes_temporary(void)
 	}
 }
 
+/* A file the user may not write is not replaced, as cp refuses it; root may (run as
+ * nobody in a child when we are root, in a directory nobody may write). */
+static void unwritable_file_not_replaced(void)
+{
+	char sub[512], p[600];
+	int status = 0;
+	pid_t child;
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s", in_dir("open"));
+	CHECK_EQ(chmod(dir, 0711), 0);      /* (mkdtemp's 0700 would stop nobody at the door) */
+	CHECK_EQ(mkdir(sub, 0777), 0);
+	CHECK_EQ(chmod(sub, 0777), 0);
+	snprintf(p, sizeof(p), "%s/ro", sub);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0444);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, "mine", 4), 4);
+	close(fd);
+	CHECK_EQ(chmod(p, 0444), 0);
+	if (geteuid() == 0) {
+		child = fork();
+		if (child == 0) {
+			struct kt_outfile *f;
+			struct ktrace_error err = { 0 };
+			int ret;
+
+			if (setgid(65534) || setuid(65534))
+				_exit(10);
+			ret = kt_outfile_open(p, 0, &f, &err);
+			if (ret != -EACCES || !strstr(err.message, "not replaced"))
+				_exit(11);
+			/* and no temporary left */
+			_exit(0);
+		}
+		CHECK_EQ(waitpid(child, &status, 0), child);
+		CHECK(WIFEXITED(status));
+		CHECK_EQ(WEXITSTATUS(status), 0);
+		CHECK_STR(read_file(p), "mine");
+		/* root replaces it, as cp does; the mode stays */
+		CHECK_EQ(write_file(p, 0, "root's"), 0);
+		CHECK_STR(read_file(p), "root's");
+	} else {
+		/* not root: our own read-only file is refused as well */
+		CHECK_EQ(write_file(p, 0, "x"), -EACCES);
+		CHECK_STR(read_file(p), "mine");
+	}
+	CHECK_EQ(temporaries(), 0);
+	snprintf(p, sizeof(p), "rm -rf '%s'", sub);
+	CHECK_EQ(system(p), 0);
+	CHECK_EQ(chmod(dir, 0700), 0);
+}
+
+/* Writes files a, b (with text) into a kt_outdir at path. */
+static int write_dir(const char *path, const char *const *names, const char *text)
+{
+	struct kt_outdir *d;
+	struct ktrace_error err = { 0 };
+	int ret = kt_outdir_open(path, names, &d, &err);
+
+	if (ret)
+		return ret;
+	for (int i = 0; i < 2 && !ret; i++) {
+		struct kt_outfile *f;
+
+		ret = kt_outdir_file(d, i ? "b" : "a", &f, &err);
+		if (!ret && (ret = kt_outfile_write(f, text, strlen(text), &err)))
+			kt_outfile_abort(f);
+		else if (!ret)
+			ret = kt_outfile_commit(f, &err);
+	}
+	if (ret) {
+		kt_outdir_abort(d);
+		return ret;
+	}
+	return kt_outdir_commit(d, &err);
+}
+
+static void directory_renamed_whole(void)
+{
+	static const char *const names[] = { "a", "b", "c", NULL };
+	char p[600], q[600];
+	struct stat st;
+	struct kt_outdir *d;
+	struct kt_outfile *f;
+	struct ktrace_error err = { 0 };
+	mode_t old = umask(022);
+
+	/* a new directory: 0777 less the umask, both files */
+	CHECK_EQ(write_dir(in_dir("tables"), names, "one"), 0);
+	umask(old);
+	snprintf(p, sizeof(p), "%s/b", in_dir("tables"));
+	CHECK_STR(read_file(p), "one");
+	CHECK_EQ(stat(in_dir("tables"), &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0755);
+	/* an earlier output (a file c the new one lacks) with its own mode: replaced whole */
+	snprintf(q, sizeof(q), "%s/c", in_dir("tables"));
+	CHECK_EQ(write_file(q, 0, "stale"), 0);
+	CHECK_EQ(chmod(in_dir("tables"), 0750), 0);
+	CHECK_EQ(write_dir(in_dir("tables"), names, "two"), 0);
+	CHECK_STR(read_file(p), "two");
+	CHECK(access(q, F_OK) < 0);
+	CHECK_EQ(stat(in_dir("tables"), &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0750);
+	CHECK_EQ(temporaries(), 0);
+	/* a file that is not one of ours: refused before anything is written */
+	snprintf(q, sizeof(q), "%s/notes.txt", in_dir("tables"));
+	CHECK_EQ(write_file(q, 0, "keep me"), 0);
+	CHECK_EQ(write_dir(in_dir("tables"), names, "three"), -ENOTEMPTY);
+	CHECK_STR(read_file(q), "keep me");
+	CHECK_STR(read_file(p), "two");
+	CHECK_EQ(temporaries(), 0);
+	/* a regular file is no directory */
+	CHECK_EQ(write_dir(in_dir("new"), names, "x"), -ENOTDIR);
+	/* an abort after some files: nothing left, the old directory as it was */
+	unlink(q);
+	CHECK_EQ(kt_outdir_open(in_dir("tables"), names, &d, &err), 0);
+	CHECK_EQ(kt_outdir_file(d, "a", &f, &err), 0);
+	CHECK_EQ(kt_outfile_write(f, "half", 4, &err), 0);
+	CHECK_EQ(kt_outfile_commit(f, &err), 0);
+	CHECK_EQ(temporaries(), 1);
+	kt_outdir_abort(d);
+	CHECK_EQ(temporaries(), 0);
+	CHECK_STR(read_file(p), "two");
+	/* a name with a slash is refused */
+	CHECK_EQ(kt_outdir_open(in_dir("tables2"), names, &d, &err), 0);
+	CHECK_EQ(kt_outdir_file(d, "../x", &f, &err), -EINVAL);
+	kt_outdir_abort(d);
+	CHECK(access(in_dir("tables2"), F_OK) < 0);
+	CHECK_EQ(temporaries(), 0);
+}
+
+/* A signal while the directory is written removes it with its files. */
+static void signal_removes_directory(void)
+{
+	static const char *const names[] = { "a", NULL };
+	int status = 0;
+	pid_t child = fork();
+
+	if (child == 0) {
+		struct kt_outdir *d;
+		struct kt_outfile *f;
+
+		signal(SIGTERM, SIG_DFL);
+		if (kt_outdir_open(in_dir("killed-dir"), names, &d, NULL) ||
+		    kt_outdir_file(d, "a", &f, NULL) || kt_outfile_write(f, "partial", 7, NULL))
+			_exit(3);
+		raise(SIGTERM);
+		_exit(4);
+	}
+	CHECK_EQ(waitpid(child, &status, 0), child);
+	CHECK(WIFSIGNALED(status));
+	if (WIFSIGNALED(status))
+		CHECK_EQ(WTERMSIG(status), SIGTERM);
+	CHECK_EQ(temporaries(), 0);
+	CHECK(access(in_dir("killed-dir"), F_OK) < 0);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -274,6 +431,9 @@ int main(void)
 	RUN(abort_leaves_target_alone);
 	RUN(create_only_never_replaces);
 	RUN(signal_removes_temporary);
+	RUN(unwritable_file_not_replaced);
+	RUN(directory_renamed_whole);
+	RUN(signal_removes_directory);
 	{
 		char cmd[600];
 
