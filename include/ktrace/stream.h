@@ -71,6 +71,10 @@ struct ktrace_stream_opts {
 				       * for event names and fields; NULL: ids only */
 	const char *codes_file;       /* Darwin: trace.codes names added to the built-in ones */
 	unsigned flags;               /* KTRACE_STREAM_* below */
+	const char *const *names;     /* NULL, or a name per path to show in errors, damaged
+				       * places and info instead of the path opened (a copy of
+				       * standard input opened as /proc/self/fd/N: "-"); the
+				       * caller's strings, kept until ktrace_stream_close */
 };
 
 enum {

@@ -46,7 +46,8 @@ struct ktrace_stream {
 	 * the readers open and the name the user gave */
 	int *spool_fd;
 	char **spool_path;
-	const char **given;
+	const char **given;           /* the names shown for the inputs (the caller's) */
+	const char **opened;          /* the paths the readers were given (the caller's) */
 	/* read-ahead: the reading thread owns everything above but the tables; the
 	 * caller's thread has the current copy and its own error state */
 	_Alignas(128) struct kt_readahead *ra;
@@ -262,6 +263,7 @@ static void free_stream(struct ktrace_stream *s)
 	free(s->spool_fd);
 	free(s->spool_path);
 	free(s->given);
+	free(s->opened);
 	for (size_t i = 0; i < s->ninfo; i++)
 		free(s->info[i]);
 	free(s->info);
@@ -287,6 +289,7 @@ static const char *caller_path(const struct ktrace_stream *s, const char *path)
 		return NULL;
 	for (size_t i = 0; s->given && i < s->ninfo; i++)
 		if (path == s->given[i] || (s->given[i] && !strcmp(path, s->given[i])) ||
+		    (s->opened && s->opened[i] && !strcmp(path, s->opened[i])) ||
 		    (s->spool_path && s->spool_path[i] && !strcmp(path, s->spool_path[i])))
 			return s->given[i];
 	if (s->o.events_dir && !strcmp(path, s->o.events_dir))
@@ -421,13 +424,15 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	s->spool_fd = malloc(npaths * sizeof(*s->spool_fd));
 	s->spool_path = calloc(npaths, sizeof(*s->spool_path));
 	s->given = calloc(npaths, sizeof(*s->given));
-	if (!s->spool_fd || !s->spool_path || !s->given) {
+	s->opened = calloc(npaths, sizeof(*s->opened));
+	if (!s->spool_fd || !s->spool_path || !s->given || !s->opened) {
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
 	for (size_t i = 0; i < npaths; i++) {
 		s->spool_fd[i] = -1;
-		s->given[i] = paths[i];
+		s->opened[i] = paths[i];
+		s->given[i] = s->o.names && s->o.names[i] ? s->o.names[i] : paths[i];
 	}
 	for (size_t i = 0; i < npaths && !ret; i++) {
 		enum ktrace_format fmt = KTRACE_FORMAT_UNKNOWN;

@@ -249,7 +249,7 @@ static inline int kt_tdset_next(struct kt_tdset *set, struct kt_tdrec *out)
 			}
 		}
 		if (!best)
-			return set->damaged ? kt_tdset_end(set) : 0;
+			return kt_tdset_end(set);
 		rec = best->head;
 		f = best->f;
 		set->visited++;

@@ -151,14 +151,17 @@ static int copy_opts(struct ktrace_sql *q, const char *const *paths, size_t n,
 		q->npaths = i + 1;
 	}
 	q->sopts.size = sizeof(q->sopts);
-	if (!so)
-		return 0;
-	{
+	if (so) {
 		size_t sz = so->size < sizeof(q->sopts) ? so->size : sizeof(q->sopts);
 
 		memcpy(&q->sopts, so, sz);
 		q->sopts.size = sizeof(q->sopts);
 	}
+	/* the streams read open_paths (a copy of standard input is /proc/self/fd/N): their
+	 * errors and damaged places name the inputs as the user did */
+	q->sopts.names = (const char *const *)q->paths;
+	if (!so)
+		return 0;
 	if (q->sopts.nfilters) {
 		q->filters = calloc(q->sopts.nfilters, sizeof(*q->filters));
 		if (!q->filters)
