@@ -156,11 +156,8 @@ void cli_error_and(const char *file, const struct ktrace_error *err, const char 
 	vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
 	snprintf(line, sizeof(line), "%s; %s", ktrace_error_format(err, msg, sizeof(msg)), note);
-	/* an error already told as a damaged place is not told again, note and all: what
-	 * became of the output then follows the documented rule (written with --partial) */
-	if (cli_told(file, err))
-		return;
-	print_line(file, line);
+	/* an error already told as a damaged place is not told again: the note alone */
+	print_line(file, cli_told(file, err) ? note : line);
 }
 
 void cli_errorf(const char *file, const char *fmt, ...)

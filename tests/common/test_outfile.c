@@ -422,7 +422,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	PLAN(8);
+	PLAN(11);
 	RUN(new_file_gets_umask_mode);
 	RUN(existing_file_keeps_mode_and_owner);
 	RUN(symlink_target_replaced);

@@ -232,6 +232,7 @@ int main(void)
 {
 	char reg[PATH_MAX];
 
+	PLAN(4);
 	if (!mkdtemp(base)) {
 		printf("not ok - journal_setup\n");
 		return 1;
