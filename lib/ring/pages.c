@@ -62,7 +62,21 @@ static enum page_verdict score_page(struct kbuffer *kb, const uint8_t *page, siz
 	if (kbuffer_corrupt(kb))
 		return PAGE_BAD;
 	/* a record that runs past the commit size: not what the kernel writes */
-	return kbuffer_curr_index(kb) == kbuffer_subbuffer_size(kb) ? PAGE_GOOD : PAGE_BAD;
+	if (kbuffer_curr_index(kb) != kbuffer_subbuffer_size(kb))
+		return PAGE_BAD;
+	/* The kernel zeroes what a sub-buffer does not use (after the count of lost events
+	 * it may store there): in a sub-buffer bigger than the smallest, bytes that are not
+	 * zero past the end of its data are another sub-buffer's (one damaged, or the
+	 * data read with too big a size), never its own. */
+	if (page_size > MIN_PAGE_SIZE) {
+		size_t end = 8 + (size_t)long_size + size;
+
+		if (commit & (1ULL << 30))
+			end += (size_t)long_size;      /* RB_MISSED_STORED: the count */
+		if (end < page_size && !kt_all_zero(page + end, page_size - end))
+			return PAGE_BAD;
+	}
+	return PAGE_GOOD;
 }
 
 /* The sub-buffers of one size looked at, and which of them are all zero. */

@@ -5,7 +5,7 @@
 # (tests/kbuffer/zero_pages.sh: count_events, from the kernel's record format), against
 # the same pages without the padding, and against the kernel's own "read events".
 . "$(dirname "$0")/../lib.sh"
-plan 67
+plan 71
 REL="$SHARED/data/reliability/pages_2real_2zero.raw"
 
 # count_events FILE SIZE [LONG]: the data records in every SIZE-byte sub-buffer, from
@@ -177,3 +177,20 @@ report "$TMP/alt.raw"
 check "every other page zero: read as 8 KiB sub-buffers" grep -qx "# 2 sub-buffers, $n events" "$TMP/out"
 report "$TMP/alt.raw" --page-size 4096
 check "every other page zero, --page-size 4096: 4 sub-buffers" grep -qx "# 4 sub-buffers (2 all zero), $n events" "$TMP/out"
+
+# --- A damaged page is not the unused end of a bigger sub-buffer. ---
+# The second real page's commit word set to all ones: the kernel zeroes what a sub-buffer
+# does not use, so the first page cannot be the start of an 8-64 KiB sub-buffer whose
+# unused end holds that page (it was read so, 3 events and exit 0, found by the
+# hostile-input campaign); no size fits, and the file is refused.
+python3 -c "
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+d[4104:4112] = b'\xff' * 8
+open(sys.argv[2], 'wb').write(d)" "$REL" "$TMP/bad2.raw"
+report "$TMP/bad2.raw"
+status_is "second page damaged: exit 1" 1
+check "second page damaged: not read as a bigger sub-buffer" sh -c "! grep -q '^# 1 sub-buffers' '$TMP/out' && grep -qE 'unrecognised file format|no sub-buffer layout fits' '$TMP/err'"
+report "$TMP/bad2.raw" --page-size 4096 --long-size 8 --endian little
+status_is "second page damaged, the layout given: exit 1" 1
+check "second page damaged, the layout given: the first page's events, the damage named" sh -c "grep -q '^# .*sub-buffers.*' '$TMP/out' && grep -q 'offset 0x1000' '$TMP/err'"
