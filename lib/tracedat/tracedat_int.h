@@ -82,6 +82,10 @@ struct td_cpu {
 	struct tracedat_cpu pub;
 	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
 	uint64_t from;              /* where its offset was read (for errors) */
+	uint64_t id_at, size_at;    /* where its CPU id (v7) and size were read */
+	/* v7: its CPU id is not below the file's CPU count: told as damage at open and
+	 * its entry left out of the buffer (its place still bounds the others' data) */
+	bool bad_id;
 	struct td_zcpu *zc;         /* its shared decompressed chunks (tracedat_share.c) */
 	/* Its data was found damaged at open and ends early: pub.data_size (and
 	 * pub.chunks) cover what can be read, cut says where and why (also in td->damage).
@@ -145,6 +149,8 @@ struct tracedat {
 
 	struct td_text header_page, header_event;
 	uint64_t header_page_at;    /* where header_page was found (for errors) */
+	uint64_t page_size_at;      /* where the header's page size is */
+	bool no_header_info;        /* v7 without a HEADER_INFO section (damage) */
 	uint64_t options_offset_at; /* where the first options offset is (v7) */
 	struct td_format *formats;  /* ftrace formats first (nftrace), then events */
 	size_t nformats, nftrace;
