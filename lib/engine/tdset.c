@@ -425,6 +425,18 @@ int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret)
 int kt_tdset_end(struct kt_tdset *set)
 {
 	set->ended = true;
+	/* damage found at open that no stream met (a file without CPU data to read, its
+	 * buffers lost with its metadata) ends the set all the same */
+	for (size_t i = 0; !set->damaged && i < set->nfiles; i++) {
+		struct kt_tdfile *f = &set->files[i];
+		size_t n = f->td ? tracedat_damage_count(f->td) : 0;
+
+		if (n) {
+			set->damaged = true;
+			set->damage = *tracedat_damage(f->td, n - 1);
+			set->damage_file = f->path;
+		}
+	}
 	if (!set->damaged)
 		return 0;
 	if (set->err)

@@ -1051,7 +1051,8 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* The CPU's data ends early (damage found at open): what is before the place stays
  * readable (pub.data_size, pub.chunks). */
 #define cpu_cut(td, cpu, code, offset, ...) \
-	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
+	((cpu)->damaged = true, (td)->ncut++, \
+	 td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
 
 /* Whether a plausible chunk header is at q, below limit: a compressed size that fits
  * (or any, with cut_ok: the file cut in that chunk), an uncompressed size of 1 to max
@@ -2044,10 +2045,12 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	 * records writes them (parse_kernel_long) */
 	if (!so->present[TRACEDAT_OPT_HEADER_INFO]) {
 		td->no_header_info = true;
-		td_damage(td, NULL, -EBADMSG, td->hdr.options_offset,
-			  "no header_page/header_event section in the options: sub-buffers read "
-			  "in the layout of Linux 2.6.31 and later, with %u-byte longs",
-			  td->hdr.long_size);
+		/* (a file cut before it: told as cut) */
+		if (!td->cut && !td->options_lost)
+			td_damage(td, NULL, -EBADMSG, td->hdr.options_offset,
+				  "no header_page/header_event section in the options: sub-buffers "
+				  "read in the layout of Linux 2.6.31 and later, with %u-byte longs",
+				  td->hdr.long_size);
 	}
 
 	/* CPU data whose buffer option was lost at the cut */
@@ -2139,6 +2142,10 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 		tracedat_close(td);
 		return ret;
 	}
+	/* damage beyond one CPU's data (the metadata, the layout, a field the records are
+	 * read or shown by): every iterator ends with it, as with lost records */
+	if (td->ndamage > td->ncut)
+		td->data_damaged = true;
 	*out = td;
 	return 0;
 }

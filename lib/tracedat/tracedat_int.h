@@ -204,7 +204,10 @@ struct tracedat {
 	 * TD_MAX_DAMAGE kept, all counted */
 	struct ktrace_error *damage;
 	size_t ndamage, damage_cap;
-	bool data_damaged;          /* some records could not be read (not only one CPU's) */
+	/* some records could not be read (not only one CPU's), or damage found at open that
+	 * is not one CPU's (the metadata, a field the records are read or shown by) */
+	bool data_damaged;
+	size_t ncut;                /* of ndamage, the CPU data cut short (cpu_cut) */
 	/* v7: the file ends inside section cut_section (an index in sections, SIZE_MAX
 	 * none), or before its strings: cut (what follows is lost) */
 	bool cut;

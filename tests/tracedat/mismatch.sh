@@ -19,7 +19,7 @@
 # the lines of the CPU entry left unread.
 . "$(dirname "$0")/../lib.sh"
 M="$ROOT/tests/tracedat/tools/mismatch.py"
-N=50
+N=52
 plan $N
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	skip $N "mismatched trace.dat" "trace-cmd and zstd are needed"
@@ -118,6 +118,12 @@ run r "$KTRACE" report "$TMP/clock.dat"
 one r "$TMP/clock.dat" "$at" "unreadable trace_clock text: report"
 check_same "unreadable trace_clock text: report is trace-cmd's of the undamaged file" \
 	"$TMP/r.out" "$TMP/tc6.txt"
+# damage that is not one CPU's ends every reading: export writes nothing without --partial
+rm -f "$TMP/x.json"
+run x "$KTRACE" export -o "$TMP/x.json" "$TMP/clock.dat"
+[ "$st" = 1 ] && [ ! -e "$TMP/x.json" ] && grep -q "offset $at: " "$TMP/x.err" &&
+	ok "unreadable trace_clock text: export writes nothing (no --partial)" ||
+	not_ok "unreadable trace_clock text: export exit $st, or wrote its output"
 run r "$KTRACE" info --json "$TMP/clock.dat"
 check "unreadable trace_clock text: info --json lists the place, no warning" python3 -c "
 import json, sys
@@ -179,6 +185,11 @@ at=$(python3 "$M" noheaders "$V7" "$TMP/nohdr.dat" | sed -n 's/^place //p')
 run r "$KTRACE" report "$TMP/nohdr.dat"
 one r "$TMP/nohdr.dat" "$at" "no HEADER_INFO: report"
 check_same "no HEADER_INFO: every record, as trace-cmd reads the undamaged file" "$TMP/r.out" "$TMP/tc7.txt"
+rm -f "$TMP/x.db"
+run x "$KTRACE" export -o "$TMP/x.db" "$TMP/nohdr.dat"
+[ "$st" = 1 ] && [ ! -e "$TMP/x.db" ] && grep -q "offset $at: " "$TMP/x.err" &&
+	ok "no HEADER_INFO: export writes nothing (no --partial)" ||
+	not_ok "no HEADER_INFO: export exit $st, or wrote its output"
 
 # ---- report --profile: trace-cmd profiles the top buffer (of a copy with it alone
 # ---- here: it cannot profile a file with instances); damage in an instance is named
