@@ -241,10 +241,11 @@ inst = [b for b in d["buffers"] if b["name"] == "ktrace_tracedat"][0]
 assert len(d["damage"]) == 2, d["damage"]
 assert not d["warnings"], d["warnings"]
 assert [c["cpu"] for c in inst["cpus"]] == [0], inst["cpus"]
+assert inst["flyrecord_bytes"] < d["file_size"], inst["flyrecord_bytes"]
 assert d["events"] == int(sys.argv[2]), (d["events"], sys.argv[2])
 PY
 then
-	ok "v7zstd_bad_csize: info --json lists the two places, no warning, the instance's CPU 0 only"
+	ok "v7zstd_bad_csize: info --json lists the two places, no warning, the instance's CPU 0 only, its bytes within the file"
 else
 	not_ok "v7zstd_bad_csize: info --json"
 fi
