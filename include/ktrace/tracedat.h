@@ -273,8 +273,8 @@ KTRACE_API uint64_t tracedat_correct_ts(const struct tracedat *td, unsigned int 
 KTRACE_API size_t tracedat_section_count(const struct tracedat *td);
 KTRACE_API const struct tracedat_section *tracedat_section(const struct tracedat *td, size_t i);
 
-/* Things a reader would want to know but that did not stop it: unknown options,
- * oddities in the section walk... */
+/* Oddities that lose nothing: unknown options, options of the other version, second
+ * copies of a file... (what is lost or cannot be trusted is damage, below). */
 KTRACE_API size_t tracedat_warning_count(const struct tracedat *td);
 KTRACE_API const char *tracedat_warning(const struct tracedat *td, size_t i);
 

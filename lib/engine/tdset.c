@@ -425,12 +425,11 @@ int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret)
 int kt_tdset_end(struct kt_tdset *set)
 {
 	set->ended = true;
-	/* damage found when a file was opened (a cut file, a bad section) and told then:
-	 * the records that could be read are all out, and the end is that damage, as it is
-	 * for damage met in the records, so that no reader takes them for the whole file */
-	for (size_t i = 0; i < set->nfiles && !set->damaged; i++) {
-		const struct kt_tdfile *f = &set->files[i];
-		size_t n = f->td && !f->borrowed ? tracedat_damage_count(f->td) : 0;
+	/* damage found at open that no stream met (a file without CPU data to read, its
+	 * buffers lost with its metadata) ends the set all the same */
+	for (size_t i = 0; !set->damaged && i < set->nfiles; i++) {
+		struct kt_tdfile *f = &set->files[i];
+		size_t n = f->td ? tracedat_damage_count(f->td) : 0;
 
 		if (n) {
 			set->damaged = true;

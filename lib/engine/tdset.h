@@ -192,7 +192,8 @@ int kt_tdset_lost_unknown(struct kt_tdset *set, const struct kt_tdstream *s,
  * with damage goes into set->damage (0: the set goes on with its other streams); any
  * other error is the set's (ret, err_file). */
 int kt_tdset_stream_error(struct kt_tdset *set, struct kt_tdstream *s, int ret);
-/* The end of the set's records: 0, or the damage some stream ended with. */
+/* The end of the set's records: 0, or the damage some stream ended with (else the last
+ * damage found at open in one of its files, which no stream met). */
 int kt_tdset_end(struct kt_tdset *set);
 
 /* Moves s past its head. 0 or a negative error code. */

@@ -469,14 +469,54 @@ static int parse_lazy_text(struct kt_cursor *c, struct td_lazy *lz, size_t heade
 	return 0;
 }
 
-/* Kernel long size: the size of header_page's commit field. */
-static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
+/* The number after `key` ("offset:" or "size:") on the line [p, nl), at most 9 digits
+ * (0 for none); -1 when the key is not there. */
+static long header_number(const char *p, const char *nl, const char *key)
+{
+	const char *k = memmem(p, (size_t)(nl - p), key, strlen(key));
+	long v = 0;
+	int digits = 0;
+
+	if (!k)
+		return -1;
+	for (k += strlen(key); k < nl && *k == ' '; k++)
+		;
+	for (; k < nl && *k >= '0' && *k <= '9' && digits < 9; k++, digits++)
+		v = v * 10 + (*k - '0');
+	return v;
+}
+
+/* The offset and size of header_page's field `name` (" commit;", " data;"): 0, or -1
+ * when header_page has no such field or no numbers for it (either may be -1). */
+static int header_field(const struct tracedat *td, const char *name, long *offset, long *size)
 {
 	const char *t = td->header_page.data;
 	size_t len = td->header_page.len;
-	const char *p = t ? memmem(t, len, " commit;", 8) : NULL;
+	const char *p = t && len ? memmem(t, len, name, strlen(name)) : NULL;
+	const char *nl;
 
-	if (!t || !len) {
+	*offset = *size = -1;
+	if (!p)
+		return -1;
+	nl = memchr(p, '\n', len - (size_t)(p - t));
+	if (!nl)
+		nl = t + len;
+	*offset = header_number(p, nl, "offset:");
+	*size = header_number(p, nl, "size:");
+	return 0;
+}
+
+/* Kernel long size: the size of header_page's commit field. */
+static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
+{
+	long off, v;
+
+	if (td->no_header_info) {
+		/* (told as damage in open_v7) */
+		td->hdr.kernel_long_size = td->hdr.long_size;
+		return 0;
+	}
+	if (!td->header_page.data || !td->header_page.len) {
 		/* Linux <= 2.6.30 had no header_page: the old ring-buffer layout. */
 		td->hdr.old_format = true;
 		td->hdr.kernel_long_size = td->hdr.long_size;
@@ -486,32 +526,39 @@ static int parse_kernel_long(struct tracedat *td, struct ktrace_error *err)
 					       td->hdr.long_size);
 		return 0;
 	}
-	if (p) {
-		const char *end = t + len;
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *sz;
-
-		if (!nl)
-			nl = end;
-		sz = memmem(p, (size_t)(nl - p), "size:", 5);
-		if (sz) {
-			unsigned int v = 0;
-
-			sz += 5;
-			while (sz < nl && *sz >= '0' && *sz <= '9' && v < 1000)
-				v = v * 10 + (unsigned int)(*sz++ - '0');
-			if (v != 4 && v != 8)
-				return ktrace_error_at(err, -EBADMSG, td->header_page_at,
-						       "header_page: commit field of %u bytes (4 or 8 expected)",
-						       v);
-			td->hdr.kernel_long_size = v;
-			return 0;
-		}
+	if (header_field(td, " commit;", &off, &v) == 0 && v >= 0) {
+		if (v != 4 && v != 8)
+			return ktrace_error_at(err, -EBADMSG, td->header_page_at,
+					       "header_page: commit field of %ld bytes (4 or 8 expected)",
+					       v);
+		td->hdr.kernel_long_size = (unsigned int)v;
+		return 0;
 	}
 	td->hdr.kernel_long_size = td->hdr.long_size == 4 ? 4 : 8;
 	td_warn(td, "header_page has no commit field; assuming a %u-byte kernel long",
 		td->hdr.kernel_long_size);
 	return 0;
+}
+
+/*
+ * Version 6: the page size of the file header is every buffer's sub-buffer size, and
+ * header_page says it too: its data field ends where the sub-buffer does (trace-cmd
+ * writes the page size as that offset + size, libtraceevent's tep_get_sub_buffer_size;
+ * its reader then trusts the page size alone). Two numbers that disagree are damage we
+ * cannot settle: read with the wrong one, every other page or half of each would be
+ * lost without a word. A header_page without a data field is not checked.
+ */
+static int check_header_page_size(struct tracedat *td, uint64_t at, struct ktrace_error *err)
+{
+	long off, size;
+
+	if (header_field(td, " data;", &off, &size) || off < 0 || size < 0 ||
+	    (uint64_t)off + (uint64_t)size == td->hdr.page_size)
+		return 0;
+	return ktrace_error_at(err, -EBADMSG, at,
+			       "header page size %u, but header_page makes sub-buffers of %ld bytes "
+			       "(data at offset %ld, %ld bytes)",
+			       td->hdr.page_size, off + size, off, size);
 }
 
 /* ------------------------------------------------------------------ options */
@@ -629,13 +676,21 @@ static int parse_buffer_option(struct tracedat *td, uint16_t id, const uint8_t *
 	b->pub.page_size = page_size;
 	b->pub.latency = id == TRACEDAT_OPT_BUFFER_TEXT;
 	if (ncpus) {
+		/* the option's bytes in the file (not a decompressed options section): each
+		 * entry's fields are named by their own offsets, else by the option's */
+		bool mapped = size <= td->size && (uintptr_t)data >= (uintptr_t)td->map &&
+			      (uintptr_t)data - (uintptr_t)td->map <= td->size - size;
+
 		b->cpus = calloc(ncpus, sizeof(*b->cpus));
 		if (!b->cpus)
 			return oom(err);
 		for (uint32_t i = 0; i < ncpus; i++) {
 			struct td_cpu *cpu = &b->cpus[i];
+			uint64_t entry = kt_cursor_offset(&c);
 
-			cpu->from = at;
+			cpu->id_at = mapped ? entry : at;
+			cpu->from = mapped ? entry + 4 : at;
+			cpu->size_at = mapped ? entry + 12 : at;
 			kt_cursor_u32(&c, &cpu->pub.cpu);
 			kt_cursor_u64(&c, &cpu->pub.offset);
 			kt_cursor_u64(&c, &cpu->pub.size);
@@ -839,8 +894,10 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 			td_warn(td, "offset 0x%" PRIx64 ": %s option in a version 6 file, ignored", at,
 				tracedat_option_name(id));
 		else if (size < 8)
-			td_warn(td, "offset 0x%" PRIx64 ": %s option of %u bytes (8 expected), ignored",
-				at, tracedat_option_name(id), size);
+			/* its section cannot be found: what it holds is lost */
+			td_damage(td, NULL, -EBADMSG, at,
+				  "%s option of %u bytes (8 expected): its section not read",
+				  tracedat_option_name(id), size);
 		else if (so->present[id])
 			td_warn(td, "offset 0x%" PRIx64 ": a second %s option ignored", at,
 				tracedat_option_name(id));
@@ -875,6 +932,10 @@ static int handle_option(struct tracedat *td, struct td_secopts *so, uint16_t id
 			so->present[id] = true;
 			so->offset[id] = kt_load_u64(data, td->hdr.big_endian);
 			so->from[id] = at;
+		} else {
+			td_damage(td, NULL, -EBADMSG, at,
+				  "%s option of %u bytes (8 expected): its section not read",
+				  tracedat_option_name(id), size);
 		}
 		break;
 	}
@@ -990,7 +1051,8 @@ static int parse_options_v7(struct tracedat *td, struct td_secopts *so, struct k
 /* The CPU's data ends early (damage found at open): what is before the place stays
  * readable (pub.data_size, pub.chunks). */
 #define cpu_cut(td, cpu, code, offset, ...) \
-	((cpu)->damaged = true, td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
+	((cpu)->damaged = true, (td)->ncut++, \
+	 td_damage((td), &(cpu)->cut, (code), (offset), __VA_ARGS__))
 
 /* Whether a plausible chunk header is at q, below limit: a compressed size that fits
  * (or any, with cut_ok: the file cut in that chunk), an uncompressed size of 1 to max
@@ -1215,9 +1277,14 @@ static int check_cpu_data(struct tracedat *td, struct td_buffer *b, struct td_cp
 	p->chunks = i;
 	p->data_size = total;
 	p->stored_size = off - p->offset;
+	/* the chunks read in full, but the size says otherwise: which is right cannot be
+	 * told (trace-cmd reads the size, and crashes or reads another CPU's data) */
 	if (!cpu->damaged && p->size != p->stored_size && p->size + 4 != p->stored_size)
-		td_warn(td, "buffer \"%s\" CPU %u: recorded size %" PRIu64 " but the chunks take %" PRIu64 " bytes",
-			b->pub.name, p->cpu, p->size, p->stored_size);
+		cpu_cut(td, cpu, -EBADMSG, cpu->size_at,
+			"buffer \"%s\" CPU %u: recorded size %" PRIu64 ", but its %u chunk%s %" PRIu64
+			" bytes",
+			b->pub.name, p->cpu, p->size, p->chunks, p->chunks == 1 ? " takes" : "s take",
+			p->stored_size);
 	return 0;
 }
 
@@ -1274,7 +1341,7 @@ static int check_data(struct tracedat *td, struct ktrace_error *err)
 			struct data_at key = { cpu->pub.offset, order }, *at;
 			uint64_t limit = buf->data_end < td->size ? buf->data_end : td->size;
 
-			if (!cpu->pub.size)
+			if (!cpu->pub.size || cpu->bad_id)
 				continue;
 			at = bsearch(&key, v, n, sizeof(*v), cmp_data_at);
 			if (!at) {
@@ -1292,6 +1359,17 @@ static int check_data(struct tracedat *td, struct ktrace_error *err)
 		}
 	}
 	free(v);
+	/* the entries with a CPU id beyond the file's CPUs go (told in setup_buffer_v7) */
+	for (size_t b = 0; b < td->nbufs; b++) {
+		struct td_buffer *buf = &td->bufs[b];
+		size_t k = 0;
+
+		for (size_t c = 0; c < buf->ncpus; c++)
+			if (!buf->cpus[c].bad_id)
+				buf->cpus[k++] = buf->cpus[c];
+		buf->ncpus = k;
+		buf->pub.cpus = (unsigned int)k;
+	}
 	return 0;
 }
 
@@ -1326,6 +1404,23 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 	ret = check_page_size(b, b->pub.offset, err);
 	if (ret)
 		return ret;
+	/* A CPU id at or beyond the file's CPU count (trace-cmd's CPUCOUNT option, else
+	 * the most the writer takes) is damage: whose data it is cannot be told, so it is
+	 * not read (check_data leaves the entry out) */
+	for (size_t i = 0; i < b->ncpus; i++) {
+		struct td_cpu *cpu = &b->cpus[i];
+		unsigned int most = td->has_cpucount ? td->cpucount : TD_MAX_CPUS;
+
+		if (cpu->pub.cpu < most)
+			continue;
+		cpu->bad_id = true;
+		td->data_damaged = true;
+		td_damage(td, NULL, -EBADMSG, cpu->id_at,
+			  "buffer \"%s\": CPU %u, but the file has %u CPU%s: that entry's data (%" PRIu64
+			  " bytes at 0x%" PRIx64 ") not read",
+			  b->pub.name, cpu->pub.cpu, most, most == 1 ? "" : "s", cpu->pub.size,
+			  cpu->pub.offset);
+	}
 	b->pub.cpus = (unsigned int)b->ncpus;
 	/* its CPUs' data is within its section (check_data) */
 	b->data_start = b->pub.offset + 16;
@@ -1388,6 +1483,7 @@ static int read_flyrecord_v6(struct tracedat *td, size_t bi, uint64_t off,
 	for (unsigned int i = 0; i < ncpus; i++) {
 		b->cpus[i].pub.cpu = i;
 		b->cpus[i].from = kt_cursor_offset(&c);
+		b->cpus[i].size_at = b->cpus[i].from + 8;
 		kt_cursor_u64(&c, &b->cpus[i].pub.offset);
 		kt_cursor_u64(&c, &b->cpus[i].pub.size);
 	}
@@ -1447,6 +1543,7 @@ static int parse_initial(struct tracedat *td, struct kt_cursor *c)
 				       "header page size %u (a power of two from %u to %u expected)",
 				       page_size, TD_MIN_PAGE_SIZE, TD_MAX_PAGE_SIZE);
 	td->hdr.page_size = page_size;
+	td->page_size_at = kt_cursor_offset(c) - 4;
 	strcpy(td->comp_name, "none");
 	td->comp_version[0] = 0;
 	td->codec_kind = TD_CODEC_NONE;
@@ -1492,6 +1589,8 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 	int ret;
 
 	ret = parse_header_info(td, c);
+	if (!ret)
+		ret = check_header_page_size(td, td->page_size_at, c->err);
 	if (!ret)
 		ret = parse_ftrace_formats(td, c, &cap);
 	if (!ret)
@@ -1551,7 +1650,10 @@ static int open_v6(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 				return oom(err);
 			extract_clock(t.data, t.len, td->top_clock, sizeof(td->top_clock));
 		} else {
-			td_warn(td, "offset 0x%" PRIx64 ": unreadable trace_clock text, using local", end);
+			/* the clock decides how times are shown: damage (trace-cmd stops) */
+			td_damage(td, NULL, -EBADMSG, end,
+				  "the trace_clock text after the flyrecord table cannot be read: "
+				  "times shown as the local clock's");
 			strcpy(td->top_clock, "local");
 		}
 	}
@@ -1856,6 +1958,7 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 		cpus[n].pub.offset = pos;
 		cpus[n].pub.size = q - pos;
 		cpus[n].from = pos;
+		cpus[n].size_at = pos;
 		n++;
 		pos = q;
 	}
@@ -1937,8 +2040,18 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 		ret = file_section(td, so, TRACEDAT_OPT_MODULES_FILE, &td->modules, "modules", err);
 	if (ret)
 		return ret;
-	if (!so->present[TRACEDAT_OPT_HEADER_INFO])
-		td_warn(td, "no header_page/header_event section");
+	/* trace-cmd and ktrace always write one (ktrace an empty one when it has no
+	 * texts): without it, the sub-buffers are read as every kernel that trace-cmd 3
+	 * records writes them (parse_kernel_long) */
+	if (!so->present[TRACEDAT_OPT_HEADER_INFO]) {
+		td->no_header_info = true;
+		/* (a file cut before it: told as cut) */
+		if (!td->cut && !td->options_lost)
+			td_damage(td, NULL, -EBADMSG, td->hdr.options_offset,
+				  "no header_page/header_event section in the options: sub-buffers "
+				  "read in the layout of Linux 2.6.31 and later, with %u-byte longs",
+				  td->hdr.long_size);
+	}
 
 	/* CPU data whose buffer option was lost at the cut */
 	for (size_t i = 0; td->options_lost && i < td->nsections; i++) {
@@ -1967,7 +2080,11 @@ static int open_v7(struct tracedat *td, struct kt_cursor *c, struct td_secopts *
 		if (ret)
 			return ret;
 		if (!b->pub.name[0]) {
-			unsigned int slots = b->ncpus ? b->cpus[b->ncpus - 1].pub.cpu + 1 : 0;
+			unsigned int slots = 0;
+
+			for (size_t k = 0; k < b->ncpus; k++)
+				if (!b->cpus[k].bad_id && b->cpus[k].pub.cpu >= slots)
+					slots = b->cpus[k].pub.cpu + 1;
 
 			b->host_sync = true;
 			if (slots > td->hdr.cpus)
@@ -2039,6 +2156,10 @@ static int tracedat_open_common(struct ktrace_input *in, bool owns, unsigned int
 		tracedat_close(td);
 		return ret;
 	}
+	/* damage beyond one CPU's data (the metadata, the layout, a field the records are
+	 * read or shown by): every iterator ends with it, as with lost records */
+	if (td->ndamage > td->ncut)
+		td->data_damaged = true;
 	*out = td;
 	return 0;
 }

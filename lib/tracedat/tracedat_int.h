@@ -82,6 +82,10 @@ struct td_cpu {
 	struct tracedat_cpu pub;
 	uint64_t first_chunk;       /* file offset of the first chunk header (compressed) */
 	uint64_t from;              /* where its offset was read (for errors) */
+	uint64_t id_at, size_at;    /* where its CPU id (v7) and size were read */
+	/* v7: its CPU id is not below the file's CPU count: told as damage at open and
+	 * its entry left out of the buffer (its place still bounds the others' data) */
+	bool bad_id;
 	struct td_zcpu *zc;         /* its shared decompressed chunks (tracedat_share.c) */
 	/* Its data was found damaged at open and ends early: pub.data_size (and
 	 * pub.chunks) cover what can be read, cut says where and why (also in td->damage).
@@ -145,6 +149,8 @@ struct tracedat {
 
 	struct td_text header_page, header_event;
 	uint64_t header_page_at;    /* where header_page was found (for errors) */
+	uint64_t page_size_at;      /* where the header's page size is */
+	bool no_header_info;        /* v7 without a HEADER_INFO section (damage) */
 	uint64_t options_offset_at; /* where the first options offset is (v7) */
 	struct td_format *formats;  /* ftrace formats first (nftrace), then events */
 	size_t nformats, nftrace;
@@ -198,7 +204,10 @@ struct tracedat {
 	 * TD_MAX_DAMAGE kept, all counted */
 	struct ktrace_error *damage;
 	size_t ndamage, damage_cap;
-	bool data_damaged;          /* some records could not be read (not only one CPU's) */
+	/* some records could not be read (not only one CPU's), or damage found at open that
+	 * is not one CPU's (the metadata, a field the records are read or shown by) */
+	bool data_damaged;
+	size_t ncut;                /* of ndamage, the CPU data cut short (cpu_cut) */
 	/* v7: the file ends inside section cut_section (an index in sections, SIZE_MAX
 	 * none), or before its strings: cut (what follows is lost) */
 	bool cut;

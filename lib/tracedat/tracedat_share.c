@@ -212,7 +212,11 @@ static inline void cpu_relax(void)
 }
 
 /* With zc->mu held (and held again on return): waits without the lock, for a while,
- * until slot is ready or holds another chunk; whether it stopped waiting for that. */
+ * until slot is ready or holds another chunk; whether it stopped waiting for that.
+ * The answer is the one seen with the lock held again: a maker that finished (and
+ * broadcast) between the last look and the lock has no other wake-up to give, and a
+ * waiter that then slept on the condition slept for good (a report --threads 3 of a
+ * v7 file hung so under load). */
 static bool spin_for(struct td_zcpu *zc, struct td_zslot *slot, uint64_t chunk)
 {
 	bool done = false;
@@ -224,7 +228,8 @@ static bool spin_for(struct td_zcpu *zc, struct td_zslot *slot, uint64_t chunk)
 		       __atomic_load_n(&slot->chunk, __ATOMIC_RELAXED) != chunk;
 	}
 	pthread_mutex_lock(&zc->mu);
-	return done;
+	return __atomic_load_n(&slot->ready, __ATOMIC_ACQUIRE) ||
+	       __atomic_load_n(&slot->chunk, __ATOMIC_RELAXED) != chunk;
 }
 
 struct td_zslot *td_zs_get(struct td_cpu *cpu, int reader, uint64_t chunk, struct td_codec *codec,

@@ -162,6 +162,8 @@ struct tfs_buffer {
 	char dir[4096];
 	bool created;             /* an instance this session made */
 	unsigned int page_size;
+	char *header_page;        /* its events/header_page (its sub-buffer size), or NULL */
+	size_t header_page_len;
 	char *clock_text;         /* trace_clock file */
 	char clock[64];           /* the selected clock */
 	struct tfs_cpu *cpus;

@@ -189,6 +189,13 @@ static int buffer_info(struct ktrace_tracefs_session *s, struct tfs_buffer *b, s
 
 		if (kb && kb <= 1024)
 			b->page_size = (unsigned int)(kb * 1024);
+		/* its header_page says that size too (the file's is the first buffer's,
+		 * read while an instance of ours still exists); none: the top's */
+		free(b->header_page);
+		b->header_page = NULL;
+		if (tfs_path(path, sizeof(path), b->dir, "events/header_page") == 0 &&
+		    tfs_read_file(path, 1 << 20, &b->header_page, &b->header_page_len))
+			b->header_page = NULL;
 	}
 	free(v);
 	if (bread(b, "trace_clock", &b->clock_text, err))
@@ -1286,9 +1293,13 @@ int ktrace_tracefs_write(struct ktrace_tracefs_session *s, const char *path,
 	ret = tracedat_writer_create(path, &o, &w, err);
 	if (ret)
 		return ret;
-	if (!(ret = read_text(s->tracefs, "events/header_page", 1 << 20, &hp, &hplen, err)) &&
-	    !(ret = read_text(s->tracefs, "events/header_event", 1 << 20, &he, &helen, err)))
-		ret = tracedat_writer_headers(w, hp, hplen, he, helen, err);
+	/* the first buffer's header_page (buffer_info), which says its sub-buffer size */
+	if (!s->bufs[0].header_page)
+		ret = read_text(s->tracefs, "events/header_page", 1 << 20, &hp, &hplen, err);
+	if (!ret && !(ret = read_text(s->tracefs, "events/header_event", 1 << 20, &he, &helen, err)))
+		ret = hp ? tracedat_writer_headers(w, hp, hplen, he, helen, err)
+			 : tracedat_writer_headers(w, s->bufs[0].header_page,
+						   s->bufs[0].header_page_len, he, helen, err);
 	free(hp);
 	free(he);
 	if (!ret)
@@ -1415,6 +1426,7 @@ void ktrace_tracefs_close(struct ktrace_tracefs_session *s)
 			free(b->cpus[k].stats.stats_text);
 		free(b->cpus);
 		free(b->name);
+		free(b->header_page);
 		free(b->clock_text);
 		tfs_free_saved(&b->saved);
 		tfs_journal_release(b);

@@ -1584,6 +1584,43 @@ static void prof_free(struct prof *p)
 	free(p->ed);
 }
 
+/*
+ * trace-cmd profiles its first handle only (the top buffer). The other buffers' records
+ * are read all the same, not profiled: their damage is told (the damage handler) as
+ * plain report tells it. 0 (*damaged and *err: the last damage met, if any), or an
+ * error that ended the reading.
+ */
+static int check_other_buffers(struct kt_tdfile *f, int top, struct ktrace_error *err,
+			       bool *damaged)
+{
+	*damaged = false;
+	for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
+		const struct tracedat_record *r;
+		struct tracedat_iter *it;
+		struct ktrace_error e = { 0 };
+		int ret;
+
+		if ((int)b == top || tracedat_buffer(f->td, b)->latency)
+			continue;
+		ret = tracedat_iter_new(f->td, (int)b, -1, &it, err);
+		if (ret)
+			return ret;
+		while ((ret = tracedat_iter_next(it, &r, &e)) > 0)
+			;
+		if (ret < 0) {
+			*err = e;
+			if (tracedat_iter_ended(it)) {
+				*damaged = true;
+				ret = 0;
+			}
+		}
+		tracedat_iter_free(it);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 				 const struct ktrace_view_profile_opts *po, struct ktrace_out *out,
 				 struct ktrace_error *err, const char **err_file)
@@ -1662,8 +1699,21 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 	}
 	if (!p.oom)
 		output_all(&p);
-	if (p.oom)
+	if (p.oom) {
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+	} else {
+		/* the top buffer's damage, if any, stays the error the profile ends with */
+		struct ktrace_error other = { 0 };
+		bool damaged;
+		int oret = check_other_buffers(f, top, &other, &damaged);
+
+		if (oret < 0 || (damaged && !ret)) {
+			ret = oret < 0 ? oret : other.code < 0 ? other.code : -EBADMSG;
+			if (err)
+				*err = other;
+			*err_file = f->path;
+		}
+	}
 out:
 	prof_free(&p);
 	kt_tdset_close(&set);

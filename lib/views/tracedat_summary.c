@@ -546,7 +546,11 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 			const struct tracedat_cpu *cpu = tracedat_buffer_cpu(td, b, c);
 
 			bs[b].data_bytes += cpu->data_size;
-			bs[b].recorded_bytes += cpu->size;
+			/* a recorded size the chunks disagree with is damage (told): the bytes
+			 * they take, not a size beyond the file */
+			bs[b].recorded_bytes += buf->compressed && cpu->size != cpu->stored_size &&
+						cpu->size + 4 != cpu->stored_size
+						? cpu->stored_size : cpu->size;
 		}
 	}
 	/* a damaged BTF or modules file: said once the rest is shown */

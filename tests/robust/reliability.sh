@@ -11,10 +11,10 @@
 # pages_2real_2zero.raw is another part of the issue (raw page layout), not run here.
 . "$(dirname "$0")/../lib.sh"
 RD="$SHARED/data/reliability"
-echo "1..52"
+echo "1..65"
 if [ ! -d "$RD" ]; then
 	i=0
-	while [ $i -lt 52 ]; do
+	while [ $i -lt 65 ]; do
 		ok "reliability input $i # SKIP $RD is missing"
 		i=$((i + 1))
 	done
@@ -51,6 +51,21 @@ damage() {
 	fi
 }
 
+# damages NAME FILE N WHAT: run NAME exited 1 with N stderr lines, each naming FILE (as
+# given) and an offset, and no sanitizer report. The offsets, sorted, in $W/NAME.places.
+damages() {
+	n=$1 f=$2 want=$3 what=$4
+	lines=$(wc -l <"$W/$n.err")
+	sed -n "s|^ktrace: $f: offset \(0x[0-9a-f]*\): .*|\1|p" "$W/$n.err" | sort >"$W/$n.places"
+	if san_clean "$n" && [ "$st" = 1 ] && [ "$lines" = "$want" ] &&
+	   [ "$(wc -l <"$W/$n.places")" = "$want" ]; then
+		ok "$what: exit 1, $want lines naming the file and offsets $(tr '\n' ' ' <"$W/$n.places")"
+	else
+		not_ok "$what: exit $st, $lines stderr lines (want $want, each naming $f and an offset)"
+		head -5 "$W/$n.err" | sed 's/^/#   /'
+	fi
+}
+
 # clean NAME WHAT: run NAME exited 0 with nothing on stderr
 clean() {
 	if san_clean "$1" && [ "$st" = 0 ] && [ ! -s "$W/$1.err" ]; then
@@ -72,9 +87,9 @@ json() {
 	fi
 }
 
-# event lines of a trace.dat report (no "cpus=" or dropped-events lines)
+# event lines of a trace.dat report (no "cpus=" or dropped-events lines, indented or not)
 event_lines() {
-	grep -Ev '^cpus=[0-9]+$|^CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$' "$1" | wc -l
+	grep -Ev '^cpus=[0-9]+$|^ *CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$' "$1" | wc -l
 }
 
 have_tc=
@@ -185,13 +200,72 @@ json "$W/p.json" "kdebug_bad_cpu: export --partial -o p.json"
 run std "$KTRACE" export --format json -o - "$f"
 json "$W/std.out" "kdebug_bad_cpu: export --format json to standard output"
 
-# ---- convert: an input CPU the output cannot hold is the input's error
+# ---- an instance's CPU entry of id 16777215 in a file of 2 CPUs, and the recorded size
+# ---- of the entry before it beyond the file (a run of four 0xff bytes over both
+# ---- fields): two damaged places, the same for every command; that entry's data is
+# ---- not read (whose CPU it is cannot be told), everything else is; convert copies
+# ---- nothing (a copy is whole or not made)
 f="$RD/v7zstd_bad_csize.dat"
+: >"$W/places"
 rm -f "$W/out.dat"
-run conv "$KTRACE" convert "$f" "$W/out.dat"
-damage conv "$f" "v7zstd_bad_csize: convert"
+for c in "report" "report --profile" "info" "info --json" "sql" "timeline -o $W/x.html" \
+	 "export --partial -o $W/x.json" "convert"; do
+	case $c in
+	sql) run k "$KTRACE" sql "$f" 'select count(*) from event' ;;
+	convert) run k "$KTRACE" convert "$f" "$W/out.dat" ;;
+	*) run k "$KTRACE" $c "$f" ;;
+	esac
+	damages k "$f" 2 "v7zstd_bad_csize: $(echo "$c" | sed "s|$W/||")"
+	tr '\n' ' ' <"$W/k.places" >>"$W/places"
+	echo >>"$W/places"
+	case $c in
+	report) cp "$W/k.out" "$W/rep.out" ;;
+	"info --json") cp "$W/k.out" "$W/info.json" ;;
+	sql) cp "$W/k.out" "$W/sql.out" ;;
+	esac
+done
+[ "$(sort -u "$W/places" | wc -l)" = 1 ] && ok "v7zstd_bad_csize: every command names the same two places" ||
+	{ not_ok "v7zstd_bad_csize: the commands name different places"; sort -u "$W/places" | sed 's/^/#   /'; }
 [ ! -e "$W/out.dat" ] && [ -z "$(ls "$W" | grep '^out\.dat.')" ] &&
 	ok "v7zstd_bad_csize: convert leaves no output" || not_ok "v7zstd_bad_csize: convert left an output"
+n=$(event_lines "$W/rep.out")
+[ "$n" -gt 1000 ] && ! grep -q '\[16777215\]' "$W/rep.out" &&
+	ok "v7zstd_bad_csize: report prints $n records, none on CPU 16777215" ||
+	not_ok "v7zstd_bad_csize: report prints $n records, or some on CPU 16777215"
+[ "$(sed -n 2p "$W/sql.out")" = "$n" ] && ok "v7zstd_bad_csize: sql counts report's $n records" ||
+	not_ok "v7zstd_bad_csize: sql counts '$(sed -n 2p "$W/sql.out")', report $n"
+if python3 - "$W/info.json" "$n" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+inst = [b for b in d["buffers"] if b["name"] == "ktrace_tracedat"][0]
+assert len(d["damage"]) == 2, d["damage"]
+assert not d["warnings"], d["warnings"]
+assert [c["cpu"] for c in inst["cpus"]] == [0], inst["cpus"]
+assert inst["flyrecord_bytes"] < d["file_size"], inst["flyrecord_bytes"]
+assert d["events"] == int(sys.argv[2]), (d["events"], sys.argv[2])
+PY
+then
+	ok "v7zstd_bad_csize: info --json lists the two places, no warning, the instance's CPU 0 only, its bytes within the file"
+else
+	not_ok "v7zstd_bad_csize: info --json"
+fi
+# The right answer: the file with the four bytes put back (CPU 1, a size of 5938)
+# read by trace-cmd, less the lines of the instance's CPU 1.
+cp "$f" "$W/fixed.dat" && chmod u+w "$W/fixed.dat" &&
+	printf '\000\001\000\000' | dd of="$W/fixed.dat" bs=1 seek=$((0xbef8)) conv=notrunc 2>/dev/null
+run fixed "$KTRACE" report "$W/fixed.dat"
+clean fixed "v7zstd_bad_csize with its four bytes put back: report"
+if [ -n "$have_tc" ]; then
+	trace-cmd report "$W/fixed.dat" 2>/dev/null | grep -v '^ktrace_tracedat: .* \[001\] ' >"$W/tc.out"
+	if [ -s "$W/tc.out" ] && cmp -s "$W/rep.out" "$W/tc.out"; then
+		ok "v7zstd_bad_csize: report is trace-cmd's of the mended file less the lost CPU's lines"
+	else
+		not_ok "v7zstd_bad_csize: report differs from trace-cmd's of the mended file"
+		diff "$W/rep.out" "$W/tc.out" | head -5 | sed 's/^/#   /'
+	fi
+else
+	ok "v7zstd_bad_csize: report against trace-cmd # SKIP trace-cmd is not installed"
+fi
 
 # ---- JSON documents of a damaged Darwin file are complete
 f="$RD/json_darwin_v3_trunc.ktrace"

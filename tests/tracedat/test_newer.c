@@ -178,6 +178,18 @@ static bool warned(struct tracedat *td, const char *what)
 	return false;
 }
 
+/* Whether a damaged place found at open says `what`, at that offset. */
+static bool damaged_at(struct tracedat *td, const char *what, uint64_t offset)
+{
+	for (size_t i = 0; i < tracedat_damage_count(td); i++) {
+		const struct ktrace_error *e = tracedat_damage(td, i);
+
+		if (strstr(e->message, what) && e->has_offset && e->offset == offset)
+			return true;
+	}
+	return false;
+}
+
 /* Everything written reads back: BTF and modules byte for byte, where the version and
  * compression put them. */
 static void written_files_read_back(void)
@@ -487,7 +499,8 @@ static void damaged_sections(void)
 	mem_free(&m);
 
 	/* an option of 2 bytes, then an empty option of an unknown id where its other 6
-	 * bytes were: the BTF_FILE option is ignored with a warning */
+	 * bytes were: the BTF_FILE option is damage (its section cannot be found), the
+	 * unknown option an oddity (a warning); the rest reads */
 	memcpy(g, f, len);
 	g[at - 4] = 2;
 	g[at + 2] = 0x2e;                      /* id 302 */
@@ -496,7 +509,10 @@ static void damaged_sections(void)
 	ret = open_copy(g, len, &m, why, sizeof(why));
 	CHECK_EQ(ret, 0);
 	if (!ret) {
-		CHECK(warned(m.td, "BTF_FILE option of 2 bytes (8 expected), ignored"));
+		CHECK(damaged_at(m.td, "BTF_FILE option of 2 bytes (8 expected): its section not read",
+				 at - 6));
+		CHECK_EQ(tracedat_damage_count(m.td), 1);
+		CHECK(!warned(m.td, "BTF_FILE"));
 		CHECK(warned(m.td, "unknown option 302 (0 bytes) skipped"));
 		CHECK_EQ(tracedat_btf_size(m.td), -1);
 		CHECK_EQ(tracedat_modules_size(m.td), sizeof(modules_text) - 1);
