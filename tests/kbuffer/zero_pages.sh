@@ -2,7 +2,7 @@
 # written, or padding after a copy): they count neither for nor against a layout, so
 # the layout the other sub-buffers fit is kept, and report/info list them as empty.
 # The event counts are checked against a reader of the page headers written here
-# (tests/kbuffer/zero_pages.sh: count_events, from the kernel's record format), against
+# (tests/kbuffer/tools/count_events.py, from the kernel's record format), against
 # the same pages without the padding, and against the kernel's own "read events".
 . "$(dirname "$0")/../lib.sh"
 plan 71
@@ -11,38 +11,7 @@ REL="$SHARED/data/reliability/pages_2real_2zero.raw"
 # count_events FILE SIZE [LONG]: the data records in every SIZE-byte sub-buffer, from
 # the record headers (type_len 1-28: 4*type_len bytes of data; 0: a length word; 29
 # padding; 30, 31: 8-byte time records); "bad" when a walk does not end on the commit.
-cat >"$TMP/count.py" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-size = int(sys.argv[2])
-long_size = int(sys.argv[3]) if len(sys.argv) > 3 else 8
-events = 0
-for base in range(0, len(data) - len(data) % size, size):
-    page = data[base:base + size]
-    commit = struct.unpack_from('<Q' if long_size == 8 else '<I', page, 8)[0] & ((1 << 30) - 1)
-    pos, end = 8 + long_size, 8 + long_size + commit
-    while pos < end:
-        word = struct.unpack_from('<I', page, pos)[0]
-        type_len = word & 31
-        if type_len == 29:
-            if word >> 5 == 0:
-                pos = end                  # the rest of the page is padding
-                break
-            pos += 4 + struct.unpack_from('<I', page, pos + 4)[0]
-        elif type_len in (30, 31):
-            pos += 8
-        elif type_len == 0:
-            pos += 4 + struct.unpack_from('<I', page, pos + 4)[0]
-            events += 1
-        else:
-            pos += 4 + 4 * type_len
-            events += 1
-    if pos != end:
-        print('bad', base)
-        sys.exit(1)
-print(events)
-PY
-count_events() { python3 "$TMP/count.py" "$@"; }
+count_events() { python3 "$ROOT/tests/kbuffer/tools/count_events.py" "$@"; }
 
 # report FILE [options]: listing in $TMP/out, stderr in $TMP/err, exit status in $st
 report() { f=$1; shift; "$KTRACE" report "$@" "$f" >"$TMP/out" 2>"$TMP/err"; st=$?; }
