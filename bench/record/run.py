@@ -75,6 +75,25 @@ def run_load(load, secs):
     return int(p.stdout.split()[0])
 
 
+def load_then_stop(p, load, secs, path, what):
+    """Runs the load while ktrace (p, its stderr a pipe) records into path, then stops it
+    with SIGINT: its per-CPU figures (events and lost from its last lines), the output's
+    size (the file is removed) and the CPU it used after the load."""
+    rounds = run_load(load, secs)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p.send_signal(signal.SIGINT)
+    err = p.stderr.read().decode()
+    status = p.wait()
+    cpu = child_cpu(before)
+    if status != 0:
+        raise RuntimeError('ktrace %s failed: %s' % (what, err[-400:]))
+    events = sum(int(x) for x in re.findall(r'CPU \d+: (\d+) events', err))
+    lost = sum(int(x) for x in re.findall(r'CPU \d+: \d+ events, [^,]+, (\d+) lost', err))
+    size = os.path.getsize(path)
+    os.unlink(path)
+    return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
+
+
 def bench_ktrace(ktrace, load, secs, kb, out):
     path = os.path.join(out, 'bench-ktrace.dat')
     args = [ktrace, 'record', '-B', 'ktrace-bench-k', '-b', str(kb), '--compression', 'none',
@@ -86,19 +105,7 @@ def bench_ktrace(ktrace, load, secs, kb, out):
     line = p.stderr.readline().decode()
     if 'recording' not in line:
         raise RuntimeError('ktrace record did not start: ' + line)
-    rounds = run_load(load, secs)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p.send_signal(signal.SIGINT)
-    err = p.stderr.read().decode()
-    status = p.wait()
-    cpu = child_cpu(before)
-    if status != 0:
-        raise RuntimeError('ktrace record failed: ' + err[-400:])
-    events = sum(int(x) for x in re.findall(r'CPU \d+: (\d+) events', err))
-    lost = sum(int(x) for x in re.findall(r'CPU \d+: \d+ events, [^,]+, (\d+) lost', err))
-    size = os.path.getsize(path)
-    os.unlink(path)
-    return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
+    return load_then_stop(p, load, secs, path, 'record')
 
 
 def bench_stream(ktrace, load, secs, kb, out):
@@ -122,19 +129,7 @@ def bench_stream(ktrace, load, secs, kb, out):
             p.kill()
             p.wait()
             raise RuntimeError('ktrace stream did not start: ' + p.stderr.read().decode()[-400:])
-        rounds = run_load(load, secs)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        p.send_signal(signal.SIGINT)
-        err = p.stderr.read().decode()
-        status = p.wait()
-    cpu = child_cpu(before)
-    if status != 0:
-        raise RuntimeError('ktrace stream failed: ' + err[-400:])
-    events = sum(int(x) for x in re.findall(r'CPU \d+: (\d+) events', err))
-    lost = sum(int(x) for x in re.findall(r'CPU \d+: \d+ events, [^,]+, (\d+) lost', err))
-    size = os.path.getsize(path)
-    os.unlink(path)
-    return {'events': events, 'lost': lost, 'bytes': size, 'cpu': cpu, 'rounds': rounds}
+        return load_then_stop(p, load, secs, path, 'stream')
 
 
 def bench_cat(load, secs, kb, out):
