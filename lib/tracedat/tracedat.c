@@ -1425,6 +1425,22 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 	/* its CPUs' data is within its section (check_data) */
 	b->data_start = b->pub.offset + 16;
 	b->data_end = h.size < td->size - b->data_start ? b->data_start + h.size : td->size;
+	/* A section that runs past the end of the file though its CPUs' data is all there:
+	 * its size is wrong (a cut in the data is told where the CPUs are read), and the
+	 * section walk stopped at it, so that what follows it (the section names) is
+	 * lost: damage, at the size field */
+	if (h.size > td->size - b->data_start) {
+		uint64_t end = b->data_start;
+
+		for (size_t i = 0; i < b->ncpus; i++)
+			if (!b->cpus[i].bad_id && b->cpus[i].pub.offset + b->cpus[i].pub.size > end)
+				end = b->cpus[i].pub.offset + b->cpus[i].pub.size;
+		if (end <= td->size)
+			td_damage(td, NULL, -EBADMSG, b->pub.offset + 8,
+				  "buffer \"%s\": section of %" PRIu64 " bytes runs past the end of the "
+				  "file, but its CPUs' data ends at 0x%" PRIx64 ": a wrong size",
+				  b->pub.name, h.size, end);
+	}
 	return 0;
 }
 
@@ -1911,8 +1927,15 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 	int ret;
 
 	end = i == td->cut_section || sec->size > td->size - start ? td->size : start + sec->size;
-	if (end <= start)
-		return 0;                /* an empty buffer (ktrace writes the top's with -B) */
+	if (end <= start) {
+		/* an empty buffer (ktrace writes the top's with -B), else its data is gone */
+		if (sec->size)
+			td_damage(td, NULL, -ENODATA, sec->offset,
+				  "truncated: the file ends where this buffer's CPU data (%" PRIu64
+				  " bytes) starts, and the buffer option after it is lost: nothing read",
+				  sec->size);
+		return 0;
+	}
 	td->data_damaged = true;
 	if (!(sec->flags & 1)) {
 		td_damage(td, NULL, -ENODATA, sec->offset,

@@ -13,13 +13,16 @@
 #   - v7: a buffer's CPU entry whose id is not below the file's CPU count (that entry's
 #     data is not read), a recorded CPU data size the chunks disagree with (all read),
 #     no HEADER_INFO section (read as every kernel since 2.6.31 writes sub-buffers);
+#   - v7: a buffer's data section whose size runs past the end of the file though its
+#     CPU entries are all there; a file cut right after that section's header (its
+#     data and every option after it lost: nothing of it can be read);
 #   - report --profile profiles the top buffer as trace-cmd does, and reads the other
 #     buffers only to check them: their damage is named too.
 # The right answers are trace-cmd's report (and --profile) of the undamaged files, less
 # the lines of the CPU entry left unread.
 . "$(dirname "$0")/../lib.sh"
 M="$ROOT/tests/tracedat/tools/mismatch.py"
-N=52
+N=56
 plan $N
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	skip $N "mismatched trace.dat" "trace-cmd and zstd are needed"
@@ -218,3 +221,20 @@ run p "$KTRACE" report --profile "$TMP/both.dat"
 	grep -q "offset $top: " "$TMP/p.err" &&
 	ok "top and instance damage: report --profile names both ($top, $at)" ||
 	{ not_ok "top and instance damage: report --profile exit $st"; sed 's/^/#   /' "$TMP/p.err"; }
+
+# a data section's size beyond the file, its CPU entries right: everything read, the
+# size named
+at=$(python3 "$M" secsize "$V7" "$TMP/secsize.dat" "" | sed -n 's/^place //p')
+run r "$KTRACE" report "$TMP/secsize.dat"
+one r "$TMP/secsize.dat" "$at" "data section size beyond the file: report"
+check_same "data section size beyond the file: every line trace-cmd prints of the file" \
+	"$TMP/r.out" "$TMP/tc7.txt"
+run x "$KTRACE" export -o "$TMP/secsize.json" "$TMP/secsize.dat"
+check "data section size beyond the file: export writes nothing without --partial" \
+	sh -c "[ $st = 1 ] && [ ! -e '$TMP/secsize.json' ]"
+# cut right after the header of the top buffer's data section
+at=$(python3 "$M" cutdata "$V7" "$TMP/cutdata.dat" "" | sed -n 's/^place //p')
+run r "$KTRACE" info "$TMP/cutdata.dat"
+grep -q "offset $at: truncated: the file ends where this buffer's CPU data" "$TMP/r.err" &&
+	[ "$st" = 1 ] && ok "cut at the top buffer's data: info names the lost data at $at" ||
+	{ not_ok "cut at the top buffer's data: info exit $st"; sed 's/^/#   /' "$TMP/r.err"; }

@@ -19,6 +19,11 @@ usage:
                                           data takes (chunk count and chunks)
   mismatch.py noheaders IN OUT            v7: the HEADER_INFO option's id made 200 (an
                                           unknown option: the file has no header texts)
+  mismatch.py secsize IN OUT BUFFER       v7: the size of BUFFER's data section made all
+                                          ones (its CPU entries still right)
+  mismatch.py cutdata IN OUT BUFFER       v7: the file cut right after the header of
+                                          BUFFER's data section (every option after it
+                                          lost); the place is that header's offset
   mismatch.py toponly IN OUT              v6: a copy with the top buffer only (tdslim.py),
                                           what trace-cmd report --profile profiles
   mismatch.py corpus V6 V7 OUTDIR         the fuzz corpora's twins of each of the above
@@ -139,6 +144,13 @@ class File:
                 q += 6 + size
         return opts
 
+    def v7_section(self, name):
+        """the file offset of BUFFER name's data section (its option's first field)"""
+        for oid, _, body, _ in self.v7_options():
+            if oid == 3 and self.d[body + 8:self.d.index(b'\0', body + 8)] == name.encode():
+                return self.u64(body)
+        raise SystemExit('no buffer %r' % name)
+
     def v7_entry(self, name, index):
         """the file offset of the CPU entry `index` of BUFFER name's option"""
         for oid, _, body, _ in self.v7_options():
@@ -171,7 +183,9 @@ def corpus(v6, v7, out):
             ('commit', v6, 'mismatch-instance-commit.v6', ['inst', '0']),
             ('cpuid', v7, 'mismatch-cpuid.v7zlib', ['inst', '0', '1']),
             ('size', v7, 'mismatch-size.v7zlib', ['', '0', '1000000']),
-            ('noheaders', v7, 'mismatch-noheaders.v7zlib', [])):
+            ('noheaders', v7, 'mismatch-noheaders.v7zlib', []),
+            ('secsize', v7, 'mismatch-secsize.v7zlib', ['']),
+            ('cutdata', v7, 'mismatch-cutdata.v7zlib', [''])):
         sys.argv = ['mismatch.py', cmd, src, os.path.join(out, name)] + args
         with contextlib.redirect_stdout(io.StringIO()):
             main()
@@ -224,6 +238,16 @@ def main():
         print('stored %d' % (q - off))
         f.put64(e + 12, int(a[2]))
         print('place 0x%x' % (e + 12))
+    elif cmd == 'secsize':
+        assert f.version == 7
+        sec = f.v7_section(a[0])
+        f.put64(sec + 8, (1 << 64) - 1)
+        print('place 0x%x' % (sec + 8))
+    elif cmd == 'cutdata':
+        assert f.version == 7
+        sec = f.v7_section(a[0])
+        del f.d[sec + 16:]
+        print('place 0x%x' % sec)
     elif cmd == 'noheaders':
         assert f.version == 7
         opts = f.v7_options()
