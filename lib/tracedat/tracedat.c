@@ -1428,8 +1428,9 @@ static int setup_buffer_v7(struct tracedat *td, struct td_buffer *b, struct ktra
 	/* A section that runs past the end of the file though its CPUs' data is all there:
 	 * its size is wrong (a cut in the data is told where the CPUs are read), and the
 	 * section walk stopped at it, so that what follows it (the section names) is
-	 * lost: damage, at the size field */
-	if (h.size > td->size - b->data_start) {
+	 * lost: damage, at the size field. (A buffer found walking data cut short has no
+	 * size of its own: its cut is told where it was found.) */
+	if (!b->recovered && h.size > td->size - b->data_start) {
 		uint64_t end = b->data_start;
 
 		for (size_t i = 0; i < b->ncpus; i++)
@@ -2009,6 +2010,7 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 	b->pub.offset = sec->offset;
 	b->from = sec->offset;
 	b->pub.page_size = ps;
+	b->recovered = true;
 	b->cpus = cpus;
 	b->ncpus = n;
 	b->pub.cpus = n;

@@ -109,6 +109,7 @@ struct td_buffer {
 	uint64_t from;              /* where its offset was read (for errors) */
 	uint64_t data_start;        /* where its CPU data may be: v7 its section's content, */
 	uint64_t data_end;          /* v6 the file */
+	bool recovered;             /* v7: found walking data whose option was lost */
 };
 
 struct td_tsync_sample {
