@@ -38,9 +38,9 @@ CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
 LIBS     := -lzstd -lz -ldeflate -llz4 -lelf -lplist-2.0 -lsqlite3
 
-LIB_SRC  := $(sort $(wildcard lib/*/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*/*.c lib/sinks/*/*.c))
 # The timeline page's own script and styles, embedded as C strings (see below).
-ASSETS   := lib/views/timeline/page.css lib/views/timeline/page.js
+ASSETS   := lib/sinks/timeline/page.css lib/sinks/timeline/page.js
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/timeline_assets.o
 # Library objects export only what the public headers mark KTRACE_API.
 $(LIB_OBJ): CFLAGS += -fvisibility=hidden -DKTRACE_BUILDING
@@ -80,14 +80,14 @@ $(B)/%.o: %.c $(HEADERS) | $(B)/.deps
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-# lib/views/timeline/page.{css,js} -> one C string each (tl_asset_page_css/_js): every
+# lib/sinks/timeline/page.{css,js} -> one C string each (tl_asset_page_css/_js): every
 # line quoted, backslashes and quotes escaped.
 ASSET_SED = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/'
 define gen_assets
 	@mkdir -p $(dir $(1))
-	@{ echo '/* generated from lib/views/timeline/ by the Makefile: do not edit */'; \
-	  echo 'const char tl_asset_page_css[] ='; $(ASSET_SED) lib/views/timeline/page.css; echo ';'; \
-	  echo 'const char tl_asset_page_js[] ='; $(ASSET_SED) lib/views/timeline/page.js; echo ';'; \
+	@{ echo '/* generated from lib/sinks/timeline/ by the Makefile: do not edit */'; \
+	  echo 'const char tl_asset_page_css[] ='; $(ASSET_SED) lib/sinks/timeline/page.css; echo ';'; \
+	  echo 'const char tl_asset_page_js[] ='; $(ASSET_SED) lib/sinks/timeline/page.js; echo ';'; \
 	} > $(1).tmp && mv $(1).tmp $(1)
 endef
 

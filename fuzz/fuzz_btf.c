@@ -15,7 +15,7 @@
 
 #include <ktrace/event.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 
 #include <ktrace/koff.h>
 
-#include "koff/fmt.h"
+#include "koff/koff_fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzzes the trace.dat analyses of `ktrace report`: -w (wake-up latencies, on the
- * report's lines: lib/views/tracedat_latency.c) and --profile (per-task event times and
- * kernel stacks: lib/views/tracedat_profile.c, plain, --by-comm and -G with a filter),
+ * report's lines: lib/sinks/report/report_latency.c) and --profile (per-task event times and
+ * kernel stacks: lib/sinks/report/report_profile.c, plain, --by-comm and -G with a filter),
  * arbitrary bytes read as a trace.dat file, the output written to /dev/null.
  */
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzzes `ktrace report` for trace.dat files (lib/views/tracedat_report.c): arbitrary
+ * Fuzzes `ktrace report` for trace.dat files (lib/sinks/report/report_tracedat_text.c): arbitrary
  * bytes read as a trace.dat file and reported, written to /dev/null, the way trace-cmd
  * report would with several option sets: the default lines; -R -l --debug --ts-diff
  * with -F filters (one negative), -I and a CPU list; -t with three threads; two threads

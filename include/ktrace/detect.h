@@ -26,7 +26,7 @@ enum ktrace_format {
 #define KTRACE_DETECT_BYTES 65536
 
 /* Looks at the first len bytes of an input and runs the detectors of every format
- * the engine reads (lib/engine/formats.c), in order. */
+ * the engine reads (lib/engine/engine_formats.c), in order. */
 KTRACE_API enum ktrace_format ktrace_detect_format(const void *head, size_t len);
 KTRACE_API const char *ktrace_detect_format_name(enum ktrace_format format);
 

@@ -120,7 +120,7 @@ KTRACE_API int ktrace_view_kcdata_text(const struct kcdata_node *root, struct kt
 
 /*
  * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
- * prints, line for line (lib/views/tracedat_text.c over the engine, docs/report.md).
+ * prints, line for line (lib/sinks/report/report_tracedat_text.c over the engine, docs/report.md).
  */
 
 struct ktrace_view_text_file {
@@ -221,7 +221,7 @@ KTRACE_API int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktr
 KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
 
 /*
- * `ktrace timeline`: a picture of the trace (lib/views/timeline*.c, docs/timeline.md).
+ * `ktrace timeline`: a picture of the trace (lib/sinks/timeline/timeline_*.c, docs/timeline.md).
  * One lane per CPU with the running threads as coloured slices, one lane per thread
  * with its running, runnable and blocked states, every other event as a tick, lost
  * events as red marks, for any input the event stream reads.
@@ -295,11 +295,11 @@ enum {
 };
 
 /*
- * A Perfetto trace (protobuf; lib/views/perfetto.c tells its layout): the records in
+ * A Perfetto trace (protobuf; lib/sinks/export/export_perfetto.c tells its layout): the records in
  * FtraceEventBundles per CPU, typed where Perfetto has a message holding every field,
  * else generic with every field; the threads and processes the inputs name; the
  * traced system's uname; the lost events per CPU.
- * Chrome JSON (lib/views/chrome_json.c): the {"traceEvents": [...]} object form, with
+ * Chrome JSON (lib/sinks/export/export_chrome.c): the {"traceEvents": [...]} object form, with
  * the scheduling slices of every CPU as complete events, every other record as an
  * instant event with its fields in args, thread and process names, lost events.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Running a table of format detectors (common/detect.h). */
-#include "common/detect.h"
+#include "common/detect_table.h"
 
 const struct kt_detector *kt_detect_run(const struct kt_detector *const *table, size_t n,
 					const void *head, size_t len)

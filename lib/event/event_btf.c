@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 #include "event/event_share.h"
 
 enum {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 struct ftev_field *ftev_find_common_field(const struct ktrace_event *ev, const char *name)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 #include "event/event_share.h"
 
 static const struct ftev_field *nth_field(const struct ktrace_event *ev, size_t i)

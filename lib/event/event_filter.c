@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 /* The trees are walked recursively (as libtraceevent walks them); a chain of && and ||
  * is as deep as it is long (--comm with thousands of pids makes long ones), so the walks

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 size_t ktrace_event_function_count(struct ktrace_events *evs)
 {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 #define EV_MAX_DEPTH 200
 #define EV_MAX_FORMAT (1u << 20)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 
 /* tep_get_field_val / tep_get_common_field_val: 0, or -1 after the error text. */
 static int field_val(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 #include "event/event_share.h"
 
 #define EV_EVAL_DEPTH 1000

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event/event_internal.h"
+#include "event/event_int.h"
 #include "common/bigmem.h"
 #include "common/grow.h"
 #include "common/outbuf.h"

@@ -21,7 +21,7 @@
 #include "common/bigmem.h"
 #include "common/cursor.h"
 #include "common/damage.h"
-#include "common/detect.h"
+#include "common/detect_table.h"
 #include "tracedat/tracedat_int.h"
 #include "tracedat/tracedat_share.h"
 #include "common/grow.h"

@@ -20,7 +20,7 @@
 
 #include <ktrace/stream.h>
 
-#include "engine/stream_int.h"
+#include "engine/engine_stream_int.h"
 #include "testlib.h"
 
 #define DEMO "examples/sched_demo.dat"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * kt_stream_format_parts (lib/engine/stream_int.h), what the timeline's line threads
+ * kt_stream_format_parts (lib/engine/engine_stream_int.h), what the timeline's line threads
  * format with: the formatter leaves '0's where the numbers it notes go, so the line with
  * those digits written back from the notes must be ktrace_stream_format's line byte for
  * byte, for every record of the bundled demo trace, with the prefix made and with it
@@ -20,7 +20,7 @@
 #include <ktrace/event.h>
 #include <ktrace/stream.h>
 
-#include "engine/stream_int.h"
+#include "engine/engine_stream_int.h"
 #include "testlib.h"
 
 #define DEMO "examples/sched_demo.dat"           /* v7, zstd */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Blocks taken by the first thread to get to them and written in turn
- * (lib/engine/turns.h): block 0 is the first thread's, every block is taken by exactly
+ * (lib/engine/engine_turns.h): block 0 is the first thread's, every block is taken by exactly
  * one thread, and the blocks go out in block order whoever made them, with 1, 2 and 5
  * threads racing through the same blocks.
  */
@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "engine/turns.h"
+#include "engine/engine_turns.h"
 #include "testlib.h"
 
 #define NBLOCKS 20000

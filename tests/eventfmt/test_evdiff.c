@@ -42,7 +42,7 @@
 #include <ktrace/ring.h>
 #include <ktrace/kbuffer.h>
 
-#include "event/event_internal.h"     /* field layouts, for --swap */
+#include "event/event_int.h"     /* field layouts, for --swap */
 
 /* ---- libtraceevent through dlsym ---- */
 

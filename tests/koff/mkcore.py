@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Builds small crafted crash dumps, written independently of the library from the
-layouts in lib/koff/layout.h and the ELF specification: a position-independent
+layouts in lib/koff/koff_layout_int.h and the ELF specification: a position-independent
 "program" (namelist) with read-only format strings, and an ELF core of it whose memory
 holds the crash anchor and a KOFF buffer, with NT_PRSTATUS, NT_AUXV and NT_FILE notes.
 

@@ -16,8 +16,8 @@
 #include <ktrace/koff.h>
 
 #include "common/outbuf.h"
-#include "koff/fmt.h"
-#include "koff/internal.h"
+#include "koff/koff_fmt.h"
+#include "koff/koff_int.h"
 #include "testlib.h"
 #include <ktrace/view.h>
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sql/sql_int.h"
+#include "sinks/sql/sql_int.h"
 #include "testlib.h"
 
 /* sched_switch's print arguments of Linux 6.x and of an older kernel (4.x). */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The timeline page's line encoding (lib/views/timeline_encode.h): every line comes back
+ * The timeline page's line encoding (lib/sinks/timeline/timeline_encode.h): every line comes back
  * byte for byte from its encoding and the dictionary, decoded here by the rules the
  * header writes down (a decoder of the test's own, as the page's script is one of its
  * own): skeletons with decimal and hex holes and escaped bytes, literal lines, hex
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "views/timeline_encode.h"
+#include "sinks/timeline/timeline_encode.h"
 #include "testlib.h"
 
 #define CHUNK 4096

@@ -111,7 +111,7 @@ mkfifo "$TMP/fifo"
 cat "$TMP/fifo" >"$TMP/fromfifo.html" &
 "$KTRACE" timeline -q "$DEMO" -o "$TMP/fifo"; wait
 check "a FIFO is written to, not replaced" sh -c "test -p '$TMP/fifo' && cmp -s '$TMP/fromfifo.html' '$TMP/demo.html'"
-# where the page's parts go (lib/views/timeline_layout.c): into an empty file the line
+# where the page's parts go (lib/sinks/timeline/timeline_layout.c): into an empty file the line
 # chunks go first and the head is put in front at the end (blocks inserted on ext4/xfs,
 # the lines copied up elsewhere); after what a file already has, the lines wait
 printf 'before\n' >"$TMP/appended.html"

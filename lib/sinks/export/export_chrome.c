@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `ktrace export --format json`: the event stream in Chrome's trace event format, the
+ * {"traceEvents": [...]} object form, written as a stream (lib/common/json.c), one
+ * event per line:
+ *
+ * - the CPUs are the threads of a process "CPUs" (pid CPU_PID, tid = the CPU): what
+ *   ran on each CPU is a complete event ("ph": "X") per scheduling slice, named after
+ *   the thread, from the context switch that put the thread on the CPU to the one that
+ *   took it off (ktrace_stream_sched: sched_switch, Darwin MACH_SCHED...), args tid,
+ *   prio and the state it left in. A CPU's first slice starts at its first record, its
+ *   last one ends at its last record: a CPU with N switches has N + 1 slices;
+ * - every other record is an instant event of its thread ("ph": "i", "s": "t") named
+ *   after the event, its system as "cat", its fields in args (arrays as arrays, other
+ *   bytes in hex) and its CPU as common_cpu;
+ * - lost events are global instants ("s": "g") "lost events" with args cpu and count;
+ * - "ph": "M" process_name and thread_name for the threads the inputs name and those
+ *   the records name later (again when a name changes).
+ *
+ * Times ("ts", "dur") are in microseconds with three decimals, so nanoseconds survive.
+ */
+#include <ktrace/view.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/json.h"
+#include "common/outbuf.h"
+#include "engine/engine_stream_int.h"
+#include "sinks/export/export_threads.h"
+
+#define CPU_PID 2147483647            /* the "CPUs" process: no real pid reaches it */
+#define MAX_CPUS 65536
+#define PROGRESS_EVERY 65536
+
+/* thread_table flags */
+enum { T_NAMED = 1 };
+
+struct cj_cpu {
+	bool seen, open;
+	uint64_t first_ts, last_ts;
+	uint64_t start;               /* the open slice */
+	int64_t tid;
+	int32_t prio;
+	char comm[KTRACE_STREAM_COMM_MAX];
+};
+
+struct cj {
+	struct ktrace_stream *s;
+	struct kt_json j;
+	struct cj_cpu *cpus;
+	size_t ncpus;
+	struct kt_threads threads;    /* flags: T_NAMED when its thread_name went out */
+	struct kt_threads procs;      /* by pid: T_NAMED when its process_name went out */
+	char *hex;                    /* bytes values in hex */
+	size_t hex_cap;
+};
+
+static bool no_name(const char *comm)
+{
+	return !*comm || (*comm == '<' && (!strcmp(comm, "<...>") || !strcmp(comm, "<idle>")));
+}
+
+static void key_str(struct kt_json *j, const char *k, const char *v)
+{
+	kt_json_key_cstr(j, k);
+	kt_json_string(j, v, strlen(v));
+}
+
+static void key_i64(struct kt_json *j, const char *k, int64_t v)
+{
+	kt_json_key_cstr(j, k);
+	kt_json_i64(j, v);
+}
+
+static void key_ts(struct kt_json *j, const char *k, uint64_t ns)
+{
+	kt_json_key_cstr(j, k);
+	kt_json_fixed(j, ns, 3);
+}
+
+/* {"ph": "M", "pid": pid[, "tid": tid], "name": what, "args": {"name": name}} */
+static void meta(struct cj *c, const char *what, int64_t pid, int64_t tid, const char *name)
+{
+	struct kt_json *j = &c->j;
+
+	kt_json_begin_object(j, true);
+	key_str(j, "ph", "M");
+	key_str(j, "name", what);
+	key_i64(j, "pid", pid);
+	if (tid >= 0)
+		key_i64(j, "tid", tid);
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_object(j, true);
+	key_str(j, "name", name);
+	kt_json_end_object(j);
+	kt_json_end_object(j);
+}
+
+static int64_t pid_of(const struct kt_thread *th)
+{
+	return th->pid >= 0 ? th->pid : th->tid;
+}
+
+/* thread_name of th (and process_name of its process when not out yet). */
+static int name_thread(struct cj *c, struct kt_thread *th)
+{
+	int64_t pid = pid_of(th);
+	struct kt_thread *p;
+
+	meta(c, "thread_name", pid, th->tid, th->comm);
+	th->flags |= T_NAMED;
+	p = kt_threads_add(&c->procs, pid);
+	if (!p)
+		return -ENOMEM;
+	/* a process is named after its main thread, else after the first thread met */
+	if (!(p->flags & T_NAMED) || (th->tid == pid && strcmp(p->comm, th->comm))) {
+		kt_thread_set_comm(p, th->comm);
+		p->flags |= T_NAMED;
+		meta(c, "process_name", pid, -1, th->comm);
+	}
+	return 0;
+}
+
+/* A thread the records name: its names go out when new or changed. */
+static int learn(struct cj *c, int64_t tid, int64_t pid, const char *comm)
+{
+	struct kt_thread *th;
+
+	if (tid < 0 || no_name(comm))
+		return 0;
+	th = kt_threads_find(&c->threads, tid);
+	if (th && (th->flags & T_NAMED) && !strncmp(th->comm, comm, sizeof(th->comm) - 1))
+		return 0;
+	if (!th && !(th = kt_threads_add(&c->threads, tid)))
+		return -ENOMEM;
+	if (pid >= 0 && th->pid < 0)
+		th->pid = pid;
+	kt_thread_set_comm(th, comm);
+	return name_thread(c, th);
+}
+
+static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r, int *err)
+{
+	uint32_t cpu = r->cpu < 0 ? 0 : (uint32_t)r->cpu;
+	char name[32];
+
+	if (cpu >= MAX_CPUS) {
+		*err = -ERANGE;
+		return NULL;
+	}
+	if (cpu >= c->ncpus) {
+		size_t n = c->ncpus ? c->ncpus : 8;
+		struct cj_cpu *v;
+
+		while (n <= cpu)
+			n *= 2;
+		v = realloc(c->cpus, n * sizeof(*v));
+		if (!v) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		memset(v + c->ncpus, 0, (n - c->ncpus) * sizeof(*v));
+		c->cpus = v;
+		c->ncpus = n;
+	}
+	if (!c->cpus[cpu].seen) {
+		struct kt_json *j = &c->j;
+
+		c->cpus[cpu].seen = true;
+		c->cpus[cpu].first_ts = r->ts;
+		snprintf(name, sizeof(name), "CPU %u", cpu);
+		meta(c, "thread_name", CPU_PID, cpu, name);
+		kt_json_begin_object(j, true);
+		key_str(j, "ph", "M");
+		key_str(j, "name", "thread_sort_index");
+		key_i64(j, "pid", CPU_PID);
+		key_i64(j, "tid", cpu);
+		kt_json_key_cstr(j, "args");
+		kt_json_begin_object(j, true);
+		key_i64(j, "sort_index", cpu);
+		kt_json_end_object(j);
+		kt_json_end_object(j);
+	}
+	c->cpus[cpu].last_ts = r->ts;
+	return &c->cpus[cpu];
+}
+
+/* One scheduling slice of a CPU. state: the state it left in, NULL still running. */
+static void slice(struct cj *c, uint32_t cpu, uint64_t start, uint64_t end, int64_t tid,
+		  const char *comm, int32_t prio, const char *state)
+{
+	struct kt_json *j = &c->j;
+	char tname[32];
+
+	if (no_name(comm)) {
+		snprintf(tname, sizeof(tname), "%lld", (long long)tid);
+		comm = tname;
+	}
+	kt_json_begin_object(j, true);
+	key_str(j, "ph", "X");
+	key_str(j, "cat", "sched");
+	key_str(j, "name", comm);
+	key_i64(j, "pid", CPU_PID);
+	key_i64(j, "tid", cpu);
+	key_ts(j, "ts", start);
+	key_ts(j, "dur", end > start ? end - start : 0);
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_object(j, true);
+	key_i64(j, "tid", tid);
+	key_i64(j, "prio", prio);
+	if (state)
+		key_str(j, "end_state", state);
+	kt_json_end_object(j);
+	kt_json_end_object(j);
+}
+
+static void switch_cpu(struct cj *c, struct cj_cpu *cc, uint32_t cpu, uint64_t ts,
+		       const struct ktrace_stream_sched *sc)
+{
+	/* what ran until now: the thread the last switch put on, its end state when this
+	 * switch takes that thread off (events lost between them can make it another); the
+	 * CPU's first slice is the first switch's prev, from the CPU's first record */
+	if (cc->open)
+		slice(c, cpu, cc->start, ts, cc->tid, cc->comm, cc->prio,
+		      cc->tid == sc->prev_tid ? sc->prev_state_text : NULL);
+	else
+		slice(c, cpu, cc->first_ts, ts, sc->prev_tid, sc->prev_comm, sc->prev_prio,
+		      sc->prev_state_text);
+	cc->open = true;
+	cc->start = ts;
+	cc->tid = sc->next_tid;
+	cc->prio = sc->next_prio;
+	snprintf(cc->comm, sizeof(cc->comm), "%s", sc->next_comm);
+}
+
+static void value(struct cj *c, const struct ktrace_event_value *v)
+{
+	struct kt_json *j = &c->j;
+	static const char hex[] = "0123456789abcdef";
+
+	switch (v->type) {
+	case KTRACE_EVENT_SIGNED:
+		kt_json_i64(j, v->i);
+		break;
+	case KTRACE_EVENT_UNSIGNED:
+		kt_json_u64(j, v->u);
+		break;
+	case KTRACE_EVENT_STRING:
+		kt_json_string(j, v->data, v->len);
+		break;
+	case KTRACE_EVENT_ARRAY:
+		kt_json_begin_array(j, true);
+		for (size_t k = 0; k < v->count; k++) {
+			uint64_t x = ktrace_event_array_at(v, k);
+
+			if (v->elem_signed)
+				kt_json_i64(j, (int64_t)x);
+			else
+				kt_json_u64(j, x);
+		}
+		kt_json_end_array(j);
+		break;
+	case KTRACE_EVENT_BYTES:
+		if (kt_grow((void **)&c->hex, &c->hex_cap, (size_t)v->len * 2 + 1, 1)) {
+			kt_json_null(j);
+			break;
+		}
+		for (size_t k = 0; k < v->len; k++) {
+			uint8_t b = ((const uint8_t *)v->data)[k];
+
+			c->hex[2 * k] = hex[b >> 4];
+			c->hex[2 * k + 1] = hex[b & 15];
+		}
+		kt_json_string(j, c->hex, (size_t)v->len * 2);
+		break;
+	}
+}
+
+static void instant(struct cj *c, const struct ktrace_stream_record *r)
+{
+	struct kt_json *j = &c->j;
+	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, r->tid) : NULL;
+	int64_t tid = r->tid >= 0 ? r->tid : 0;
+	int64_t pid = r->pid >= 0 ? r->pid : th && th->pid >= 0 ? th->pid : tid;
+	struct ktrace_event_value vals[64];
+	size_t n = ktrace_stream_fields(c->s, vals, 64);
+
+	kt_json_begin_object(j, true);
+	key_str(j, "ph", "i");
+	key_str(j, "s", "t");
+	key_str(j, "cat", *r->system ? r->system : "unknown");
+	key_str(j, "name", *r->name ? r->name : "unknown");
+	key_i64(j, "pid", pid);
+	key_i64(j, "tid", tid);
+	key_ts(j, "ts", r->ts);
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_object(j, true);
+	for (size_t i = 0; i < n; i++) {
+		struct ktrace_event_value v;
+
+		if (i < 64)
+			v = vals[i];
+		else if (ktrace_stream_field(c->s, i, &v))
+			continue;
+		kt_json_key_cstr(j, v.name);
+		value(c, &v);
+	}
+	if (r->cpu >= 0)
+		key_i64(j, "common_cpu", r->cpu);
+	kt_json_end_object(j);
+	kt_json_end_object(j);
+}
+
+static void lost(struct cj *c, const struct ktrace_stream_record *r)
+{
+	struct kt_json *j = &c->j;
+
+	kt_json_begin_object(j, true);
+	key_str(j, "ph", "i");
+	key_str(j, "s", "g");
+	key_str(j, "cat", "ktrace");
+	key_str(j, "name", "lost events");
+	key_i64(j, "pid", CPU_PID);
+	key_i64(j, "tid", r->cpu < 0 ? 0 : r->cpu);
+	key_ts(j, "ts", r->ts);
+	kt_json_key_cstr(j, "args");
+	kt_json_begin_object(j, true);
+	key_i64(j, "cpu", r->cpu);
+	kt_json_key_cstr(j, "count");
+	if (r->lost)
+		kt_json_u64(j, r->lost);
+	else
+		kt_json_null(j);   /* the kernel did not say how many */
+	kt_json_end_object(j);
+	kt_json_end_object(j);
+}
+
+static int put_record(struct cj *c, const struct ktrace_stream_record *r)
+{
+	struct ktrace_stream_sched sc;
+	struct cj_cpu *cc;
+	int err = 0;
+
+	cc = get_cpu(c, r, &err);
+	if (!cc)
+		return err;
+	if (r->kind == KTRACE_STREAM_LOST) {
+		lost(c, r);
+		return 0;
+	}
+	err = learn(c, r->tid, r->pid, r->comm);
+	if (err)
+		return err;
+	if (ktrace_stream_sched(c->s, &sc) && sc.kind == KTRACE_STREAM_SCHED_SWITCH) {
+		err = learn(c, sc.prev_tid, -1, sc.prev_comm);
+		if (!err)
+			err = learn(c, sc.next_tid, -1, sc.next_comm);
+		switch_cpu(c, cc, r->cpu < 0 ? 0 : (uint32_t)r->cpu, r->ts, &sc);
+		return err;
+	}
+	instant(c, r);
+	return 0;
+}
+
+static void header(struct cj *c)
+{
+	struct kt_json *j = &c->j;
+	size_t nt = c->threads.cap;
+
+	kt_json_begin_object(j, false);
+	key_str(j, "displayTimeUnit", "ns");
+	kt_json_key_cstr(j, "otherData");
+	kt_json_begin_object(j, true);
+	for (size_t i = 0; i < ktrace_stream_source_count(c->s); i++) {
+		const struct ktrace_stream_source *src = ktrace_stream_source(c->s, i);
+		char key[48];
+
+		if (!src)
+			continue;
+		snprintf(key, sizeof(key), "input%zu", i);
+		key_str(j, key, src->path);
+		snprintf(key, sizeof(key), "input%zu_format", i);
+		key_str(j, key, ktrace_detect_format_name(src->format));
+		if (*src->sysname) {
+			snprintf(key, sizeof(key), "input%zu_system", i);
+			kt_json_key_cstr(j, key);
+			kt_json_begin_array(j, true);
+			kt_json_string(j, src->sysname, strlen(src->sysname));
+			kt_json_string(j, src->release, strlen(src->release));
+			kt_json_string(j, src->version, strlen(src->version));
+			kt_json_string(j, src->machine, strlen(src->machine));
+			kt_json_end_array(j);
+		}
+	}
+	kt_json_end_object(j);
+	kt_json_key_cstr(j, "traceEvents");
+	kt_json_begin_array(j, false);
+	meta(c, "process_name", CPU_PID, -1, "CPUs");
+	/* the threads the inputs name when they open */
+	for (size_t i = 0; i < nt; i++) {
+		struct kt_thread *th = &c->threads.slots[i];
+
+		if (th->used && !no_name(th->comm))
+			name_thread(c, th);
+	}
+}
+
+int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
+			    struct ktrace_out *out, struct ktrace_error *err)
+{
+	struct ktrace_view_export_opts opts = { .size = sizeof(opts) };
+	struct cj *c = calloc(1, sizeof(*c));
+	const struct ktrace_stream_record *r;
+	uint64_t n = 0;
+	int ret, sret = 0;
+
+	if (!c)
+		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if (o)
+		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
+	c->s = s;
+	kt_json_init(&c->j, out, 1);
+	ret = kt_threads_load(&c->threads, s);
+	if (!ret) {
+		header(c);
+		while ((sret = ktrace_stream_next(s, &r, err)) > 0) {
+			ret = put_record(c, r);
+			if (ret)
+				break;
+			if (++n % PROGRESS_EVERY == 0 && opts.progress)
+				opts.progress(opts.progress_ctx, n);
+		}
+	}
+	if (!ret || ret == -ERANGE) {
+		/* the slices still open end at their CPU's last record (a record the trace
+		 * cannot hold ends it as damage does) */
+		for (size_t i = 0; i < c->ncpus; i++) {
+			struct cj_cpu *cc = &c->cpus[i];
+
+			if (cc->open)
+				slice(c, (uint32_t)i, cc->start, cc->last_ts, cc->tid, cc->comm,
+				      cc->prio, NULL);
+		}
+		kt_json_end_array(&c->j);
+		kt_json_end_object(&c->j);
+		kt_json_finish(&c->j);
+		if (ret == -ERANGE)
+			kt_stream_record_error(s, r, err, ret, "CPU %d: the JSON form takes CPUs 0 to %d",
+					       r->cpu, MAX_CPUS - 1);
+		else
+			ret = sret < 0 ? sret : 0;
+	} else if (ret == -ENOMEM) {
+		kt_json_finish(&c->j);   /* (complete even so, where it is kept: a stream) */
+		ktrace_error_set(err, ret, "out of memory");
+	}
+	kt_threads_free(&c->threads);
+	kt_threads_free(&c->procs);
+	free(c->cpus);
+	free(c->hex);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the walk learns about the traces: event names (interned, with the meaning some
+ * have for the derived tables), threads (utid) and processes (upid) by input and id,
+ * each CPU's running slice, and each input's trace_id.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ktrace/input.h>
+
+#include "common/grow.h"
+#include "sinks/sql/sql_int.h"
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static enum sql_kind kind_of(const char *system, const char *name)
+{
+	static const struct {
+		const char *system, *name;
+		enum sql_kind kind;
+	} known[] = {
+		{ "sched", "sched_switch", SQL_EV_SWITCH },
+		{ "sched", "sched_waking", SQL_EV_WAKE },
+		{ "sched", "sched_wakeup", SQL_EV_WAKE },
+		{ "sched", "sched_wakeup_new", SQL_EV_WAKE },
+		{ "sched", "sched_process_fork", SQL_EV_FORK },
+		{ "task", "task_newtask", SQL_EV_NEWTASK },
+		{ "sched", "sched_process_exec", SQL_EV_EXEC },
+		{ "power", "cpu_frequency", SQL_EV_CPU_FREQ },
+		{ "power", "cpu_idle", SQL_EV_CPU_IDLE },
+		{ "kmem", "rss_stat", SQL_EV_RSS },
+		{ "ftrace", "print", SQL_EV_PRINT },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(known[i].system, system) && !strcmp(known[i].name, name))
+			return known[i].kind;
+	return SQL_EV_PLAIN;
+}
+
+const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, const char *name)
+{
+	uint64_t hs = hash_str(system), hn = hash_str(name);
+	uint32_t v;
+	struct sql_name *n;
+
+	for (uint64_t probe = 0;; probe++) {
+		if (!sql_map_get(&q->name_index, hs, hn + probe * 0x9e3779b97f4a7c15ULL, &v))
+			break;
+		n = &q->names[v];
+		if (!strcmp(n->system, system) && !strcmp(n->name, name))
+			return n;
+	}
+	if (kt_grow((void **)&q->names, &q->cap_names, q->nnames + 1, sizeof(*q->names)))
+		return NULL;
+	n = &q->names[q->nnames];
+	n->system = sql_intern(&q->strings, system, strlen(system));
+	n->name = sql_intern(&q->strings, name, strlen(name));
+	if (!n->system || !n->name)
+		return NULL;
+	n->kind = kind_of(system, name);
+	for (uint64_t probe = 0;; probe++) {
+		uint64_t b = hn + probe * 0x9e3779b97f4a7c15ULL;
+
+		if (!sql_map_get(&q->name_index, hs, b, &v)) {
+			if (sql_map_put(&q->name_index, hs, b, (uint32_t)q->nnames))
+				return NULL;
+			break;
+		}
+	}
+	return &q->names[q->nnames++];
+}
+
+int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid)
+{
+	uint32_t v;
+
+	if (tid < 0 || !sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v))
+		return 0;
+	return (int64_t)v;
+}
+
+int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *utid)
+{
+	uint32_t v;
+	struct sql_thread *t;
+
+	*utid = 0;
+	if (tid < 0)
+		return 0;
+	if (sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v)) {
+		*utid = (int64_t)v;
+		return 0;
+	}
+	if (q->nthreads >= UINT32_MAX - 1 ||
+	    kt_grow((void **)&q->threads, &q->cap_threads, q->nthreads + 1, sizeof(*q->threads)))
+		return -ENOMEM;
+	if (sql_map_put(&q->thread_index, trace, (uint64_t)tid, (uint32_t)q->nthreads + 1))
+		return -ENOMEM;
+	t = &q->threads[q->nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->trace = trace;
+	t->tid = tid;
+	t->pid = -1;
+	t->state_cpu = -1;
+	/* the idle task of Linux (swapper) */
+	t->is_idle = tid == 0 && q->traces[trace].format != KTRACE_FORMAT_DARWIN_V3 &&
+		     q->traces[trace].format != KTRACE_FORMAT_DARWIN_RAW &&
+		     q->traces[trace].format != KTRACE_FORMAT_KOFF &&
+		     q->traces[trace].format != KTRACE_FORMAT_ELF;
+	*utid = (int64_t)q->nthreads;
+	return 0;
+}
+
+int sql_set_text(char **dst, const char *s, size_t len)
+{
+	char *n;
+
+	if (*dst && !strncmp(*dst, s, len) && !(*dst)[len])
+		return 0;
+	n = malloc(len + 1);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, s, len);
+	n[len] = 0;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len)
+{
+	if (!len)
+		return 0;
+	return sql_set_text(&t->name, name, len);
+}
+
+int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *upid)
+{
+	uint32_t v;
+	struct sql_process *p;
+
+	*upid = 0;
+	if (pid < 0)
+		return 0;
+	if (sql_map_get(&q->process_index, trace, (uint64_t)pid, &v)) {
+		*upid = (int64_t)v;
+		return 0;
+	}
+	if (q->nprocs >= UINT32_MAX - 1 ||
+	    kt_grow((void **)&q->procs, &q->cap_procs, q->nprocs + 1, sizeof(*q->procs)))
+		return -ENOMEM;
+	if (sql_map_put(&q->process_index, trace, (uint64_t)pid, (uint32_t)q->nprocs + 1))
+		return -ENOMEM;
+	p = &q->procs[q->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->trace = trace;
+	p->pid = pid;
+	*upid = (int64_t)q->nprocs;
+	return 0;
+}
+
+int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid)
+{
+	struct sql_thread *t = sql_thread_at(q, utid);
+	int64_t upid;
+
+	if (!t || pid < 0 || t->pid == pid)
+		return 0;
+	if (sql_process_id(q, t->trace, pid, &upid))
+		return -ENOMEM;
+	t->pid = pid;
+	return 0;
+}
+
+struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
+{
+	size_t n;
+
+	if (cpu < 0 || cpu >= 65536 || trace >= q->npaths)
+		return NULL;
+	n = q->ncpus_state[trace];
+	if ((size_t)cpu >= n) {
+		size_t want = (size_t)cpu + 1;
+		struct sql_cpu *c = realloc(q->cpus_state[trace], want * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		memset(c + n, 0, (want - n) * sizeof(*c));
+		q->cpus_state[trace] = c;
+		q->ncpus_state[trace] = want;
+	}
+	return &q->cpus_state[trace][cpu];
+}
+
+/* FNV-1a of the file's size and first 1 MiB (of its index when the file cannot be
+ * read), 53 bits: the same file has the same trace_id wherever it is loaded. */
+int64_t sql_trace_hash(const char *path, uint32_t index)
+{
+	struct ktrace_input *in;
+	struct ktrace_error err;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const uint8_t *p;
+	int64_t got, size = -1;
+
+	if (!ktrace_input_open(path, &in, &err)) {
+		size = ktrace_input_size(in);
+		got = ktrace_input_peek(in, 0, 1 << 20, &p, &err);
+		for (int64_t i = 0; i < got; i++) {
+			h ^= p[i];
+			h *= 0x100000001b3ULL;
+		}
+		ktrace_input_close(in);
+	} else {
+		h ^= index;
+	}
+	for (int i = 0; i < 8; i++) {
+		h ^= (uint8_t)((uint64_t)size >> (8 * i));
+		h *= 0x100000001b3ULL;
+	}
+	/* positive and below 2^53, so that JSON readers that take numbers as doubles
+	 * keep it exact */
+	h &= (1ULL << 53) - 1;
+	return h ? (int64_t)h : 1;
+}
+
+void sql_registry_free(struct ktrace_sql *q)
+{
+	for (size_t i = 0; i < q->nthreads; i++)
+		free(q->threads[i].name);
+	for (size_t i = 0; i < q->nprocs; i++) {
+		free(q->procs[i].name);
+		free(q->procs[i].cmdline);
+	}
+	free(q->threads);
+	free(q->procs);
+	free(q->names);
+	free(q->tracks);
+	free(q->open);
+	for (size_t i = 0; q->cpus_state && i < q->npaths; i++)
+		free(q->cpus_state[i]);
+	free(q->cpus_state);
+	free(q->ncpus_state);
+	sql_map_free(&q->name_index);
+	sql_map_free(&q->thread_index);
+	sql_map_free(&q->process_index);
+	sql_map_free(&q->track_index);
+	sql_map_free(&q->open_index);
+	sql_strpool_free(&q->strings);
+}

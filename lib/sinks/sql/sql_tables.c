@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The schema of ktrace sql: every table, its columns with their SQLite and ClickHouse
+ * types, SQLite's indexes and ClickHouse's sorting keys, and the DDL text of both.
+ * Every table has trace_id; ids (utid, upid, event id, ...) are unique within one
+ * build, so that joins on (trace_id, id) hold when traces built apart are loaded
+ * together.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sinks/sql/sql_int.h"
+
+#define I64 "Int64"
+#define NI64 "Nullable(Int64)"
+#define STR "String"
+#define NSTR "Nullable(String)"
+
+#define COLS(a) a, sizeof(a) / sizeof(a[0])
+
+static const struct sql_column trace_cols[] = {
+	{ "trace_id", "INTEGER", I64 },
+	{ "path", "TEXT", STR },
+	{ "format", "TEXT", STR },
+	{ "hostname", "TEXT", STR },
+	{ "machine", "TEXT", STR },
+	{ "kernel_release", "TEXT", STR },
+	{ "clock", "TEXT", STR },
+	{ "cpus", "INTEGER", I64 },
+	{ "start_ts", "INTEGER", NI64 },
+	{ "end_ts", "INTEGER", NI64 },
+	{ "events", "INTEGER", I64 },
+	{ "lost", "INTEGER", I64 },
+};
+
+static const struct sql_column process_cols[] = {
+	{ "upid", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "pid", "INTEGER", I64 },
+	{ "parent_upid", "INTEGER", NI64 },
+	{ "name", "TEXT", NSTR },
+	{ "cmdline", "TEXT", NSTR },
+};
+
+static const struct sql_column thread_cols[] = {
+	{ "utid", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "tid", "INTEGER", I64 },
+	{ "upid", "INTEGER", NI64 },
+	{ "name", "TEXT", NSTR },
+	{ "is_idle", "INTEGER", "UInt8" },
+};
+
+static const struct sql_column event_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "cpu", "INTEGER", NI64 },
+	{ "utid", "INTEGER", NI64 },
+	{ "subsystem", "TEXT", STR },
+	{ "name", "TEXT", STR },
+	{ "arg_set_id", "INTEGER", NI64 },
+	{ "file_offset", "INTEGER", I64 },
+};
+
+static const struct sql_column args_cols[] = {
+	{ "arg_set_id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "key", "TEXT", STR },
+	{ "int_value", "INTEGER", NI64 },
+	{ "string_value", "TEXT", NSTR },
+	{ "real_value", "REAL", "Nullable(Float64)" },
+	{ "value_type", "TEXT", STR },
+};
+
+static const struct sql_column sched_slice_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "dur", "INTEGER", I64 },
+	{ "cpu", "INTEGER", I64 },
+	{ "utid", "INTEGER", I64 },
+	{ "end_state", "TEXT", NSTR },
+	{ "priority", "INTEGER", NI64 },
+};
+
+static const struct sql_column thread_state_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "dur", "INTEGER", I64 },
+	{ "cpu", "INTEGER", NI64 },
+	{ "utid", "INTEGER", I64 },
+	{ "state", "TEXT", STR },
+	{ "waker_utid", "INTEGER", NI64 },
+};
+
+static const struct sql_column lost_cols[] = {
+	{ "trace_id", "INTEGER", I64 },
+	{ "cpu", "INTEGER", NI64 },
+	{ "ts", "INTEGER", I64 },
+	{ "count", "INTEGER", NI64 },
+};
+
+static const struct sql_column counter_track_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "name", "TEXT", STR },
+	{ "cpu", "INTEGER", NI64 },
+	{ "utid", "INTEGER", NI64 },
+};
+
+static const struct sql_column counter_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "track_id", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "value", "REAL", "Float64" },
+};
+
+static const struct sql_column slice_cols[] = {
+	{ "id", "INTEGER", I64 },
+	{ "trace_id", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "dur", "INTEGER", I64 },
+	{ "cpu", "INTEGER", NI64 },
+	{ "utid", "INTEGER", NI64 },
+	{ "category", "TEXT", STR },
+	{ "name", "TEXT", STR },
+	{ "depth", "INTEGER", I64 },
+	{ "parent_id", "INTEGER", NI64 },
+	{ "arg_set_id", "INTEGER", NI64 },
+};
+
+static const char *const thread_idx[] = { "thread_tid(tid)", NULL };
+static const char *const process_idx[] = { "process_pid(pid)", NULL };
+static const char *const event_idx[] = { "event_ts(ts)", "event_name(name)", "event_utid(utid)", NULL };
+static const char *const args_idx[] = { "args_set(arg_set_id)", NULL };
+static const char *const sched_idx[] = { "sched_slice_utid(utid)", "sched_slice_cpu(cpu, ts)", NULL };
+static const char *const state_idx[] = { "thread_state_utid(utid)", "thread_state_ts(ts)", NULL };
+static const char *const counter_idx[] = { "counter_track_ts(track_id, ts)", NULL };
+static const char *const slice_idx[] = { "slice_utid(utid, ts)", "slice_name(name)", NULL };
+static const char *const none[] = { NULL };
+
+static const struct sql_table tables[] = {
+	{ "trace", COLS(trace_cols), "trace_id", "trace_id", none, false },
+	{ "process", COLS(process_cols), "upid", "(trace_id, upid)", process_idx, false },
+	{ "thread", COLS(thread_cols), "utid", "(trace_id, utid)", thread_idx, false },
+	{ "event", COLS(event_cols), "id", "(trace_id, ts)", event_idx, true },
+	{ "args", COLS(args_cols), NULL, "(trace_id, arg_set_id)", args_idx, true },
+	{ "sched_slice", COLS(sched_slice_cols), "id", "(trace_id, ts)", sched_idx, false },
+	{ "thread_state", COLS(thread_state_cols), "id", "(trace_id, ts)", state_idx, false },
+	{ "lost_events", COLS(lost_cols), NULL, "(trace_id, ts)", none, false },
+	{ "counter_track", COLS(counter_track_cols), "id", "(trace_id, id)", none, false },
+	{ "counter", COLS(counter_cols), "id", "(trace_id, ts)", counter_idx, false },
+	{ "slice", COLS(slice_cols), "id", "(trace_id, ts)", slice_idx, false },
+};
+
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+size_t sql_table_count(void)
+{
+	return NTABLES;
+}
+
+const struct sql_table *sql_table_at(size_t i)
+{
+	return i < NTABLES ? &tables[i] : NULL;
+}
+
+const char *ktrace_sql_table_name(size_t i)
+{
+	return i < NTABLES ? tables[i].name : NULL;
+}
+
+const struct sql_table *sql_table_find(const char *name)
+{
+	for (size_t i = 0; i < NTABLES; i++)
+		if (!strcmp(tables[i].name, name))
+			return &tables[i];
+	return NULL;
+}
+
+static void qualified(struct sql_buf *b, const char *schema, const char *name)
+{
+	if (schema)
+		sql_buf_printf(b, "%s.", schema);
+	sql_buf_puts(b, name);
+}
+
+void sql_table_create(struct sql_buf *b, const struct sql_table *t, const char *schema)
+{
+	sql_buf_puts(b, "CREATE TABLE ");
+	qualified(b, schema, t->name);
+	sql_buf_puts(b, " (");
+	for (size_t c = 0; c < t->ncols; c++) {
+		sql_buf_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
+		if (t->key && !strcmp(t->key, t->cols[c].name))
+			sql_buf_puts(b, " PRIMARY KEY");
+	}
+	sql_buf_puts(b, ");\n");
+}
+
+void sql_table_declare(struct sql_buf *b, const struct sql_table *t)
+{
+	sql_buf_printf(b, "CREATE TABLE %s (", t->name);
+	for (size_t c = 0; c < t->ncols; c++)
+		sql_buf_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
+	sql_buf_puts(b, ")");
+}
+
+void sql_table_indexes(struct sql_buf *b, const struct sql_table *t, const char *schema)
+{
+	for (const char *const *i = t->indexes; *i; i++) {
+		const char *paren = strchr(*i, '(');
+
+		sql_buf_puts(b, "CREATE INDEX ");
+		qualified(b, schema, "");
+		sql_buf_add(b, *i, (size_t)(paren - *i));
+		sql_buf_printf(b, " ON %s%s;\n", t->name, paren);
+	}
+}
+
+static void clickhouse_table(struct sql_buf *b, const struct sql_table *t, const char *cluster)
+{
+	sql_buf_printf(b, "CREATE TABLE IF NOT EXISTS %s_local (\n", t->name);
+	for (size_t c = 0; c < t->ncols; c++)
+		sql_buf_printf(b, "    %s %s%s\n", t->cols[c].name, t->cols[c].clickhouse,
+			       c + 1 < t->ncols ? "," : "");
+	sql_buf_printf(b, ") ENGINE = MergeTree() ORDER BY %s;\n", t->order_by);
+	sql_buf_printf(b, "CREATE TABLE IF NOT EXISTS %s AS %s_local\n"
+		       "    ENGINE = Distributed('%s', currentDatabase(), %s_local, trace_id);\n",
+		       t->name, t->name, cluster, t->name);
+}
+
+int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *table,
+		    const char *cluster)
+{
+	const struct sql_table *only = NULL;
+
+	if (table && !(only = sql_table_find(table)) && strcmp(table, "raw"))
+		return -ENOENT;
+	if (!cluster || !*cluster)
+		cluster = "ktrace";
+	if (d == KTRACE_SQL_CLICKHOUSE && !table)
+		sql_buf_printf(b, "-- ktrace sql tables for ClickHouse: on every server of cluster %s,\n"
+			       "-- MergeTree tables NAME_local (load each trace into one server's),\n"
+			       "-- and Distributed tables NAME over the cluster, sharded by trace_id.\n"
+			       "-- Query with SET distributed_product_mode = 'local' so that joins\n"
+			       "-- of two Distributed tables join each shard's own rows.\n",
+			       cluster);
+	if (d == KTRACE_SQL_SQLITE && !table)
+		sql_buf_puts(b, "-- ktrace sql tables for SQLite (docs/sql.md)\n");
+	for (size_t i = 0; i < NTABLES; i++) {
+		const struct sql_table *t = &tables[i];
+
+		if (only && t != only)
+			continue;
+		if (table && !only)
+			break;
+		if (d == KTRACE_SQL_CLICKHOUSE) {
+			clickhouse_table(b, t, cluster);
+		} else {
+			sql_table_create(b, t, NULL);
+			sql_table_indexes(b, t, NULL);
+		}
+	}
+	if (!table || !strcmp(table, "raw") || !strcmp(table, "event"))
+		sql_buf_puts(b, d == KTRACE_SQL_CLICKHOUSE
+			     ? "CREATE VIEW IF NOT EXISTS raw AS SELECT * FROM event;\n"
+			     : "CREATE VIEW raw AS SELECT * FROM event;\n");
+	return b->failed ? -ENOMEM : 0;
+}
+
+int ktrace_sql_schema(enum ktrace_sql_dialect dialect, const char *table, const char *cluster,
+		      struct ktrace_out *out)
+{
+	struct sql_buf b = { 0 };
+	int ret = sql_schema_text(&b, dialect, table, cluster);
+
+	if (!ret)
+		ktrace_out_write(out, sql_buf_str(&b), b.len);
+	sql_buf_free(&b);
+	return ret;
+}

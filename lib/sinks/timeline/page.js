@@ -1,0 +1,915 @@
+// ktrace timeline page: reads the data blocks that lib/sinks/timeline/timeline_html.c wrote into
+// this page (layout described there), rebuilds the lanes with the rules of
+// lib/sinks/timeline/timeline_model.h and draws them on a canvas. No network, no other file.
+"use strict";
+let ktlResolve;
+window.ktlLoaded = new Promise(r => { ktlResolve = r; });
+(async function () {
+const T0 = performance.now();
+const meta = JSON.parse(document.getElementById("meta").textContent);
+const SWITCH = 1, WAKEUP = 2, LOST = 3;
+const RUNNING = 1, RUNNABLE = 2, BLOCKED = 3;
+const LABEL_W = 190, AXIS_H = 28, CPU_H = 30, THREAD_H = 15, GAP = 10;
+
+// ---- raw inflate (RFC 1951), synchronous so that the page is drawn when it loads ----
+const LBASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83,
+  99, 115, 131, 163, 195, 227, 258];
+const LEXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+const DBASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025,
+  1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577];
+const DEXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12,
+  12, 13, 13];
+const CLORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+
+function huffman(lengths, n) {
+  const counts = new Uint16Array(16), offs = new Uint16Array(16), syms = new Uint16Array(n);
+  for (let i = 0; i < n; i++) counts[lengths[i]]++;
+  counts[0] = 0;
+  for (let i = 1; i < 16; i++) offs[i] = offs[i - 1] + counts[i - 1];
+  for (let i = 0; i < n; i++) if (lengths[i]) syms[offs[lengths[i]]++] = i;
+  const fast = new Int32Array(1024).fill(-1);
+  let code = 0, k = 0;
+  for (let len = 1; len <= 15; len++) {
+    for (let j = 0; j < counts[len]; j++) {
+      const sym = syms[k++];
+      if (len <= 10) {
+        let r = 0, c = code;
+        for (let b = 0; b < len; b++) { r = (r << 1) | (c & 1); c >>= 1; }
+        for (let i = r; i < 1024; i += 1 << len) fast[i] = (sym << 4) | len;
+      }
+      code++;
+    }
+    code <<= 1;
+  }
+  return { counts, syms, fast };
+}
+
+let FIXED = null;
+// One function, its state in locals (closures over them are slow in V8); n: the output's
+// size when known.
+function inflate(src, n) {
+  let out = new Uint8Array(n || Math.max(4096, src.length * 6)), op = 0;
+  let bp = 0, buf = 0, cnt = 0, last = 0;
+  do {
+    while (cnt < 3) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+    last = buf & 1; const type = (buf >>> 1) & 3; buf >>>= 3; cnt -= 3;
+    if (type === 0) {
+      const drop = cnt & 7; buf >>>= drop; cnt -= drop;
+      bp -= cnt >> 3; buf = 0; cnt = 0;
+      const len = src[bp] | (src[bp + 1] << 8); bp += 4;
+      if (bp + len > src.length) throw new Error("corrupt data (stored block)");
+      if (op + len > out.length) out = grow(out, op + len);
+      out.set(src.subarray(bp, bp + len), op); op += len; bp += len;
+      continue;
+    }
+    let lt, dt;
+    if (type === 1) {
+      if (!FIXED) {
+        const l = new Uint8Array(288);
+        l.fill(8, 0, 144); l.fill(9, 144, 256); l.fill(7, 256, 280); l.fill(8, 280, 288);
+        FIXED = [huffman(l, 288), huffman(new Uint8Array(30).fill(5), 30)];
+      }
+      lt = FIXED[0]; dt = FIXED[1];
+    } else if (type === 2) {
+      while (cnt < 14) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+      const hlit = (buf & 31) + 257, hdist = ((buf >>> 5) & 31) + 1, hclen = ((buf >>> 10) & 15) + 4;
+      buf >>>= 14; cnt -= 14;
+      const cl = new Uint8Array(19);
+      for (let i = 0; i < hclen; i++) {
+        while (cnt < 3) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        cl[CLORDER[i]] = buf & 7; buf >>>= 3; cnt -= 3;
+      }
+      const ct = huffman(cl, 19);
+      const lens = new Uint8Array(hlit + hdist);
+      for (let i = 0; i < hlit + hdist;) {
+        while (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        const e = ct.fast[buf & 1023];
+        if (e < 0) throw new Error("corrupt data (lengths)");
+        buf >>>= e & 15; cnt -= e & 15;
+        const sy = e >> 4;
+        if (sy < 16) { lens[i++] = sy; continue; }
+        let rep = 0, val = 0;
+        while (cnt < 7) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+        if (sy === 16) { if (!i) throw new Error("corrupt data (lengths)"); val = lens[i - 1]; rep = 3 + (buf & 3); buf >>>= 2; cnt -= 2; }
+        else if (sy === 17) { rep = 3 + (buf & 7); buf >>>= 3; cnt -= 3; }
+        else { rep = 11 + (buf & 127); buf >>>= 7; cnt -= 7; }
+        if (i + rep > hlit + hdist) throw new Error("corrupt data (lengths)");
+        while (rep--) lens[i++] = val;
+      }
+      lt = huffman(lens.subarray(0, hlit), hlit);
+      dt = huffman(lens.subarray(hlit), hdist);
+    } else {
+      throw new Error("corrupt data (block type)");
+    }
+    const lf = lt.fast, df = dt.fast;
+    for (;;) {
+      if (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; if (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } }
+      let e = lf[buf & 1023], sy;
+      if (e >= 0) { sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
+      else { e = slowSym(lt, buf); sy = e >> 4; buf >>>= e & 15; cnt -= e & 15; }
+      if (sy < 256) {
+        if (op >= out.length) out = grow(out, op + 1);
+        out[op++] = sy;
+        continue;
+      }
+      if (sy === 256) break;
+      sy -= 257;
+      if (sy >= 29) throw new Error("corrupt data (length)");
+      let len = LBASE[sy];
+      const lx = LEXTRA[sy];
+      if (lx) { while (cnt < lx) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } len += buf & ((1 << lx) - 1); buf >>>= lx; cnt -= lx; }
+      while (cnt < 15) { buf |= (src[bp++] | 0) << cnt; cnt += 8; }
+      e = df[buf & 1023];
+      if (e < 0) e = slowSym(dt, buf);
+      const d = e >> 4; buf >>>= e & 15; cnt -= e & 15;
+      if (d >= 30) throw new Error("corrupt data (distance)");
+      let dist = DBASE[d];
+      const dx = DEXTRA[d];
+      if (dx) { while (cnt < dx) { buf |= (src[bp++] | 0) << cnt; cnt += 8; } dist += buf & ((1 << dx) - 1); buf >>>= dx; cnt -= dx; }
+      if (dist > op) throw new Error("corrupt data (distance)");
+      if (op + len > out.length) out = grow(out, op + len);
+      if (dist >= len) { out.copyWithin(op, op - dist, op - dist + len); op += len; }
+      else for (let i = 0; i < len; i++, op++) out[op] = out[op - dist];
+    }
+  } while (!last);
+  return op === out.length ? out : out.subarray(0, op);
+}
+// a typed array with room for need elements (twice the old size at least), the old
+// ones copied
+function grow(a, need) {
+  const b = new a.constructor(Math.max(16, a.length * 2, need));
+  b.set(a);
+  return b;
+}
+// a code longer than the fast table's 10 bits: symbol << 4 | length
+function slowSym(t, buf) {
+  let code = 0, first = 0, index = 0;
+  for (let len = 1; len <= 15; len++) {
+    code |= (buf >>> (len - 1)) & 1;
+    const c = t.counts[len];
+    if (code - first < c) return (t.syms[index + code - first] << 4) | len;
+    index += c; first = (first + c) << 1; code <<= 1;
+  }
+  throw new Error("corrupt data (Huffman code)");
+}
+
+// base64 text to bytes: the browser's own decoder where it has one (a third of atob's
+// time with the copy loop)
+const b64bytes = typeof Uint8Array.fromBase64 === "function" ? s => Uint8Array.fromBase64(s) : s => {
+  const bin = atob(s), u = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+  return u;
+};
+function block(id) {
+  const el = document.getElementById(id);
+  if (!el) return new Uint8Array(0);
+  const tb = performance.now();
+  try { return block2(el); } finally { INFL += performance.now() - tb; }
+}
+function block2(el) {
+  const u = b64bytes(el.textContent);
+  const n = Number(el.dataset.n) || 0;
+  return el.dataset.c === "lz4" ? unlz4(u, n) : inflate(u, n);
+}
+// An LZ4 block (timeline_encode.h) of n bytes: sequences of a token (literal count in
+// its high 4 bits, match length - 4 in its low 4; 15 continues in bytes up to one below
+// 255), the literals, a 2-byte little-endian offset back into the output, the match.
+// The last sequence has literals only. into: a buffer to decode into when it has room
+// (the column chunks share one: less fresh memory and garbage).
+function unlz4(src, n, into) {
+  const out = into && into.length >= n ? into.subarray(0, n) : new Uint8Array(n), end = src.length;
+  let ip = 0, op = 0;
+  const more = v => {
+    let b;
+    do {
+      if (ip >= end) throw new Error("corrupt data (lz4 length)");
+      b = src[ip++]; v += b;
+    } while (b === 255);
+    return v;
+  };
+  while (ip < end) {
+    const tok = src[ip++];
+    let lit = tok >>> 4;
+    if (lit === 15) lit = more(lit);
+    if (ip + lit > end || op + lit > n) throw new Error("corrupt data (lz4 literals)");
+    if (lit < 16) { for (let i = 0; i < lit; i++) out[op++] = src[ip++]; }
+    else { out.set(src.subarray(ip, ip + lit), op); ip += lit; op += lit; }
+    if (ip === end) break;
+    if (ip + 2 > end) throw new Error("corrupt data (lz4 offset)");
+    const off = src[ip] | (src[ip + 1] << 8);
+    ip += 2;
+    let len = tok & 15;
+    if (len === 15) len = more(len);
+    len += 4;
+    if (off === 0 || off > op || op + len > n) throw new Error("corrupt data (lz4 match)");
+    if (off >= len) { out.copyWithin(op, op - off, op - off + len); op += len; }
+    else for (let i = 0; i < len; i++, op++) out[op] = out[op - off];
+  }
+  if (op !== n) throw new Error("corrupt data (lz4 size)");
+  return out;
+}
+
+// varints, arithmetic (values up to 2^53)
+function reader(u8, pos) {
+  return {
+    p: pos,
+    v() {
+      let b = u8[this.p++];
+      if (b < 128) return b;
+      let v = b & 127, m = 128;
+      for (;;) {
+        b = u8[this.p++];
+        v += (b & 127) * m;
+        if (b < 128) return v;
+        m *= 128;
+      }
+    },
+  };
+}
+
+// ---- the records ----
+// Everything is filled in one pass over the columns, into arrays sized from the counts
+// the metadata gives (grown should a count fall short): a record's columns, each CPU
+// lane's slices (switch records), ticks and lost marks, each thread's ticks and states.
+const N = meta.records;
+const names = meta.names, threads = meta.threads, tasks = meta.tasks;
+// per record: time, CPU + 1, event name, task + 1 (0: none), in the smallest arrays that
+// hold them (writing fresh memory is much of the page's load time)
+function smallest(max) { return max < 256 ? Uint8Array : max < 65536 ? Uint16Array : Uint32Array; }
+// the time of record k is T(k): the first record's of its group of 4096 and an offset
+// (Float64 for all when an offset does not fit 32 bits)
+const TS_SHIFT = 12, TS_MASK = (1 << TS_SHIFT) - 1;
+const tsBase = new Float64Array((N >>> TS_SHIFT) + 1), tsOff = new Uint32Array(N);
+let tsWide = null;
+function wideTs(k, t) {
+  if (!tsWide) { tsWide = new Float64Array(N); for (let i = 0; i < k; i++) tsWide[i] = tsBase[i >>> TS_SHIFT] + tsOff[i]; }
+  tsWide[k] = t;
+}
+function T(k) { return tsWide ? tsWide[k] : tsBase[k >>> TS_SHIFT] + tsOff[k]; }
+const rcpu = new (smallest(meta.cpus.reduce((m, c) => Math.max(m, c[0] + 1), 0)))(N),
+  rev = new (smallest(names.length))(N), rtask = new (smallest(tasks.length))(N);
+const span = Math.max(meta.span, 1);
+const NONE = -1;
+const thr = threads.map((t, i) => ({ i, tid: t[0], pid: t[1], comm: t[2], cpu_ns: t[3], nrecs: t[4],
+  state: 0, since: 0, nst: 0, ivs: new Float64Array(0), ive: new Float64Array(0), ivst: new Uint8Array(0),
+  ticks: null }));
+const cpuLanes = meta.cpus.map(c => ({ cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3],
+  nrec: 0, rec: new Int32Array(c[1]), start: new Float64Array(c[1]), end: null, thread: new Int32Array(c[1]),
+  nticks: 0, ticks: new Int32Array(Math.max(0, c[2] - c[1])), nlost: 0, lostRecs: new Int32Array(c[4]) }));
+const laneOf = new Map(cpuLanes.map(l => [l.cpu, l]));
+const maxCpu = cpuLanes.reduce((m, l) => Math.max(m, l.cpu), -1);
+const laneIdx = new Int32Array(maxCpu + 2).fill(-1);
+cpuLanes.forEach((l, i) => { laneIdx[l.cpu] = i; });
+const clsOf = Uint8Array.from(names.map(n => n[1]));
+const threadOfTask = Int32Array.from(tasks.map(t => t[0]));
+function idle(th) { return th === NONE || thr[th].tid === 0; }
+function setState(th, st, t) {
+  if (idle(th)) return;
+  const x = thr[th];
+  if (x.state) {
+    const n = x.nst;
+    if (n === x.ivs.length) { x.ivs = grow(x.ivs, n + 1); x.ive = grow(x.ive, n + 1); x.ivst = grow(x.ivst, n + 1); }
+    x.ivs[n] = x.since; x.ive[n] = t; x.ivst[n] = x.state; x.nst = n + 1;
+  }
+  x.state = st; x.since = t;
+}
+function addSlice(l, k, t, next) {
+  const n = l.nrec;
+  if (n === l.rec.length) { l.rec = grow(l.rec, n + 1); l.start = grow(l.start, n + 1); l.thread = grow(l.thread, n + 1); }
+  l.rec[n] = k; l.start[n] = t; l.thread[n] = next; l.nrec = n + 1;
+}
+// the count of each lost-events record (its arguments column), by record
+const lostN = new Map();
+function addLost(l, k) {
+  if (l.nlost === l.lostRecs.length) l.lostRecs = grow(l.lostRecs, l.nlost + 1);
+  l.lostRecs[l.nlost++] = k;
+}
+// thread lanes: CPU time, then records; the idle thread and silent threads left out
+// (the metadata has both: known before the records are read)
+const order = thr.filter(x => x.tid !== 0 && (x.cpu_ns > 0 || x.nrecs > 0))
+  .sort((a, b) => b.cpu_ns - a.cpu_ns || b.nrecs - a.nrecs || a.tid - b.tid);
+// the ticks of the lanes shown first are gathered while the records are read (the
+// others' when "more" shows them: ensureTicks)
+const firstShown = order.slice(0, meta.top);
+const topOfTask = new Int32Array(tasks.length).fill(-1);
+{
+  const slot = new Int32Array(thr.length).fill(-1);
+  firstShown.forEach((x, i) => { slot[x.i] = i; x.nticks = 0; x.ticks = new Int32Array(Math.max(0, Math.min(N, x.nrecs | 0))); });
+  tasks.forEach((t, i) => { topOfTask[i] = t[0] >= 0 && t[0] < thr.length ? slot[t[0]] : -1; });
+}
+const TM = { start: performance.now() - T0 };
+let INFL = 0;
+// One column chunk (layout in timeline_html.c) from u[p]: its records from k on, after
+// time t; returns the time of its last record.
+let K = 0;
+function decodeChunk(u, p, k, t) {
+  let b, v, m;
+  const head = [];
+  for (let i = 0; i < 6; i++) {
+    b = u[p++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    head.push(v);
+  }
+  const n = Math.min(head[0], N - k);
+  let p0 = p, p1 = p0 + head[1], p2 = p1 + head[2], p3 = p2 + head[3], p4 = p3 + head[4];
+  let tb = k & TS_MASK ? tsBase[k >>> TS_SHIFT] : t;
+  for (let i = 0; i < n; i++, k++) {
+    // the five columns, varints inline (almost every value fits one byte)
+    b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    t += v;
+    b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const cpu = v - 1;
+    b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const ev = v;
+    b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+    const task = v - 1;
+    if (!(k & TS_MASK)) { tb = t; tsBase[k >>> TS_SHIFT] = t; }
+    if (t - tb < 4294967296 && !tsWide) tsOff[k] = t - tb; else wideTs(k, t);
+    rcpu[k] = cpu + 1; rev[k] = ev; rtask[k] = task + 1;
+    const cls = clsOf[ev], li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;
+    if (cls === SWITCH) {
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const prev = v - 1;
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const next = v - 1, runnable = u[p4++];
+      if (li >= 0) {
+        addSlice(cpuLanes[li], k, t, next);
+        setState(prev, runnable ? RUNNABLE : BLOCKED, t);
+        setState(next, RUNNING, t);
+      }
+      continue;
+    }
+    if (cls === LOST) {
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      lostN.set(k, v);
+      if (li >= 0) addLost(cpuLanes[li], k);
+      continue;
+    }
+    if (cls === WAKEUP) {
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const w = v - 1;
+      if (w !== NONE && thr[w].state !== RUNNING && thr[w].state !== RUNNABLE) setState(w, RUNNABLE, t);
+    }
+    if (li >= 0) {
+      const l = cpuLanes[li];
+      if (l.nticks === l.ticks.length) l.ticks = grow(l.ticks, l.nticks + 1);
+      l.ticks[l.nticks++] = k;
+    }
+    if (task >= 0) {
+      const si = topOfTask[task];
+      if (si >= 0) {
+        const x = firstShown[si];
+        if (x.nticks === x.ticks.length) x.ticks = grow(x.ticks, x.nticks + 1);
+        x.ticks[x.nticks++] = k;
+      }
+    }
+  }
+  K = k;
+  return t;
+}
+await (async function decode() {
+  // the column chunks: LZ4 blocks each (data-c="lz4"), else parts of one deflate
+  // stream, each of the sizes their tags give
+  const parts = [], sizes = [];
+  let total = 0, outLen = 0, lz4 = false;
+  for (let c = 0; c < meta.echunks; c++) {
+    const el = document.getElementById("e" + c), u = b64bytes(el.textContent);
+    parts.push(u); total += u.length; sizes.push(Number(el.dataset.n) || 0); outLen += sizes[c];
+    lz4 = el.dataset.c === "lz4";
+  }
+  if (lz4) {
+    const ti = performance.now();
+    let t = 0;
+    const into = new Uint8Array(Math.max(0, ...sizes));
+    for (let c = 0; c < meta.echunks - 1; c++) t = decodeChunk(unlz4(parts[c], sizes[c], into), 0, K, t);
+    INFL = performance.now() - ti;
+    return;
+  }
+  const all = new Uint8Array(total);
+  total = 0;
+  for (const u of parts) { all.set(u, total); total += u.length; }
+  const ti = performance.now();
+  let t = 0, c = 0;
+  if (typeof DecompressionStream === "function") {
+    // the browser's inflate, each chunk decoded as soon as it is out, in one buffer the
+    // size of the biggest chunk (not one for the whole stream)
+    const ds = new DecompressionStream("deflate-raw"), w = ds.writable.getWriter();
+    w.write(all).catch(() => {}); w.close().catch(() => {});
+    const rd = ds.readable.getReader();
+    let buf = new Uint8Array(Math.max(65536, ...sizes)), have = 0;
+    for (;;) {
+      const { done, value } = await rd.read();
+      if (done) break;
+      if (have + value.length > buf.length) buf = grow(buf, have + value.length);
+      buf.set(value, have); have += value.length;
+      let at = 0;
+      while (c < meta.echunks - 1 && have - at >= sizes[c] && sizes[c] > 0) {
+        t = decodeChunk(buf, at, K, t);
+        at += sizes[c++];
+      }
+      if (at) { buf.copyWithin(0, at, have); have -= at; }
+    }
+  } else {
+    const u = inflate(all, outLen);
+    for (let at = 0; c < meta.echunks - 1 && at < u.length; at += sizes[c++]) t = decodeChunk(u, at, K, t);
+  }
+  INFL = performance.now() - ti;
+  if (c < meta.echunks - 1) throw new Error("corrupt data (columns)");
+})();
+TM.decode = performance.now() - T0; TM.inflate = INFL;
+(function finishLanes() {
+  const last = N ? T(N - 1) : 0;
+  for (const x of thr) if (x.state) setState(x.i, 0, last);
+  for (const l of cpuLanes) {
+    const n = l.nrec;
+    l.rec = l.rec.subarray(0, n); l.start = l.start.subarray(0, n); l.thread = l.thread.subarray(0, n);
+    l.ticks = l.ticks.subarray(0, l.nticks); l.lostRecs = l.lostRecs.subarray(0, l.nlost);
+    l.end = new Float64Array(n);
+    for (let i = 0; i < n; i++) l.end[i] = i + 1 < n ? l.start[i + 1] : span;
+  }
+  for (const x of thr) {
+    x.ivs = x.ivs.subarray(0, x.nst); x.ive = x.ive.subarray(0, x.nst); x.ivst = x.ivst.subarray(0, x.nst);
+  }
+  for (const x of firstShown) x.ticks = x.ticks.subarray(0, x.nticks);
+})();
+
+let showAll = false;
+
+function hue(tid) { return ((Math.imul(tid >>> 0, 0x9E3779B1 | 0) >>> 0) >>> 8) % 360; }
+function colour(th, light) { return "hsl(" + hue(thr[th].tid) + ",65%," + (light ? 85 : 55) + "%)"; }
+
+// ---- report lines ----
+const DICTS = new Map();
+const lineCache = new Map();
+const enc = new TextEncoder(), dec = new TextDecoder("utf-8");
+// the skeleton dictionary of the line thread that made a chunk (its data-d)
+function dict(id) {
+  let d = DICTS.get(id);
+  if (d) return d;
+  const u = block("dict" + id), r = reader(u, 0);
+  d = [];
+  while (r.p < u.length) { const n = r.v(); d.push(u.subarray(r.p, r.p + n)); r.p += n; }
+  DICTS.set(id, d);
+  return d;
+}
+const BASE = BigInt(meta.base);
+function absTs(k) { return BASE + BigInt(Math.round(T(k))); }
+function pad(s, w, left) { return s.length >= w ? s : (left ? s + " ".repeat(w - s.length) : " ".repeat(w - s.length) + s); }
+function prefix(st, k) {
+  const task = tasks[rtask[k] - 1];
+  let comm = enc.encode(task[1]);
+  const tid = String(thr[task[0]].tid), cpu = rcpu[k] - 1;
+  const name = enc.encode(names[rev[k]][0]);
+  const t = absTs(k);
+  if (st === 3 && !comm.length) comm = enc.encode("<...>");
+  const parts = [];
+  const sp = n => enc.encode(" ".repeat(Math.max(0, n)));
+  parts.push(sp(16 - comm.length), comm, enc.encode("-" + pad(tid, 5, true) + " ["));
+  parts.push(enc.encode(cpu < 0 && st === 3 ? "---" : String(cpu).padStart(3, "0")));
+  parts.push(enc.encode("]"));
+  if (st === 2) {
+    parts.push(enc.encode(pad(t.toString(), 12, false)));
+  } else {
+    const us = t / 1000n + (t % 1000n >= 500n ? 1n : 0n);
+    parts.push(enc.encode(" " + pad((us / 1000000n).toString(), 5, false) + "." +
+      (us % 1000000n).toString().padStart(6, "0")));
+  }
+  parts.push(enc.encode(": "));
+  if (st === 3) {
+    parts.push(name, sp(20 - name.length), enc.encode(" "));
+  } else {
+    parts.push(name, enc.encode(": "), sp(20 - name.length));
+  }
+  return parts;
+}
+function decodeLines(c) {
+  const el = document.getElementById("l" + c);
+  const u = block("l" + c), r = reader(u, 0), d = dict(el ? Number(el.dataset.d) || 0 : 0), lines = [];
+  const first = c * meta.lchunk;
+  // per skeleton, the last value of each of its hex holes in this chunk (high, low,
+  // digits); the line's tag (its prefix style) when it is the line before's
+  const prevHex = new Map();
+  let sl = 0;
+  for (let k = first; r.p < u.length; k++) {
+    const head = r.v(), id = Math.floor(head / 2);
+    if (head % 2) sl = r.v();
+    const st = sl & 3, lab = sl >> 2;
+    const parts = st ? prefix(st, k) : [];
+    if (lab) parts.unshift(enc.encode(meta.labels[lab - 1]));
+    if (!id) {
+      const n = r.v(); parts.push(u.subarray(r.p, r.p + n)); r.p += n;
+    } else {
+      const sk = d[id - 1];
+      let prev = prevHex.get(id), hx = 0;
+      if (!prev) { prev = []; prevHex.set(id, prev); }
+      let lit = [];
+      const flush = () => { if (lit.length) { parts.push(Uint8Array.from(lit)); lit = []; } };
+      for (let i = 0; i < sk.length; i++) {
+        const b = sk[i];
+        if (b === 1) { flush(); parts.push(enc.encode(String(r.v()))); }
+        else if (b === 2) {
+          flush();
+          const x = r.v(), f = x % 4;
+          const lo = ((x - f) / 4 ^ (prev[hx + 1] | 0)) >>> 0;
+          const hi = ((f & 2 ? r.v() : 0) ^ (prev[hx] | 0)) >>> 0;
+          const w = f & 1 ? r.v() : (prev[hx + 2] | 0);
+          prev[hx++] = hi; prev[hx++] = lo; prev[hx++] = w;
+          const s = hi ? hi.toString(16) + lo.toString(16).padStart(8, "0") : lo.toString(16);
+          parts.push(enc.encode(s.padStart(w, "0")));
+        } else if (b === 3) lit.push(sk[++i]);
+        else lit.push(b);
+      }
+      flush();
+    }
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const all = new Uint8Array(n);
+    n = 0;
+    for (const p of parts) { all.set(p, n); n += p.length; }
+    lines.push(dec.decode(all));
+  }
+  return lines;
+}
+// The line chunks come after this script in the page (timeline_html.c): until the
+// browser has parsed them, a line not there yet is null and describe() says so.
+let linesHere = document.readyState !== "loading";
+const linesReady = linesHere ? Promise.resolve() : new Promise(r => {
+  document.addEventListener("DOMContentLoaded", () => { linesHere = true; TM.lines = performance.now() - T0; r(); });
+});
+function line(k) {
+  const c = Math.floor(k / meta.lchunk);
+  let lines = lineCache.get(c);
+  if (!lines) {
+    if (!linesHere && !document.getElementById("l" + c)) return null;
+    if (lineCache.size > 64) lineCache.delete(lineCache.keys().next().value);
+    lines = decodeLines(c);
+    lineCache.set(c, lines);
+  }
+  return lines[k - c * meta.lchunk];
+}
+
+// ---- the page ----
+const root = document.getElementById("ktl");
+root.textContent = "";
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const a in attrs || {}) e.setAttribute(a, attrs[a]);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+const bar = el("div", { id: "ktl-bar" });
+bar.append(el("h1", {}, "ktrace timeline: " + meta.title));
+const inp = meta.inputs.map(i => i.format + (i.system.trim() ? ", " + i.system.trim() : "") +
+  (i.clock ? ", clock " + i.clock : "")).join("; ");
+bar.append(el("span", { class: "info" }, inp + " · " + N.toLocaleString("en") + " records · " +
+  cpuLanes.length + " CPUs · " + order.length + " threads" +
+  (meta.lost ? " · " + meta.lost.toLocaleString("en") + " events lost" : "")));
+const winEl = el("span", { id: "ktl-window" });
+bar.append(winEl);
+const reset = el("button", { type: "button" }, "all");
+bar.append(reset);
+bar.append(el("span", { id: "ktl-help" }, "wheel or +/− zoom · drag or ←/→ pan · 0 all · hover or click for the record"));
+root.append(bar);
+if (meta.damage) {
+  root.append(el("div", { id: "ktl-damage" }, "Damaged input, drawn up to the damage (red dashed line): " +
+    meta.damage.message));
+}
+const box = el("div", { id: "ktl-canvas-box" });
+const canvas = el("canvas", { id: "ktl-canvas", tabindex: "0" });
+const tip = el("div", { id: "ktl-tip" });
+box.append(canvas, tip);
+root.append(box);
+const more = el("button", { id: "ktl-more", type: "button" });
+root.append(more);
+const detail = el("div", { id: "ktl-detail" }, "Click a slice or a tick to keep its record here.");
+root.append(detail);
+
+let t0 = 0, t1 = span;
+if (meta.from !== undefined || meta.to !== undefined) {
+  t0 = Math.max(0, meta.from || 0); t1 = Math.min(span, meta.to !== undefined ? meta.to : span);
+  if (t1 <= t0) { t0 = 0; t1 = span; }
+}
+let rows = [], W = 800, H = 100;
+const ctx = canvas.getContext("2d");
+
+// A thread's ticks (its records other than switches), found when its lane is first shown:
+// one pass over the records for all the threads that need them.
+function ensureTicks(list) {
+  const want = list.filter(x => !x.ticks);
+  if (!want.length) return;
+  const slot = new Int32Array(thr.length).fill(-1), out = [], fill = new Int32Array(want.length);
+  want.forEach((x, i) => { slot[x.i] = i; out.push(new Int32Array(Math.max(0, Math.min(N, x.nrecs | 0)))); });
+  const taskSlot = Int32Array.from(tasks, t => slot[t[0]]);
+  for (let k = 0; k < N; k++) {
+    const tk = rtask[k];
+    if (!tk) continue;
+    const i = taskSlot[tk - 1];
+    if (i < 0) continue;
+    const cls = clsOf[rev[k]];
+    if (cls === SWITCH || cls === LOST) continue;
+    if (fill[i] === out[i].length) out[i] = grow(out[i], fill[i] + 1);
+    out[i][fill[i]++] = k;
+  }
+  want.forEach((x, i) => { x.ticks = out[i].subarray(0, fill[i]); });
+}
+function layout() {
+  rows = [];
+  let y = AXIS_H;
+  for (const l of cpuLanes) { rows.push({ kind: "cpu", l, y, h: CPU_H }); y += CPU_H; }
+  y += GAP;
+  const shown = showAll ? order.length : Math.min(order.length, meta.top);
+  for (let i = 0; i < shown; i++) { rows.push({ kind: "thread", x: order[i], y, h: THREAD_H }); y += THREAD_H; }
+  ensureTicks(order.slice(0, shown));
+  H = y + 10;
+  more.style.display = order.length > meta.top ? "" : "none";
+  more.textContent = showAll ? "fewer threads" : "more: " + (order.length - meta.top) + " threads";
+}
+function fmtTs(rel) {
+  const t = BASE + BigInt(Math.round(rel));
+  const us = t / 1000n + (t % 1000n >= 500n ? 1n : 0n);
+  return (us / 1000000n).toString() + "." + (us % 1000000n).toString().padStart(6, "0");
+}
+function fmtDur(ns) {
+  if (ns >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+  if (ns >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
+  if (ns >= 1e3) return (ns / 1e3).toFixed(1) + " µs";
+  return ns + " ns";
+}
+function lowerBound(a, v) { let lo = 0, hi = a.length; while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] < v) lo = m + 1; else hi = m; } return lo; }
+function tickLower(recs, v) { let lo = 0, hi = recs.length; while (lo < hi) { const m = (lo + hi) >> 1; if (T(recs[m]) < v) lo = m + 1; else hi = m; } return lo; }
+
+function drawTicks(recs, y, h, pw, dt, colourOf) {
+  const a = tickLower(recs, t0), b = tickLower(recs, t1 + 1);
+  if (b - a <= pw / 2) {
+    for (let i = a; i < b; i++) {
+      const x = LABEL_W + Math.floor((T(recs[i]) - t0) / dt);
+      ctx.fillStyle = colourOf ? colourOf(recs[i]) : "#222";
+      ctx.fillRect(x, y, 1, h);
+    }
+    return;
+  }
+  // density strip: events per pixel column
+  let i = a;
+  for (let x = 0; x < pw && i < b; x++) {
+    const end = t0 + (x + 1) * dt;
+    const j = tickLower(recs, end);
+    const n = j - i;
+    if (n) {
+      ctx.fillStyle = n >= 16 ? "rgba(0,0,0,.9)" : "rgba(0,0,0," + (0.25 + 0.65 * n / 16).toFixed(2) + ")";
+      ctx.fillRect(LABEL_W + x, y, 1, h);
+    }
+    i = j;
+  }
+}
+
+function draw() {
+  const dpr = window.devicePixelRatio || 1;
+  W = Math.max(400, document.documentElement.clientWidth);
+  layout();
+  canvas.width = W * dpr; canvas.height = H * dpr;
+  canvas.style.width = W + "px"; canvas.style.height = H + "px";
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, W, H);
+  const pw = W - LABEL_W - 10, dt = (t1 - t0) / pw;
+  // axis
+  let step = 1;
+  for (;;) {
+    if ((t1 - t0) / step <= 10) break;
+    if ((t1 - t0) / (step * 2) <= 10) { step *= 2; break; }
+    if ((t1 - t0) / (step * 5) <= 10) { step *= 5; break; }
+    step *= 10;
+  }
+  ctx.font = "11px sans-serif"; ctx.textAlign = "center";
+  const baseMod = Number(BigInt(meta.base) % BigInt(step));
+  for (let t = Math.ceil((t0 + baseMod) / step) * step - baseMod; t <= t1; t += step) {
+    const x = LABEL_W + (t - t0) / dt;
+    ctx.fillStyle = "#ddd"; ctx.fillRect(Math.round(x), AXIS_H - 6, 1, H - AXIS_H);
+    ctx.fillStyle = "#333"; ctx.fillText(fmtTs(t), x, AXIS_H - 10);
+  }
+  ctx.textAlign = "left";
+  for (const r of rows) {
+    ctx.fillStyle = "#222";
+    if (r.kind === "cpu") {
+      const l = r.l;
+      ctx.font = "12px sans-serif";
+      ctx.fillText("CPU " + l.cpu, 8, r.y + 16);
+      ctx.fillStyle = "#f6f6f6"; ctx.fillRect(LABEL_W, r.y, pw, CPU_H - 4);
+      const n = l.start.length;
+      let a = lowerBound(l.start, t0); if (a > 0) a--;
+      const b = lowerBound(l.start, t1);
+      if (b - a <= pw * 2) {
+        for (let i = a; i < b; i++) {
+          if (idle(l.thread[i]) || l.end[i] <= t0) continue;
+          const x0 = Math.max(0, (l.start[i] - t0) / dt), x1 = Math.min(pw, (l.end[i] - t0) / dt);
+          ctx.fillStyle = colour(l.thread[i]);
+          ctx.fillRect(LABEL_W + x0, r.y + 2, Math.max(1, x1 - x0), CPU_H - 14);
+        }
+      } else {
+        for (let x = 0; x < pw; x++) {
+          const t = t0 + (x + 0.5) * dt;
+          const i = lowerBound(l.start, t + 1e-9) - 1;
+          if (i < 0 || i >= n || l.end[i] <= t || idle(l.thread[i])) continue;
+          ctx.fillStyle = colour(l.thread[i]);
+          ctx.fillRect(LABEL_W + x, r.y + 2, 1, CPU_H - 14);
+        }
+      }
+      drawTicks(l.ticks, r.y + CPU_H - 11, 6, pw, dt);
+      const la = tickLower(l.lostRecs, t0), lb = tickLower(l.lostRecs, t1 + 1);
+      ctx.fillStyle = "#d00";
+      for (let i = la; i < lb; i++) {
+        const k = l.lostRecs[i], x = LABEL_W + (T(k) - t0) / dt;
+        ctx.beginPath(); ctx.moveTo(x, r.y + 10); ctx.lineTo(x + 5, r.y); ctx.lineTo(x - 5, r.y); ctx.fill();
+        if (lb - la < 40) { ctx.font = "10px sans-serif"; ctx.fillText(String(lostCount(k) || "?"), x + 6, r.y + 9); }
+      }
+    } else {
+      const x = r.x;
+      ctx.font = "11px sans-serif";
+      ctx.fillText(x.comm + "-" + x.tid, 8, r.y + 11);
+      const a0 = lowerBound(x.ive, t0), b0 = lowerBound(x.ivs, t1);
+      for (let i = a0; i < b0; i++) {
+        const s = x.ivst[i];
+        const x0 = Math.max(0, (x.ivs[i] - t0) / dt), x1 = Math.min(pw, (x.ive[i] - t0) / dt);
+        if (x1 - x0 < 0.3 && s !== RUNNING) continue;
+        if (s === BLOCKED) { ctx.fillStyle = "#bbb"; ctx.fillRect(LABEL_W + x0, r.y + 5, Math.max(1, x1 - x0), 2); }
+        else { ctx.fillStyle = colour(x.i, s === RUNNABLE); ctx.fillRect(LABEL_W + x0, r.y, Math.max(1, x1 - x0), 12); }
+      }
+      // ticks below the state bar's middle, so that a thread busy with events still
+      // shows its state's colour (KOFF threads, with no states, use the whole lane)
+      if (x.ivs.length) drawTicks(x.ticks, r.y + 8, 4, pw, dt, () => "rgba(0,0,0,.55)");
+      else drawTicks(x.ticks, r.y, 12, pw, dt, () => "rgba(0,0,0,.55)");
+    }
+  }
+  if (meta.damage) {
+    const x = LABEL_W + (meta.damage.at - t0) / dt;
+    ctx.strokeStyle = "#d00"; ctx.setLineDash([4, 3]); ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.moveTo(x, AXIS_H); ctx.lineTo(x, H); ctx.stroke(); ctx.setLineDash([]);
+  }
+  winEl.textContent = fmtTs(t0) + " – " + fmtTs(t1) + " (" + fmtDur(t1 - t0) + ")";
+}
+function lostCount(k) { return lostN.get(k) || 0; }
+
+function setView(a, b) {
+  const minw = 100;
+  if (b - a < minw) { const c = (a + b) / 2; a = c - minw / 2; b = c + minw / 2; }
+  const w = Math.min(b - a, span * 1.2);
+  if (a < -span * 0.1) { a = -span * 0.1; b = a + w; }
+  if (b > span * 1.1) { b = span * 1.1; a = b - w; }
+  t0 = a; t1 = b;
+  draw();
+}
+function zoom(f, atX) {
+  const pw = W - LABEL_W - 10;
+  const fx = atX === undefined ? 0.5 : Math.min(1, Math.max(0, (atX - LABEL_W) / pw));
+  const c = t0 + fx * (t1 - t0), w = (t1 - t0) * f;
+  setView(c - fx * w, c - fx * w + w);
+}
+function pan(frac) { const w = t1 - t0; setView(t0 + frac * w, t1 + frac * w); }
+
+// ---- what is under the pointer ----
+function hit(px, py) {
+  const r = rows.find(q => py >= q.y && py < q.y + q.h);
+  if (!r || px < LABEL_W) return null;
+  const pw = W - LABEL_W - 10, dt = (t1 - t0) / pw, t = t0 + (px - LABEL_W) * dt, tol = 3 * dt;
+  const near = recs => {
+    const i = tickLower(recs, t - tol);
+    let best = -1, bd = Infinity;
+    for (let j = i; j < recs.length && T(recs[j]) <= t + tol; j++) {
+      const d = Math.abs(T(recs[j]) - t);
+      if (d < bd) { bd = d; best = recs[j]; }
+    }
+    return best;
+  };
+  if (r.kind === "cpu") {
+    const l = r.l, y = py - r.y;
+    if (y < 12) { const k = near(l.lostRecs); if (k >= 0) return { rec: k, thread: NONE }; }
+    if (y >= CPU_H - 12) { const k = near(l.ticks); if (k >= 0) return { rec: k, thread: threadOf(k) }; }
+    const i = lowerBound(l.start, t + 1e-9) - 1;
+    if (i >= 0 && l.end[i] > t) return { rec: l.rec[i], thread: l.thread[i], slice: [l.start[i], l.end[i]] };
+    const k = near(l.ticks);
+    return k >= 0 ? { rec: k, thread: threadOf(k) } : null;
+  }
+  const k = near(r.x.ticks);
+  if (k >= 0) return { rec: k, thread: r.x.i };
+  const i = lowerBound(r.x.ive, t);
+  if (i < r.x.ivs.length && r.x.ivs[i] <= t)
+    return { rec: -1, thread: r.x.i, state: r.x.ivst[i], slice: [r.x.ivs[i], r.x.ive[i]] };
+  return null;
+}
+function threadOf(k) { return rtask[k] ? tasks[rtask[k] - 1][0] : NONE; }
+function describe(h, into) {
+  into.textContent = "";
+  into.ktlHit = h;
+  if (h.rec >= 0) {
+    const text = line(h.rec);
+    if (text === null) {
+      into.append(el("div", { class: "line" }, "(the record's line is still being read)"));
+      // shown again with its line unless the pointer has moved on since
+      linesReady.then(() => { if (into.ktlHit === h && into.style.display !== "none") describe(h, into); });
+    } else {
+      into.append(el("div", { class: "line" }, text));
+    }
+  }
+  let who = "";
+  if (h.thread !== NONE && h.thread !== undefined) {
+    const x = thr[h.thread];
+    who = x.comm + " · tid " + x.tid + (x.pid >= 0 ? " · pid " + x.pid : "") + " · CPU time " + fmtDur(x.cpu_ns);
+  }
+  if (h.state) who += (who ? " · " : "") + ["", "running", "runnable", "blocked"][h.state];
+  if (h.slice) who += (who ? " · " : "") + fmtTs(h.slice[0]) + " – " + fmtTs(h.slice[1]) + " (" + fmtDur(h.slice[1] - h.slice[0]) + ")";
+  if (who) into.append(el("div", { class: "who" }, who));
+}
+
+// ---- input ----
+let drag = null;
+canvas.addEventListener("wheel", e => {
+  e.preventDefault();
+  const rect = canvas.getBoundingClientRect();
+  zoom(Math.pow(1.0015, e.deltaY), e.clientX - rect.left);
+}, { passive: false });
+canvas.addEventListener("mousedown", e => { drag = { x: e.clientX, t0, t1, moved: false }; canvas.classList.add("dragging"); });
+window.addEventListener("mouseup", e => {
+  if (drag && !drag.moved) {
+    const rect = canvas.getBoundingClientRect();
+    const h = hit(e.clientX - rect.left, e.clientY - rect.top);
+    if (h) describe(h, detail);
+  }
+  drag = null; canvas.classList.remove("dragging");
+});
+canvas.addEventListener("mousemove", e => {
+  const rect = canvas.getBoundingClientRect();
+  const px = e.clientX - rect.left, py = e.clientY - rect.top;
+  if (drag) {
+    const dx = e.clientX - drag.x;
+    if (Math.abs(dx) > 2) drag.moved = true;
+    if (drag.moved) {
+      const dt = (drag.t1 - drag.t0) / (W - LABEL_W - 10);
+      setView(drag.t0 - dx * dt, drag.t1 - dx * dt);
+    }
+    tip.style.display = "none";
+    return;
+  }
+  const h = hit(px, py);
+  if (!h) { tip.style.display = "none"; return; }
+  describe(h, tip);
+  tip.style.display = "block";
+  tip.style.left = Math.min(px + 14, Math.max(0, W - tip.offsetWidth - 4)) + "px";
+  tip.style.top = (py + 16) + "px";
+});
+canvas.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+window.addEventListener("keydown", e => {
+  if (e.target && e.target.tagName === "INPUT") return;
+  if (e.key === "+" || e.key === "=") zoom(0.5);
+  else if (e.key === "-" || e.key === "_") zoom(2);
+  else if (e.key === "ArrowLeft") pan(-0.2);
+  else if (e.key === "ArrowRight") pan(0.2);
+  else if (e.key === "0") setView(0, span);
+  else return;
+  e.preventDefault();
+});
+reset.addEventListener("click", () => setView(0, span));
+more.addEventListener("click", () => { showAll = !showAll; draw(); });
+window.addEventListener("resize", draw);
+
+TM.built = performance.now() - T0;
+draw();
+TM.drawn = performance.now() - T0;
+
+// what tests and programs may ask the page (window.ktl)
+window.ktl = {
+  meta,
+  loadMs: performance.now(),   // the picture drawn
+  scriptMs: performance.now() - T0,
+  timings: TM,
+  view: () => ({ t0, t1, from: fmtTs(t0), to: fmtTs(t1) }),
+  setView,
+  zoom,
+  pan,
+  cpus: () => cpuLanes.map(l => ({ cpu: l.cpu, slices: l.start.length, ticks: l.ticks.length, lost: l.lostRecs.length })),
+  slice: (cpu, i) => {
+    const l = laneOf.get(cpu);
+    return { start: l.start[i], end: l.end[i], rec: l.rec[i], tid: l.thread[i] >= 0 ? thr[l.thread[i]].tid : -1,
+      comm: l.thread[i] >= 0 ? thr[l.thread[i]].comm : "" };
+  },
+  // x (page pixels in the canvas) of a time, y of a CPU lane's slices or a thread's lane
+  xOf: t => LABEL_W + (t - t0) / ((t1 - t0) / (W - LABEL_W - 10)),
+  cpuY: cpu => { const r = rows.find(q => q.kind === "cpu" && q.l.cpu === cpu); return r ? r.y + 8 : -1; },
+  threadY: tid => { const r = rows.find(q => q.kind === "thread" && q.x.tid === tid); return r ? r.y + 6 : -1; },
+  threads: () => order.map(x => ({ tid: x.tid, comm: x.comm, cpu_ns: x.cpu_ns, hue: hue(x.tid) })),
+  shownThreads: () => rows.filter(q => q.kind === "thread").length,
+  hue,
+  line,
+  lostMarks: (cpu, n) => Array.from(laneOf.get(cpu).lostRecs.subarray(0, n)),
+  lostCount,
+  lines: (a, b) => { const r = []; for (let k = a; k < Math.min(b, N); k++) r.push(line(k)); return r; },
+  ready: true,
+};
+// the first frame with the picture, and when every line is there too
+requestAnimationFrame(() => setTimeout(() => { window.ktl.paintMs = performance.now(); }, 0));
+await linesReady;
+window.ktl.linesMs = performance.now();
+document.documentElement.setAttribute("data-ktl-ready", "1");
+ktlResolve(true);
+})().catch(e => {
+  const r = document.getElementById("ktl");
+  if (r) r.textContent = "The timeline could not be drawn: " + e;
+  ktlResolve(false);
+});

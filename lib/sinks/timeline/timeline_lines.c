@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline page's report lines (timeline_writers.h, struct tl_lines), made by
+ * several threads at once. Every thread reads every record with a stream of its own;
+ * the records go in chunks of TL_LCHUNK, and each chunk is made by the thread that gets
+ * to it first (kt_turns_claim): its lines formatted, cut against the thread's own
+ * skeleton dictionary, deflated, base64'd and written as one <script> block (the page
+ * finds the blocks by id, so their order in the file does not matter). The first thread
+ * also runs the model and writes the columns (timeline_html.c); the others pass over
+ * the records of the chunks they do not make (kt_stream_skip), keeping only their time.
+ *
+ * A line's prefix style (timeline_html.c) is found from the record alone: the model's
+ * task of a record has its comm (cut to TL_COMM_MAX - 1 bytes), its thread the record's
+ * tid, and the page's times are the records' made monotonic, as here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "engine/engine_line_prefix.h"
+#include "engine/engine_stream_int.h"
+#include "sinks/timeline/timeline_writers.h"
+
+int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id)
+{
+	memset(l, 0, sizeof(*l));
+	l->h = h;
+	l->dict_id = dict_id;
+	l->block = UINT64_MAX;
+	tl_dict_init(&l->dict);
+	l->style = calloc(h->ninputs ? h->ninputs : 1, 1);
+	l->line_cap = 4096;
+	l->line = malloc(l->line_cap);
+	return l->style && l->line ? 0 : -ENOMEM;
+}
+
+void tl_lines_free(struct tl_lines *l)
+{
+	tl_dict_free(&l->dict);
+	tl_buf_free(&l->enc);
+	tl_buf_free(&l->packed);
+	tl_buf_free(&l->b64);
+	tl_zip_free(&l->zip);
+	free(l->style);
+	free(l->line);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The index of a line label (a buffer or file name column that trace-cmd puts in front
+ * of the lines of traces with instances or of several files), added when new; -1 when
+ * there are too many. The thread's own list first, then the page's (under its lock). */
+static int label_id(struct tl_lines *l, const char *p, size_t n)
+{
+	struct tl_html *h = l->h;
+	int id = -1;
+
+	for (size_t i = 0; i < l->nlabels; i++)
+		if (l->label_len[i] == n && !memcmp(h->labels[l->label_ids[i]], p, n))
+			return l->label_ids[i];
+	pthread_mutex_lock(&h->mu);
+	for (size_t i = 0; i < h->nlabels && id < 0; i++)
+		if (strlen(h->labels[i]) == n && !memcmp(h->labels[i], p, n))
+			id = (int)i;
+	if (id < 0 && h->nlabels < TL_MAX_LABELS && (h->labels[h->nlabels] = strndup(p, n)))
+		id = (int)h->nlabels++;
+	pthread_mutex_unlock(&h->mu);
+	if (id >= 0 && l->nlabels < TL_MAX_LABELS) {
+		l->label_ids[l->nlabels] = id;
+		l->label_len[l->nlabels++] = n;
+	}
+	return id;
+}
+
+/* The style whose prefix starts line (0: none) and the prefix's length: the style, plus
+ * 4 * (label + 1) when a label comes before it. */
+static int find_style(struct tl_lines *l, const struct ktrace_stream_record *r, uint64_t ts,
+		      const char *line, size_t n, size_t *plen)
+{
+	char comm[TL_COMM_MAX], buf[512];
+	const char *name = r->name && *r->name ? r->name : "(unknown)";
+	int cpu = r->cpu >= 0 && r->cpu < TL_MAX_CPUS ? r->cpu : -1;
+	uint8_t *pref = r->source < l->h->ninputs ? &l->style[r->source] : NULL;
+	static const int order[] = { 1, 2, 3 };
+
+	if (r->kind == KTRACE_STREAM_LOST || r->tid < 0)
+		return 0;
+	snprintf(comm, sizeof(comm), "%s", r->comm ? r->comm : "");
+	if (strlen(comm) + strlen(name) > 200)
+		return 0;
+	for (int i = -1; i < 3; i++) {
+		int st = i < 0 ? (pref ? *pref : 0) : order[i];
+		size_t k;
+		const char *at;
+
+		if (!st || (i >= 0 && pref && st == *pref))
+			continue;
+		k = kt_line_prefix(buf, st, comm, r->tid, cpu, ts, name);
+		if (k <= n && !memcmp(buf, line, k)) {
+			if (pref)
+				*pref = (uint8_t)st;
+			*plen = k;
+			return st;
+		}
+		/* a label first: the prefix further on (labels are short) */
+		at = n > k ? memmem(line, n < 256 + k ? n : 256 + k, buf, k) : NULL;
+		if (at) {
+			int id = label_id(l, line, (size_t)(at - line));
+
+			if (id < 0)
+				return 0;
+			if (pref)
+				*pref = (uint8_t)st;
+			*plen = (size_t)(at - line) + k;
+			return st + 4 * (id + 1);
+		}
+	}
+	return 0;
+}
+
+/* The record's line into l->line (*n bytes; an error gives an empty line), with parts
+ * (kt_stream_format_parts). 0 or -ENOMEM. */
+static int format_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt_line_parts **parts,
+		       bool omit_prefix, size_t *n)
+{
+	for (;;) {
+		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts,
+						 (omit_prefix ? KT_FORMAT_OMIT_PREFIX : 0) | KT_FORMAT_NUL_LATER);
+
+		if (len < 0) {
+			len = 0;
+			l->line[0] = 0;
+		}
+		/* (the encoder reads up to 8 bytes past the line) */
+		if ((size_t)len + 8 < l->line_cap) {
+			*n = (size_t)len;
+			return 0;
+		}
+		if (kt_grow((void **)&l->line, &l->line_cap, (size_t)len + 9, 1))
+			return -ENOMEM;
+	}
+}
+
+/* The record's line into the current chunk: the encoding of what follows the prefix,
+ * tagged with the prefix's style. */
+static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct ktrace_stream_record *r)
+{
+	const struct kt_line_parts *parts;
+	/* the page has what the source makes the prefix of (the record's time as the page's,
+	 * its comm whole in the task's, its CPU a lane): the source may leave it out */
+	bool page_prefix = r->ts == l->last_ts && r->tid >= 0 && r->cpu >= 0 && r->cpu < TL_MAX_CPUS &&
+			   r->kind == KTRACE_STREAM_EVENT && r->name && *r->name && r->comm &&
+			   strnlen(r->comm, TL_COMM_MAX) < TL_COMM_MAX;
+	size_t plen = 0, n;
+	int st = 0;
+
+	if (format_line(l, s, &parts, page_prefix, &n))
+		return -ENOMEM;
+	if (page_prefix && (parts->style == KT_PREFIX_USECS || parts->style == KT_PREFIX_NSECS) &&
+	    parts->label + parts->prefix <= n) {
+		int id = parts->label ? label_id(l, l->line, parts->label) : -1;
+
+		if (!parts->label || id >= 0) {
+			st = parts->style + (parts->label ? 4 * (id + 1) : 0);
+			plen = parts->label + parts->prefix;
+		} else if (parts->omitted) {
+			/* too many labels: the whole line, as it is */
+			if (format_line(l, s, &parts, false, &n))
+				return -ENOMEM;
+		}
+	}
+	if (!st && parts->nul_later)
+		n = strnlen(l->line, n);        /* (the encoder looks for it otherwise) */
+	if (!st)
+		st = find_style(l, r, l->last_ts, l->line, n, &plen);
+	if (!st)
+		l->literal++;
+	{
+		/* the formatter's numbers, from where the encoded part starts (mostly where
+		 * the text does: as they are) */
+		const struct kt_num *nums = parts->nums;
+		unsigned nn = parts->nnums;
+
+		if (parts->text_at != plen) {
+			nn = 0;
+			for (unsigned i = 0; i < parts->nnums; i++) {
+				size_t at = parts->nums[i].at + parts->text_at;
+
+				if (at >= plen) {
+					l->nums[nn] = parts->nums[i];
+					l->nums[nn++].at = (uint32_t)(at - plen);
+				}
+			}
+			nums = l->nums;
+		}
+		if (tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
+					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS),
+					TL_ENC_ZEROED | (parts->nul_later ? TL_ENC_NUL_ENDS : 0),
+					(unsigned)st, &l->enc))
+			return -ENOMEM;
+	}
+	l->count++;
+	return 0;
+}
+
+/* The current chunk to the page: deflate, base64, one <script> block. */
+static int end_chunk(struct tl_lines *l)
+{
+	if (l->block == UINT64_MAX)
+		return 0;
+	l->packed.n = 0;
+	l->b64.n = 0;
+	if ((l->h->lz4 ? tl_lz4(&l->zip, l->enc.p, l->enc.n, &l->packed)
+			     : tl_deflate(&l->zip, l->enc.p, l->enc.n, &l->packed, TL_DEFLATE_LEVEL)) ||
+	    tl_base64(l->packed.p, l->packed.n, &l->b64))
+		return -ENOMEM;
+	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count,
+			  l->h->lz4);
+	l->enc.n = 0;
+	l->count = 0;
+	l->block = UINT64_MAX;
+	return 0;
+}
+
+int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,
+		    const struct ktrace_stream_record *r, uint64_t k, bool *own)
+{
+	uint64_t b = k / TL_LCHUNK;
+	int ret;
+
+	if (r->ts > l->last_ts)
+		l->last_ts = r->ts;      /* the page's times only go forward (the model's) */
+	if (!(k % TL_LCHUNK)) {
+		if ((ret = end_chunk(l)))
+			return ret;
+		l->own = kt_turns_claim(&l->h->claims, b, tid, l->h->nthr);
+		if (l->own) {
+			l->block = b;
+			tl_dict_new_chunk(&l->dict);
+		}
+	}
+	*own = l->own;
+	return l->own ? add_line(l, s, r) : 0;
+}
+
+int tl_lines_finish(struct tl_lines *l)
+{
+	return end_chunk(l);
+}
+
+/* ---- the other threads ---- */
+
+/* kt_stream_skip's test: every record of another thread's chunk; only its time kept. */
+static bool skip_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
+{
+	struct tl_lines *l = arg;
+
+	(void)event_id;
+	(void)tid;
+	(void)cpu;
+	if (ts > l->last_ts)
+		l->last_ts = ts;
+	return true;
+}
+
+/* A line thread: its own stream, every record read, the chunks it gets to first made. */
+void *tl_lines_thread(void *arg)
+{
+	struct tl_lines *l = arg;
+	struct tl_html *h = l->h;
+	const struct ktrace_view_timeline_opts *o = h->o;
+	struct ktrace_stream *s = NULL;
+	const struct ktrace_stream_record *r;
+	const struct kt_stream_skip how = { skip_accept, l };
+	uint64_t k = 0;
+	int ret, sret;
+
+	ret = ktrace_stream_open(&s, o->paths, o->npaths, o->stream, &l->err, NULL);
+	if (ret) {
+		/* it takes no chunk: the others make them all */
+		l->started = false;
+		return NULL;
+	}
+	l->started = true;
+	for (;;) {
+		bool own;
+		uint64_t skipped = 0;
+
+		sret = ktrace_stream_next(s, &r, &l->err);
+		if (sret <= 0 || atomic_load_explicit(&h->stop, memory_order_relaxed))
+			break;
+		ret = tl_lines_record(l, l->tid, s, r, k, &own);
+		if (ret)
+			break;
+		if (!own && (k + 1) % TL_LCHUNK) {
+			sret = kt_stream_skip(s, TL_LCHUNK - 1 - k % TL_LCHUNK, &how, &skipped, &l->err);
+			if (sret < 0)
+				break;
+		}
+		k += 1 + skipped;
+	}
+	if (!ret)
+		ret = tl_lines_finish(l);
+	/* damage ends this thread's records where it ends the first thread's: its error is
+	 * the first thread's to report; anything else fails the page */
+	l->ret = ret;
+	ktrace_stream_close(s);
+	return NULL;
+}

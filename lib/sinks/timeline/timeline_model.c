@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: MIT
+/* The timeline's slice and state model (timeline_model.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "sinks/timeline/timeline_model.h"
+
+/* Darwin debugids (class 1 MACH, subclass 0x40 DBG_MACH_SCHED; code << 2; func bits
+ * masked off). */
+#define DW_MACH_SCHED          0x01400000u
+#define DW_MACH_STACK_HANDOFF  0x01400008u
+#define DW_MACH_MAKE_RUNNABLE  0x01400018u
+#define DW_AST_PREEMPT         0x1u
+
+unsigned tl_thread_hue(int64_t tid)
+{
+	uint32_t x = (uint32_t)(uint64_t)tid * 0x9E3779B1u;
+
+	return (x >> 8) % 360;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* comm (l bytes) into the names. */
+static int add_comm(struct tl_model *m, const char *comm, size_t l, uint32_t *off)
+{
+	if (kt_grow((void **)&m->names_store, &m->names_cap, m->names_len + l + 1, 1))
+		return -ENOMEM;
+	memcpy(m->names_store + m->names_len, comm, l);
+	m->names_store[m->names_len + l] = 0;
+	*off = (uint32_t)m->names_len;
+	m->names_len += l + 1;
+	return 0;
+}
+
+static int new_task(struct tl_model *m, uint32_t thread, const char *comm)
+{
+	size_t l = strnlen(comm, TL_COMM_MAX - 1);
+	struct tl_task *t;
+
+	if (m->ntasks >= UINT32_MAX - 1 ||
+	    kt_grow((void **)&m->tasks, &m->cap_tasks, m->ntasks + 1, sizeof(*m->tasks)))
+		return -ENOMEM;
+	t = &m->tasks[m->ntasks];
+	t->thread = thread;
+	if (add_comm(m, comm, l, &t->comm_off))
+		return -ENOMEM;
+	m->threads[thread].task = (uint32_t)m->ntasks++;
+	memcpy(m->threads[thread].comm, comm, l);
+	m->threads[thread].comm[l] = 0;
+	return 0;
+}
+
+static int rehash(struct tl_model *m)
+{
+	size_t cap = m->hash_cap ? m->hash_cap * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		size_t k = mix64((uint64_t)m->threads[i].tid) & (cap - 1);
+
+		while (h[k])
+			k = (k + 1) & (cap - 1);
+		h[k] = (uint32_t)i + 1;
+	}
+	free(m->hash);
+	m->hash = h;
+	m->hash_cap = cap;
+	return 0;
+}
+
+/* The thread of tid (created with comm when new), or TL_NO_THREAD. *ret < 0 when out
+ * of memory. */
+static uint32_t thread_of(struct tl_model *m, int64_t tid, int64_t pid, const char *comm, int *ret)
+{
+	size_t k;
+	struct tl_thread *t;
+
+	if (tid < 0)
+		return TL_NO_THREAD;
+	if ((m->nthreads + 1) * 2 > m->hash_cap && rehash(m)) {
+		*ret = -ENOMEM;
+		return TL_NO_THREAD;
+	}
+	k = mix64((uint64_t)tid) & (m->hash_cap - 1);
+	while (m->hash[k]) {
+		uint32_t i = m->hash[k] - 1;
+
+		if (m->threads[i].tid == tid) {
+			if (pid >= 0 && m->threads[i].pid < 0)
+				m->threads[i].pid = pid;
+			return i;
+		}
+		k = (k + 1) & (m->hash_cap - 1);
+	}
+	if (m->nthreads >= UINT32_MAX - 2 ||
+	    kt_grow((void **)&m->threads, &m->cap_threads, m->nthreads + 1, sizeof(*m->threads))) {
+		*ret = -ENOMEM;
+		return TL_NO_THREAD;
+	}
+	t = &m->threads[m->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = pid;
+	t->task = TL_NO_THREAD;
+	m->hash[k] = (uint32_t)m->nthreads + 1;
+	m->nthreads++;
+	if (comm && new_task(m, (uint32_t)(m->nthreads - 1), comm)) {
+		*ret = -ENOMEM;
+		return TL_NO_THREAD;
+	}
+	return (uint32_t)(m->nthreads - 1);
+}
+
+/* Whether the thread's task name is comm (cut as the task's is): most records' are. */
+static bool same_comm(const char *task, const char *comm)
+{
+	for (size_t i = 0; i < TL_COMM_MAX - 1; i++) {
+		if (task[i] != comm[i])
+			return false;
+		if (!task[i])
+			return true;
+	}
+	return true;
+}
+
+static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32_t *out)
+{
+	for (size_t i = 0; i < m->nnames; i++)
+		if (!strcmp(m->names[i], name)) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	if (kt_grow((void **)&m->names, &m->cap_names, m->nnames + 1, sizeof(*m->names)))
+		return -ENOMEM;
+	m->names[m->nnames] = strdup(name);
+	if (!m->names[m->nnames])
+		return -ENOMEM;
+	{
+		size_t cap = m->cap_names;
+		uint8_t *c = realloc(m->name_cls, cap);
+
+		if (!c) {
+			free(m->names[m->nnames]);
+			return -ENOMEM;
+		}
+		m->name_cls = c;
+	}
+	m->name_cls[m->nnames] = cls;
+	*out = (uint32_t)m->nnames++;
+	return 0;
+}
+
+int tl_model_init(struct tl_model *m, struct ktrace_stream *s, const struct tl_sink *sink)
+{
+	uint32_t lost;
+
+	memset(m, 0, sizeof(*m));
+	if (sink)
+		m->sink = *sink;
+	m->ninputs = ktrace_stream_source_count(s);
+	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
+	m->types_cap = 256;
+	m->types = calloc(m->types_cap, sizeof(*m->types));
+	if (!m->darwin || !m->types || rehash(m) || intern_name(m, "lost events", TL_LOST, &lost))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->ninputs; i++) {
+		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
+
+		m->darwin[i] = src && (src->format == KTRACE_FORMAT_DARWIN_V3 ||
+				       src->format == KTRACE_FORMAT_DARWIN_RAW);
+	}
+	/* the threads the inputs name, with their names */
+	for (size_t i = 0; i < ktrace_stream_task_count(s); i++) {
+		const struct ktrace_stream_task_info *t = ktrace_stream_task(s, i);
+		int ret = 0;
+
+		thread_of(m, t->tid, t->pid, t->comm, &ret);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void tl_model_free(struct tl_model *m)
+{
+	free(m->threads);
+	free(m->hash);
+	free(m->tasks);
+	free(m->names_store);
+	free(m->cpus);
+	free(m->types);
+	for (size_t i = 0; i < m->nnames; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->name_cls);
+	free(m->darwin);
+	memset(m, 0, sizeof(*m));
+}
+
+static int find_field(struct ktrace_stream *s, const char *name)
+{
+	size_t n = ktrace_stream_field_count(s);
+	struct ktrace_event_value v;
+
+	for (size_t i = 0; i < n && i < INT16_MAX; i++)
+		if (!ktrace_stream_field(s, i, &v) && v.name && !strcmp(v.name, name))
+			return (int)i;
+	return -1;
+}
+
+static bool field_i64(struct ktrace_stream *s, int idx, int64_t *out)
+{
+	struct ktrace_event_value v;
+
+	if (idx < 0 || ktrace_stream_field(s, (size_t)idx, &v))
+		return false;
+	if (v.type == KTRACE_EVENT_SIGNED)
+		*out = v.i;
+	else if (v.type == KTRACE_EVENT_UNSIGNED)
+		*out = (int64_t)v.u;
+	else
+		return false;
+	return true;
+}
+
+static int grow_types(struct tl_model *m)
+{
+	size_t cap = m->types_cap * 2;
+	struct tl_evtype *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->types_cap; i++) {
+		size_t k;
+
+		if (!m->types[i].key)
+			continue;
+		k = mix64(m->types[i].key) & (cap - 1);
+		while (t[k].key)
+			k = (k + 1) & (cap - 1);
+		t[k] = m->types[i];
+	}
+	free(m->types);
+	m->types = t;
+	m->types_cap = cap;
+	return 0;
+}
+
+static struct tl_evtype *evtype(struct tl_model *m, struct ktrace_stream *s,
+				const struct ktrace_stream_record *r, int *ret)
+{
+	uint64_t key = ((uint64_t)r->source << 32 | r->event_id) + 1;
+	size_t k = mix64(key) & (m->types_cap - 1);
+	struct tl_evtype *t;
+	const char *name = r->name && *r->name ? r->name : "(unknown)";
+	bool darwin = r->source < m->ninputs && m->darwin[r->source];
+
+	while (m->types[k].key) {
+		if (m->types[k].key == key)
+			return &m->types[k];
+		k = (k + 1) & (m->types_cap - 1);
+	}
+	if ((m->ntypes + 1) * 2 > m->types_cap) {
+		if (grow_types(m)) {
+			*ret = -ENOMEM;
+			return NULL;
+		}
+		return evtype(m, s, r, ret);
+	}
+	t = &m->types[k];
+	t->key = key;
+	t->cls = TL_OTHER;
+	t->f_prev = t->f_state = t->f_next = t->f_pid = -1;
+	if (darwin) {
+		uint32_t id = r->event_id & ~3u;
+
+		if (id == DW_MACH_SCHED || id == DW_MACH_STACK_HANDOFF) {
+			t->cls = TL_SWITCH;
+			t->f_state = (int16_t)find_field(s, "arg1");
+			t->f_next = (int16_t)find_field(s, "arg2");
+		} else if (id == DW_MACH_MAKE_RUNNABLE) {
+			t->cls = TL_WAKEUP;
+			t->f_pid = (int16_t)find_field(s, "arg1");
+		}
+	} else if (!strcmp(name, "sched_switch")) {
+		t->f_prev = (int16_t)find_field(s, "prev_pid");
+		t->f_state = (int16_t)find_field(s, "prev_state");
+		t->f_next = (int16_t)find_field(s, "next_pid");
+		if (t->f_prev >= 0 && t->f_next >= 0)
+			t->cls = TL_SWITCH;
+	} else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new") ||
+		   !strcmp(name, "sched_waking")) {
+		t->f_pid = (int16_t)find_field(s, "pid");
+		if (t->f_pid >= 0)
+			t->cls = TL_WAKEUP;
+	}
+	if (intern_name(m, name, t->cls, &t->name)) {
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	m->ntypes++;
+	return t;
+}
+
+static struct tl_cpu *cpu_of(struct tl_model *m, int cpu)
+{
+	if (cpu < 0 || cpu >= TL_MAX_CPUS)
+		return NULL;
+	if ((size_t)cpu >= m->ncpus) {
+		size_t old = m->ncpus;
+
+		if (kt_grow((void **)&m->cpus, &m->cap_cpus, (size_t)cpu + 1, sizeof(*m->cpus)))
+			return NULL;
+		for (size_t i = old; i <= (size_t)cpu; i++) {
+			memset(&m->cpus[i], 0, sizeof(m->cpus[i]));
+			m->cpus[i].thread = m->cpus[i].last = TL_NO_THREAD;
+		}
+		m->ncpus = (size_t)cpu + 1;
+	}
+	return &m->cpus[cpu];
+}
+
+static bool is_idle(const struct tl_model *m, uint32_t th)
+{
+	return th == TL_NO_THREAD || m->threads[th].tid == 0;
+}
+
+/* th enters state at ts: its previous state (when known) is one interval. */
+static void set_state(struct tl_model *m, uint32_t th, int state, uint64_t ts)
+{
+	struct tl_thread *t;
+
+	if (is_idle(m, th))
+		return;
+	t = &m->threads[th];
+	if (t->state != TL_UNKNOWN && m->sink.state)
+		m->sink.state(m->sink.arg, th, t->since, ts, t->state);
+	t->state = (uint8_t)state;
+	t->since = ts;
+}
+
+static void close_slice(struct tl_model *m, int cpu, struct tl_cpu *c, uint64_t ts)
+{
+	if (c->thread == TL_NO_THREAD)
+		return;
+	if (!is_idle(m, c->thread)) {
+		m->threads[c->thread].cpu_ns += ts - c->since;
+		if (m->sink.slice)
+			m->sink.slice(m->sink.arg, cpu, c->since, ts, c->thread);
+	}
+	c->thread = TL_NO_THREAD;
+}
+
+int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrace_stream_record *r,
+		 struct tl_rec *out)
+{
+	struct tl_cpu *c = cpu_of(m, r->cpu);
+	uint64_t ts = r->ts;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->thread = out->task = out->prev = out->next = out->woken = TL_NO_THREAD;
+	if (!m->any) {
+		m->first_ts = ts;
+		m->any = true;
+	}
+	if (ts < m->last_ts)
+		ts = m->last_ts;        /* the stream is in time order; stay so */
+	m->last_ts = ts;
+	m->nrecs++;
+	if (c)
+		c->seen = true;
+	if (r->kind == KTRACE_STREAM_LOST) {
+		out->cls = TL_LOST;
+		out->lost = r->lost;
+		m->lost_total += r->lost;
+		if (c) {
+			c->lost += r->lost;
+			c->lost_marks++;
+		}
+		return 0;
+	}
+	{
+		struct tl_evtype *t = evtype(m, s, r, &ret);
+
+		if (!t)
+			return ret;
+		out->cls = t->cls;
+		out->name = t->name;
+		if (c && c->last < m->nthreads && m->threads[c->last].tid == r->tid) {
+			/* most records' thread is the last one's on their CPU */
+			out->thread = c->last;
+			if (r->pid >= 0 && m->threads[c->last].pid < 0)
+				m->threads[c->last].pid = r->pid;
+		} else {
+			out->thread = thread_of(m, r->tid, r->pid, r->comm, &ret);
+			if (ret)
+				return ret;
+			if (c)
+				c->last = out->thread;
+		}
+		if (out->thread != TL_NO_THREAD) {
+			struct tl_thread *th = &m->threads[out->thread];
+			const char *comm = r->comm ? r->comm : "";
+
+			th->nrecs++;
+			if (th->task == TL_NO_THREAD || !same_comm(tl_task_comm(m, th->task), comm)) {
+				if (new_task(m, out->thread, comm))
+					return -ENOMEM;
+			}
+			out->task = m->threads[out->thread].task;
+		}
+		if (c)
+			c->nevents++;
+		if (t->cls == TL_SWITCH) {
+			int64_t prev = r->tid, next = -1, state = 0;
+
+			if (t->f_prev >= 0)
+				field_i64(s, t->f_prev, &prev);
+			field_i64(s, t->f_next, &next);
+			field_i64(s, t->f_state, &state);
+			out->prev = thread_of(m, prev, -1, NULL, &ret);
+			out->next = thread_of(m, next, -1, NULL, &ret);
+			if (ret)
+				return ret;
+			if (m->darwin[r->source])
+				out->prev_runnable = (state & DW_AST_PREEMPT) != 0;
+			else
+				out->prev_runnable = (state & 0xff) == 0;
+			if (c) {
+				close_slice(m, r->cpu, c, ts);
+				c->nswitch++;
+				set_state(m, out->prev, out->prev_runnable ? TL_RUNNABLE : TL_BLOCKED, ts);
+				set_state(m, out->next, TL_RUNNING, ts);
+				c->thread = out->next;
+				c->since = ts;
+			}
+		} else if (t->cls == TL_WAKEUP) {
+			int64_t pid = -1;
+
+			field_i64(s, t->f_pid, &pid);
+			out->woken = thread_of(m, pid, -1, NULL, &ret);
+			if (ret)
+				return ret;
+			if (out->woken != TL_NO_THREAD) {
+				uint8_t st = m->threads[out->woken].state;
+
+				if (st != TL_RUNNING && st != TL_RUNNABLE)
+					set_state(m, out->woken, TL_RUNNABLE, ts);
+			}
+		}
+	}
+	return 0;
+}
+
+void tl_model_finish(struct tl_model *m)
+{
+	for (size_t i = 0; i < m->ncpus; i++)
+		close_slice(m, (int)i, &m->cpus[i], m->last_ts);
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].state != TL_UNKNOWN)
+			set_state(m, (uint32_t)i, TL_UNKNOWN, m->last_ts);
+}
