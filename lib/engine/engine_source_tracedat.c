@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "engine/engine_line_prefix.h"
 #include "engine/engine_stream_int.h"
 #include "engine/engine_tdset_int.h"
 #include "event/event_share.h"

@@ -17,7 +17,7 @@
 #include "common/grow.h"
 #include "common/livefile.h"
 #include "common/outfile.h"
-#include "engine/engine_spool.h"
+#include "engine/engine.h"
 #include "engine/engine_stream_int.h"
 
 /* Strings the stream keeps for its whole life, in blocks that never move. */

@@ -48,7 +48,7 @@
 #include <ktrace/view.h>
 
 #include "engine/engine_tdset_int.h"
-#include "engine/engine_turns.h"
+#include "engine/engine.h"
 #include "tracedat/tracedat_skip.h"
 #include "event/event_share.h"
 #include "common/bigmem.h"
