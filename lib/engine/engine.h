@@ -13,7 +13,11 @@
  *    (kt_turns_*);
  *  - trace-cmd's line prefix (kt_line_prefix);
  *  - inputs that can be read once only, copied for readers that open them by name
- *    (kt_spool_*).
+ *    (kt_spool_*);
+ *  - trace.dat files read as trace-cmd report reads them (kt_td_*): the engine's set of
+ *    files, buffers and filters merged in trace-cmd's order, and its parallel reading
+ *    (kt_td_threads: every thread reads every record with readers of its own, each
+ *    makes the output of the blocks it takes, written in turn).
  */
 #ifndef KTRACE_ENGINE_H
 #define KTRACE_ENGINE_H
@@ -26,7 +30,9 @@
 
 #include <ktrace/error.h>
 #include <ktrace/event.h>
+#include <ktrace/input.h>
 #include <ktrace/stream.h>
+#include <ktrace/tracedat.h>
 
 #include "common/numspan.h"
 
@@ -198,5 +204,148 @@ bool kt_spool_needed(const char *path);
  * other path: 0 with *fd = -1 (nothing read). Else a negative errno with err set
  * ("unrecognised file format", "empty file", the limit, a full $TMPDIR...). */
 int kt_spool_once(const char *path, int *fd, struct ktrace_error *err);
+
+/* ---- trace.dat files as trace-cmd report reads them (engine_tdwalk.c) ---- */
+
+/* The engine's set of trace.dat files (engine_tdset.c), a file of it and a buffer of a
+ * file (a stream of records in time order): opaque to sinks. */
+struct kt_tdset;
+struct kt_tdfile;
+struct kt_tdstream;
+
+/* How the files are read and filtered. */
+struct kt_tdset_opts {
+	bool raw_ts, no_date;         /* --raw-ts, --nodate (tracedat open flags) */
+	bool read_copies;             /* TRACEDAT_READ_COPIES: records used within the keep */
+	bool nsec;                    /* times in ns (-t): func_repeats' last_ts format */
+	bool listing;                 /* -E/-P/-f: no blktrace event (libtracecmd adds it later) */
+	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */
+	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
+	size_t ncpus;
+	bool no_irqs, no_softirqs;    /* -I, -S */
+	/* trace-cmd report's end: its walk stops at a record that follows lost events when
+	 * the record's event is unknown (libtracecmd's missed-events callback fails); the
+	 * set then ends there with an error (kt_tdset_lost_unknown) */
+	bool lost_unknown_ends;
+};
+
+/* A record that passed the filters: the head of its stream, not yet moved past. */
+struct kt_tdrec {
+	struct kt_tdstream *s;
+	const struct tracedat_record *rec;
+	struct ktrace_record kr;
+	const struct ktrace_event *ev;     /* NULL: an event the registry does not know */
+};
+
+/* A new set for nfiles files (err: where its errors go, for as long as it lives);
+ * lazy_avail: kt_td_next may leave kr.avail 0 for unfiltered records (kt_td_avail).
+ * 0 with *out, or a negative code. */
+int kt_td_open(struct kt_tdset **out, size_t nfiles, const struct kt_tdset_opts *o,
+	       bool lazy_avail, struct ktrace_error *err);
+void kt_td_close(struct kt_tdset *set);
+/* Opens file i (path, or input when not NULL; ts_offset in ns) with its registry. */
+int kt_td_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
+		    int64_t ts_offset);
+struct kt_tdfile *kt_td_file(struct kt_tdset *set, size_t i);
+/* The file's filters (-F, -v); the --pid/--comm tasks go to the first file only (as
+ * trace-cmd). A filter that does not parse gives -EINVAL (kt_td_err_file NULL: a
+ * usage error). */
+int kt_td_add_filters(struct kt_tdset *set, struct kt_tdfile *f,
+		      const struct ktrace_stream_filter *filters, size_t nfilters,
+		      const struct ktrace_stream_task *tasks, size_t ntasks);
+/* Adds a buffer of a file as a stream and reads its first record. multi: several files
+ * (a top buffer is labelled with the file name). */
+int kt_td_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer, bool multi);
+/* The next record in merged order that passes the filters: 1 with *out (the head of its
+ * stream until kt_td_advance), 0 at the end, or a negative code (kt_td_err_file). */
+int kt_td_next(struct kt_tdset *set, struct kt_tdrec *out);
+/* Moves s past its head. 0 or a negative code. */
+int kt_td_advance(struct kt_tdset *set, struct kt_tdstream *s);
+/* t's kr.avail, if kt_td_next left it out. */
+void kt_td_avail(struct kt_tdrec *t);
+/* The record that follows t in its buffer (the head of t's stream once t is moved past):
+ * true with *next filled, false at the end of the buffer. */
+bool kt_td_peek(const struct kt_tdrec *t, struct ktrace_record *next);
+/* The end of the set's records: 0, or the damage some stream ended with. */
+int kt_td_end(struct kt_tdset *set);
+/* Every record went out (the last error of kt_td_next is the damage the data ended with). */
+bool kt_td_ended(const struct kt_tdset *set);
+/* The file the last error concerns, or NULL. */
+const char *kt_td_err_file(const struct kt_tdset *set);
+/* Damage the caller met reading the set's files another way (a listing): the set's end
+ * (kt_td_end) tells it. */
+void kt_td_set_damage(struct kt_tdset *set, const struct ktrace_error *damage, const char *file);
+/* Records looked at (filtered or not), and bytes of the distinct pages they came from. */
+uint64_t kt_td_visited(const struct kt_tdset *set);
+uint64_t kt_td_span(const struct kt_tdset *set);
+/* Whether some filter applies; how many buffers are read. */
+bool kt_td_filtering(const struct kt_tdset *set);
+size_t kt_td_nstreams(const struct kt_tdset *set);
+
+/* A file of the set: its index, name, reader, registry (this set's, one per thread),
+ * trace-cmd's time format (usecs: seconds, else a raw counter; trace_clock: --ts-diff in
+ * microseconds), "cpus=N", number of instances, funcgraph_entry (NULL: none). */
+size_t kt_td_file_index(const struct kt_tdset *set, const struct kt_tdfile *f);
+const char *kt_tdfile_path(const struct kt_tdfile *f);
+const char *kt_tdfile_base(const struct kt_tdfile *f);
+struct tracedat *kt_tdfile_td(const struct kt_tdfile *f);
+struct ktrace_events *kt_tdfile_events(const struct kt_tdfile *f);
+bool kt_tdfile_usecs(const struct kt_tdfile *f);
+bool kt_tdfile_trace_clock(const struct kt_tdfile *f);
+unsigned kt_tdfile_ncpus(const struct kt_tdfile *f);
+size_t kt_tdfile_ninstances(const struct kt_tdfile *f);
+const struct ktrace_event *kt_tdfile_fg_entry(const struct kt_tdfile *f);
+/* -T: each filter of f (-F/-v in order, then --pid/--comm's) as libtraceevent prints it,
+ * event by event: fn(arg, event, text). Returns how many filters f has. */
+size_t kt_tdfile_filters(const struct kt_tdfile *f,
+			 void (*fn)(void *arg, const struct ktrace_event *ev, const char *text),
+			 void *arg);
+
+/* A record's stream: its file, and its label (the buffer name, "" for a top buffer). */
+struct kt_tdfile *kt_tdstream_file(const struct kt_tdstream *s);
+const char *kt_tdstream_label(const struct kt_tdstream *s);
+/* --debug: the record's offset as trace-cmd tells it (in decompressed data, trace-cmd's
+ * offsets) and the buffer's page size. */
+uint64_t kt_tdstream_offset(const struct kt_tdstream *s, const struct tracedat_record *rec,
+			    unsigned *page_size);
+/* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */
+void kt_td_virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
+
+/*
+ * Passes over records of one buffer (a set of one stream, no filters) that the caller
+ * does not print, at most max: skip[id] (nids ids) says of an event id whether its
+ * records are passed over (1), passed over once learn took them (2: learn(arg, kr) is
+ * called, then they are passed), or not (0). *n: how many were. Returns 0 when max
+ * records were passed, 1 when the next record (or the end) is for kt_td_next, or a
+ * negative code.
+ */
+int kt_td_skip(struct kt_tdset *set, const uint8_t *skip, size_t nids,
+	       void (*learn)(void *arg, const struct ktrace_record *kr), void *arg, uint64_t max,
+	       uint64_t *n);
+
+/*
+ * Parallel reading: nthr threads (the caller and nthr - 1 more) each read every record
+ * of the set, the others with sets of their own (registries sharing the first's symbols,
+ * readers sharing its decompressed chunks), each keeping `keep` bytes of read pages.
+ * The caller's part of the reading is ops->run(arg, 0, set); for thread k, ops->start
+ * makes its state on the caller's thread (NULL: no more threads), ops->run(state, k,
+ * its set) reads on that thread, and ops->done(arg, state, ret) hands back how it ended
+ * on the caller's thread once it joined (its set closed). A thread whose set cannot be
+ * made runs nothing (ret 0). Call it before the set's streams moved. Returns the
+ * caller's part's result, or a negative code (the set's err) when the threads could
+ * not share.
+ */
+struct kt_td_threads_ops {
+	void *(*start)(void *arg, unsigned tid);
+	int (*run)(void *state, unsigned tid, struct kt_tdset *set, struct ktrace_error *err);
+	void (*done)(void *arg, void *state, int ret, const struct ktrace_error *err);
+};
+int kt_td_threads(struct kt_tdset *set, unsigned nthr, size_t keep,
+		  const struct kt_td_threads_ops *ops, void *arg);
+/* Keeps `keep` bytes of read pages of every buffer (tracedat_iter_keep). */
+void kt_td_keep(struct kt_tdset *set, size_t keep);
+/* Bytes a further set of the same files costs (its registries), and the files' size. */
+size_t kt_td_registry_bytes(const struct kt_tdset *set);
+uint64_t kt_td_file_bytes(const struct kt_tdset *set);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The stream's trace.dat source: every trace.dat input in one tdset (engine/tdset.h),
+ * The stream's trace.dat source: every trace.dat input in one tdset (engine/engine_tdset_int.h),
  * merged as trace-cmd report merges several files and their instances, filtered as it
  * filters. A record whose page lost events comes after a KTRACE_STREAM_LOST record.
  */

@@ -328,7 +328,7 @@ const char *kt_stream_shown(const struct ktrace_stream *s, const char *path)
 }
 
 /* Input i, when it is standard input or a FIFO (its format is looked at first, then its
- * reader opens it again): copied to an anonymous file (engine/spool.h), which the
+ * reader opens it again): copied to an anonymous file (engine/engine.h), which the
  * readers open as /proc/self/fd/N. 0, or a negative code. */
 static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktrace_error *err)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Blocks written in turn (engine/turns.h). */
+/* Blocks written in turn (engine/engine.h). */
 #include "engine/engine.h"
 
 #include <stdlib.h>
