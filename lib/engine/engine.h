@@ -278,9 +278,6 @@ void kt_td_set_damage(struct kt_tdset *set, const struct ktrace_error *damage, c
 /* Records looked at (filtered or not), and bytes of the distinct pages they came from. */
 uint64_t kt_td_visited(const struct kt_tdset *set);
 uint64_t kt_td_span(const struct kt_tdset *set);
-/* Whether some filter applies; how many buffers are read. */
-bool kt_td_filtering(const struct kt_tdset *set);
-size_t kt_td_nstreams(const struct kt_tdset *set);
 
 /* A file of the set: its index, name, reader, registry (this set's, one per thread),
  * trace-cmd's time format (usecs: seconds, else a raw counter; trace_clock: --ts-diff in

@@ -26,16 +26,14 @@ struct kt_source_ops {
 	/* Loads the next record into src->rec (the previous one is given up): 1, 0 at the
 	 * end, or a negative code with err set (src->err_path the file). */
 	int (*advance)(struct kt_source *src, struct ktrace_error *err);
-	size_t (*field_count)(struct kt_source *src);
 	/* Field i of the current record (an event): 0, or -ENOENT with *f cleared past the
 	 * last one. */
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
-	/* Every field at once (ktrace_stream_fields); NULL: one field call each. */
+	/* The current record's fields (an event): how many it has, the first max of them
+	 * into v (fields(src, NULL, 0): the count). */
 	size_t (*fields)(struct kt_source *src, struct ktrace_event_value *v, size_t max);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
-	/* The current record's event format (ftrace sources), or NULL; may be NULL. */
-	const struct ktrace_event *(*event)(struct kt_source *src);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
 	 * when it is neither. NULL: the format has none. */
 	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);
@@ -50,13 +48,12 @@ struct kt_source_ops {
 	 */
 	size_t (*snap_size)(struct kt_source *src);
 	void (*snap_write)(struct kt_source *src, void *data);
-	size_t (*snap_field_count)(const void *data);
 	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
 	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
 	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
 			  struct ktrace_stream_sched *out);
-	/* The current record's ftrace bytes (kt_stream_ftrace_raw): 0, or -ENOENT. May be
-	 * NULL (not an ftrace source). */
+	/* The current record's ftrace bytes and event format (kt_stream_ftrace_raw,
+	 * ktrace_stream_event): 0, or -ENOENT. May be NULL (not an ftrace source). */
 	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
 	int (*snap_raw)(const void *data, struct kt_ftrace_raw *out);
 	/* kt_stream_skip: what advance does, moving past the records how accepts first (at
@@ -145,7 +142,6 @@ size_t kt_ftrace_snap_size(uint32_t size);
 int kt_ftrace_snap_raw(const void *data, struct kt_ftrace_raw *out);
 void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct ktrace_event *ev,
 			  const struct ktrace_record *kr, bool raw);
-size_t kt_ftrace_snap_field_count(const void *data);
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
 size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
 int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,

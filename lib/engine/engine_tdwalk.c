@@ -121,16 +121,6 @@ uint64_t kt_td_span(const struct kt_tdset *set)
 	return set->span;
 }
 
-bool kt_td_filtering(const struct kt_tdset *set)
-{
-	return set->filtering;
-}
-
-size_t kt_td_nstreams(const struct kt_tdset *set)
-{
-	return set->nstreams;
-}
-
 size_t kt_td_file_index(const struct kt_tdset *set, const struct kt_tdfile *f)
 {
 	return (size_t)(f - set->files);
