@@ -2,9 +2,13 @@
 """Checks the layering rules of the tree (run by tests/layout/*.sh).
 
   layering.py includes ROOT
-      The include graph: common -> formats -> engine -> views -> src. A file may include
+      The include graph: common -> readers -> engine -> sinks -> src. A file may include
       the public headers and internal headers of its own layer or a lower one, never of a
-      higher layer; src/ includes public headers only (no lib/ internals).
+      higher layer; src/ includes public headers only (no lib/ internals). No file of
+      lib/ includes another component's internal header (*_int.h; each sink folder
+      lib/sinks/<name>/ is a component). A sink includes only <ktrace/*.h>, common/*.h,
+      engine/engine.h (the engine's one sink API), headers of its own folder and the
+      non-_int headers of readers.
   layering.py exports INCLUDE_DIR MAP [SHARED_LIB]
       Every KTRACE_API declaration of the public headers is in the versioned symbol list
       MAP (no globs), every name in MAP is declared, each name carries the prefix of the
@@ -24,14 +28,20 @@ LAYERS = {
     'common': 0,
     'ring': 1, 'event': 1, 'tracedat': 1, 'tracefs': 1, 'darwin': 1, 'kcdata': 1, 'koff': 1,
     'engine': 2,
-    'views': 3, 'sinks': 3, 'sql': 3,
+    'sinks': 3,
     'src': 4,
 }
+READERS = [c for c, l in LAYERS.items() if l == 1]
+# The one header of the engine that sinks may include (beside <ktrace/stream.h>).
+SINK_API = 'engine/engine.h'
+# Headers that several sinks share though they live in one sink's folder: allowed from
+# the other sinks until they move (issue 31).
+SINK_SHARED = {'sinks/report/report_darwin_common.h', 'sinks/report/report_pages_walk.h'}
 # Public header -> component (and so layer). Headers not named here are common's.
 HEADER_COMPONENT = {
     'kbuffer.h': 'ring', 'ring.h': 'ring', 'event.h': 'event', 'tracedat.h': 'tracedat',
     'tracefs.h': 'tracefs', 'darwin.h': 'darwin', 'ktrace_file.h': 'darwin',
-    'kcdata.h': 'kcdata', 'koff.h': 'koff', 'stream.h': 'engine', 'view.h': 'views', 'sql.h': 'sql',
+    'kcdata.h': 'kcdata', 'koff.h': 'koff', 'stream.h': 'engine', 'view.h': 'sinks', 'sql.h': 'sinks',
     'ktrace.h': 'src',
 }
 # Public header -> the prefixes of the names it may declare.
@@ -45,7 +55,7 @@ HEADER_PREFIX = {
     'view.h': ('ktrace_view_',), 'sql.h': ('ktrace_sql_',), 'ktrace.h': (),
 }
 
-INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+INC = re.compile(r'^[ \t]*#[ \t]*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
 def layer_of_path(rel):
@@ -63,6 +73,46 @@ def layer_of_path(rel):
     return None, None
 
 
+def is_internal(name):
+    """An internal header: what only its own component includes."""
+    return os.path.basename(name).endswith(('_int.h', '_internal.h', 'internal.h'))
+
+
+def component_of_include(name):
+    """The component a quoted "dir/file.h" include belongs to ("sinks/<name>" for a sink)."""
+    parts = name.split('/')
+    if parts[0] == 'sinks' and len(parts) > 2:
+        return 'sinks/' + parts[1]
+    return parts[0]
+
+
+def sink_of_path(rel):
+    """"sinks/<name>" for a file under lib/sinks/<name>/, else None."""
+    parts = rel.split('/')
+    if len(parts) > 3 and parts[0] == 'lib' and parts[1] == 'sinks':
+        return 'sinks/' + parts[2]
+    return None
+
+
+def check_sink_include(rel, line, sink, name):
+    """What a sink's file may include with "dir/file.h": a message, or None."""
+    tcomp = component_of_include(name)
+    if tcomp == 'common' or name == SINK_API or tcomp == sink or name in SINK_SHARED:
+        return None
+    if tcomp in READERS and not is_internal(name):
+        return None
+    if tcomp == 'engine':
+        why = 'an engine header other than %s' % SINK_API
+    elif tcomp.startswith('sinks/'):
+        why = 'a header of another sink'
+    elif tcomp in READERS:
+        why = 'an internal header of a reader'
+    else:
+        why = 'a header outside what sinks may use'
+    return ('%s:%d: sink %s includes %s, %s (sinks use <ktrace/*.h>, common/, %s, '
+            'their own folder and readers\' non-_int headers)' % (rel, line, sink, name, why, SINK_API))
+
+
 def check_includes(root):
     bad = []
     for top in ('lib', 'src', 'include'):
@@ -76,10 +126,23 @@ def check_includes(root):
                 if layer is None:
                     bad.append('%s: lib/%s is not a known component (add it to a layer)' % (rel, comp))
                     continue
+                sink = sink_of_path(rel)
+                own = sink or comp
                 text = open(path, errors='replace').read()
                 for m in INC.finditer(text):
                     kind, name = m.groups()
                     line = text.count('\n', 0, m.start()) + 1
+                    if kind == '"' and '/' in name and top == 'lib':
+                        tcomp = component_of_include(name)
+                        if is_internal(name) and tcomp != own:
+                            bad.append('%s:%d: %s includes %s, an internal header of %s'
+                                       % (rel, line, own, name, tcomp))
+                            continue
+                        if sink:
+                            msg = check_sink_include(rel, line, sink, name)
+                            if msg:
+                                bad.append(msg)
+                                continue
                     if name.startswith('ktrace/'):
                         tcomp = HEADER_COMPONENT.get(name[len('ktrace/'):], 'common')
                     elif kind == '"' and '/' in name:
@@ -97,7 +160,8 @@ def check_includes(root):
     for b in bad:
         print(b)
     if not bad:
-        print('ok: include graph follows common -> formats -> engine -> views -> src')
+        print('ok: include graph follows common -> readers -> engine -> sinks -> src; '
+              'sinks see the engine through %s' % SINK_API)
     return 1 if bad else 0
 
 

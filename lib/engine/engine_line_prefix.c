@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine/engine_line_prefix.h"
+#include "engine/engine.h"
 
 static const char digit_pairs[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"

@@ -101,7 +101,7 @@ static int source_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 
 int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(&src->rec, src->ops->field_count(src), source_field, src, out);
+	return kt_sched_ftrace(&src->rec, src->ops->fields(src, NULL, 0), source_field, src, out);
 }
 
 /* ---- the read-ahead copy of an ftrace record ---- */
@@ -132,13 +132,6 @@ int kt_ftrace_snap_raw(const void *data, struct kt_ftrace_raw *out)
 		return -ENOENT;
 	*out = (struct kt_ftrace_raw){ f->evs, f->ev, f->data, f->size };
 	return 0;
-}
-
-size_t kt_ftrace_snap_field_count(const void *data)
-{
-	const struct kt_ftrace_snap *f = data;
-
-	return f->raw ? 1 : ktrace_event_field_count(f->ev);
 }
 
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
@@ -178,5 +171,5 @@ static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
 			 struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(r, kt_ftrace_snap_field_count(data), snap_field, data, out);
+	return kt_sched_ftrace(r, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
 }

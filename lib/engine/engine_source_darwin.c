@@ -216,11 +216,6 @@ static int darwin_advance(struct kt_source *src, struct ktrace_error *err)
 	}
 }
 
-static size_t darwin_field_count(struct kt_source *src)
-{
-	return ((struct darwin_source *)src)->cur_shot ? NSHOTFIELDS : NFIELDS;
-}
-
 static int shot_field(const struct shot *sh, size_t i, struct ktrace_event_value *v)
 {
 	if (i >= NSHOTFIELDS)
@@ -271,6 +266,15 @@ static int darwin_field(struct kt_source *src, size_t i, struct ktrace_event_val
 		return shot_field(d->cur_shot, i, v);
 	}
 	return event_field(&d->ev, i, v);
+}
+
+static size_t darwin_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	size_t n = ((struct darwin_source *)src)->cur_shot ? NSHOTFIELDS : NFIELDS;
+
+	for (size_t i = 0; i < n && i < max; i++)
+		darwin_field(src, i, &v[i]);
+	return n;
 }
 
 static int darwin_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -374,11 +378,6 @@ static void darwin_snap_write(struct kt_source *src, void *data)
 	sn->sched = darwin_sched(src, &sn->sc) > 0;
 }
 
-static size_t darwin_snap_field_count(const void *data)
-{
-	return ((const struct darwin_snap *)data)->shot ? NSHOTFIELDS : NFIELDS;
-}
-
 static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
 {
 	const struct darwin_snap *sn = data;
@@ -388,6 +387,15 @@ static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_val
 		return shot_field(sn->shot, i, v);
 	}
 	return event_field(&sn->ev, i, v);
+}
+
+static size_t darwin_snap_fields(const void *data, struct ktrace_event_value *v, size_t max)
+{
+	size_t n = ((const struct darwin_snap *)data)->shot ? NSHOTFIELDS : NFIELDS;
+
+	for (size_t i = 0; i < n && i < max; i++)
+		darwin_snap_field(data, i, &v[i]);
+	return n;
 }
 
 static int darwin_snap_sched(const struct ktrace_stream_record *r, const void *data,
@@ -472,15 +480,15 @@ static int load_shots(struct darwin_source *d, struct ktrace_error *err)
 
 static const struct kt_source_ops darwin_ops = {
 	.advance = darwin_advance,
-	.field_count = darwin_field_count,
 	.field = darwin_field,
+	.fields = darwin_fields,
 	.format = darwin_format,
 	.sched = darwin_sched,
 	.close = darwin_close,
 	.snap_size = darwin_snap_size,
 	.snap_write = darwin_snap_write,
-	.snap_field_count = darwin_snap_field_count,
 	.snap_field = darwin_snap_field,
+	.snap_fields = darwin_snap_fields,
 	.snap_sched = darwin_snap_sched,
 };
 

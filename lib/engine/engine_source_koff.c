@@ -67,11 +67,6 @@ static int ksrc_advance(struct kt_source *src, struct ktrace_error *err)
 	return 1;
 }
 
-static size_t ksrc_field_count(struct kt_source *src)
-{
-	return NFIELDS;
-}
-
 /* A record's fields: its text, correlator and argument words (also the read-ahead
  * copy, with the text after it). */
 struct ksnap {
@@ -106,6 +101,13 @@ static int ksrc_field(struct kt_source *src, size_t i, struct ktrace_event_value
 	return record_field(k->kr.id, k->kr.args, k->text, k->text_len, i, v);
 }
 
+static size_t ksrc_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	for (size_t i = 0; i < NFIELDS && i < max; i++)
+		ksrc_field(src, i, &v[i]);
+	return NFIELDS;
+}
+
 static size_t ksrc_snap_size(struct kt_source *src)
 {
 	return (sizeof(struct ksnap) + ((struct ksrc *)src)->text_len + 7) & ~(size_t)7;
@@ -122,16 +124,18 @@ static void ksrc_snap_write(struct kt_source *src, void *data)
 	memcpy(sn->text, k->text, k->text_len);
 }
 
-static size_t ksrc_snap_field_count(const void *data)
-{
-	return NFIELDS;
-}
-
 static int ksrc_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
 {
 	const struct ksnap *sn = data;
 
 	return record_field(sn->id, sn->args, sn->text, sn->text_len, i, v);
+}
+
+static size_t ksrc_snap_fields(const void *data, struct ktrace_event_value *v, size_t max)
+{
+	for (size_t i = 0; i < NFIELDS && i < max; i++)
+		ksrc_snap_field(data, i, &v[i]);
+	return NFIELDS;
 }
 
 static int ksrc_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -155,14 +159,14 @@ static void ksrc_close(struct kt_source *src)
 
 static const struct kt_source_ops ksrc_ops = {
 	.advance = ksrc_advance,
-	.field_count = ksrc_field_count,
 	.field = ksrc_field,
+	.fields = ksrc_fields,
 	.format = ksrc_format,
 	.close = ksrc_close,
 	.snap_size = ksrc_snap_size,
 	.snap_write = ksrc_snap_write,
-	.snap_field_count = ksrc_snap_field_count,
 	.snap_field = ksrc_snap_field,
+	.snap_fields = ksrc_snap_fields,
 };
 
 int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,

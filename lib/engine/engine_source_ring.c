@@ -239,13 +239,6 @@ static int ring_advance(struct kt_source *src, struct ktrace_error *err)
 	}
 }
 
-static size_t ring_field_count(struct kt_source *src)
-{
-	struct ring_source *r = (struct ring_source *)src;
-
-	return r->ev ? ktrace_event_field_count(r->ev) : 1;
-}
-
 static int ring_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
 {
 	struct ring_source *r = (struct ring_source *)src;
@@ -261,6 +254,16 @@ static int ring_field(struct kt_source *src, size_t i, struct ktrace_event_value
 	v->data = r->kr.data;
 	v->len = r->kr.size;
 	return 0;
+}
+
+static size_t ring_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
+{
+	struct ring_source *r = (struct ring_source *)src;
+	size_t n = r->ev ? ktrace_event_field_count(r->ev) : 1;
+
+	for (size_t i = 0; i < n && i < max; i++)
+		ring_field(src, i, &v[i]);
+	return n;
 }
 
 static int ring_format(struct kt_source *src, char *buf, size_t len, bool text_only)
@@ -301,13 +304,6 @@ static void ring_close(struct kt_source *src)
 	free(r);
 }
 
-static const struct ktrace_event *ring_event(struct kt_source *src)
-{
-	struct ring_source *r = (struct ring_source *)src;
-
-	return src->rec.kind == KTRACE_STREAM_EVENT ? r->ev : NULL;
-}
-
 static int ring_raw(struct kt_source *src, struct kt_ftrace_raw *out)
 {
 	struct ring_source *r = (struct ring_source *)src;
@@ -332,17 +328,15 @@ static void ring_snap_write(struct kt_source *src, void *data)
 
 static const struct kt_source_ops ring_ops = {
 	.advance = ring_advance,
-	.field_count = ring_field_count,
 	.field = ring_field,
+	.fields = ring_fields,
 	.format = ring_format,
-	.event = ring_event,
 	.sched = kt_sched_from_fields,
 	.close = ring_close,
 	.raw = ring_raw,
 	.snap_raw = kt_ftrace_snap_raw,
 	.snap_size = ring_snap_size,
 	.snap_write = ring_snap_write,
-	.snap_field_count = kt_ftrace_snap_field_count,
 	.snap_field = kt_ftrace_snap_field,
 	.snap_fields = kt_ftrace_snap_fields,
 	.snap_sched = kt_ftrace_snap_sched,

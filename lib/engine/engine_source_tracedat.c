@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The stream's trace.dat source: every trace.dat input in one tdset (engine/tdset.h),
+ * The stream's trace.dat source: every trace.dat input in one tdset (engine/engine_tdset_int.h),
  * merged as trace-cmd report merges several files and their instances, filtered as it
  * filters. A record whose page lost events comes after a KTRACE_STREAM_LOST record.
  */
@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "engine/engine_line_prefix.h"
 #include "engine/engine_stream_int.h"
 #include "engine/engine_tdset_int.h"
 #include "event/event_share.h"
@@ -365,13 +364,6 @@ fail:
 	return ret;
 }
 
-static size_t td_field_count(struct kt_source *src)
-{
-	struct td_source *t = (struct td_source *)src;
-
-	return t->lost_pending ? 0 : ktrace_event_field_count(t->cur.ev);
-}
-
 static int td_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -383,6 +375,8 @@ static size_t td_fields(struct kt_source *src, struct ktrace_event_value *v, siz
 {
 	struct td_source *t = (struct td_source *)src;
 
+	if (t->lost_pending)
+		return 0;
 	return ktrace_event_field_values(t->cur.s->f->evs, t->cur.ev, &t->cur.kr, v, max);
 }
 
@@ -583,13 +577,6 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 	}
 }
 
-static const struct ktrace_event *td_event(struct kt_source *src)
-{
-	struct td_source *t = (struct td_source *)src;
-
-	return t->lost_pending || src->rec.kind != KTRACE_STREAM_EVENT ? NULL : t->cur.ev;
-}
-
 static int td_raw(struct kt_source *src, struct kt_ftrace_raw *out)
 {
 	struct td_source *t = (struct td_source *)src;
@@ -641,16 +628,13 @@ static size_t td_registry_bytes(struct kt_source *src)
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.skip = td_skip,
-	.field_count = td_field_count,
 	.field = td_field,
 	.fields = td_fields,
 	.format = td_format,
-	.event = td_event,
 	.sched = kt_sched_from_fields,
 	.close = td_close,
 	.snap_size = td_snap_size,
 	.snap_write = td_snap_write,
-	.snap_field_count = kt_ftrace_snap_field_count,
 	.snap_field = kt_ftrace_snap_field,
 	.snap_fields = kt_ftrace_snap_fields,
 	.snap_sched = kt_ftrace_snap_sched,

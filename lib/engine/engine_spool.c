@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Copies of the inputs that can be read only once (spool.h). */
-#include "engine/engine_spool.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
 #include "common/grow.h"
 #include "common/livefile.h"
 #include "common/outfile.h"
-#include "engine/engine_spool.h"
+#include "engine/engine.h"
 #include "engine/engine_stream_int.h"
 
 /* Strings the stream keeps for its whole life, in blocks that never move. */
@@ -328,7 +328,7 @@ const char *kt_stream_shown(const struct ktrace_stream *s, const char *path)
 }
 
 /* Input i, when it is standard input or a FIFO (its format is looked at first, then its
- * reader opens it again): copied to an anonymous file (engine/spool.h), which the
+ * reader opens it again): copied to an anonymous file (engine/engine.h), which the
  * readers open as /proc/self/fd/N. 0, or a negative code. */
 static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktrace_error *err)
 {
@@ -647,10 +647,10 @@ static bool snap_event(const struct ktrace_stream *s)
 size_t ktrace_stream_field_count(struct ktrace_stream *s)
 {
 	if (s->ra)
-		return snap_event(s) ? s->snap_src->ops->snap_field_count(s->snap_data) : 0;
+		return snap_event(s) ? s->snap_src->ops->snap_fields(s->snap_data, NULL, 0) : 0;
 	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
 		return 0;
-	return s->cur->ops->field_count(s->cur);
+	return s->cur->ops->fields(s->cur, NULL, 0);
 }
 
 int ktrace_stream_field(struct ktrace_stream *s, size_t i, struct ktrace_event_value *f)
@@ -677,23 +677,11 @@ int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out)
 
 size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
 {
-	size_t n;
-
-	if (s->ra) {
-		if (!snap_event(s))
-			return 0;
-		if (s->snap_src->ops->snap_fields)
-			return s->snap_src->ops->snap_fields(s->snap_data, v, max);
-	} else {
-		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
-			return 0;
-		if (s->cur->ops->fields)
-			return s->cur->ops->fields(s->cur, v, max);
-	}
-	n = ktrace_stream_field_count(s);
-	for (size_t i = 0; i < n && i < max; i++)
-		ktrace_stream_field(s, i, &v[i]);
-	return n;
+	if (s->ra)
+		return snap_event(s) ? s->snap_src->ops->snap_fields(s->snap_data, v, max) : 0;
+	if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT)
+		return 0;
+	return s->cur->ops->fields(s->cur, v, max);
 }
 
 int ktrace_stream_field_by_name(struct ktrace_stream *s, const char *name,
@@ -765,9 +753,11 @@ int ktrace_stream_format_text(struct ktrace_stream *s, char *buf, size_t len)
 const struct ktrace_event *ktrace_stream_event(struct ktrace_stream *s)
 {
 	/* with read-ahead the source's state belongs to the reading thread */
-	if (s->ra || !s->cur || !s->cur->ops->event)
+	struct kt_ftrace_raw raw;
+
+	if (s->ra || !s->cur || !s->cur->ops->raw)
 		return NULL;
-	return s->cur->ops->event(s->cur);
+	return s->cur->ops->raw(s->cur, &raw) ? NULL : raw.ev;
 }
 
 int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)

@@ -16,52 +16,24 @@
 #include <ktrace/stream.h>
 
 #include "common/numspan.h"
+#include "engine/engine.h"
 
 struct kt_source;
 
 struct kt_ftrace_raw;
 
-/* How the line the last format call made starts (kt_stream_format_parts): label bytes
- * (a buffer or file name column), then prefix bytes that kt_line_prefix makes in style
- * (engine/line_prefix.h) from the record's comm, tid, CPU, time and name; style 0 when
- * the source does not say. omitted: the prefix was left out as asked (prefix 0), the
- * label followed by the text. */
-struct kt_line_parts {
-	int style;
-	size_t label, prefix;
-	bool omitted;
-	/* the numbers the formatter wrote in the record's text (common/numspan.h; at from
-	 * text_at, the text's start in the line), when the source knows them: valid until
-	 * the stream moves on. Their digits are '0's in the line (numspan.h). */
-	const struct kt_num *nums;
-	unsigned nnums;
-	size_t text_at;
-	/* the text was not looked through for a NUL, which ends a line (trace-cmd prints
-	 * with printf("%.*s")): the caller looks (KT_FORMAT_NUL_LATER) */
-	bool nul_later;
-};
-
-/* What kt_stream_skip may move past: the event records accept returns true for (event
- * id, thread id, CPU, time in ns), which the caller then never sees. */
-struct kt_stream_skip {
-	bool (*accept)(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts);
-	void *arg;
-};
-
 struct kt_source_ops {
 	/* Loads the next record into src->rec (the previous one is given up): 1, 0 at the
 	 * end, or a negative code with err set (src->err_path the file). */
 	int (*advance)(struct kt_source *src, struct ktrace_error *err);
-	size_t (*field_count)(struct kt_source *src);
 	/* Field i of the current record (an event): 0, or -ENOENT with *f cleared past the
 	 * last one. */
 	int (*field)(struct kt_source *src, size_t i, struct ktrace_event_value *f);
-	/* Every field at once (ktrace_stream_fields); NULL: one field call each. */
+	/* The current record's fields (an event): how many it has, the first max of them
+	 * into v (fields(src, NULL, 0): the count). */
 	size_t (*fields)(struct kt_source *src, struct ktrace_event_value *v, size_t max);
 	/* The record's line (text_only: its text) as snprintf would: the whole length. */
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
-	/* The current record's event format (ftrace sources), or NULL; may be NULL. */
-	const struct ktrace_event *(*event)(struct kt_source *src);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
 	 * when it is neither. NULL: the format has none. */
 	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);
@@ -76,13 +48,12 @@ struct kt_source_ops {
 	 */
 	size_t (*snap_size)(struct kt_source *src);
 	void (*snap_write)(struct kt_source *src, void *data);
-	size_t (*snap_field_count)(const void *data);
 	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
 	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
 	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
 			  struct ktrace_stream_sched *out);
-	/* The current record's ftrace bytes (kt_stream_ftrace_raw): 0, or -ENOENT. May be
-	 * NULL (not an ftrace source). */
+	/* The current record's ftrace bytes and event format (kt_stream_ftrace_raw,
+	 * ktrace_stream_event): 0, or -ENOENT. May be NULL (not an ftrace source). */
 	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
 	int (*snap_raw)(const void *data, struct kt_ftrace_raw *out);
 	/* kt_stream_skip: what advance does, moving past the records how accepts first (at
@@ -112,48 +83,6 @@ struct kt_source {
 	const char *err_path;              /* the file of the last error */
 };
 
-/* An ftrace record as its source has it: the registry and event format its fields are
- * read with, and its bytes. */
-struct kt_ftrace_raw {
-	struct ktrace_events *evs;
-	const struct ktrace_event *ev;
-	const uint8_t *data;
-	uint32_t size;
-};
-
-/* For sinks that read fields themselves (the Perfetto export's numbers): the current
- * record's bytes when it is an event of an ftrace source with formats (trace.dat, raw
- * pages with an events directory), read-ahead or not. 0, or -ENOENT. */
-int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
-
-/*
- * For sinks that use few of the records (the threads of the Perfetto export pass over
- * the records other threads write): moves past the current record, then past the
- * records that follow it while how->accept takes them (at most max: *skipped), without
- * handing them out; the next ktrace_stream_next gives the first record not taken.
- * Records that need more than their event, thread and time (lost-event marks, records
- * that teach comms with names not known yet) are never skipped. Only streams of one
- * trace.dat source without read-ahead or --cpu skip: on the others it does nothing
- * (*skipped 0) and ktrace_stream_next moves on as usual. 0 or a negative code.
- */
-int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
-		   uint64_t *skipped, struct ktrace_error *err);
-
-/* ktrace_stream_format, and how the line starts (*parts: the source's, valid until the
- * stream moves on; style 0 when not known, all 0 after an error). how: with
- * KT_FORMAT_OMIT_PREFIX, a prefix the source can tell of is left out (omitted); with
- * KT_FORMAT_NUL_LATER, the source may leave the text's end at a NUL to the caller
- * (nul_later: the line ends at its first NUL, if any; the final newline is gone either
- * way). */
-#define KT_FORMAT_OMIT_PREFIX 1u
-#define KT_FORMAT_NUL_LATER 2u
-int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
-			   const struct kt_line_parts **parts, unsigned how);
-
-/* Bytes of event formats and symbols the stream's sources hold: what each further
- * stream of the same inputs costs (the sinks that read with several streams). */
-size_t kt_stream_registry_bytes(struct ktrace_stream *s);
-
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);
 /* The name the user gave for a path the sources were given (a copy of standard input
@@ -172,12 +101,6 @@ const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t le
  * living until ktrace_stream_close: for record names whose text a source rewrites in
  * place. NULL when out of memory. */
 const char *kt_stream_intern(struct ktrace_stream *s, const char *str);
-/* A sink's error about record r of s (a record its output cannot hold): err set with
- * the message at r's offset, and ktrace_stream_error_path(s) then names r's input (the
- * caller's string). Returns code. */
-int kt_stream_record_error(struct ktrace_stream *s, const struct ktrace_stream_record *r,
-			   struct ktrace_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
 /* The input an error of ktrace_stream_open concerns. */
 void kt_stream_set_err_path(struct ktrace_stream *s, const char *path);
 int kt_stream_add_task(struct ktrace_stream *s, uint32_t source, int64_t tid, int64_t pid,
@@ -219,7 +142,6 @@ size_t kt_ftrace_snap_size(uint32_t size);
 int kt_ftrace_snap_raw(const void *data, struct kt_ftrace_raw *out);
 void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct ktrace_event *ev,
 			  const struct ktrace_record *kr, bool raw);
-size_t kt_ftrace_snap_field_count(const void *data);
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
 size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
 int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The engine's trace.dat source (engine/tdset.h). */
+/* The engine's trace.dat source (engine/engine_tdset_int.h). */
 #include "engine/engine_tdset_int.h"
 
 #include <errno.h>

@@ -14,7 +14,7 @@
  * The set applies trace-cmd's record filters itself (-F with -v, --pid/--comm, --cpu,
  * -I/-S) and hands the records that pass, one at a time, without formatting them.
  * Memory stays bounded by the iterators' windows (pages and chunks), not by the files.
- * Internal to the library: the public face is <ktrace/stream.h>; lib/views uses both.
+ * The engine's own: sinks read the set through engine/engine.h (kt_td_*).
  */
 #ifndef KTRACE_ENGINE_TDSET_H
 #define KTRACE_ENGINE_TDSET_H
@@ -29,29 +29,14 @@
 #include <ktrace/stream.h>
 #include <ktrace/tracedat.h>
 
+#include "engine/engine.h"
+
 /* A metadata text of a file, kept to load more registries (worker threads). */
 struct kt_mtext {
 	const char *system;           /* NULL for header_page / kallsyms... */
 	const char *text;
 	size_t len;
 };
-
-/* How the files are read and filtered. */
-struct kt_tdset_opts {
-	bool raw_ts, no_date;         /* --raw-ts, --nodate (tracedat open flags) */
-	bool read_copies;             /* TRACEDAT_READ_COPIES: records used within the keep */
-	bool nsec;                    /* times in ns (-t): func_repeats' last_ts format */
-	bool listing;                 /* -E/-P/-f: no blktrace event (libtracecmd adds it later) */
-	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */
-	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
-	size_t ncpus;
-	bool no_irqs, no_softirqs;    /* -I, -S */
-	/* trace-cmd report's end: its walk stops at a record that follows lost events when
-	 * the record's event is unknown (libtracecmd's missed-events callback fails); the
-	 * set then ends there with an error (kt_tdset_lost_unknown) */
-	bool lost_unknown_ends;
-};
-
 
 /* One input file: its reader, registry and filters. */
 struct kt_tdfile {
@@ -119,14 +104,6 @@ struct kt_tdset {
 	bool lazy_avail;                   /* kt_tdset_next leaves kr.avail 0 (unfiltered
 					    * records): the caller fills it for the records it
 					    * formats (kt_tdrec_avail) */
-};
-
-/* A record that passed the filters: the head of its stream, not yet moved past. */
-struct kt_tdrec {
-	struct kt_tdstream *s;
-	const struct tracedat_record *rec;
-	struct ktrace_record kr;
-	const struct ktrace_event *ev;     /* NULL: an event the registry does not know */
 };
 
 /* An empty set for nfiles files; 0 or -ENOMEM. */
@@ -281,8 +258,5 @@ static inline void kt_tdrec_avail(struct kt_tdrec *t)
 	if (!t->kr.avail)
 		t->kr.avail = kt_tdstream_avail(t->s, t->rec);
 }
-
-/* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */
-void kt_td_virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Blocks written in turn (engine/turns.h). */
-#include "engine/engine_turns.h"
+/* Blocks written in turn (engine/engine.h). */
+#include "engine/engine.h"
 
 #include <stdlib.h>
 #include <string.h>

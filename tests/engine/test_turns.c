@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "engine/engine_turns.h"
+#include "engine/engine.h"
 #include "testlib.h"
 
 #define NBLOCKS 20000

@@ -29,7 +29,7 @@
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
-#include "engine/engine_stream_int.h"
+#include "engine/engine.h"
 #include "sinks/export/export_threads.h"
 
 #define CPU_PID 2147483647            /* the "CPUs" process: no real pid reaches it */

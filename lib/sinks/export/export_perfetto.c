@@ -32,8 +32,7 @@
 
 #include "common/outbuf.h"
 #include "common/outfile.h"
-#include "engine/engine_stream_int.h"
-#include "engine/engine_turns.h"
+#include "engine/engine.h"
 #include "sinks/export/export_perfetto_events.h"
 #include "sinks/export/export_protobuf.h"
 #include "sinks/export/export_threads.h"

@@ -34,7 +34,7 @@
 
 #include "common/cursor.h"
 #include "common/grow.h"
-#include "engine/engine_stream_int.h"
+#include "engine/engine.h"
 #include "event/event_share.h"
 
 /* FtraceEvent fields */

@@ -32,7 +32,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
-#include "engine/engine_tdset_int.h"
+#include "engine/engine.h"
 
 #define TASK_STATE_CHARS "RSDTtXZxKWP"
 #define TASK_STATE_MAX 1024
@@ -1590,19 +1590,21 @@ static void prof_free(struct prof *p)
  * plain report tells it. 0 (*damaged and *err: the last damage met, if any), or an
  * error that ended the reading.
  */
-static int check_other_buffers(struct kt_tdfile *f, int top, struct ktrace_error *err,
+static int check_other_buffers(struct kt_tdfile *tf, int top, struct ktrace_error *err,
 			       bool *damaged)
 {
+	struct tracedat *td = kt_tdfile_td(tf);
+
 	*damaged = false;
-	for (size_t b = 0; b < tracedat_buffer_count(f->td); b++) {
+	for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
 		const struct tracedat_record *r;
 		struct tracedat_iter *it;
 		struct ktrace_error e = { 0 };
 		int ret;
 
-		if ((int)b == top || tracedat_buffer(f->td, b)->latency)
+		if ((int)b == top || tracedat_buffer(td, b)->latency)
 			continue;
-		ret = tracedat_iter_new(f->td, (int)b, -1, &it, err);
+		ret = tracedat_iter_new(td, (int)b, -1, &it, err);
 		if (ret)
 			return ret;
 		while ((ret = tracedat_iter_next(it, &r, &e)) > 0)
@@ -1629,46 +1631,48 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 		.raw_ts = o->raw_ts, .no_date = o->no_date, .nsec = o->nsec, .cpus = o->cpus,
 		.ncpus = o->ncpus, .no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs,
 	};
-	struct kt_tdset set;
+	struct kt_tdset *set;
 	struct prof p = { 0 };
 	const char *dummy;
 	struct kt_tdfile *f;
+	struct tracedat *td;
 	int top, ret;
 
 	err_file = err_file ? err_file : &dummy;
 	*err_file = NULL;
 	if (o->nfiles != 1)
 		return ktrace_error_set(err, -EINVAL, "--profile reads one file");
-	ret = kt_tdset_init(&set, 1, &so, err);
+	ret = kt_td_open(&set, 1, &so, false, err);
 	if (ret)
 		return ret;
-	ret = kt_tdset_open_file(&set, 0, o->files[0].path, o->files[0].input, o->files[0].ts_offset);
+	ret = kt_td_open_file(set, 0, o->files[0].path, o->files[0].input, o->files[0].ts_offset);
 	if (!ret)
-		ret = kt_tdset_add_filters(&set, &set.files[0], o->files[0].filters, o->files[0].nfilters,
-					   o->tasks, o->ntasks);
+		ret = kt_td_add_filters(set, kt_td_file(set, 0), o->files[0].filters, o->files[0].nfilters,
+					o->tasks, o->ntasks);
 	if (ret) {
-		*err_file = set.err_file;
-		kt_tdset_close(&set);
+		*err_file = kt_td_err_file(set);
+		kt_td_close(set);
 		return ret;
 	}
-	f = &set.files[0];
-	p.evs = f->evs;
+	f = kt_td_file(set, 0);
+	td = kt_tdfile_td(f);
+	p.evs = kt_tdfile_events(f);
 	p.out = out;
-	p.long_size = tracedat_header(f->td)->long_size == 4 ? 4 : 8;
+	p.long_size = tracedat_header(td)->long_size == 4 ? 4 : 8;
 	p.by_comm = po && po->by_comm;
 	p.global = po && po->global;
 	/* per-CPU tables for the CPUs the file has entries for (not what its header
 	 * claims), at most MAX_CPUS; records of others count as migrating or global */
 	p.cpus = 0;
-	for (size_t b = 0; b < tracedat_buffer_count(f->td); b++)
-		for (size_t c = 0; c < tracedat_buffer(f->td, b)->cpus; c++)
-			if (tracedat_buffer_cpu(f->td, b, c)->cpu >= p.cpus)
-				p.cpus = tracedat_buffer_cpu(f->td, b, c)->cpu + 1;
-	if (p.cpus > f->ncpus)
-		p.cpus = f->ncpus;
+	for (size_t b = 0; b < tracedat_buffer_count(td); b++)
+		for (size_t c = 0; c < tracedat_buffer(td, b)->cpus; c++)
+			if (tracedat_buffer_cpu(td, b, c)->cpu >= p.cpus)
+				p.cpus = tracedat_buffer_cpu(td, b, c)->cpu + 1;
+	if (p.cpus > kt_tdfile_ncpus(f))
+		p.cpus = kt_tdfile_ncpus(f);
 	if (p.cpus > MAX_CPUS)
 		p.cpus = MAX_CPUS;
-	kt_out_printf(out, "cpus=%u\n", f->ncpus);
+	kt_out_printf(out, "cpus=%u\n", kt_tdfile_ncpus(f));
 	ret = setup(&p);
 	if (ret) {
 		ret = ret == -EINVAL ? ktrace_error_set(err, ret, "event kernel_stack has no field caller")
@@ -1676,22 +1680,22 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 		goto out;
 	}
 	/* trace-cmd profiles the records of its first handle: the file's top buffer */
-	top = tracedat_find_buffer(f->td, "");
-	if (top >= 0 && !tracedat_buffer(f->td, (size_t)top)->latency) {
-		ret = kt_tdset_add_stream(&set, f, (size_t)top, false);
+	top = tracedat_find_buffer(td, "");
+	if (top >= 0 && !tracedat_buffer(td, (size_t)top)->latency) {
+		ret = kt_td_add_stream(set, f, (size_t)top, false);
 		while (!ret) {
 			struct kt_tdrec t;
 
-			ret = kt_tdset_next(&set, &t);
+			ret = kt_td_next(set, &t);
 			if (ret <= 0)
 				break;
 			profile_record(&p, &t.kr, t.rec->missed_events);
-			ret = kt_tdset_advance(&set, t.s);
+			ret = kt_td_advance(set, t.s);
 		}
 		if (ret < 0) {
-			*err_file = set.err_file;
+			*err_file = kt_td_err_file(set);
 			/* damaged data: the profile of what could be read, then its error */
-			if (!set.ended)
+			if (!kt_td_ended(set))
 				goto out;
 		} else {
 			ret = 0;
@@ -1711,11 +1715,11 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 			ret = oret < 0 ? oret : other.code < 0 ? other.code : -EBADMSG;
 			if (err)
 				*err = other;
-			*err_file = f->path;
+			*err_file = kt_tdfile_path(f);
 		}
 	}
 out:
 	prof_free(&p);
-	kt_tdset_close(&set);
+	kt_td_close(set);
 	return ret;
 }

@@ -21,7 +21,7 @@
  *
  * Records go through a few at a time: read in order, then turned into lines while they
  * are still in the CPU's cache. With several threads, each reads every record with
- * readers, registries and filters of its own (kt_tdset_clone) and does for every record
+ * readers, registries and filters of its own (kt_td_threads) and does for every record
  * what depends on what came before: the filters, the comm column (the sched plugins
  * teach comms), --ts-diff, and the text of the events whose formatting keeps state
  * (ktrace_event_order: function graph, bprint...). The lines themselves, most of the
@@ -47,10 +47,7 @@
 
 #include <ktrace/view.h>
 
-#include "engine/engine_tdset_int.h"
-#include "engine/engine_turns.h"
-#include "tracedat/tracedat_skip.h"
-#include "event/event_share.h"
+#include "engine/engine.h"
 #include "common/bigmem.h"
 #include "common/cpus.h"
 #include "common/grow.h"
@@ -63,9 +60,14 @@
  * other lines of their block (O_ANY). */
 enum { O_MAIN = 1, O_ANY };
 
-/* What the view keeps per file beside the engine's (engine/tdset.h). */
+/* What the view keeps per file beside the engine's (engine/engine.h). */
 struct rfile {
 	struct kt_tdfile *t;
+	/* the engine's file's facts read at every record: this thread's registry, its
+	 * funcgraph_entry, the time format (kt_tdfile_*) */
+	struct ktrace_events *evs;
+	const struct ktrace_event *fg_entry;
+	bool usecs, trace_clock;
 	/* per event id: who formats it (O_*, 0 not known yet), and how many bytes
 	 * formatting may read */
 	struct evinfo {
@@ -216,16 +218,32 @@ struct report {
 	bool block_own;                    /* it is this thread's */
 	struct ktrace_error own_err;       /* a helper thread's (the first thread: err) */
 	const char *own_err_file;
-	const struct kt_tdset *walk_src;   /* a helper: the set it reads again */
-	int walk_ret;                      /* a helper: how it ended */
+	int walk_ret;                      /* the threads' result (kt_td_threads) */
+	bool walked;                       /* the first thread read (walk_ret is set) */
 	/* progress */
 	uint64_t total_bytes;
 	struct timespec last_progress;
 	bool progress_shown;
-	/* the files and their merged records: the reading thread counts in it at every
-	 * record, so it has cache lines of its own (the workers read the fields above) */
-	_Alignas(128) struct kt_tdset set;
+	/* the files and their merged records (cache lines of their own: the reading
+	 * thread counts in it at every record) */
+	struct kt_tdset *set;
 };
+
+/* Binds f to the engine's file t (the facts read at every record). */
+static void bind_file(struct rfile *f, struct kt_tdfile *t)
+{
+	f->t = t;
+	f->evs = kt_tdfile_events(t);
+	f->fg_entry = kt_tdfile_fg_entry(t);
+	f->usecs = kt_tdfile_usecs(t);
+	f->trace_clock = kt_tdfile_trace_clock(t);
+}
+
+/* The view's data of the file of a record's stream. */
+static inline struct rfile *file_of(const struct report *r, const struct kt_tdstream *s)
+{
+	return &r->files[r->nfiles == 1 ? 0 : kt_td_file_index(r->set, kt_tdstream_file(s))];
+}
 
 /* ---- line pieces ---- */
 
@@ -291,7 +309,7 @@ static inline char *put_spaces(char *p, int n)
 /* The time column as tep_print_event prints TEP_PRINT_TIME. */
 static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
 {
-	if (!f->t->usecs)
+	if (!f->usecs)
 		return put_u64w(p, ts, 12);
 	if (nsec) {
 		p = put_u64w(p, ts / 1000000000u, 5);
@@ -321,9 +339,9 @@ static void progress(struct report *r, const struct tracedat_record *rec)
 	r->last_progress = now;
 	if (r->total_bytes && !rec->compressed)
 		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events, %d%%  ",
-			     r->set.visited, (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
+			     kt_td_visited(r->set), (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
 	else
-		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", r->set.visited);
+		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", kt_td_visited(r->set));
 	if (n > 0) {
 		ssize_t w = write(STDERR_FILENO, line, (size_t)n);   /* best effort */
 
@@ -449,15 +467,15 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 static int debug_info(struct report *r, struct chunk *c, struct jextra *j,
 		      const struct kt_tdstream *s, const struct tracedat_record *rec)
 {
-	struct rfile *f = &r->files[s->f - r->set.files];
+	struct rfile *f = file_of(r, s);
 	uint64_t in_page = rec->offset - rec->page_offset, off;
-	unsigned ps = s->page_size ? s->page_size : 4096;
+	unsigned ps;
 	struct kbuffer_raw_info info, *pi;
 	uint8_t *page = (uint8_t *)rec->page;
 	int ret;
 
 	if (!f->kb) {
-		const struct tracedat_header *h = tracedat_header(f->t->td);
+		const struct tracedat_header *h = tracedat_header(kt_tdfile_td(f->t));
 
 		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
 				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
@@ -468,9 +486,7 @@ static int debug_info(struct report *r, struct chunk *c, struct jextra *j,
 	}
 	if (kbuffer_load_subbuffer_len(f->kb, page, rec->page_len) < 0)
 		return 0;
-	off = rec->offset;
-	if (rec->compressed)
-		off = s->vbase ? s->vbase[rec->cpu_index] + rec->offset : rec->offset;
+	off = kt_tdstream_offset(s, rec, &ps);
 	j->dpre_off = (uint32_t)c->text_len;
 	if (in_page == (uint64_t)kbuffer_start_of_data(f->kb)) {
 		if (r->o->debug)
@@ -537,7 +553,7 @@ static void ts_diff_step(struct report *r, const struct kt_tdrec *t, int64_t *di
 {
 	uint64_t ts = t->rec->ts;
 
-	if (t->s->f->use_trace_clock && !r->o->nsec)
+	if (file_of(r, t->s)->trace_clock && !r->o->nsec)
 		ts = ts / 1000 + (ts % 1000 >= 500);
 	*has = r->last_ts != 0;
 	*diff = *has ? (int64_t)(ts - r->last_ts) : 0;
@@ -552,8 +568,8 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 	const struct ktrace_view_text_opts *o = r->o;
 	struct kt_tdstream *s = t->s;
 	const struct tracedat_record *rec = t->rec;
-	struct rfile *f = &r->files[s->f - r->set.files];
-	struct ktrace_events *evs = s->f->evs;
+	struct rfile *f = file_of(r, s);
+	struct ktrace_events *evs = f->evs;
 	struct ktrace_record *kr = &t->kr;
 	const struct ktrace_event *ev = t->ev;
 	const struct evinfo *ei;
@@ -561,7 +577,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 	struct jrec *j;
 	int ret;
 
-	kt_tdrec_avail(t);
+	kt_td_avail(t);
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	j = &c->recs[c->n++];
@@ -586,7 +602,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		x = add_extra(r, c, j);
 		if (!x)
 			return -ENOMEM;
-		x->label = r->prefix ? s->label : NULL;
+		x->label = r->prefix ? kt_tdstream_label(s) : NULL;
 		x->missed = rec->missed_events;
 	}
 	if (o->latency) {
@@ -641,10 +657,11 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 	if (ei && ei->ordered == O_MAIN) {
 		unsigned outf = 0;
 		struct ktrace_record nkr;
+		bool more;
 
-		if (ev != s->f->fg_entry) {
+		if (ev != f->fg_entry) {
 			ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
-			return ret ? ret : kt_tdset_advance(&r->set, s);
+			return ret ? ret : kt_td_advance(r->set, s);
 		}
 		/* look at the next record of this buffer: a leaf function prints as one line */
 		{
@@ -656,18 +673,17 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 			kr->data = r->copy;
 			kr->avail = keep;
 		}
-		ret = kt_tdset_advance(&r->set, s);
+		ret = kt_td_advance(r->set, s);
 		if (ret)
 			return ret;
-		if (s->head) {
-			kt_tdstream_fill_record(s, s->head, &nkr);
+		more = kt_td_peek(t, &nkr);
+		if (more)
 			kr->next = &nkr;
-		}
 		ret = main_format(r, c, j, evs, kr, &outf, ei->raw);
 		if (ret)
 			return ret;
-		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && s->head)
-			return kt_tdset_advance(&r->set, s);
+		if ((outf & KTRACE_EVFMT_OUT_CONSUMED_NEXT) && more)
+			return kt_td_advance(r->set, s);
 		return 0;
 	}
 	if (rec->compressed && !r->chunks_kept) {
@@ -692,7 +708,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		j->avail = keep;
 		c->data_len += keep;
 	}
-	return kt_tdset_advance(&r->set, s);
+	return kt_td_advance(r->set, s);
 }
 
 /* Whether the next record taken is this thread's to print (r->block: of which block). */
@@ -706,17 +722,13 @@ static inline bool own_record(struct report *r)
 	return r->block_own;
 }
 
-/* tracedat_iter_skip's check for the records that teach comms: learns from them (the
- * registry passes over the pids it learnt from before). */
-static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
+/* kt_td_skip's learning from the records that teach comms (the registry passes over
+ * the pids it learnt from before). */
+static void learn_skip(void *arg, const struct ktrace_record *kr)
 {
 	struct report *r = arg;
-	struct ktrace_record kr;
 
-	(void)id;
-	kt_tdstream_fill_record(&r->set.streams[0], rec, &kr);
-	ktrace_event_learn_comms(r->files[0].t->evs, &kr);
-	return true;
+	ktrace_event_learn_comms(r->files[0].evs, kr);
 }
 
 /*
@@ -728,31 +740,15 @@ static bool learn_skip(void *arg, const struct tracedat_record *rec, size_t id)
  */
 static int skip_others(struct report *r)
 {
-	struct kt_tdstream *s;
 	struct rfile *f = &r->files[0];
-	struct tracedat_skip how;
-	const struct tracedat_record *rec;
 	uint64_t n;
 	int ret;
 
-	if (r->set.nstreams != 1 || r->nfiles != 1 || r->set.filtering || r->o->ts_diff ||
-	    !f->skip)
+	if (r->nfiles != 1 || r->o->ts_diff || !f->skip)
 		return 1;
-	/* (streams is NULL in a file without data) */
-	s = &r->set.streams[0];
-	if (!s->head || ftev_type_field(f->t->evs, &how.id_offset))
-		return 1;
-	how.skip = f->skip;
-	how.nids = f->nevinfo;
-	how.check = learn_skip;
-	how.arg = r;
-	ret = tracedat_iter_skip(s->it, &how, r->block_end - r->taken, &n, &rec, r->set.err);
+	ret = kt_td_skip(r->set, f->skip, f->nevinfo, learn_skip, r, r->block_end - r->taken, &n);
 	r->taken += n;
-	r->set.visited += n;
-	s->head = rec;
-	if (ret < 0 && (ret = kt_tdset_stream_error(&r->set, s, ret)) < 0)
-		return ret;
-	return ret > 0 && r->taken == r->block_end ? 0 : 1;
+	return ret;
 }
 
 /*
@@ -763,7 +759,7 @@ static int skip_others(struct report *r)
 static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 {
 	const struct ktrace_view_text_opts *o = r->o;
-	uint64_t span0 = r->set.span;
+	uint64_t span0 = kt_td_span(r->set);
 	int ret = 0;
 
 	c->n = 0;
@@ -772,9 +768,9 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 	c->data_len = 0;
 	*end = false;
 	while (c->n < r->chunk_recs && c->data_len < (8u << 20) && c->text_len < (8u << 20) &&
-	       r->set.span - span0 < r->span_max) {
+	       kt_td_span(r->set) - span0 < r->span_max) {
 		struct kt_tdrec t;
-		uint64_t seen = r->set.visited;
+		uint64_t seen = kt_td_visited(r->set);
 		bool own = own_record(r), has_diff = false;
 		int64_t diff = 0;
 
@@ -788,28 +784,28 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 			if (!ret)
 				continue;
 		}
-		ret = kt_tdset_next(&r->set, &t);
+		ret = kt_td_next(r->set, &t);
 		if (ret <= 0) {
 			*end = !ret;
 			break;
 		}
-		if (o->progress && !r->tid && (r->set.visited >> 16) != (seen >> 16))
+		if (o->progress && !r->tid && (kt_td_visited(r->set) >> 16) != (seen >> 16))
 			progress(r, t.rec);
 		if (o->ts_diff)
 			ts_diff_step(r, &t, &diff, &has_diff);
 		if (!own) {
 			/* another thread's line, of an event whose formatting keeps no state:
 			 * nothing to do but learn comms */
-			const struct evinfo *ei = t.ev ? ev_info(r, &r->files[t.s->f - r->set.files], t.ev)
-						       : NULL;
+			struct rfile *tf = file_of(r, t.s);
+			const struct evinfo *ei = t.ev ? ev_info(r, tf, t.ev) : NULL;
 
 			if (!ei || ei->ordered != O_MAIN || ei->learn) {
 				r->taken++;
 				if (ei && ei->learn) {
-					kt_tdrec_avail(&t);
-					ktrace_event_learn_comms(t.s->f->evs, &t.kr);
+					kt_td_avail(&t);
+					ktrace_event_learn_comms(tf->evs, &t.kr);
 				}
-				ret = kt_tdset_advance(&r->set, t.s);
+				ret = kt_td_advance(r->set, t.s);
 				if (ret)
 					break;
 				continue;
@@ -831,8 +827,8 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 		if (ret)
 			break;
 	}
-	if (ret < 0 && r->set.err_file)
-		*r->err_file = r->set.err_file;
+	if (ret < 0 && kt_td_err_file(r->set))
+		*r->err_file = kt_td_err_file(r->set);
 	/* the copies are in place now: point the records at them */
 	for (size_t i = 0; i < c->n; i++)
 		if (c->recs[i].flags & J_COPIED)
@@ -852,7 +848,7 @@ static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint6
 {
 	uint64_t sec, frac;
 
-	if (!f->t->usecs)
+	if (!f->usecs)
 		return put_u64w(p, ts, 12);
 	if (w->r->o->nsec) {
 		sec = ts / 1000000000u;
@@ -1081,7 +1077,7 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 				p = put_u64(p, (unsigned)j->cpu);
 			*p++ = ']';
 		}
-		if (f->t->usecs)
+		if (f->usecs)
 			*p++ = ' ';
 		p = put_time_fast(w, p, f, j->ts);
 		*p++ = ':';
@@ -1205,7 +1201,7 @@ static struct wctx *new_ctx(struct report *r)
 		return NULL;
 	}
 	for (size_t i = 0; i < r->nfiles; i++)
-		w->evs[i] = r->set.files[i].evs;
+		w->evs[i] = r->files[i].evs;
 	return w;
 }
 
@@ -1300,8 +1296,8 @@ static int run_walker(struct report *r)
 static unsigned pick_threads(const struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
-	uint64_t bytes = 0;
-	size_t registry = 0;
+	uint64_t bytes;
+	size_t registry;
 	long cpus;
 	unsigned n;
 
@@ -1310,11 +1306,8 @@ static unsigned pick_threads(const struct report *r)
 		return 1;
 	if (o->threads > 1)
 		return o->threads;
-	for (size_t i = 0; i < r->nfiles; i++) {
-		bytes += tracedat_header(r->set.files[i].td)->file_size;
-		registry += ktrace_event_memory(r->set.files[i].evs) -
-			    ftev_shared_bytes(r->set.files[i].evs);
-	}
+	bytes = kt_td_file_bytes(r->set);
+	registry = kt_td_registry_bytes(r->set);
 	cpus = kt_usable_cpus();
 	/* a small trace is done before another registry would be loaded */
 	if (cpus < 2 || bytes < (16u << 20))
@@ -1325,34 +1318,72 @@ static unsigned pick_threads(const struct report *r)
 	return n;
 }
 
-/* Another thread's reader: the same files read again (kt_tdset_clone), the rest as the
- * first thread's. */
-static void *helper_main(void *arg)
+/* kt_td_threads: another thread's state, as the first thread's but for its reading. */
+static void *helper_start(void *arg, unsigned tid)
 {
-	struct report *h = arg;
+	struct report *r = arg;
+	struct report *h = aligned_alloc(_Alignof(struct report), sizeof(*h));
 
-	if (!kt_tdset_clone(&h->set, h->walk_src, h->err)) {
-		for (size_t i = 0; i < h->set.nstreams; i++)
-			tracedat_iter_keep(h->set.streams[i].it, WALK_KEEP);
-		h->chunks_kept = true;
-		for (size_t i = 0; i < h->nfiles; i++)
-			h->files[i].t = &h->set.files[i];
-		h->main_ctx = new_ctx(h);
-		if (h->main_ctx) {
-			/* it gives up itself when it cannot write its blocks (damage ends its
-			 * blocks as it ends the others') */
-			h->walk_ret = run_walker(h);
-			return NULL;
-		}
+	if (!h)
+		return NULL;
+	memset(h, 0, sizeof(*h));
+	h->o = r->o;
+	h->out = r->out;
+	h->err = &h->own_err;
+	h->err_file = &h->own_err_file;
+	h->nfiles = r->nfiles;
+	h->prefix = r->prefix;
+	h->width = r->width;
+	h->raw_re = r->raw_re;
+	h->nraw_re = r->nraw_re;
+	h->chunk_recs = r->chunk_recs;
+	h->span_max = r->span_max;
+	h->walk = r->walk;
+	h->tid = tid;
+	h->nthr = r->nthr;
+	h->files = calloc(r->nfiles ? r->nfiles : 1, sizeof(*h->files));
+	if (!h->files) {
+		free(h);
+		return NULL;
 	}
-	/* a thread that cannot start (its readers, its memory) has taken no block: the
-	 * others print them all */
-	h->walk_ret = 0;
-	return NULL;
+	return h;
 }
 
-static void free_helper(struct report *h)
+/* kt_td_threads: a thread's reading (tid 0: the first thread's), set its own. */
+static int thread_run(void *state, unsigned tid, struct kt_tdset *set, struct ktrace_error *err)
 {
+	struct report *h = state;
+
+	if (!tid) {
+		h->walk_ret = run_walker(h);
+		h->walked = true;
+		return h->walk_ret;
+	}
+	h->set = set;
+	h->err = err;
+	h->chunks_kept = true;
+	for (size_t i = 0; i < h->nfiles; i++)
+		bind_file(&h->files[i], kt_td_file(set, i));
+	h->main_ctx = new_ctx(h);
+	if (!h->main_ctx)
+		return 0;    /* a thread that cannot start has taken no block */
+	/* it gives up itself when it cannot write its blocks (damage ends its blocks as it
+	 * ends the others') */
+	return run_walker(h);
+}
+
+/* kt_td_threads: another thread ended (ret); its state goes. */
+static void thread_done(void *arg, void *state, int ret, const struct ktrace_error *err)
+{
+	struct report *r = arg, *h = state;
+
+	/* the same records, the same damage: the first thread's error is the one; a
+	 * helper's own failure (memory) is reported when the first thread has none */
+	if ((!r->walk_ret || r->walk_ret == -ECANCELED) && ret && ret != -ECANCELED) {
+		r->walk_ret = ret;
+		*r->err = *err;
+		*r->err_file = h->own_err_file;
+	}
 	free_ctx(h->main_ctx, h->nfiles);
 	free(h->main_ctx);
 	for (size_t i = 0; i < h->nfiles; i++) {
@@ -1360,18 +1391,17 @@ static void free_helper(struct report *h)
 		free(h->files[i].skip);
 	}
 	free(h->files);
-	kt_tdset_close(&h->set);
 	free(h->copy);
 	free(h);
 }
+
+static const struct kt_td_threads_ops thread_ops = { helper_start, thread_run, thread_done };
 
 static int run_records(struct report *r)
 {
 	const struct ktrace_view_text_opts *o = r->o;
 	struct kt_turns walk;
-	struct report **helpers;
-	pthread_t *th;
-	unsigned nthr, started = 0;
+	unsigned nthr;
 	int ret;
 
 	if (o->progress)
@@ -1382,90 +1412,26 @@ static int run_records(struct report *r)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	if (kt_out_flush(r->out))
 		return 0;
-	for (size_t i = 0; i < r->set.nstreams; i++)
-		tracedat_iter_keep(r->set.streams[i].it, WALK_KEEP);
+	kt_td_keep(r->set, WALK_KEEP);
 	r->span_max = WALK_KEEP / 2;
 	r->chunks_kept = true;
 	nthr = pick_threads(r);
 	if (nthr < 2)
 		return run_walker(r);
 
-	/* the other threads' registries share one symbol table per file, and the threads
-	 * share the decompressed chunks of compressed data */
-	for (size_t i = 0; i < r->nfiles; i++)
-		if (kt_tdfile_share_symbols(&r->set.files[i]))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	ret = kt_tdset_share_chunks(&r->set, nthr);
-	if (ret)
-		return ret;
-	helpers = calloc(nthr, sizeof(*helpers));
-	th = calloc(nthr, sizeof(*th));
-	if (!helpers || !th) {
-		free(helpers);
-		free(th);
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
-	}
 	kt_turns_init(&walk, write_block, &r->out->fd);
 	r->walk = &walk;
 	r->nthr = nthr;
 	r->tid = 0;
-	for (unsigned t = 1; t < nthr; t++) {
-		struct report *h = aligned_alloc(_Alignof(struct report), sizeof(*h));
-
-		if (!h)
-			break;
-		memset(h, 0, sizeof(*h));
-		h->o = o;
-		h->out = r->out;
-		h->err = &h->own_err;
-		h->err_file = &h->own_err_file;
-		h->nfiles = r->nfiles;
-		h->prefix = r->prefix;
-		h->width = r->width;
-		h->raw_re = r->raw_re;
-		h->nraw_re = r->nraw_re;
-		h->chunk_recs = r->chunk_recs;
-		h->span_max = r->span_max;
-		h->walk = &walk;
-		h->walk_src = &r->set;
-		h->tid = t;
-		h->nthr = nthr;
-		h->files = calloc(r->nfiles ? r->nfiles : 1, sizeof(*h->files));
-		if (!h->files) {
-			free(h);
-			break;
-		}
-		helpers[t] = h;
-		if (pthread_create(&th[t], NULL, helper_main, h)) {
-			free(h->files);
-			free(h);
-			helpers[t] = NULL;
-			break;
-		}
-		started++;
-	}
-	/* a thread that cannot be created takes no block: the others print them all */
-	ret = run_walker(r);
-	for (unsigned t = 1; t <= started; t++) {
-		pthread_join(th[t], NULL);
-		/* the same records, the same damage: the first thread's error is the one; a
-		 * helper's own failure (memory) is reported when the first thread has none */
-		if ((!ret || ret == -ECANCELED) && helpers[t]->walk_ret &&
-		    helpers[t]->walk_ret != -ECANCELED) {
-			ret = helpers[t]->walk_ret;
-			*r->err = helpers[t]->own_err;
-			*r->err_file = helpers[t]->own_err_file;
-		}
-		free_helper(helpers[t]);
-	}
+	ret = kt_td_threads(r->set, nthr, WALK_KEEP, &thread_ops, r);
+	if (r->walked)
+		ret = r->walk_ret;    /* the first thread's, or a helper's (thread_done) */
 	if (walk.write_error)
 		r->out->error = walk.write_error;
 	if (ret == -ECANCELED && !walk.write_error)
 		ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	kt_turns_fini(&walk);
 	r->walk = NULL;
-	free(helpers);
-	free(th);
 	return ret;
 }
 
@@ -1482,10 +1448,11 @@ static void put_file_prefix(struct report *r, const char *label, bool labelled)
 /* --debug: libtracecmd's "CPU N is empty" as it sets the buffer's CPUs up */
 static void empty_cpus(struct report *r, struct rfile *f, size_t buffer)
 {
-	const struct tracedat_buffer *b = tracedat_buffer(f->t->td, buffer);
+	struct tracedat *td = kt_tdfile_td(f->t);
+	const struct tracedat_buffer *b = tracedat_buffer(td, buffer);
 
 	for (size_t i = 0; i < b->cpus; i++)
-		if (!tracedat_buffer_cpu(f->t->td, buffer, i)->data_size)
+		if (!tracedat_buffer_cpu(td, buffer, i)->data_size)
 			kt_out_printf(r->out, "CPU %zu is empty\n", i);
 }
 
@@ -1506,12 +1473,12 @@ static void print_time_only(struct report *r, const struct rfile *f, uint64_t ts
 /* --cpus, --first-event, --last-event */
 static int list_cpus(struct report *r, struct rfile *f)
 {
-	struct tracedat *td = f->t->td;
+	struct tracedat *td = kt_tdfile_td(f->t);
 	int top = tracedat_find_buffer(td, "");
 	const struct tracedat_buffer *b;
 	struct ktrace_error damage = { 0 };
 
-	kt_out_printf(r->out, "List of CPUs in %s with data:\n", f->t->path);
+	kt_out_printf(r->out, "List of CPUs in %s with data:\n", kt_tdfile_path(f->t));
 	if (top < 0)
 		return 0;
 	b = tracedat_buffer(td, (size_t)top);
@@ -1525,7 +1492,7 @@ static int list_cpus(struct report *r, struct rfile *f)
 		bool any = false, ended;
 		int ret;
 
-		if (cpu >= f->t->ncpus)
+		if (cpu >= kt_tdfile_ncpus(f->t))
 			break;
 		if (!tc->data_size)
 			continue;
@@ -1566,9 +1533,7 @@ static int list_cpus(struct report *r, struct rfile *f)
 	}
 	if (damage.code) {
 		/* the set's damage, the listing's error once every file is listed */
-		r->set.damaged = true;
-		r->set.damage = damage;
-		r->set.damage_file = f->t->path;
+		kt_td_set_damage(r->set, &damage, kt_tdfile_path(f->t));
 	}
 	return 0;
 }
@@ -1589,13 +1554,13 @@ static int cmp_events(const void *a, const void *b)
 
 static int list_events(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_count(f->t->evs);
+	size_t n = ktrace_event_count(f->evs);
 	const struct ktrace_event **v = malloc((n ? n : 1) * sizeof(*v));
 
 	if (!v)
 		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		v[i] = ktrace_event_at(f->t->evs, i);
+		v[i] = ktrace_event_at(f->evs, i);
 	qsort(v, n, sizeof(*v), cmp_events);
 	for (size_t i = 0; i < n; i++)
 		kt_out_printf(r->out, "%s:%s\n", ktrace_event_system(v[i]), ktrace_event_name(v[i]));
@@ -1605,13 +1570,13 @@ static int list_events(struct report *r, struct rfile *f)
 
 static int list_funcs(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_function_count(f->t->evs);
+	size_t n = ktrace_event_function_count(f->evs);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr;
 		const char *name, *mod;
 
-		ktrace_event_function_at(f->t->evs, i, &addr, &name, &mod);
+		ktrace_event_function_at(f->evs, i, &addr, &name, &mod);
 		kt_out_hex(r->out, addr, 16);
 		kt_out_putc(r->out, ' ');
 		kt_out_puts(r->out, name);
@@ -1625,13 +1590,13 @@ static int list_funcs(struct report *r, struct rfile *f)
 
 static int list_printk(struct report *r, struct rfile *f)
 {
-	size_t n = ktrace_event_printk_count(f->t->evs);
+	size_t n = ktrace_event_printk_count(f->evs);
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t addr;
 		const char *fmt;
 
-		ktrace_event_printk_at(f->t->evs, i, &addr, &fmt);
+		ktrace_event_printk_at(f->evs, i, &addr, &fmt);
 		kt_out_hex(r->out, addr, 16);
 		kt_out_putc(r->out, ' ');
 		kt_out_puts(r->out, fmt);
@@ -1641,31 +1606,17 @@ static int list_printk(struct report *r, struct rfile *f)
 }
 
 /* -T: libtraceevent prints each filter as it is added, then trace-cmd exits. */
-static void filter_test(struct report *r, struct rfile *f)
+static void filter_line(void *arg, const struct ktrace_event *ev, const char *text)
 {
-	size_t ip = 0, in = 0, nargs = f->t->nfilter_args;
+	struct report *r = arg;
 
-	for (size_t k = 0; k < nargs + (f->t->task_text != NULL); k++) {
-		bool neg = k < nargs && f->t->filter_args[k].negative;
-		struct ktrace_event_filter *flt = neg ? f->t->neg[in++] : f->t->pos[ip++];
-		size_t n = ktrace_event_filter_event_count(flt);
-
-		for (size_t i = 0; i < n; i++) {
-			const struct ktrace_event *ev = ktrace_event_filter_event(flt, i);
-			char *s = ktrace_event_filter_string(flt, ktrace_event_id(ev));
-
-			if (s) {
-				kt_out_printf(r->out, " '%s: %s'\n", ktrace_event_name(ev), s);
-				free(s);
-			}
-		}
-	}
+	kt_out_printf(r->out, " '%s: %s'\n", ktrace_event_name(ev), text);
 }
 
 /* --stat */
 static void print_stats(struct report *r, struct rfile *f)
 {
-	struct tracedat *td = f->t->td;
+	struct tracedat *td = kt_tdfile_td(f->t);
 	bool any = false;
 	int top;
 
@@ -1712,8 +1663,8 @@ stats_done:
 
 		if (b->cpus && tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu >= nlist)
 			nlist = tracedat_buffer_cpu(td, (size_t)top, b->cpus - 1)->cpu + 1;
-		if (nlist > f->t->ncpus)
-			nlist = f->t->ncpus;
+		if (nlist > kt_tdfile_ncpus(f->t))
+			nlist = kt_tdfile_ncpus(f->t);
 		for (unsigned id = 0, k = 0; id < nlist; id++) {
 			const struct tracedat_cpu *c = NULL;
 			uint64_t off = 0, size = 0;
@@ -1752,7 +1703,7 @@ static void close_all(struct report *r)
 			kbuffer_free(r->files[i].kb);
 	}
 	free(r->files);
-	kt_tdset_close(&r->set);
+	kt_td_close(r->set);
 	free(r->copy);
 	for (size_t i = 0; i < r->nraw_re; i++)
 		regfree(&r->raw_re[i]);
@@ -1784,12 +1735,11 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
 	if (!r.files)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = kt_tdset_init(&r.set, o->nfiles, &so, err);
+	ret = kt_td_open(&r.set, o->nfiles, &so, true, err);
 	if (ret) {
 		free(r.files);
 		return ret;
 	}
-	r.set.lazy_avail = true;
 	if (o->nraw_events) {
 		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
 		if (!r.raw_re) {
@@ -1820,15 +1770,15 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		struct rfile *f = &r.files[i];
 		const struct ktrace_view_text_file *a = &o->files[i];
 
-		f->t = &r.set.files[i];
 		r.nfiles = i + 1;
-		ret = kt_tdset_open_file(&r.set, i, a->path, a->input, a->ts_offset);
+		ret = kt_td_open_file(r.set, i, a->path, a->input, a->ts_offset);
+		bind_file(f, kt_td_file(r.set, i));
 		if (ret) {
-			*r.err_file = r.set.err_file;
+			*r.err_file = kt_td_err_file(r.set);
 			goto out;
 		}
 		if (o->debug)
-			kt_out_printf(out, "version = %u\n", tracedat_header(f->t->td)->version);
+			kt_out_printf(out, "version = %u\n", tracedat_header(kt_tdfile_td(f->t))->version);
 		switch (o->mode) {
 		case KTRACE_VIEW_TEXT_EVENTS:
 			ret = list_events(&r, f);
@@ -1848,7 +1798,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 			break;
 		}
 		if (o->multi) {
-			int w = (int)strlen(f->t->base);
+			int w = (int)strlen(kt_tdfile_base(f->t));
 
 			if (w > r.width)
 				r.width = w;
@@ -1864,32 +1814,32 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 
 		for (size_t i = 0; i < r.nfiles; i++) {
 			struct rfile *f = &r.files[i];
-			int top = tracedat_find_buffer(f->t->td, "");
+			struct tracedat *td = kt_tdfile_td(f->t);
+			int top = tracedat_find_buffer(td, "");
 
-			ret = kt_tdset_add_filters(&r.set, f->t, o->files[i].filters,
-						   o->files[i].nfilters, o->tasks,
-						   i == 0 ? o->ntasks : 0);
+			ret = kt_td_add_filters(r.set, f->t, o->files[i].filters,
+						o->files[i].nfilters, o->tasks,
+						i == 0 ? o->ntasks : 0);
 			if (ret) {
-				*r.err_file = r.set.err_file;
+				*r.err_file = kt_td_err_file(r.set);
 				goto out;
 			}
-			if (o->mode == KTRACE_VIEW_TEXT_FILTER_TEST && (f->t->npos || f->t->nneg)) {
-				filter_test(&r, f);
+			if (o->mode == KTRACE_VIEW_TEXT_FILTER_TEST &&
+			    kt_tdfile_filters(f->t, filter_line, &r))
 				goto out;
-			}
 			if (o->debug && top >= 0)
 				empty_cpus(&r, f, (size_t)top);
-			put_file_prefix(&r, f->t->base, o->multi || instances);
-			kt_out_printf(out, "cpus=%u\n", f->t->ncpus);
-			if (top >= 0 && tracedat_buffer(f->t->td, (size_t)top)->latency) {
+			put_file_prefix(&r, kt_tdfile_base(f->t), o->multi || instances);
+			kt_out_printf(out, "cpus=%u\n", kt_tdfile_ncpus(f->t));
+			if (top >= 0 && tracedat_buffer(td, (size_t)top)->latency) {
 				if (o->multi) {
 					ret = ktrace_error_set(err, -EINVAL,
 							       "latency traces do not work with multiple inputs");
-					*r.err_file = f->t->path;
+					*r.err_file = kt_tdfile_path(f->t);
 					goto out;
 				}
-				*r.err_file = f->t->path;
-				ret = tracedat_latency_text(f->t->td, (size_t)top, latency_cb, out, err);
+				*r.err_file = kt_tdfile_path(f->t);
+				ret = tracedat_latency_text(td, (size_t)top, latency_cb, out, err);
 				if (!ret)
 					kt_out_putc(out, '\n');
 				goto out;
@@ -1899,12 +1849,12 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 				print_stats(&r, f);
 				continue;
 			case KTRACE_VIEW_TEXT_UNAME:
-				kt_out_puts(out, tracedat_uname(f->t->td) ? tracedat_uname(f->t->td)
+				kt_out_puts(out, tracedat_uname(td) ? tracedat_uname(td)
 					    : " uname was not recorded in this file");
 				kt_out_putc(out, '\n');
 				/* fall through - trace-cmd prints the version too */
 			case KTRACE_VIEW_TEXT_VERSION: {
-				const char *v = tracedat_tracer_version(f->t->td);
+				const char *v = tracedat_tracer_version(td);
 
 				kt_out_puts(out, v ? v : " version was not recorded in this file");
 				kt_out_putc(out, '\n');
@@ -1914,20 +1864,20 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 				break;
 			}
 			if (top >= 0) {
-				ret = kt_tdset_add_stream(&r.set, f->t, (size_t)top, o->multi);
+				ret = kt_td_add_stream(r.set, f->t, (size_t)top, o->multi);
 				if (ret) {
-					*r.err_file = r.set.err_file;
+					*r.err_file = kt_td_err_file(r.set);
 					goto out;
 				}
 			}
-			instances = f->t->ninstances;
-			for (size_t b = 0; o->debug && b < tracedat_buffer_count(f->t->td); b++)
-				if (*tracedat_buffer(f->t->td, b)->name && !tracedat_buffer(f->t->td, b)->latency)
+			instances = kt_tdfile_ninstances(f->t);
+			for (size_t b = 0; o->debug && b < tracedat_buffer_count(td); b++)
+				if (*tracedat_buffer(td, b)->name && !tracedat_buffer(td, b)->latency)
 					empty_cpus(&r, f, b);
 			/* the instances' handles join trace-cmd's list (and the width of the
 			 * names) after their file's "cpus=" line */
-			for (size_t b = 0; b < tracedat_buffer_count(f->t->td); b++) {
-				const struct tracedat_buffer *buf = tracedat_buffer(f->t->td, b);
+			for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(td, b);
 				int w = (int)strlen(buf->name);
 
 				if (*buf->name && !buf->latency && w > r.width)
@@ -1936,22 +1886,23 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		}
 		if (o->mode != KTRACE_VIEW_TEXT_RECORDS && o->mode != KTRACE_VIEW_TEXT_FILTER_TEST) {
 			/* the damage --cpus met */
-			ret = kt_tdset_end(&r.set);
+			ret = kt_td_end(r.set);
 			if (ret)
-				*r.err_file = r.set.err_file;
+				*r.err_file = kt_td_err_file(r.set);
 			goto out;
 		}
 		for (size_t i = 0; i < r.nfiles; i++) {
 			struct rfile *f = &r.files[i];
+			struct tracedat *td = kt_tdfile_td(f->t);
 
-			for (size_t b = 0; b < tracedat_buffer_count(f->t->td); b++) {
-				const struct tracedat_buffer *buf = tracedat_buffer(f->t->td, b);
+			for (size_t b = 0; b < tracedat_buffer_count(td); b++) {
+				const struct tracedat_buffer *buf = tracedat_buffer(td, b);
 
 				if (!*buf->name || buf->latency)
 					continue;
-				ret = kt_tdset_add_stream(&r.set, f->t, b, o->multi);
+				ret = kt_td_add_stream(r.set, f->t, b, o->multi);
 				if (ret) {
-					*r.err_file = r.set.err_file;
+					*r.err_file = kt_td_err_file(r.set);
 					goto out;
 				}
 			}
@@ -1960,7 +1911,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 	}
 	r.total_bytes = 0;
 	if (r.nfiles == 1)
-		r.total_bytes = tracedat_header(r.set.files[0].td)->file_size;
+		r.total_bytes = kt_td_file_bytes(r.set);
 	ret = run_records(&r);
 out:
 	if (r.progress_shown) {

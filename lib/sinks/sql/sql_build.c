@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/engine_spool.h"
+#include "engine/engine.h"
 #include "sinks/sql/sql_int.h"
 
 int sql_db_error(sqlite3 *db, int rc, struct ktrace_error *err, const char *what)

@@ -47,7 +47,7 @@
 #include "common/cpus.h"
 #include "common/json.h"
 #include "common/outfile.h"
-#include "engine/engine_stream_int.h"
+#include "engine/engine.h"
 #include "sinks/timeline/timeline_assets.h"
 #include "sinks/timeline/timeline_writers.h"
 

@@ -19,8 +19,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "engine/engine_line_prefix.h"
-#include "engine/engine_stream_int.h"
+#include "engine/engine.h"
 #include "sinks/timeline/timeline_writers.h"
 
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id)

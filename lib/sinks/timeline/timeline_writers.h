@@ -15,7 +15,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
-#include "engine/engine_turns.h"
+#include "engine/engine.h"
 #include "sinks/timeline/timeline_encode.h"
 #include "sinks/timeline/timeline_model.h"
 

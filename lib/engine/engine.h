@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the library's sinks (lib/sinks/<name>/) may use of the engine beside the public
+ * event stream (<ktrace/stream.h>): the one engine header a sink includes
+ * (scripts/layering.py checks it). Everything else of lib/engine is the engine's own
+ * (engine_*_int.h: the sources, the trace.dat set, read-ahead).
+ *
+ *  - more of a stream's record: how its line starts (kt_stream_format_parts), its
+ *    ftrace bytes (kt_stream_ftrace_raw), errors about it (kt_stream_record_error);
+ *  - passing over records (kt_stream_skip) and what another stream of the same inputs
+ *    costs (kt_stream_registry_bytes), for sinks that read with several threads;
+ *  - parallel formatting: blocks of output made by several threads, written in turn
+ *    (kt_turns_*);
+ *  - trace-cmd's line prefix (kt_line_prefix);
+ *  - inputs that can be read once only, copied for readers that open them by name
+ *    (kt_spool_*);
+ *  - trace.dat files read as trace-cmd report reads them (kt_td_*): the engine's set of
+ *    files, buffers and filters merged in trace-cmd's order, and its parallel reading
+ *    (kt_td_threads: every thread reads every record with readers of its own, each
+ *    makes the output of the blocks it takes, written in turn).
+ */
+#ifndef KTRACE_ENGINE_H
+#define KTRACE_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/event.h>
+#include <ktrace/input.h>
+#include <ktrace/stream.h>
+#include <ktrace/tracedat.h>
+
+#include "common/numspan.h"
+
+/* ---- a stream's records ---- */
+
+/* How the line the last format call made starts (kt_stream_format_parts): label bytes
+ * (a buffer or file name column), then prefix bytes that kt_line_prefix makes in style
+ * (below) from the record's comm, tid, CPU, time and name; style 0 when
+ * the source does not say. omitted: the prefix was left out as asked (prefix 0), the
+ * label followed by the text. */
+struct kt_line_parts {
+	int style;
+	size_t label, prefix;
+	bool omitted;
+	/* the numbers the formatter wrote in the record's text (common/numspan.h; at from
+	 * text_at, the text's start in the line), when the source knows them: valid until
+	 * the stream moves on. Their digits are '0's in the line (numspan.h). */
+	const struct kt_num *nums;
+	unsigned nnums;
+	size_t text_at;
+	/* the text was not looked through for a NUL, which ends a line (trace-cmd prints
+	 * with printf("%.*s")): the caller looks (KT_FORMAT_NUL_LATER) */
+	bool nul_later;
+};
+
+/* What kt_stream_skip may move past: the event records accept returns true for (event
+ * id, thread id, CPU, time in ns), which the caller then never sees. */
+struct kt_stream_skip {
+	bool (*accept)(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts);
+	void *arg;
+};
+
+/* An ftrace record as its source has it: the registry and event format its fields are
+ * read with, and its bytes. */
+struct kt_ftrace_raw {
+	struct ktrace_events *evs;
+	const struct ktrace_event *ev;
+	const uint8_t *data;
+	uint32_t size;
+};
+
+/* For sinks that read fields themselves (the Perfetto export's numbers): the current
+ * record's bytes when it is an event of an ftrace source with formats (trace.dat, raw
+ * pages with an events directory), read-ahead or not. 0, or -ENOENT. */
+int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out);
+
+/*
+ * For sinks that use few of the records (the threads of the Perfetto export pass over
+ * the records other threads write): moves past the current record, then past the
+ * records that follow it while how->accept takes them (at most max: *skipped), without
+ * handing them out; the next ktrace_stream_next gives the first record not taken.
+ * Records that need more than their event, thread and time (lost-event marks, records
+ * that teach comms with names not known yet) are never skipped. Only streams of one
+ * trace.dat source without read-ahead or --cpu skip: on the others it does nothing
+ * (*skipped 0) and ktrace_stream_next moves on as usual. 0 or a negative code.
+ */
+int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream_skip *how,
+		   uint64_t *skipped, struct ktrace_error *err);
+
+/* ktrace_stream_format, and how the line starts (*parts: the source's, valid until the
+ * stream moves on; style 0 when not known, all 0 after an error). how: with
+ * KT_FORMAT_OMIT_PREFIX, a prefix the source can tell of is left out (omitted); with
+ * KT_FORMAT_NUL_LATER, the source may leave the text's end at a NUL to the caller
+ * (nul_later: the line ends at its first NUL, if any; the final newline is gone either
+ * way). */
+#define KT_FORMAT_OMIT_PREFIX 1u
+#define KT_FORMAT_NUL_LATER 2u
+int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
+			   const struct kt_line_parts **parts, unsigned how);
+
+/* Bytes of event formats and symbols the stream's sources hold: what each further
+ * stream of the same inputs costs (the sinks that read with several streams). */
+size_t kt_stream_registry_bytes(struct ktrace_stream *s);
+
+/* A sink's error about record r of s (a record its output cannot hold): err set with
+ * the message at r's offset, and ktrace_stream_error_path(s) then names r's input (the
+ * caller's string). Returns code. */
+int kt_stream_record_error(struct ktrace_stream *s, const struct ktrace_stream_record *r,
+			   struct ktrace_error *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* ---- parallel formatting: blocks written in turn (engine_turns.c) ---- */
+
+/* What the threads share. */
+struct kt_turns {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t next;                     /* the block written next */
+	_Atomic uint64_t claimed;          /* blocks taken by a thread (kt_turns_claim) */
+	bool failed;                       /* a thread gave up: the others stop waiting */
+	int write_error;                   /* the first from write */
+	/* writes a block's bytes (one thread at a time, in block order): 0 or -errno */
+	int (*write)(void *ctx, const void *p, size_t n);
+	void *ctx;
+};
+
+#define KT_TURNS_QUEUE 4
+
+/* One thread's blocks not written yet, oldest first, and the buffers it reuses. */
+struct kt_turn_queue {
+	struct kt_turn_block {
+		uint64_t block;
+		void *buf;
+		size_t len, cap;
+	} p[KT_TURNS_QUEUE];
+	size_t n;
+};
+
+/*
+ * Whether the calling thread makes block b, one of nthr threads: the first thread to get
+ * there takes it. Every thread asks once for every block, in block order, when it has
+ * read the records before it (all threads count the same records): a thread that formats
+ * a block falls behind the others, who skip it, so the blocks go round by themselves, and
+ * a thread that starts late (it opens its readers first) or loses its CPU for a while
+ * takes fewer. Block 0 is the first thread's (tid 0): it starts with the trace's head.
+ * One atomic step per block.
+ */
+static inline bool kt_turns_claim(struct kt_turns *t, uint64_t b, unsigned tid, unsigned nthr)
+{
+	uint64_t c;
+
+	if (nthr < 2)
+		return true;
+	if (b == 0)
+		return tid == 0;    /* taken at init: what goes before the first record is its */
+	c = atomic_load_explicit(&t->claimed, memory_order_relaxed);
+	return c == b && atomic_compare_exchange_strong_explicit(&t->claimed, &c, b + 1,
+								 memory_order_relaxed,
+								 memory_order_relaxed);
+}
+
+void kt_turns_init(struct kt_turns *t, int (*write)(void *ctx, const void *p, size_t n), void *ctx);
+void kt_turns_fini(struct kt_turns *t);
+
+/*
+ * Queues block's output (*buf, *len bytes of *cap): the caller gets an empty buffer of
+ * the queue's in exchange (*buf may be NULL with *cap 0). Writes the queue's blocks
+ * whose turn it is, waiting for the other threads' when the queue is full. false when
+ * the threads gave up.
+ */
+bool kt_turns_queue(struct kt_turns *t, struct kt_turn_queue *q, uint64_t block, void **buf,
+		    size_t *len, size_t *cap);
+/* Writes the queue's blocks whose turn it is; with wait, all of them. false when the
+ * threads gave up. */
+bool kt_turns_write(struct kt_turns *t, struct kt_turn_queue *q, bool wait);
+/* A thread cannot go on: the others stop waiting for its blocks. */
+void kt_turns_give_up(struct kt_turns *t);
+void kt_turn_queue_free(struct kt_turn_queue *q);
+
+/* ---- trace-cmd's line prefix (engine_line_prefix.c) ---- */
+
+enum {
+	KT_PREFIX_USECS = 1,     /* "%16s-%-5d [%03d] %5lu.%06lu: %s: %*s" (20 - name) */
+	KT_PREFIX_NSECS = 2,     /* the same with the time as "%12lu" nanoseconds */
+	KT_PREFIX_GENERIC = 3,   /* other formats: "<...>" for no comm, "[---]" for no CPU,
+				    "%-20s " for the name (kt_stream_generic_line) */
+};
+
+/* The prefix of style st into p (room for 256 + name + comm bytes); returns its length. */
+size_t kt_line_prefix(char *p, int st, const char *comm, int64_t tid, int cpu, uint64_t ts,
+		      const char *name);
+
+/* ---- inputs read once (engine_spool.c) ---- */
+
+/* True for "-" and a FIFO. */
+bool kt_spool_needed(const char *path);
+/* For such a path: 0 with *fd the copy's descriptor (the caller closes it; a regular
+ * file on standard input is not copied: *fd is a descriptor of its own on it); for any
+ * other path: 0 with *fd = -1 (nothing read). Else a negative errno with err set
+ * ("unrecognised file format", "empty file", the limit, a full $TMPDIR...). */
+int kt_spool_once(const char *path, int *fd, struct ktrace_error *err);
+
+/* ---- trace.dat files as trace-cmd report reads them (engine_tdwalk.c) ---- */
+
+/* The engine's set of trace.dat files (engine_tdset.c), a file of it and a buffer of a
+ * file (a stream of records in time order): opaque to sinks. */
+struct kt_tdset;
+struct kt_tdfile;
+struct kt_tdstream;
+
+/* How the files are read and filtered. */
+struct kt_tdset_opts {
+	bool raw_ts, no_date;         /* --raw-ts, --nodate (tracedat open flags) */
+	bool read_copies;             /* TRACEDAT_READ_COPIES: records used within the keep */
+	bool nsec;                    /* times in ns (-t): func_repeats' last_ts format */
+	bool listing;                 /* -E/-P/-f: no blktrace event (libtracecmd adds it later) */
+	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */
+	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
+	size_t ncpus;
+	bool no_irqs, no_softirqs;    /* -I, -S */
+	/* trace-cmd report's end: its walk stops at a record that follows lost events when
+	 * the record's event is unknown (libtracecmd's missed-events callback fails); the
+	 * set then ends there with an error (kt_tdset_lost_unknown) */
+	bool lost_unknown_ends;
+};
+
+/* A record that passed the filters: the head of its stream, not yet moved past. */
+struct kt_tdrec {
+	struct kt_tdstream *s;
+	const struct tracedat_record *rec;
+	struct ktrace_record kr;
+	const struct ktrace_event *ev;     /* NULL: an event the registry does not know */
+};
+
+/* A new set for nfiles files (err: where its errors go, for as long as it lives);
+ * lazy_avail: kt_td_next may leave kr.avail 0 for unfiltered records (kt_td_avail).
+ * 0 with *out, or a negative code. */
+int kt_td_open(struct kt_tdset **out, size_t nfiles, const struct kt_tdset_opts *o,
+	       bool lazy_avail, struct ktrace_error *err);
+void kt_td_close(struct kt_tdset *set);
+/* Opens file i (path, or input when not NULL; ts_offset in ns) with its registry. */
+int kt_td_open_file(struct kt_tdset *set, size_t i, const char *path, struct ktrace_input *input,
+		    int64_t ts_offset);
+struct kt_tdfile *kt_td_file(struct kt_tdset *set, size_t i);
+/* The file's filters (-F, -v); the --pid/--comm tasks go to the first file only (as
+ * trace-cmd). A filter that does not parse gives -EINVAL (kt_td_err_file NULL: a
+ * usage error). */
+int kt_td_add_filters(struct kt_tdset *set, struct kt_tdfile *f,
+		      const struct ktrace_stream_filter *filters, size_t nfilters,
+		      const struct ktrace_stream_task *tasks, size_t ntasks);
+/* Adds a buffer of a file as a stream and reads its first record. multi: several files
+ * (a top buffer is labelled with the file name). */
+int kt_td_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer, bool multi);
+/* The next record in merged order that passes the filters: 1 with *out (the head of its
+ * stream until kt_td_advance), 0 at the end, or a negative code (kt_td_err_file). */
+int kt_td_next(struct kt_tdset *set, struct kt_tdrec *out);
+/* Moves s past its head. 0 or a negative code. */
+int kt_td_advance(struct kt_tdset *set, struct kt_tdstream *s);
+/* t's kr.avail, if kt_td_next left it out. */
+void kt_td_avail(struct kt_tdrec *t);
+/* The record that follows t in its buffer (the head of t's stream once t is moved past):
+ * true with *next filled, false at the end of the buffer. */
+bool kt_td_peek(const struct kt_tdrec *t, struct ktrace_record *next);
+/* The end of the set's records: 0, or the damage some stream ended with. */
+int kt_td_end(struct kt_tdset *set);
+/* Every record went out (the last error of kt_td_next is the damage the data ended with). */
+bool kt_td_ended(const struct kt_tdset *set);
+/* The file the last error concerns, or NULL. */
+const char *kt_td_err_file(const struct kt_tdset *set);
+/* Damage the caller met reading the set's files another way (a listing): the set's end
+ * (kt_td_end) tells it. */
+void kt_td_set_damage(struct kt_tdset *set, const struct ktrace_error *damage, const char *file);
+/* Records looked at (filtered or not), and bytes of the distinct pages they came from. */
+uint64_t kt_td_visited(const struct kt_tdset *set);
+uint64_t kt_td_span(const struct kt_tdset *set);
+
+/* A file of the set: its index, name, reader, registry (this set's, one per thread),
+ * trace-cmd's time format (usecs: seconds, else a raw counter; trace_clock: --ts-diff in
+ * microseconds), "cpus=N", number of instances, funcgraph_entry (NULL: none). */
+size_t kt_td_file_index(const struct kt_tdset *set, const struct kt_tdfile *f);
+const char *kt_tdfile_path(const struct kt_tdfile *f);
+const char *kt_tdfile_base(const struct kt_tdfile *f);
+struct tracedat *kt_tdfile_td(const struct kt_tdfile *f);
+struct ktrace_events *kt_tdfile_events(const struct kt_tdfile *f);
+bool kt_tdfile_usecs(const struct kt_tdfile *f);
+bool kt_tdfile_trace_clock(const struct kt_tdfile *f);
+unsigned kt_tdfile_ncpus(const struct kt_tdfile *f);
+size_t kt_tdfile_ninstances(const struct kt_tdfile *f);
+const struct ktrace_event *kt_tdfile_fg_entry(const struct kt_tdfile *f);
+/* -T: each filter of f (-F/-v in order, then --pid/--comm's) as libtraceevent prints it,
+ * event by event: fn(arg, event, text). Returns how many filters f has. */
+size_t kt_tdfile_filters(const struct kt_tdfile *f,
+			 void (*fn)(void *arg, const struct ktrace_event *ev, const char *text),
+			 void *arg);
+
+/* A record's stream: its file, and its label (the buffer name, "" for a top buffer). */
+struct kt_tdfile *kt_tdstream_file(const struct kt_tdstream *s);
+const char *kt_tdstream_label(const struct kt_tdstream *s);
+/* --debug: the record's offset as trace-cmd tells it (in decompressed data, trace-cmd's
+ * offsets) and the buffer's page size. */
+uint64_t kt_tdstream_offset(const struct kt_tdstream *s, const struct tracedat_record *rec,
+			    unsigned *page_size);
+/* trace-cmd's offsets of decompressed CPU data (one per CPU entry of the buffer). */
+void kt_td_virtual_offsets(struct tracedat *td, size_t buffer, uint64_t *base);
+
+/*
+ * Passes over records of one buffer (a set of one stream, no filters) that the caller
+ * does not print, at most max: skip[id] (nids ids) says of an event id whether its
+ * records are passed over (1), passed over once learn took them (2: learn(arg, kr) is
+ * called, then they are passed), or not (0). *n: how many were. Returns 0 when max
+ * records were passed, 1 when the next record (or the end) is for kt_td_next, or a
+ * negative code.
+ */
+int kt_td_skip(struct kt_tdset *set, const uint8_t *skip, size_t nids,
+	       void (*learn)(void *arg, const struct ktrace_record *kr), void *arg, uint64_t max,
+	       uint64_t *n);
+
+/*
+ * Parallel reading: nthr threads (the caller and nthr - 1 more) each read every record
+ * of the set, the others with sets of their own (registries sharing the first's symbols,
+ * readers sharing its decompressed chunks), each keeping `keep` bytes of read pages.
+ * The caller's part of the reading is ops->run(arg, 0, set); for thread k, ops->start
+ * makes its state on the caller's thread (NULL: no more threads), ops->run(state, k,
+ * its set) reads on that thread, and ops->done(arg, state, ret) hands back how it ended
+ * on the caller's thread once it joined (its set closed). A thread whose set cannot be
+ * made runs nothing (ret 0). Call it before the set's streams moved. Returns the
+ * caller's part's result, or a negative code (the set's err) when the threads could
+ * not share.
+ */
+struct kt_td_threads_ops {
+	void *(*start)(void *arg, unsigned tid);
+	int (*run)(void *state, unsigned tid, struct kt_tdset *set, struct ktrace_error *err);
+	void (*done)(void *arg, void *state, int ret, const struct ktrace_error *err);
+};
+int kt_td_threads(struct kt_tdset *set, unsigned nthr, size_t keep,
+		  const struct kt_td_threads_ops *ops, void *arg);
+/* Keeps `keep` bytes of read pages of every buffer (tracedat_iter_keep). */
+void kt_td_keep(struct kt_tdset *set, size_t keep);
+/* Bytes a further set of the same files costs (its registries), and the files' size. */
+size_t kt_td_registry_bytes(const struct kt_tdset *set);
+uint64_t kt_td_file_bytes(const struct kt_tdset *set);
+
+#endif
