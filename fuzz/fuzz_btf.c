@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ftev_btf *b = NULL;
 	unsigned opt, nmem, nlen, asize;
 	char name[300], buf[4096];
-	struct ftev_out o;
+	struct ktrace_out o;
 	size_t at;
 
 	if (size < 3)

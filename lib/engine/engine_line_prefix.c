@@ -4,34 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "engine/engine_line_prefix.h"
-
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* v in decimal at p (two digits a step, from the end of a scratch); the length. */
-static size_t put_u64(char *p, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *q = e;
-	size_t n;
-
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	n = (size_t)(e - q);
-	memcpy(p, q, n);
-	return n;
-}
 
 /* "%*s" of s (right-aligned) or "%-*s" (left) into p; returns the length. */
 static size_t put_padded(char *p, const char *s, size_t sl, size_t width, bool left)
@@ -58,9 +32,9 @@ static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t
 
 	if (v < 0) {
 		tmp[n++] = '-';
-		n += put_u64(tmp + n, (uint64_t)-v);
+		n += (size_t)(kt_fmt_dec(tmp + n, (uint64_t)-v) - (tmp + n));
 	} else {
-		n = put_u64(tmp, (uint64_t)v);
+		n = (size_t)(kt_fmt_dec(tmp, (uint64_t)v) - tmp);
 	}
 	if (zeros && n < zeros)
 		z = zeros - n;
