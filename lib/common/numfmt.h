@@ -10,6 +10,7 @@
 #define KTRACE_COMMON_NUMFMT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -131,6 +132,14 @@ static inline char *kt_fmt_hex(char *p, uint64_t v, unsigned digits, bool upper)
 		n = digits > 16 ? 16 : digits;
 	kt_put_hex(p + n, v, n, upper);
 	return p + n;
+}
+
+/* Bytes b[0..n) as 2n lower-case hex digits (no separator). */
+static inline char *kt_fmt_hex_bytes(char *p, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memcpy(p + 2 * i, kt_hex_pairs[0] + 2 * b[i], 2);
+	return p + 2 * n;
 }
 
 #endif

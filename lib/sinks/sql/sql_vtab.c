@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "sinks/sql/sql_int.h"
 
 #define IDLE_STREAMS 2
@@ -756,8 +757,6 @@ static int ar_eof(sqlite3_vtab_cursor *cur)
 
 static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t *p, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
-
 	if (2 * n + 1 > c->hex_cap) {
 		char *h = realloc(c->hex, 2 * n + 1);
 
@@ -768,10 +767,7 @@ static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t 
 		c->hex = h;
 		c->hex_cap = 2 * n + 1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		c->hex[2 * i] = digits[p[i] >> 4];
-		c->hex[2 * i + 1] = digits[p[i] & 15];
-	}
+	kt_fmt_hex_bytes(c->hex, p, n);
 	sqlite3_result_text(ctx, c->hex, (int)(2 * n), SQLITE_TRANSIENT);
 }
 
