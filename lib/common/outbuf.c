@@ -152,7 +152,7 @@ int kt_vformat(void (*put)(void *ctx, const char *p, size_t n), void *ctx, const
 		va_end(again);
 		if (n > 0)
 			put(ctx, small, (size_t)n);
-		return 0;
+		return n < 0 ? -EOVERFLOW : 0;
 	}
 	big = malloc((size_t)n + 1);
 	if (!big) {
@@ -176,7 +176,9 @@ void kt_out_printf(struct ktrace_out *o, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	kt_vformat(out_put, o, fmt, ap);
+	/* (a heap string that lost text is failed; elsewhere, as printf's, it is dropped) */
+	if (kt_vformat(out_put, o, fmt, ap) && o->to == KT_OUT_TO_HEAP && !o->error)
+		o->error = -ENOMEM;
 	va_end(ap);
 }
 

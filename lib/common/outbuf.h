@@ -109,7 +109,7 @@ static inline void kt_out_puts(struct ktrace_out *o, const char *s)
 void kt_out_spaces(struct ktrace_out *o, ptrdiff_t n);
 
 /* printf's text, handed to put in one piece (however long): the one formatted-print
- * helper behind the output buffer's printf. 0, or -ENOMEM (nothing put). */
+ * helper behind the output buffer's printf. 0, or -ENOMEM or -EOVERFLOW (nothing put). */
 int kt_vformat(void (*put)(void *ctx, const char *p, size_t n), void *ctx, const char *fmt,
 	       va_list ap);
 void kt_out_printf(struct ktrace_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

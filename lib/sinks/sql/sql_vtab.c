@@ -382,15 +382,15 @@ static int tab_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
 		       char **errmsg, const char *table)
 {
 	struct tab *t;
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int rc;
 
 	(void)argc;
 	(void)argv;
 	(void)errmsg;
 	sql_table_declare(&b, sql_table_find(table));
-	rc = b.failed ? SQLITE_NOMEM : sqlite3_declare_vtab(db, sql_buf_str(&b));
-	sql_buf_free(&b);
+	rc = b.error ? SQLITE_NOMEM : sqlite3_declare_vtab(db, kt_out_str(&b));
+	kt_out_heap_free(&b);
 	if (rc != SQLITE_OK)
 		return rc;
 	t = sqlite3_malloc(sizeof(*t));
