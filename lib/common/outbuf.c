@@ -16,8 +16,9 @@ struct ktrace_out *kt_out_new(int fd)
 	struct ktrace_out *o = malloc(sizeof(*o) + KT_OUT_SIZE);
 
 	if (o) {
-		*o = (struct ktrace_out){ .buf = o->space, .cap = KT_OUT_SIZE, .to = KT_OUT_TO_FD,
-					  .fd = fd };
+		/* the block right after the struct */
+		*o = (struct ktrace_out){ .buf = (char *)(o + 1), .cap = KT_OUT_SIZE,
+					  .to = KT_OUT_TO_FD, .fd = fd };
 	}
 	return o;
 }

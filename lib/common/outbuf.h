@@ -25,7 +25,7 @@
 
 #define KT_OUT_SIZE (256 * 1024)
 
-enum { KT_OUT_TO_MEM = 0, KT_OUT_TO_HEAP = 1, KT_OUT_TO_FD = 2 };
+enum { KT_OUT_TO_HEAP = 0, KT_OUT_TO_MEM = 1, KT_OUT_TO_FD = 2 };
 
 struct ktrace_out {
 	char *buf;
@@ -33,11 +33,10 @@ struct ktrace_out {
 	size_t len;            /* in memory: may exceed cap (the length the text needs) */
 	struct kt_nums *nums;  /* in memory, when set: the numbers written, noted and left
 				* as '0's (numspan.h); text read back must not be kept */
-	int to;                /* KT_OUT_TO_* */
+	int to;                /* KT_OUT_TO_* (zeroed: an empty heap string) */
 	int fd;
 	int error;             /* first negative errno (write, or -ENOMEM), 0 if none */
 	uint64_t flushed;      /* to fd: bytes written so far (where the buffer starts) */
-	char space[];          /* to fd: the block (KT_OUT_SIZE bytes) */
 };
 
 /* A buffer over memory p[0..cap), for an initializer. */

@@ -39,31 +39,7 @@ void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size);   /* not zeroed, 
 char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n);
 void ftev_arena_free(struct ftev_arena *a);
 
-/* A growable string for building tokens and concatenations (malloc'd). */
-struct ftev_str {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-void ftev_str_add(struct ftev_str *s, const char *p, size_t n);
-static inline void ftev_str_addc(struct ftev_str *s, char c)
-{
-	if (s->len + 2 <= s->cap) {
-		s->p[s->len++] = c;
-		s->p[s->len] = 0;
-		return;
-	}
-	ftev_str_add(s, &c, 1);
-}
-static inline void ftev_str_adds(struct ftev_str *s, const char *p)
-{
-	size_t n = 0;
-
-	while (p[n])
-		n++;
-	ftev_str_add(s, p, n);
-}
-void ftev_str_free(struct ftev_str *s);
+/* Tokens and concatenations are built in KT_OUT_HEAP output buffers (common/outbuf.h). */
 
 /* C-locale character classes (chars >= 0x80 are negative and match nothing). */
 static inline bool c_is_alnum(int c)

@@ -169,7 +169,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		val = ftev_apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
-		struct ktrace_out discard = { 0 };
+		struct ktrace_out discard = KT_OUT_MEM(NULL, 0);
 
 		val = run_func(c, &discard, arg);
 		break;
@@ -467,7 +467,7 @@ __attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct k
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[512];
-	struct ktrace_out t = { .buf = small, .cap = sizeof(small) };
+	struct ktrace_out t = KT_OUT_MEM(small, sizeof(small));
 
 	cpumask_text(c, &t, off, size);
 	if (t.len <= t.cap) {
@@ -478,7 +478,7 @@ __attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct k
 
 		if (!big)
 			return;
-		t = (struct ktrace_out){ .buf = big, .cap = need };
+		t = KT_OUT_MEM(big, need);
 		cpumask_text(c, &t, off, size);
 		put_str(o, seg, len_arg, big, need);
 		free(big);
@@ -1699,10 +1699,11 @@ void ftev_print_event_time(struct ktrace_out *o, const char *format, uint64_t ts
 static size_t format_record(struct ktrace_events *evs, const struct ktrace_record *rec,
 			    unsigned flags, char *buf, size_t cap, unsigned *out_flags, struct kt_nums *nums)
 {
-	struct ktrace_out o = { .buf = buf, .cap = cap ? cap - 1 : 0, .nums = nums };
+	struct ktrace_out o = KT_OUT_MEM(buf, cap ? cap - 1 : 0);
 	struct ftev_ctx c = { 0 };
 	const struct ktrace_event *ev;
 
+	o.nums = nums;
 	if (nums)
 		nums->n = 0;
 	if (out_flags)
@@ -1745,7 +1746,7 @@ size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *r
 size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,
 			     char *buf, size_t cap)
 {
-	struct ktrace_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
+	struct ktrace_out o = KT_OUT_MEM(buf, cap ? cap - 1 : 0);
 	const uint8_t *data = rec->data;
 	uint32_t size = rec->avail > rec->size ? rec->avail : rec->size;
 	int lat_flags, pc, lock_depth = 0, migrate_disable = 0;

@@ -95,29 +95,6 @@ void ftev_arena_free(struct ftev_arena *a)
 	a->total = 0;
 }
 
-/* ---- string builder ---- */
-
-void ftev_str_add(struct ftev_str *s, const char *p, size_t n)
-{
-	if (s->oom)
-		return;
-	if (s->len + n + 1 > s->cap) {
-		if (kt_grow((void **)&s->p, &s->cap, s->len + n + 1, 1)) {
-			s->oom = true;
-			return;
-		}
-	}
-	memcpy(s->p + s->len, p, n);
-	s->len += n;
-	s->p[s->len] = 0;
-}
-
-void ftev_str_free(struct ftev_str *s)
-{
-	free(s->p);
-	memset(s, 0, sizeof(*s));
-}
-
 /* ---- output ---- */
 
 static void out_fill(struct ktrace_out *o, char c, size_t n)
