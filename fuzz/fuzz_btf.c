@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ftev_btf *b = NULL;
 	unsigned opt, nmem, nlen, asize;
 	char name[300], buf[4096];
-	struct ftev_out o;
+	struct ktrace_out o;
 	size_t at;
 
 	if (size < 3)
@@ -45,9 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(name, data + 3, nlen);
 	memcpy(name + nlen, ".isra.0", 8);
 	for (int k = 0; k < 2; k++) {
-		memset(&o, 0, sizeof(o));
-		o.buf = buf;
-		o.cap = sizeof(buf);
+		o = KT_OUT_MEM(buf, sizeof(buf));
 		ftev_btf_print_args(evs, b, &o, data + 3 + nlen, (int)nmem, (int)asize, name,
 				    k ? strlen(name) : nlen);
 	}

@@ -129,11 +129,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static struct ktrace_out *o;
 
 		if (!o)
-			o = malloc(sizeof(*o));
+			o = kt_out_new(-1);
 		if (o && ktrace_input_from_memory(page, len, "fuzz", &in, &err) == 0) {
 			int fd = open("/dev/null", O_WRONLY);
 
-			kt_out_init(o, fd);
+			o->fd = fd;
+			kt_out_reset(o);
 			if (mode & 8)
 				layout.page_size = 64 + (mode >> 4) * 8;
 			ktrace_view_pages(in, &layout, o, &err);

@@ -23,10 +23,11 @@ static struct ktrace_out *sink(void)
 	static struct ktrace_out *o;
 
 	if (!o) {
-		o = malloc(sizeof(*o));
+		o = kt_out_new(-1);
 		if (!o)
 			abort();
-		kt_out_init(o, open("/dev/null", O_WRONLY | O_CLOEXEC));
+		o->fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		kt_out_reset(o);
 	}
 	o->len = 0;
 	o->error = 0;

@@ -28,14 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct koff_reader *r;
 
 	if (!out) {
-		out = malloc(sizeof(*out));
+		out = kt_out_new(-1);
 		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (!out)
 			return 0;
 	}
 	if (ktrace_input_from_memory(data, size, "(fuzz input)", &in, &err))
 		return 0;
-	kt_out_init(out, devnull);
+	out->fd = devnull;
+	kt_out_reset(out);
 	if (koff_reader_open_input(in, &r, &err) == 0) {
 		ktrace_view_koff_reader(r, &o, out, &err);
 		koff_reader_close(r);

@@ -122,8 +122,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!out) {
 		struct ktrace_error err = { 0 };
 
-		out = malloc(sizeof(*out));
-		kt_out_init(out, open("/dev/null", O_WRONLY | O_CLOEXEC));
+		out = kt_out_new(-1);
+		out->fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		kt_out_reset(out);
 		filter = ktrace_darwin_filter_new();
 		ktrace_darwin_filter_parse(filter, "C1,S0x0403,D0x25000000", &err);
 		codes = ktrace_darwin_codes_new();

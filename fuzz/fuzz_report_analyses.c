@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > (4u << 20))
 		return 0;
 	fd = open("/dev/null", O_WRONLY);
-	out = malloc(sizeof(*out));
+	out = kt_out_new(-1);
 	if (fd < 0 || !out || ktrace_input_from_memory(data, size, "fuzz.dat", &in, &err) < 0) {
 		free(out);
 		if (fd >= 0)
@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ktrace_view_text_opts o = { .files = &file, .nfiles = 1, .threads = 1 };
 		struct ktrace_view_profile_opts po = { .by_comm = i == 2, .global = i == 3 };
 
-		kt_out_init(out, fd);
+		out->fd = fd;
+		kt_out_reset(out);
 		if (i == 0)
 			ktrace_view_tracedat_wakeup(&o, out, &err, NULL);
 		else

@@ -29,7 +29,7 @@ static void run(struct ktrace_input *in, struct ktrace_view_text_opts *o,
 
 	o->files = &file;
 	o->nfiles = 1;
-	kt_out_init(out, out->fd);
+	kt_out_reset(out);
 	ktrace_view_tracedat_text(o, out, &err, NULL);
 	out->len = 0;
 }
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > (4u << 20))
 		return 0;
 	fd = open("/dev/null", O_WRONLY);
-	out = malloc(sizeof(*out));
+	out = kt_out_new(-1);
 	if (fd < 0 || !out || ktrace_input_from_memory(data, size, "fuzz.dat", &in, &err) < 0) {
 		free(out);
 		if (fd >= 0)

@@ -8,6 +8,7 @@
 
 #include "common/damage.h"
 #include "common/json.h"
+#include "common/numfmt.h"
 
 static ktrace_error_damage_fn damage_fn;
 static void *damage_arg;
@@ -89,7 +90,6 @@ const char *ktrace_error_format(const struct ktrace_error *err, char *buf, size_
 
 size_t ktrace_error_escape(char *buf, size_t len, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	const uint8_t *p = (const uint8_t *)(s ? s : "");
 	size_t n = strlen((const char *)p), i = 0, o = 0;
 
@@ -112,8 +112,8 @@ size_t ktrace_error_escape(char *buf, size_t len, const char *s)
 			for (size_t b = 0; b < k; b++) {
 				buf[o++] = '\\';
 				buf[o++] = 'x';
-				buf[o++] = hex[p[i + b] >> 4];
-				buf[o++] = hex[p[i + b] & 15];
+				memcpy(buf + o, kt_hex_pairs[0] + 2 * p[i + b], 2);
+				o += 2;
 			}
 		}
 		i += k;

@@ -144,8 +144,7 @@ void kt_json_fixed(struct kt_json *j, uint64_t v, unsigned decimals)
 	if (!decimals)
 		return;
 	v %= scale;
-	for (unsigned i = decimals; i-- > 0; v /= 10)
-		frac[i] = (char)('0' + v % 10);
+	kt_fmt_dec_zero(frac, v, decimals);
 	kt_out_putc(j->out, '.');
 	kt_out_write(j->out, frac, decimals);
 }
@@ -266,7 +265,6 @@ void kt_utf8_put(struct ktrace_out *o, uint32_t cp)
 
 void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 {
-	static const char hex[] = "0123456789abcdef";
 	const uint8_t *s = (const uint8_t *)str;
 	size_t i = 0;
 
@@ -295,8 +293,7 @@ void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 		if (s[i] < 0x80) {
 			/* other control characters and DEL */
 			kt_out_puts(o, "\\u00");
-			kt_out_putc(o, hex[s[i] >> 4]);
-			kt_out_putc(o, hex[s[i] & 15]);
+			kt_out_hex2(o, s[i]);
 			i++;
 			continue;
 		}
@@ -304,8 +301,7 @@ void kt_json_write_string(struct ktrace_out *o, const char *str, size_t len)
 		if (n == 1) {
 			/* not valid UTF-8: the byte, escaped */
 			kt_out_puts(o, "\\u00");
-			kt_out_putc(o, hex[s[i] >> 4]);
-			kt_out_putc(o, hex[s[i] & 15]);
+			kt_out_hex2(o, s[i]);
 		} else {
 			kt_out_write(o, s + i, n);
 		}

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "common/numfmt.h"
+
 /* One number: bytes [at, at + len) of the line are value, in decimal without a leading
  * zero (hex 0; at most 15 digits) or in lower-case hex of exactly hex = len digits. The
  * formatter (ftev_format_nums) leaves '0's there instead of the digits: whoever reads
@@ -31,12 +33,10 @@ struct kt_nums {
 /* Writes m's digits at at[0..m->len) (where the formatter left '0's). */
 static inline void kt_num_write(char *at, const struct kt_num *m)
 {
-	uint64_t v = m->value;
-
-	for (unsigned j = m->len; j > 0; j--) {
-		at[j - 1] = m->hex ? "0123456789abcdef"[v & 15] : (char)('0' + v % 10);
-		v = m->hex ? v >> 4 : v / 10;
-	}
+	if (m->hex)
+		kt_put_hex(at + m->len, m->value, m->len, false);
+	else if (kt_dec_len(m->value) <= m->len)     /* (as noted: len is the value's) */
+		kt_fmt_dec_zero(at, m->value, m->len);
 }
 
 #endif

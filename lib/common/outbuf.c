@@ -9,18 +9,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-void kt_out_init(struct ktrace_out *o, int fd)
+#include "common/grow.h"
+
+struct ktrace_out *kt_out_new(int fd)
 {
-	o->fd = fd;
-	o->error = 0;
-	o->flushed = 0;
+	struct ktrace_out *o = malloc(sizeof(*o) + KT_OUT_SIZE);
+
+	if (o) {
+		/* the block right after the struct */
+		*o = (struct ktrace_out){ .buf = (char *)(o + 1), .cap = KT_OUT_SIZE,
+					  .to = KT_OUT_TO_FD, .fd = fd };
+	}
+	return o;
+}
+
+void kt_out_reset(struct ktrace_out *o)
+{
 	o->len = 0;
+	o->error = 0;
 }
 
 int kt_out_flush(struct ktrace_out *o)
 {
 	size_t done = 0;
 
+	if (o->to != KT_OUT_TO_FD)
+		return o->error;
 	while (done < o->len && !o->error) {
 		ssize_t n = write(o->fd, o->buf + done, o->len - done);
 
@@ -37,20 +51,92 @@ int kt_out_flush(struct ktrace_out *o)
 	return o->error;
 }
 
-void kt_out_write(struct ktrace_out *o, const void *p, size_t n)
+/* Room for n more bytes in a heap string (and its NUL); false when out of memory. */
+static bool heap_room(struct ktrace_out *o, size_t n)
 {
-	const char *s = p;
+	if (o->error)
+		return false;
+	if (o->len + n + 1 < o->len || kt_grow((void **)&o->buf, &o->cap, o->len + n + 1, 1)) {
+		o->error = -ENOMEM;
+		o->cap = o->len;        /* every later write comes here, and is dropped */
+		return false;
+	}
+	return true;
+}
 
+void kt_out_write_slow(struct ktrace_out *o, const void *src, size_t n)
+{
+	const char *s = src;
+
+	switch (o->to) {
+	case KT_OUT_TO_MEM:
+		if (o->len < o->cap) {
+			size_t room = o->cap - o->len;
+
+			memcpy(o->buf + o->len, s, n < room ? n : room);
+		}
+		o->len += n;
+		return;
+	case KT_OUT_TO_HEAP:
+		if (heap_room(o, n)) {
+			memcpy(o->buf + o->len, s, n);
+			o->len += n;
+		}
+		return;
+	}
 	while (n) {
-		size_t room = sizeof(o->buf) - o->len;
+		size_t room = o->cap - o->len;
 		size_t k = n < room ? n : room;
 
 		memcpy(o->buf + o->len, s, k);
 		o->len += k;
 		s += k;
 		n -= k;
-		if (o->len == sizeof(o->buf))
+		if (o->len == o->cap)
 			kt_out_flush(o);
+	}
+}
+
+void kt_out_putc_slow(struct ktrace_out *o, char c)
+{
+	switch (o->to) {
+	case KT_OUT_TO_MEM:
+		if (o->len < o->cap)
+			o->buf[o->len] = c;
+		o->len++;
+		return;
+	case KT_OUT_TO_HEAP:
+		if (heap_room(o, 1))
+			o->buf[o->len++] = c;
+		return;
+	}
+	kt_out_flush(o);
+	o->buf[o->len++] = c;
+}
+
+const char *kt_out_str(struct ktrace_out *o)
+{
+	if (!o->buf || o->error || !heap_room(o, 0))
+		return "";
+	o->buf[o->len] = 0;
+	return o->buf;
+}
+
+void kt_out_heap_free(struct ktrace_out *o)
+{
+	free(o->buf);
+	*o = KT_OUT_HEAP;
+}
+
+void kt_out_spaces(struct ktrace_out *o, ptrdiff_t n)
+{
+	static const char sp[32] = "                                ";
+
+	while (n > 0) {
+		size_t k = n < 32 ? (size_t)n : 32;
+
+		kt_out_write(o, sp, k);
+		n -= (ptrdiff_t)k;
 	}
 }
 
@@ -67,7 +153,7 @@ int kt_vformat(void (*put)(void *ctx, const char *p, size_t n), void *ctx, const
 		va_end(again);
 		if (n > 0)
 			put(ctx, small, (size_t)n);
-		return 0;
+		return n < 0 ? -EOVERFLOW : 0;
 	}
 	big = malloc((size_t)n + 1);
 	if (!big) {
@@ -91,79 +177,53 @@ void kt_out_printf(struct ktrace_out *o, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	kt_vformat(out_put, o, fmt, ap);
+	/* (a heap string that lost text is failed; elsewhere, as printf's, it is dropped) */
+	if (kt_vformat(out_put, o, fmt, ap) && o->to == KT_OUT_TO_HEAP && !o->error)
+		o->error = -ENOMEM;
 	va_end(ap);
 }
 
-char *kt_fmt_u64(char buf[32], uint64_t v)
+bool kt_out_note_num(struct ktrace_out *o, size_t at, unsigned len, uint64_t v, unsigned hex)
 {
-	char *p = buf + 31;
+	struct kt_nums *m = o->nums;
+	struct kt_num *x;
 
-	*p = 0;
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return p;
+	if (m->n >= KT_NUMS_MAX || at + len > o->cap || at > UINT32_MAX || (hex ? hex > 16 : len > 15))
+		return false;
+	x = &m->v[m->n++];
+	x->value = v;
+	x->at = (uint32_t)at;
+	x->len = (uint8_t)len;
+	x->hex = (uint8_t)hex;
+	return true;
 }
 
-void kt_out_spaces(struct ktrace_out *o, int n)
+void kt_out_num_slow(struct ktrace_out *o, uint64_t v, int width, bool hex, bool upper)
 {
-	static const char sp[] = "                                ";
+	char buf[24];
+	char *e;
 
-	while (n > 0) {
-		int k = n < 32 ? n : 32;
-
-		kt_out_write(o, sp, (size_t)k);
-		n -= k;
+	if (hex) {
+		e = kt_fmt_hex(buf, v, width > 0 ? (unsigned)width : 0, upper);
+	} else {
+		e = kt_fmt_dec(buf, v);
+		kt_out_spaces(o, width - (e - buf));
 	}
+	kt_out_write(o, buf, (size_t)(e - buf));
 }
 
-void kt_out_u64(struct ktrace_out *o, uint64_t v, int width)
+void kt_out_i64_width(struct ktrace_out *o, int64_t v, int width)
 {
-	char buf[32];
-	char *p = kt_fmt_u64(buf, v);
-	int len = (int)(buf + 31 - p);
+	char buf[24];
+	char *e = kt_fmt_i64(buf, v);
 
-	kt_out_spaces(o, width - len);
-	kt_out_write(o, p, (size_t)len);
-}
-
-void kt_out_i64(struct ktrace_out *o, int64_t v, int width)
-{
-	char buf[33];
-	char *p = kt_fmt_u64(buf + 1, v < 0 ? -(uint64_t)v : (uint64_t)v);
-	int len;
-
-	if (v < 0)
-		*--p = '-';
-	len = (int)(buf + 32 - p);
-	kt_out_spaces(o, width - len);
-	kt_out_write(o, p, (size_t)len);
-}
-
-void kt_out_hex(struct ktrace_out *o, uint64_t v, int digits)
-{
-	static const char hex[] = "0123456789abcdef";
-	char buf[16];
-	int n = 0;
-
-	do {
-		buf[15 - n++] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n < digits && n < 16)
-		buf[15 - n++] = '0';
-	kt_out_write(o, buf + 16 - n, (size_t)n);
+	kt_out_spaces(o, width - (e - buf));
+	kt_out_write(o, buf, (size_t)(e - buf));
 }
 
 struct ktrace_out *ktrace_out_new(int fd)
 {
-	struct ktrace_out *o = malloc(sizeof(*o));
-
-	if (o)
-		kt_out_init(o, fd);
-	return o;
+	return kt_out_new(fd);
 }
 
 void ktrace_out_write(struct ktrace_out *o, const void *p, size_t n)

@@ -4,34 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "engine/engine.h"
-
-static const char digit_pairs[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* v in decimal at p (two digits a step, from the end of a scratch); the length. */
-static size_t put_u64(char *p, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *q = e;
-	size_t n;
-
-	while (v >= 100) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		q -= 2;
-		memcpy(q, digit_pairs + 2 * v, 2);
-	} else {
-		*--q = (char)('0' + v);
-	}
-	n = (size_t)(e - q);
-	memcpy(p, q, n);
-	return n;
-}
 
 /* "%*s" of s (right-aligned) or "%-*s" (left) into p; returns the length. */
 static size_t put_padded(char *p, const char *s, size_t sl, size_t width, bool left)
@@ -58,9 +32,9 @@ static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t
 
 	if (v < 0) {
 		tmp[n++] = '-';
-		n += put_u64(tmp + n, (uint64_t)-v);
+		n += (size_t)(kt_fmt_dec(tmp + n, (uint64_t)-v) - (tmp + n));
 	} else {
-		n = put_u64(tmp, (uint64_t)v);
+		n = (size_t)(kt_fmt_dec(tmp, (uint64_t)v) - tmp);
 	}
 	if (zeros && n < zeros)
 		z = zeros - n;
@@ -80,48 +54,38 @@ static size_t put_num_padded(char *p, int64_t v, size_t width, bool left, size_t
 size_t kt_line_prefix(char *p, int st, const char *comm, int64_t tid, int cpu, uint64_t ts,
 			   const char *name)
 {
-	size_t k = 0, cl = strlen(comm), nl = strlen(name);
+	char *start = p;
+	size_t cl = strlen(comm), nl = strlen(name);
 
 	if (st == 3 && !cl) {
 		comm = "<...>";
 		cl = 5;
 	}
-	k += put_padded(p + k, comm, cl, 16, false);
-	p[k++] = '-';
-	k += put_num_padded(p + k, tid, 5, true, 0);
-	p[k++] = ' ';
-	p[k++] = '[';
+	p = kt_prefix_comm(p, comm, cl, tid, 16, false);
+	*p++ = ' ';
+	*p++ = '[';
 	if (cpu < 0 && st == 3) {
-		memcpy(p + k, "---", 3);
-		k += 3;
+		memcpy(p, "---", 3);
+		p += 3;
+	} else if (cpu < 0) {
+		p += put_num_padded(p, cpu, 0, false, 3);      /* (no record has one) */
 	} else {
-		k += put_num_padded(p + k, cpu, 0, false, 3);
+		p = kt_prefix_cpu(p, (unsigned)cpu);
 	}
-	p[k++] = ']';
+	*p++ = ']';
 	if (st == 2) {
-		k += put_num_padded(p + k, (int64_t)ts, 12, false, 0);
+		p += put_num_padded(p, (int64_t)ts, 12, false, 0);
 	} else {
-		uint64_t us = ts / 1000 + (ts % 1000 >= 500);
-
-		p[k++] = ' ';
-		k += put_num_padded(p + k, (int64_t)(us / 1000000), 5, false, 0);
-		p[k++] = '.';
-		k += put_num_padded(p + k, (int64_t)(us % 1000000), 0, false, 6);
+		*p++ = ' ';
+		p = kt_prefix_time(p, NULL, ts, false);
 	}
-	p[k++] = ':';
-	p[k++] = ' ';
+	*p++ = ':';
+	*p++ = ' ';
 	if (st == 3) {
-		k += put_padded(p + k, name, nl, 20, true);
-		p[k++] = ' ';
+		p += put_padded(p, name, nl, 20, true);
+		*p++ = ' ';
 	} else {
-		memcpy(p + k, name, nl);
-		k += nl;
-		p[k++] = ':';
-		p[k++] = ' ';
-		if (nl < 20) {
-			memset(p + k, ' ', 20 - nl);
-			k += 20 - nl;
-		}
+		p = kt_prefix_name(p, name, nl);
 	}
-	return k;
+	return (size_t)(p - start);
 }

@@ -281,7 +281,7 @@ static uint64_t arg_at(const struct ktrace_events *evs, const uint8_t *args, int
 	return ftev_read_number(evs, args + (size_t)a * (size_t)size, (unsigned)size);
 }
 
-void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, struct ftev_out *o,
+void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, struct ktrace_out *o,
 			 const uint8_t *args, int nmem, int size, const char *func, size_t flen)
 {
 	const uint8_t *ft = NULL, *proto;
@@ -301,8 +301,8 @@ void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, st
 	if (!ft) {
 		for (int i = 0; i < nmem; i++) {
 			if (i)
-				ftev_out_lit(o, ", ");
-			ftev_out_hex(o, arg_at(evs, args, size, i), false);
+				kt_out_lit(o, ", ");
+			kt_out_hex(o, arg_at(evs, args, size, i), 0);
 		}
 		return;
 	}
@@ -319,26 +319,26 @@ void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, st
 		unsigned kind;
 
 		if (p)
-			ftev_out_lit(o, ", ");
+			kt_out_lit(o, ", ");
 		if (a == nmem) {
-			ftev_out_lit(o, "...");
+			kt_out_lit(o, "...");
 			break;
 		}
 		arg = arg_at(evs, args, size, a);
 		pname = name_at(b, rd32(param), &plen);
-		ftev_out_write(o, pname, plen);
-		ftev_out_putc(o, '=');
+		kt_out_write(o, pname, plen);
+		kt_out_putc(o, '=');
 		if (!ptype)
 			continue;
 		t = skip_modifiers(b, ptype);
 		kind = t ? kind_of(rd32(t + 4)) : BTF_KIND_UNKN;
 		switch (kind) {
 		case BTF_KIND_UNKN:
-			ftev_out_putc(o, '?');
+			kt_out_putc(o, '?');
 			/* fall through */
 		case BTF_KIND_PTR:
-			ftev_out_lit(o, "0x");
-			ftev_out_hex(o, arg, false);
+			kt_out_lit(o, "0x");
+			kt_out_hex(o, arg, 0);
 			break;
 		case BTF_KIND_INT: {
 			uint32_t enc = rd32(t + BTF_TYPE_SIZE);
@@ -348,32 +348,32 @@ void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, st
 			if (bits < 64)
 				arg &= (1ull << bits) - 1;
 			if ((enc >> 24) & 1) {           /* BTF_INT_SIGNED */
-				ftev_out_i64(o, (int64_t)arg);
+				kt_out_i64(o, (int64_t)arg, 0);
 			} else {
-				ftev_out_lit(o, "0x");
-				ftev_out_hex(o, arg, false);
+				kt_out_lit(o, "0x");
+				kt_out_hex(o, arg, 0);
 			}
 			break;
 		}
 		case BTF_KIND_ENUM:
-			ftev_out_i64(o, (int64_t)arg);
+			kt_out_i64(o, (int64_t)arg, 0);
 			break;
 		default:
 			/* a struct by value and the rest: the long words it covers */
-			ftev_out_putc(o, '(');
-			ftev_out_puts(o, kind_names[kind]);
-			ftev_out_lit(o, ")[0x");
-			ftev_out_hex(o, arg, false);
+			kt_out_putc(o, '(');
+			kt_out_puts(o, kind_names[kind]);
+			kt_out_lit(o, ")[0x");
+			kt_out_hex(o, arg, 0);
 			for (uint64_t x = 8; x < rd32(t + 8); x += 8) {
-				ftev_out_putc(o, ':');
+				kt_out_putc(o, ':');
 				if (++a == nmem) {
-					ftev_out_lit(o, "...]");
+					kt_out_lit(o, "...]");
 					return;
 				}
-				ftev_out_lit(o, "0x");
-				ftev_out_hex(o, arg_at(evs, args, size, a), false);
+				kt_out_lit(o, "0x");
+				kt_out_hex(o, arg_at(evs, args, size, a), 0);
 			}
-			ftev_out_putc(o, ']');
+			kt_out_putc(o, ']');
 			break;
 		}
 	}

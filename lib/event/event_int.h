@@ -22,7 +22,9 @@
 
 #include <ktrace/event.h>
 
+#include "common/numfmt.h"
 #include "common/numspan.h"
+#include "common/outbuf.h"
 
 /* ---- memory: everything parsed lives in the registry's arena ---- */
 
@@ -37,31 +39,7 @@ void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size);   /* not zeroed, 
 char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n);
 void ftev_arena_free(struct ftev_arena *a);
 
-/* A growable string for building tokens and concatenations (malloc'd). */
-struct ftev_str {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-void ftev_str_add(struct ftev_str *s, const char *p, size_t n);
-static inline void ftev_str_addc(struct ftev_str *s, char c)
-{
-	if (s->len + 2 <= s->cap) {
-		s->p[s->len++] = c;
-		s->p[s->len] = 0;
-		return;
-	}
-	ftev_str_add(s, &c, 1);
-}
-static inline void ftev_str_adds(struct ftev_str *s, const char *p)
-{
-	size_t n = 0;
-
-	while (p[n])
-		n++;
-	ftev_str_add(s, p, n);
-}
-void ftev_str_free(struct ftev_str *s);
+/* Tokens and concatenations are built in KT_OUT_HEAP output buffers (common/outbuf.h). */
 
 /* C-locale character classes (chars >= 0x80 are negative and match nothing). */
 static inline bool c_is_alnum(int c)
@@ -104,181 +82,7 @@ static inline enum ftev_tok ftev_char_type(int ch)
 	return T_OP;
 }
 
-/* ---- output: a bounded buffer that counts what did not fit ---- */
-
-struct ftev_out {
-	char *buf;
-	size_t cap;
-	size_t len;        /* may exceed cap: the length the full text needs */
-	struct kt_nums *nums;  /* when set: the numbers written, noted and left as '0's
-				* (numspan.h); text read back must not be kept */
-};
-
-void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n);
-static inline void ftev_out_write(struct ftev_out *o, const char *p, size_t n)
-{
-	if (__builtin_expect(o->len <= o->cap && n <= o->cap - o->len, 1)) {
-		char *d;
-
-		if (!n)         /* (buf may be NULL: a call that asks for the length) */
-			return;
-		d = o->buf + o->len;
-		o->len += n;
-		/* short pieces: two overlapping fixed-size copies, no call */
-		if (n >= 8 && n <= 16) {
-			memcpy(d, p, 8);
-			memcpy(d + n - 8, p + n - 8, 8);
-		} else if (n >= 4 && n < 8) {
-			memcpy(d, p, 4);
-			memcpy(d + n - 4, p + n - 4, 4);
-		} else if (n < 4) {
-			d[0] = p[0];
-			d[n / 2] = p[n / 2];
-			d[n - 1] = p[n - 1];
-		} else {
-			memcpy(d, p, n);
-		}
-		return;
-	}
-	ftev_out_write_slow(o, p, n);
-}
-static inline void ftev_out_putc(struct ftev_out *o, char c)
-{
-	if (__builtin_expect(o->len < o->cap, 1))
-		o->buf[o->len] = c;
-	o->len++;
-}
-static inline void ftev_out_puts(struct ftev_out *o, const char *s)
-{
-	ftev_out_write(o, s, strlen(s));
-}
-/* A string literal, without strlen. */
-#define ftev_out_lit(o, s) ftev_out_write((o), (s), sizeof(s) - 1)
-void ftev_out_spaces(struct ftev_out *o, size_t n);
-
-/* Integers: written straight into the buffer when it has room, from tables of digit
- * pairs ("00".."99", and "00".."ff" / "00".."FF" for every byte). */
-extern const char ftev_dec_pairs[200];
-extern const char ftev_hex_pairs[2][512];
-
-/* Number of decimal digits of v (1..20). */
-static inline unsigned ftev_dec_len(uint64_t v)
-{
-	static const uint64_t p10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-		1000000000000ull, 10000000000000ull, 100000000000000ull,
-		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-		1000000000000000000ull, 10000000000000000000ull,
-	};
-	unsigned t = ((64u - (unsigned)__builtin_clzll(v | 1)) * 1233u) >> 12;
-
-	return t + (v >= p10[t]) + !v;
-}
-
-/* Writes the decimal digits of v so that they end just before end. */
-static inline void ftev_put_dec(char *end, uint64_t v)
-{
-	while (v > 0xffffffffu) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		end -= 2;
-		memcpy(end, ftev_dec_pairs + 2 * r, 2);
-	}
-	{
-		uint32_t w = (uint32_t)v;
-
-		while (w >= 100) {
-			unsigned r = w % 100;
-
-			w /= 100;
-			end -= 2;
-			memcpy(end, ftev_dec_pairs + 2 * r, 2);
-		}
-		if (w >= 10) {
-			end -= 2;
-			memcpy(end, ftev_dec_pairs + 2 * w, 2);
-		} else {
-			end[-1] = (char)('0' + w);
-		}
-	}
-}
-
-/* Number of hex digits of v (1..16). */
-static inline unsigned ftev_hex_len(uint64_t v)
-{
-	return v ? (67u - (unsigned)__builtin_clzll(v)) / 4 : 1;
-}
-
-/* Writes the n lowest hex digits of v so that they end just before end. */
-static inline void ftev_put_hex(char *end, uint64_t v, unsigned n, bool upper)
-{
-	const char *pairs = ftev_hex_pairs[upper];
-
-	for (; n >= 2; n -= 2) {
-		end -= 2;
-		memcpy(end, pairs + 2 * (v & 0xff), 2);
-		v >>= 8;
-	}
-	if (n)
-		end[-1] = pairs[2 * (v & 15) + 1];
-}
-
-void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper);
-
-/* Notes a number about to be written at o->buf[at..at+len) in o->nums (numspan.h's
- * rules: hex 0 decimal of at most 15 digits, else lower-case hex of hex = len digits);
- * called only when o->nums is set. True when noted: the caller then writes len '0's
- * instead of the digits (the consumer of the notes has the value; numspan.h). */
-bool ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex);
-
-static inline void ftev_out_u64(struct ftev_out *o, uint64_t v)
-{
-	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 20, 1)) {
-		unsigned n = ftev_dec_len(v);
-
-		if (__builtin_expect(o->nums != NULL, 0) && ftev_note_num(o, o->len, n, v, 0))
-			memcpy(o->buf + o->len, "00000000000000000000", n);
-		else
-			ftev_put_dec(o->buf + o->len + n, v);
-		o->len += n;
-		return;
-	}
-	ftev_out_num_slow(o, v, false, false);
-}
-
-static inline void ftev_out_i64(struct ftev_out *o, int64_t v)
-{
-	if (v < 0) {
-		ftev_out_putc(o, '-');
-		ftev_out_u64(o, -(uint64_t)v);
-	} else {
-		ftev_out_u64(o, (uint64_t)v);
-	}
-}
-
-static inline void ftev_out_hex(struct ftev_out *o, uint64_t v, bool upper)
-{
-	if (__builtin_expect(o->len <= o->cap && o->cap - o->len >= 16, 1)) {
-		unsigned n = ftev_hex_len(v);
-
-		if (__builtin_expect(o->nums != NULL, 0) && !upper && ftev_note_num(o, o->len, n, v, n))
-			memcpy(o->buf + o->len, "0000000000000000", n);
-		else
-			ftev_put_hex(o->buf + o->len + n, v, n, upper);
-		o->len += n;
-		return;
-	}
-	ftev_out_num_slow(o, v, true, upper);
-}
-
-/* "%02x" of a byte */
-static inline void ftev_out_hex2(struct ftev_out *o, unsigned v)
-{
-	ftev_out_write(o, ftev_hex_pairs[0] + 2 * (v & 0xff), 2);
-}
-void ftev_out_printf(struct ftev_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* ---- output: a bounded buffer that counts what did not fit (KT_OUT_MEM) ---- */
 
 /* A printf conversion specification, parsed once. */
 struct ftev_spec {
@@ -296,12 +100,12 @@ bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec);
 /* printf of one integer per spec, with the width and precision to use (-1: none; a
  * negative '*' width must have been turned into the '-' flag by the caller). value is
  * already converted to the argument type: is_signed reads it as int64 (d, i). */
-void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_int(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed);
 /* "%0<width>x" (X u d) of a value (d: not negative); width at most 24. */
-void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, char conv);
+void ftev_out_zero_padded(struct ktrace_out *o, uint64_t value, unsigned width, char conv);
 /* printf("%s") per spec, the string being s[0..n). */
-void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_str(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		const char *s, size_t n);
 
 /* ---- fields ---- */
@@ -827,7 +631,7 @@ static inline uint64_t ftev_read_number(const struct ktrace_events *evs, const u
 struct ftev_btf;
 struct ftev_btf *ftev_btf_load(const uint8_t *data, size_t len);
 void ftev_btf_free(struct ftev_btf *b);
-void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, struct ftev_out *o,
+void ftev_btf_print_args(struct ktrace_events *evs, const struct ftev_btf *b, struct ktrace_out *o,
 			 const uint8_t *args, int nmem, int size, const char *func, size_t flen);
 
 /* event_parse.c */
@@ -887,13 +691,13 @@ static inline void ftev_ctx_init(struct ftev_ctx *c, struct ktrace_events *evs,
 /* A field's number when it lies inside the record (tep_read_number_field). */
 bool ftev_field_value(const struct ftev_ctx *c, const struct ftev_field *f, uint64_t *val);
 uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg);
-void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o);
-void ftev_print_fields(struct ftev_ctx *c, struct ftev_out *o);
-void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts);
+void ftev_pretty_print(struct ftev_ctx *c, struct ktrace_out *o);
+void ftev_print_fields(struct ftev_ctx *c, struct ktrace_out *o);
+void ftev_print_event_time(struct ktrace_out *o, const char *format, uint64_t ts);
 
 /* event_plugins.c: returns libtraceevent's "print pretty too" value. */
-void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *cdb, size_t avail, int len);
-int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o);
+void ftev_scsi_parse_cdb(struct ktrace_out *o, const uint8_t *cdb, size_t avail, int len);
+int ftev_run_handler(struct ftev_ctx *c, struct ktrace_out *o);
 /* What the sched_switch/sched_wakeup handlers teach the comm table, without their text
  * (c->ev is one of them). */
 void ftev_learn_comms(struct ftev_ctx *c);

@@ -27,7 +27,7 @@ struct ps {
 	int depth;
 	bool fatal;           /* out of memory or nesting too deep: give up */
 	bool oom;
-	struct ftev_str tmp;
+	struct ktrace_out tmp;
 };
 
 /* ---- character classes (C locale; bytes >= 0x80 read as negative chars) ---- */
@@ -85,7 +85,8 @@ static char *one_char(struct ps *p, int ch)
 
 static enum ftev_tok read_tok_raw(struct ps *p, char **tok)
 {
-	struct ftev_str *s = &p->tmp;
+	struct ktrace_out *s = &p->tmp;
+	const char *text;
 	int ch, last_ch, quote_ch;
 	enum ftev_tok type;
 
@@ -121,14 +122,14 @@ static enum ftev_tok read_tok_raw(struct ps *p, char **tok)
 		return *tok ? type : T_ERROR;
 	}
 	s->len = 0;
-	ftev_str_addc(s, (char)ch);
+	kt_out_putc(s, (char)ch);
 
 	switch (type) {
 	case T_OP:
 		switch (ch) {
 		case '-':
 			if (peekc(p) == '>') {
-				ftev_str_addc(s, (char)rdc(p));
+				kt_out_putc(s, (char)rdc(p));
 				goto done;
 			}
 			/* fall through */
@@ -140,7 +141,7 @@ static enum ftev_tok read_tok_raw(struct ps *p, char **tok)
 			last_ch = ch;
 			if (peekc(p) != last_ch)
 				goto test_equal;
-			ftev_str_addc(s, (char)rdc(p));
+			kt_out_putc(s, (char)rdc(p));
 			if (last_ch == '>' || last_ch == '<')
 				goto test_equal;
 			goto done;
@@ -152,7 +153,7 @@ static enum ftev_tok read_tok_raw(struct ps *p, char **tok)
 		}
 test_equal:
 		if (peekc(p) == '=')
-			ftev_str_addc(s, (char)rdc(p));
+			kt_out_putc(s, (char)rdc(p));
 		goto done;
 	case T_DQUOTE:
 	case T_SQUOTE:
@@ -162,7 +163,7 @@ concat:
 		do {
 			last_ch = ch;
 			ch = rdc(p);
-			ftev_str_addc(s, (char)ch);
+			kt_out_putc(s, (char)ch);
 			if (ch == '\\' && last_ch == '\\')
 				last_ch = 0;
 			if (ch <= 0)
@@ -187,13 +188,14 @@ concat:
 		break;
 	}
 	while (ftev_char_type(peekc(p)) == type)
-		ftev_str_addc(s, (char)rdc(p));
+		kt_out_putc(s, (char)rdc(p));
 done:
-	if (s->oom) {
+	text = kt_out_str(s);
+	if (s->error) {
 		p->fatal = p->oom = true;
 		return T_ERROR;
 	}
-	*tok = intern(p, s->p, s->len);
+	*tok = intern(p, text, s->len);
 	if (!*tok)
 		return T_ERROR;
 	if (type == T_ITEM) {
@@ -216,13 +218,13 @@ static enum ftev_tok force_token(struct ps *p, const char *str, char **tok)
 	sub.buf = str;
 	sub.len = strlen(str);
 	sub.pos = 0;
-	sub.tmp = (struct ftev_str){ 0 };
+	sub.tmp = KT_OUT_HEAP;
 	type = read_tok_raw(&sub, tok);
 	if (sub.fatal)
 		p->fatal = true;
-	if (sub.oom)
+	if (sub.tmp.error)
 		p->oom = true;
-	ftev_str_free(&sub.tmp);
+	kt_out_heap_free(&sub.tmp);
 	return type;
 }
 
@@ -422,30 +424,32 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 
 		if (tok_is(token, "[")) {
 			enum ftev_tok last_type = type;
-			struct ftev_str br = { 0 };
+			struct ktrace_out br = KT_OUT_HEAP;
+			const char *brackets;
 
 			field->flags |= EVF_ARRAY;
-			ftev_str_adds(&br, token);
+			kt_out_puts(&br, token);
 			type = read_token(p, &token);
 			field->arraylen = type == T_ITEM ? to_u32(token) : 0;
 			while (!tok_is(token, "]")) {
 				if (!token || p->fatal) {
-					ftev_str_free(&br);
+					kt_out_heap_free(&br);
 					return -1;
 				}
-				ftev_str_adds(&br, last_type == T_ITEM && type == T_ITEM ? " " : "");
+				kt_out_puts(&br, last_type == T_ITEM && type == T_ITEM ? " " : "");
 				last_type = type;
-				ftev_str_adds(&br, token);
+				kt_out_puts(&br, token);
 				field->arraylen = to_u32(token);
 				type = read_token(p, &token);
 				if (type == T_NONE) {
-					ftev_str_free(&br);
+					kt_out_heap_free(&br);
 					return -1;
 				}
 			}
-			ftev_str_adds(&br, "]");
-			if (br.oom) {
-				ftev_str_free(&br);
+			kt_out_puts(&br, "]");
+			brackets = kt_out_str(&br);
+			if (br.error) {
+				kt_out_heap_free(&br);
 				p->fatal = p->oom = true;
 				return -1;
 			}
@@ -453,14 +457,14 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 			if (type == T_ITEM) {
 				/* "type [] name" */
 				field->type = cat3(p, field->type, " ", field->name);
-				field->type = cat3(p, field->type, "", br.p);
+				field->type = cat3(p, field->type, "", brackets);
 				size_dynamic = type_size(field->name);
 				field->name = token;
 				type = read_token(p, &token);
 			} else {
-				field->type = cat3(p, field->type, "", br.p);
+				field->type = cat3(p, field->type, "", brackets);
 			}
-			ftev_str_free(&br);
+			kt_out_heap_free(&br);
 			if (p->fatal)
 				return -1;
 		}
@@ -1497,19 +1501,21 @@ static enum ftev_tok process_arg_token(struct ps *p, struct ftev_arg *arg, char 
 			}
 			/* atoms can be more than one token long */
 			if (ret == T_ITEM) {
-				struct ftev_str s = { 0 };
+				struct ktrace_out s = KT_OUT_HEAP;
+				const char *text;
 
-				ftev_str_adds(&s, atom);
+				kt_out_puts(&s, atom);
 				while (ret == T_ITEM) {
-					ftev_str_addc(&s, ' ');
-					ftev_str_adds(&s, token);
+					kt_out_putc(&s, ' ');
+					kt_out_puts(&s, token);
 					ret = read_token_item(p, &token);
 				}
-				if (s.oom)
+				text = kt_out_str(&s);
+				if (s.error)
 					p->fatal = p->oom = true;
 				else
-					atom = intern(p, s.p, s.len);
-				ftev_str_free(&s);
+					atom = intern(p, text, s.len);
+				kt_out_heap_free(&s);
 			}
 			arg->type = PA_ATOM;
 			memset(&arg->atom, 0, sizeof(arg->atom));
@@ -1593,7 +1599,8 @@ static int read_print_args(struct ps *p, struct ftev_arg **list)
 static int read_print(struct ps *p)
 {
 	struct ktrace_event *ev = p->ev;
-	struct ftev_str fmt = { 0 };
+	struct ktrace_out fmt = KT_OUT_HEAP;
+	const char *text;
 	char *token;
 	enum ftev_tok type;
 
@@ -1602,17 +1609,18 @@ static int read_print(struct ps *p)
 		return -1;
 	if (read_expect_type(p, T_DQUOTE, &token) < 0)
 		return -1;
-	ftev_str_adds(&fmt, token);
+	kt_out_puts(&fmt, token);
 	/* "a" (newline) "b": one string */
 	while ((type = read_token_item(p, &token)) == T_DQUOTE)
-		ftev_str_adds(&fmt, token);
-	if (fmt.oom) {
-		ftev_str_free(&fmt);
+		kt_out_puts(&fmt, token);
+	text = kt_out_str(&fmt);
+	if (fmt.error) {
+		kt_out_heap_free(&fmt);
 		p->fatal = p->oom = true;
 		return -1;
 	}
-	ev->print_fmt = intern(p, fmt.p, fmt.len);
-	ftev_str_free(&fmt);
+	ev->print_fmt = intern(p, text, fmt.len);
+	kt_out_heap_free(&fmt);
 	ev->args = NULL;
 	if (!ev->print_fmt)
 		return -1;
@@ -1812,7 +1820,8 @@ static size_t parse_arg_format(struct ps *p, struct ftev_seg ***tail, const char
 
 static size_t parse_arg_string(struct ps *p, struct ftev_seg ***tail, const char *format)
 {
-	struct ftev_str s = { 0 };
+	struct ktrace_out s = KT_OUT_HEAP;
+	const char *lit;
 	size_t ret = 0;
 
 	for (; *format; format++) {
@@ -1821,16 +1830,16 @@ static size_t parse_arg_string(struct ps *p, struct ftev_seg ***tail, const char
 			ret++;
 			switch (*format) {
 			case 'n':
-				ftev_str_addc(&s, '\n');
+				kt_out_putc(&s, '\n');
 				break;
 			case 't':
-				ftev_str_addc(&s, '\t');
+				kt_out_putc(&s, '\t');
 				break;
 			case 'r':
-				ftev_str_addc(&s, '\r');
+				kt_out_putc(&s, '\r');
 				break;
 			case '\\':
-				ftev_str_addc(&s, '\\');
+				kt_out_putc(&s, '\\');
 				break;
 			case 0:
 				/* a lone backslash at the end (libtraceevent reads past it) */
@@ -1838,32 +1847,31 @@ static size_t parse_arg_string(struct ps *p, struct ftev_seg ***tail, const char
 				ret--;
 				goto out;
 			default:
-				ftev_str_addc(&s, *format);
+				kt_out_putc(&s, *format);
 				break;
 			}
 		} else if (*format == '%') {
 			if (format[1] == '%') {
-				ftev_str_addc(&s, '%');
+				kt_out_putc(&s, '%');
 				format++;
 				ret++;
 			} else {
 				break;
 			}
 		} else {
-			ftev_str_addc(&s, *format);
+			kt_out_putc(&s, *format);
 		}
 		ret++;
 	}
 out:
-	if (s.oom) {
+	lit = kt_out_str(&s);
+	if (s.error) {
 		p->fatal = p->oom = true;
 	} else {
 		/* the literal is kept as a C string: it ends at a NUL */
-		size_t n = s.p ? strlen(s.p) : 0;
-
-		add_seg(p, tail, s.p ? s.p : "", n, SEG_STRING, NULL, NULL, 0);
+		add_seg(p, tail, lit, strlen(lit), SEG_STRING, NULL, NULL, 0);
 	}
-	ftev_str_free(&s);
+	kt_out_heap_free(&s);
 	return ret ? ret : 1;
 }
 
@@ -1994,13 +2002,13 @@ struct ktrace_event *ftev_parse_format(struct ktrace_events *evs, const char *sy
 		ev->flags |= EV_FAILED;
 done:
 	ftev_compile_event(ev);
-	ftev_str_free(&p.tmp);
+	kt_out_heap_free(&p.tmp);
 	return ev;
 oom:
 	ktrace_error_set(err, -ENOMEM, "out of memory");
 	errno = ENOMEM;
 fail:
-	ftev_str_free(&p.tmp);
+	kt_out_heap_free(&p.tmp);
 	return NULL;
 }
 
@@ -2066,6 +2074,6 @@ int ftev_parse_header_page(struct ktrace_events *evs, const char *text, size_t l
 	parse_header_field(&p, "commit", &evs->hp_size_offset, &evs->hp_size_size, true);
 	parse_header_field(&p, "overwrite", &ignore, &ignore, false);
 	parse_header_field(&p, "data", &evs->hp_data_offset, &evs->hp_data_size, true);
-	ftev_str_free(&p.tmp);
+	kt_out_heap_free(&p.tmp);
 	return p.fatal ? -ENOMEM : 0;
 }

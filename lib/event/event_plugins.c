@@ -12,22 +12,22 @@
 #include "event/event_int.h"
 
 /* tep_get_field_val / tep_get_common_field_val: 0, or -1 after the error text. */
-static int field_val(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f,
+static int field_val(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_field *f,
 		     const char *name, uint64_t *val, bool err)
 {
 	if (!f) {
 		if (err) {
-			ftev_out_puts(o, "<CANT FIND FIELD ");
-			ftev_out_puts(o, name);
-			ftev_out_putc(o, '>');
+			kt_out_puts(o, "<CANT FIND FIELD ");
+			kt_out_puts(o, name);
+			kt_out_putc(o, '>');
 		}
 		return -1;
 	}
 	if (!ftev_field_value(c, f, val)) {
 		if (err) {
-			ftev_out_putc(o, ' ');
-			ftev_out_puts(o, name);
-			ftev_out_puts(o, "=INVALID");
+			kt_out_putc(o, ' ');
+			kt_out_puts(o, name);
+			kt_out_puts(o, "=INVALID");
 		}
 		return -1;
 	}
@@ -46,18 +46,18 @@ static inline struct ftev_field *hfield(struct ktrace_event *ev, int slot, const
 	return ev->hf[slot];
 }
 
-static int get_val(struct ftev_ctx *c, struct ftev_out *o, const char *name, uint64_t *val, bool err)
+static int get_val(struct ftev_ctx *c, struct ktrace_out *o, const char *name, uint64_t *val, bool err)
 {
 	return field_val(c, o, ftev_find_field(c->ev, name), name, val, err);
 }
 
-static int get_slot(struct ftev_ctx *c, struct ftev_out *o, int slot, const char *name, uint64_t *val,
+static int get_slot(struct ftev_ctx *c, struct ktrace_out *o, int slot, const char *name, uint64_t *val,
 		    bool err)
 {
 	return field_val(c, o, hfield(c->ev, slot, name, false), name, val, err);
 }
 
-static int get_common_val(struct ftev_ctx *c, struct ftev_out *o, struct ktrace_event *ev,
+static int get_common_val(struct ftev_ctx *c, struct ktrace_out *o, struct ktrace_event *ev,
 			  const struct ktrace_record *rec, const char *name, uint64_t *val,
 			  bool err)
 {
@@ -72,40 +72,40 @@ static int get_common_val(struct ftev_ctx *c, struct ftev_out *o, struct ktrace_
 /* tep_print_num_field with the formats plugins use. */
 enum numfmt { NF_HEX0X, NF_LLU, NF_LD, NF_U, NF_D, NF_HEX, NF_HASHX };
 
-static void put_num(struct ftev_out *o, enum numfmt f, uint64_t v)
+static void put_num(struct ktrace_out *o, enum numfmt f, uint64_t v)
 {
 	switch (f) {
 	case NF_HEX0X:
-		ftev_out_puts(o, "0x");
-		ftev_out_hex(o, v, false);
+		kt_out_puts(o, "0x");
+		kt_out_hex(o, v, 0);
 		break;
 	case NF_LLU:
-		ftev_out_u64(o, v);
+		kt_out_u64(o, v, 0);
 		break;
 	case NF_LD:
-		ftev_out_i64(o, (int64_t)v);
+		kt_out_i64(o, (int64_t)v, 0);
 		break;
 	case NF_U:
-		ftev_out_u64(o, (uint32_t)v);
+		kt_out_u64(o, (uint32_t)v, 0);
 		break;
 	case NF_D:
-		ftev_out_i64(o, (int32_t)v);
+		kt_out_i64(o, (int32_t)v, 0);
 		break;
 	case NF_HEX:
-		ftev_out_hex(o, v, false);
+		kt_out_hex(o, v, 0);
 		break;
 	case NF_HASHX:
 		if ((uint32_t)v) {
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, (uint32_t)v, false);
+			kt_out_puts(o, "0x");
+			kt_out_hex(o, (uint32_t)v, 0);
 		} else {
-			ftev_out_putc(o, '0');
+			kt_out_putc(o, '0');
 		}
 		break;
 	}
 }
 
-static int print_num_field_f(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
+static int print_num_field_f(struct ftev_ctx *c, struct ktrace_out *o, const char *pre,
 			     enum numfmt f, const char *post, const char *name, bool err,
 			     const struct ftev_field *fd)
 {
@@ -113,26 +113,26 @@ static int print_num_field_f(struct ftev_ctx *c, struct ftev_out *o, const char 
 
 	if (!fd || !ftev_field_value(c, fd, &v)) {
 		if (err) {
-			ftev_out_puts(o, "CAN'T FIND FIELD \"");
-			ftev_out_puts(o, name);
-			ftev_out_putc(o, '"');
+			kt_out_puts(o, "CAN'T FIND FIELD \"");
+			kt_out_puts(o, name);
+			kt_out_putc(o, '"');
 		}
 		return -1;
 	}
-	ftev_out_puts(o, pre);
+	kt_out_puts(o, pre);
 	put_num(o, f, v);
-	ftev_out_puts(o, post);
+	kt_out_puts(o, post);
 	return 1;
 }
 
-static int print_num_field(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
+static int print_num_field(struct ftev_ctx *c, struct ktrace_out *o, const char *pre,
 			   enum numfmt f, const char *post, const char *name, bool err)
 {
 	return print_num_field_f(c, o, pre, f, post, name, err, ftev_find_field(c->ev, name));
 }
 
 /* tep_print_func_field(s, " function=%s", ...) */
-static void print_func_field(struct ftev_ctx *c, struct ftev_out *o, const char *pre,
+static void print_func_field(struct ftev_ctx *c, struct ktrace_out *o, const char *pre,
 			     const char *name, const struct ftev_field *fd)
 {
 	const struct ftev_sym *f;
@@ -141,13 +141,13 @@ static void print_func_field(struct ftev_ctx *c, struct ftev_out *o, const char 
 	if (!fd || !ftev_field_value(c, fd, &v))
 		return;
 	f = ftev_find_func(c->evs, v);
-	ftev_out_puts(o, pre);
+	kt_out_puts(o, pre);
 	if (f) {
-		ftev_out_write(o, f->name, f->name_len);
-		ftev_out_puts(o, "/0x");
-		ftev_out_hex(o, f->addr - v, false);
+		kt_out_write(o, f->name, f->name_len);
+		kt_out_puts(o, "/0x");
+		kt_out_hex(o, f->addr - v, 0);
 	} else {
-		ftev_out_printf(o, "0x%08llx", (unsigned long long)v);
+		kt_out_printf(o, "0x%08llx", (unsigned long long)v);
 	}
 }
 
@@ -177,17 +177,17 @@ size_t ktrace_event_task_state(uint64_t state, char *buf, size_t cap)
 	return n;
 }
 
-static void write_state(struct ftev_out *o, int val)
+static void write_state(struct ktrace_out *o, int val)
 {
 	char text[24];
 	size_t n = ktrace_event_task_state((uint64_t)(unsigned)val, text, sizeof(text));
 
-	ftev_out_write(o, text, n < sizeof(text) ? n : sizeof(text) - 1);
+	kt_out_write(o, text, n < sizeof(text) ? n : sizeof(text) - 1);
 }
 
 /* Registers a record's comm field for pid, as the sched plugin does (an empty comm
  * when the field lies past the record); the comm's bytes go to o, if any. */
-static void save_comm(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_field *f, int pid)
+static void save_comm(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_field *f, int pid)
 {
 	size_t n = 0;
 
@@ -198,7 +198,7 @@ static void save_comm(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_
 		while (n < max && p[n])
 			n++;
 		if (o)
-			ftev_out_write(o, (const char *)p, n);
+			kt_out_write(o, (const char *)p, n);
 		ftev_comm_learn(c->evs, pid, (const char *)p, n);
 	} else {
 		ftev_comm_learn(c->evs, pid, "", 0);
@@ -228,87 +228,87 @@ void ftev_learn_comms(struct ftev_ctx *c)
 	}
 }
 
-static int sched_switch(struct ftev_ctx *c, struct ftev_out *o)
+static int sched_switch(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_field *f;
 	uint64_t val;
 
 	if (get_slot(c, o, 0, "prev_pid", &val, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 1, "prev_comm", true);
 	if (f) {
 		save_comm(c, o, f, (int)val);
-		ftev_out_putc(o, ':');
+		kt_out_putc(o, ':');
 	}
-	ftev_out_i64(o, (int64_t)val);
-	ftev_out_putc(o, ' ');
+	kt_out_i64(o, (int64_t)val, 0);
+	kt_out_putc(o, ' ');
 	if (!get_slot(c, o, 2, "prev_prio", &val, true)) {
-		ftev_out_putc(o, '[');
-		ftev_out_i64(o, (int32_t)val);
-		ftev_out_puts(o, "] ");
+		kt_out_putc(o, '[');
+		kt_out_i64(o, (int32_t)val, 0);
+		kt_out_puts(o, "] ");
 	}
 	if (!get_slot(c, o, 3, "prev_state", &val, true))
 		write_state(o, (int)val);
-	ftev_out_puts(o, " ==> ");
+	kt_out_puts(o, " ==> ");
 	if (get_slot(c, o, 4, "next_pid", &val, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 5, "next_comm", true);
 	if (f) {
 		save_comm(c, o, f, (int)val);
-		ftev_out_putc(o, ':');
+		kt_out_putc(o, ':');
 	}
-	ftev_out_i64(o, (int64_t)val);
+	kt_out_i64(o, (int64_t)val, 0);
 	if (!get_slot(c, o, 6, "next_prio", &val, true)) {
-		ftev_out_puts(o, " [");
-		ftev_out_i64(o, (int32_t)val);
-		ftev_out_putc(o, ']');
+		kt_out_puts(o, " [");
+		kt_out_i64(o, (int32_t)val, 0);
+		kt_out_putc(o, ']');
 	}
 	return 0;
 }
 
-static int sched_wakeup(struct ftev_ctx *c, struct ftev_out *o)
+static int sched_wakeup(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_field *f;
 	uint64_t val;
 
 	if (get_slot(c, o, 0, "pid", &val, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	f = hfield(c->ev, 1, "comm", true);
 	if (f) {
 		save_comm(c, o, f, (int)val);
-		ftev_out_putc(o, ':');
+		kt_out_putc(o, ':');
 	}
-	ftev_out_i64(o, (int64_t)val);
+	kt_out_i64(o, (int64_t)val, 0);
 	if (!get_slot(c, o, 2, "prio", &val, true)) {
-		ftev_out_puts(o, " [");
-		ftev_out_i64(o, (int64_t)val);
-		ftev_out_putc(o, ']');
+		kt_out_puts(o, " [");
+		kt_out_i64(o, (int64_t)val, 0);
+		kt_out_putc(o, ']');
 	}
 	if (!get_slot(c, o, 3, "success", &val, false)) {
-		ftev_out_puts(o, " success=");
-		ftev_out_i64(o, (int64_t)val);
+		kt_out_puts(o, " success=");
+		kt_out_i64(o, (int64_t)val, 0);
 	}
 	if (!get_slot(c, o, 4, "target_cpu", &val, false)) {
 		/* " CPU:%03llu", without a printf per wakeup */
-		ftev_out_lit(o, " CPU:");
+		kt_out_lit(o, " CPU:");
 		if (val < 100)
-			ftev_out_putc(o, '0');
+			kt_out_putc(o, '0');
 		if (val < 10)
-			ftev_out_putc(o, '0');
-		ftev_out_u64(o, val);
+			kt_out_putc(o, '0');
+		kt_out_u64(o, val, 0);
 	}
 	return 0;
 }
 
 /* ---- kmem, hrtimer ---- */
 
-static int kmem_call_site(struct ftev_ctx *c, struct ftev_out *o)
+static int kmem_call_site(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_field *f = hfield(c->ev, 0, "call_site", false);
 	const struct ftev_sym *fn;
@@ -319,39 +319,39 @@ static int kmem_call_site(struct ftev_ctx *c, struct ftev_out *o)
 	fn = ftev_find_func(c->evs, val);
 	if (!fn)
 		return 1;
-	ftev_out_putc(o, '(');
-	ftev_out_write(o, fn->name, fn->name_len);
-	ftev_out_puts(o, "+0x");
-	ftev_out_hex(o, (uint32_t)(val - fn->addr), false);
-	ftev_out_puts(o, ") ");
+	kt_out_putc(o, '(');
+	kt_out_write(o, fn->name, fn->name_len);
+	kt_out_puts(o, "+0x");
+	kt_out_hex(o, (uint32_t)(val - fn->addr), 0);
+	kt_out_puts(o, ") ");
 	return 1;
 }
 
-static void hrtimer_timer(struct ftev_ctx *c, struct ftev_out *o)
+static void hrtimer_timer(struct ftev_ctx *c, struct ktrace_out *o)
 {
-	ftev_out_lit(o, "hrtimer=");
+	kt_out_lit(o, "hrtimer=");
 	if (print_num_field_f(c, o, "", NF_HEX0X, "", "timer", false,
 			      hfield(c->ev, 0, "timer", false)) == -1)
 		print_num_field_f(c, o, "", NF_HEX0X, "", "hrtimer", true,
 				  hfield(c->ev, 1, "hrtimer", false));
 }
 
-static int hrtimer_expire(struct ftev_ctx *c, struct ftev_out *o)
+static int hrtimer_expire(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	hrtimer_timer(c, o);
-	ftev_out_lit(o, " now=");
+	kt_out_lit(o, " now=");
 	print_num_field_f(c, o, "", NF_LLU, "", "now", true, hfield(c->ev, 2, "now", false));
 	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
 	return 0;
 }
 
-static int hrtimer_start(struct ftev_ctx *c, struct ftev_out *o)
+static int hrtimer_start(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	hrtimer_timer(c, o);
 	print_func_field(c, o, " function=", "function", hfield(c->ev, 3, "function", false));
-	ftev_out_lit(o, " expires=");
+	kt_out_lit(o, " expires=");
 	print_num_field_f(c, o, "", NF_LLU, "", "expires", true, hfield(c->ev, 4, "expires", false));
-	ftev_out_lit(o, " softexpires=");
+	kt_out_lit(o, " softexpires=");
 	print_num_field_f(c, o, "", NF_LLU, "", "softexpires", true,
 			  hfield(c->ev, 5, "softexpires", false));
 	return 0;
@@ -412,36 +412,36 @@ static int fstack_index(struct ktrace_events *evs, const char *parent, const cha
 	return 0;
 }
 
-static int function_handler(struct ftev_ctx *c, struct ftev_out *o)
+static int function_handler(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_sym *func, *parent;
 	uint64_t ip, pip;
 	int index = 0;
 
 	if (get_slot(c, o, 0, "ip", &ip, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	func = ftev_find_func(c->evs, ip);
 	if (get_slot(c, o, 1, "parent_ip", &pip, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	parent = ftev_find_func(c->evs, pip);
 	/* options: parent off, indent on, offset off */
 	if (parent)
 		index = fstack_index(c->evs, parent->name, func ? func->name : NULL, c->rec->cpu);
-	ftev_out_spaces(o, (size_t)index * 3);
+	kt_out_spaces(o, (size_t)index * 3);
 	if (func) {
-		ftev_out_write(o, func->name, func->name_len);
+		kt_out_write(o, func->name, func->name_len);
 	} else {
-		ftev_out_puts(o, "0x");
-		ftev_out_hex(o, ip, false);
+		kt_out_puts(o, "0x");
+		kt_out_hex(o, ip, 0);
 	}
 	return 0;
 }
 
-static int func_repeats(struct ftev_ctx *c, struct ftev_out *o)
+static int func_repeats(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	static const char *const tsfmt[] = {
 		[KTRACE_EVOPT_TS_USECS] = "%6.1000d",
@@ -453,28 +453,28 @@ static int func_repeats(struct ftev_ctx *c, struct ftev_out *o)
 	function_handler(c, o);
 	if (get_val(c, o, "count", &count, true) || get_val(c, o, "top_delta_ts", &top, true) ||
 	    get_val(c, o, "bottom_delta_ts", &bottom, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
-	ftev_out_puts(o, " (count: ");
-	ftev_out_i64(o, (int64_t)count);
-	ftev_out_puts(o, "  last_ts: ");
+	kt_out_puts(o, " (count: ");
+	kt_out_i64(o, (int64_t)count, 0);
+	kt_out_puts(o, "  last_ts: ");
 	ftev_print_event_time(o, tsfmt[c->evs->ts_format <= KTRACE_EVOPT_TS_RAW ? c->evs->ts_format : 0],
 			    c->rec->ts - ((top << 32) | bottom));
-	ftev_out_putc(o, ')');
+	kt_out_putc(o, ')');
 	return 0;
 }
 
-static int kernel_stack(struct ftev_ctx *c, struct ftev_out *o)
+static int kernel_stack(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_field *f = ftev_find_any_field(c->ev, "caller");
 	unsigned ls = (unsigned)c->evs->long_size;
 
 	if (!f) {
-		ftev_out_puts(o, "<CANT FIND FIELD caller>");
+		kt_out_puts(o, "<CANT FIND FIELD caller>");
 		return 0;
 	}
-	ftev_out_puts(o, "<stack trace >\n");
+	kt_out_puts(o, "<stack trace >\n");
 	for (uint64_t off = f->offset; off < c->size; off += ls) {
 		uint64_t addr = off + ls <= c->avail ? ftev_read_number(c->evs, c->data + off, ls) : 0;
 		const struct ftev_sym *fn;
@@ -483,43 +483,43 @@ static int kernel_stack(struct ftev_ctx *c, struct ftev_out *o)
 			break;
 		fn = ftev_find_func(c->evs, addr);
 		if (fn) {
-			ftev_out_puts(o, "=> ");
-			ftev_out_write(o, fn->name, fn->name_len);
-			ftev_out_puts(o, " (");
-			ftev_out_hex(o, addr, false);
-			ftev_out_puts(o, ")\n");
+			kt_out_puts(o, "=> ");
+			kt_out_write(o, fn->name, fn->name_len);
+			kt_out_puts(o, " (");
+			kt_out_hex(o, addr, 0);
+			kt_out_puts(o, ")\n");
 		} else {
-			ftev_out_puts(o, "=> ");
-			ftev_out_hex(o, addr, false);
-			ftev_out_putc(o, '\n');
+			kt_out_puts(o, "=> ");
+			kt_out_hex(o, addr, 0);
+			kt_out_putc(o, '\n');
 		}
 	}
 	return 0;
 }
 
-static int raw_data(struct ftev_ctx *c, struct ftev_out *o)
+static int raw_data(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_field *f;
 	uint64_t id;
 	unsigned ls = (unsigned)c->evs->long_size;
 
 	if (get_val(c, o, "id", &id, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
-	ftev_out_puts(o, "# ");
-	ftev_out_hex(o, id, false);
+	kt_out_puts(o, "# ");
+	kt_out_hex(o, id, 0);
 	f = ftev_find_any_field(c->ev, "buf");
 	if (!f) {
-		ftev_out_puts(o, "<CANT FIND FIELD buf>");
+		kt_out_puts(o, "<CANT FIND FIELD buf>");
 		return 0;
 	}
 	for (uint64_t off = f->offset; off < c->size; off += ls) {
 		uint64_t left = c->size - off, n = left < 8 ? left : 8;   /* sizeof(long) */
 
 		for (uint64_t i = 0; i < n; i++) {
-			ftev_out_putc(o, ' ');
-			ftev_out_hex2(o, c->data[off + i]);
+			kt_out_putc(o, ' ');
+			kt_out_hex2(o, c->data[off + i]);
 		}
 	}
 	return 0;
@@ -527,38 +527,38 @@ static int raw_data(struct ftev_ctx *c, struct ftev_out *o)
 
 /* ---- trace-cmd's function graph ---- */
 
-static void graph_overhead(struct ftev_out *o, uint64_t duration)
+static void graph_overhead(struct ktrace_out *o, uint64_t duration)
 {
 	if (duration == UINT64_MAX)
-		ftev_out_puts(o, "  ");
+		kt_out_puts(o, "  ");
 	else if (duration > 1000000000ULL)
-		ftev_out_puts(o, "$ ");
+		kt_out_puts(o, "$ ");
 	else if (duration > 1000000ULL)
-		ftev_out_puts(o, "# ");
+		kt_out_puts(o, "# ");
 	else if (duration > 100000ULL)
-		ftev_out_puts(o, "! ");
+		kt_out_puts(o, "! ");
 	else if (duration > 10000ULL)
-		ftev_out_puts(o, "+ ");
+		kt_out_puts(o, "+ ");
 	else
-		ftev_out_puts(o, "  ");
+		kt_out_puts(o, "  ");
 }
 
-static void graph_duration(struct ftev_out *o, uint64_t duration)
+static void graph_duration(struct ktrace_out *o, uint64_t duration)
 {
 	size_t start = o->len, len;
 
-	ftev_out_u64(o, duration / 1000);
+	kt_out_u64(o, duration / 1000, 0);
 	if (o->len - start < 7) {
 		char ns[8];
 
 		snprintf(ns, sizeof(ns), ".%03llu", (unsigned long long)(duration % 1000));
-		ftev_out_puts(o, ns);
+		kt_out_puts(o, ns);
 	}
 	len = o->len - start;
-	ftev_out_puts(o, " us ");
+	kt_out_puts(o, " us ");
 	if (len < 7)
-		ftev_out_spaces(o, 7 - len);
-	ftev_out_puts(o, "|  ");
+		kt_out_spaces(o, 7 - len);
+	kt_out_puts(o, "|  ");
 }
 
 /*
@@ -574,7 +574,7 @@ static void graph_duration(struct ftev_out *o, uint64_t duration)
  * nested entry of a function not in kallsyms prints its address, where 3.4 prints
  * ") {" alone; a leaf is found when the next record is the exit whatever its CPU).
  */
-static void fgraph_args(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_sym *fn)
+static void fgraph_args(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_sym *fn)
 {
 	struct ktrace_events *evs = c->evs;
 	const struct ftev_field *f = hfield(c->ev, 0, "args", false);
@@ -592,19 +592,19 @@ static void fgraph_args(struct ftev_ctx *c, struct ftev_out *o, const struct fte
 			    fn->name_len);
 }
 
-static void fgraph_retval(struct ftev_out *o, uint64_t retval)
+static void fgraph_retval(struct ktrace_out *o, uint64_t retval)
 {
 	if (retval >= (uint64_t)-4095) {
-		ftev_out_lit(o, " (ret=");
-		ftev_out_i64(o, (int64_t)retval);
+		kt_out_lit(o, " (ret=");
+		kt_out_i64(o, (int64_t)retval, 0);
 	} else {
-		ftev_out_lit(o, " (ret=0x");
-		ftev_out_hex(o, retval, false);
+		kt_out_lit(o, " (ret=0x");
+		kt_out_hex(o, retval, 0);
 	}
-	ftev_out_putc(o, ')');
+	kt_out_putc(o, ')');
 }
 
-static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
+static int fgraph_entry(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	struct ktrace_event *ret = c->evs->fgraph_ret;
 	const struct ktrace_record *next = c->rec->next;
@@ -616,7 +616,7 @@ static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 		return -1;
 	if (get_common_val(c, o, c->ev, c->rec, "common_pid", &pid, true) ||
 	    get_val(c, o, "func", &func, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	if (next) {
@@ -639,12 +639,12 @@ static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 			c->out_flags |= KTRACE_EVFMT_OUT_CONSUMED_NEXT;
 			if (get_val(&nc, o, "rettime", &rettime, true) ||
 			    get_val(&nc, o, "calltime", &calltime, true)) {
-				ftev_out_putc(o, '!');
+				kt_out_putc(o, '!');
 				return 0;
 			}
 			has_retval = hfield(ret, 1, "retval", false) != NULL;
 			if (has_retval && get_slot(&nc, o, 1, "retval", &retval, true)) {
-				ftev_out_putc(o, '!');
+				kt_out_putc(o, '!');
 				return 0;
 			}
 			graph_overhead(o, rettime - calltime);
@@ -653,34 +653,34 @@ static int fgraph_entry(struct ftev_ctx *c, struct ftev_out *o)
 	}
 	if (!leaf) {
 		graph_overhead(o, UINT64_MAX);
-		ftev_out_puts(o, "           |  ");
+		kt_out_puts(o, "           |  ");
 	}
 	if (get_val(c, o, "depth", &depth, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 0;
 	}
 	for (uint64_t i = 0; i < depth * 2 && i < (1u << 20); i++)
-		ftev_out_putc(o, ' ');
+		kt_out_putc(o, ' ');
 	if (get_val(c, o, "func", &func, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 0;
 	}
 	fn = ftev_find_func(c->evs, func);
 	if (fn) {
-		ftev_out_write(o, fn->name, fn->name_len);
-		ftev_out_putc(o, '(');
+		kt_out_write(o, fn->name, fn->name_len);
+		kt_out_putc(o, '(');
 		fgraph_args(c, o, fn);
-		ftev_out_puts(o, leaf ? ");" : ") {");
+		kt_out_puts(o, leaf ? ");" : ") {");
 	} else {
-		ftev_out_hex(o, func, false);
-		ftev_out_puts(o, leaf ? "();" : "() {");
+		kt_out_hex(o, func, 0);
+		kt_out_puts(o, leaf ? "();" : "() {");
 	}
 	if (has_retval)
 		fgraph_retval(o, retval);
 	return 0;
 }
 
-static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
+static int fgraph_exit(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t rettime, calltime, depth, retval = 0;
 	bool has_retval;
@@ -689,23 +689,23 @@ static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
 		return -1;
 	if (get_val(c, o, "rettime", &rettime, true) ||
 	    get_val(c, o, "calltime", &calltime, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	has_retval = hfield(c->ev, 1, "retval", false) != NULL;
 	if (has_retval && get_slot(c, o, 1, "retval", &retval, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	graph_overhead(o, rettime - calltime);
 	graph_duration(o, rettime - calltime);
 	if (get_val(c, o, "depth", &depth, true)) {
-		ftev_out_putc(o, '!');
+		kt_out_putc(o, '!');
 		return 1;
 	}
 	for (uint64_t i = 0; i < depth * 2 && i < (1u << 20); i++)
-		ftev_out_putc(o, ' ');
-	ftev_out_putc(o, '}');
+		kt_out_putc(o, ' ');
+	kt_out_putc(o, '}');
 	if (has_retval)
 		fgraph_retval(o, retval);
 	return 0;
@@ -713,7 +713,7 @@ static int fgraph_exit(struct ftev_ctx *c, struct ftev_out *o)
 
 /* ---- futex, tlb ---- */
 
-static int futex(struct ftev_ctx *c, struct ftev_out *o)
+static int futex(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	static const struct {
 		const char *name;
@@ -742,29 +742,29 @@ static int futex(struct ftev_ctx *c, struct ftev_out *o)
 	cmd = op & ~(uint64_t)(128 | 256);
 	if (cmd >= sizeof(ops) / sizeof(ops[0]))
 		return 1;
-	ftev_out_puts(o, "op=");
-	ftev_out_puts(o, ops[cmd].name);
+	kt_out_puts(o, "op=");
+	kt_out_puts(o, ops[cmd].name);
 	if (op & 128)
-		ftev_out_puts(o, "|FUTEX_PRIVATE_FLAG");
+		kt_out_puts(o, "|FUTEX_PRIVATE_FLAG");
 	if (op & 256)
-		ftev_out_puts(o, "|FUTEX_CLOCK_REALTIME");
-	ftev_out_printf(o, " uaddr=0x%08llx", (unsigned long long)uaddr);
+		kt_out_puts(o, "|FUTEX_CLOCK_REALTIME");
+	kt_out_printf(o, " uaddr=0x%08llx", (unsigned long long)uaddr);
 	if (ops[cmd].val == 1)
-		ftev_out_printf(o, " val=0x%08llx", (unsigned long long)val);
+		kt_out_printf(o, " val=0x%08llx", (unsigned long long)val);
 	else if (ops[cmd].val == 2)
-		ftev_out_printf(o, " val=%llu", (unsigned long long)val);
+		kt_out_printf(o, " val=%llu", (unsigned long long)val);
 	if (ops[cmd].utime == 1)
-		ftev_out_printf(o, " utime=0x%08llx", (unsigned long long)utime);
+		kt_out_printf(o, " utime=0x%08llx", (unsigned long long)utime);
 	else if (ops[cmd].utime == 2)
-		ftev_out_printf(o, " val2=%llu", (unsigned long long)utime);
+		kt_out_printf(o, " val2=%llu", (unsigned long long)utime);
 	if (ops[cmd].uaddr2)
-		ftev_out_printf(o, " uaddr2=0x%08llx", (unsigned long long)uaddr2);
+		kt_out_printf(o, " uaddr2=0x%08llx", (unsigned long long)uaddr2);
 	if (ops[cmd].val3)
-		ftev_out_printf(o, " val3=0x%08llx", (unsigned long long)val3);
+		kt_out_printf(o, " val3=0x%08llx", (unsigned long long)val3);
 	return 0;
 }
 
-static int tlb_flush(struct ftev_ctx *c, struct ftev_out *o)
+static int tlb_flush(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	static const char *const reasons[] = {
 		"flush on task switch", "remote shootdown", "local shootdown",
@@ -772,29 +772,29 @@ static int tlb_flush(struct ftev_ctx *c, struct ftev_out *o)
 	};
 	uint64_t val;
 
-	ftev_out_puts(o, "pages=");
+	kt_out_puts(o, "pages=");
 	print_num_field(c, o, "", NF_LD, "", "pages", true);
 	if (get_val(c, o, "reason", &val, true) < 0)
 		return -1;
-	ftev_out_puts(o, " reason=");
+	kt_out_puts(o, " reason=");
 	if (val < 4)
-		ftev_out_puts(o, reasons[val]);
-	ftev_out_lit(o, " (");
-	ftev_out_i64(o, (int64_t)val);
-	ftev_out_putc(o, ')');
+		kt_out_puts(o, reasons[val]);
+	kt_out_lit(o, " (");
+	kt_out_i64(o, (int64_t)val, 0);
+	kt_out_putc(o, ')');
 	return 0;
 }
 
 /* ---- mac80211 ---- */
 
-static void mac_string(struct ftev_ctx *c, struct ftev_out *o, const char *name)
+static void mac_string(struct ftev_ctx *c, struct ktrace_out *o, const char *name)
 {
 	const struct ftev_field *f = ftev_find_field(c->ev, name);
 	uint64_t off, len;
 
 	if (!f) {
-		ftev_out_puts(o, "NOTFOUND:");
-		ftev_out_puts(o, name);
+		kt_out_puts(o, "NOTFOUND:");
+		kt_out_puts(o, name);
 		return;
 	}
 	off = f->offset;
@@ -803,7 +803,7 @@ static void mac_string(struct ftev_ctx *c, struct ftev_out *o, const char *name)
 		uint64_t v;
 
 		if (!ftev_field_value(c, f, &v)) {
-			ftev_out_puts(o, "invalid_data_loc");
+			kt_out_puts(o, "invalid_data_loc");
 			return;
 		}
 		off = v & 0xffff;
@@ -817,30 +817,30 @@ static void mac_string(struct ftev_ctx *c, struct ftev_out *o, const char *name)
 		const uint8_t *p = c->data + off;
 		const uint8_t *nul = memchr(p, 0, len);
 
-		ftev_out_write(o, (const char *)p, nul ? (size_t)(nul - p) : len);
+		kt_out_write(o, (const char *)p, nul ? (size_t)(nul - p) : len);
 	}
 }
 
-static int mac80211_bss(struct ftev_ctx *c, struct ftev_out *o)
+static int mac80211_bss(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	static const char *const l1[] = { "assoc", "aid", "cts", "shortpre", "shortslot",
 					  "dtimper" };
 
 	mac_string(c, o, "wiphy_name");
-	ftev_out_puts(o, " vif:");
+	kt_out_puts(o, " vif:");
 	mac_string(c, o, "vif_name");
 	print_num_field(c, o, "(", NF_D, ")", "vif_type", true);
-	ftev_out_putc(o, '\n');
-	ftev_out_spaces(o, 65);
+	kt_out_putc(o, '\n');
+	kt_out_spaces(o, 65);
 	for (size_t i = 0; i < 6; i++) {
 		char pre[24];
 
 		snprintf(pre, sizeof(pre), "%s:", l1[i]);
 		print_num_field(c, o, pre, NF_D, "", l1[i], false);
-		ftev_out_putc(o, ' ');
+		kt_out_putc(o, ' ');
 	}
-	ftev_out_putc(o, '\n');
-	ftev_out_spaces(o, 65);
+	kt_out_putc(o, '\n');
+	kt_out_spaces(o, 65);
 	/* "name:%d" / "name:%#x" */
 	{
 		uint64_t v;
@@ -850,22 +850,22 @@ static int mac80211_bss(struct ftev_ctx *c, struct ftev_out *o)
 			const struct ftev_field *f = ftev_find_field(c->ev, names[i]);
 
 			if (f && ftev_field_value(c, f, &v)) {
-				ftev_out_puts(o, names[i]);
-				ftev_out_putc(o, ':');
+				kt_out_puts(o, names[i]);
+				kt_out_putc(o, ':');
 				put_num(o, (i == 1 || i == 2) ? NF_HASHX : NF_D, v);
 			}
 			if (i < 3)
-				ftev_out_putc(o, ' ');
+				kt_out_putc(o, ' ');
 		}
 	}
-	ftev_out_putc(o, '\n');
-	ftev_out_spaces(o, 65);
+	kt_out_putc(o, '\n');
+	kt_out_spaces(o, 65);
 	{
 		const struct ftev_field *f = ftev_find_field(c->ev, "ht_operation_mode");
 		uint64_t v;
 
 		if (f && ftev_field_value(c, f, &v)) {
-			ftev_out_puts(o, "ht_operation_mode:");
+			kt_out_puts(o, "ht_operation_mode:");
 			put_num(o, NF_D, v);
 		}
 	}
@@ -926,7 +926,7 @@ static const struct {
 	{ 0x402, "EXIT_AVIC_UNACCELERATED_ACCESS" }, { -1, "EXIT_ERR" },
 };
 
-static int exit_reason(struct ftev_ctx *c, struct ftev_out *o, const char *field)
+static int exit_reason(struct ftev_ctx *c, struct ktrace_out *o, const char *field)
 {
 	uint64_t val, isa;
 	const char *reason = NULL;
@@ -951,13 +951,13 @@ static int exit_reason(struct ftev_ctx *c, struct ftev_out *o, const char *field
 		reason = "UNKNOWN-ISA";
 	}
 	if (reason)
-		ftev_out_printf(o, "reason %s", reason);
+		kt_out_printf(o, "reason %s", reason);
 	else
-		ftev_out_printf(o, "reason UNKNOWN (%llu)", (unsigned long long)val);
+		kt_out_printf(o, "reason UNKNOWN (%llu)", (unsigned long long)val);
 	return 0;
 }
 
-static int kvm_exit(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_exit(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t rip, info1, info2;
 
@@ -965,25 +965,25 @@ static int kvm_exit(struct ftev_ctx *c, struct ftev_out *o)
 		return -1;
 	if (get_val(c, o, "guest_rip", &rip, true) < 0)
 		return -1;
-	ftev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
+	kt_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
 	if (get_val(c, o, "info1", &info1, false) >= 0 && get_val(c, o, "info2", &info2, false) >= 0)
-		ftev_out_printf(o, " info %llx %llx", (unsigned long long)info1,
+		kt_out_printf(o, " info %llx %llx", (unsigned long long)info1,
 			      (unsigned long long)info2);
 	return 0;
 }
 
-static int kvm_entry(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_entry(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t rip;
 
 	print_num_field(c, o, " vcpu ", NF_U, "", "vcpu_id", true);
 	if (get_val(c, o, "rip", &rip, true) < 0)
 		return -1;
-	ftev_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
+	kt_out_printf(o, " rip 0x%llx", (unsigned long long)rip);
 	return 0;
 }
 
-static int kvm_emulate_insn(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_emulate_insn(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t rip, csbase, len, flags, failed, off;
 	const struct ftev_field *f;
@@ -994,7 +994,7 @@ static int kvm_emulate_insn(struct ftev_ctx *c, struct ftev_out *o)
 		return -1;
 	f = ftev_find_field(c->ev, "insn");
 	if (!f) {
-		ftev_out_puts(o, "<CANT FIND FIELD insn>");
+		kt_out_puts(o, "<CANT FIND FIELD insn>");
 		return -1;
 	}
 	off = f->offset;
@@ -1006,19 +1006,19 @@ static int kvm_emulate_insn(struct ftev_ctx *c, struct ftev_out *o)
 		if (f->flags & EVF_RELATIVE)
 			off += f->offset + f->size;
 	}
-	ftev_out_printf(o, "%llx:%llx: ", (unsigned long long)csbase, (unsigned long long)rip);
+	kt_out_printf(o, "%llx:%llx: ", (unsigned long long)csbase, (unsigned long long)rip);
 	/* without a disassembler the plugin prints the bytes */
 	for (uint64_t i = 0; i < len && i < 15; i++) {
 		if (i)
-			ftev_out_putc(o, ' ');
-		ftev_out_hex2(o, off + i < c->avail ? c->data[off + i] : 0);
+			kt_out_putc(o, ' ');
+		kt_out_hex2(o, off + i < c->avail ? c->data[off + i] : 0);
 	}
 	if (failed)
-		ftev_out_puts(o, " FAIL");
+		kt_out_puts(o, " FAIL");
 	return 0;
 }
 
-static int kvm_nested_vmexit_inject(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_nested_vmexit_inject(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	if (exit_reason(c, o, "exit_code") < 0)
 		return -1;
@@ -1029,17 +1029,17 @@ static int kvm_nested_vmexit_inject(struct ftev_ctx *c, struct ftev_out *o)
 	return 0;
 }
 
-static int kvm_nested_vmexit(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_nested_vmexit(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t rip;
 
 	if (get_val(c, o, "rip", &rip, true) < 0)
 		return -1;
-	ftev_out_printf(o, " rip %llx", (unsigned long long)rip);
+	kt_out_printf(o, " rip %llx", (unsigned long long)rip);
 	return kvm_nested_vmexit_inject(c, o);
 }
 
-static int kvm_mmu_role(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_mmu_role(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	static const char *const access_str[] = { "---", "--x", "w--", "w-x",
 						  "-u-", "-ux", "wu-", "wux" };
@@ -1050,37 +1050,37 @@ static int kvm_mmu_role(struct ftev_ctx *c, struct ftev_out *o)
 		return -1;
 	w = (unsigned)(int)val;
 	if (!c->evs->big_endian) {
-		ftev_out_printf(o, "%u q%u%s %s%s %spae %snxe %swp%s%s%s", w & 15, (w >> 5) & 3,
+		kt_out_printf(o, "%u q%u%s %s%s %spae %snxe %swp%s%s%s", w & 15, (w >> 5) & 3,
 			      (w >> 7) & 1 ? " direct" : "", access_str[(w >> 8) & 7],
 			      (w >> 11) & 1 ? " invalid" : "", (w >> 4) & 1 ? "" : "!",
 			      (w >> 12) & 1 ? "" : "!", (w >> 13) & 1 ? "" : "!",
 			      (w >> 14) & 1 ? " smep" : "", (w >> 15) & 1 ? " smap" : "",
 			      (w >> 24) & 0xff ? " smm" : "");
 	} else {
-		ftev_out_printf(o, "WORD: %08x", w);
+		kt_out_printf(o, "WORD: %08x", w);
 	}
 	print_num_field(c, o, " root ", NF_U, " ", "root_count", true);
 	if (get_val(c, o, "unsync", &val, true) < 0)
 		return -1;
-	ftev_out_puts(o, val ? "unsync" : "sync");
-	ftev_out_putc(o, 0);
+	kt_out_puts(o, val ? "unsync" : "sync");
+	kt_out_putc(o, 0);
 	return 0;
 }
 
-static int kvm_mmu_get_page(struct ftev_ctx *c, struct ftev_out *o)
+static int kvm_mmu_get_page(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	uint64_t val;
 
 	if (get_val(c, o, "created", &val, true) < 0)
 		return -1;
-	ftev_out_puts(o, val ? "new " : "existing ");
+	kt_out_puts(o, val ? "new " : "existing ");
 	if (get_val(c, o, "gfn", &val, true) < 0)
 		return -1;
-	ftev_out_printf(o, "sp gfn %llx ", (unsigned long long)val);
+	kt_out_printf(o, "sp gfn %llx ", (unsigned long long)val);
 	return kvm_mmu_role(c, o);
 }
 
-int ftev_run_handler(struct ftev_ctx *c, struct ftev_out *o)
+int ftev_run_handler(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	switch (c->ev->handler) {
 	case H_SCHED_SWITCH:
@@ -1159,7 +1159,7 @@ static uint64_t be32s_at(const struct cdb *c, size_t i)
 	return cb24(c, i) | cb(c, i + 1) << 16 | cb(c, i + 2) << 8 | cb(c, i + 3);
 }
 
-void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *p, size_t avail, int len)
+void ftev_scsi_parse_cdb(struct ktrace_out *o, const uint8_t *p, size_t avail, int len)
 {
 	struct cdb c = { p, avail };
 	unsigned op = (unsigned)cb(&c, 0);
@@ -1169,31 +1169,31 @@ void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *p, size_t avail, int
 	(void)len;
 	switch (op) {
 	case 0x08: case 0x0a:   /* READ_6, WRITE_6 */
-		ftev_out_printf(o, "lba=%llu txlen=%llu",
+		kt_out_printf(o, "lba=%llu txlen=%llu",
 			      (unsigned long long)((cb(&c, 1) & 0x1f) << 16 | cb(&c, 2) << 8 | cb(&c, 3)),
 			      (unsigned long long)cb(&c, 4));
 		return;
 	case 0x28: case 0x2f: case 0x2a: case 0x41:   /* READ_10 VERIFY WRITE_10 WRITE_SAME */
-		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+		kt_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
 			      (unsigned long long)(cb(&c, 7) << 8 | cb(&c, 8)),
 			      (unsigned)(cb(&c, 1) >> 5));
 		if (op == 0x41)
-			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+			kt_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
 		return;
 	case 0xa8: case 0xaf: case 0xaa:   /* READ_12 VERIFY_12 WRITE_12 */
-		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
+		kt_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be32s_at(&c, 2),
 			      (unsigned long long)be32s_at(&c, 6), (unsigned)(cb(&c, 1) >> 5));
 		return;
 	case 0x88: case 0x8f: case 0x8a: case 0x93:   /* READ_16 VERIFY_16 WRITE_16 WRITE_SAME_16 */
-		ftev_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be64_at(&c, 2),
+		kt_out_printf(o, "lba=%llu txlen=%llu protect=%u", (unsigned long long)be64_at(&c, 2),
 			      (unsigned long long)be32s_at(&c, 10), (unsigned)(cb(&c, 1) >> 5));
 		if (op == 0x93)
-			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
+			kt_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 1) >> 3 & 1));
 		return;
 	case 0x42: {   /* UNMAP */
 		unsigned regions = (unsigned)(cb(&c, 7) << 8 | cb(&c, 8));
 
-		ftev_out_printf(o, "regions=%u", (regions - 8) / 16);
+		kt_out_printf(o, "regions=%u", (regions - 8) / 16);
 		return;
 	}
 	case 0x9e:     /* SERVICE_ACTION_IN_16 */
@@ -1205,10 +1205,10 @@ void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *p, size_t avail, int
 			cmd = "GET_LBA_STATUS";
 			break;
 		default:
-			ftev_out_lit(o, "UNKNOWN");
+			kt_out_lit(o, "UNKNOWN");
 			return;
 		}
-		ftev_out_printf(o, "%s lba=%llu alloc_len=%u", cmd, (unsigned long long)be64_at(&c, 2),
+		kt_out_printf(o, "%s lba=%llu alloc_len=%u", cmd, (unsigned long long)be64_at(&c, 2),
 			      (unsigned)(cb(&c, 10) << 24 | cb(&c, 11) << 16 | cb(&c, 12) << 8 |
 					 cb(&c, 13)));
 		return;
@@ -1227,19 +1227,19 @@ void ftev_scsi_parse_cdb(struct ftev_out *o, const uint8_t *p, size_t avail, int
 			cmd = "WRITE_SAME";
 			break;
 		default:
-			ftev_out_putc(o, '-');
+			kt_out_putc(o, '-');
 			return;
 		}
-		ftev_out_printf(o, "%s_32 lba=%llu txlen=%llu protect=%u ei_lbrt=%u", cmd,
+		kt_out_printf(o, "%s_32 lba=%llu txlen=%llu protect=%u ei_lbrt=%u", cmd,
 			      (unsigned long long)be64_at(&c, 12), (unsigned long long)be32s_at(&c, 28),
 			      (unsigned)(cb(&c, 10) >> 5),
 			      (unsigned)(cb(&c, 20) << 24 | cb(&c, 21) << 16 | cb(&c, 22) << 8 |
 					 cb(&c, 23)));
 		if (sa32 == 0x0d)
-			ftev_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 10) >> 3 & 1));
+			kt_out_printf(o, " unmap=%u", (unsigned)(cb(&c, 10) >> 3 & 1));
 		return;
 	default:
-		ftev_out_putc(o, '-');
+		kt_out_putc(o, '-');
 		return;
 	}
 }

@@ -100,7 +100,7 @@ static size_t str_len_at(const struct ftev_ctx *c, uint64_t off)
 }
 
 
-static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg);
+static uint64_t run_func(struct ftev_ctx *c, struct ktrace_out *o, struct ftev_arg *arg);
 
 __attribute__((noinline)) static uint64_t field_op(const struct ftev_arg *arg, uint64_t v)
 {
@@ -169,7 +169,7 @@ uint64_t ftev_eval(struct ftev_ctx *c, struct ftev_arg *arg)
 		val = ftev_apply_cast(value_of(c, arg->typecast.item), arg->typecast.cast);
 		break;
 	case PA_FUNC: {
-		struct ftev_out discard = { 0 };
+		struct ktrace_out discard = KT_OUT_MEM(NULL, 0);
 
 		val = run_func(c, &discard, arg);
 		break;
@@ -283,7 +283,7 @@ static const char *const xen_hypercalls[] = {
 };
 
 
-static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg *arg)
+static uint64_t run_func(struct ftev_ctx *c, struct ktrace_out *o, struct ftev_arg *arg)
 {
 	uint64_t args[3] = { 0, 0, 0 };
 	struct ftev_arg *farg = arg->func.args;
@@ -294,13 +294,13 @@ static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg
 	case FN_JBD2_DEV_TO_NAME: {
 		unsigned dev = (unsigned)args[0];
 
-		ftev_out_u64(o, dev >> 20);
-		ftev_out_putc(o, ':');
-		ftev_out_u64(o, dev & ((1u << 20) - 1));
+		kt_out_u64(o, dev >> 20, 0);
+		kt_out_putc(o, ':');
+		kt_out_u64(o, dev & ((1u << 20) - 1), 0);
 		return 0;
 	}
 	case FN_JIFFIES_TO_MSECS:
-		ftev_out_i64(o, (int64_t)args[0]);
+		kt_out_i64(o, (int64_t)args[0], 0);
 		return args[0];
 	case FN_LE16_TO_CPUP: {
 		uint64_t off;
@@ -322,7 +322,7 @@ static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg
 		unsigned op = (unsigned)args[0];
 
 		if (op < sizeof(xen_hypercalls) / sizeof(xen_hypercalls[0]) && xen_hypercalls[op])
-			ftev_out_puts(o, xen_hypercalls[op]);
+			kt_out_puts(o, xen_hypercalls[op]);
 		return 0;
 	}
 	default:
@@ -333,13 +333,13 @@ static uint64_t run_func(struct ftev_ctx *c, struct ftev_out *o, struct ftev_arg
 /* ---- strings (%s) ---- */
 
 /* printf(format, [len_arg,] str) of one segment's specification. */
-static void put_str(struct ftev_out *o, const struct ftev_seg *seg, int len_arg, const char *s,
+static void put_str(struct ktrace_out *o, const struct ftev_seg *seg, int len_arg, const char *s,
 		    size_t n)
 {
 	int width, prec;
 
 	if (!seg || !seg->spec_ok) {
-		ftev_out_write(o, s, n);
+		kt_out_write(o, s, n);
 		return;
 	}
 	width = seg->spec.width;
@@ -360,12 +360,12 @@ static void put_str(struct ftev_out *o, const struct ftev_seg *seg, int len_arg,
 	ftev_out_str(o, &seg->spec, width, prec, s, n);
 }
 
-static void put_cstr(struct ftev_out *o, const struct ftev_seg *seg, int len_arg, const char *s)
+static void put_cstr(struct ktrace_out *o, const struct ftev_seg *seg, int len_arg, const char *s)
 {
 	put_str(o, seg, len_arg, s, strlen(s));
 }
 
-static inline void put_flag(struct ftev_out *o, const struct ftev_seg *seg, int len_arg,
+static inline void put_flag(struct ktrace_out *o, const struct ftev_seg *seg, int len_arg,
 			    const struct ftev_flag_sym *fl)
 {
 	put_str(o, seg, len_arg, fl->str, fl->str_len);
@@ -385,7 +385,7 @@ static bool mask_bytes(const struct ftev_ctx *c, uint64_t off, uint32_t *size)
 	return true;
 }
 
-__attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+__attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[256], *str = small;
@@ -402,12 +402,10 @@ __attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct f
 	}
 	str[str_size] = 0;
 	for (int64_t i = (int64_t)str_size - 2; i >= 0; i -= 2) {
-		static const char hex[] = "0123456789abcdef";
 		uint32_t index = c->evs->big_endian ? size - (len + 1) : len;
 		uint8_t b = byte_at(c, off + index);
 
-		str[i] = hex[b >> 4];
-		str[i + 1] = hex[b & 15];
+		memcpy(str + i, kt_hex_pairs[0] + 2 * b, 2);
 		len++;
 		if (!(len & 3) && i > 0) {
 			i--;
@@ -420,7 +418,7 @@ __attribute__((noinline)) static void print_bitmask(struct ftev_ctx *c, struct f
 }
 
 /* The cpus of a cpumask as "0-3,8" (libtraceevent's print_cpumask_to_seq). */
-static void cpumask_text(struct ftev_ctx *c, struct ftev_out *t, uint64_t off, uint32_t size)
+static void cpumask_text(struct ftev_ctx *c, struct ktrace_out *t, uint64_t off, uint32_t size)
 {
 	int64_t firstone = -1, firstzero = -1;
 	uint64_t nbits = (uint64_t)size * 8;
@@ -451,12 +449,12 @@ static void cpumask_text(struct ftev_ctx *c, struct ftev_out *t, uint64_t off, u
 				break;
 			}
 			if (!first)
-				ftev_out_putc(t, ',');
+				kt_out_putc(t, ',');
 			first = false;
-			ftev_out_u64(t, (uint64_t)firstone);
+			kt_out_u64(t, (uint64_t)firstone, 0);
 			if (firstzero > firstone + 1) {
-				ftev_out_putc(t, '-');
-				ftev_out_u64(t, (uint64_t)(firstzero - 1));
+				kt_out_putc(t, '-');
+				kt_out_u64(t, (uint64_t)(firstzero - 1), 0);
 			}
 			firstzero = firstone = -1;
 			if (!byte)
@@ -465,11 +463,11 @@ static void cpumask_text(struct ftev_ctx *c, struct ftev_out *t, uint64_t off, u
 	}
 }
 
-__attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+__attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg,
 			  int len_arg, uint64_t off, uint32_t size)
 {
 	char small[512];
-	struct ftev_out t = { .buf = small, .cap = sizeof(small) };
+	struct ktrace_out t = KT_OUT_MEM(small, sizeof(small));
 
 	cpumask_text(c, &t, off, size);
 	if (t.len <= t.cap) {
@@ -480,7 +478,7 @@ __attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct f
 
 		if (!big)
 			return;
-		t = (struct ftev_out){ .buf = big, .cap = need };
+		t = KT_OUT_MEM(big, need);
 		cpumask_text(c, &t, off, size);
 		put_str(o, seg, len_arg, big, need);
 		free(big);
@@ -488,7 +486,7 @@ __attribute__((noinline)) static void print_cpumask(struct ftev_ctx *c, struct f
 }
 
 /* __print_flags: the names of the flags set in val, then what is left in hex. */
-static void print_flags(struct ftev_out *o, const struct ftev_seg *seg, int len_arg,
+static void print_flags(struct ktrace_out *o, const struct ftev_seg *seg, int len_arg,
 			const struct ftev_arg *arg, int64_t val, bool print)
 {
 	for (struct ftev_flag_sym *fl = arg->flags.flags; fl; fl = fl->next) {
@@ -500,7 +498,7 @@ static void print_flags(struct ftev_out *o, const struct ftev_seg *seg, int len_
 		}
 		if (fl->fval > 0 && (val & fl->fval) == fl->fval) {
 			if (print && arg->flags.delim)
-				ftev_out_puts(o, arg->flags.delim);
+				kt_out_puts(o, arg->flags.delim);
 			put_flag(o, seg, len_arg, fl);
 			print = true;
 			val &= ~fl->fval;
@@ -508,13 +506,13 @@ static void print_flags(struct ftev_out *o, const struct ftev_seg *seg, int len_
 	}
 	if (val) {
 		if (print && arg->flags.delim)
-			ftev_out_puts(o, arg->flags.delim);
-		ftev_out_puts(o, "0x");
-		ftev_out_hex(o, (uint64_t)val, false);
+			kt_out_puts(o, arg->flags.delim);
+		kt_out_puts(o, "0x");
+		kt_out_hex(o, (uint64_t)val, 0);
 	}
 }
 
-static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+static void print_str_arg(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg,
 			  int len_arg, struct ftev_arg *arg, int depth)
 {
 	if (!arg || depth > EV_EVAL_DEPTH)
@@ -543,9 +541,9 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 			const struct ftev_printk *pk = ftev_find_printk(c->evs, addr);
 
 			if (pk)
-				ftev_out_puts(o, pk->fmt);
+				kt_out_puts(o, pk->fmt);
 			else
-				ftev_out_hex(o, addr, false);
+				kt_out_hex(o, addr, 0);
 			return;
 		}
 		/* zero-sized fields mean the rest of the record */
@@ -579,7 +577,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 			}
 			for (int k = 0; fc && k < FTEV_FLAGS_CACHE; k++) {
 				if (fc->len[k] && fc->val[k] == val) {
-					ftev_out_write(o, fc->text[k], fc->len[k] - 1u);
+					kt_out_write(o, fc->text[k], fc->len[k] - 1u);
 					return;
 				}
 			}
@@ -609,8 +607,8 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 			}
 		}
 		if (!fl) {
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, (uint64_t)val, false);
+			kt_out_puts(o, "0x");
+			kt_out_hex(o, (uint64_t)val, 0);
 		}
 		return;
 	}
@@ -635,8 +633,8 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		len = (uint32_t)value_of(c, arg->hex.size);
 		for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 			if (i && arg->type == PA_HEX)
-				ftev_out_putc(o, ' ');
-			ftev_out_hex2(o, c->data[off + i]);
+				kt_out_putc(o, ' ');
+			kt_out_hex2(o, c->data[off + i]);
 		}
 		return;
 	}
@@ -662,13 +660,13 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		el_size = (int)value_of(c, arg->int_array.el_size);
 		for (uint64_t i = 0; i < len && off < c->avail; i++) {
 			if (i)
-				ftev_out_putc(o, ' ');
+				kt_out_putc(o, ' ');
 			switch (el_size) {
 			case 1: case 2: case 4: case 8:
-				ftev_out_u64(o, read_host(c, off, (unsigned)el_size));
+				kt_out_u64(o, read_host(c, off, (unsigned)el_size), 0);
 				break;
 			default:
-				ftev_out_printf(o, "BAD SIZE:%d 0x%x", el_size, byte_at(c, off));
+				kt_out_printf(o, "BAD SIZE:%d 0x%x", el_size, byte_at(c, off));
 				el_size = 1;
 				break;
 			}
@@ -725,7 +723,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 
 /* ---- numbers ---- */
 
-static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+static void print_arg_number(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg,
 			     int plen, bool has_plen)
 {
 	uint64_t val = value_of(c, seg->arg);
@@ -759,7 +757,7 @@ static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struc
 			snprintf(buf, sizeof(buf), fmt, plen, (long long)val);
 		else
 			snprintf(buf, sizeof(buf), fmt, (long long)val);
-		ftev_out_puts(o, buf);
+		kt_out_puts(o, buf);
 		return;
 	}
 	width = seg->spec.width;
@@ -786,20 +784,20 @@ static void print_arg_number(struct ftev_ctx *c, struct ftev_out *o, const struc
 /* ---- %p ---- */
 
 /* glibc's %p */
-static inline void put_pointer(struct ftev_out *o, uint64_t val)
+static inline void put_pointer(struct ktrace_out *o, uint64_t val)
 {
 	if (!val) {
-		ftev_out_lit(o, "(nil)");
+		kt_out_lit(o, "(nil)");
 	} else {
-		ftev_out_lit(o, "0x");
-		ftev_out_hex(o, val, false);
+		kt_out_lit(o, "0x");
+		kt_out_hex(o, val, 0);
 	}
 }
 
-static void out_type_not_field(struct ftev_out *o, const struct ftev_arg *arg)
+static void out_type_not_field(struct ktrace_out *o, const struct ftev_arg *arg)
 {
-	ftev_out_puts(o, "ARG TYPE NOT FIELD BUT ");
-	ftev_out_u64(o, arg->type);
+	kt_out_puts(o, "ARG TYPE NOT FIELD BUT ");
+	kt_out_u64(o, arg->type, 0);
 }
 
 static struct ftev_arg *skip_casts(struct ftev_arg *arg)
@@ -809,27 +807,27 @@ static struct ftev_arg *skip_casts(struct ftev_arg *arg)
 	return arg;
 }
 
-static void print_function(struct ftev_ctx *c, struct ftev_out *o, char how, struct ftev_arg *arg)
+static void print_function(struct ftev_ctx *c, struct ktrace_out *o, char how, struct ftev_arg *arg)
 {
 	uint64_t val = value_of(c, arg);
 	const struct ftev_sym *f = ftev_find_func(c->evs, val);
 
 	if (f) {
-		ftev_out_write(o, f->name, f->name_len);
+		kt_out_write(o, f->name, f->name_len);
 		if (how == 'F' || how == 'S') {
-			ftev_out_puts(o, "+0x");
-			ftev_out_hex(o, val - f->addr, false);
+			kt_out_puts(o, "+0x");
+			kt_out_hex(o, val - f->addr, 0);
 		}
 	} else {
-		ftev_out_puts(o, "0x");
-		ftev_out_hex(o, val, false);
+		kt_out_puts(o, "0x");
+		kt_out_hex(o, val, 0);
 	}
 }
 
 /* The fixed-size field a %p extension (MAC, IPv4, IPv6, UUID) prints, checked in
  * libtraceevent's order; NULL when that is all (a helper function's text or the reason
  * was printed, or there is no field). */
-static const struct ftev_field *ext_field(struct ftev_ctx *c, struct ftev_out *o,
+static const struct ftev_field *ext_field(struct ftev_ctx *c, struct ktrace_out *o,
 					 struct ftev_arg *arg, uint32_t size, const char *invalid)
 {
 	const struct ftev_field *f;
@@ -846,13 +844,13 @@ static const struct ftev_field *ext_field(struct ftev_ctx *c, struct ftev_out *o
 	}
 	f = arg->field.field;
 	if (f && f->size != size) {
-		ftev_out_puts(o, invalid);
+		kt_out_puts(o, invalid);
 		return NULL;
 	}
 	return f;
 }
 
-__attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ftev_out *o, const char *fmt, struct ftev_arg *arg)
+__attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ktrace_out *o, const char *fmt, struct ftev_arg *arg)
 {
 	const char *sep = ":";
 	bool reverse = fmt[1] == 'R';
@@ -866,37 +864,37 @@ __attribute__((noinline)) static void print_mac(struct ftev_ctx *c, struct ftev_
 		sep = "-";
 	for (int i = 0; i < 6; i++) {
 		if (i)
-			ftev_out_puts(o, sep);
-		ftev_out_hex2(o, byte_at(c, f->offset + (reverse ? 5 - i : i)));
+			kt_out_puts(o, sep);
+		kt_out_hex2(o, byte_at(c, f->offset + (reverse ? 5 - i : i)));
 	}
 }
 
-static void print_ip4(struct ftev_ctx *c, struct ftev_out *o, char i, bool reverse, uint64_t off)
+static void print_ip4(struct ftev_ctx *c, struct ktrace_out *o, char i, bool reverse, uint64_t off)
 {
 	for (int k = 0; k < 4; k++) {
 		unsigned b = byte_at(c, off + (reverse ? 3 - k : k));
 
 		if (k)
-			ftev_out_putc(o, '.');
+			kt_out_putc(o, '.');
 		if (i == 'i')
-			ftev_out_printf(o, "%03u", b);
+			kt_out_printf(o, "%03u", b);
 		else
-			ftev_out_u64(o, b);
+			kt_out_u64(o, b, 0);
 	}
 }
 
-static void print_ip6(struct ftev_ctx *c, struct ftev_out *o, char i, uint64_t off)
+static void print_ip6(struct ftev_ctx *c, struct ktrace_out *o, char i, uint64_t off)
 {
 	for (int j = 0; j < 16; j += 2) {
-		ftev_out_hex2(o, byte_at(c, off + j));
-		ftev_out_hex2(o, byte_at(c, off + j + 1));
+		kt_out_hex2(o, byte_at(c, off + j));
+		kt_out_hex2(o, byte_at(c, off + j + 1));
 		if (i == 'I' && j < 14)
-			ftev_out_putc(o, ':');
+			kt_out_putc(o, ':');
 	}
 }
 
 /* Compressed IPv6 (%pI6c), with IPv4-mapped and ISATAP addresses ending in a.b.c.d. */
-__attribute__((noinline)) static void print_ip6c(struct ftev_ctx *c, struct ftev_out *o, uint64_t off)
+__attribute__((noinline)) static void print_ip6c(struct ftev_ctx *c, struct ktrace_out *o, uint64_t off)
 {
 	uint8_t a[16];
 	uint16_t w[8];
@@ -924,22 +922,22 @@ __attribute__((noinline)) static void print_ip6c(struct ftev_ctx *c, struct ftev
 	for (int k = 0; k < range; k++) {
 		if (k == colonpos) {
 			if (needcolon || k == 0)
-				ftev_out_putc(o, ':');
-			ftev_out_putc(o, ':');
+				kt_out_putc(o, ':');
+			kt_out_putc(o, ':');
 			needcolon = false;
 			k += longest - 1;
 			continue;
 		}
 		if (needcolon) {
-			ftev_out_putc(o, ':');
+			kt_out_putc(o, ':');
 			needcolon = false;
 		}
-		ftev_out_hex(o, w[k], false);
+		kt_out_hex(o, w[k], 0);
 		needcolon = true;
 	}
 	if (v4) {
 		if (needcolon)
-			ftev_out_putc(o, ':');
+			kt_out_putc(o, ':');
 		print_ip4(c, o, 'I', false, off + 12);
 	}
 }
@@ -962,7 +960,7 @@ static int ip4_order(struct ftev_ctx *c, const char *p, bool *reverse)
 	}
 }
 
-__attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ftev_out *o, const char *p, struct ftev_arg *arg)
+__attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ktrace_out *o, const char *p, struct ftev_arg *arg)
 {
 	char i = p[0];
 	const struct ftev_field *f;
@@ -1028,36 +1026,36 @@ __attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ftev_o
 			off = o32;
 		} else {
 			if (arg) {
-				ftev_out_puts(o, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
-				ftev_out_u64(o, arg->type);
+				kt_out_puts(o, "ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
+				kt_out_u64(o, arg->type, 0);
 			}
 			return;
 		}
 		family = (unsigned)read_host(c, off, 2);
 		if (family == 2) {          /* AF_INET */
 			if (len < 16) {
-				ftev_out_puts(o, "INVALIDIPv4");
+				kt_out_puts(o, "INVALIDIPv4");
 				return;
 			}
 			print_ip4(c, o, i, reverse, off + 4);
 			if (have_p) {
-				ftev_out_putc(o, ':');
-				ftev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
+				kt_out_putc(o, ':');
+				kt_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)), 0);
 			}
 		} else if (family == 10) {  /* AF_INET6 */
 			if (len < 28) {
-				ftev_out_puts(o, "INVALIDIPv6");
+				kt_out_puts(o, "INVALIDIPv6");
 				return;
 			}
 			if (have_p)
-				ftev_out_putc(o, '[');
+				kt_out_putc(o, '[');
 			if (have_c)
 				print_ip6c(c, o, off + 8);
 			else
 				print_ip6(c, o, i, off + 8);
 			if (have_p) {
-				ftev_out_puts(o, "]:");
-				ftev_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)));
+				kt_out_puts(o, "]:");
+				kt_out_u64(o, (unsigned)(byte_at(c, off + 2) << 8 | byte_at(c, off + 3)), 0);
 			}
 		}
 		return;
@@ -1067,7 +1065,7 @@ __attribute__((noinline)) static void print_ip(struct ftev_ctx *c, struct ftev_o
 	}
 }
 
-__attribute__((noinline)) static void print_uuid(struct ftev_ctx *c, struct ftev_out *o, const char *p, struct ftev_arg *arg)
+__attribute__((noinline)) static void print_uuid(struct ftev_ctx *c, struct ktrace_out *o, const char *p, struct ftev_arg *arg)
 {
 	static const int guid_index[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
 	bool upper = false, guid = false;
@@ -1091,15 +1089,15 @@ __attribute__((noinline)) static void print_uuid(struct ftev_ctx *c, struct ftev
 		uint8_t b = byte_at(c, f->offset + (guid ? guid_index[k] : k));
 
 		if (upper)
-			ftev_out_printf(o, "%02X", b);
+			kt_out_printf(o, "%02X", b);
 		else
-			ftev_out_hex2(o, b);
+			kt_out_hex2(o, b);
 		if (k == 3 || k == 5 || k == 7 || k == 9)
-			ftev_out_putc(o, '-');
+			kt_out_putc(o, '-');
 	}
 }
 
-__attribute__((noinline)) static void print_raw_buff(struct ftev_ctx *c, struct ftev_out *o, const char *p,
+__attribute__((noinline)) static void print_raw_buff(struct ftev_ctx *c, struct ktrace_out *o, const char *p,
 			   struct ftev_arg *arg, int plen)
 {
 	const char *delim = " ";
@@ -1130,14 +1128,14 @@ __attribute__((noinline)) static void print_raw_buff(struct ftev_ctx *c, struct 
 		plen = (int)len;
 	if (plen < 1)
 		return;
-	ftev_out_hex2(o, byte_at(c, off));
+	kt_out_hex2(o, byte_at(c, off));
 	for (int k = 1; k < plen && off + (uint64_t)k < c->avail; k++) {
-		ftev_out_puts(o, delim);
-		ftev_out_hex2(o, byte_at(c, off + (uint64_t)k));
+		kt_out_puts(o, delim);
+		kt_out_hex2(o, byte_at(c, off + (uint64_t)k));
 	}
 }
 
-static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg,
+static void print_arg_pointer(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg,
 			      int plen)
 {
 	struct ftev_arg *arg = seg->arg;
@@ -1146,7 +1144,7 @@ static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const stru
 	if (!arg)
 		return;
 	if (arg->type == PA_BSTRING) {
-		ftev_out_write(o, arg->string.string, arg->string.slen);
+		kt_out_write(o, arg->string.string, arg->string.slen);
 		return;
 	}
 	while (*p && *p != 'p')
@@ -1176,7 +1174,7 @@ static void print_arg_pointer(struct ftev_ctx *c, struct ftev_out *o, const stru
 }
 
 /* libtraceevent's print_parse_data. */
-static void print_seg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_seg *seg)
+static void print_seg(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_seg *seg)
 {
 	int len_arg = 0;
 
@@ -1201,7 +1199,7 @@ static void print_seg(struct ftev_ctx *c, struct ftev_out *o, const struct ftev_
 		}
 		break;
 	case SEG_STRING:
-		ftev_out_write(o, seg->format, seg->flen);
+		kt_out_write(o, seg->format, seg->flen);
 		break;
 	}
 }
@@ -1374,7 +1372,7 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	return bp;
 }
 
-static void bprint_print(struct ftev_ctx *c, struct ftev_out *o)
+static void bprint_print(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	struct ktrace_events *evs = c->evs;
 	struct ktrace_event *ev = c->ev;
@@ -1445,10 +1443,10 @@ static void bprint_print(struct ftev_ctx *c, struct ftev_out *o)
 
 /* ---- the whole event ---- */
 
-void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
+void ftev_pretty_print(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	if (c->ev->flags & EV_FAILED) {
-		ftev_out_puts(o, "[FAILED TO PARSE]");
+		kt_out_puts(o, "[FAILED TO PARSE]");
 		ftev_print_fields(c, o);
 		return;
 	}
@@ -1459,7 +1457,7 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 	if (!c->ev->steps) {
 		for (const struct ftev_seg *seg = c->ev->segs; seg; seg = seg->next) {
 			if (seg->type == SEG_STRING)
-				ftev_out_write(o, seg->format, seg->flen);
+				kt_out_write(o, seg->format, seg->flen);
 			else
 				print_seg(c, o, seg);
 		}
@@ -1469,7 +1467,7 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 		uint64_t val;
 
 		if (st->lit_len)
-			ftev_out_write(o, st->lit, st->lit_len);
+			kt_out_write(o, st->lit, st->lit_len);
 		switch (st->kind) {
 		case STEP_LAST:
 			return;
@@ -1480,17 +1478,17 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 			if (st->sgn) {
 				val = (uint64_t)((int64_t)(val << st->shift) >> st->shift);
 				if (st->conv == 'd') {
-					ftev_out_i64(o, (int64_t)val);
+					kt_out_i64(o, (int64_t)val, 0);
 					break;
 				}
 			} else {
 				val = val << st->shift >> st->shift;
 				if (st->conv == 'u') {
-					ftev_out_u64(o, val);
+					kt_out_u64(o, val, 0);
 					break;
 				}
 			}
-			ftev_out_hex(o, val, st->conv == 'X');
+			kt_out_hex_case(o, val, 0, st->conv == 'X');
 			break;
 		case STEP_ZPAD:
 			val = value_of(c, st->seg->arg);
@@ -1516,7 +1514,7 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 			const char *str = value_of(c, st->seg->arg->op.left) ? r->op.left->atom.atom
 									: r->op.right->atom.atom;
 
-			ftev_out_write(o, str, strlen(str));
+			kt_out_write(o, str, strlen(str));
 			break;
 		}
 		case STEP_DYNSTR: {
@@ -1527,7 +1525,7 @@ void ftev_pretty_print(struct ftev_ctx *c, struct ftev_out *o)
 				break;
 			dyn_offset(c, f, &off, &len);
 			if (len && off < c->avail)
-				ftev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
+				kt_out_write(o, (const char *)c->data + off, str_len_at(c, off));
 			break;
 		}
 		default:
@@ -1553,7 +1551,7 @@ static bool printable_array(const struct ftev_ctx *c, uint64_t off, uint64_t len
 	return true;
 }
 
-static void print_field_raw(struct ftev_ctx *c, struct ftev_out *o, struct ftev_field *f)
+static void print_field_raw(struct ftev_ctx *c, struct ktrace_out *o, struct ftev_field *f)
 {
 	if (f->flags & EVF_ARRAY) {
 		uint64_t off, len;
@@ -1570,15 +1568,15 @@ static void print_field_raw(struct ftev_ctx *c, struct ftev_out *o, struct ftev_
 		}
 		if ((f->flags & EVF_STRING) && printable_array(c, off, len)) {
 			if (off < c->avail)
-				ftev_out_write(o, (const char *)c->data + off, str_len_at(c, off));
+				kt_out_write(o, (const char *)c->data + off, str_len_at(c, off));
 		} else {
-			ftev_out_puts(o, "ARRAY[");
+			kt_out_puts(o, "ARRAY[");
 			for (uint64_t i = 0; i < len && off + i < c->avail; i++) {
 				if (i)
-					ftev_out_puts(o, ", ");
-				ftev_out_hex2(o, c->data[off + i]);
+					kt_out_puts(o, ", ");
+				kt_out_hex2(o, c->data[off + i]);
 			}
-			ftev_out_putc(o, ']');
+			kt_out_putc(o, ']');
 			f->flags &= ~EVF_STRING;   /* libtraceevent remembers this */
 		}
 		return;
@@ -1587,40 +1585,40 @@ static void print_field_raw(struct ftev_ctx *c, struct ftev_out *o, struct ftev_
 		uint64_t val = read_at(c, f->offset, f->size);
 
 		if (f->flags & EVF_POINTER) {
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, val, false);
+			kt_out_puts(o, "0x");
+			kt_out_hex(o, val, 0);
 		} else if (f->flags & EVF_SIGNED) {
 			switch (f->size) {
 			case 4:
 				if (f->flags & EVF_LONG) {
-					ftev_out_puts(o, "0x");
-					ftev_out_hex(o, (uint32_t)val, false);
+					kt_out_puts(o, "0x");
+					kt_out_hex(o, (uint32_t)val, 0);
 				} else {
-					ftev_out_i64(o, (int32_t)val);
+					kt_out_i64(o, (int32_t)val, 0);
 				}
 				break;
 			case 2:
-				ftev_out_printf(o, "%2d", (int16_t)val);
+				kt_out_printf(o, "%2d", (int16_t)val);
 				break;
 			case 1:
-				ftev_out_i64(o, (int8_t)val);
+				kt_out_i64(o, (int8_t)val, 0);
 				break;
 			default:
-				ftev_out_i64(o, (int64_t)val);
+				kt_out_i64(o, (int64_t)val, 0);
 				break;
 			}
 		} else if (f->flags & EVF_LONG) {
-			ftev_out_puts(o, "0x");
-			ftev_out_hex(o, val, false);
+			kt_out_puts(o, "0x");
+			kt_out_hex(o, val, 0);
 		} else {
-			ftev_out_u64(o, val);
+			kt_out_u64(o, val, 0);
 		}
 	}
 }
 
 /* libtraceevent's print_field: the field through its print fmt conversion when the
  * print fmt uses it directly, else its raw value. */
-static void print_field(struct ftev_ctx *c, struct ftev_out *o, struct ftev_field *f,
+static void print_field(struct ftev_ctx *c, struct ktrace_out *o, struct ftev_field *f,
 			const struct ftev_seg **parse_ptr)
 {
 	const struct ftev_seg *parse = *parse_ptr, *start;
@@ -1642,7 +1640,7 @@ static void print_field(struct ftev_ctx *c, struct ftev_out *o, struct ftev_fiel
 			goto next;
 		}
 		if (has_0x)
-			ftev_out_puts(o, "0x");
+			kt_out_puts(o, "0x");
 		print_seg(c, o, parse);
 		*parse_ptr = parse->next;
 		return;
@@ -1653,20 +1651,20 @@ raw:
 	print_field_raw(c, o, f);
 }
 
-void ftev_print_fields(struct ftev_ctx *c, struct ftev_out *o)
+void ftev_print_fields(struct ftev_ctx *c, struct ktrace_out *o)
 {
 	const struct ftev_seg *parse = (c->ev->flags & EV_ISBPRINT) ? NULL : c->ev->segs;
 
 	for (struct ftev_field *f = c->ev->fields; f; f = f->next) {
-		ftev_out_putc(o, ' ');
-		ftev_out_write(o, f->name, f->name_len);
-		ftev_out_putc(o, '=');
+		kt_out_putc(o, ' ');
+		kt_out_write(o, f->name, f->name_len);
+		kt_out_putc(o, '=');
 		print_field(c, o, f, &parse);
 	}
 }
 
 /* tep_print_event's "%<prec>.<div>d" time format. */
-void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts)
+void ftev_print_event_time(struct ktrace_out *o, const char *format, uint64_t ts)
 {
 	const char *divstr;
 	int prec = 0, div = 0;
@@ -1690,10 +1688,10 @@ void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts)
 		}
 	}
 	if (p10 > 1)
-		ftev_out_printf(o, "%5llu.%0*llu", (unsigned long long)(ts / p10), prec,
+		kt_out_printf(o, "%5llu.%0*llu", (unsigned long long)(ts / p10), prec,
 			      (unsigned long long)(ts % p10));
 	else
-		ftev_out_printf(o, "%12llu", (unsigned long long)ts);
+		kt_out_printf(o, "%12llu", (unsigned long long)ts);
 }
 
 /* ---- entry points ---- */
@@ -1701,17 +1699,18 @@ void ftev_print_event_time(struct ftev_out *o, const char *format, uint64_t ts)
 static size_t format_record(struct ktrace_events *evs, const struct ktrace_record *rec,
 			    unsigned flags, char *buf, size_t cap, unsigned *out_flags, struct kt_nums *nums)
 {
-	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0, .nums = nums };
+	struct ktrace_out o = KT_OUT_MEM(buf, cap ? cap - 1 : 0);
 	struct ftev_ctx c = { 0 };
 	const struct ktrace_event *ev;
 
+	o.nums = nums;
 	if (nums)
 		nums->n = 0;
 	if (out_flags)
 		*out_flags = 0;
 	ev = ktrace_event_record_event(evs, rec);
 	if (!ev) {
-		ftev_out_puts(&o, "[UNKNOWN EVENT]");
+		kt_out_puts(&o, "[UNKNOWN EVENT]");
 	} else {
 		ftev_ctx_init(&c, evs, rec, ev);
 		if (flags & KTRACE_EVFMT_RAW) {
@@ -1747,7 +1746,7 @@ size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *r
 size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_record *rec,
 			     char *buf, size_t cap)
 {
-	struct ftev_out o = { .buf = buf, .cap = cap ? cap - 1 : 0 };
+	struct ktrace_out o = KT_OUT_MEM(buf, cap ? cap - 1 : 0);
 	const uint8_t *data = rec->data;
 	uint32_t size = rec->avail > rec->size ? rec->avail : rec->size;
 	int lat_flags, pc, lock_depth = 0, migrate_disable = 0;
@@ -1783,28 +1782,28 @@ size_t ktrace_event_latency(struct ktrace_events *evs, const struct ktrace_recor
 	}
 	hardirq = lat_flags & 0x08;
 	softirq = lat_flags & 0x10;
-	ftev_out_putc(&o, (lat_flags & 0x01) ? 'd' : (lat_flags & 0x02) ? 'X' : '.');
-	ftev_out_putc(&o, (lat_flags & 0x04) ? 'N' : '.');
-	ftev_out_putc(&o, (hardirq && softirq) ? 'H' : hardirq ? 'h' : softirq ? 's' : '.');
+	kt_out_putc(&o, (lat_flags & 0x01) ? 'd' : (lat_flags & 0x02) ? 'X' : '.');
+	kt_out_putc(&o, (lat_flags & 0x04) ? 'N' : '.');
+	kt_out_putc(&o, (hardirq && softirq) ? 'H' : hardirq ? 'h' : softirq ? 's' : '.');
 	if (pc & 0xf)
-		ftev_out_hex(&o, (unsigned)pc & 0xf, false);
+		kt_out_hex(&o, (unsigned)pc & 0xf, 0);
 	else
-		ftev_out_putc(&o, '.');
+		kt_out_putc(&o, '.');
 	if (pc & 0xf0)
-		ftev_out_hex(&o, (unsigned)(pc >> 4), false);
+		kt_out_hex(&o, (unsigned)(pc >> 4), 0);
 	else
-		ftev_out_putc(&o, '.');
+		kt_out_putc(&o, '.');
 	if (evs->migrate_disable_exists) {
 		if (migrate_disable < 0)
-			ftev_out_putc(&o, '.');
+			kt_out_putc(&o, '.');
 		else
-			ftev_out_i64(&o, migrate_disable);
+			kt_out_i64(&o, migrate_disable, 0);
 	}
 	if (evs->lock_depth_exists) {
 		if (lock_depth < 0)
-			ftev_out_putc(&o, '.');
+			kt_out_putc(&o, '.');
 		else
-			ftev_out_i64(&o, lock_depth);
+			kt_out_i64(&o, lock_depth, 0);
 	}
 	if (cap)
 		buf[o.len < cap - 1 ? o.len : cap - 1] = 0;

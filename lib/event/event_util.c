@@ -95,127 +95,17 @@ void ftev_arena_free(struct ftev_arena *a)
 	a->total = 0;
 }
 
-/* ---- string builder ---- */
-
-void ftev_str_add(struct ftev_str *s, const char *p, size_t n)
-{
-	if (s->oom)
-		return;
-	if (s->len + n + 1 > s->cap) {
-		if (kt_grow((void **)&s->p, &s->cap, s->len + n + 1, 1)) {
-			s->oom = true;
-			return;
-		}
-	}
-	memcpy(s->p + s->len, p, n);
-	s->len += n;
-	s->p[s->len] = 0;
-}
-
-void ftev_str_free(struct ftev_str *s)
-{
-	free(s->p);
-	memset(s, 0, sizeof(*s));
-}
-
 /* ---- output ---- */
 
-void ftev_out_write_slow(struct ftev_out *o, const char *p, size_t n)
-{
-	if (o->len < o->cap) {
-		size_t room = o->cap - o->len;
-
-		memcpy(o->buf + o->len, p, n < room ? n : room);
-	}
-	o->len += n;
-}
-
-void ftev_out_spaces(struct ftev_out *o, size_t n)
-{
-	static const char sp[32] = "                                ";
-
-	while (n) {
-		size_t k = n < 32 ? n : 32;
-
-		ftev_out_write(o, sp, k);
-		n -= k;
-	}
-}
-
-static void out_fill(struct ftev_out *o, char c, size_t n)
+static void out_fill(struct ktrace_out *o, char c, size_t n)
 {
 	while (n--)
-		ftev_out_putc(o, c);
-}
-
-const char ftev_dec_pairs[200] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-const char ftev_hex_pairs[2][512] = {
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
-	"000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-	"202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-	"404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-	"606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-	"808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-	"A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-	"C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF",
-};
-
-bool ftev_note_num(struct ftev_out *o, size_t at, unsigned len, uint64_t v, unsigned hex)
-{
-	struct kt_nums *m = o->nums;
-	struct kt_num *x;
-
-	if (m->n >= KT_NUMS_MAX || at + len > o->cap || at > UINT32_MAX || (hex ? hex > 16 : len > 15))
-		return false;
-	x = &m->v[m->n++];
-	x->value = v;
-	x->at = (uint32_t)at;
-	x->len = (uint8_t)len;
-	x->hex = (uint8_t)hex;
-	return true;
-}
-
-void ftev_out_num_slow(struct ftev_out *o, uint64_t v, bool hex, bool upper)
-{
-	char buf[24];
-	unsigned n = hex ? ftev_hex_len(v) : ftev_dec_len(v);
-
-	if (hex)
-		ftev_put_hex(buf + n, v, n, upper);
-	else
-		ftev_put_dec(buf + n, v);
-	ftev_out_write(o, buf, n);
-}
-
-static void out_put(void *ctx, const char *p, size_t n)
-{
-	ftev_out_write(ctx, p, n);
-}
-
-void ftev_out_printf(struct ftev_out *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kt_vformat(out_put, o, fmt, ap);
-	va_end(ap);
+		kt_out_putc(o, c);
 }
 
 /* ---- conversion specifications ---- */
 
-void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_int_full(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		     uint64_t value, bool is_signed);
 
 bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec)
@@ -287,26 +177,26 @@ bool ftev_spec_parse(const char *fmt, struct ftev_spec *spec)
 	return p[1] == 0;
 }
 
-void ftev_out_zero_padded(struct ftev_out *o, uint64_t value, unsigned width, char conv)
+void ftev_out_zero_padded(struct ktrace_out *o, uint64_t value, unsigned width, char conv)
 {
 	char buf[24];
 	bool hex = conv == 'x' || conv == 'X';
-	unsigned n = hex ? ftev_hex_len(value) : ftev_dec_len(value);
+	unsigned n = hex ? kt_hex_len(value) : kt_dec_len(value);
 	unsigned w = width > n ? width : n;
 
 	memset(buf, '0', w - n);
 	if (hex)
-		ftev_put_hex(buf + w, value, n, conv == 'X');
+		kt_put_hex(buf + w, value, n, conv == 'X');
 	else
-		ftev_put_dec(buf + w, value);
+		kt_put_dec(buf + w, value);
 	/* noted: hex all w digits (zeros too), decimal the digits after the zeros */
 	if (o->nums && conv != 'X' &&
-	    (hex ? ftev_note_num(o, o->len, w, value, w) : ftev_note_num(o, o->len + (w - n), n, value, 0)))
+	    (hex ? kt_out_note_num(o, o->len, w, value, w) : kt_out_note_num(o, o->len + (w - n), n, value, 0)))
 		memset(buf, '0', w);
-	ftev_out_write(o, buf, w);
+	kt_out_write(o, buf, w);
 }
 
-void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_int(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		uint64_t value, bool is_signed)
 {
 	if (width <= 0 && prec < 0 && !spec->minus && !spec->zero && !spec->hash && !spec->plus &&
@@ -315,16 +205,16 @@ void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, i
 		switch (spec->conv) {
 		case 'd':
 		case 'i':
-			ftev_out_i64(o, (int64_t)value);
+			kt_out_i64(o, (int64_t)value, 0);
 			return;
 		case 'u':
-			ftev_out_u64(o, value);
+			kt_out_u64(o, value, 0);
 			return;
 		case 'x':
-			ftev_out_hex(o, value, false);
+			kt_out_hex(o, value, 0);
 			return;
 		case 'X':
-			ftev_out_hex(o, value, true);
+			kt_out_hex_case(o, value, 0, true);
 			return;
 		default:
 			break;
@@ -340,7 +230,7 @@ void ftev_out_int(struct ftev_out *o, const struct ftev_spec *spec, int width, i
 	ftev_out_int_full(o, spec, width, prec, value, is_signed);
 }
 
-void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_int_full(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		     uint64_t value, bool is_signed)
 {
 	char digits[32];
@@ -366,11 +256,11 @@ void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int wid
 	switch (spec->conv) {
 	case 'x':
 	case 'X': {
-		const char *hex = spec->conv == 'x' ? "0123456789abcdef" : "0123456789ABCDEF";
+		if (v) {
+			unsigned n = kt_hex_len(v);
 
-		while (v) {
-			*--d = hex[v & 15];
-			v >>= 4;
+			kt_put_hex(d, v, n, spec->conv == 'X');
+			d -= n;
 		}
 		if (spec->hash && value)
 			prefix = spec->conv == 'x' ? "0x" : "0X";
@@ -383,9 +273,9 @@ void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int wid
 		}
 		break;
 	default:
-		while (v) {
-			*--d = (char)('0' + v % 10);
-			v /= 10;
+		if (v) {
+			kt_put_dec(d, v);
+			d -= kt_dec_len(v);
 		}
 		break;
 	}
@@ -405,18 +295,18 @@ void ftev_out_int_full(struct ftev_out *o, const struct ftev_spec *spec, int wid
 		if (spec->zero && prec < 0)
 			nzero += (size_t)width - total;
 		else
-			ftev_out_spaces(o, (size_t)width - total);
+			kt_out_spaces(o, (size_t)width - total);
 	}
 	if (sign)
-		ftev_out_putc(o, sign);
-	ftev_out_puts(o, prefix);
+		kt_out_putc(o, sign);
+	kt_out_puts(o, prefix);
 	out_fill(o, '0', nzero);
-	ftev_out_write(o, d, ndig);
+	kt_out_write(o, d, ndig);
 	if (minus && width > 0 && (size_t)width > total)
-		ftev_out_spaces(o, (size_t)width - total);
+		kt_out_spaces(o, (size_t)width - total);
 }
 
-void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, int prec,
+void ftev_out_str(struct ktrace_out *o, const struct ftev_spec *spec, int width, int prec,
 		const char *s, size_t n)
 {
 	bool minus = spec->minus;
@@ -424,8 +314,8 @@ void ftev_out_str(struct ftev_out *o, const struct ftev_spec *spec, int width, i
 	if (prec >= 0 && (size_t)prec < n)
 		n = (size_t)prec;
 	if (!minus && width > 0 && (size_t)width > n)
-		ftev_out_spaces(o, (size_t)width - n);
-	ftev_out_write(o, s, n);
+		kt_out_spaces(o, (size_t)width - n);
+	kt_out_write(o, s, n);
 	if (minus && width > 0 && (size_t)width > n)
-		ftev_out_spaces(o, (size_t)width - n);
+		kt_out_spaces(o, (size_t)width - n);
 }

@@ -121,11 +121,12 @@ static void outbuf_formats_numbers(void)
 {
 	char path[] = "/tmp/ktrace-outbuf-XXXXXX";
 	int fd = mkstemp(path);
-	struct ktrace_out *o = malloc(sizeof(*o));
+	struct ktrace_out *o = kt_out_new(-1);
 	char buf[128] = { 0 };
 
 	CHECK(fd >= 0 && o);
-	kt_out_init(o, fd);
+	o->fd = fd;
+	kt_out_reset(o);
 	kt_out_u64(o, 42, 5);
 	kt_out_putc(o, '|');
 	kt_out_i64(o, -7, 0);

@@ -12,13 +12,14 @@ static char *capture(void (*fn)(struct ktrace_out *o))
 {
 	char path[] = "/tmp/ktrace-json-XXXXXX";
 	int fd = mkstemp(path);
-	struct ktrace_out *o = malloc(sizeof(*o));
+	struct ktrace_out *o = kt_out_new(-1);
 	char *buf = calloc(1, 4096);
 	ssize_t n;
 
 	if (fd < 0 || !o || !buf)
 		abort();
-	kt_out_init(o, fd);
+	o->fd = fd;
+	kt_out_reset(o);
 	fn(o);
 	kt_out_flush(o);
 	n = pread(fd, buf, 4095, 0);

@@ -35,7 +35,7 @@ static const char *view_of(const char *path, const struct ktrace_view_koff_opts 
 	static char text[1 << 20];
 	struct ktrace_error err = { 0 };
 	struct koff_reader *r;
-	struct ktrace_out *out = malloc(sizeof(*out));
+	struct ktrace_out *out = kt_out_new(-1);
 	char tmp[] = "/tmp/koff-view-XXXXXX";
 	int fd = mkstemp(tmp);
 	ssize_t n;
@@ -47,7 +47,8 @@ static const char *view_of(const char *path, const struct ktrace_view_koff_opts 
 		return text;
 	}
 	unlink(tmp);
-	kt_out_init(out, fd);
+	out->fd = fd;
+	kt_out_reset(out);
 	if (ktrace_view_koff_reader(r, o, out, &err))
 		printf("#   view: %s\n", err.message);
 	kt_out_flush(out);

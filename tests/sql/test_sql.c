@@ -114,22 +114,22 @@ static void hash_map_and_strings(void)
 
 static void schema_text(void)
 {
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 
 	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_CLICKHOUSE, NULL, "fleet"), 0);
-	CHECK(strstr(sql_buf_str(&b), "CREATE TABLE IF NOT EXISTS event_local (") != NULL);
-	CHECK(strstr(sql_buf_str(&b), ") ENGINE = MergeTree() ORDER BY (trace_id, ts);") != NULL);
-	CHECK(strstr(sql_buf_str(&b), "ENGINE = Distributed('fleet', currentDatabase(), args_local, trace_id)") != NULL);
-	CHECK(strstr(sql_buf_str(&b), "    cpu Nullable(Int64),") != NULL);
-	sql_buf_free(&b);
+	CHECK(strstr(kt_out_str(&b), "CREATE TABLE IF NOT EXISTS event_local (") != NULL);
+	CHECK(strstr(kt_out_str(&b), ") ENGINE = MergeTree() ORDER BY (trace_id, ts);") != NULL);
+	CHECK(strstr(kt_out_str(&b), "ENGINE = Distributed('fleet', currentDatabase(), args_local, trace_id)") != NULL);
+	CHECK(strstr(kt_out_str(&b), "    cpu Nullable(Int64),") != NULL);
+	kt_out_heap_free(&b);
 	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_SQLITE, "sched_slice", NULL), 0);
-	CHECK_STR(sql_buf_str(&b), "CREATE TABLE sched_slice (id INTEGER PRIMARY KEY, trace_id INTEGER, "
+	CHECK_STR(kt_out_str(&b), "CREATE TABLE sched_slice (id INTEGER PRIMARY KEY, trace_id INTEGER, "
 		  "ts INTEGER, dur INTEGER, cpu INTEGER, utid INTEGER, end_state TEXT, priority INTEGER);\n"
 		  "CREATE INDEX sched_slice_utid ON sched_slice(utid);\n"
 		  "CREATE INDEX sched_slice_cpu ON sched_slice(cpu, ts);\n");
-	sql_buf_free(&b);
+	kt_out_heap_free(&b);
 	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_SQLITE, "nope", NULL), -ENOENT);
-	sql_buf_free(&b);
+	kt_out_heap_free(&b);
 	for (size_t i = 0; ktrace_sql_table_name(i); i++)
 		CHECK(sql_table_find(ktrace_sql_table_name(i)) != NULL);
 	CHECK_EQ(sql_table_count(), 11);

@@ -240,7 +240,6 @@ static void switch_cpu(struct cj *c, struct cj_cpu *cc, uint32_t cpu, uint64_t t
 static void value(struct cj *c, const struct ktrace_event_value *v)
 {
 	struct kt_json *j = &c->j;
-	static const char hex[] = "0123456789abcdef";
 
 	switch (v->type) {
 	case KTRACE_EVENT_SIGNED:
@@ -269,12 +268,7 @@ static void value(struct cj *c, const struct ktrace_event_value *v)
 			kt_json_null(j);
 			break;
 		}
-		for (size_t k = 0; k < v->len; k++) {
-			uint8_t b = ((const uint8_t *)v->data)[k];
-
-			c->hex[2 * k] = hex[b >> 4];
-			c->hex[2 * k + 1] = hex[b & 15];
-		}
+		kt_fmt_hex_bytes(c->hex, v->data, v->len);
 		kt_json_string(j, c->hex, (size_t)v->len * 2);
 		break;
 	}

@@ -34,6 +34,7 @@
 
 #include "common/cursor.h"
 #include "common/grow.h"
+#include "common/numfmt.h"
 #include "engine/engine.h"
 #include "event/event_share.h"
 
@@ -247,33 +248,11 @@ static uint64_t bits(const struct ktrace_event_value *v)
 /* Appends v in hex (with "0x" when prefix) at p; returns the end. */
 static char *put_hex(char *p, uint64_t v, bool prefix)
 {
-	static const char hex[] = "0123456789abcdef";
-	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-
 	if (prefix) {
 		*p++ = '0';
 		*p++ = 'x';
 	}
-	for (int i = n - 1; i >= 0; i--, v >>= 4)
-		p[i] = hex[v & 15];
-	return p + n;
-}
-
-static char *put_dec(char *p, int64_t v)
-{
-	char tmp[20];
-	int n = 0;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*p++ = '-';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	return kt_fmt_hex(p, v, 0, false);
 }
 
 /* A string value's bytes, or arrays and other bytes as text in e->text. */
@@ -301,7 +280,7 @@ static void value_text(struct pf_events *e, const struct ktrace_event_value *v, 
 
 				if (k)
 					*q++ = ',';
-				q = v->elem_signed ? put_dec(q, (int64_t)x) : put_hex(q, x, true);
+				q = v->elem_signed ? kt_fmt_i64(q, (int64_t)x) : put_hex(q, x, true);
 			}
 			*q++ = ']';
 			t->len = (size_t)(q - p);
@@ -310,13 +289,7 @@ static void value_text(struct pf_events *e, const struct ktrace_event_value *v, 
 	case KTRACE_EVENT_BYTES:
 		if (!kt_pb_room(t, (size_t)v->len * 2))
 			break;
-		for (size_t k = 0; k < v->len; k++) {
-			static const char hex[] = "0123456789abcdef";
-			uint8_t c = ((const uint8_t *)v->data)[k];
-
-			t->p[2 * k] = (uint8_t)hex[c >> 4];
-			t->p[2 * k + 1] = (uint8_t)hex[c & 15];
-		}
+		kt_fmt_hex_bytes((char *)t->p, v->data, v->len);
 		t->len = (size_t)v->len * 2;
 		break;
 	default: {
@@ -325,7 +298,7 @@ static void value_text(struct pf_events *e, const struct ktrace_event_value *v, 
 		if (!kt_pb_room(t, 24))
 			break;
 		p = (char *)t->p;
-		t->len = (size_t)((v->type == KTRACE_EVENT_SIGNED ? put_dec(p, v->i)
+		t->len = (size_t)((v->type == KTRACE_EVENT_SIGNED ? kt_fmt_i64(p, v->i)
 								  : put_hex(p, v->u, true)) - p);
 		break;
 	}

@@ -329,8 +329,6 @@ int ktrace_view_kcdata_plist(const struct kcdata_node *root, struct ktrace_out *
 /* 16 integers 0..255 under a key naming a UUID print as one. */
 static bool print_uuid(struct ktrace_out *o, const char *key, const struct kcdata_node *a)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
 	if (!key || (!strstr(key, "UUID") && !strstr(key, "uuid")) ||
 	    kcdata_node_kind(a) != KCDATA_NODE_ARRAY || kcdata_node_count(a) != 16)
 		return false;
@@ -346,8 +344,7 @@ static bool print_uuid(struct ktrace_out *o, const char *key, const struct kcdat
 
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			kt_out_putc(o, '-');
-		kt_out_putc(o, hex[b >> 4]);
-		kt_out_putc(o, hex[b & 15]);
+		kt_out_write(o, kt_hex_pairs[1] + 2 * b, 2);
 	}
 	return true;
 }

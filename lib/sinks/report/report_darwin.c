@@ -147,127 +147,51 @@ static void intervals_free(struct intervals *iv)
 
 #define LINE_MAX_BYTES 2048
 
-struct line {
-	char b[LINE_MAX_BYTES];
-	size_t n;
-};
-
-static void l_putc(struct line *l, char c)
-{
-	if (l->n < LINE_MAX_BYTES)
-		l->b[l->n++] = c;
-}
-
-static void l_mem(struct line *l, const char *s, size_t n)
-{
-	if (n > LINE_MAX_BYTES - l->n)
-		n = LINE_MAX_BYTES - l->n;
-	memcpy(l->b + l->n, s, n);
-	l->n += n;
-}
-
-static void l_str(struct line *l, const char *s)
-{
-	l_mem(l, s, strlen(s));
-}
-
-static void l_spaces(struct line *l, size_t n)
-{
-	if (n > LINE_MAX_BYTES - l->n)
-		n = LINE_MAX_BYTES - l->n;
-	memset(l->b + l->n, ' ', n);
-	l->n += n;
-}
-
-/* Decimal, right-aligned in width. */
-static void l_u64(struct line *l, uint64_t v, size_t width)
-{
-	char buf[32], *d = kt_fmt_u64(buf, v);
-	size_t n = (size_t)(buf + 31 - d);
-
-	if (n < width)
-		l_spaces(l, width - n);
-	l_mem(l, d, n);
-}
-
-static void l_i64(struct line *l, int64_t v, size_t width)
-{
-	char buf[32], *d = kt_fmt_u64(buf, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
-	size_t n = (size_t)(buf + 31 - d);
-
-	if (v < 0) {
-		*--d = '-';
-		n++;
-	}
-	if (n < width)
-		l_spaces(l, width - n);
-	l_mem(l, d, n);
-}
-
 /* 0x-prefixed hex, right-aligned in width. */
-static void l_hex(struct line *l, uint64_t v, size_t width)
+static void l_hex(struct ktrace_out *l, uint64_t v, size_t width)
 {
-	static const char digits[] = "0123456789abcdef";
-	char buf[20], *d = buf + sizeof(buf);
-	size_t n;
+	char buf[20], *e;
 
-	do {
-		*--d = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	*--d = 'x';
-	*--d = '0';
-	n = (size_t)(buf + sizeof(buf) - d);
-	if (n < width)
-		l_spaces(l, width - n);
-	l_mem(l, d, n);
+	buf[0] = '0';
+	buf[1] = 'x';
+	e = kt_fmt_hex(buf + 2, v, 0, false);
+	kt_out_spaces(l, (ptrdiff_t)width - (e - buf));
+	kt_out_write(l, buf, (size_t)(e - buf));
 }
 
 /* 0x and 8 hex digits (a debugid, as Apple's tools print it). */
-static void l_hex32(struct line *l, uint32_t v)
+static void l_hex32(struct ktrace_out *l, uint32_t v)
 {
-	l_str(l, "0x");
-	for (int shift = 28; shift >= 0; shift -= 4)
-		l_putc(l, "0123456789abcdef"[(v >> shift) & 15]);
+	kt_out_lit(l, "0x");
+	kt_out_hex(l, v, 8);
 }
 
 /* Seconds with 9 decimals, right-aligned in width. */
-static void l_time(struct line *l, uint64_t ns, size_t width)
+static void l_time(struct ktrace_out *l, uint64_t ns, size_t width)
 {
-	char buf[40], *d = buf + sizeof(buf);
-	uint64_t frac = ns % 1000000000ULL, sec = ns / 1000000000ULL;
-	size_t n;
+	char buf[40], *e = kt_fmt_dec(buf, ns / 1000000000ULL);
 
-	for (int i = 0; i < 9; i++) {
-		*--d = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	*--d = '.';
-	do {
-		*--d = (char)('0' + sec % 10);
-		sec /= 10;
-	} while (sec);
-	n = (size_t)(buf + sizeof(buf) - d);
-	if (n < width)
-		l_spaces(l, width - n);
-	l_mem(l, d, n);
+	*e++ = '.';
+	e = kt_fmt_dec_zero(e, ns % 1000000000ULL, 9);
+	kt_out_spaces(l, (ptrdiff_t)width - (e - buf));
+	kt_out_write(l, buf, (size_t)(e - buf));
 }
 
 /* Text with non-printable bytes as '?', optionally CSV-quoted; left-aligned in width. */
-static void l_text(struct line *l, const char *s, size_t max, bool csv, size_t width)
+static void l_text(struct ktrace_out *l, const char *s, size_t max, bool csv, size_t width)
 {
 	size_t n = 0;
 	char *d;
 
 	/* Room for the worst case: every byte doubled, two quotes, the padding. */
-	if (LINE_MAX_BYTES - l->n < 2 * max + 2 + width) {
-		size_t room = LINE_MAX_BYTES - l->n;
+	if (l->len >= l->cap || l->cap - l->len < 2 * max + 2 + width) {
+		size_t room = l->len < l->cap ? l->cap - l->len : 0;
 
 		if (room < 2 + width)
 			return;      /* cannot happen: lines are far shorter than the buffer */
 		max = (room - 2 - width) / 2;
 	}
-	d = l->b + l->n;
+	d = l->buf + l->len;
 	if (csv)
 		*d++ = '"';
 	for (; n < max && s[n]; n++) {
@@ -283,7 +207,7 @@ static void l_text(struct line *l, const char *s, size_t max, bool csv, size_t w
 		*d++ = '"';
 	for (; n < width; n++)
 		*d++ = ' ';
-	l->n = (size_t)(d - l->b);
+	l->len = (size_t)(d - l->buf);
 }
 
 static const char *func_name(uint32_t debugid)
@@ -364,7 +288,7 @@ struct report_state {
 	struct duration_total *totals;
 	size_t ntotals, totals_cap;
 	struct kt_json *json;            /* --format json */
-	struct line line;
+	char line[LINE_MAX_BYTES];
 	struct name_slot names[NAME_CACHE];
 };
 
@@ -390,42 +314,42 @@ static bool wanted(struct report_state *st, const struct ktrace_darwin_event *ev
 
 /* The first CSV columns of a line: time, second column (delta or duration), CPU,
  * thread, pid and process name (both empty for a thread the map does not have). */
-static void csv_head(struct line *l, uint64_t ns, int64_t second, uint32_t cpu, uint64_t thread,
+static void csv_head(struct ktrace_out *l, uint64_t ns, int64_t second, uint32_t cpu, uint64_t thread,
 		     const struct ktrace_darwin_thread *t)
 {
-	l_u64(l, ns, 0);
-	l_putc(l, ',');
-	l_i64(l, second, 0);
-	l_putc(l, ',');
-	l_u64(l, cpu, 0);
-	l_putc(l, ',');
+	kt_out_u64(l, ns, 0);
+	kt_out_putc(l, ',');
+	kt_out_i64(l, second, 0);
+	kt_out_putc(l, ',');
+	kt_out_u64(l, cpu, 0);
+	kt_out_putc(l, ',');
 	l_hex(l, thread, 0);
-	l_putc(l, ',');
+	kt_out_putc(l, ',');
 	if (t) {
-		l_i64(l, t->pid, 0);
-		l_putc(l, ',');
+		kt_out_i64(l, t->pid, 0);
+		kt_out_putc(l, ',');
 		l_text(l, t->command, 20, true, 0);
 	} else {
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 	}
 }
 
 /* The thread columns of a text line: thread id, pid and process (thread map), thread
  * name. */
-static void text_thread(struct report_state *st, struct line *l, uint64_t thread,
+static void text_thread(struct report_state *st, struct ktrace_out *l, uint64_t thread,
 			const struct ktrace_darwin_thread *t)
 {
 	const char *tname = ktrace_darwin_thread_name(st->k, thread);
 
 	l_hex(l, thread, 13);
 	if (t) {
-		l_i64(l, t->pid, 8);
-		l_putc(l, ' ');
+		kt_out_i64(l, t->pid, 8);
+		kt_out_putc(l, ' ');
 		l_text(l, t->command[0] ? t->command : "-", 20, false, 16);
 	} else {
-		l_str(l, "       - -               ");
+		kt_out_puts(l, "       - -               ");
 	}
-	l_putc(l, ' ');
+	kt_out_putc(l, ' ');
 	l_text(l, tname ? tname : "-", 64, false, 16);
 }
 
@@ -493,64 +417,63 @@ static void print_event(struct report_state *st, struct ktrace_out *out,
 	const char *name = cached_name(st->names, st->o->codes, ev->debugid);
 	const char *func = func_name(ev->debugid);
 	int64_t delta = st->have_prev ? (int64_t)(ev->ns - st->prev_ns) : 0;
-	struct line *l = &st->line;
+	struct ktrace_out line = KT_OUT_MEM(st->line, sizeof(st->line)), *l = &line;
 	char text[33];
 
 	st->prev_ns = ev->ns;
 	st->have_prev = true;
-	l->n = 0;
 	if (st->o->csv) {
 		const char *tname = ktrace_darwin_thread_name(st->k, ev->thread);
 
 		csv_head(l, ev->ns, delta, ev->cpu, ev->thread, t);
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 		l_hex32(l, ev->debugid);
-		l_putc(l, ',');
-		l_u64(l, KTRACE_DARWIN_CLASS(ev->debugid), 0);
-		l_putc(l, ',');
-		l_u64(l, KTRACE_DARWIN_SUBCLASS(ev->debugid), 0);
-		l_putc(l, ',');
-		l_u64(l, KTRACE_DARWIN_CODE(ev->debugid), 0);
-		l_putc(l, ',');
-		l_str(l, func);
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
+		kt_out_u64(l, KTRACE_DARWIN_CLASS(ev->debugid), 0);
+		kt_out_putc(l, ',');
+		kt_out_u64(l, KTRACE_DARWIN_SUBCLASS(ev->debugid), 0);
+		kt_out_putc(l, ',');
+		kt_out_u64(l, KTRACE_DARWIN_CODE(ev->debugid), 0);
+		kt_out_putc(l, ',');
+		kt_out_puts(l, func);
+		kt_out_putc(l, ',');
 		l_text(l, name, 256, true, 0);
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ',');
+			kt_out_putc(l, ',');
 			l_hex(l, ev->arg[a], 0);
 		}
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 		if (has_elapsed)
-			l_u64(l, elapsed, 0);
-		l_putc(l, ',');
+			kt_out_u64(l, elapsed, 0);
+		kt_out_putc(l, ',');
 		if (tname)
 			l_text(l, tname, 64, true, 0);
 	} else {
 		l_time(l, ev->ns, 20);
-		l_i64(l, delta, 13);
-		l_u64(l, ev->cpu, 5);
+		kt_out_i64(l, delta, 13);
+		kt_out_u64(l, ev->cpu, 5);
 		text_thread(st, l, ev->thread, t);
-		l_putc(l, ' ');
+		kt_out_putc(l, ' ');
 		l_text(l, func, 5, false, 5);
-		l_putc(l, ' ');
+		kt_out_putc(l, ' ');
 		l_text(l, name, 256, false, 32);
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ' ');
+			kt_out_putc(l, ' ');
 			l_hex(l, ev->arg[a], 0);
 		}
 		if (is_string_event(ev->debugid)) {
 			event_text(st->info, ev, text);
-			l_str(l, " \"");
+			kt_out_puts(l, " \"");
 			l_text(l, text, 32, false, 0);
-			l_putc(l, '"');
+			kt_out_putc(l, '"');
 		}
 		if (has_elapsed) {
-			l_str(l, " elapsed_ns=");
-			l_u64(l, elapsed, 0);
+			kt_out_puts(l, " elapsed_ns=");
+			kt_out_u64(l, elapsed, 0);
 		}
 	}
-	l_putc(l, '\n');
-	kt_out_write(out, l->b, l->n);
+	kt_out_putc(l, '\n');
+	kt_out_write(out, l->buf, l->len < l->cap ? l->len : l->cap);
 }
 
 /* --durations: one line per START/END pair, at its END. */
@@ -560,47 +483,46 @@ static void print_pair(struct report_state *st, struct ktrace_out *out,
 {
 	const char *name = cached_name(st->names, st->o->codes, end->debugid);
 	uint64_t dur = end->ns - start->ns;
-	struct line *l = &st->line;
+	struct ktrace_out line = KT_OUT_MEM(st->line, sizeof(st->line)), *l = &line;
 
-	l->n = 0;
 	if (st->o->csv) {
 		const char *tname = ktrace_darwin_thread_name(st->k, end->thread);
 
 		csv_head(l, start->ns, (int64_t)dur, start->cpu, end->thread, t);
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 		if (tname)
 			l_text(l, tname, 64, true, 0);
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 		l_hex32(l, KTRACE_DARWIN_EVENTID(end->debugid));
-		l_putc(l, ',');
+		kt_out_putc(l, ',');
 		l_text(l, name, 256, true, 0);
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ',');
+			kt_out_putc(l, ',');
 			l_hex(l, start->arg[a], 0);
 		}
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ',');
+			kt_out_putc(l, ',');
 			l_hex(l, end->arg[a], 0);
 		}
 	} else {
 		l_time(l, start->ns, 20);
-		l_u64(l, dur, 13);
-		l_u64(l, start->cpu, 5);
+		kt_out_u64(l, dur, 13);
+		kt_out_u64(l, start->cpu, 5);
 		text_thread(st, l, end->thread, t);
-		l_putc(l, ' ');
+		kt_out_putc(l, ' ');
 		l_text(l, name, 256, false, 32);
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ' ');
+			kt_out_putc(l, ' ');
 			l_hex(l, start->arg[a], 0);
 		}
-		l_str(l, " ->");
+		kt_out_puts(l, " ->");
 		for (int a = 0; a < 4; a++) {
-			l_putc(l, ' ');
+			kt_out_putc(l, ' ');
 			l_hex(l, end->arg[a], 0);
 		}
 	}
-	l_putc(l, '\n');
-	kt_out_write(out, l->b, l->n);
+	kt_out_putc(l, '\n');
+	kt_out_write(out, l->buf, l->len < l->cap ? l->len : l->cap);
 }
 
 static void add_total(struct report_state *st, uint32_t id, uint64_t dur)

@@ -31,17 +31,11 @@ int kt_darwin_version(const struct ktrace_darwin_info *info)
 
 void kt_darwin_put_time(struct ktrace_out *o, uint64_t ns)
 {
-	char buf[32], *p;
-	uint64_t frac = ns % 1000000000ULL;
+	char buf[32], *e = kt_fmt_dec(buf, ns / 1000000000ULL);
 
-	kt_out_u64(o, ns / 1000000000ULL, 0);
-	kt_out_putc(o, '.');
-	p = buf + sizeof(buf);
-	for (int i = 0; i < 9; i++) {
-		*--p = (char)('0' + frac % 10);
-		frac /= 10;
-	}
-	kt_out_write(o, p, 9);
+	*e++ = '.';
+	e = kt_fmt_dec_zero(e, ns % 1000000000ULL, 9);
+	kt_out_write(o, buf, (size_t)(e - buf));
 }
 
 const char *kt_darwin_event_name(const struct ktrace_darwin_codes *codes, uint32_t debugid,

@@ -45,11 +45,9 @@ static void put_ctime(struct ktrace_out *out, uint64_t secs)
 
 static void put_ns9(struct ktrace_out *out, uint64_t v)
 {
-	char d[10];
+	char d[24];
 
-	for (int i = 8; i >= 0; i--, v /= 10)
-		d[i] = (char)('0' + v % 10);
-	kt_out_write(out, d, 9);
+	kt_out_write(out, d, (size_t)(kt_fmt_dec_zero(d, v, 9) - d));
 }
 
 static void put_time_full(struct ktrace_out *out, uint64_t ns)

@@ -24,6 +24,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "engine/engine.h"
 
 struct ktrace_view_live {
 	struct ktrace_tracefs_session *s;
@@ -97,20 +98,6 @@ static const char *comm_of(struct ktrace_view_live *v, int pid)
 	return ktrace_event_comm(v->evs, pid);
 }
 
-static void put_time(struct ktrace_view_live *v, struct ktrace_out *out, uint64_t ts)
-{
-	if (!v->usecs) {
-		kt_out_printf(out, "%12llu", (unsigned long long)ts);
-	} else if (v->o.nsec) {
-		kt_out_printf(out, " %5llu.%09llu", (unsigned long long)(ts / 1000000000u),
-			      (unsigned long long)(ts % 1000000000u));
-	} else {
-		ts = ts / 1000 + (ts % 1000 >= 500);
-		kt_out_printf(out, " %5llu.%06llu", (unsigned long long)(ts / 1000000u),
-			      (unsigned long long)(ts % 1000000u));
-	}
-}
-
 static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_record *r,
 			struct ktrace_out *out, struct ktrace_error *err)
 {
@@ -130,13 +117,30 @@ static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_
 	}
 	{
 		int pid = ktrace_event_record_pid(v->evs, &kr);
-		const char *name = ktrace_event_name(ev);
-		size_t len = strlen(name);
+		const char *comm = comm_of(v, pid), *name = ktrace_event_name(ev);
+		size_t cl = strlen(comm), len = strlen(name), need = cl + len + 160;
+		char small[512], *b = need <= sizeof(small) ? small : malloc(need), *p;
 
-		kt_out_printf(out, "%16s-%-5d [%03u]", comm_of(v, pid), pid, r->cpu);
-		put_time(v, out, r->ts);
-		kt_out_printf(out, ": %s: %.*s", name, len < 20 ? (int)(20 - len) : 0,
-			      "                    ");
+		if (!b)
+			return ktrace_error_set(err, -ENOMEM, "out of memory");
+		/* trace-cmd's "%16s-%-5d [%03u] %5llu.%06llu: %s: %*s" */
+		p = kt_prefix_comm(b, comm, cl, pid, 16, false);
+		*p++ = ' ';
+		*p++ = '[';
+		p = kt_prefix_cpu(p, r->cpu);
+		*p++ = ']';
+		if (!v->usecs) {
+			p = kt_fmt_dec_width(p, r->ts, 12);
+		} else {
+			*p++ = ' ';
+			p = kt_prefix_time(p, NULL, r->ts, v->o.nsec);
+		}
+		*p++ = ':';
+		*p++ = ' ';
+		p = kt_prefix_name(p, name, len);
+		kt_out_write(out, b, (size_t)(p - b));
+		if (b != small)
+			free(b);
 	}
 	for (;;) {
 		n = ktrace_event_format(v->evs, &kr, v->o.raw ? KTRACE_EVFMT_RAW : 0, v->text, v->cap, NULL);

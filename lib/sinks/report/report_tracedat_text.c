@@ -51,7 +51,6 @@
 #include "common/bigmem.h"
 #include "common/cpus.h"
 #include "common/grow.h"
-
 #include "common/outbuf.h"
 #include "common/outfile.h"
 
@@ -172,9 +171,7 @@ struct wctx {
 	struct ktrace_events **evs;        /* per file */
 	struct namecol names[NAMECACHE];
 	struct commcol comms[COMMCACHE];
-	uint64_t sec_key;                  /* the seconds part last rendered */
-	char sec[32];
-	uint8_t sec_len;
+	struct kt_prefix_secs secs;        /* the seconds part last rendered */
 };
 
 /* Records of a block of one thread's lines. */
@@ -247,56 +244,6 @@ static inline struct rfile *file_of(const struct report *r, const struct kt_tdst
 
 /* ---- line pieces ---- */
 
-static inline char *put_u64(char *p, uint64_t v)
-{
-	char buf[24];
-	int n = 0;
-
-	do {
-		buf[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = buf[--n];
-	return p;
-}
-
-/* v in exactly `digits` digits, zero-padded (v < 10^digits). */
-static inline char *put_zdigits(char *p, uint64_t v, int digits)
-{
-	for (int i = digits - 1; i >= 0; i--) {
-		p[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
-	return p + digits;
-}
-
-/* "%Nllu": right-aligned in width. */
-static inline char *put_u64w(char *p, uint64_t v, int width)
-{
-	char buf[24];
-	int n = 0;
-
-	do {
-		buf[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = n; i < width; i++)
-		*p++ = ' ';
-	while (n)
-		*p++ = buf[--n];
-	return p;
-}
-
-static inline char *put_i64(char *p, int64_t v)
-{
-	if (v < 0) {
-		*p++ = '-';
-		return put_u64(p, -(uint64_t)v);
-	}
-	return put_u64(p, (uint64_t)v);
-}
-
 static inline char *put_spaces(char *p, int n)
 {
 	if (n > 0) {
@@ -310,16 +257,8 @@ static inline char *put_spaces(char *p, int n)
 static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
 {
 	if (!f->usecs)
-		return put_u64w(p, ts, 12);
-	if (nsec) {
-		p = put_u64w(p, ts / 1000000000u, 5);
-		*p++ = '.';
-		return put_zdigits(p, ts % 1000000000u, 9);
-	}
-	ts = ts / 1000 + (ts % 1000 >= 500);      /* (ts + 500) / 1000 without overflow */
-	p = put_u64w(p, ts / 1000000u, 5);
-	*p++ = '.';
-	return put_zdigits(p, ts % 1000000u, 6);
+		return kt_fmt_dec_width(p, ts, 12);
+	return kt_prefix_time(p, NULL, ts, nsec);
 }
 
 /* ---- progress on stderr ---- */
@@ -838,57 +777,12 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 
 /* ---- any thread: chunks into lines ---- */
 
-static const char digits2[] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
 /* The time column, the seconds part rendered once per second. */
 static char *put_time_fast(struct wctx *w, char *p, const struct rfile *f, uint64_t ts)
 {
-	uint64_t sec, frac;
-
 	if (!f->usecs)
-		return put_u64w(p, ts, 12);
-	if (w->r->o->nsec) {
-		sec = ts / 1000000000u;
-		frac = ts % 1000000000u;
-	} else {
-		ts = ts / 1000 + (ts % 1000 >= 500);
-		sec = ts / 1000000u;
-		frac = ts % 1000000u;
-	}
-	if (sec + 1 != w->sec_key) {
-		char *q = put_u64w(w->sec, sec, 5);
-
-		*q++ = '.';
-		w->sec_len = (uint8_t)(q - w->sec);
-		w->sec_key = sec + 1;
-	}
-	memcpy(p, w->sec, 16);         /* fixed size: the longest (20 digits) has its own copy */
-	if (w->sec_len > 16)
-		memcpy(p, w->sec, w->sec_len);
-	p += w->sec_len;
-	{
-		/* 32-bit steps that do not wait on each other much */
-		uint32_t fr = (uint32_t)frac, a, b, rest;
-
-		if (w->r->o->nsec) {
-			uint32_t top = fr / 1000000u;
-
-			fr -= top * 1000000u;
-			*p++ = (char)('0' + top / 100);
-			memcpy(p, digits2 + 2 * (top % 100), 2);
-			p += 2;
-		}
-		a = fr / 10000u;
-		rest = fr - a * 10000u;
-		b = rest / 100u;
-		memcpy(p, digits2 + 2 * a, 2);
-		memcpy(p + 2, digits2 + 2 * b, 2);
-		memcpy(p + 4, digits2 + 2 * (rest - b * 100u), 2);
-		return p + 6;
-	}
+		return kt_fmt_dec_width(p, ts, 12);
+	return kt_prefix_time(p, &w->secs, ts, w->r->o->nsec);
 }
 
 static const struct namecol *name_col(struct wctx *w, const struct ktrace_event *ev)
@@ -910,14 +804,7 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 			n->cap = (uint32_t)need;
 		}
 		s[0] = ' ';
-		memcpy(s + 1, name, len);
-		s[len + 1] = ':';
-		s[len + 2] = ' ';
-		n->len = (uint32_t)(len + 3);
-		if (len < 20) {
-			memset(s + len + 3, ' ', 20 - len);
-			n->len += (uint32_t)(20 - len);
-		}
+		n->len = (uint32_t)(kt_prefix_name(s + 1, name, len) - s);
 		n->ev = ev;
 	}
 	return n;
@@ -928,7 +815,6 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 {
 	struct commcol *cc = &w->comms[((unsigned)pid * 2654435761u >> 22) & (COMMCACHE - 1)];
 	bool lat = w->r->o->latency;
-	char *q;
 
 	if (cc->comm == comm && cc->pid == pid) {
 		/* a fixed-size copy (the room is there): no call, no rep movs */
@@ -936,18 +822,9 @@ static char *put_comm(struct wctx *w, char *p, const char *comm, int pid)
 		return p + cc->len;
 	}
 	{
-		size_t clen = strlen(comm), n = clen;
 		char *start = p;
 
-		if (lat && n > 8)
-			n = 8;
-		p = put_spaces(p, (lat ? 8 : 16) - (int)n);
-		memcpy(p, comm, n);
-		p += n;
-		*p++ = '-';
-		q = p;
-		p = put_i64(p, pid);
-		p = put_spaces(p, 5 - (int)(p - q));
+		p = kt_prefix_comm(p, comm, strlen(comm), pid, lat ? 8 : 16, lat);
 		if ((size_t)(p - start) <= sizeof(cc->s)) {
 			cc->comm = comm;
 			cc->pid = pid;
@@ -1025,10 +902,10 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 	}
 	if (x->missed) {
 		memcpy(p, "CPU:", 4);
-		p = put_u64(p + 4, (unsigned)j->cpu);
+		p = kt_fmt_dec(p + 4, (unsigned)j->cpu);
 		if (x->missed > 0) {
 			memcpy(p, " [", 2);
-			p = put_i64(p + 2, x->missed);
+			p = kt_fmt_i64(p + 2, x->missed);
 			memcpy(p, " EVENTS DROPPED]\n", 17);
 			p += 17;
 		} else {
@@ -1060,21 +937,14 @@ static int render(struct wctx *w, struct chunk *c, const struct jrec *j, bool ca
 		p = put_comm(w, p, j->comm, j->pid);
 		if (o->latency) {
 			*p++ = ' ';
-			p = put_u64w(p, (unsigned)j->cpu, 3);
+			p = kt_fmt_dec_width(p, (unsigned)j->cpu, 3);
 			if (x->lat_len)
 				memcpy(p, c->text + x->lat_off, x->lat_len);
 			p += x->lat_len;
 		} else {
 			*p++ = ' ';
 			*p++ = '[';
-			if ((unsigned)j->cpu < 1000) {
-				unsigned cpu = (unsigned)j->cpu;
-
-				p[0] = (char)('0' + cpu / 100);
-				memcpy(p + 1, digits2 + 2 * (cpu % 100), 2);
-				p += 3;
-			} else
-				p = put_u64(p, (unsigned)j->cpu);
+			p = kt_prefix_cpu(p, (unsigned)j->cpu);
 			*p++ = ']';
 		}
 		if (f->usecs)

@@ -68,7 +68,7 @@ int sql_exec(sqlite3 *db, const char *sql, struct ktrace_error *err)
 
 int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err)
 {
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int ret;
 
 	for (size_t i = 0; i < sql_table_count(); i++) {
@@ -77,14 +77,14 @@ int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct
 		if (!t->streamed || streamed_too)
 			sql_table_create(&b, t, schema);
 	}
-	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, sql_buf_str(&b), err);
-	sql_buf_free(&b);
+	ret = b.error ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, kt_out_str(&b), err);
+	kt_out_heap_free(&b);
 	return ret;
 }
 
 int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err)
 {
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int ret;
 
 	for (size_t i = 0; i < sql_table_count(); i++) {
@@ -93,8 +93,8 @@ int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struc
 		if (!t->streamed || streamed_too)
 			sql_table_indexes(&b, t, schema);
 	}
-	ret = b.failed ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, sql_buf_str(&b), err);
-	sql_buf_free(&b);
+	ret = b.error ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, kt_out_str(&b), err);
+	kt_out_heap_free(&b);
 	return ret;
 }
 
@@ -109,19 +109,19 @@ static int prepare_inserts(struct ktrace_sql *q, struct ktrace_error *err)
 
 	for (int i = 0; i < NINS; i++) {
 		const struct sql_table *t = sql_table_find(names[i]);
-		struct sql_buf b = { 0 };
+		struct ktrace_out b = KT_OUT_HEAP;
 		int rc;
 
-		sql_buf_printf(&b, "INSERT INTO main.%s VALUES (", t->name);
+		kt_out_printf(&b, "INSERT INTO main.%s VALUES (", t->name);
 		for (size_t c = 0; c < t->ncols; c++)
-			sql_buf_puts(&b, c ? ", ?" : "?");
-		sql_buf_puts(&b, ")");
-		if (b.failed) {
-			sql_buf_free(&b);
+			kt_out_puts(&b, c ? ", ?" : "?");
+		kt_out_puts(&b, ")");
+		if (b.error) {
+			kt_out_heap_free(&b);
 			return ktrace_error_set(err, -ENOMEM, "out of memory");
 		}
-		rc = sqlite3_prepare_v2(q->db, sql_buf_str(&b), -1, &q->ins[i], NULL);
-		sql_buf_free(&b);
+		rc = sqlite3_prepare_v2(q->db, kt_out_str(&b), -1, &q->ins[i], NULL);
+		kt_out_heap_free(&b);
 		if (rc != SQLITE_OK)
 			return sql_db_error(q->db, rc, err, "preparing the tables");
 	}

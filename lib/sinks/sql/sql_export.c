@@ -23,27 +23,27 @@
 /* Copies every table of main into the attached database "out". */
 static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 {
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int ret;
 
-	sql_buf_printf(&b, "PRAGMA out.journal_mode = OFF; PRAGMA out.synchronous = OFF;\n"
+	kt_out_printf(&b, "PRAGMA out.journal_mode = OFF; PRAGMA out.synchronous = OFF;\n"
 		       "PRAGMA out.application_id = %d; PRAGMA out.user_version = %d; BEGIN;\n",
 		       SQL_APPLICATION_ID, SQL_SCHEMA_VERSION);
 	for (size_t i = 0; i < sql_table_count(); i++) {
 		const struct sql_table *t = sql_table_at(i);
 
 		sql_table_create(&b, t, "out");
-		sql_buf_printf(&b, "INSERT INTO out.%s SELECT * FROM main.%s;\n", t->name, t->name);
+		kt_out_printf(&b, "INSERT INTO out.%s SELECT * FROM main.%s;\n", t->name, t->name);
 		sql_table_indexes(&b, t, "out");
 	}
-	sql_buf_puts(&b, "CREATE VIEW out.raw AS SELECT * FROM event;\nCOMMIT;\n");
-	if (b.failed)
+	kt_out_puts(&b, "CREATE VIEW out.raw AS SELECT * FROM event;\nCOMMIT;\n");
+	if (b.error)
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	else
-		ret = sql_exec(db, sql_buf_str(&b), err);
+		ret = sql_exec(db, kt_out_str(&b), err);
 	if (ret)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	sql_buf_free(&b);
+	kt_out_heap_free(&b);
 	return ret;
 }
 
@@ -170,26 +170,26 @@ static int write_text(struct kt_outdir *d, const char *name, const char *text, s
 static int write_table(struct ktrace_sql *q, struct kt_outdir *d, const struct sql_table *tab,
 		       bool jsonl, struct ktrace_error *err)
 {
-	struct sql_buf name = { 0 }, shown = { 0 }, sql = { 0 };
+	struct ktrace_out name = KT_OUT_HEAP, shown = KT_OUT_HEAP, sql = KT_OUT_HEAP;
 	struct ktrace_out *o = NULL;
 	struct kt_outfile *f = NULL;
 	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
-	sql_buf_printf(&name, "%s.%s", tab->name, jsonl ? "jsonl" : "tsv");
-	sql_buf_printf(&shown, "%s/%s", kt_outdir_name(d), sql_buf_str(&name));
-	sql_buf_printf(&sql, "SELECT * FROM main.%s", tab->name);
-	if (name.failed || shown.failed || sql.failed) {
+	kt_out_printf(&name, "%s.%s", tab->name, jsonl ? "jsonl" : "tsv");
+	kt_out_printf(&shown, "%s/%s", kt_outdir_name(d), kt_out_str(&name));
+	kt_out_printf(&sql, "SELECT * FROM main.%s", tab->name);
+	if (name.error || shown.error || sql.error) {
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = kt_outdir_file(d, sql_buf_str(&name), &f, err);
+	ret = kt_outdir_file(d, kt_out_str(&name), &f, err);
 	if (ret)
 		goto out;
 	o = ktrace_out_new(kt_outfile_fd(f));
-	rc = sqlite3_prepare_v2(q->db, sql_buf_str(&sql), -1, &st, NULL);
+	rc = sqlite3_prepare_v2(q->db, kt_out_str(&sql), -1, &st, NULL);
 	if (!o || rc != SQLITE_OK) {
-		ret = o ? sql_db_error(q->db, rc, err, sql_buf_str(&shown))
+		ret = o ? sql_db_error(q->db, rc, err, kt_out_str(&shown))
 			: ktrace_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -218,12 +218,12 @@ static int write_table(struct ktrace_sql *q, struct kt_outdir *d, const struct s
 			break;
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = sql_db_error(q->db, rc, err, sql_buf_str(&shown));
+		ret = sql_db_error(q->db, rc, err, kt_out_str(&shown));
 		goto fail;
 	}
 	ret = ktrace_out_flush(o);
 	if (ret) {
-		ret = ktrace_error_set(err, ret, "%s: %s", sql_buf_str(&shown), strerror(-ret));
+		ret = ktrace_error_set(err, ret, "%s: %s", kt_out_str(&shown), strerror(-ret));
 		goto fail;
 	}
 	ktrace_out_free(o);
@@ -235,9 +235,9 @@ fail:
 	sqlite3_finalize(st);
 	kt_outfile_abort(f);
 out:
-	sql_buf_free(&name);
-	sql_buf_free(&shown);
-	sql_buf_free(&sql);
+	kt_out_heap_free(&name);
+	kt_out_heap_free(&shown);
+	kt_out_heap_free(&sql);
 	return ret;
 }
 
@@ -299,7 +299,7 @@ static char **dir_names(void)
 static int write_dir(struct ktrace_sql *q, const char *dir, bool jsonl, const char *cluster,
 		     struct ktrace_error *err)
 {
-	struct sql_buf s = { 0 };
+	struct ktrace_out s = KT_OUT_HEAP;
 	struct kt_outdir *d = NULL;
 	char **names = dir_names();
 	int ret;
@@ -313,15 +313,15 @@ static int write_dir(struct ktrace_sql *q, const char *dir, bool jsonl, const ch
 		if (sql_schema_text(&s, KTRACE_SQL_SQLITE, NULL, NULL))
 			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 		else
-			ret = write_text(d, "schema.sqlite.sql", sql_buf_str(&s), s.len, err);
-		sql_buf_free(&s);
+			ret = write_text(d, "schema.sqlite.sql", kt_out_str(&s), s.len, err);
+		kt_out_heap_free(&s);
 	}
 	if (!ret) {
 		if (sql_schema_text(&s, KTRACE_SQL_CLICKHOUSE, NULL, cluster))
 			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 		else
-			ret = write_text(d, "schema.clickhouse.sql", sql_buf_str(&s), s.len, err);
-		sql_buf_free(&s);
+			ret = write_text(d, "schema.clickhouse.sql", kt_out_str(&s), s.len, err);
+		kt_out_heap_free(&s);
 	}
 	if (ret)
 		kt_outdir_abort(d);

@@ -17,20 +17,7 @@
 #include <ktrace/sql.h>
 #include <ktrace/stream.h>
 
-/* ---- text buffers ---- */
-
-struct sql_buf {
-	char *p;
-	size_t len, cap;
-	bool failed;                 /* out of memory at some point */
-};
-
-void sql_buf_add(struct sql_buf *b, const char *s, size_t n);
-void sql_buf_puts(struct sql_buf *b, const char *s);
-void sql_buf_printf(struct sql_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The text so far, NUL-terminated ("" when empty or out of memory). */
-const char *sql_buf_str(struct sql_buf *b);
-void sql_buf_free(struct sql_buf *b);
+#include "common/outbuf.h"
 
 /* ---- the schema (tables.c) ---- */
 
@@ -54,13 +41,13 @@ size_t sql_table_count(void);
 const struct sql_table *sql_table_at(size_t i);
 const struct sql_table *sql_table_find(const char *name);
 /* "CREATE TABLE schema.name (...)" for a real table (schema may be NULL). */
-void sql_table_create(struct sql_buf *b, const struct sql_table *t, const char *schema);
+void sql_table_create(struct ktrace_out *b, const struct sql_table *t, const char *schema);
 /* The column list "(a INTEGER, b TEXT, ...)" as a virtual table declares it. */
-void sql_table_declare(struct sql_buf *b, const struct sql_table *t);
+void sql_table_declare(struct ktrace_out *b, const struct sql_table *t);
 /* Every CREATE INDEX of t (schema may be NULL). */
-void sql_table_indexes(struct sql_buf *b, const struct sql_table *t, const char *schema);
+void sql_table_indexes(struct ktrace_out *b, const struct sql_table *t, const char *schema);
 /* The whole schema in a dialect (one table when table is not NULL). */
-int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *table,
+int sql_schema_text(struct ktrace_out *b, enum ktrace_sql_dialect d, const char *table,
 		    const char *cluster);
 
 /* ---- hash map: two 64-bit words -> a 32-bit value ---- */

@@ -181,59 +181,59 @@ const struct sql_table *sql_table_find(const char *name)
 	return NULL;
 }
 
-static void qualified(struct sql_buf *b, const char *schema, const char *name)
+static void qualified(struct ktrace_out *b, const char *schema, const char *name)
 {
 	if (schema)
-		sql_buf_printf(b, "%s.", schema);
-	sql_buf_puts(b, name);
+		kt_out_printf(b, "%s.", schema);
+	kt_out_puts(b, name);
 }
 
-void sql_table_create(struct sql_buf *b, const struct sql_table *t, const char *schema)
+void sql_table_create(struct ktrace_out *b, const struct sql_table *t, const char *schema)
 {
-	sql_buf_puts(b, "CREATE TABLE ");
+	kt_out_puts(b, "CREATE TABLE ");
 	qualified(b, schema, t->name);
-	sql_buf_puts(b, " (");
+	kt_out_puts(b, " (");
 	for (size_t c = 0; c < t->ncols; c++) {
-		sql_buf_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
+		kt_out_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
 		if (t->key && !strcmp(t->key, t->cols[c].name))
-			sql_buf_puts(b, " PRIMARY KEY");
+			kt_out_puts(b, " PRIMARY KEY");
 	}
-	sql_buf_puts(b, ");\n");
+	kt_out_puts(b, ");\n");
 }
 
-void sql_table_declare(struct sql_buf *b, const struct sql_table *t)
+void sql_table_declare(struct ktrace_out *b, const struct sql_table *t)
 {
-	sql_buf_printf(b, "CREATE TABLE %s (", t->name);
+	kt_out_printf(b, "CREATE TABLE %s (", t->name);
 	for (size_t c = 0; c < t->ncols; c++)
-		sql_buf_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
-	sql_buf_puts(b, ")");
+		kt_out_printf(b, "%s%s %s", c ? ", " : "", t->cols[c].name, t->cols[c].sqlite);
+	kt_out_puts(b, ")");
 }
 
-void sql_table_indexes(struct sql_buf *b, const struct sql_table *t, const char *schema)
+void sql_table_indexes(struct ktrace_out *b, const struct sql_table *t, const char *schema)
 {
 	for (const char *const *i = t->indexes; *i; i++) {
 		const char *paren = strchr(*i, '(');
 
-		sql_buf_puts(b, "CREATE INDEX ");
+		kt_out_puts(b, "CREATE INDEX ");
 		qualified(b, schema, "");
-		sql_buf_add(b, *i, (size_t)(paren - *i));
-		sql_buf_printf(b, " ON %s%s;\n", t->name, paren);
+		kt_out_write(b, *i, (size_t)(paren - *i));
+		kt_out_printf(b, " ON %s%s;\n", t->name, paren);
 	}
 }
 
-static void clickhouse_table(struct sql_buf *b, const struct sql_table *t, const char *cluster)
+static void clickhouse_table(struct ktrace_out *b, const struct sql_table *t, const char *cluster)
 {
-	sql_buf_printf(b, "CREATE TABLE IF NOT EXISTS %s_local (\n", t->name);
+	kt_out_printf(b, "CREATE TABLE IF NOT EXISTS %s_local (\n", t->name);
 	for (size_t c = 0; c < t->ncols; c++)
-		sql_buf_printf(b, "    %s %s%s\n", t->cols[c].name, t->cols[c].clickhouse,
+		kt_out_printf(b, "    %s %s%s\n", t->cols[c].name, t->cols[c].clickhouse,
 			       c + 1 < t->ncols ? "," : "");
-	sql_buf_printf(b, ") ENGINE = MergeTree() ORDER BY %s;\n", t->order_by);
-	sql_buf_printf(b, "CREATE TABLE IF NOT EXISTS %s AS %s_local\n"
+	kt_out_printf(b, ") ENGINE = MergeTree() ORDER BY %s;\n", t->order_by);
+	kt_out_printf(b, "CREATE TABLE IF NOT EXISTS %s AS %s_local\n"
 		       "    ENGINE = Distributed('%s', currentDatabase(), %s_local, trace_id);\n",
 		       t->name, t->name, cluster, t->name);
 }
 
-int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *table,
+int sql_schema_text(struct ktrace_out *b, enum ktrace_sql_dialect d, const char *table,
 		    const char *cluster)
 {
 	const struct sql_table *only = NULL;
@@ -243,14 +243,14 @@ int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *ta
 	if (!cluster || !*cluster)
 		cluster = "ktrace";
 	if (d == KTRACE_SQL_CLICKHOUSE && !table)
-		sql_buf_printf(b, "-- ktrace sql tables for ClickHouse: on every server of cluster %s,\n"
+		kt_out_printf(b, "-- ktrace sql tables for ClickHouse: on every server of cluster %s,\n"
 			       "-- MergeTree tables NAME_local (load each trace into one server's),\n"
 			       "-- and Distributed tables NAME over the cluster, sharded by trace_id.\n"
 			       "-- Query with SET distributed_product_mode = 'local' so that joins\n"
 			       "-- of two Distributed tables join each shard's own rows.\n",
 			       cluster);
 	if (d == KTRACE_SQL_SQLITE && !table)
-		sql_buf_puts(b, "-- ktrace sql tables for SQLite (docs/sql.md)\n");
+		kt_out_puts(b, "-- ktrace sql tables for SQLite (docs/sql.md)\n");
 	for (size_t i = 0; i < NTABLES; i++) {
 		const struct sql_table *t = &tables[i];
 
@@ -266,20 +266,20 @@ int sql_schema_text(struct sql_buf *b, enum ktrace_sql_dialect d, const char *ta
 		}
 	}
 	if (!table || !strcmp(table, "raw") || !strcmp(table, "event"))
-		sql_buf_puts(b, d == KTRACE_SQL_CLICKHOUSE
+		kt_out_puts(b, d == KTRACE_SQL_CLICKHOUSE
 			     ? "CREATE VIEW IF NOT EXISTS raw AS SELECT * FROM event;\n"
 			     : "CREATE VIEW raw AS SELECT * FROM event;\n");
-	return b->failed ? -ENOMEM : 0;
+	return b->error ? -ENOMEM : 0;
 }
 
 int ktrace_sql_schema(enum ktrace_sql_dialect dialect, const char *table, const char *cluster,
 		      struct ktrace_out *out)
 {
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int ret = sql_schema_text(&b, dialect, table, cluster);
 
 	if (!ret)
-		ktrace_out_write(out, sql_buf_str(&b), b.len);
-	sql_buf_free(&b);
+		ktrace_out_write(out, kt_out_str(&b), b.len);
+	kt_out_heap_free(&b);
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/numfmt.h"
 #include "sinks/sql/sql_int.h"
 
 #define IDLE_STREAMS 2
@@ -381,15 +382,15 @@ static int tab_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
 		       char **errmsg, const char *table)
 {
 	struct tab *t;
-	struct sql_buf b = { 0 };
+	struct ktrace_out b = KT_OUT_HEAP;
 	int rc;
 
 	(void)argc;
 	(void)argv;
 	(void)errmsg;
 	sql_table_declare(&b, sql_table_find(table));
-	rc = b.failed ? SQLITE_NOMEM : sqlite3_declare_vtab(db, sql_buf_str(&b));
-	sql_buf_free(&b);
+	rc = b.error ? SQLITE_NOMEM : sqlite3_declare_vtab(db, kt_out_str(&b));
+	kt_out_heap_free(&b);
 	if (rc != SQLITE_OK)
 		return rc;
 	t = sqlite3_malloc(sizeof(*t));
@@ -756,8 +757,6 @@ static int ar_eof(sqlite3_vtab_cursor *cur)
 
 static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t *p, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
-
 	if (2 * n + 1 > c->hex_cap) {
 		char *h = realloc(c->hex, 2 * n + 1);
 
@@ -768,10 +767,7 @@ static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t 
 		c->hex = h;
 		c->hex_cap = 2 * n + 1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		c->hex[2 * i] = digits[p[i] >> 4];
-		c->hex[2 * i + 1] = digits[p[i] & 15];
-	}
+	kt_fmt_hex_bytes(c->hex, p, n);
 	sqlite3_result_text(ctx, c->hex, (int)(2 * n), SQLITE_TRANSIENT);
 }
 

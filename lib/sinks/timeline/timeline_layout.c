@@ -111,12 +111,11 @@ void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
 	fd = kt_outfile_anonymous(NULL);
 	if (fd < 0)
 		return;
-	y->spill = malloc(sizeof(*y->spill));
+	y->spill = kt_out_new(fd);
 	if (!y->spill) {
 		close(fd);
 		return;
 	}
-	kt_out_init(y->spill, fd);
 	y->start = at_end(dest);
 	if (!fresh_file(dest, &named)) {
 		y->how = TL_LINES_AFTER;
