@@ -42,7 +42,7 @@ HEADER_PREFIX = {
     'tracedat.h': ('tracedat_',), 'tracefs.h': ('ktrace_tracefs_',),
     'darwin.h': ('ktrace_darwin_',), 'ktrace_file.h': ('ktrace_file_',),
     'kcdata.h': ('kcdata_',), 'koff.h': ('koff_',), 'stream.h': ('ktrace_stream_',),
-    'view.h': ('ktrace_view_',), 'sql.h': ('ktrace_sql_',), 'ktrace.h': (),
+    'view.h': ('ktrace_view_', 'ktrace_report', 'ktrace_info'), 'sql.h': ('ktrace_sql_',), 'ktrace.h': (),
 }
 
 INC = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
