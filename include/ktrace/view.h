@@ -25,9 +25,7 @@ extern "C" {
 
 /*
  * `ktrace report` and `ktrace info` of one input, whatever its format: each picks what
- * the format read needs (lib/sinks/report/report.c, lib/sinks/info/info.c). trace.dat
- * files have a report of their own, with trace-cmd report's options
- * (ktrace_view_tracedat_text below).
+ * the format read needs (lib/sinks/report/report.c, lib/sinks/info/info.c).
  */
 
 /* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
@@ -54,6 +52,9 @@ enum {
 					   * raw_ts) */
 };
 
+struct ktrace_view_text_opts;
+struct ktrace_view_profile_opts;
+
 /* Options of ktrace_report. Set sz to sizeof(struct ktrace_report_opts). */
 struct ktrace_report_opts {
 	size_t sz;
@@ -68,6 +69,16 @@ struct ktrace_report_opts {
 	 * or "items"; Darwin "text" (NULL) or "json" (one document: the file's format and
 	 * timebase, its stackshots' kcdata trees, then the events) */
 	const char *output;
+	/* trace.dat: the files (read by path, or from their inputs; in is not read) and
+	 * trace-cmd report's options; NULL: a trace.dat input is refused (-ESPIPE) */
+	const struct ktrace_view_text_opts *tracedat;
+	/* trace.dat, records mode: --profile instead of the records (one file)... */
+	const struct ktrace_view_profile_opts *profile;
+	/* ...or -w: each sched_switch line followed by the wake-up latency of the task it
+	 * switches to, then the average, longest and shortest latencies (one file) */
+	bool wakeup;
+	/* trace.dat: set on error, when not NULL, to the path at fault (or NULL) */
+	const char **err_file;
 };
 
 /* The kinds of options (KTRACE_TAKES_*) ktrace_report uses for format f; every kind for
@@ -82,14 +93,16 @@ KTRACE_API unsigned ktrace_report_takes(enum ktrace_format f);
 KTRACE_API int ktrace_report_check(const struct ktrace_report_opts *o, struct ktrace_error *err);
 
 /*
- * Prints the report of in to out: for raw ring-buffer pages every sub-buffer and event
- * (file offset, timestamp, length, id, lost events); for Darwin data one line per event
- * (time, delta, CPU, thread, process, thread name, qualifier, name, arguments, elapsed
- * time of END events) or per START/END pair, as columns, CSV or JSON; for KOFF data
- * ktrace(1)'s lines; for kcdata the decoded tree (text, JSON, XML plist) or a summary
- * or listing of its items. Returns 0, or a negative error code with err set after
- * printing what could be read (an input of an unknown or unsupported format, or a
- * trace.dat file, which this does not read: -ENODATA, -EBADMSG, -ENOTSUP, -ESPIPE).
+ * Prints the report of in to out: for trace.dat files what Debian's trace-cmd 3.1.6
+ * `trace-cmd report` prints, line for line (docs/report.md); for raw ring-buffer pages
+ * every sub-buffer and event (file offset, timestamp, length, id, lost events); for
+ * Darwin data one line per event (time, delta, CPU, thread, process, thread name,
+ * qualifier, name, arguments, elapsed time of END events) or per START/END pair, as
+ * columns, CSV or JSON; for KOFF data ktrace(1)'s lines; for kcdata the decoded tree
+ * (text, JSON, XML plist) or a summary or listing of its items. Returns 0, or a negative
+ * error code with err set after printing what could be read: -ENODATA, -EBADMSG or
+ * -ENOTSUP for an input of an unknown or unsupported format; for trace.dat -EINVAL and
+ * *err_file NULL for a bad -F filter (libtraceevent's message).
  */
 KTRACE_API int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *o,
 			     struct ktrace_out *out, struct ktrace_error *err);
@@ -143,8 +156,8 @@ KTRACE_API int ktrace_view_kcdata_plist(const struct kcdata_node *root, struct k
 KTRACE_API int ktrace_view_kcdata_text(const struct kcdata_node *root, struct ktrace_out *out);
 
 /*
- * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
- * prints, line for line (lib/sinks/report/report_tracedat_text.c over the engine, docs/report.md).
+ * trace-cmd report's options for trace.dat files (ktrace_report_opts.tracedat; printed
+ * by lib/sinks/report/report_tracedat_text.c over the engine, docs/report.md).
  */
 
 struct ktrace_view_text_file {
@@ -195,33 +208,14 @@ struct ktrace_view_text_opts {
 	void *line_suffix_arg;
 };
 
-/*
- * Prints the report of every file of o. Returns 0, or a negative error code with err
- * set (and *err_file, if not NULL, the path at fault or NULL) after printing what
- * could be printed. A bad -F filter gives -EINVAL with libtraceevent's message.
- */
-KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
-				struct ktrace_error *err, const char **err_file);
-
-/*
- * `ktrace report -w`: the report, each sched_switch line followed by the latency of the
- * wake-up of the task it switches to, then the average, longest and shortest wake-up
- * latencies (and those of real-time tasks), as trace-cmd 3.1.6 prints them. One file.
- */
-KTRACE_API int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
-					   struct ktrace_error *err, const char **err_file);
-
-/* `ktrace report --profile`: per task, the time its events took (sched_switch by state,
- * wake-ups, interrupts, softirqs, system calls, function graph) with their kernel
- * stacks, as trace-cmd 3.1.6 prints them. One file (its top buffer). */
+/* `ktrace report --profile` (ktrace_report_opts.profile): per task, the time its events
+ * took (sched_switch by state, wake-ups, interrupts, softirqs, system calls, function
+ * graph) with their kernel stacks, as trace-cmd 3.1.6 prints them. One file (its top
+ * buffer). */
 struct ktrace_view_profile_opts {
 	bool by_comm;                 /* --by-comm: tasks of one name merged */
 	bool global;                  /* -G: interrupts and softirqs as global events */
 };
-KTRACE_API int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
-					    const struct ktrace_view_profile_opts *po,
-					    struct ktrace_out *out, struct ktrace_error *err,
-					    const char **err_file);
 
 /* `ktrace stat`: the state of tracefs buffers as `trace-cmd stat` prints it (options:
  * their trace options too, as stat -o), or as one JSON object. */

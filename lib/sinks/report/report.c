@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* ktrace_report: the report of one input, whatever its format (the one place that picks
- * a format's report). trace.dat has its own, with trace-cmd report's options
- * (report_tracedat_text.c). */
+/* ktrace_report: the report of an input, whatever its format (the one place that picks
+ * a format's report). */
 #include <errno.h>
 #include <string.h>
 
@@ -100,6 +99,8 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 
 	if (ret)
 		return ret;
+	if (!in && (o.format != KTRACE_FORMAT_TRACEDAT || !o.tracedat))
+		return ktrace_error_set(err, -EINVAL, "ktrace_report: no input");
 	o.format = kt_report_format_of(in, o.format, err);
 	switch (o.format) {
 	case KTRACE_FORMAT_FTRACE_PAGES:
@@ -115,9 +116,18 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 		darwin.json = o.output && !strcmp(o.output, "json");
 		return kt_report_darwin(in, &darwin, out, err);
 	case KTRACE_FORMAT_TRACEDAT:
-		/* the trace.dat report reads files by path (ktrace_view_tracedat_text) */
-		return ktrace_error_set(err, -ESPIPE, "a trace.dat file cannot be read from a "
-					"pipe: save it to a file first");
+		if (o.err_file)
+			*o.err_file = NULL;
+		/* trace-cmd report's files and options */
+		if (!o.tracedat)
+			return ktrace_error_set(err, -ESPIPE, "a trace.dat file cannot be read "
+						"from a pipe: save it to a file first");
+		if (o.profile && o.tracedat->mode == KTRACE_VIEW_TEXT_RECORDS)
+			return ktrace_view_tracedat_profile(o.tracedat, o.profile, out, err,
+							    o.err_file);
+		if (o.wakeup && o.tracedat->mode == KTRACE_VIEW_TEXT_RECORDS)
+			return ktrace_view_tracedat_wakeup(o.tracedat, out, err, o.err_file);
+		return ktrace_view_tracedat_text(o.tracedat, out, err, o.err_file);
 	case KTRACE_FORMAT_KOFF:
 		return kt_report_koff(in, out, err);
 	case KTRACE_FORMAT_KCDATA:

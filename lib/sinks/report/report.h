@@ -38,6 +38,24 @@ int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_op
  * (report_koff.c). */
 int kt_report_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
 
+/*
+ * trace.dat (report_tracedat_text.c, report_latency.c, report_profile.c): the report of
+ * every file of o as trace-cmd 3.1.6 prints it; with -w (one file) each sched_switch
+ * line followed by the wake-up latency, then the latency summary; with --profile (one
+ * file, its top buffer) the per-task profile instead of the records. Return 0, or a
+ * negative error code with err set (and *err_file, if not NULL, the path at fault or
+ * NULL) after printing what could be printed; a bad -F filter gives -EINVAL with
+ * libtraceevent's message.
+ */
+int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+			      struct ktrace_error *err, const char **err_file);
+int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+				struct ktrace_error *err, const char **err_file);
+int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
+				 const struct ktrace_view_profile_opts *po,
+				 struct ktrace_out *out, struct ktrace_error *err,
+				 const char **err_file);
+
 /* f, or when f is KTRACE_FORMAT_UNKNOWN the format in's first bytes tell. */
 enum ktrace_format kt_report_format_of(struct ktrace_input *in, enum ktrace_format f,
 				       struct ktrace_error *err);

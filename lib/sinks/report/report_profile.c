@@ -32,6 +32,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 #include "engine/engine_tdset_int.h"
 
 #define TASK_STATE_CHARS "RSDTtXZxKWP"
