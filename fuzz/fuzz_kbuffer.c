@@ -20,6 +20,8 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
+#include "sinks/info/info.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -137,12 +139,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			kt_out_reset(o);
 			if (mode & 8)
 				layout.page_size = 64 + (mode >> 4) * 8;
-			ktrace_view_pages(in, &layout, o, &err);
+			kt_report_pages(in, &layout, o, &err);
 			/* the summary (info, text and JSON) walks the same pages */
 			{
 				struct ktrace_ring_layout l2 = { layout.page_size, 0, -1 };
 
-				ktrace_view_pages_info(in, &l2, mode & 1, o, &err);
+				kt_info_pages(in, &l2, mode & 1, o, &err);
 			}
 			kt_out_flush(o);
 			close(fd);

@@ -13,6 +13,7 @@
 #include <ktrace/kcdata.h>
 
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 #include "kcdata/kcdata_int.h"
 #include <ktrace/view.h>
 
@@ -100,9 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ktrace_input_from_memory(data, size, "fuzz", &in, NULL) == 0) {
 			struct ktrace_out *o = sink();
 
-			ktrace_view_kcdata_info(in, false, false, o, NULL);
-			ktrace_view_kcdata_info(in, false, true, o, NULL);
-			ktrace_view_kcdata_info(in, true, false, o, NULL);
+			kt_info_kcdata(in, false, false, o, NULL);
+			kt_info_kcdata(in, false, true, o, NULL);
+			kt_info_kcdata(in, true, false, o, NULL);
 			kt_out_flush(o);
 			ktrace_input_close(in);
 		}

@@ -15,6 +15,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		koff_reader_close(r);
 	}
 	/* the summary (ktrace info), text and JSON */
-	ktrace_view_koff_info(in, size & 1, out, &err);
+	kt_info_koff(in, size & 1, out, &err);
 	kt_out_flush(out);
 	ktrace_input_close(in);
 	/* Raw memory images too (the path a mapped live buffer takes). */

@@ -18,6 +18,8 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
+#include "sinks/info/info.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,23 +98,23 @@ static void views(const uint8_t *data, size_t size)
 	if (ktrace_input_from_memory(data, size, "fuzz", &in, &err) < 0)
 		return;
 	o.codes = codes;
-	ktrace_view_darwin_report(in, &o, out, &err);
+	kt_report_darwin(in, &o, out, &err);
 	o.csv = true;
 	o.filter = filter;
 	o.pids = pids;
 	o.npids = 1;
-	ktrace_view_darwin_report(in, &o, out, &err);
-	ktrace_view_darwin_info(in, &o, out, &err);
+	kt_report_darwin(in, &o, out, &err);
+	kt_info_darwin(in, &o, out, &err);
 	o.durations = true;
-	ktrace_view_darwin_report(in, &o, out, &err);
+	kt_report_darwin(in, &o, out, &err);
 	o.csv = false;
-	ktrace_view_darwin_report(in, &o, out, &err);
+	kt_report_darwin(in, &o, out, &err);
 	o.durations = false;
 	o.json = true;
-	ktrace_view_darwin_info(in, &o, out, &err);
+	kt_info_darwin(in, &o, out, &err);
 	o.filter = NULL;
 	o.npids = 0;
-	ktrace_view_darwin_report(in, &o, out, &err);
+	kt_report_darwin(in, &o, out, &err);
 	out->len = 0;
 	ktrace_input_close(in);
 }

@@ -18,6 +18,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -54,8 +54,6 @@ int cli_input_open(struct cli_input *ci, const char *file);
  * takes it back. */
 void cli_input_keep(const char *path, struct ktrace_input *in);
 struct ktrace_input *cli_input_take(const char *path);
-/* The error for a format the command does not handle (or an unrecognised one). */
-int cli_input_unhandled(struct cli_input *ci);
 /* Flushes the output, prints the error when ret < 0, closes; returns the exit status. */
 int cli_input_finish(struct cli_input *ci, int ret);
 

@@ -54,26 +54,6 @@ int cli_input_open(struct cli_input *ci, const char *file)
 	return CLI_FAILED;
 }
 
-int cli_input_unhandled(struct cli_input *ci)
-{
-	if (ci->format == KTRACE_FORMAT_UNKNOWN && !ci->got)
-		return ktrace_error_at(&ci->err, -ENODATA, 0, "empty file");
-	if (ci->format == KTRACE_FORMAT_UNKNOWN) {
-		const uint8_t *head;
-		int64_t got = ktrace_input_peek(ci->in, 0, (size_t)ci->got, &head, &ci->err);
-
-		/* a ring buffer never written reads as zeros: say what was seen */
-		if (got > 0 && !head[0] && !memcmp(head, head + 1, (size_t)got - 1))
-			return ktrace_error_set(&ci->err, -EBADMSG, "unrecognised file format: "
-						"%s %lld bytes are zero (a ring buffer never "
-						"written? see --pages)", got < KTRACE_DETECT_BYTES ?
-						"all" : "the first", (long long)got);
-		return ktrace_error_set(&ci->err, -EBADMSG, "unrecognised file format");
-	}
-	return ktrace_error_set(&ci->err, -ENOTSUP, "%s: not supported yet",
-				ktrace_detect_format_name(ci->format));
-}
-
 int cli_input_finish(struct cli_input *ci, int ret)
 {
 	/* Whatever was read is printed before the error that stopped the reading. */

@@ -147,25 +147,12 @@ static const struct option info_options[] = {
 static int check_options_apply(const struct cli_input *ci, const char *tracedat_opt,
 			       const char *darwin_opt, const char *pages_opt)
 {
-	const char *bad = NULL;
+	unsigned takes = ktrace_info_takes(ci->format);
+	const char *bad = !(takes & KTRACE_TAKES_TRACEDAT) && tracedat_opt ? tracedat_opt
+			  : !(takes & KTRACE_TAKES_DARWIN) && darwin_opt ? darwin_opt
+			  : !(takes & KTRACE_TAKES_PAGES) && pages_opt ? pages_opt
+			  : NULL;
 
-	switch (ci->format) {
-	case KTRACE_FORMAT_TRACEDAT:
-		bad = darwin_opt ? darwin_opt : pages_opt;
-		break;
-	case KTRACE_FORMAT_DARWIN_V3:
-	case KTRACE_FORMAT_DARWIN_RAW:
-		bad = tracedat_opt ? tracedat_opt : pages_opt;
-		break;
-	case KTRACE_FORMAT_FTRACE_PAGES:
-		bad = tracedat_opt ? tracedat_opt : darwin_opt;
-		break;
-	case KTRACE_FORMAT_UNKNOWN:
-		return CLI_OK;
-	default:
-		bad = tracedat_opt ? tracedat_opt : darwin_opt ? darwin_opt : pages_opt;
-		break;
-	}
 	if (!bad)
 		return CLI_OK;
 	return cli_usage_error("info", "%s: option %s does not apply to %s", ci->file, bad,
@@ -176,6 +163,7 @@ static int run_info(int argc, char **argv)
 {
 	struct darwin_cli darwin = { 0 };
 	struct ktrace_ring_layout layout = { 0, 0, -1 };
+	struct ktrace_info_opts io = { .sz = sizeof(io) };
 	struct cli_input ci;
 	const char *file = NULL, *tracedat_opt = NULL, *darwin_opt = NULL, *pages_opt = NULL;
 	int c, ret = 0, status;
@@ -269,30 +257,12 @@ static int run_info(int argc, char **argv)
 		ktrace_input_close(ci.in);
 		goto done_usage;
 	}
-	switch (ci.format) {
-	case KTRACE_FORMAT_TRACEDAT:
-		ret = ktrace_view_tracedat_info(ci.in, (ktrace_input_is_mapped(ci.in) ?
-							 TRACEDAT_MAPPED_FILE | TRACEDAT_READ_COPIES : 0) |
-						(raw_ts ? TRACEDAT_RAW_TS : 0),
-						darwin.view.json, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_DARWIN_V3:
-	case KTRACE_FORMAT_DARWIN_RAW:
-		ret = ktrace_view_darwin_info(ci.in, &darwin.view, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_KCDATA:
-		ret = ktrace_view_kcdata_info(ci.in, false, darwin.view.json, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_FTRACE_PAGES:
-		ret = ktrace_view_pages_info(ci.in, &layout, darwin.view.json, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_KOFF:
-		ret = ktrace_view_koff_info(ci.in, darwin.view.json, ci.out, &ci.err);
-		break;
-	default:
-		ret = cli_input_unhandled(&ci);
-		break;
-	}
+	io.format = ci.format;
+	io.json = darwin.view.json;
+	io.raw_ts = raw_ts;
+	io.layout = &layout;
+	io.darwin = &darwin.view;
+	ret = ktrace_info(ci.in, &io, ci.out, &ci.err);
 	status = cli_input_finish(&ci, ret);
 done:
 	darwin_cli_free(&darwin);

@@ -405,31 +405,14 @@ static int parse_options(int argc, char **argv, struct report_opts *o)
 /* An option the detected format has no use for is refused, never ignored. */
 static int check_options_apply(const struct report_opts *o, const struct cli_input *ci)
 {
-	const char *bad = NULL;
+	unsigned takes = ktrace_report_takes(ci->format);
+	const char *bad = !(takes & KTRACE_TAKES_PAGES) && o->pages_opt[0] ? o->pages_opt
+			  : !(takes & KTRACE_TAKES_DARWIN) && o->darwin_opt[0] ? o->darwin_opt
+			  : !(takes & KTRACE_TAKES_FORMAT) && o->format_opt[0] ? o->format_opt
+			  : !(takes & KTRACE_TAKES_TRACEDAT) && o->tracedat_opt[0] ? o->tracedat_opt
+			  : NULL;
 
-	switch (ci->format) {
-	case KTRACE_FORMAT_FTRACE_PAGES:
-		bad = o->darwin_opt[0] ? o->darwin_opt : o->format_opt;
-		break;
-	case KTRACE_FORMAT_DARWIN_V3:
-	case KTRACE_FORMAT_DARWIN_RAW:
-		/* --format: text or json, checked with the Darwin options */
-		bad = o->pages_opt;
-		break;
-	case KTRACE_FORMAT_KCDATA:
-		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt;
-		break;
-	case KTRACE_FORMAT_UNKNOWN:
-		return CLI_OK;
-	default:
-		bad = o->pages_opt[0] ? o->pages_opt : o->darwin_opt[0] ? o->darwin_opt
-									 : o->format_opt;
-		break;
-	}
-	/* trace-cmd report's options: trace.dat only */
-	if ((!bad || !bad[0]) && ci->format != KTRACE_FORMAT_TRACEDAT)
-		bad = o->tracedat_opt;
-	if (!bad || !bad[0])
+	if (!bad)
 		return CLI_OK;
 	return cli_usage_error("report", "%s: option %s does not apply to %s", ci->file, bad,
 			       ktrace_detect_format_name(ci->format));
@@ -456,6 +439,7 @@ static bool asks_for_format(int argc, char **argv)
 static int run_report(int argc, char **argv)
 {
 	struct report_opts opts = { 0 };
+	struct ktrace_report_opts ro = { .sz = sizeof(ro) };
 	struct cli_input ci;
 	int ret;
 
@@ -474,46 +458,19 @@ static int run_report(int argc, char **argv)
 		ci.format = KTRACE_FORMAT_FTRACE_PAGES;
 	if (opts.darwin.raw_v0)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
-	if ((ret = check_options_apply(&opts, &ci))) {
+	ro.format = ci.format;
+	ro.layout = &opts.layout;
+	ro.darwin = &opts.darwin.view;
+	ro.output = opts.format;
+	if ((ret = check_options_apply(&opts, &ci)) ||
+	    (ktrace_report_check(&ro, &ci.err) < 0 &&
+	     (ret = cli_usage_error("report", "%s", ci.err.message)))) {
 		darwin_cli_free(&opts.darwin);
 		cli_out_finish(ci.out, &ci.err, 0);
 		ktrace_input_close(ci.in);
 		return ret;
 	}
-	switch (ci.format) {
-	case KTRACE_FORMAT_FTRACE_PAGES:
-		ret = ktrace_view_pages(ci.in, &opts.layout, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_DARWIN_V3:
-	case KTRACE_FORMAT_DARWIN_RAW:
-		opts.darwin.view.json = opts.format && !strcmp(opts.format, "json");
-		if ((opts.format && strcmp(opts.format, "text") && !opts.darwin.view.json) ||
-		    (opts.darwin.view.json && (opts.darwin.view.csv || opts.darwin.view.durations))) {
-			ret = cli_usage_error("report", opts.darwin.view.json
-					      ? "--format json does not combine with --csv or "
-						"--durations"
-					      : "--format for Darwin files: text or json");
-			cli_input_finish(&ci, 0);
-			darwin_cli_free(&opts.darwin);
-			return ret;
-		}
-		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_TRACEDAT:
-		/* report_tracedat_main took every trace.dat file it could map */
-		ret = ktrace_error_set(&ci.err, -ESPIPE, "a trace.dat file cannot be read from a "
-				       "pipe: save it to a file first");
-		break;
-	case KTRACE_FORMAT_KOFF:
-		ret = ktrace_view_koff(ci.in, ci.out, &ci.err);
-		break;
-	case KTRACE_FORMAT_KCDATA:
-		ret = ktrace_view_kcdata(ci.in, opts.format, ci.out, &ci.err);
-		break;
-	default:
-		ret = cli_input_unhandled(&ci);
-		break;
-	}
+	ret = ktrace_report(ci.in, &ro, ci.out, &ci.err);
 	darwin_cli_free(&opts.darwin);
 	return cli_input_finish(&ci, ret);
 }

@@ -347,6 +347,7 @@ int report_tracedat_main(int argc, char **argv)
 {
 	struct td_cli c = { 0 };
 	struct ktrace_error err = { 0 };
+	struct ktrace_report_opts ro = { .sz = sizeof(ro) };
 	struct ktrace_input *stream = NULL;
 	const char *err_file = NULL;
 	const char *first;
@@ -418,12 +419,12 @@ int report_tracedat_main(int argc, char **argv)
 		cli_errorf(NULL, "out of memory");
 		return CLI_FAILED;
 	}
-	if (c.profile && c.o.mode == KTRACE_VIEW_TEXT_RECORDS)
-		ret = ktrace_view_tracedat_profile(&c.o, &c.prof, out, &err, &err_file);
-	else if (c.wakeup && c.o.mode == KTRACE_VIEW_TEXT_RECORDS)
-		ret = ktrace_view_tracedat_wakeup(&c.o, out, &err, &err_file);
-	else
-		ret = ktrace_view_tracedat_text(&c.o, out, &err, &err_file);
+	ro.format = KTRACE_FORMAT_TRACEDAT;
+	ro.tracedat = &c.o;
+	ro.profile = c.profile ? &c.prof : NULL;
+	ro.wakeup = c.wakeup;
+	ro.err_file = &err_file;
+	ret = ktrace_report(NULL, &ro, out, &err);
 	ktrace_input_close(stream);
 	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)

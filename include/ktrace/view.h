@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Views (sinks): what the CLI prints, one function per format and output style. */
+/* Sinks: what the CLI prints (report, info, exports, timeline, live views). */
 #ifndef KTRACE_VIEW_H
 #define KTRACE_VIEW_H
 
@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include <ktrace/darwin.h>
+#include <ktrace/detect.h>
 #include <ktrace/error.h>
 #include <ktrace/ring.h>
 #include <ktrace/input.h>
@@ -23,22 +24,9 @@ extern "C" {
 #endif
 
 /*
- * Lists every sub-buffer of a raw ring-buffer dump and every event in it: file
- * offset, timestamp, length, event id, and lost-event counts. layout fields left at
- * their "detect" values are inferred. Returns 0, or a negative error code with err set
- * (after printing everything that could be read) for truncated or corrupt input.
+ * `ktrace report` and `ktrace info` of one input, whatever its format: each picks what
+ * the format read needs (lib/sinks/report/report.c, lib/sinks/info/info.c).
  */
-KTRACE_API int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
-		      struct ktrace_out *out, struct ktrace_error *err);
-
-/*
- * `ktrace info` for a raw ring-buffer dump: the layout, the numbers of sub-buffers and
- * events, the time range, lost events and events by id (every sub-buffer is walked),
- * as text or as one JSON object. Returns 0, or a negative error code after printing
- * the summary of what could be read.
- */
-KTRACE_API int ktrace_view_pages_info(struct ktrace_input *in, struct ktrace_ring_layout *layout,
-				      bool json, struct ktrace_out *out, struct ktrace_error *err);
 
 /* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
 struct ktrace_view_darwin_opts {
@@ -54,29 +42,99 @@ struct ktrace_view_darwin_opts {
 	bool durations;                         /* report: one line per START/END pair */
 };
 
-/*
- * One line per event: time, delta, CPU, thread, pid and process (thread map), thread
- * name (TRACE_STRING_THREADNAME), qualifier, name, arg1..arg4, elapsed time for END
- * events matched with their START on the same thread. With durations: one line per
- * START/END pair instead (start time, duration, the START's CPU and arguments), then
- * a summary by event. Returns 0, or a negative error code with err set after printing
- * what could be read.
- */
-KTRACE_API int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
-			      struct ktrace_out *out, struct ktrace_error *err);
-/* Summary of the file: format, versions, timebase, counts, first/last event, chunks. */
-KTRACE_API int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
-			    struct ktrace_out *out, struct ktrace_error *err);
+/* The kinds of options a format's report or info takes (ktrace_report_takes,
+ * ktrace_info_takes), for a program that refuses an option the input has no use for. */
+enum {
+	KTRACE_TAKES_PAGES = 1 << 0,      /* a raw-pages layout (layout below) */
+	KTRACE_TAKES_DARWIN = 1 << 1,     /* Darwin reader and report options (darwin) */
+	KTRACE_TAKES_FORMAT = 1 << 2,     /* an output format name (report: output) */
+	KTRACE_TAKES_TRACEDAT = 1 << 3,   /* trace.dat options (trace-cmd report's; info:
+					   * raw_ts) */
+};
+
+struct ktrace_view_text_opts;
+struct ktrace_view_profile_opts;
+
+/* Options of ktrace_report. Set sz to sizeof(struct ktrace_report_opts). */
+struct ktrace_report_opts {
+	size_t sz;
+	/* what in holds (ktrace_detect_format, or what the caller says it is: raw pages
+	 * whatever they look like, a Darwin V0 stream); KTRACE_FORMAT_UNKNOWN: detected */
+	enum ktrace_format format;
+	/* raw pages: the layout; fields at their "detect" values, or NULL: inferred */
+	const struct ktrace_ring_layout *layout;
+	/* Darwin: filters, names, CSV, durations, reader options; NULL: defaults */
+	const struct ktrace_view_darwin_opts *darwin;
+	/* the output format: kcdata "text" (NULL: the default), "json", "plist", "info"
+	 * or "items"; Darwin "text" (NULL) or "json" (one document: the file's format and
+	 * timebase, its stackshots' kcdata trees, then the events) */
+	const char *output;
+	/* trace.dat: the files (read by path, or from their inputs; in is not read) and
+	 * trace-cmd report's options; NULL: a trace.dat input is refused (-ESPIPE) */
+	const struct ktrace_view_text_opts *tracedat;
+	/* trace.dat, records mode: --profile instead of the records (one file)... */
+	const struct ktrace_view_profile_opts *profile;
+	/* ...or -w: each sched_switch line followed by the wake-up latency of the task it
+	 * switches to, then the average, longest and shortest latencies (one file) */
+	bool wakeup;
+	/* trace.dat: set on error, when not NULL, to the path at fault (or NULL) */
+	const char **err_file;
+};
+
+/* The kinds of options (KTRACE_TAKES_*) ktrace_report uses for format f; every kind for
+ * KTRACE_FORMAT_UNKNOWN (nothing to refuse before the input is known). */
+KTRACE_API unsigned ktrace_report_takes(enum ktrace_format f);
 
 /*
- * `ktrace info` for a trace.dat file: header, metadata and option summary, then per
- * buffer and CPU the event counts, first/last timestamps and lost events (every record
- * is visited). flags: TRACEDAT_* open flags (TRACEDAT_MAPPED_FILE only when in comes
- * from ktrace_input_open). json: one JSON object instead of text. Returns 0 or a
- * negative error code (after printing what could be read).
+ * Checks o before anything is read: -EINVAL with err set when o asks for something the
+ * report of o->format cannot do (Darwin: an output format other than text or json, json
+ * with csv or durations), else 0.
  */
-KTRACE_API int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
-			      struct ktrace_out *out, struct ktrace_error *err);
+KTRACE_API int ktrace_report_check(const struct ktrace_report_opts *o, struct ktrace_error *err);
+
+/*
+ * Prints the report of in to out: for trace.dat files what Debian's trace-cmd 3.1.6
+ * `trace-cmd report` prints, line for line (docs/report.md); for raw ring-buffer pages
+ * every sub-buffer and event (file offset, timestamp, length, id, lost events); for
+ * Darwin data one line per event (time, delta, CPU, thread, process, thread name,
+ * qualifier, name, arguments, elapsed time of END events) or per START/END pair, as
+ * columns, CSV or JSON; for KOFF data ktrace(1)'s lines; for kcdata the decoded tree
+ * (text, JSON, XML plist) or a summary or listing of its items. Returns 0, or a negative
+ * error code with err set after printing what could be read: -ENODATA, -EBADMSG or
+ * -ENOTSUP for an input of an unknown or unsupported format; for trace.dat -EINVAL and
+ * *err_file NULL for a bad -F filter (libtraceevent's message).
+ */
+KTRACE_API int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *o,
+			     struct ktrace_out *out, struct ktrace_error *err);
+
+/* Options of ktrace_info. Set sz to sizeof(struct ktrace_info_opts). */
+struct ktrace_info_opts {
+	size_t sz;
+	enum ktrace_format format;    /* as for ktrace_report */
+	bool json;                    /* one JSON object instead of text */
+	bool raw_ts;                  /* trace.dat: timestamps as the ring buffer has them */
+	const struct ktrace_ring_layout *layout;      /* as for ktrace_report */
+	const struct ktrace_view_darwin_opts *darwin; /* Darwin reader options; NULL:
+						       * defaults (json is the field above) */
+};
+
+/* The kinds of options (KTRACE_TAKES_*) ktrace_info uses for format f; every kind for
+ * KTRACE_FORMAT_UNKNOWN. */
+KTRACE_API unsigned ktrace_info_takes(enum ktrace_format f);
+
+/*
+ * Prints a summary of in: for trace.dat the header, metadata and options, then per
+ * buffer and CPU the events, first and last timestamps and lost events; for Darwin
+ * data the format, versions, timebase, counts, first and last events and chunks; for
+ * kcdata the begin type, items by type, containers, sizes and whether it decodes; for
+ * raw pages the layout, sub-buffers, events, time range, lost events and events by id;
+ * for KOFF data the header, records and counters. Every record is read, so this is also
+ * a check of the data. Returns 0, or a negative error code with err set after printing
+ * the summary of what could be read.
+ */
+KTRACE_API int ktrace_info(struct ktrace_input *in, const struct ktrace_info_opts *o,
+			   struct ktrace_out *out, struct ktrace_error *err);
+
 /* How a KOFF buffer is printed (ktrace dump, ktrace report). */
 struct ktrace_view_koff_opts {
 	uint64_t scale;     /* nanoseconds per time unit; ktrace(1)'s default is 1000000 */
@@ -90,37 +148,16 @@ struct ktrace_view_koff_opts {
  */
 KTRACE_API int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff_opts *o,
 			    struct ktrace_out *out, struct ktrace_error *err);
-/* The same for `ktrace report` on a buffer file or a snapshot, with default options. */
-KTRACE_API int ktrace_view_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
-/* `ktrace info` for a KOFF buffer file or snapshot: its header, the records (count,
- * first and last time, processes and threads) and counters, as text or JSON. Returns 0
- * or a negative error code after printing the summary of what could be read. */
-KTRACE_API int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out *out,
-				     struct ktrace_error *err);
 
-/*
- * kcdata (kcdata_report.c): reads the whole input (raw, gzip'd, base64, compressed
- * kcdata or a Darwin chunk), decodes it with libkdd's rules and prints the tree as
- * format "text" (default, readable), "json" or "plist" (XML property list like
- * libkdd's kdd -p); "info" and "items" go to ktrace_view_kcdata_info. When the buffer
- * does not decode, the part that does is printed (a complete document) before the
- * error is returned.
- */
-KTRACE_API int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
-		       struct ktrace_error *err);
-/* A summary (begin type, item counts by type, containers, sizes, whether it decodes;
- * items false; as JSON with json) or a listing of every item (items true) from the
- * iterator. The summary is printed also when the data turns out corrupt. */
-KTRACE_API int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, struct ktrace_out *out,
-			    struct ktrace_error *err);
-/* The tree printers; 0 or -ENOMEM. */
+/* kcdata trees (<ktrace/kcdata.h>) printed as ktrace report prints them: JSON, XML
+ * property list like libkdd's kdd -p, readable text. 0 or -ENOMEM. */
 KTRACE_API int ktrace_view_kcdata_json(const struct kcdata_node *root, struct ktrace_out *out);
 KTRACE_API int ktrace_view_kcdata_plist(const struct kcdata_node *root, struct ktrace_out *out);
 KTRACE_API int ktrace_view_kcdata_text(const struct kcdata_node *root, struct ktrace_out *out);
 
 /*
- * `ktrace report` for trace.dat files: what Debian's trace-cmd 3.1.6 `trace-cmd report`
- * prints, line for line (lib/sinks/report/report_tracedat_text.c over the engine, docs/report.md).
+ * trace-cmd report's options for trace.dat files (ktrace_report_opts.tracedat; printed
+ * by lib/sinks/report/report_tracedat_text.c over the engine, docs/report.md).
  */
 
 struct ktrace_view_text_file {
@@ -171,33 +208,14 @@ struct ktrace_view_text_opts {
 	void *line_suffix_arg;
 };
 
-/*
- * Prints the report of every file of o. Returns 0, or a negative error code with err
- * set (and *err_file, if not NULL, the path at fault or NULL) after printing what
- * could be printed. A bad -F filter gives -EINVAL with libtraceevent's message.
- */
-KTRACE_API int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
-				struct ktrace_error *err, const char **err_file);
-
-/*
- * `ktrace report -w`: the report, each sched_switch line followed by the latency of the
- * wake-up of the task it switches to, then the average, longest and shortest wake-up
- * latencies (and those of real-time tasks), as trace-cmd 3.1.6 prints them. One file.
- */
-KTRACE_API int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
-					   struct ktrace_error *err, const char **err_file);
-
-/* `ktrace report --profile`: per task, the time its events took (sched_switch by state,
- * wake-ups, interrupts, softirqs, system calls, function graph) with their kernel
- * stacks, as trace-cmd 3.1.6 prints them. One file (its top buffer). */
+/* `ktrace report --profile` (ktrace_report_opts.profile): per task, the time its events
+ * took (sched_switch by state, wake-ups, interrupts, softirqs, system calls, function
+ * graph) with their kernel stacks, as trace-cmd 3.1.6 prints them. One file (its top
+ * buffer). */
 struct ktrace_view_profile_opts {
 	bool by_comm;                 /* --by-comm: tasks of one name merged */
 	bool global;                  /* -G: interrupts and softirqs as global events */
 };
-KTRACE_API int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
-					    const struct ktrace_view_profile_opts *po,
-					    struct ktrace_out *out, struct ktrace_error *err,
-					    const char **err_file);
 
 /* `ktrace stat`: the state of tracefs buffers as `trace-cmd stat` prints it (options:
  * their trace options too, as stat -o), or as one JSON object. */

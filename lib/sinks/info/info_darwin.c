@@ -15,6 +15,7 @@
 
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 #define MAX_LISTED_CHUNKS 100000
 
@@ -338,7 +339,7 @@ static void print_text(struct ktrace_out *o, struct ktrace_input *in, struct ktr
 	print_text_stackshots(o, k);
 }
 
-int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+int kt_info_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
 			    struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct info_chunks ch = { 0 };

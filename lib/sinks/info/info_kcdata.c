@@ -15,6 +15,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 struct type_count {
 	uint32_t type;
@@ -234,7 +235,7 @@ static void print_text(struct ktrace_out *out, const struct kcdata_buffer *buf, 
 	kt_out_puts(out, status ? "decodes: no (see the error)\n" : "decodes: yes\n");
 }
 
-int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, struct ktrace_out *out,
+int kt_info_kcdata(struct ktrace_input *in, bool items, bool json, struct ktrace_out *out,
 			    struct ktrace_error *err)
 {
 	struct kcdata_buffer *buf = NULL;

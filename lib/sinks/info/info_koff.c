@@ -11,6 +11,7 @@
 
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 #define SET_SLOTS 4096           /* distinct pids/tids counted exactly up to this */
 
@@ -145,7 +146,7 @@ static void print_json(const struct koff_info *i, const struct koff_summary *s,
 	kt_json_finish(&j);
 }
 
-int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out *out,
+int kt_info_koff(struct ktrace_input *in, bool json, struct ktrace_out *out,
 			  struct ktrace_error *err)
 {
 	struct koff_summary *s;

@@ -10,6 +10,7 @@
 #include "common/cursor.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 #include "sinks/report/report_pages_walk.h"
 
 #define MAX_IDS 65536            /* event ids are 16 bits */
@@ -144,7 +145,7 @@ static void print_json(const struct summary *s, struct ktrace_input *in, const c
 	kt_json_finish(&j);
 }
 
-int ktrace_view_pages_info(struct ktrace_input *in, struct ktrace_ring_layout *layout, bool json,
+int kt_info_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout, bool json,
 			   struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct summary s = { 0 };

@@ -18,6 +18,7 @@
 #include "common/damage.h"
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 struct cpu_stats {
 	uint64_t events;
@@ -513,7 +514,7 @@ static void print_buffers_text(struct tracedat *td, struct buf_stats *bs, const 
 	}
 }
 
-int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool json,
+int kt_info_tracedat(struct ktrace_input *in, unsigned int flags, bool json,
 			      struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct buf_stats *bs = NULL;

@@ -11,10 +11,11 @@
 #include <ktrace/kcdata.h>
 
 #include "common/json.h"
-#include "sinks/kcdata/kcdata_print.h"
+#include "sinks/kcdata/kcdata.h"
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/info/info.h"
 
 struct entry {
 	const char *key;
@@ -482,7 +483,7 @@ int ktrace_view_kcdata_text(const struct kcdata_node *root, struct ktrace_out *o
 
 /* ---- The view ---- */
 
-int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrace_out *out,
+int kt_kcdata_report(struct ktrace_input *in, const char *format, struct ktrace_out *out,
 		       struct ktrace_error *err)
 {
 	struct kcdata_buffer *buf = NULL;
@@ -492,7 +493,7 @@ int ktrace_view_kcdata(struct ktrace_input *in, const char *format, struct ktrac
 	if (!format)
 		format = "text";
 	if (!strcmp(format, "info") || !strcmp(format, "items"))
-		return ktrace_view_kcdata_info(in, !strcmp(format, "items"), false, out, err);
+		return kt_info_kcdata(in, !strcmp(format, "items"), false, out, err);
 	if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "plist"))
 		return ktrace_error_set(err, -EINVAL,
 					"unknown format '%s' for kcdata (text, json, plist, info, items)",

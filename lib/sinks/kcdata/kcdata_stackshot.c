@@ -8,7 +8,7 @@
 #include <ktrace/kcdata.h>
 
 #include "sinks/report/report_darwin_common.h"
-#include "sinks/kcdata/kcdata_print.h"
+#include "sinks/kcdata/kcdata.h"
 
 /* A task's name: its snapshot's ts_p_comm (or the delta's), else "-". */
 static const char *task_name(const struct kcdata_node *task, size_t *len)

@@ -14,6 +14,7 @@
 
 #include "common/json.h"
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 
 /* --- START/END matching, per thread and event id ------------------------------- */
 
@@ -625,7 +626,7 @@ static void list_other_chunks(struct ktrace_darwin *k, struct ktrace_out *out)
 	}
 }
 
-int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
 			      struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct report_state *stp = calloc(1, sizeof(*stp));

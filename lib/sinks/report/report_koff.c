@@ -23,6 +23,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 
 #define NS_PER_SEC 1000000000ULL
 #define LINES_PER_STAMP 99
@@ -180,7 +181,7 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 	return ret < 0 ? ret : 0;
 }
 
-int ktrace_view_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err)
+int kt_report_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
 	struct koff_reader *r;

@@ -25,6 +25,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 
 #define WAKEUP_BUCKETS 1024
 

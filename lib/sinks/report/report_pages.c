@@ -6,6 +6,7 @@
 
 #include "common/cursor.h"
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 #include "sinks/report/report_pages_walk.h"
 
 struct listing {
@@ -83,7 +84,7 @@ static void on_event(void *arg, uint64_t offset, unsigned long long ts, struct k
 	l->events++;
 }
 
-int ktrace_view_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
+int kt_report_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 		      struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct listing l = { .out = out, .name = ktrace_input_name(in) };

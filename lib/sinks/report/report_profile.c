@@ -33,6 +33,7 @@
 
 #include "common/outbuf.h"
 #include "engine/engine.h"
+#include "sinks/report/report.h"
 
 #define TASK_STATE_CHARS "RSDTtXZxKWP"
 #define TASK_STATE_MAX 1024

@@ -52,6 +52,7 @@
 #include "common/cpus.h"
 #include "common/grow.h"
 #include "common/outbuf.h"
+#include "sinks/report/report.h"
 #include "common/outfile.h"
 
 /* When the records of an event are formatted: as they are read, in output order, by

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The report of each format that ktrace_report (report.c) picks from; the info sink and
+ * the fuzz harnesses call them too. Internal. */
+#ifndef KTRACE_SINKS_REPORT_H
+#define KTRACE_SINKS_REPORT_H
+
+#include <errno.h>
+#include <string.h>
+
+#include <ktrace/detect.h>
+#include <ktrace/error.h>
+#include <ktrace/input.h>
+#include <ktrace/out.h>
+#include <ktrace/ring.h>
+#include <ktrace/view.h>
+
+/*
+ * Lists every sub-buffer of a raw ring-buffer dump and every event in it: file
+ * offset, timestamp, length, event id, and lost-event counts (report_pages.c). layout
+ * fields left at their "detect" values are inferred, and filled in. Returns 0, or a
+ * negative error code with err set (after printing everything that could be read) for
+ * truncated or corrupt input.
+ */
+int kt_report_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout,
+		    struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * Darwin kdebug data (report_darwin.c): one line per event (time, delta, CPU, thread,
+ * pid and process, thread name, qualifier, name, arg1..arg4, elapsed time of END events
+ * matched with their START); with durations one line per START/END pair and a summary
+ * by event; CSV or JSON as o says. Returns 0, or a negative error code with err set
+ * after printing what could be read.
+ */
+int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_opts *o,
+		     struct ktrace_out *out, struct ktrace_error *err);
+
+/* A KOFF buffer file or snapshot as ktrace(1) prints it, with its default options
+ * (report_koff.c). */
+int kt_report_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err);
+
+/*
+ * trace.dat (report_tracedat_text.c, report_latency.c, report_profile.c): the report of
+ * every file of o as trace-cmd 3.1.6 prints it; with -w (one file) each sched_switch
+ * line followed by the wake-up latency, then the latency summary; with --profile (one
+ * file, its top buffer) the per-task profile instead of the records. Return 0, or a
+ * negative error code with err set (and *err_file, if not NULL, the path at fault or
+ * NULL) after printing what could be printed; a bad -F filter gives -EINVAL with
+ * libtraceevent's message.
+ */
+int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+			      struct ktrace_error *err, const char **err_file);
+int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct ktrace_out *out,
+				struct ktrace_error *err, const char **err_file);
+int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
+				 const struct ktrace_view_profile_opts *po,
+				 struct ktrace_out *out, struct ktrace_error *err,
+				 const char **err_file);
+
+/* f, or when f is KTRACE_FORMAT_UNKNOWN the format in's first bytes tell. */
+enum ktrace_format kt_report_format_of(struct ktrace_input *in, enum ktrace_format f,
+				       struct ktrace_error *err);
+
+/* The error for an input that neither report nor info reads (format: what it was
+ * detected as): an empty file, data that is all zero, an unrecognised or unsupported
+ * format. Returns the negative code set in err. */
+int kt_report_unhandled(struct ktrace_input *in, enum ktrace_format format,
+			struct ktrace_error *err);
+
+/*
+ * Copies the caller's options src (a struct starting with `size_t sz`) into dst, the
+ * library's struct of dst_size bytes: src NULL gives zero (defaults), a smaller (older)
+ * struct zero for the fields it lacks; a larger one is refused (-EINVAL, err set) when a
+ * byte past dst_size is not zero, as is an sz smaller than the field itself. For
+ * ktrace_report and ktrace_info until lib/common has the one checked copy of every
+ * options struct.
+ */
+static inline int kt_report_opts_copy(void *dst, size_t dst_size, const void *src,
+				      const char *what, struct ktrace_error *err)
+{
+	size_t sz;
+
+	memset(dst, 0, dst_size);
+	if (!src)
+		goto done;
+	memcpy(&sz, src, sizeof(sz));
+	if (sz < sizeof(sz))
+		return ktrace_error_set(err, -EINVAL, "struct %s: size %zu is too small", what, sz);
+	for (size_t i = dst_size; i < sz; i++)
+		if (((const unsigned char *)src)[i])
+			return ktrace_error_set(err, -EINVAL, "struct %s: an option this "
+						"library does not know (size %zu, known %zu)",
+						what, sz, dst_size);
+	memcpy(dst, src, sz < dst_size ? sz : dst_size);
+done:
+	memcpy(dst, &dst_size, sizeof(dst_size));
+	return 0;
+}
+
+#endif
