@@ -410,7 +410,7 @@ static int buffer_path(const struct dump_opts *o, char *path, size_t len, bool c
 static int control(const struct dump_opts *o, const char *path)
 {
 	struct ktrace_error err = { 0 };
-	struct koff_open_options oo = { 0, 0, 0 };
+	KTRACE_OPTS(koff_open_opts, oo);
 	struct koff_buffer *b;
 	int ret = 0;
 

@@ -278,6 +278,7 @@ static int run_info(int argc, char **argv)
 		break;
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
+		darwin.view.kdebug.sz = sizeof(darwin.view.kdebug);
 		ret = ktrace_view_darwin_info(ci.in, &darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_KCDATA:

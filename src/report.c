@@ -497,6 +497,7 @@ static int run_report(int argc, char **argv)
 			darwin_cli_free(&opts.darwin);
 			return ret;
 		}
+		opts.darwin.view.kdebug.sz = sizeof(opts.darwin.view.kdebug);
 		ret = ktrace_view_darwin_report(ci.in, &opts.darwin.view, ci.out, &ci.err);
 		break;
 	case KTRACE_FORMAT_TRACEDAT:

@@ -67,7 +67,8 @@ KTRACE_API void koff_close(struct koff_buffer *b);
 
 /* ---- opening with options and error messages ------------------------------------ */
 
-struct koff_open_options {
+struct koff_open_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	uint32_t nentries;       /* 0: attach only */
 	uint32_t strtab_bytes;   /* string table size for a new buffer; 0: default 256 KiB,
 				  * KOFF_NO_STRTAB: none (formats then only resolve from the
@@ -76,7 +77,7 @@ struct koff_open_options {
 };
 #define KOFF_NO_STRTAB UINT32_MAX
 
-KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_options *o,
+KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opts *o,
 				   struct ktrace_error *err);
 
 /* -b: sizes a buffer that is not allocated yet (creating the reservation when there

@@ -52,6 +52,7 @@ extern "C" {
 struct ktrace_tracefs_session;
 
 struct ktrace_tracefs_record_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *tracefs;             /* tracefs directory; NULL: find it (mount it) */
 	const char *instance;            /* NULL: the top buffer; else an instance created
 	                                    for the session (it must not exist) and removed */
@@ -88,6 +89,7 @@ struct ktrace_tracefs_record_opts {
 };
 
 struct ktrace_tracefs_extract_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *tracefs;             /* NULL: find it (mount it) */
 	const char *const *instances;    /* instances to save (they must exist) */
 	size_t ninstances;
@@ -295,6 +297,7 @@ KTRACE_API int ktrace_tracefs_set_tracing(const struct ktrace_tracefs_target *t,
 KTRACE_API int ktrace_tracefs_clear(const struct ktrace_tracefs_target *t, struct ktrace_error *err);
 
 struct ktrace_tracefs_reset_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool restore;                    /* put back what ktrace start saved (buffers it did
 	                                    not change are reset) */
 	bool remove;                     /* remove the instances named (with all: every one) */

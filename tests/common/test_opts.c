@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include <ktrace/api.h>
+#include <ktrace/darwin.h>
 #include <ktrace/error.h>
+#include <ktrace/stream.h>
+#include <ktrace/tracedat.h>
 
 #include "common/opts.h"
 #include "testlib.h"
@@ -131,9 +134,54 @@ static void copy_unsized_struct(void)
 	CHECK_EQ(d.sz, sizeof(d));
 }
 
+/* The library's entry points go through the copy: a newer caller's struct with an
+ * unknown option set is refused before anything is opened. */
+static void entry_points_check_the_tail(void)
+{
+	struct {
+		struct ktrace_stream_opts o;
+		uint64_t newer;
+	} s;
+	struct {
+		struct tracedat_write_opts o;
+		uint64_t newer;
+	} w;
+	struct ktrace_error err = { 0 };
+	struct ktrace_stream *st = (struct ktrace_stream *)&s;
+	struct tracedat_writer *tw = (struct tracedat_writer *)&w;
+	const char *paths[] = { "/nonexistent/x.dat" }, *bad = NULL;
+
+	memset(&s, 0, sizeof(s));
+	s.o.sz = sizeof(s);
+	s.newer = 1;
+	CHECK_EQ(ktrace_stream_open(&st, paths, 1, &s.o, &err, &bad), -EINVAL);
+	CHECK(st == NULL);
+	CHECK(strstr(err.message, "ktrace_stream_opts") != NULL);
+	s.newer = 0;            /* a zero tail is fine: the open then fails on the path */
+	CHECK(ktrace_stream_open(&st, paths, 1, &s.o, &err, &bad) != -EINVAL);
+	CHECK(st == NULL);
+
+	memset(&w, 0, sizeof(w));
+	w.o.sz = sizeof(w);
+	w.newer = 1;
+	CHECK_EQ(tracedat_writer_create_fd(-1, &w.o, &tw, &err), -EINVAL);
+	CHECK(strstr(err.message, "tracedat_write_opts") != NULL);
+	{
+		struct ktrace_darwin_opts d = { .raw_v0 = true };  /* sz forgotten */
+		struct ktrace_darwin *k = NULL;
+		struct ktrace_input *in;
+		static const unsigned char data[64];
+
+		CHECK_EQ(ktrace_input_from_memory(data, sizeof(data), "m", &in, &err), 0);
+		CHECK_EQ(ktrace_darwin_open(in, &d, &k, &err), -EINVAL);
+		CHECK(k == NULL);
+		ktrace_input_close(in);
+	}
+}
+
 int main(void)
 {
-	PLAN(7);
+	PLAN(8);
 	RUN(macro_zeroes_and_sizes);
 	RUN(copy_null_is_defaults);
 	RUN(copy_older_struct);
@@ -141,5 +189,6 @@ int main(void)
 	RUN(copy_newer_struct_zero_tail);
 	RUN(copy_newer_struct_nonzero_tail);
 	RUN(copy_unsized_struct);
+	RUN(entry_points_check_the_tail);
 	return tl_failed_cases != 0;
 }
