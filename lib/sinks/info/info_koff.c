@@ -155,7 +155,8 @@ int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out 
 	const char *failure;
 	int ret;
 
-	ret = koff_reader_open_input(in, &r, err);
+	ret = koff_reader_open(&(struct koff_reader_open_opts){ .sz = sizeof(struct koff_reader_open_opts),
+								.input = in }, &r, err);
 	if (ret)
 		return ret;
 	s = calloc(1, sizeof(*s));
