@@ -24,6 +24,7 @@
 #include <ktrace/view.h>
 
 #include "common/outbuf.h"
+#include "tracefs/tracefs_int.h"
 
 struct ktrace_view_live {
 	struct ktrace_tracefs_session *s;
