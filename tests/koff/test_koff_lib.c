@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -546,9 +548,27 @@ static void reader_open_sources(void)
 	unlink(bufpath);
 }
 
+/* The default buffer's path: KOFF_BUFFER, else /dev/shm/koff-<program name>. */
+static void default_path(void)
+{
+	char buf[PATH_MAX], *old = getenv("KOFF_BUFFER") ? strdup(getenv("KOFF_BUFFER")) : NULL;
+
+	setenv("KOFF_BUFFER", "/tmp/some-buffer", 1);
+	CHECK_EQ(koff_default_path(buf, sizeof(buf)), 16);
+	CHECK_STR(buf, "/tmp/some-buffer");
+	CHECK_EQ(koff_default_path(buf, 16), -ENAMETOOLONG);
+	unsetenv("KOFF_BUFFER");
+	CHECK_EQ(koff_default_path(buf, sizeof(buf)), (int)strlen("/dev/shm/koff-test_koff_lib"));
+	CHECK_STR(buf, "/dev/shm/koff-test_koff_lib");
+	if (old) {
+		setenv("KOFF_BUFFER", old, 1);
+		free(old);
+	}
+}
+
 int main(void)
 {
-	PLAN(10);
+	PLAN(11);
 	RUN(example_replayed);
 	RUN(timestamp_every_100_lines);
 	RUN(tags_and_rest);
@@ -559,5 +579,6 @@ int main(void)
 	RUN(control_calls);
 	RUN(hostile_buffer);
 	RUN(reader_open_sources);
+	RUN(default_path);
 	return TEST_EXIT();
 }
