@@ -26,7 +26,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	KTRACE_OPTS(koff_reader_open_opts, o, .namelist_image = data + 4, .namelist_len = n,
 		    .core_image = data + 4 + n, .core_len = size - 4 - n);
-
 	if (koff_reader_open(&o, &r, &err))
 		return 0;
 	while (koff_reader_next(r, &rec, &err) > 0)

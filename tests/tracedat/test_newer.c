@@ -112,7 +112,7 @@ static uint8_t *write_file(unsigned int version, const char *comp, bool with_btf
 			   struct ktrace_error *err)
 {
 	KTRACE_OPTS(tracedat_write_opts, wo, .version = version, .compression = comp,
-					  .page_size = 4096);
+		    .page_size = 4096);
 	struct tracedat_writer *w;
 	static uint8_t page[4096];
 	uint8_t *out = NULL;
@@ -292,7 +292,7 @@ static void conversions_carry_them(void)
 		}
 		for (size_t b = 0; b < NVARIANTS; b++) {
 			KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[b].version,
-							  .compression = variants[b].comp);
+				    .compression = variants[b].comp);
 			struct tracedat_writer *w;
 			struct mem dst;
 			char why[512] = "";

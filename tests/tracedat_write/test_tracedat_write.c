@@ -222,7 +222,7 @@ static int write_handmade(int fd, unsigned int version, const char *comp, bool b
 			  struct ktrace_error *err)
 {
 	KTRACE_OPTS(tracedat_write_opts, wo, .version = version, .compression = comp,
-					  .big_endian = big, .page_size = 4096);
+		    .big_endian = big, .page_size = 4096);
 	struct tracedat_writer *w;
 	static uint8_t page[4096];
 	int ret, inst;
@@ -390,7 +390,7 @@ static void latency_buffers(void)
 		text[i] = (char)('a' + (i * 7 + i / 13) % 26);
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 		KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[v].version,
-						  .compression = variants[v].comp);
+			    .compression = variants[v].comp);
 		struct ktrace_error err = { 0 };
 		struct tracedat_writer *w;
 		struct memout m;
@@ -427,7 +427,7 @@ static void empty_files(void)
 {
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 		KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[v].version,
-						  .compression = variants[v].comp);
+			    .compression = variants[v].comp);
 		struct ktrace_error err = { 0 };
 		struct tracedat_writer *w;
 		struct memout m;
