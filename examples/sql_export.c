@@ -26,7 +26,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	struct ktrace_sql_export_opts eo = { .size = sizeof(eo) };
+	KTRACE_OPTS(ktrace_sql_export_opts, eo);
 	struct ktrace_error err = { 0 };
 	const char *format = NULL, *out = NULL, *schema = NULL, *path = NULL;
 	const char *files[64];

@@ -82,7 +82,7 @@ static void put_value(const struct ktrace_event_value *v)
 
 int main(int argc, char **argv)
 {
-	struct ktrace_stream_opts o = { .size = sizeof(o) };
+	KTRACE_OPTS(ktrace_stream_opts, o);
 	struct ktrace_stream_filter filters[16];
 	int cpus[64];
 	const char *files[64] = { 0 };

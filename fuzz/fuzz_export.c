@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Another thread's stream of the same file (the threaded Perfetto export). */
 static int open_again(void *ctx, struct ktrace_stream **s)
 {
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_error err = { 0 };
 
 	return ktrace_stream_open(s, (const char *const *)ctx, 1, &so, &err, NULL);
@@ -34,7 +34,7 @@ static int open_again(void *ctx, struct ktrace_stream **s)
 static void export(const char *const *paths, size_t n, int out_fd, int how)
 {
 	struct ktrace_view_export_opts o = { .size = sizeof(o) };
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_stream *s;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out;

@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	out->fd = devnull;
 	kt_out_reset(out);
-	if (koff_reader_open_input(in, &r, &err) == 0) {
+	if (koff_reader_open(&(struct koff_reader_open_opts){ .sz = sizeof(struct koff_reader_open_opts),
+							     .input = in }, &r, &err) == 0) {
 		ktrace_view_koff_reader(r, &o, out, &err);
 		koff_reader_close(r);
 	}
@@ -47,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kt_out_flush(out);
 	ktrace_input_close(in);
 	/* Raw memory images too (the path a mapped live buffer takes). */
-	if (koff_reader_open_memory(data, size, &r, &err) == 0) {
+	if (koff_reader_open(&(struct koff_reader_open_opts){ .sz = sizeof(struct koff_reader_open_opts),
+							     .data = data, .len = size }, &r, &err) == 0) {
 		struct koff_record rec;
 		char tag[11], rest[512];
 

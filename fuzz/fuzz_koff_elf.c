@@ -24,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&n, data, 4);
 	if (n > size - 4)
 		return 0;
-	if (koff_reader_open_core_memory(data + 4, n, data + 4 + n, size - 4 - n, &r, &err))
+	KTRACE_OPTS(koff_reader_open_opts, o, .namelist_image = data + 4, .namelist_len = n,
+		    .core_image = data + 4 + n, .core_len = size - 4 - n);
+	if (koff_reader_open(&o, &r, &err))
 		return 0;
 	while (koff_reader_next(r, &rec, &err) > 0)
 		koff_record_format(&rec, tag, rest, sizeof(rest));

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const names[] = { NULL, "koff-crafted", "/dev/shm/koff-crafted",
 					     "nosuch" };
-	struct koff_core_options o = { 0 };
+	KTRACE_OPTS(koff_reader_open_opts, o);
 	struct ktrace_error err = { 0 };
 	struct koff_reader *r;
 	struct koff_record rec;
@@ -30,12 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(&l, data + 4, 4);
 	if (n > size - 8 || l > size - 8 - n)
 		return 0;
+	o.namelist_image = data + 8;
+	o.namelist_len = n;
+	o.core_image = data + 8 + n + l;
+	o.core_len = size - 8 - n - l;
 	o.lib_image = data + 8 + n;
 	o.lib_image_len = l;
 	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 		o.buffer = names[k];
-		if (koff_reader_open_core_memory_opts(data + 8, n, data + 8 + n + l,
-						      size - 8 - n - l, &o, &r, &err))
+		if (koff_reader_open(&o, &r, &err))
 			continue;
 		while (koff_reader_next(r, &rec, &err) > 0)
 			koff_record_format(&rec, tag, rest, sizeof(rest));

@@ -56,7 +56,7 @@ static void walk_container(const uint8_t *data, size_t size)
 static void decode(const uint8_t *data, size_t size, bool v0)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_darwin_options opt = { .raw_v0 = v0 };
+	KTRACE_OPTS(ktrace_darwin_opts, opt, .raw_v0 = v0);
 	struct ktrace_input *in;
 	struct ktrace_darwin *k;
 	struct ktrace_darwin_event ev;
@@ -91,7 +91,7 @@ static void decode(const uint8_t *data, size_t size, bool v0)
 static void views(const uint8_t *data, size_t size)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_view_darwin_opts o = { 0 };
+	struct ktrace_view_darwin_opts o = { .kdebug.sz = sizeof(o.kdebug) };
 	struct ktrace_input *in;
 	static const int32_t pids[] = { 1 };
 

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
-	struct tracedat_write_opts wo = { 0 };
+	KTRACE_OPTS(tracedat_write_opts, wo);
 	struct ktrace_input *in = NULL, *oin = NULL;
 	struct tracedat *td = NULL, *out = NULL;
 	struct tracedat_writer *w;

@@ -58,10 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (tracedat_open_input(in, 0, &td, &err) == 0) {
-		struct tracedat_split_opts o = {
+		KTRACE_OPTS(tracedat_split_opts, o,
 			.output = out, .unit = TRACEDAT_SPLIT_EVENTS, .count = 3, .repeat = true,
-			.cpu = -1, .piece = check_piece,
-		};
+			.cpu = -1, .piece = check_piece);
 
 		tracedat_split(td, &o, &err);
 		o.unit = TRACEDAT_SPLIT_PAGES;

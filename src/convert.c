@@ -89,7 +89,7 @@ static const struct option convert_options[] = {
 
 static int run_convert(int argc, char **argv)
 {
-	struct tracedat_write_opts wo = { 0 };
+	KTRACE_OPTS(tracedat_write_opts, wo);
 	struct ktrace_error err = { 0 };
 	const char *in = NULL, *out = NULL, *comp = NULL;
 	struct tracedat_writer *w;

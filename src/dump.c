@@ -167,7 +167,7 @@ struct dump_opts {
 	uint64_t mask;
 	uint32_t entries;
 	const char *buffer, *output, *namelist, *core;
-	struct koff_core_options core_opts;
+	struct koff_reader_open_opts core_opts;    /* --core-buffer, --lib, --sysroot */
 };
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -338,7 +338,9 @@ static int list_shm(void)
 		if (strncmp(de->d_name, "koff-", 5) || strstr(de->d_name, ".tmp"))
 			continue;
 		snprintf(p, sizeof(p), "/dev/shm/%s", de->d_name);
-		if (koff_reader_open_file(p, &r, &err) < 0)
+		if (koff_reader_open(&(struct koff_reader_open_opts){
+					.sz = sizeof(struct koff_reader_open_opts), .path = p },
+				     &r, &err) < 0)
 			continue;
 		{
 			const struct koff_info *i = koff_reader_info(r);
@@ -361,9 +363,13 @@ static int list_core(const struct dump_opts *o)
 {
 	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
 	struct ktrace_error err = { 0 };
-	int n = koff_core_list_buffers(o->namelist, o->core, &o->core_opts, list,
-				       KOFF_CORE_MAX_BUFFERS, &err);
+	struct koff_reader_open_opts ro = o->core_opts;
+	int n;
 
+	ro.sz = sizeof(ro);
+	ro.namelist = o->namelist;
+	ro.core = o->core;
+	n = koff_core_list_buffers(&ro, list, KOFF_CORE_MAX_BUFFERS, &err);
 	if (n < 0) {
 		cli_error(o->core, &err);
 		return CLI_FAILED;
@@ -410,7 +416,7 @@ static int buffer_path(const struct dump_opts *o, char *path, size_t len, bool c
 static int control(const struct dump_opts *o, const char *path)
 {
 	struct ktrace_error err = { 0 };
-	struct koff_open_options oo = { 0, 0, 0 };
+	KTRACE_OPTS(koff_open_opts, oo);
 	struct koff_buffer *b;
 	int ret = 0;
 
@@ -484,7 +490,10 @@ static int run_dump(int argc, char **argv)
 		return opts.core ? list_core(&opts) : list_shm();
 	if (opts.core) {
 		what = opts.core;
-		ret = koff_reader_open_core_opts(opts.namelist, opts.core, &opts.core_opts, &r, &err);
+		opts.core_opts.sz = sizeof(opts.core_opts);
+		opts.core_opts.namelist = opts.namelist;
+		opts.core_opts.core = opts.core;
+		ret = koff_reader_open(&opts.core_opts, &r, &err);
 	} else {
 		bool ctl = opts.flush || opts.disable || opts.enable || opts.entries;
 
@@ -493,7 +502,9 @@ static int run_dump(int argc, char **argv)
 		if (ctl)
 			return control(&opts, path);
 		what = path;
-		ret = koff_reader_open_file(path, &r, &err);
+		KTRACE_OPTS(koff_reader_open_opts, ro, .path = path);
+
+		ret = koff_reader_open(&ro, &r, &err);
 	}
 	if (ret < 0) {
 		cli_error(what, &err);

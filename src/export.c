@@ -477,7 +477,7 @@ static int run_tables(const struct export_cli *c, char **inputs, size_t n)
 static int run_export(int argc, char **argv)
 {
 	struct export_cli c = { .threads = -1 };
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_view_export_opts eo = { .size = sizeof(eo) };
 	struct reopen ro;
 	struct ktrace_error err = { 0 };

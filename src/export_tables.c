@@ -14,9 +14,9 @@
 
 int export_tables_write(const struct export_tables_args *a, const char *const *inputs, size_t n)
 {
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
-	struct ktrace_sql_opts o = { .size = sizeof(o), .stream = &so };
-	struct ktrace_sql_export_opts eo = { .size = sizeof(eo) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
+	KTRACE_OPTS(ktrace_sql_opts, o, .stream = &so);
+	KTRACE_OPTS(ktrace_sql_export_opts, eo);
 	struct ktrace_error err = { 0 };
 	const char *err_path = NULL;
 	struct ktrace_sql *q;

@@ -91,7 +91,7 @@ static uint64_t captured_events(const struct ktrace_tracefs_session *s)
 
 static int run_extract(int argc, char **argv)
 {
-	struct ktrace_tracefs_extract_opts o = { 0 };
+	KTRACE_OPTS(ktrace_tracefs_extract_opts, o);
 	struct tracedat_write_opts wo;
 	struct ktrace_error err = { 0 };
 	struct ktrace_tracefs_session *s = NULL;

@@ -168,6 +168,7 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 			  struct tracedat_write_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
+	opts->sz = sizeof(*opts);
 	opts->version = 7;
 	if (version) {
 		if (strcmp(version, "6") && strcmp(version, "7"))

@@ -68,6 +68,7 @@ int record_args_parse(const char *cmd, unsigned allow, int argc, char **argv, st
 	int c;
 
 	memset(a, 0, sizeof(*a));
+	o->sz = sizeof(*o);
 	a->output = "trace.dat";
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+e:f:vB:b:C:o:P:FcTs:M:m:p:O:qh", record_options, NULL)) != -1) {

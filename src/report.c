@@ -470,6 +470,7 @@ static int run_report(int argc, char **argv)
 		ktrace_input_close(ci.in);
 		return ret;
 	}
+	opts.darwin.view.kdebug.sz = sizeof(opts.darwin.view.kdebug);
 	ret = ktrace_report(ci.in, &ro, ci.out, &ci.err);
 	darwin_cli_free(&opts.darwin);
 	return cli_input_finish(&ci, ret);

@@ -185,7 +185,7 @@ static void leftovers_print(const struct leftovers *l, int top)
 static int run_reset(int argc, char **argv)
 {
 	struct ktrace_tracefs_target t = { 0 };
-	struct ktrace_tracefs_reset_opts ro = { 0 };
+	KTRACE_OPTS(ktrace_tracefs_reset_opts, ro);
 	struct ktrace_error err = { 0 };
 	struct leftovers l;
 	const char **names = NULL;

@@ -106,7 +106,7 @@ static int parse_time(const char *s, uint64_t *ns)
 
 static int run_split(int argc, char **argv)
 {
-	struct tracedat_split_opts so = { .cpu = -1, .piece = piece_written };
+	KTRACE_OPTS(tracedat_split_opts, so, .cpu = -1, .piece = piece_written);
 	struct tracedat_write_opts wo;
 	struct ktrace_error err = { 0 };
 	struct tracedat *td;

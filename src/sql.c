@@ -348,8 +348,8 @@ static bool is_file(const char *p)
 
 static int run_sql(int argc, char **argv)
 {
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
-	struct ktrace_sql_opts o = { .size = sizeof(o), .stream = &so };
+	KTRACE_OPTS(ktrace_stream_opts, so);
+	KTRACE_OPTS(ktrace_sql_opts, o, .stream = &so);
 	struct ktrace_error err = { 0 };
 	struct session ss = { 0 };
 	const char *query = NULL, *err_path = NULL;

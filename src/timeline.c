@@ -150,7 +150,7 @@ static bool ends_with(const char *s, const char *suffix)
 static int run_timeline(int argc, char **argv)
 {
 	struct ktrace_view_timeline_opts vo = { .size = sizeof(vo) };
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_stream_filter *filters = NULL;
 	struct ktrace_stream_task *tasks = NULL;
 	char **owned = NULL;

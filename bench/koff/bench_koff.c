@@ -49,6 +49,14 @@ static long n_records = 2000000;
 static char (*ring)[SLOT];
 static _Atomic uint64_t ring_head;
 
+/* A reader of the buffer file at path. */
+static int open_path(const char *path, struct koff_reader **out, struct ktrace_error *err)
+{
+	KTRACE_OPTS(koff_reader_open_opts, o, .path = path);
+
+	return koff_reader_open(&o, out, err);
+}
+
 /* The thread's CPU time: the machine may be shared, time spent descheduled is not the
  * cost of a record. */
 static double now_s(void)
@@ -178,7 +186,7 @@ static long dump_in_order(const char *path)
 	int seen[2] = { 0, 0 };
 	long n = 0, bad = 0;
 
-	if (koff_reader_open_file(path, &r, &err))
+	if (open_path(path, &r, &err))
 		return -1;
 	while (koff_reader_next(r, &rec, &err) > 0) {
 		int t = rec.args[0] < 2 ? (int)rec.args[0] : 0;

@@ -121,12 +121,16 @@ struct ktrace_darwin_event {
 	uint64_t offset;             /* file offset of the kd_buf */
 };
 
-struct ktrace_darwin_options {
+struct ktrace_darwin_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool raw_v0;                 /* read a headerless RAW_VERSION0 stream */
 	uint32_t timebase_numer;     /* both non-zero: override the file's timebase */
 	uint32_t timebase_denom;
 	bool no_thread_tracking;     /* do not learn thread names from TRACE events */
 };
+/* The former spelling, kept only for ktrace_view_darwin_opts (view.h) until the views
+ * are reworked; new code writes ktrace_darwin_opts. */
+#define ktrace_darwin_options ktrace_darwin_opts
 
 struct ktrace_darwin;
 
@@ -136,7 +140,7 @@ struct ktrace_darwin;
  * inputs the thread and CPU maps are loaded and events counted here; for streams they
  * are picked up as the chunks go by.
  */
-KTRACE_API int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_options *opt,
+KTRACE_API int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_opts *opt,
 		       struct ktrace_darwin **out, struct ktrace_error *err);
 KTRACE_API void ktrace_darwin_close(struct ktrace_darwin *k);
 

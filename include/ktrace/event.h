@@ -37,9 +37,6 @@ extern "C" {
  * formatted in output order, one at a time: a registry is not thread-safe.
  */
 
-
-
-
 struct ktrace_events;
 struct ktrace_event;
 
@@ -90,9 +87,6 @@ KTRACE_API int ktrace_event_register_comm(struct ktrace_events *evs, int pid, co
 
 /* Lookups. */
 KTRACE_API size_t ktrace_event_count(const struct ktrace_events *evs);
-/* Bytes the registry holds (formats, compiled print fmts, symbols, comms): about what
- * another registry loaded with the same metadata costs. */
-KTRACE_API size_t ktrace_event_memory(const struct ktrace_events *evs);
 KTRACE_API const struct ktrace_event *ktrace_event_at(const struct ktrace_events *evs, size_t index);
 KTRACE_API const struct ktrace_event *ktrace_event_find(struct ktrace_events *evs, int id);
 KTRACE_API const struct ktrace_event *ktrace_event_find_by_name(const struct ktrace_events *evs,
@@ -213,13 +207,6 @@ KTRACE_API size_t ktrace_event_field_values(struct ktrace_events *evs, const str
 					   struct ktrace_event_value *v, size_t max);
 /* Element k of an ARRAY value, sign-extended when elem_signed; 0 past the end. */
 KTRACE_API uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k);
-/*
- * Teaches the registry the comms a record names, exactly as libtraceevent's sched
- * plugin does when it prints sched_switch (prev_comm for prev_pid, next_comm for
- * next_pid) and sched_wakeup (comm for pid), without formatting the text: for a reader
- * that does not format every record in order. 1 when the record is of such an event.
- */
-KTRACE_API int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
 
 /* The task state libtraceevent's sched plugin prints for a sched_switch prev_state:
  * the letters S, D, T, t, Z, X, x, W of its low 8 bits joined by '|', R for none.
@@ -247,9 +234,6 @@ KTRACE_API size_t ktrace_event_latency(struct ktrace_events *evs, const struct k
  * false. The expression is parsed once per matching event, with libtraceevent's
  * grammar and its quirks (see docs/report.md).
  */
-
-
-
 
 struct ktrace_event_filter;
 
@@ -289,9 +273,6 @@ KTRACE_API const struct ktrace_event *ktrace_event_filter_event(const struct ktr
  * functions, `-P` the printk formats.
  */
 
-
-
-
 /* kallsyms functions kept (absolute symbols and ARM '$' symbols are not), sorted by
  * address as libtraceevent sorts them. */
 KTRACE_API size_t ktrace_event_function_count(struct ktrace_events *evs);
@@ -303,45 +284,6 @@ KTRACE_API void ktrace_event_function_at(struct ktrace_events *evs, size_t i, ui
 KTRACE_API size_t ktrace_event_printk_count(struct ktrace_events *evs);
 KTRACE_API void ktrace_event_printk_at(struct ktrace_events *evs, size_t i, uint64_t *addr,
 			     const char **fmt);
-
-/*
- * trace-cmd's block-trace hack: when the ftrace "power", else "kmem_free", else
- * "user_stack" event exists (with the usual common fields), libtracecmd adds an ftrace
- * event "blktrace" with the next id, printed as its pid field. trace-cmd report does it
- * once the file is open (so -E does not list it, but -F patterns and records see it).
- * Returns 1 when added, 0 when not (no such event, or the id is taken).
- */
-KTRACE_API int ktrace_event_add_blktrace(struct ktrace_events *evs);
-
-/* The pids the saved cmdlines give the name comm, in libtraceevent's search order
- * (tep_data_pid_from_comm); at most max of them in pids. Returns how many there are. */
-KTRACE_API size_t ktrace_event_comm_pids(struct ktrace_events *evs, const char *comm, int *pids, size_t max);
-
-/*
- * Whether formatting a record of ev reads or changes state the registry keeps from one
- * record to the next (comm names learnt by the sched plugins, the function plugin's call
- * stacks, function-graph look-ahead, a bprint or field flag set by an earlier record):
- * such records must be formatted in output order by one registry. Records of the other
- * events give the same text from any registry loaded with the same metadata, in any
- * order, which lets `ktrace report` format them on several threads. raw: for -R output.
- */
-KTRACE_API bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
-
-/* The same, finer: records of ev may be formatted in any order (ANY), or only in
- * output order (IN_ORDER), or their text in any order provided that
- * ktrace_event_learn_comms sees them in output order, in the registry whose comm
- * lookups must follow trace-cmd's (LEARN_IN_ORDER: sched_switch, sched_wakeup). */
-enum ktrace_event_order {
-	KTRACE_EVENT_ANY_ORDER = 0,
-	KTRACE_EVENT_LEARN_IN_ORDER,
-	KTRACE_EVENT_IN_ORDER,
-};
-KTRACE_API enum ktrace_event_order ktrace_event_order(const struct ktrace_event *ev, bool raw);
-
-/* The end of ev's last fixed-size field: formatting a record of ev may read that many
- * bytes from its start even when the record is shorter (a stack trace records fewer
- * frames than its caller[] array holds). */
-KTRACE_API uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev);
 
 #ifdef __cplusplus
 }

@@ -133,8 +133,6 @@ KTRACE_API void kcdata_buffer_free(struct kcdata_buffer *b);
 /* True when head (the first len bytes of an input) looks like kcdata in any of the
  * forms kcdata_buffer_open accepts. Used by format detection. */
 KTRACE_API bool kcdata_sniff(const void *head, size_t len);
-/* True for the begin magics above (COMPRESSED included, BUFFER_END not). */
-KTRACE_API bool kcdata_is_begin_magic(uint32_t type);
 /* "stackshot", "delta stackshot", "crash info", "exit reason", "xnupost test config",
  * "backtrace info", "compressed", or NULL. */
 KTRACE_API const char *kcdata_begin_name(uint32_t type);

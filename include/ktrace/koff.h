@@ -67,7 +67,8 @@ KTRACE_API void koff_close(struct koff_buffer *b);
 
 /* ---- opening with options and error messages ------------------------------------ */
 
-struct koff_open_options {
+struct koff_open_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	uint32_t nentries;       /* 0: attach only */
 	uint32_t strtab_bytes;   /* string table size for a new buffer; 0: default 256 KiB,
 				  * KOFF_NO_STRTAB: none (formats then only resolve from the
@@ -76,7 +77,7 @@ struct koff_open_options {
 };
 #define KOFF_NO_STRTAB UINT32_MAX
 
-KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_options *o,
+KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opts *o,
 				   struct ktrace_error *err);
 
 /* -b: sizes a buffer that is not allocated yet (creating the reservation when there
@@ -284,25 +285,40 @@ struct koff_counts {
 	uint64_t dropped;          /* the buffer's counter of records given up */
 };
 
-KTRACE_API int koff_reader_open_file(const char *path, struct koff_reader **out, struct ktrace_error *err);
-/* A buffer file image in memory (the caller keeps it alive). */
-KTRACE_API int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **out,
-			    struct ktrace_error *err);
 /*
- * Crash dumps. NAMELIST: the program file; CORE: an ELF core of it (kernel or gcore).
- * The buffers are found through the crash anchor: in the program itself when it is
- * linked with libktrace.a (its symbol table), else in the libktrace.so the core maps
- * (its NT_FILE note gives the file and the load address; the anchor is in the
- * library's dynamic symbols, so a stripped program or library will do). Opens the
- * default buffer (else the first one listed), or the one o->buffer names.
+ * What koff_reader_open reads: exactly one of path (a buffer file, read with pread so
+ * that producers may keep writing it), data (a buffer file image in memory; the caller
+ * keeps it alive), input (a buffer file or a snapshot written by `ktrace dump -o`, as a
+ * ktrace_input that must outlive the reader), core (a crash dump on disk) or
+ * core_image (a crash dump in memory, for fuzzing and tests).
+ *
+ * Crash dumps. namelist (or namelist_image): the program file; core: an ELF core of it
+ * (kernel or gcore). The buffers are found through the crash anchor: in the program
+ * itself when it is linked with libktrace.a (its symbol table), else in the
+ * libktrace.so the core maps (its NT_FILE note gives the file and the load address;
+ * the anchor is in the library's dynamic symbols, so a stripped program or library
+ * will do). Opens the default buffer (else the first one listed), or the one buffer
+ * names.
  */
-struct koff_core_options {
+struct koff_reader_open_opts {
+	size_t sz;                  /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
+	const char *path;
+	const void *data;
+	size_t len;
+	struct ktrace_input *input;
+	const char *namelist;       /* crash dump on disk: the program (NULL: none) */
+	const char *core;           /* crash dump on disk: its core */
+	const void *namelist_image; /* crash dump in memory */
+	size_t namelist_len;
+	const void *core_image;
+	size_t core_len;
+	/* crash dumps: */
 	const char *sysroot;        /* prefix to the file names the core records */
 	const char *lib;            /* libktrace.so to read instead of the one the core
 				     * names (it moved); its build id must match */
 	const char *buffer;         /* which buffer: its path or base name; NULL: default */
-	const void *lib_image;      /* a memory image of that libktrace.so (fuzzing,
-				     * tests; with the memory variant no file is opened) */
+	const void *lib_image;      /* a memory image of that libktrace.so (with
+				     * core_image no file is opened) */
 	size_t lib_image_len;
 };
 
@@ -317,25 +333,13 @@ struct koff_core_buffer {
 	int in_core;                /* its first page is in the core */
 };
 
-KTRACE_API int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
-			  struct ktrace_error *err);
-KTRACE_API int koff_reader_open_core_opts(const char *namelist, const char *core,
-			       const struct koff_core_options *o, struct koff_reader **out,
-			       struct ktrace_error *err);
-/* The same from memory images (fuzzing, tests). */
-KTRACE_API int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
-				 size_t clen, struct koff_reader **out, struct ktrace_error *err);
-KTRACE_API int koff_reader_open_core_memory_opts(const void *namelist, size_t nlen, const void *core,
-				      size_t clen, const struct koff_core_options *o,
-				      struct koff_reader **out, struct ktrace_error *err);
-/* The buffers a core lists (the default one first): fills at most max entries and
- * returns how many there are, or a negative error code. */
-KTRACE_API int koff_core_list_buffers(const char *namelist, const char *core,
-			   const struct koff_core_options *o, struct koff_core_buffer *list,
-			   size_t max, struct ktrace_error *err);
-/* A buffer file or a snapshot (`ktrace dump -o`) through an input. */
-KTRACE_API int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
-			   struct ktrace_error *err);
+KTRACE_API int koff_reader_open(const struct koff_reader_open_opts *opts, struct koff_reader **out,
+				struct ktrace_error *err);
+/* The buffers the crash dump of opts (core or core_image) lists, the default one first:
+ * fills at most max entries and returns how many there are, or a negative error code. */
+KTRACE_API int koff_core_list_buffers(const struct koff_reader_open_opts *opts,
+				      struct koff_core_buffer *list, size_t max,
+				      struct ktrace_error *err);
 KTRACE_API void koff_reader_close(struct koff_reader *r);
 
 KTRACE_API const struct koff_info *koff_reader_info(const struct koff_reader *r);

@@ -49,9 +49,9 @@ extern "C" {
 struct ktrace_sql;
 struct sqlite3;
 
-/* Options of ktrace_sql_open. Set size to sizeof(struct ktrace_sql_opts). */
+/* Options of ktrace_sql_open (declare them with KTRACE_OPTS: see ktrace/api.h). */
 struct ktrace_sql_opts {
-	size_t size;
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	/* How the inputs are read (events directory of raw pages, Darwin trace codes,
 	 * filters...); NULL: the defaults. Filters and CPU selections drop records from
 	 * every table. */
@@ -148,7 +148,7 @@ enum ktrace_sql_format {
 };
 
 struct ktrace_sql_export_opts {
-	size_t size;                    /* sizeof(struct ktrace_sql_export_opts) */
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *cluster;            /* ClickHouse cluster name (NULL: "ktrace") */
 };
 

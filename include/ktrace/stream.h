@@ -57,10 +57,9 @@ struct ktrace_stream_task {
 	bool comm;
 };
 
-/* Options of ktrace_stream_open. Set size to sizeof(struct ktrace_stream_opts): later
- * versions add fields at the end, and read only as much as the caller's size says. */
+/* Options of ktrace_stream_open (declare them with KTRACE_OPTS: see ktrace/api.h). */
 struct ktrace_stream_opts {
-	size_t size;
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const struct ktrace_stream_filter *filters;  /* trace.dat: applied to every file */
 	size_t nfilters;
 	const struct ktrace_stream_task *tasks;      /* trace.dat: --pid/--comm */

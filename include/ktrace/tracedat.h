@@ -398,6 +398,7 @@ KTRACE_API void tracedat_iter_keep(struct tracedat_iter *it, size_t bytes);
 struct tracedat_writer;
 
 struct tracedat_write_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	unsigned int version;        /* 6 or 7; 0 means 7 */
 	const char *compression;     /* NULL or "none", "zstd", "zlib" (version 7 only) */
 	int level;                   /* compression level; 0: zstd 3, zlib 6 */
@@ -521,6 +522,7 @@ enum tracedat_split_unit {
 };
 
 struct tracedat_split_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *output;           /* pieces are OUTPUT.1, or with repeat OUTPUT.0001,
 	                                 OUTPUT.0002... */
 	enum tracedat_split_unit unit;

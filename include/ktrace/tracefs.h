@@ -52,6 +52,7 @@ extern "C" {
 struct ktrace_tracefs_session;
 
 struct ktrace_tracefs_record_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *tracefs;             /* tracefs directory; NULL: find it (mount it) */
 	const char *instance;            /* NULL: the top buffer; else an instance created
 	                                    for the session (it must not exist) and removed */
@@ -84,10 +85,11 @@ struct ktrace_tracefs_record_opts {
 	unsigned long sleep_us;          /* longest sleep of a reader between two looks at
 	                                    its buffer (-s; 0: one second) */
 	bool in_memory;                  /* per-CPU data in memory (memfd) instead of files,
-	                                    read back with ktrace_tracefs_next_record */
+	                                    read back by the live view (ktrace/view.h) */
 };
 
 struct ktrace_tracefs_extract_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *tracefs;             /* NULL: find it (mount it) */
 	const char *const *instances;    /* instances to save (they must exist) */
 	size_t ninstances;
@@ -142,8 +144,6 @@ KTRACE_API int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opt
 KTRACE_API int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *opts, struct ktrace_tracefs_session **out,
 			struct ktrace_error *err);
 
-/* Adds a process to the event pid filter (record; before or after start). */
-KTRACE_API int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct ktrace_error *err);
 /* Record: starts the reader threads, then turns tracing on. */
 KTRACE_API int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err);
 /* Figures so far (cheap: reads the stats files). */
@@ -295,6 +295,7 @@ KTRACE_API int ktrace_tracefs_set_tracing(const struct ktrace_tracefs_target *t,
 KTRACE_API int ktrace_tracefs_clear(const struct ktrace_tracefs_target *t, struct ktrace_error *err);
 
 struct ktrace_tracefs_reset_opts {
+	size_t sz;                   /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool restore;                    /* put back what ktrace start saved (buffers it did
 	                                    not change are reset) */
 	bool remove;                     /* remove the instances named (with all: every one) */
@@ -325,25 +326,8 @@ struct ktrace_tracefs_record {
 	long long missed_events;         /* events lost before it: 0, count, -1 unknown */
 };
 
-/* The next record of an in_memory session, merged in timestamp order over the data
- * captured so far: 1 with *rec (valid until the next call), 0 when none is waiting. */
-KTRACE_API int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
-					  const struct ktrace_tracefs_record **rec,
-					  struct ktrace_error *err);
 /* Waits until data was captured or timeout_ms passed (a signal ends it too). */
 KTRACE_API void ktrace_tracefs_wait(struct ktrace_tracefs_session *s, int timeout_ms);
-/* Loads into an event registry (ktrace/event.h) what formatting the session's records
- * needs: header_page, the formats of the recorded events and of the ftrace system,
- * kallsyms and printk formats (the saved command lines: ktrace_tracefs_load_cmdlines,
- * when a task is met, as the kernel updates them while tracing). */
-struct ktrace_events;
-KTRACE_API int ktrace_tracefs_load_events(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
-					  struct ktrace_error *err);
-/* Adds the saved command lines tracefs has now (processes started since). */
-KTRACE_API int ktrace_tracefs_load_cmdlines(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
-					    struct ktrace_error *err);
-/* The trace clock of the session's first buffer ("local"...). */
-KTRACE_API const char *ktrace_tracefs_clock(const struct ktrace_tracefs_session *s);
 /*
  * What killed sessions left behind (SIGKILL: nothing can be put back then).
  * - Instances that ktrace record (or stream) created and could not remove: every

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cursor.h"
+#include "common/opts.h"
 #include "common/detect_table.h"
 
 #define RAW_V1_HEADER_SIZE   24
@@ -23,7 +24,7 @@ struct ktrace_darwin {
 	struct ktrace_input *in;
 	struct ktrace_file *file;          /* V3 only */
 	struct ktrace_darwin_info info;
-	struct ktrace_darwin_options opt;
+	struct ktrace_darwin_opts opt;
 	bool mapped;
 	bool maps_loaded;                  /* thread/CPU maps read at open (mapped V3) */
 
@@ -479,7 +480,7 @@ static int open_raw(struct ktrace_darwin *k, uint32_t magic, struct ktrace_error
 	return 0;
 }
 
-int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_options *opt,
+int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_opts *opt,
 		       struct ktrace_darwin **out, struct ktrace_error *err)
 {
 	struct ktrace_darwin *k;
@@ -493,8 +494,10 @@ int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_optio
 	if (!k)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	k->in = in;
-	if (opt)
-		k->opt = *opt;
+	if ((ret = KT_OPTS_COPY(&k->opt, opt, "ktrace_darwin_opts", err))) {
+		free(k);
+		return ret;
+	}
 	k->mapped = ktrace_input_is_mapped(in);
 	got = ktrace_input_peek(in, 0, 4, &p, err);
 	if (got < 0) {

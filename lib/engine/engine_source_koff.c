@@ -191,10 +191,13 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 		int64_t got = ktrace_input_peek(k->in, 0, 4, &head, err);
 
 		/* a core file: the program is found from the core's file mappings */
+		struct koff_reader_open_opts ro = { .sz = sizeof(ro) };
+
 		if (got == 4 && !memcmp(head, "\x7f" "ELF", 4))
-			ret = koff_reader_open_core(NULL, path, &k->r, err);
+			ro.core = path;
 		else
-			ret = koff_reader_open_input(k->in, &k->r, err);
+			ro.input = k->in;
+		ret = koff_reader_open(&ro, &k->r, err);
 	}
 	if (ret)
 		goto fail;

@@ -21,6 +21,7 @@
 #include "common/cursor.h"
 #include "common/grow.h"
 #include "engine/engine_stream_int.h"
+#include "event/event_share.h"
 
 struct ring_source {
 	struct kt_source src;

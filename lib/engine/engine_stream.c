@@ -15,6 +15,7 @@
 
 #include "common/cpus.h"
 #include "common/grow.h"
+#include "common/opts.h"
 #include "common/livefile.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
@@ -402,12 +403,10 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	if (!s)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
 	memset(s, 0, sizeof(*s));
-	if (opts) {
-		size_t n = opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
-
-		memcpy(&s->o, opts, n);
+	if ((ret = KT_OPTS_COPY(&s->o, opts, "ktrace_stream_opts", err))) {
+		free(s);
+		return ret;
 	}
-	s->o.size = sizeof(s->o);
 	if (!npaths || npaths > UINT16_MAX) {
 		free(s);
 		return ktrace_error_set(err, -EINVAL, "%s", npaths ? "too many inputs" : "no input");

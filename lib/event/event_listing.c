@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "event/event_int.h"
+#include "event/event_share.h"
 
 size_t ktrace_event_function_count(struct ktrace_events *evs)
 {

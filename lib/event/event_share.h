@@ -59,4 +59,57 @@ size_t ftev_shared_bytes(const struct ktrace_events *evs);
  * (another registry of the same file holds as much again). */
 size_t ftev_memory_with_syms(struct ktrace_events *evs);
 
+/* ---- for the engine and the report sink only (not exported) ---- */
+
+/* Bytes the registry holds (formats, compiled print fmts, symbols, comms): about what
+ * another registry loaded with the same metadata costs. */
+size_t ktrace_event_memory(const struct ktrace_events *evs);
+
+/*
+ * Teaches the registry the comms a record names, exactly as libtraceevent's sched
+ * plugin does when it prints sched_switch (prev_comm for prev_pid, next_comm for
+ * next_pid) and sched_wakeup (comm for pid), without formatting the text: for a reader
+ * that does not format every record in order. 1 when the record is of such an event.
+ */
+int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
+
+/*
+ * trace-cmd's block-trace hack: when the ftrace "power", else "kmem_free", else
+ * "user_stack" event exists (with the usual common fields), libtracecmd adds an ftrace
+ * event "blktrace" with the next id, printed as its pid field. trace-cmd report does it
+ * once the file is open (so -E does not list it, but -F patterns and records see it).
+ * Returns 1 when added, 0 when not (no such event, or the id is taken).
+ */
+int ktrace_event_add_blktrace(struct ktrace_events *evs);
+
+/* The pids the saved cmdlines give the name comm, in libtraceevent's search order
+ * (tep_data_pid_from_comm); at most max of them in pids. Returns how many there are. */
+size_t ktrace_event_comm_pids(struct ktrace_events *evs, const char *comm, int *pids, size_t max);
+
+/*
+ * Whether formatting a record of ev reads or changes state the registry keeps from one
+ * record to the next (comm names learnt by the sched plugins, the function plugin's call
+ * stacks, function-graph look-ahead, a bprint or field flag set by an earlier record):
+ * such records must be formatted in output order by one registry. Records of the other
+ * events give the same text from any registry loaded with the same metadata, in any
+ * order, which lets `ktrace report` format them on several threads. raw: for -R output.
+ */
+bool ktrace_event_ordered(const struct ktrace_event *ev, bool raw);
+
+/* The same, finer: records of ev may be formatted in any order (ANY), or only in
+ * output order (IN_ORDER), or their text in any order provided that
+ * ktrace_event_learn_comms sees them in output order, in the registry whose comm
+ * lookups must follow trace-cmd's (LEARN_IN_ORDER: sched_switch, sched_wakeup). */
+enum ktrace_event_order {
+	KTRACE_EVENT_ANY_ORDER = 0,
+	KTRACE_EVENT_LEARN_IN_ORDER,
+	KTRACE_EVENT_IN_ORDER,
+};
+enum ktrace_event_order ktrace_event_order(const struct ktrace_event *ev, bool raw);
+
+/* The end of ev's last fixed-size field: formatting a record of ev may read that many
+ * bytes from its start even when the record is shorter (a stack trace records fewer
+ * frames than its caller[] array holds). */
+uint32_t ktrace_event_fixed_size(const struct ktrace_event *ev);
+
 #endif

@@ -127,4 +127,8 @@ int kc_array_push(struct kc_arena *a, struct kcdata_node *arr, struct kcdata_nod
 /* Appends src's elements to dst (src is left as it was). 0 or -ENOMEM. */
 int kc_array_concat(struct kc_arena *a, struct kcdata_node *dst, struct kcdata_node *src);
 
+/* ---- not exported ---- */
+/* True for the begin magics above (COMPRESSED included, BUFFER_END not). */
+bool kcdata_is_begin_magic(uint32_t type);
+
 #endif

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/opts.h"
 #include "common/outfile.h"
 #include "koff/koff_fmt.h"
 #include "koff/koff_producer_int.h"
@@ -413,15 +414,19 @@ fail:
 	return NULL;
 }
 
-struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_options *o,
+struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opts *opts,
 				   struct ktrace_error *err)
 {
-	static const struct koff_open_options none = { 0, 0, 0 };
+	struct koff_open_opts copy;
+	const struct koff_open_opts *o = &copy;
 	uint64_t strtab;
+	int cret;
 
 	pthread_once(&atfork_once, setup_process);
-	if (!o)
-		o = &none;
+	if ((cret = KT_OPTS_COPY(&copy, opts, "koff_open_opts", err))) {
+		errno = -cret;
+		return NULL;
+	}
 	if (!path || !*path) {
 		ktrace_error_set(err, -EINVAL, "no buffer path");
 		errno = EINVAL;
@@ -455,7 +460,7 @@ struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opti
 
 struct koff_buffer *koff_open(const char *path, uint32_t nentries)
 {
-	struct koff_open_options o = { nentries, 0, 0 };
+	struct koff_open_opts o = { .sz = sizeof(o), .nentries = nentries };
 
 	return koff_open_opts(path, &o, NULL);
 }
@@ -626,7 +631,7 @@ int koff_get_counters(const struct koff_buffer *b, struct koff_counters *c)
 
 int koff_reserve(const char *path, uint32_t nentries, struct ktrace_error *err)
 {
-	struct koff_open_options o = { nentries, 0, 1 };
+	struct koff_open_opts o = { .sz = sizeof(o), .nentries = nentries, .reserve = 1 };
 	struct koff_buffer *b;
 	uint64_t n = koff_round_entries(nentries);
 	int ret = 0;
@@ -716,7 +721,7 @@ static uint32_t env_u32(const char *name, uint32_t dflt)
 struct koff_buffer *koff_default(void)
 {
 	struct koff_buffer *b = atomic_load_explicit(&koff__default_buffer, memory_order_acquire);
-	struct koff_open_options o;
+	struct koff_open_opts o = { .sz = sizeof(o) };
 	char path[PATH_MAX];
 
 	if (b)

@@ -531,7 +531,7 @@ static const char *base_name(const char *p)
  * under the sysroot, or as given) gives the anchor's offset in its dynamic symbols.
  */
 static int find_lib_anchor(struct koff_core *c, const GElf_Ehdr *core_eh,
-			   const struct koff_core_options *o, struct ktrace_error *err)
+			   const struct koff_reader_open_opts *o, struct ktrace_error *err)
 {
 	const struct mapped_file *m = NULL;
 	GElf_Ehdr eh;
@@ -628,7 +628,7 @@ out:
 /* ---- opening ----------------------------------------------------------------------- */
 
 int koff_core_open(const char *namelist, const char *core, const void *nl_mem, size_t nl_len,
-		   const void *core_mem, size_t core_len, const struct koff_core_options *o,
+		   const void *core_mem, size_t core_len, const struct koff_reader_open_opts *o,
 		   struct koff_core **out, struct ktrace_error *err)
 {
 	struct koff_core *c = calloc(1, sizeof(*c));

@@ -65,7 +65,7 @@ void koff_snap_close(struct koff_snap *s);
 /* ELF core access (elfcore.c). */
 struct koff_core;
 int koff_core_open(const char *namelist, const char *core, const void *nl_mem, size_t nl_len,
-		   const void *core_mem, size_t core_len, const struct koff_core_options *o,
+		   const void *core_mem, size_t core_len, const struct koff_reader_open_opts *o,
 		   struct koff_core **out, struct ktrace_error *err);
 void koff_core_close(struct koff_core *c);
 /* Copies len bytes of the crashed process's memory at addr from the core. Returns 0,

@@ -27,6 +27,7 @@
 
 #include "common/cursor.h"
 #include "common/detect_table.h"
+#include "common/opts.h"
 #include "koff/koff_fmt.h"
 #include "koff/koff_int.h"
 
@@ -209,7 +210,7 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 	return 0;
 }
 
-int koff_reader_open_file(const char *path, struct koff_reader **out, struct ktrace_error *err)
+static int open_file(const char *path, struct koff_reader **out, struct ktrace_error *err)
 {
 	struct koff_reader *r = reader_new(KOFF_SRC_FILE);
 	struct stat st;
@@ -240,8 +241,8 @@ fail:
 	return ret;
 }
 
-int koff_reader_open_memory(const void *data, size_t len, struct koff_reader **out,
-			    struct ktrace_error *err)
+static int open_memory(const void *data, size_t len, struct koff_reader **out,
+		       struct ktrace_error *err)
 {
 	struct koff_reader *r = reader_new(KOFF_SRC_MEMORY);
 	int ret;
@@ -291,7 +292,7 @@ static const char *last_part(const char *p)
 	return s ? s + 1 : p;
 }
 
-static int open_core_common(struct koff_reader *r, const struct koff_core_options *o,
+static int open_core_common(struct koff_reader *r, const struct koff_reader_open_opts *o,
 			    struct ktrace_error *err)
 {
 	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
@@ -351,9 +352,9 @@ static int open_core_common(struct koff_reader *r, const struct koff_core_option
 	return ret;
 }
 
-int koff_reader_open_core_opts(const char *namelist, const char *core,
-			       const struct koff_core_options *o, struct koff_reader **out,
-			       struct ktrace_error *err)
+/* A crash dump: o->core on disk, else o->core_image. */
+static int open_core(const struct koff_reader_open_opts *o, struct koff_reader **out,
+		     struct ktrace_error *err)
 {
 	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
 	int ret;
@@ -361,7 +362,11 @@ int koff_reader_open_core_opts(const char *namelist, const char *core,
 	*out = NULL;
 	if (!r)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &r->core, err);
+	if (o->core)
+		ret = koff_core_open(o->namelist, o->core, NULL, 0, NULL, 0, o, &r->core, err);
+	else
+		ret = koff_core_open(NULL, NULL, o->namelist_image, o->namelist_len, o->core_image,
+				     o->core_len, o, &r->core, err);
 	if (!ret)
 		ret = open_core_common(r, o, err);
 	if (ret) {
@@ -372,49 +377,23 @@ int koff_reader_open_core_opts(const char *namelist, const char *core,
 	return 0;
 }
 
-int koff_reader_open_core(const char *namelist, const char *core, struct koff_reader **out,
-			  struct ktrace_error *err)
-{
-	return koff_reader_open_core_opts(namelist, core, NULL, out, err);
-}
-
-int koff_reader_open_core_memory_opts(const void *namelist, size_t nlen, const void *core,
-				      size_t clen, const struct koff_core_options *o,
-				      struct koff_reader **out, struct ktrace_error *err)
-{
-	struct koff_reader *r = reader_new(KOFF_SRC_CORE);
-	int ret;
-
-	*out = NULL;
-	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
-	ret = koff_core_open(NULL, NULL, namelist, nlen, core ? core : "", clen, o, &r->core,
-			     err);
-	if (!ret)
-		ret = open_core_common(r, o, err);
-	if (ret) {
-		koff_reader_close(r);
-		return ret;
-	}
-	*out = r;
-	return 0;
-}
-
-int koff_reader_open_core_memory(const void *namelist, size_t nlen, const void *core,
-				 size_t clen, struct koff_reader **out, struct ktrace_error *err)
-{
-	return koff_reader_open_core_memory_opts(namelist, nlen, core, clen, NULL, out, err);
-}
-
-int koff_core_list_buffers(const char *namelist, const char *core,
-			   const struct koff_core_options *o, struct koff_core_buffer *list,
+int koff_core_list_buffers(const struct koff_reader_open_opts *opts, struct koff_core_buffer *list,
 			   size_t max, struct ktrace_error *err)
 {
 	struct koff_core_buffer all[KOFF_CORE_MAX_BUFFERS];
+	struct koff_reader_open_opts o;
 	struct koff_core *c;
 	int n;
 
-	n = koff_core_open(namelist, core, NULL, 0, NULL, 0, o, &c, err);
+	if ((n = KT_OPTS_COPY(&o, opts, "koff_reader_open_opts", err)))
+		return n;
+	if (o.core)
+		n = koff_core_open(o.namelist, o.core, NULL, 0, NULL, 0, &o, &c, err);
+	else if (o.core_image)
+		n = koff_core_open(NULL, NULL, o.namelist_image, o.namelist_len, o.core_image,
+				   o.core_len, &o, &c, err);
+	else
+		return ktrace_error_set(err, -EINVAL, "no core to list the buffers of");
 	if (n)
 		return n;
 	n = core_list(c, all, KOFF_CORE_MAX_BUFFERS, err);
@@ -424,8 +403,8 @@ int koff_core_list_buffers(const char *namelist, const char *core,
 	return n;
 }
 
-int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
-			   struct ktrace_error *err)
+static int open_input(struct ktrace_input *in, struct koff_reader **out,
+		      struct ktrace_error *err)
 {
 	const uint8_t *head;
 	int64_t got;
@@ -458,10 +437,9 @@ int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
 
 		if (name && stat(name, &st) == 0 && S_ISREG(st.st_mode) &&
 		    (int64_t)st.st_size == ktrace_input_size(in) &&
-		    koff_reader_open_file(name, out, NULL) == 0)
+		    open_file(name, out, NULL) == 0)
 			return 0;
-		return koff_reader_open_memory(ktrace_input_data(in), (size_t)ktrace_input_size(in),
-					       out, err);
+		return open_memory(ktrace_input_data(in), (size_t)ktrace_input_size(in), out, err);
 	}
 	/* A stream: read the header, then as much as it says (bounded by the largest
 	 * buffer a producer creates) into memory. */
@@ -504,6 +482,28 @@ int koff_reader_open_input(struct ktrace_input *in, struct koff_reader **out,
 		*out = r;
 		return 0;
 	}
+}
+
+int koff_reader_open(const struct koff_reader_open_opts *opts, struct koff_reader **out,
+		     struct ktrace_error *err)
+{
+	struct koff_reader_open_opts o;
+	int ret, n;
+
+	*out = NULL;
+	if ((ret = KT_OPTS_COPY(&o, opts, "koff_reader_open_opts", err)))
+		return ret;
+	n = !!o.path + !!o.data + !!o.input + !!o.core + !!o.core_image;
+	if (n != 1)
+		return ktrace_error_set(err, -EINVAL, "koff_reader_open: %s of path, data, input, "
+					"core and core_image", n ? "only one" : "give one");
+	if (o.path)
+		return open_file(o.path, out, err);
+	if (o.data)
+		return open_memory(o.data, o.len, out, err);
+	if (o.input)
+		return open_input(o.input, out, err);
+	return open_core(&o, out, err);
 }
 
 void koff_reader_close(struct koff_reader *r)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/opts.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 
@@ -431,14 +432,19 @@ static int split_per_cpu(struct split *sp)
 	return (int)piece;
 }
 
-int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o, struct ktrace_error *err)
+int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *opts,
+		   struct ktrace_error *err)
 {
 	const struct tracedat_header *h = tracedat_header(td);
 	size_t nbufs = tracedat_buffer_count(td);
+	struct tracedat_split_opts copy;
+	const struct tracedat_split_opts *o = &copy;
 	struct split sp = { .td = td, .o = o, .err = err };
 	const char *slash;
 	int ret;
 
+	if ((ret = KT_OPTS_COPY(&copy, opts, "tracedat_split_opts", err)))
+		return ret;
 	if (!o->output || !*o->output)
 		return ktrace_error_set(err, -EINVAL, "no output name");
 	if (o->unit != TRACEDAT_SPLIT_NONE && !o->count)
@@ -462,9 +468,9 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *o, str
 		snprintf(sp.dir, sizeof(sp.dir), "%.*s", (int)(slash - o->output), o->output);
 	else
 		snprintf(sp.dir, sizeof(sp.dir), "%s", slash ? "/" : ".");
-	if (o->wopts) {
-		sp.wo = *o->wopts;
-	} else {
+	if ((ret = KT_OPTS_COPY(&sp.wo, o->wopts, "tracedat_write_opts", err)))
+		return ret;
+	if (!o->wopts) {
 		sp.wo.version = h->version;
 		sp.wo.compression = h->compression;
 	}

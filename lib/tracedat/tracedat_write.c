@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/opts.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 #include "common/grow.h"
@@ -1449,14 +1450,21 @@ void tracedat_writer_abort(struct tracedat_writer *w)
 
 /* ------------------------------------------------------------------ create */
 
-static int writer_new(const struct tracedat_write_opts *o, struct tracedat_writer **out,
+static int writer_new(const struct tracedat_write_opts *opts, struct tracedat_writer **out,
 		      struct ktrace_error *err)
 {
+	struct tracedat_write_opts copy;
+	const struct tracedat_write_opts *o = &copy;
 	struct tracedat_writer *w;
-	const char *comp = o && o->compression ? o->compression : "none";
-	unsigned int version = o && o->version ? o->version : 7;
+	const char *comp;
+	unsigned int version;
+	int ret;
 
 	*out = NULL;
+	if ((ret = KT_OPTS_COPY(&copy, opts, "tracedat_write_opts", err)))
+		return ret;
+	comp = o->compression ? o->compression : "none";
+	version = o->version ? o->version : 7;
 	if (version != 6 && version != 7)
 		return ktrace_error_set(err, -EINVAL, "trace.dat version %u: 6 and 7 are written",
 					version);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/opts.h"
 #include "tracefs/tracefs_int.h"
 
 struct target {
@@ -389,15 +390,19 @@ static int remove_instance(const char *dir, struct ktrace_error *err)
 	}
 }
 
-int ktrace_tracefs_reset(const struct ktrace_tracefs_target *tt, const struct ktrace_tracefs_reset_opts *o,
-			 struct ktrace_error *err)
+int ktrace_tracefs_reset(const struct ktrace_tracefs_target *tt,
+			 const struct ktrace_tracefs_reset_opts *opts, struct ktrace_error *err)
 {
+	struct ktrace_tracefs_reset_opts copy;
+	const struct ktrace_tracefs_reset_opts *o = &copy;
 	struct defaults d = { 0 };
 	struct target t;
 	size_t restored = 0;
-	int first = 0, ret = resolve(tt, true, &t, err);
+	int first = 0, ret;
 
-	if (ret)
+	if ((ret = KT_OPTS_COPY(&copy, opts, "ktrace_tracefs_reset_opts", err)))
+		return ret;
+	if ((ret = resolve(tt, true, &t, err)))
 		return ret;
 	if (!o->restore)
 		read_defaults(t.tracefs, &d);

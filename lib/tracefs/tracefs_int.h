@@ -255,4 +255,6 @@ void tfs_capture_close(struct tfs_buffer *b, bool all);
 void tfs_capture_scan(struct tfs_buffer *b, struct tfs_cpu *c, unsigned int long_size,
 		      bool big_endian);
 
+#include "tracefs/tracefs_live.h"
+
 #endif

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/opts.h"
 #include "tracefs/tracefs_int.h"
 
 #define MAX_TEXT (256u << 20)       /* largest kallsyms / cmdlines we read */
@@ -824,20 +825,30 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 	return 0;
 }
 
-int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *o, struct ktrace_tracefs_session **out,
-		       struct ktrace_error *err)
+int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opts *opts,
+			       struct ktrace_tracefs_session **out, struct ktrace_error *err)
 {
-	return setup(o, true, false, out, err);
+	struct ktrace_tracefs_record_opts o;
+	int ret;
+
+	*out = NULL;
+	if ((ret = KT_OPTS_COPY(&o, opts, "ktrace_tracefs_record_opts", err)))
+		return ret;
+	return setup(&o, true, false, out, err);
 }
 
-int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *o, const char *state_dir,
-				 struct ktrace_error *err)
+int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *opts,
+				 const char *state_dir, struct ktrace_error *err)
 {
+	struct ktrace_tracefs_record_opts copy;
+	const struct ktrace_tracefs_record_opts *o = &copy;
 	struct ktrace_tracefs_session *s;
 	struct tfs_plan plan = { 0 };
 	char path[PATH_MAX];
 	int ret;
 
+	if ((ret = KT_OPTS_COPY(&copy, opts, "ktrace_tracefs_record_opts", err)))
+		return ret;
 	ret = tfs_state_path(state_dir, o->instance, path, sizeof(path), err);
 	if (ret)
 		return ret;
@@ -863,13 +874,18 @@ int ktrace_tracefs_start_tracing(const struct ktrace_tracefs_record_opts *o, con
 	return ret;
 }
 
-int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *o, struct ktrace_tracefs_session **out,
-			struct ktrace_error *err)
+int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *opts,
+				struct ktrace_tracefs_session **out, struct ktrace_error *err)
 {
+	struct ktrace_tracefs_extract_opts copy;
+	const struct ktrace_tracefs_extract_opts *o = &copy;
 	struct ktrace_tracefs_session *s;
-	int ret = session_new(o->tracefs, o->tmpdir, false, &s, err);
+	int ret;
 
 	*out = NULL;
+	if ((ret = KT_OPTS_COPY(&copy, opts, "ktrace_tracefs_extract_opts", err)))
+		return ret;
+	ret = session_new(o->tracefs, o->tmpdir, false, &s, err);
 	if (ret)
 		return ret;
 	s->all_formats = true;
@@ -1278,13 +1294,15 @@ static int write_options(struct ktrace_tracefs_session *s, struct tracedat_write
 int ktrace_tracefs_write(struct ktrace_tracefs_session *s, const char *path,
 			 const struct tracedat_write_opts *wopts, struct ktrace_error *err)
 {
-	struct tracedat_write_opts o = *wopts;
+	struct tracedat_write_opts o;
 	struct tracedat_writer *w;
 	char *hp = NULL, *he = NULL, *text = NULL;
 	size_t hplen, helen, len;
 	int *index = NULL;
 	int ret;
 
+	if ((ret = KT_OPTS_COPY(&o, wopts, "tracedat_write_opts", err)))
+		return ret;
 	if (!s->stopped || !s->nbufs)
 		return ktrace_error_set(err, -EINVAL, "nothing recorded yet");
 	o.big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;

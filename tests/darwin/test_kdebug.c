@@ -69,7 +69,7 @@ static uint32_t le32(const uint8_t *p)
 /* --- the V2 sample --------------------------------------------------------------- */
 
 static struct ktrace_darwin *open_file(const char *path, struct ktrace_input **in,
-				       const struct ktrace_darwin_options *opt)
+				       const struct ktrace_darwin_opts *opt)
 {
 	struct ktrace_error err = { 0 };
 	struct ktrace_darwin *k = NULL;
@@ -621,7 +621,7 @@ static void raw_v1_with_cpumap_and_v0(void)
 	struct ktrace_input *in;
 	struct ktrace_darwin *k;
 	struct ktrace_darwin_event ev;
-	struct ktrace_darwin_options opt = { 0 };
+	KTRACE_OPTS(ktrace_darwin_opts, opt);
 	const struct ktrace_darwin_cpu *cpus;
 	size_t ncpus, len = 4096 + 3 * 64;
 
@@ -692,7 +692,8 @@ static void raw_v1_with_cpumap_and_v0(void)
 	put64(b + 36, 77);
 	put64(b + 36 + 40, 0x33);
 	put32(b + 36 + 48, 0x01400081);
-	opt = (struct ktrace_darwin_options){ .raw_v0 = true };
+	opt.timebase_numer = opt.timebase_denom = 0;
+	opt.raw_v0 = true;
 	ktrace_input_from_memory(b, 36 + 64, "v0", &in, &err);
 	CHECK_EQ(ktrace_darwin_open(in, &opt, &k, &err), 0);
 	CHECK_EQ(ktrace_darwin_get_info(k)->kind, KTRACE_DARWIN_RAW_V0);

@@ -93,7 +93,7 @@ static void open_error_path_is_the_callers(void)
  * stream is closed. */
 static void read_error(unsigned flags)
 {
-	struct ktrace_stream_opts o = { .size = sizeof(o), .flags = flags };
+	KTRACE_OPTS(ktrace_stream_opts, o, .flags = flags);
 	struct ktrace_stream *s = NULL;
 	struct ktrace_error err = { 0 };
 	const struct ktrace_stream_record *r;
@@ -134,7 +134,7 @@ static void read_error_path_with_readahead(void)
  * trace, whose records tie: the first's come first) and the record's offset. */
 static void record_error(unsigned flags)
 {
-	struct ktrace_stream_opts o = { .size = sizeof(o), .flags = flags };
+	KTRACE_OPTS(ktrace_stream_opts, o, .flags = flags);
 	struct ktrace_stream *s = NULL;
 	struct ktrace_error err = { 0 };
 	const struct ktrace_stream_record *r = NULL;

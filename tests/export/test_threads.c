@@ -26,7 +26,7 @@ struct opener {
 static int open_again(void *ctx, struct ktrace_stream **s)
 {
 	struct opener *o = ctx;
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_error err = { 0 };
 
 	if (++o->calls == o->fail_call)
@@ -38,7 +38,7 @@ static int open_again(void *ctx, struct ktrace_stream **s)
  * bytes (malloc'd) and length, or NULL. */
 static uint8_t *export(unsigned threads, struct opener *op, size_t *len)
 {
-	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_view_export_opts o = { .size = sizeof(o) };
 	struct ktrace_stream *s = NULL;
 	struct ktrace_error err = { 0 };

@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -22,6 +24,14 @@
 #include <ktrace/view.h>
 
 static char bufpath[256];
+
+/* A reader of the buffer file at path. */
+static int open_path(const char *path, struct koff_reader **out, struct ktrace_error *err)
+{
+	KTRACE_OPTS(koff_reader_open_opts, o, .path = path);
+
+	return koff_reader_open(&o, out, err);
+}
 
 static void fresh_path(const char *what)
 {
@@ -41,7 +51,7 @@ static const char *view_of(const char *path, const struct ktrace_view_koff_opts 
 	ssize_t n;
 
 	text[0] = '\0';
-	if (fd < 0 || !out || koff_reader_open_file(path, &r, &err)) {
+	if (fd < 0 || !out || open_path(path, &r, &err)) {
 		printf("#   cannot read %s: %s\n", path, err.message);
 		free(out);
 		return text;
@@ -294,7 +304,7 @@ static void wrap_and_counts(void)
 	CHECK_EQ(kc.nentries, 64);
 	CHECK_EQ(kc.logged, 1000);
 	CHECK_EQ(kc.overwritten, 1000 - 64);
-	CHECK_EQ(koff_reader_open_file(bufpath, &r, &err), 0);
+	CHECK_EQ(open_path(bufpath, &r, &err), 0);
 	while (koff_reader_next(r, &rec, &err) > 0) {
 		if (rec.args[0] != expect || rec.id != expect || rec.seq != expect)
 			ok = 0;
@@ -311,13 +321,13 @@ static void wrap_and_counts(void)
 
 	/* Flush: nothing left to show, counters restart. */
 	koff_flush(b);
-	CHECK_EQ(koff_reader_open_file(bufpath, &r, &err), 0);
+	CHECK_EQ(open_path(bufpath, &r, &err), 0);
 	CHECK_EQ(koff_reader_next(r, &rec, &err), 0);
 	koff_reader_counts(r, &c);
 	CHECK_EQ(c.logged, 0);
 	koff_reader_close(r);
 	koff_log_raw(b, 7, T0, 5, "after: flush", args);
-	CHECK_EQ(koff_reader_open_file(bufpath, &r, &err), 0);
+	CHECK_EQ(open_path(bufpath, &r, &err), 0);
 	CHECK_EQ(koff_reader_next(r, &rec, &err), 1);
 	CHECK_EQ(rec.id, 5);
 	koff_reader_close(r);
@@ -428,30 +438,138 @@ static void hostile_buffer(void)
 		uint64_t n = 3;
 
 		memcpy(map + KOFF_H_NENTRIES, &n, 8);
-		CHECK_EQ(koff_reader_open_file(bufpath, &(struct koff_reader *){ NULL }, &err),
+		CHECK_EQ(open_path(bufpath, &(struct koff_reader *){ NULL }, &err),
 			 -EBADMSG);
 		n = 1ULL << 40;
 		memcpy(map + KOFF_H_NENTRIES, &n, 8);
-		CHECK_EQ(koff_reader_open_file(bufpath, &(struct koff_reader *){ NULL }, &err),
+		CHECK_EQ(open_path(bufpath, &(struct koff_reader *){ NULL }, &err),
 			 -EBADMSG);
 		n = 16;
 		memcpy(map + KOFF_H_NENTRIES, &n, 8);
 		n = (uint64_t)st.st_size + 4096;
 		memcpy(map + KOFF_H_FILE_SIZE, &n, 8);
-		CHECK_EQ(koff_reader_open_file(bufpath, &(struct koff_reader *){ NULL }, &err),
+		CHECK_EQ(open_path(bufpath, &(struct koff_reader *){ NULL }, &err),
 			 -ENODATA);
 	}
 	munmap(map, (size_t)st.st_size);
 	/* Truncated under the reader: read errors, not a crash. */
 	CHECK_EQ(ftruncate(fd, 100), 0);
-	CHECK(koff_reader_open_file(bufpath, &(struct koff_reader *){ NULL }, &err) < 0);
+	CHECK(open_path(bufpath, &(struct koff_reader *){ NULL }, &err) < 0);
 	close(fd);
 	unlink(bufpath);
 }
 
+static int count_records(struct koff_reader *r, uint64_t *last_id)
+{
+	struct ktrace_error err = { 0 };
+	struct koff_record rec;
+	int n = 0;
+
+	while (koff_reader_next(r, &rec, &err) > 0) {
+		*last_id = rec.id;
+		n++;
+	}
+	koff_reader_close(r);
+	return n;
+}
+
+/* koff_reader_open reads each kind of source it is given, and only one. */
+static void reader_open_sources(void)
+{
+	static const uint64_t args[5] = { 0 };
+	struct ktrace_error err = { 0 };
+	struct koff_core_buffer list[KOFF_CORE_MAX_BUFFERS];
+	struct koff_buffer *b;
+	struct koff_reader *r = NULL;
+	struct ktrace_input *in;
+	uint64_t id = 0;
+	char *data;
+	int fd;
+	struct stat st;
+
+	fresh_path("sources");
+	b = koff_open(bufpath, 16);
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	for (uint64_t i = 1; i <= 3; i++)
+		koff_log_raw(b, 7, T0 + i, i, "n: %lu", args);
+	koff_close(b);
+	{
+		KTRACE_OPTS(koff_reader_open_opts, o, .path = bufpath);
+
+		CHECK_EQ(koff_reader_open(&o, &r, &err), 0);
+		CHECK_EQ(koff_reader_info(r)->source, KOFF_SRC_FILE);
+		CHECK_EQ(count_records(r, &id), 3);
+		CHECK_EQ(id, 3);
+	}
+	fd = open(bufpath, O_RDONLY);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	data = malloc((size_t)st.st_size);
+	CHECK(data && read(fd, data, (size_t)st.st_size) == st.st_size);
+	close(fd);
+	{
+		KTRACE_OPTS(koff_reader_open_opts, o, .data = data, .len = (size_t)st.st_size);
+
+		CHECK_EQ(koff_reader_open(&o, &r, &err), 0);
+		CHECK_EQ(koff_reader_info(r)->source, KOFF_SRC_MEMORY);
+		CHECK_EQ(count_records(r, &id), 3);
+	}
+	CHECK_EQ(ktrace_input_open(bufpath, &in, &err), 0);
+	{
+		KTRACE_OPTS(koff_reader_open_opts, o, .input = in);
+
+		CHECK_EQ(koff_reader_open(&o, &r, &err), 0);
+		CHECK_EQ(count_records(r, &id), 3);
+	}
+	ktrace_input_close(in);
+	{
+		KTRACE_OPTS(koff_reader_open_opts, o);
+
+		r = (struct koff_reader *)&o;
+		CHECK_EQ(koff_reader_open(&o, &r, &err), -EINVAL);
+		CHECK(r == NULL);
+		CHECK(strstr(err.message, "give one") != NULL);
+		CHECK_EQ(koff_reader_open(NULL, &r, &err), -EINVAL);
+		o.path = bufpath;
+		o.data = data;
+		CHECK_EQ(koff_reader_open(&o, &r, &err), -EINVAL);
+		CHECK(strstr(err.message, "only one") != NULL);
+		/* a buffer file is not a core */
+		o.path = NULL;
+		o.data = NULL;
+		o.core = bufpath;
+		CHECK(koff_reader_open(&o, &r, &err) < 0);
+		CHECK(r == NULL);
+		CHECK(koff_core_list_buffers(&o, list, KOFF_CORE_MAX_BUFFERS, &err) < 0);
+		o.core = NULL;
+		CHECK_EQ(koff_core_list_buffers(&o, list, KOFF_CORE_MAX_BUFFERS, &err), -EINVAL);
+	}
+	free(data);
+	unlink(bufpath);
+}
+
+/* The default buffer's path: KOFF_BUFFER, else /dev/shm/koff-<program name>. */
+static void default_path(void)
+{
+	char buf[PATH_MAX], *old = getenv("KOFF_BUFFER") ? strdup(getenv("KOFF_BUFFER")) : NULL;
+
+	setenv("KOFF_BUFFER", "/tmp/some-buffer", 1);
+	CHECK_EQ(koff_default_path(buf, sizeof(buf)), 16);
+	CHECK_STR(buf, "/tmp/some-buffer");
+	CHECK_EQ(koff_default_path(buf, 16), -ENAMETOOLONG);
+	unsetenv("KOFF_BUFFER");
+	CHECK_EQ(koff_default_path(buf, sizeof(buf)), (int)strlen("/dev/shm/koff-test_koff_lib"));
+	CHECK_STR(buf, "/dev/shm/koff-test_koff_lib");
+	if (old) {
+		setenv("KOFF_BUFFER", old, 1);
+		free(old);
+	}
+}
+
 int main(void)
 {
-	PLAN(9);
+	PLAN(11);
 	RUN(example_replayed);
 	RUN(timestamp_every_100_lines);
 	RUN(tags_and_rest);
@@ -461,5 +579,7 @@ int main(void)
 	RUN(wrap_and_counts);
 	RUN(control_calls);
 	RUN(hostile_buffer);
+	RUN(reader_open_sources);
+	RUN(default_path);
 	return TEST_EXIT();
 }

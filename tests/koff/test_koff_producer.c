@@ -41,6 +41,14 @@ struct worker {
 	pthread_t thread;
 };
 
+/* A reader of the buffer file at path. */
+static int open_path(const char *path, struct koff_reader **out, struct ktrace_error *err)
+{
+	KTRACE_OPTS(koff_reader_open_opts, o, .path = path);
+
+	return koff_reader_open(&o, out, err);
+}
+
 static void *worker_main(void *p)
 {
 	struct worker *w = p;
@@ -236,7 +244,7 @@ static int count_in(const char *file, const char *fmt_prefix, uint64_t *first_ar
 	struct koff_record rec;
 	int n = 0;
 
-	if (koff_reader_open_file(file, &r, &err))
+	if (open_path(file, &r, &err))
 		return -1;
 	while (koff_reader_next(r, &rec, &err) > 0) {
 		if (rec.fmt && !strncmp(rec.fmt, fmt_prefix, strlen(fmt_prefix))) {
@@ -296,7 +304,7 @@ static void argument_words(void)
 	KOFF_TRACE(0x1, 99, "args: %d %hd %c %p %.2f", -7, sh, c, p, d);
 	KOFF_TRACE(0x1, 98, "float: %.3f", fl);
 	KOFF_TRACE(0x1, 97, "none:");
-	CHECK_EQ(koff_reader_open_file(path, &r, &err), 0);
+	CHECK_EQ(open_path(path, &r, &err), 0);
 	while (koff_reader_next(r, &rec, &err) > 0) {
 		koff_record_format(&rec, tag, rest, sizeof(rest));
 		if (rec.id == 99) {
@@ -346,7 +354,7 @@ static void timestamps_track_wall_clock(void)
 		after[k] = wall_ns();
 		usleep(k % 7 == 0 ? 3000 : 100);
 	}
-	CHECK_EQ(koff_reader_open_file(path, &r, &err), 0);
+	CHECK_EQ(open_path(path, &r, &err), 0);
 	while (koff_reader_next(r, &rec, &err) > 0) {
 		if (rec.id < 1000 || rec.id >= 1060)
 			continue;
@@ -421,7 +429,7 @@ static void alternating_buffers(void)
 		KOFF_TRACE_TO(b, 0x1, i, "alt: other %d", i);
 	}
 	CHECK_EQ(count_records("alt: default", NULL), 300);
-	CHECK_EQ(koff_reader_open_file(other, &r, &err), 0);
+	CHECK_EQ(open_path(other, &r, &err), 0);
 	while (koff_reader_next(r, &rec, &err) > 0)
 		CHECK_EQ(rec.id, (uint64_t)n++);
 	koff_reader_counts(r, &c);

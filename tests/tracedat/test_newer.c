@@ -111,8 +111,8 @@ static uint8_t *slurp(int fd, size_t *len)
 static uint8_t *write_file(unsigned int version, const char *comp, bool with_btf, size_t *len,
 			   struct ktrace_error *err)
 {
-	struct tracedat_write_opts wo = { .version = version, .compression = comp,
-					  .page_size = 4096 };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = version, .compression = comp,
+		    .page_size = 4096);
 	struct tracedat_writer *w;
 	static uint8_t page[4096];
 	uint8_t *out = NULL;
@@ -291,8 +291,8 @@ static void conversions_carry_them(void)
 			continue;
 		}
 		for (size_t b = 0; b < NVARIANTS; b++) {
-			struct tracedat_write_opts wo = { .version = variants[b].version,
-							  .compression = variants[b].comp };
+			KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[b].version,
+				    .compression = variants[b].comp);
 			struct tracedat_writer *w;
 			struct mem dst;
 			char why[512] = "";
@@ -338,7 +338,7 @@ static void conversions_carry_them(void)
  * file comes once. */
 static void writer_refusals(void)
 {
-	struct tracedat_write_opts wo = { .version = 7, .compression = "zstd" };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = 7, .compression = "zstd");
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	uint8_t off[8] = { 0 };

@@ -25,7 +25,7 @@ static const char v7_header_page[] =
 static inline int v7_begin(const char *comp, const char *name, int *fd, struct tracedat_writer **w,
 			   struct ktrace_error *err)
 {
-	struct tracedat_write_opts wo = { .version = 7, .compression = comp, .page_size = 4096 };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = 7, .compression = comp, .page_size = 4096);
 
 	*fd = memfd_create(name, MFD_CLOEXEC);
 	if (*fd < 0)

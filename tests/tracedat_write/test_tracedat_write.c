@@ -81,7 +81,7 @@ static void memout_free(struct memout *m)
 static int convert_mem(struct tracedat *td, unsigned int version, const char *comp,
 		       struct memout *m, char *why, size_t len)
 {
-	struct tracedat_write_opts wo = { .version = version, .compression = comp };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = version, .compression = comp);
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	int ret;
@@ -221,8 +221,8 @@ static const char header_page_text[] =
 static int write_handmade(int fd, unsigned int version, const char *comp, bool big,
 			  struct ktrace_error *err)
 {
-	struct tracedat_write_opts wo = { .version = version, .compression = comp,
-					  .big_endian = big, .page_size = 4096 };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = version, .compression = comp,
+		    .big_endian = big, .page_size = 4096);
 	struct tracedat_writer *w;
 	static uint8_t page[4096];
 	int ret, inst;
@@ -389,8 +389,8 @@ static void latency_buffers(void)
 	for (size_t i = 0; i < sizeof(text) - 1; i++)
 		text[i] = (char)('a' + (i * 7 + i / 13) % 26);
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
-		struct tracedat_write_opts wo = { .version = variants[v].version,
-						  .compression = variants[v].comp };
+		KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[v].version,
+			    .compression = variants[v].comp);
 		struct ktrace_error err = { 0 };
 		struct tracedat_writer *w;
 		struct memout m;
@@ -426,8 +426,8 @@ static void latency_buffers(void)
 static void empty_files(void)
 {
 	for (size_t v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
-		struct tracedat_write_opts wo = { .version = variants[v].version,
-						  .compression = variants[v].comp };
+		KTRACE_OPTS(tracedat_write_opts, wo, .version = variants[v].version,
+			    .compression = variants[v].comp);
 		struct ktrace_error err = { 0 };
 		struct tracedat_writer *w;
 		struct memout m;
@@ -452,7 +452,7 @@ static void empty_files(void)
 
 static void misuse_is_refused(void)
 {
-	struct tracedat_write_opts wo = { .version = 6 };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = 6);
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	struct memout m;
@@ -524,7 +524,7 @@ static int count_entries(const char *dir)
 static void temporary_file_and_rename(void)
 {
 	char dir[] = "/tmp/ktrace-writer-XXXXXX", path[256], data[256];
-	struct tracedat_write_opts wo = { .version = 7, .compression = "zstd" };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = 7, .compression = "zstd");
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	struct tracedat *td;
@@ -596,7 +596,7 @@ static void temporary_file_and_rename(void)
 /* Version 6 from a version 7 file with several page sizes is refused. */
 static void v6_limits(void)
 {
-	struct tracedat_write_opts wo = { .version = 7 };
+	KTRACE_OPTS(tracedat_write_opts, wo, .version = 7);
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
 	struct memout m, m2;

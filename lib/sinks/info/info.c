@@ -4,6 +4,7 @@
 #include <ktrace/tracedat.h>
 #include <ktrace/view.h>
 
+#include "common/opts.h"
 #include "sinks/info/info.h"
 #include "sinks/report/report.h"
 
@@ -30,7 +31,7 @@ int ktrace_info(struct ktrace_input *in, const struct ktrace_info_opts *opts,
 	struct ktrace_ring_layout layout = { 0, 0, -1 };
 	struct ktrace_view_darwin_opts darwin = { 0 };
 	struct ktrace_info_opts o;
-	int ret = kt_report_opts_copy(&o, sizeof(o), opts, "ktrace_info_opts", err);
+	int ret = KT_OPTS_COPY(&o, opts, "ktrace_info_opts", err);
 
 	if (ret)
 		return ret;

@@ -156,7 +156,8 @@ int kt_info_koff(struct ktrace_input *in, bool json, struct ktrace_out *out,
 	const char *failure;
 	int ret;
 
-	ret = koff_reader_open_input(in, &r, err);
+	ret = koff_reader_open(&(struct koff_reader_open_opts){ .sz = sizeof(struct koff_reader_open_opts),
+								.input = in }, &r, err);
 	if (ret)
 		return ret;
 	s = calloc(1, sizeof(*s));

@@ -6,6 +6,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/opts.h"
 #include "sinks/kcdata/kcdata.h"
 #include "sinks/report/report.h"
 
@@ -49,7 +50,7 @@ static int check_darwin(const struct ktrace_report_opts *o, struct ktrace_error 
 int ktrace_report_check(const struct ktrace_report_opts *opts, struct ktrace_error *err)
 {
 	struct ktrace_report_opts o;
-	int ret = kt_report_opts_copy(&o, sizeof(o), opts, "ktrace_report_opts", err);
+	int ret = KT_OPTS_COPY(&o, opts, "ktrace_report_opts", err);
 
 	if (ret)
 		return ret;
@@ -95,7 +96,7 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 	struct ktrace_ring_layout layout = { 0, 0, -1 };
 	struct ktrace_view_darwin_opts darwin = { 0 };
 	struct ktrace_report_opts o;
-	int ret = kt_report_opts_copy(&o, sizeof(o), opts, "ktrace_report_opts", err);
+	int ret = KT_OPTS_COPY(&o, opts, "ktrace_report_opts", err);
 
 	if (ret)
 		return ret;

@@ -66,34 +66,4 @@ enum ktrace_format kt_report_format_of(struct ktrace_input *in, enum ktrace_form
 int kt_report_unhandled(struct ktrace_input *in, enum ktrace_format format,
 			struct ktrace_error *err);
 
-/*
- * Copies the caller's options src (a struct starting with `size_t sz`) into dst, the
- * library's struct of dst_size bytes: src NULL gives zero (defaults), a smaller (older)
- * struct zero for the fields it lacks; a larger one is refused (-EINVAL, err set) when a
- * byte past dst_size is not zero, as is an sz smaller than the field itself. For
- * ktrace_report and ktrace_info until lib/common has the one checked copy of every
- * options struct.
- */
-static inline int kt_report_opts_copy(void *dst, size_t dst_size, const void *src,
-				      const char *what, struct ktrace_error *err)
-{
-	size_t sz;
-
-	memset(dst, 0, dst_size);
-	if (!src)
-		goto done;
-	memcpy(&sz, src, sizeof(sz));
-	if (sz < sizeof(sz))
-		return ktrace_error_set(err, -EINVAL, "struct %s: size %zu is too small", what, sz);
-	for (size_t i = dst_size; i < sz; i++)
-		if (((const unsigned char *)src)[i])
-			return ktrace_error_set(err, -EINVAL, "struct %s: an option this "
-						"library does not know (size %zu, known %zu)",
-						what, sz, dst_size);
-	memcpy(dst, src, sz < dst_size ? sz : dst_size);
-done:
-	memcpy(dst, &dst_size, sizeof(dst_size));
-	return 0;
-}
-
 #endif

@@ -184,10 +184,11 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 int kt_report_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
+	struct koff_reader_open_opts ro = { .sz = sizeof(ro), .input = in };
 	struct koff_reader *r;
 	int ret;
 
-	ret = koff_reader_open_input(in, &r, err);
+	ret = koff_reader_open(&ro, &r, err);
 	if (ret)
 		return ret;
 	ret = ktrace_view_koff_reader(r, &o, out, err);

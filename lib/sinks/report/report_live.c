@@ -25,6 +25,7 @@
 
 #include "common/outbuf.h"
 #include "engine/engine.h"
+#include "tracefs/tracefs_live.h"
 
 struct ktrace_view_live {
 	struct ktrace_tracefs_session *s;

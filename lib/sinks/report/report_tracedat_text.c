@@ -48,6 +48,7 @@
 #include <ktrace/view.h>
 
 #include "engine/engine.h"
+#include "event/event_share.h"
 #include "common/bigmem.h"
 #include "common/cpus.h"
 #include "common/grow.h"

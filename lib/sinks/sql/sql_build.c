@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/opts.h"
 #include "engine/engine.h"
 #include "sinks/sql/sql_int.h"
 
@@ -149,13 +150,6 @@ static int copy_opts(struct ktrace_sql *q, const char *const *paths, size_t n,
 			return -ENOMEM;
 		q->open_paths[i] = q->paths[i];
 		q->npaths = i + 1;
-	}
-	q->sopts.size = sizeof(q->sopts);
-	if (so) {
-		size_t sz = so->size < sizeof(q->sopts) ? so->size : sizeof(q->sopts);
-
-		memcpy(&q->sopts, so, sz);
-		q->sopts.size = sizeof(q->sopts);
 	}
 	/* the streams read open_paths (a copy of standard input is /proc/self/fd/N): their
 	 * errors and damaged places name the inputs as the user did */
@@ -618,13 +612,17 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 	*out = NULL;
 	if (err_path)
 		*err_path = NULL;
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if ((ret = KT_OPTS_COPY(&o, opts, "ktrace_sql_opts", err)))
+		return ret;
 	if (!npaths && !o.db_path)
 		return ktrace_error_set(err, -EINVAL, "no input");
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return ktrace_error_set(err, -ENOMEM, "out of memory");
+	if ((ret = KT_OPTS_COPY(&q->sopts, o.stream, "ktrace_stream_opts", err))) {
+		ktrace_sql_close(q);
+		return ret;
+	}
 	if (copy_opts(q, paths, npaths, o.stream)) {
 		ktrace_sql_close(q);
 		return ktrace_error_set(err, -ENOMEM, "out of memory");

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/opts.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "sinks/sql/sql_int.h"
@@ -336,8 +337,10 @@ int ktrace_sql_export(struct ktrace_sql *q, const char *path, enum ktrace_sql_fo
 {
 	struct ktrace_sql_export_opts o = { 0 };
 
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	int ret;
+
+	if ((ret = KT_OPTS_COPY(&o, opts, "ktrace_sql_export_opts", err)))
+		return ret;
 	if (!o.cluster)
 		o.cluster = "ktrace";
 	if (!valid_cluster(o.cluster))
