@@ -255,11 +255,11 @@ static void free_stream(struct ktrace_stream *s)
 		if (s->src[i])
 			s->src[i]->ops->close(s->src[i]);
 	free(s->src);
-	for (size_t i = 0; s->spool_fd && i < s->ninfo; i++) {
+	for (size_t i = 0; s->spool_fd && i < s->ninfo; i++)
 		if (s->spool_fd[i] >= 0)
 			close(s->spool_fd[i]);
+	for (size_t i = 0; s->spool_path && i < s->ninfo; i++)
 		free(s->spool_path[i]);
-	}
 	free(s->spool_fd);
 	free(s->spool_path);
 	free(s->given);
@@ -422,6 +422,8 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	}
 	s->ninfo = npaths;
 	s->spool_fd = malloc(npaths * sizeof(*s->spool_fd));
+	for (size_t i = 0; s->spool_fd && i < npaths; i++)
+		s->spool_fd[i] = -1;
 	s->spool_path = calloc(npaths, sizeof(*s->spool_path));
 	s->given = calloc(npaths, sizeof(*s->given));
 	s->opened = calloc(npaths, sizeof(*s->opened));
@@ -430,7 +432,6 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		goto fail;
 	}
 	for (size_t i = 0; i < npaths; i++) {
-		s->spool_fd[i] = -1;
 		s->opened[i] = paths[i];
 		s->given[i] = s->o.names && s->o.names[i] ? s->o.names[i] : paths[i];
 	}
