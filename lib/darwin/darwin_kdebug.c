@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 
@@ -491,7 +492,7 @@ int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_optio
 	*out = NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	k->in = in;
 	if (opt)
 		k->opt = *opt;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 
@@ -102,7 +103,7 @@ int ktrace_file_open_input(struct ktrace_input *in, struct ktrace_file **out,
 	*out = NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	f->in = in;
 	ret = parse_header(f, err);
 	if (ret < 0) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "engine/engine_stream_int.h"
 
 #define NCHUNKS 4
@@ -146,7 +147,7 @@ static void *reader(void *arg)
 
 				if (!p) {
 					c->last = true;
-					c->ret = ktrace_error_set(&c->err, -ENOMEM, "out of memory");
+					c->ret = kt_error_oom(&c->err);
 					c->err_path = NULL;
 					break;
 				}
@@ -174,14 +175,14 @@ int kt_readahead_start(struct ktrace_stream *s, struct kt_readahead **out,
 
 	*out = NULL;
 	if (!ra)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	memset(ra, 0, sizeof(*ra));
 	ra->s = s;
 	for (int i = 0; i < NCHUNKS && !ret; i++) {
 		ra->chunks[i].data = malloc(CHUNK_BYTES);
 		ra->chunks[i].cap = CHUNK_BYTES;
 		if (!ra->chunks[i].data)
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 	}
 	if (!ret) {
 		pthread_mutex_init(&ra->mu, NULL);

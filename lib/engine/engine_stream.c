@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cpus.h"
 #include "common/grow.h"
 #include "common/livefile.h"
@@ -342,7 +343,7 @@ static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktr
 		return ret;
 	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", s->spool_fd[i]) < 0) {
 		s->spool_path[i] = NULL;
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	return 0;
 }
@@ -400,7 +401,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	if (err_path)
 		*err_path = NULL;
 	if (!s)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	memset(s, 0, sizeof(*s));
 	if (opts) {
 		size_t n = opts->size < sizeof(s->o) ? opts->size : sizeof(s->o);
@@ -417,7 +418,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	td_paths = calloc(npaths, sizeof(*td_paths));
 	td_index = calloc(npaths, sizeof(*td_index));
 	if (!s->info || !s->src || !td_paths || !td_index) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	s->ninfo = npaths;
@@ -428,7 +429,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	s->given = calloc(npaths, sizeof(*s->given));
 	s->opened = calloc(npaths, sizeof(*s->opened));
 	if (!s->spool_fd || !s->spool_path || !s->given || !s->opened) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < npaths; i++) {

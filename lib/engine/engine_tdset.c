@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The engine's trace.dat source (engine/tdset.h). */
+#include "common/check.h"
 #include "engine/engine_tdset_int.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 	set->filtering = o->cpus || o->no_irqs || o->no_softirqs;
 	set->files = calloc(nfiles ? nfiles : 1, sizeof(*set->files));
 	if (!set->files)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	return 0;
 }
 
@@ -46,7 +47,7 @@ static int collect_texts(struct kt_tdfile *f, struct ktrace_error *err)
 		n += tracedat_system_event_count(td, s);
 	f->formats = calloc(n ? n : 1, sizeof(*f->formats));
 	if (!f->formats)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (!tracedat_header_page(td, &text, &len))
 		f->header_page = (struct kt_mtext){ NULL, text, len };
 	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++)
@@ -204,7 +205,7 @@ int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, cons
 	set->err_file = path;
 	ret = ktrace_input_open(path, &f->own_input, set->err);
 	if (!ret && kt_input_rename(f->own_input, name))
-		ret = ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(set->err);
 	if (ret)
 		return ret;
 	/* a file's mapping, as tracedat_open's: read pages are handed back */
@@ -324,7 +325,7 @@ static int add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct k
 	f->neg = calloc(nfilters + 1, sizeof(*f->neg));
 	if (!f->pos || !f->neg) {
 		free(text);
-		return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		return kt_error_oom(set->err);
 	}
 	for (size_t i = 0; i < nfilters; i++) {
 		ret = add_one_filter(set, f, filters[i].text, filters[i].negative);
@@ -578,7 +579,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 
 	if (set->nstreams == set->cap_streams &&
 	    kt_grow((void **)&set->streams, &set->cap_streams, set->nstreams + 1, sizeof(*s)))
-		return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		return kt_error_oom(set->err);
 	s = &set->streams[set->nstreams];
 	memset(s, 0, sizeof(*s));
 	s->f = f;
@@ -591,7 +592,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 
 		s->cpu_end = calloc(b->cpus ? b->cpus : 1, sizeof(*s->cpu_end));
 		if (!s->cpu_end)
-			return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+			return kt_error_oom(set->err);
 		for (size_t i = 0; i < b->cpus; i++) {
 			const struct tracedat_cpu *c = tracedat_buffer_cpu(f->td, buffer, i);
 
@@ -602,7 +603,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
 		if (!s->vbase) {
 			free(s->cpu_end);
-			return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+			return kt_error_oom(set->err);
 		}
 		kt_td_virtual_offsets(f->td, buffer, s->vbase);
 	}
@@ -688,10 +689,10 @@ int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktra
 		};
 		f->evs = kt_tdfile_registry(sf, &src->o);
 		if (!f->evs)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
 		if (sf->task_text && !(text = strdup(sf->task_text)))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		if (sf->npos || sf->nneg) {
 			ret = add_filters(dst, f, sf->filter_args, sf->nfilter_args, text);
 			if (ret)

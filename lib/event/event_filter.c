@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "event/event_int.h"
 
 /* The trees are walked recursively (as libtraceevent walks them); a chain of && and ||
@@ -912,7 +913,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 	}
 	pat = malloc(strlen(name) + 3);
 	if (!pat)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	sprintf(pat, "^%s$", name);
 	ret = regcomp(&ereg, pat, REG_ICASE | REG_NOSUB);
 	free(pat);
@@ -922,7 +923,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 		pat = malloc(strlen(sys) + 3);
 		if (!pat) {
 			regfree(&ereg);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		sprintf(pat, "^%s$", sys);
 		ret = regcomp(&sreg, pat, REG_ICASE | REG_NOSUB);
@@ -951,7 +952,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 			const struct ktrace_event **v = realloc(*list, c * sizeof(*v));
 
 			if (!v) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			*list = v;
@@ -977,7 +978,7 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 	int ret = 0;
 
 	if (!f) {
-		ktrace_error_set(err, -ENOMEM, "out of memory");
+		kt_error_oom(err);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -1002,7 +1003,7 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 		}
 		part = malloc(len + 1);
 		if (!part) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			break;
 		}
 		memcpy(part, s, len);
@@ -1045,14 +1046,14 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 		} else {
 			root = falloc(f, sizeof(*root));
 			if (!root) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			root->kind = FK_BOOL;
 			root->bval = true;
 		}
 		if (add_type(f, list[i], root)) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			break;
 		}
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "event/event_int.h"
 
 #define EV_MAX_DEPTH 200
@@ -1997,7 +1998,7 @@ done:
 	ftev_str_free(&p.tmp);
 	return ev;
 oom:
-	ktrace_error_set(err, -ENOMEM, "out of memory");
+	kt_error_oom(err);
 	errno = ENOMEM;
 fail:
 	ftev_str_free(&p.tmp);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "kcdata/kcdata_int.h"
 
@@ -20,7 +21,7 @@ int kcdata_iter_new(const void *buf, size_t len, struct kcdata_iter **out,
 
 	*out = NULL;
 	if (!it)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	it->buf = buf;
 	it->len = buf ? len : 0;
 	*out = it;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "koff/koff_int.h"
 #include "common/grow.h"
@@ -121,7 +122,7 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 			uint8_t *n = realloc(recs, ncap * SNAP_REC);
 
 			if (!n) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			recs = n;
@@ -317,7 +318,7 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 						       "strings chunk does not end with a NUL");
 			s->strings = malloc(size ? (size_t)size : 1);
 			if (!s->strings)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			if (size)
 				memcpy(s->strings, d, (size_t)size);
 			s->strings_len = (size_t)size;
@@ -361,7 +362,7 @@ int koff_snap_open(struct ktrace_input *in, struct koff_snap **out, struct koff_
 				       (unsigned long long)hsize);
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	s->in = in;
 	s->info = info;
 	s->pos = (16 + hsize + 7) & ~7ULL;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/damage.h"
 #include "common/detect_table.h"
@@ -79,7 +80,7 @@ int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t 
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 /* Frees a block we allocated: big, its kt_bigmem size (0: malloc's). */

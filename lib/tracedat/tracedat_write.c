@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/check.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 #include "common/grow.h"
@@ -135,7 +136,7 @@ struct tracedat_writer {
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 static const char *wname(const struct tracedat_writer *w)

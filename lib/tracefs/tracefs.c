@@ -17,6 +17,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163
@@ -233,7 +234,7 @@ int ktrace_tracefs_find(bool mount_it, char **dir, bool *mounted, struct ktrace_
 		d = strdup(DEFAULT_TRACEFS);
 	}
 	if (!d)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	*dir = d;
 	return 0;
 }

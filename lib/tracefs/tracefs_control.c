@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 struct target {
@@ -62,7 +63,7 @@ static int resolve(const struct ktrace_tracefs_target *tt, bool mount_it, struct
 	if (tt->tracefs) {
 		t->tracefs = strdup(tt->tracefs);
 		if (!t->tracefs)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	} else if ((ret = ktrace_tracefs_find(mount_it, &t->tracefs, &t->mounted, err))) {
 		return ret;
 	}

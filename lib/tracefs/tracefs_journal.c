@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 #define JOURNAL_MAGIC "ktrace-journal 1"
@@ -325,7 +326,7 @@ int tfs_journal_claim(struct tfs_buffer *b, const char *tracefs, bool recorder,
 			if (!b->journal_path) {
 				unlink(path);
 				close(fd);
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			b->journal_fd = fd;
 			return 0;
@@ -373,7 +374,7 @@ int tfs_journal_note(struct tfs_buffer *b, char kind, const char *file, const ch
 	e = tfs_escape(value ? value : "");
 	if (!e || asprintf(&line, "%c\t%s\t%s\n", kind, file, e) < 0) {
 		free(e);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	free(e);
 	ret = write_all(b->journal_fd, line, strlen(line));
@@ -444,7 +445,7 @@ int tfs_journal_leftover(const char *tracefs, struct ktrace_tracefs_leftover *lo
 	if (!lo->name || !lo->what) {
 		free(lo->name);
 		free(lo->what);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	return 1;
 }
@@ -635,7 +636,7 @@ int tfs_buffer_busy(const char *tracefs, const char *name, const char *dir,
 	}
 	if (buffer_pipes(dir, &ids, &n)) {
 		free(ids);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	pid = n ? pipe_reader(ids, n, comm, sizeof(comm)) : 0;
 	free(ids);

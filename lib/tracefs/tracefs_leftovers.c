@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 static const char *registry_dir(void)
@@ -146,7 +147,7 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 				free(top.what);
 				ktrace_tracefs_leftovers_free(v, *n);
 				*n = 0;
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			v = p;
 			v[(*n)++] = top;
@@ -158,7 +159,7 @@ oom:
 	closedir(d);
 	ktrace_tracefs_leftovers_free(v, *n);
 	*n = 0;
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 void ktrace_tracefs_leftovers_free(struct ktrace_tracefs_leftover *v, size_t n)

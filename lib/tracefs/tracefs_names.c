@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 /* tracefs, found when not given (never mounted here: reading needs it mounted). */
@@ -25,7 +26,7 @@ static int tracefs_dir(const char *tracefs, char **dir, struct ktrace_error *err
 {
 	if (tracefs) {
 		*dir = strdup(tracefs);
-		return *dir ? 0 : ktrace_error_set(err, -ENOMEM, "out of memory");
+		return *dir ? 0 : kt_error_oom(err);
 	}
 	return ktrace_tracefs_find(false, dir, NULL, err);
 }
@@ -111,7 +112,7 @@ int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const cha
 				v = nv;
 			closedir(d);
 			tfs_free_names(v, cnt);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		v = nv;
 		cnt++;
@@ -254,7 +255,7 @@ int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***n
 	/* trace-cmd's split of "SYS:EV" (strtok: leading colons are skipped) */
 	copy = strdup(regex);
 	if (!copy) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	system = strtok_r(copy, ":", &save);

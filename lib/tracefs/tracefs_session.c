@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 #define MAX_TEXT (256u << 20)       /* largest kallsyms / cmdlines we read */
@@ -28,7 +29,7 @@
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 static int bwrite(struct tfs_buffer *b, const char *name, const char *value, bool append,

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 /* A file's text with trailing white space removed (trace-cmd's strstrip keeps leading
@@ -289,7 +290,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 
 	*out = NULL;
 	if (!st)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (tracefs)
 		st->tracefs = strdup(tracefs);
 	else if ((ret = ktrace_tracefs_find(false, &st->tracefs, NULL, err))) {
@@ -298,7 +299,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 	}
 	if (!st->tracefs) {
 		free(st);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	snprintf(path, sizeof(path), "%s/instances", st->tracefs);
 	if (tfs_list_dirs(path, false, &st->instances, &st->ninstances))
@@ -321,7 +322,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 	st->buffers = calloc(want, sizeof(*st->buffers));
 	if (!st->buffers) {
 		ktrace_tracefs_state_free(st);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	for (size_t i = 0; i < want && !ret; i++) {
 		const char *name = all ? (i ? st->instances[i - 1] : "") : n ? instances[i] : "";

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -419,7 +420,7 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 	int ret, sret = 0;
 
 	if (!c)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (o)
 		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
 	c->s = s;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "engine/engine_stream_int.h"
@@ -638,7 +639,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 	int ret;
 
 	if (!h)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	kt_turns_init(&turns, write_out, out);
 	ret = pf_init(&pf, s, o, out);
 	pf.nthr = nthr;
@@ -667,7 +668,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 		}
 	}
 	if (ret == -ECANCELED)
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
 	if (ret != -ENOMEM && finish(&pf))
 		ret = -ENOMEM;

@@ -10,6 +10,7 @@
 #include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
+#include "common/check.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -61,7 +62,7 @@ static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct 
 			struct ktrace_chunk *p = realloc(ch->v, cap * sizeof(*p));
 
 			if (!p)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			ch->v = p;
 			ch->cap = cap;
 		}
@@ -354,7 +355,7 @@ int ktrace_view_darwin_info(struct ktrace_input *in, const struct ktrace_view_da
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		ktrace_darwin_close(k);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	/* The chunk list needs a second pass over the file: mapped inputs only. */
 	if (ktrace_darwin_file(k) && ktrace_input_is_mapped(in))

@@ -11,6 +11,7 @@
 
 #include <ktrace/kcdata.h>
 
+#include "common/check.h"
 #include "common/json.h"
 #include <ktrace/view.h>
 
@@ -283,7 +284,7 @@ int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, stru
 
 			c = realloc(counts, ncap * sizeof(*c));
 			if (!c) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			counts = c;

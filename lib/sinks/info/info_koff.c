@@ -9,6 +9,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 
@@ -161,7 +162,7 @@ int ktrace_view_koff_info(struct ktrace_input *in, bool json, struct ktrace_out 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		koff_reader_close(r);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		if (!s->records)

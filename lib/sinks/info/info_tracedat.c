@@ -15,6 +15,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/damage.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -531,7 +532,7 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 	nbufs = tracedat_buffer_count(td);
 	bs = calloc(nbufs ? nbufs : 1, sizeof(*bs));
 	if (!bs) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	for (size_t b = 0; b < nbufs; b++) {
@@ -539,7 +540,7 @@ int ktrace_view_tracedat_info(struct ktrace_input *in, unsigned int flags, bool 
 
 		bs[b].cpus = calloc(buf->cpus ? buf->cpus : 1, sizeof(*bs[b].cpus));
 		if (!bs[b].cpus) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		for (unsigned int c = 0; c < buf->cpus; c++) {

@@ -9,6 +9,7 @@
 #include <ktrace/darwin.h>
 #include <ktrace/ktrace_file.h>
 
+#include "common/check.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -712,7 +713,7 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 	int ret;
 
 	if (!stp)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	stp->o = o;
 	ret = ktrace_darwin_open(in, &o->kdebug, &stp->k, err);
 	if (ret < 0) {
@@ -723,7 +724,7 @@ int ktrace_view_darwin_report(struct ktrace_input *in, const struct ktrace_view_
 	if (o->json) {
 		stp->json = malloc(sizeof(*stp->json));
 		if (!stp->json) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		kt_json_init(stp->json, out, 2);

@@ -23,6 +23,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/outbuf.h"
 
 struct ktrace_view_live {
@@ -45,7 +46,7 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 
 	*out = NULL;
 	if (!v)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (o)
 		v->o = *o;
 	v->s = s;
@@ -54,7 +55,7 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 	v->text = malloc(v->cap);
 	if (!v->evs || !v->text) {
 		ktrace_view_live_free(v);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	ret = ktrace_tracefs_load_events(s, v->evs, err);
 	if (ret) {
@@ -146,7 +147,7 @@ static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_
 			char *t = realloc(v->text, n + 1);
 
 			if (!t)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			v->text = t;
 			v->cap = n + 1;
 		}

@@ -52,6 +52,7 @@
 #include "tracedat/tracedat_skip.h"
 #include "event/event_share.h"
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/cpus.h"
 #include "common/grow.h"
 
@@ -414,7 +415,7 @@ static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct
 	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
 
 	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + room, 1))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
 				 room, outf);
 	if (n >= room)
@@ -434,7 +435,7 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 	int n;
 
 	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + 256, 1))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	va_start(ap, fmt);
 	n = vsnprintf(c->text + c->text_len, 256, fmt, ap);
 	va_end(ap);
@@ -462,7 +463,7 @@ static int debug_info(struct report *r, struct chunk *c, struct jextra *j,
 		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
 				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 		if (!f->kb)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (h->old_format)
 			kbuffer_set_old_format(f->kb);
 	}
@@ -519,7 +520,7 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 		struct jextra *v = realloc(c->extras, ncap * sizeof(*v));
 
 		if (!v) {
-			ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			kt_error_oom(r->err);
 			return NULL;
 		}
 		c->extras = v;
@@ -563,7 +564,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 
 	kt_tdrec_avail(t);
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	j = &c->recs[c->n++];
 	j->data = kr->data;
 	j->ts = kr->ts;
@@ -602,7 +603,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		if (n >= sizeof(lat))
 			n = sizeof(lat) - 1;
 		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (n)   /* (no text yet: c->text may still be NULL) */
 			memcpy(c->text + c->text_len, lat, n);
 		x->lat_off = (uint32_t)c->text_len;
@@ -621,7 +622,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		if (n >= sizeof(sfx))
 			n = sizeof(sfx) - 1;
 		if (n && kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (n) {
 			if (!x->dsuf_len)
 				x->dsuf_off = (uint32_t)c->text_len;
@@ -651,7 +652,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 			uint32_t keep = kr->avail < kr->size + 64 ? kr->avail : kr->size + 64;
 
 			if (kt_grow((void **)&r->copy, &r->copy_cap, keep, 1))
-				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+				return kt_error_oom(r->err);
 			memcpy(r->copy, kr->data, keep);
 			kr->data = r->copy;
 			kr->avail = keep;
@@ -685,7 +686,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		keep = kr->avail < want ? kr->avail : want;
 
 		if (kt_grow((void **)&c->data, &c->data_cap, c->data_len + keep, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		memcpy(c->data + c->data_len, kr->data, keep);
 		x->data_off = (uint32_t)c->data_len;
 		j->flags |= J_COPIED;
@@ -1256,7 +1257,7 @@ static int run_walker(struct report *r)
 			}
 		}
 		if (format_chunk(r->main_ctx, &c)) {
-			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(r->err);
 			give_up(r);
 			break;
 		}
@@ -1379,7 +1380,7 @@ static int run_records(struct report *r)
 	r->chunk_recs = o->line_flush ? 64 : 16;
 	r->main_ctx = new_ctx(r);
 	if (!r->main_ctx)
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	if (kt_out_flush(r->out))
 		return 0;
 	for (size_t i = 0; i < r->set.nstreams; i++)
@@ -1394,7 +1395,7 @@ static int run_records(struct report *r)
 	 * share the decompressed chunks of compressed data */
 	for (size_t i = 0; i < r->nfiles; i++)
 		if (kt_tdfile_share_symbols(&r->set.files[i]))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 	ret = kt_tdset_share_chunks(&r->set, nthr);
 	if (ret)
 		return ret;
@@ -1403,7 +1404,7 @@ static int run_records(struct report *r)
 	if (!helpers || !th) {
 		free(helpers);
 		free(th);
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	}
 	kt_turns_init(&walk, write_block, &r->out->fd);
 	r->walk = &walk;
@@ -1461,7 +1462,7 @@ static int run_records(struct report *r)
 	if (walk.write_error)
 		r->out->error = walk.write_error;
 	if (ret == -ECANCELED && !walk.write_error)
-		ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(r->err);
 	kt_turns_fini(&walk);
 	r->walk = NULL;
 	free(helpers);
@@ -1593,7 +1594,7 @@ static int list_events(struct report *r, struct rfile *f)
 	const struct ktrace_event **v = malloc((n ? n : 1) * sizeof(*v));
 
 	if (!v)
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	for (size_t i = 0; i < n; i++)
 		v[i] = ktrace_event_at(f->t->evs, i);
 	qsort(v, n, sizeof(*v), cmp_events);
@@ -1783,7 +1784,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		return ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
 	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
 	if (!r.files)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = kt_tdset_init(&r.set, o->nfiles, &so, err);
 	if (ret) {
 		free(r.files);
@@ -1793,14 +1794,14 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 	if (o->nraw_events) {
 		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
 		if (!r.raw_re) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		for (size_t i = 0; i < o->nraw_events; i++) {
 			char *pat = malloc(strlen(o->raw_events[i]) + 3);
 
 			if (!pat) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			sprintf(pat, "^%s$", o->raw_events[i]);
