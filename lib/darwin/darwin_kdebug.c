@@ -10,6 +10,7 @@
 #include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
+#include "common/grow.h"
 
 #define RAW_V1_HEADER_SIZE   24
 #define RAW_V2_HEADER_SIZE   0x120
@@ -132,7 +133,7 @@ static struct ktrace_darwin_thread *add_thread(struct ktrace_darwin *k, uint64_t
 	if (k->nthreads == k->cap_threads) {
 		size_t cap = k->cap_threads ? k->cap_threads * 2 : 256;
 
-		t = realloc(k->threads, cap * sizeof(*t));
+		t = kt_realloc_array(k->threads, cap, sizeof(*t));
 		if (!t)
 			return NULL;
 		k->threads = t;
@@ -221,7 +222,7 @@ static int load_cpus(struct ktrace_darwin *k, const uint8_t *p, size_t n,
 		return 0;
 	if (n > SIZE_MAX / sizeof(*c) - k->ncpus)
 		return ktrace_error_set(err, -ENOMEM, "out of memory (CPU map)");
-	c = realloc(k->cpus, (k->ncpus + n) * sizeof(*c));
+	c = kt_realloc_array(k->cpus, k->ncpus + n, sizeof(*c));
 	if (!c)
 		return ktrace_error_set(err, -ENOMEM, "out of memory (CPU map)");
 	k->cpus = c;

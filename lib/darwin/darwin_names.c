@@ -418,7 +418,7 @@ static int allow_id(struct ktrace_darwin_filter *f, uint32_t id)
 {
 	if (f->nids == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 8;
-		uint32_t *p = realloc(f->ids, cap * sizeof(*p));
+		uint32_t *p = kt_realloc_array(f->ids, cap, sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "engine/engine_stream_int.h"
 
 #define NCHUNKS 4
@@ -143,7 +144,7 @@ static void *reader(void *arg)
 					break;
 				}
 				/* a record bigger than a chunk */
-				uint8_t *p = realloc(c->data, size);
+				uint8_t *p = kt_realloc_array(c->data, size, 1);
 
 				if (!p) {
 					c->last = true;

@@ -53,7 +53,7 @@ static char *read_small(const char *path, size_t *len)
 		ssize_t k;
 
 		if (n + 4096 > cap) {
-			char *p = cap < (1u << 20) ? realloc(buf, cap ? cap * 2 : 8192) : NULL;
+			char *p = cap < (1u << 20) ? kt_realloc_array(buf, cap ? cap * 2 : 8192, 1) : NULL;
 
 			if (!p) {
 				free(buf);

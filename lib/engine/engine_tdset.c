@@ -364,7 +364,7 @@ static bool *last_printed(struct kt_tdfile *f, int cpu)
 		return NULL;
 	if ((size_t)cpu >= f->nlast) {
 		size_t n = (size_t)cpu + 16;
-		bool *p = realloc(f->last_printed, n * sizeof(*p));
+		bool *p = kt_realloc_array(f->last_printed, n, sizeof(*p));
 
 		if (!p)
 			return NULL;

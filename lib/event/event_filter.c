@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "event/event_int.h"
 
 /* The trees are walked recursively (as libtraceevent walks them); a chain of && and ||
@@ -131,7 +132,7 @@ static void tk_add(struct lexer *l, int ch)
 {
 	if (l->tlen + 2 > l->tcap) {
 		size_t cap = l->tcap ? l->tcap * 2 : 64;
-		char *p = realloc(l->tok, cap);
+		char *p = kt_realloc_array(l->tok, cap, 1);
 
 		if (!p) {
 			l->oom = true;
@@ -424,7 +425,7 @@ static int add_right(struct parser *p, struct fnode *op, struct fnode *arg)
 
 				if (f->nregs == f->cap_regs) {
 					size_t cap = f->cap_regs ? f->cap_regs * 2 : 8;
-					regex_t **v = realloc(f->regs, cap * sizeof(*v));
+					regex_t **v = kt_realloc_array(f->regs, cap, sizeof(*v));
 
 					if (!v)
 						return perr(p, PE_MEM, "Failed to allocate string filter");
@@ -847,7 +848,7 @@ static int add_type(struct ktrace_event_filter *f, const struct ktrace_event *ev
 		f->types[lo].root = root;
 		return 0;
 	}
-	t = realloc(f->types, (f->ntypes + 1) * sizeof(*t));
+	t = kt_realloc_array(f->types, f->ntypes + 1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	f->types = t;
@@ -949,7 +950,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 		match = true;
 		if (*n == *cap) {
 			size_t c = *cap ? *cap * 2 : 64;
-			const struct ktrace_event **v = realloc(*list, c * sizeof(*v));
+			const struct ktrace_event **v = kt_realloc_array(*list, c, sizeof(*v));
 
 			if (!v) {
 				ret = kt_error_oom(err);
@@ -1197,7 +1198,7 @@ static const char *field_text(struct evalctx *c, const struct fnode *n, char hex
 			size_t keep = fld->size;
 
 			if (c->f->scratch_cap < keep + 1) {
-				char *s = realloc(c->f->scratch, keep + 1);
+				char *s = kt_realloc_array(c->f->scratch, keep + 1, 1);
 
 				if (!s)
 					return "";

@@ -15,6 +15,7 @@
 #include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
+#include "common/grow.h"
 #include "kcdata/kcdata_int.h"
 
 #define MAX_LAYERS 4
@@ -144,7 +145,7 @@ static int inflate_all(const uint8_t *in, size_t len, int wbits, size_t max, boo
 				return ktrace_error_set(err, -E2BIG,
 							"decompressed data exceeds %zu bytes", max);
 			}
-			nb = realloc(buf, ncap);
+			nb = kt_realloc_array(buf, ncap, 1);
 			if (!nb) {
 				inflateEnd(&zs);
 				free(buf);

@@ -252,7 +252,7 @@ int kcdata_writer_begin_container(struct kcdata_writer *w, uint32_t container_ty
 		return -EINVAL;
 	if (w->depth == w->stack_cap) {
 		size_t cap = w->stack_cap ? w->stack_cap * 2 : 8;
-		struct open_container *s = realloc(w->stack, cap * sizeof(*s));
+		struct open_container *s = kt_realloc_array(w->stack, cap, sizeof(*s));
 
 		if (!s)
 			return kt_error_oom(err);

@@ -119,7 +119,7 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 
 		if (nrec == cap) {
 			size_t ncap = cap ? cap * 2 : 1024;
-			uint8_t *n = realloc(recs, ncap * SNAP_REC);
+			uint8_t *n = kt_realloc_array(recs, ncap, SNAP_REC);
 
 			if (!n) {
 				ret = kt_error_oom(err);

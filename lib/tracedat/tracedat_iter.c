@@ -421,7 +421,7 @@ static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
 	if (!b)
 		return -ENOMEM;
 	if (b->cap < len) {
-		uint8_t *mem = realloc(b->mem, len);
+		uint8_t *mem = kt_realloc_array(b->mem, len, 1);
 
 		if (!mem)
 			return -ENOMEM;

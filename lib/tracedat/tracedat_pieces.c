@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
 
@@ -138,7 +139,7 @@ static void learn_pair(struct learn *l, const struct ktrace_event *ev, int pid_f
 
 		while (cap < l->len + (size_t)n)
 			cap *= 2;
-		t = realloc(l->text, cap);
+		t = kt_realloc_array(l->text, cap, 1);
 		if (!t)
 			return;
 		l->text = t;

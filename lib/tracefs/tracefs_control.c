@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 struct target {
@@ -41,7 +42,7 @@ static void target_free(struct target *t)
 
 static int add(struct target *t, const char *name)
 {
-	char **v = realloc(t->names, (t->n + 1) * sizeof(*v));
+	char **v = kt_realloc_array(t->names, t->n + 1, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -200,7 +201,7 @@ static void read_defaults(const char *tracefs, struct defaults *d)
 
 		if (de->d_name[0] == '.' || tfs_read_value(path, de->d_name, &value))
 			continue;
-		v = realloc(d->options, (d->noptions + 1) * sizeof(*v));
+		v = kt_realloc_array(d->options, d->noptions + 1, sizeof(*v));
 		if (!v || !(v[d->noptions].file = strdup(de->d_name))) {
 			if (v)
 				d->options = v;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 static const char *registry_dir(void)
@@ -113,7 +114,7 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 		}
 		if (*n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
-			struct ktrace_tracefs_leftover *p = realloc(v, ncap * sizeof(*p));
+			struct ktrace_tracefs_leftover *p = kt_realloc_array(v, ncap, sizeof(*p));
 
 			if (!p)
 				goto oom;
@@ -140,7 +141,7 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 			return ret;
 		}
 		if (ret) {
-			struct ktrace_tracefs_leftover *p = realloc(v, (*n + 1) * sizeof(*p));
+			struct ktrace_tracefs_leftover *p = kt_realloc_array(v, *n + 1, sizeof(*p));
 
 			if (!p) {
 				free(top.name);

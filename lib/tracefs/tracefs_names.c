@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 /* tracefs, found when not given (never mounted here: reading needs it mounted). */
@@ -106,7 +107,7 @@ int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const cha
 			continue;
 		if (dirs_only && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*nv));
+		nv = kt_realloc_array(v, cnt + 1, sizeof(*nv));
 		if (!nv || !(nv[cnt] = strdup(de->d_name))) {
 			if (nv)
 				v = nv;
@@ -144,7 +145,7 @@ static void add_name(struct names *l, const char *system, const char *event)
 		return;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
-		char **v = realloc(l->v, cap * sizeof(*v));
+		char **v = kt_realloc_array(l->v, cap, sizeof(*v));
 
 		if (!v) {
 			l->err = -ENOMEM;

@@ -159,7 +159,7 @@ static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r
 
 		while (n <= cpu)
 			n *= 2;
-		v = realloc(c->cpus, n * sizeof(*v));
+		v = kt_realloc_array(c->cpus, n, sizeof(*v));
 		if (!v) {
 			*err = -ENOMEM;
 			return NULL;

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "engine/engine_stream_int.h"
@@ -179,7 +180,7 @@ static struct pf_cpu *get_cpu(struct pf *pf, uint32_t cpu, int *err)
 
 		while (n <= cpu)
 			n *= 2;
-		v = realloc(pf->cpus, n * sizeof(*v));
+		v = kt_realloc_array(pf->cpus, n, sizeof(*v));
 		if (!v) {
 			*err = -ENOMEM;
 			return NULL;

@@ -11,6 +11,7 @@
 #include <ktrace/ktrace_file.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -59,7 +60,7 @@ static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct 
 		}
 		if (ch->n == ch->cap) {
 			size_t cap = ch->cap ? ch->cap * 2 : 16;
-			struct ktrace_chunk *p = realloc(ch->v, cap * sizeof(*p));
+			struct ktrace_chunk *p = kt_realloc_array(ch->v, cap, sizeof(*p));
 
 			if (!p)
 				return kt_error_oom(err);

@@ -12,6 +12,7 @@
 #include <ktrace/kcdata.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include <ktrace/view.h>
 
@@ -282,7 +283,7 @@ int ktrace_view_kcdata_info(struct ktrace_input *in, bool items, bool json, stru
 		if (ncounts == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
 
-			c = realloc(counts, ncap * sizeof(*c));
+			c = kt_realloc_array(counts, ncap, sizeof(*c));
 			if (!c) {
 				ret = kt_error_oom(err);
 				break;

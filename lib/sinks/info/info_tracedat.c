@@ -17,6 +17,7 @@
 
 #include "common/check.h"
 #include "common/damage.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 
@@ -49,7 +50,7 @@ struct damage {
 
 static void add_damage(struct damage *d, const struct ktrace_error *e)
 {
-	struct ktrace_error *v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	struct ktrace_error *v = kt_realloc_array(d->v, d->n + 1, sizeof(*v));
 
 	if (v) {
 		d->v = v;

@@ -10,6 +10,7 @@
 #include <ktrace/ktrace_file.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -106,7 +107,7 @@ static void push_start(struct intervals *iv, const struct ktrace_darwin_event *e
 			return;
 		if (iv->nnodes == iv->capn) {
 			size_t cap = iv->capn ? iv->capn * 2 : 1024;
-			struct open_node *p = realloc(iv->nodes, cap * sizeof(*p));
+			struct open_node *p = kt_realloc_array(iv->nodes, cap, sizeof(*p));
 
 			if (!p)
 				return;

@@ -24,6 +24,7 @@
 #include <ktrace/view.h>
 
 #include "common/check.h"
+#include "common/grow.h"
 #include "common/outbuf.h"
 
 struct ktrace_view_live {
@@ -144,7 +145,7 @@ static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_
 		if (n < v->cap)
 			break;
 		{
-			char *t = realloc(v->text, n + 1);
+			char *t = kt_realloc_array(v->text, n + 1, 1);
 
 			if (!t)
 				return kt_error_oom(err);

@@ -349,14 +349,14 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 		return &fallback;
 	if ((size_t)id >= f->nevinfo) {
 		size_t n = (size_t)id + 64;
-		struct evinfo *v = realloc(f->evinfo, n * sizeof(*v));
+		struct evinfo *v = kt_realloc_array(f->evinfo, n, sizeof(*v));
 
 		if (!v)
 			return &fallback;
 		memset(v + f->nevinfo, 0, (n - f->nevinfo) * sizeof(*v));
 		f->evinfo = v;
 		{
-			uint8_t *k = realloc(f->skip, n);
+			uint8_t *k = kt_realloc_array(f->skip, n, 1);
 
 			if (!k)
 				return &fallback;
@@ -517,7 +517,7 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 
 	if (c->nextras == c->cap_extras) {
 		size_t ncap = c->cap_extras ? c->cap_extras * 2 : 256;
-		struct jextra *v = realloc(c->extras, ncap * sizeof(*v));
+		struct jextra *v = kt_realloc_array(c->extras, ncap, sizeof(*v));
 
 		if (!v) {
 			kt_error_oom(r->err);
@@ -908,7 +908,7 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 		/* two events that share a slot take turns in its buffer: no allocation per
 		 * record once it is big enough for both */
 		if (need > n->cap) {
-			s = realloc(n->s, need);
+			s = kt_realloc_array(n->s, need, 1);
 			if (!s)
 				return NULL;
 			n->s = s;
@@ -987,7 +987,7 @@ static int grow_out(struct chunk *c, size_t need)
 	if (cap < c->out_most)
 		cap = c->out_most;     /* a buffer from the queue: as big as the biggest yet */
 	cap = (cap + OUT_STEP - 1) & ~(OUT_STEP - 1);
-	p = realloc(c->out, cap);
+	p = kt_realloc_array(c->out, cap, 1);
 	if (!p)
 		return -ENOMEM;
 	c->out = p;

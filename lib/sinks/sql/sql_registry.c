@@ -193,7 +193,7 @@ struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
 	n = q->ncpus_state[trace];
 	if ((size_t)cpu >= n) {
 		size_t want = (size_t)cpu + 1;
-		struct sql_cpu *c = realloc(q->cpus_state[trace], want * sizeof(*c));
+		struct sql_cpu *c = kt_realloc_array(q->cpus_state[trace], want, sizeof(*c));
 
 		if (!c)
 			return NULL;

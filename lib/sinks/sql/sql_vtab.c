@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sinks/sql/sql_int.h"
 
 #define IDLE_STREAMS 2
@@ -759,7 +760,7 @@ static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t 
 	static const char digits[] = "0123456789abcdef";
 
 	if (2 * n + 1 > c->hex_cap) {
-		char *h = realloc(c->hex, 2 * n + 1);
+		char *h = kt_realloc_array(c->hex, 2 * n + 1, 1);
 
 		if (!h) {
 			sqlite3_result_error_nomem(ctx);
