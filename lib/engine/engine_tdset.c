@@ -88,29 +88,40 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 
 	if (!evs)
 		return NULL;
-	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
-	if (f->header_page.text)
-		ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len, &ignore);
+	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept);
+	 * running out of memory is no such thing: then there is no registry */
+	if (f->header_page.text &&
+	    ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len,
+					   &ignore) == -ENOMEM)
+		goto oom;
 	for (size_t i = 0; i < f->nformats; i++)
-		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
-					f->formats[i].len, NULL, &ignore);
+		if (ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
+					    f->formats[i].len, NULL, &ignore) == -ENOMEM)
+			goto oom;
 	if (f->share_symbols)
 		ftev_share_symbols(evs, f->evs);
 	else if (f->kallsyms.len)
 		ftev_defer_kallsyms(evs, f->kallsyms.text, f->kallsyms.len);
-	if (f->printk.len)
-		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
-	if (f->cmdlines.len)
-		ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
+	if (f->printk.len &&
+	    ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len,
+					      &ignore) == -ENOMEM)
+		goto oom;
+	if (f->cmdlines.len &&
+	    ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore) == -ENOMEM)
+		goto oom;
 	if (f->btf.len)
 		ftev_defer_btf(evs, f->btf.text, f->btf.len);
 	ktrace_event_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
 				   : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
 	/* libtracecmd adds its block-trace event when it sets the data up: the listings
 	 * (-E -P -f) come before that */
-	if (!o->listing)
-		ktrace_event_add_blktrace(evs);
+	if (!o->listing && ktrace_event_add_blktrace(evs) == -ENOMEM)
+		goto oom;
 	return evs;
+oom:
+	ktrace_event_free(evs);
+	errno = ENOMEM;
+	return NULL;
 }
 
 int kt_tdfile_share_symbols(struct kt_tdfile *f)

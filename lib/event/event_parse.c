@@ -2068,5 +2068,5 @@ int ftev_parse_header_page(struct ktrace_events *evs, const char *text, size_t l
 	parse_header_field(&p, "overwrite", &ignore, &ignore, false);
 	parse_header_field(&p, "data", &evs->hp_data_offset, &evs->hp_data_size, true);
 	ftev_str_free(&p.tmp);
-	return p.fatal ? -ENOMEM : 0;
+	return p.oom ? -ENOMEM : p.fatal ? -EBADMSG : 0;
 }
