@@ -11,6 +11,7 @@
 #include "common/cursor.h"
 #include "common/detect_table.h"
 #include "common/grow.h"
+#include "darwin/darwin_kdebug_names_int.h"
 
 #define RAW_V1_HEADER_SIZE   24
 #define RAW_V2_HEADER_SIZE   0x120
@@ -491,6 +492,10 @@ int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_optio
 	int ret;
 
 	*out = NULL;
+	/* the names of the events: without them they would print differently */
+	ret = kt_darwin_builtin_names(err);
+	if (ret)
+		return ret;
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return kt_error_oom(err);

@@ -304,6 +304,11 @@ static const struct ktrace_darwin_codes *builtin_codes(void)
 	return builtin;
 }
 
+int kt_darwin_builtin_names(struct ktrace_error *err)
+{
+	return builtin_codes() ? 0 : kt_error_oom(err);
+}
+
 const char *ktrace_darwin_class_name(uint32_t cls)
 {
 	return cls > 255 ? NULL : codes_get(builtin_codes(), KEY_CLASS(cls));
