@@ -26,6 +26,8 @@ ifeq ($(SAN),1)
 B       ?= build-san
 OPT     := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+# NEVER()/ALWAYS() of lib/common/check.h assert here
+CPPFLAGS += -DKTRACE_DEBUG
 else
 B       ?= build
 SANFLAGS :=

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 #include "ring/ring_kbuffer_int.h"
@@ -113,7 +114,7 @@ static struct layout_score score_layout(const struct size_view *v, int long_size
 	struct kbuffer *kb = kt_kbuffer_init(&mem, long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 					     big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 
-	if (!kb)
+	if (NEVER(!kb))
 		return sc;
 	for (size_t i = 0; i < v->pages; i++) {
 		enum page_verdict s;

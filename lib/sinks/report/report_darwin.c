@@ -265,8 +265,8 @@ static void l_text(struct line *l, const char *s, size_t max, bool csv, size_t w
 	if (LINE_MAX_BYTES - l->n < 2 * max + 2 + width) {
 		size_t room = LINE_MAX_BYTES - l->n;
 
-		if (room < 2 + width)
-			return;      /* cannot happen: lines are far shorter than the buffer */
+		if (NEVER(room < 2 + width))
+			return;      /* lines are far shorter than the buffer */
 		max = (room - 2 - width) / 2;
 	}
 	d = l->b + l->n;
