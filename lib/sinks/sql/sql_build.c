@@ -256,6 +256,8 @@ static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 		t->path = q->paths[i];
 		t->sched_buffer = -1;
 		t->trace_id = sql_trace_hash(q->open_paths[i], (uint32_t)i);
+		if (t->trace_id < 0)
+			return (int)t->trace_id;
 		/* the same file twice: ids of their own */
 		for (size_t j = 0; j < i; j++)
 			if (q->traces[j].trace_id == t->trace_id)
