@@ -26,6 +26,8 @@ ifeq ($(SAN),1)
 B       ?= build-san
 OPT     := -O1 -g -fno-omit-frame-pointer
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+# NEVER()/ALWAYS() of lib/common/check.h assert here
+CPPFLAGS += -DKTRACE_DEBUG
 else
 B       ?= build
 SANFLAGS :=
@@ -168,6 +170,16 @@ $(HOLDRENAME): tests/tools/holdrename.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
 
+# Run by tests/common/allocfail.sh: the CLI linked with libktrace.a, every allocation
+# function wrapped so that a run can make the N-th allocation fail.
+ALLOCFAIL := $(B)/tests/tools/ktrace_allocfail
+ALLOCFAIL_WRAP := malloc calloc realloc aligned_alloc strdup strndup asprintf vasprintf
+$(B)/tests/tools/cli_main.o: $(B)/src/main.o
+	@mkdir -p $(dir $@)
+	objcopy --redefine-sym main=ktrace_cli_main $< $@
+$(ALLOCFAIL): tests/tools/allocfail.c $(B)/tests/tools/cli_main.o $(filter-out $(B)/src/main.o,$(CLI_OBJ)) $(STATIC)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(foreach f,$(ALLOCFAIL_WRAP),-Wl,--wrap=$(f)) $(LIBS)
+
 # Debian's python3 for the test scripts (tests/lib.sh puts $(B)/tests/bin first in
 # PATH): a version manager's shim first in PATH (pyenv's here) costs up to a second per
 # start, and the scripts start Python hundreds of times. Only the standard library is used.
@@ -178,7 +190,7 @@ $(TEST_PYTHON):
 	 else ln -sf "$$(command -v python3)" $@; fi
 
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(HOLDRENAME) \
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(HOLDRENAME) $(ALLOCFAIL) \
 	    $(TEST_PYTHON)
 
 $(B)/.test-deps:

@@ -91,6 +91,9 @@ void cli_error_and(const char *file, const struct ktrace_error *err, const char 
 /* A usage error, one line: "ktrace: NAME: message (see 'ktrace help NAME')". Returns
  * CLI_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Memory ran out while command NAME read its options: "ktrace: NAME: out of memory".
+ * Returns CLI_FAILED (it is no usage error). */
+int cli_oom(const char *command);
 /* The usage error for what getopt_long just refused ('?'): an unknown option, or one
  * without its argument (shortopts: the command's short options). Returns CLI_USAGE. */
 int cli_bad_option(const char *command, const char *shortopts, char **argv);

@@ -30,13 +30,13 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		if (errno || end == arg || *end || v > INT32_MAX)
 			return cli_usage_error(command, "invalid pid '%s'", arg);
 		if (cli_grow((void **)&d->pids, d->view.npids, sizeof(*d->pids)))
-			return cli_usage_error(command, "out of memory");
+			return cli_oom(command);
 		d->pids[d->view.npids++] = (int32_t)v;
 		d->view.pids = d->pids;
 		return CLI_OK;
 	case DARWIN_OPT_PROCESS:
 		if (cli_grow((void **)&d->procs, d->view.nprocs, sizeof(*d->procs)))
-			return cli_usage_error(command, "out of memory");
+			return cli_oom(command);
 		d->procs[d->view.nprocs++] = arg;
 		d->view.procs = d->procs;
 		return CLI_OK;
@@ -55,7 +55,7 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 	case 'C':
 	case DARWIN_OPT_CODES:
 		if (!d->codes && !(d->codes = ktrace_darwin_codes_new()))
-			return cli_usage_error(command, "out of memory");
+			return cli_oom(command);
 		if (ktrace_darwin_codes_load_file(d->codes, arg, &err) < 0) {
 			cli_error(NULL, &err);
 			return CLI_FAILED;
@@ -65,7 +65,7 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 	case 'f':
 	case DARWIN_OPT_FILTER:
 		if (!d->filter && !(d->filter = ktrace_darwin_filter_new()))
-			return cli_usage_error(command, "out of memory");
+			return cli_oom(command);
 		if (ktrace_darwin_filter_parse(d->filter, arg, &err) < 0)
 			return cli_usage_error(command, "%s", err.message);
 		d->view.filter = d->filter;

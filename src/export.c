@@ -325,7 +325,7 @@ static int parse(struct export_cli *c, int argc, char **argv)
 		case 'F':
 			only = "-F";
 			if (cli_grow((void **)&c->filters, c->nfilters, sizeof(*c->filters)))
-				return cli_usage_error("export", "out of memory");
+				return cli_oom("export");
 			c->filters[c->nfilters].text = optarg;
 			c->filters[c->nfilters++].negative = c->negative;
 			break;
@@ -345,7 +345,7 @@ static int parse(struct export_cli *c, int argc, char **argv)
 		case O_COMM:
 			only = opt == O_COMM ? "--comm" : "--pid";
 			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))
-				return cli_usage_error("export", "out of memory");
+				return cli_oom("export");
 			break;
 		case 'e':
 			c->events_dir = optarg;
@@ -509,7 +509,7 @@ static int run_export(int argc, char **argv)
 	}
 	if (!c.out && default_output(&c, argv[optind])) {
 		free_cli(&c);
-		return cli_usage_error("export", "out of memory");
+		return cli_oom("export");
 	}
 	if (c.format->binary && !strcmp(c.out, "-") && isatty(STDOUT_FILENO)) {
 		free_cli(&c);

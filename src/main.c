@@ -185,6 +185,12 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+int cli_oom(const char *command)
+{
+	print_line(command, "out of memory");
+	return CLI_FAILED;
+}
+
 int cli_bad_option(const char *command, const char *shortopts, char **argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : "";
@@ -333,7 +339,7 @@ int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *n
 			return cli_usage_error(command, "cpu number too large in '%s'", s);
 		for (; a <= b; a++) {
 			if (cli_grow((void **)cpus, *ncpus, sizeof(**cpus)))
-				return cli_usage_error(command, "out of memory");
+				return cli_oom(command);
 			(*cpus)[(*ncpus)++] = (int)a;
 		}
 		if (*p == ',' || *p == ':')

@@ -158,11 +158,11 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case 'i':
 			c->ninputs++;
 			if (add_file(c, optarg))
-				return cli_usage_error("report", "out of memory");
+				return cli_oom("report");
 			break;
 		case 'F':
 			if (add_filter(c, optarg, c->neg))
-				return cli_usage_error("report", "out of memory");
+				return cli_oom("report");
 			break;
 		case 'v':
 			if (c->neg)
@@ -206,7 +206,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case O_BOUNDARY: c->o.boundary = true; break;
 		case 'r':
 			if (cli_grow((void **)&c->raw_events, c->nraw, sizeof(char *)))
-				return cli_usage_error("report", "out of memory");
+				return cli_oom("report");
 			c->raw_events[c->nraw++] = optarg;
 			break;
 		case O_TSOFFSET: {
@@ -229,7 +229,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 		case O_PID:
 		case O_COMM:
 			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))
-				return cli_usage_error("report", "out of memory");
+				return cli_oom("report");
 			break;
 		case 'h': case O_HELP:
 			cli_print_help(&cli_report);
@@ -256,7 +256,7 @@ static int parse(struct td_cli *c, int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++) {
 		if (cli_grow((void **)&c->positional, c->npos, sizeof(char *)))
-			return cli_usage_error("report", "out of memory");
+			return cli_oom("report");
 		c->positional[c->npos++] = argv[i];
 	}
 	return 0;
@@ -382,9 +382,9 @@ int report_tracedat_main(int argc, char **argv)
 		ret = cli_usage_error("report", "give the input files either with -i or as arguments");
 	for (size_t i = 0; !ret && i < c.npos; i++)
 		if (add_file(&c, c.positional[i]))
-			ret = cli_usage_error("report", "out of memory");
+			ret = cli_oom("report");
 	if (!ret && !c.nfiles && add_file(&c, "trace.dat"))
-		ret = cli_usage_error("report", "out of memory");
+		ret = cli_oom("report");
 	if (ret) {
 		free(copy);
 		td_free(&c);

@@ -213,7 +213,7 @@ static int run_timeline(int argc, char **argv)
 			break;
 		case 'F':
 			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
-				status = cli_usage_error("timeline", "out of memory");
+				status = cli_oom("timeline");
 				goto done;
 			}
 			filters[nfilters].text = optarg;
@@ -230,7 +230,7 @@ static int run_timeline(int argc, char **argv)
 		case O_PID:
 		case O_COMM:
 			if (cli_add_tasks(optarg, opt == O_COMM, &owned, &nowned, &tasks, &ntasks)) {
-				status = cli_usage_error("timeline", "out of memory");
+				status = cli_oom("timeline");
 				goto done;
 			}
 			break;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/damage.h"
 #include "common/json.h"
 #include "common/numfmt.h"
@@ -58,6 +59,11 @@ int ktrace_error_at(struct ktrace_error *err, int code, uint64_t offset, const c
 		va_end(ap);
 	}
 	return code;
+}
+
+int kt_error_oom(struct ktrace_error *err)
+{
+	return ktrace_error_set(err, -ENOMEM, "out of memory");
 }
 
 void ktrace_error_clear(struct ktrace_error *err)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Growable arrays: the one doubling rule every component uses. */
+/* Growable arrays: the one doubling rule every component uses, and overflow-checked
+ * realloc for arrays sized exactly. */
 #ifndef KTRACE_COMMON_GROW_H
 #define KTRACE_COMMON_GROW_H
 
@@ -34,6 +35,18 @@ static inline int kt_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = p;
 	*cap = c;
 	return 0;
+}
+
+/*
+ * realloc of *arr to n elements of elem bytes, NULL when n * elem overflows (as
+ * reallocarray): for arrays sized exactly, and for byte buffers (elem 1) whose size the
+ * caller computes. Like realloc, the old block stays valid when it returns NULL.
+ */
+static inline void *kt_realloc_array(void *arr, size_t n, size_t elem)
+{
+	if (elem && n > SIZE_MAX / elem)
+		return NULL;
+	return realloc(arr, n * elem);
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "common/input_file.h"
 #include "common/livefile.h"
@@ -57,7 +58,7 @@ int ktrace_input_open(const char *path, struct ktrace_input **out, struct ktrace
 	/* "-" as the command line names it: messages name the input the same way */
 	in = input_new(path);
 	if (!in)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	/* a live tracefs file: reading would consume the kernel's buffer (livefile.h);
 	 * refused before it is opened */
 	if (kt_refuse_live_tracefs(is_stdin ? STDIN_FILENO : -1, is_stdin ? NULL : path, err)) {
@@ -116,7 +117,7 @@ int ktrace_input_from_memory(const void *data, size_t len, const char *name,
 
 	*out = NULL;
 	if (!in)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	in->data = data;
 	in->size = len;
 	in->mapped = true;

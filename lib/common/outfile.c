@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Output files: temporary + rename for regular files, streams for FIFOs, devices and
  * standard output, and the removal of temporaries on signals (see outfile.h). */
+#include "common/check.h"
 #include "common/outfile.h"
 
 #include <ktrace/out.h>
@@ -470,7 +471,7 @@ int kt_outfile_open(const char *path, unsigned int flags, struct kt_outfile **ou
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->name = strdup(path))) {
 		free(f);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	f->flags = flags;
 	f->fd = f->stream_fd = -1;
@@ -485,7 +486,7 @@ int kt_outfile_open(const char *path, unsigned int flags, struct kt_outfile **ou
 	}
 	if (flags & KT_OUTFILE_CREATE_ONLY) {
 		f->target = strdup(path);
-		ret = f->target ? open_temp(f, NULL, err) : ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = f->target ? open_temp(f, NULL, err) : kt_error_oom(err);
 		goto done;
 	}
 	f->target = resolve_links(path);
@@ -563,7 +564,7 @@ static int copy_spool(struct kt_outfile *f, struct ktrace_error *err)
 	int ret = 0;
 
 	if (!buf)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (;;) {
 		ssize_t n = pread(f->fd, buf, COPY_SIZE, at);
 
@@ -705,7 +706,7 @@ int kt_outdir_open(const char *path, const char *const *names, struct kt_outdir 
 	d = calloc(1, sizeof(*d));
 	if (!d || !(d->name = strdup(path))) {
 		free(d);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	d->names = names;
 	d->slot = -1;
@@ -758,19 +759,19 @@ int kt_outdir_file(struct kt_outdir *d, const char *name, struct kt_outfile **ou
 		return ktrace_error_set(err, -EINVAL, "%s: no file name", d->name);
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	f->kind = OF_IN_DIR;
 	f->stream_fd = -1;
 	f->slot = -1;
 	if (asprintf(&f->name, "%s/%s", d->name, name) < 0) {
 		f->name = NULL;
 		outfile_free(f);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	if (asprintf(&f->tmp, "%s/%s", d->tmp, name) < 0) {
 		f->tmp = NULL;
 		outfile_free(f);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	/* the directory is on the cleanup list: the file goes with it */
 	f->fd = open(f->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -868,7 +869,7 @@ int ktrace_out_file_open(const char *path, struct ktrace_out_file **out, struct 
 
 	*out = NULL;
 	if (!o)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = kt_outfile_open(path, 0, &o->f, err);
 	if (ret) {
 		free(o);

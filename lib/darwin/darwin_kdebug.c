@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/opts.h"
 #include "common/detect_table.h"
+#include "common/grow.h"
+#include "darwin/darwin_kdebug_names_int.h"
 
 #define RAW_V1_HEADER_SIZE   24
 #define RAW_V2_HEADER_SIZE   0x120
@@ -132,7 +135,7 @@ static struct ktrace_darwin_thread *add_thread(struct ktrace_darwin *k, uint64_t
 	if (k->nthreads == k->cap_threads) {
 		size_t cap = k->cap_threads ? k->cap_threads * 2 : 256;
 
-		t = realloc(k->threads, cap * sizeof(*t));
+		t = kt_realloc_array(k->threads, cap, sizeof(*t));
 		if (!t)
 			return NULL;
 		k->threads = t;
@@ -197,10 +200,9 @@ static int load_thread_map_at(struct ktrace_darwin *k, uint64_t offset, uint64_t
 		const uint8_t *p;
 		int ret = ktrace_input_get(k->in, offset, n * esz, &p, err);
 
-		if (ret < 0)
-			return ktrace_error_at(err, ret, offset,
-					       "truncated thread map: %llu entries missing",
-					       (unsigned long long)count);
+		KT_RETURN_ERROR_AT_IF(ret < 0, err, ret, offset,
+				      "truncated thread map: %llu entries missing",
+				      (unsigned long long)count);
 		ret = load_thread_entries(k, p, n, err);
 		if (ret < 0)
 			return ret;
@@ -219,11 +221,10 @@ static int load_cpus(struct ktrace_darwin *k, const uint8_t *p, size_t n,
 
 	if (!n)
 		return 0;
-	if (n > SIZE_MAX / sizeof(*c) - k->ncpus)
-		return ktrace_error_set(err, -ENOMEM, "out of memory (CPU map)");
-	c = realloc(k->cpus, (k->ncpus + n) * sizeof(*c));
-	if (!c)
-		return ktrace_error_set(err, -ENOMEM, "out of memory (CPU map)");
+	KT_RETURN_ERROR_IF(n > SIZE_MAX / sizeof(*c) - k->ncpus, err, -ENOMEM,
+			   "out of memory (CPU map)");
+	c = kt_realloc_array(k->cpus, k->ncpus + n, sizeof(*c));
+	KT_RETURN_ERROR_IF(!c, err, -ENOMEM, "out of memory (CPU map)");
 	k->cpus = c;
 	for (size_t i = 0; i < n; i++, p += CPUMAP_ENTRY_SIZE) {
 		c = &k->cpus[k->ncpus++];
@@ -253,10 +254,10 @@ static int load_cpu_chunk(struct ktrace_darwin *k, const struct ktrace_chunk *c,
 			return ret;
 		if (kt_load_u32(p, false) == KTRACE_RAW_VERSION1) {
 			n = kt_load_u32(p + 4, false);
-			if (n > (size - CPUMAP_HEADER_SIZE) / CPUMAP_ENTRY_SIZE)
-				return ktrace_error_at(err, -EBADMSG, c->offset,
-						       "CPU map: %llu CPUs do not fit in %llu bytes",
-						       (unsigned long long)n, (unsigned long long)size);
+			KT_RETURN_ERROR_AT_IF(n > (size - CPUMAP_HEADER_SIZE) / CPUMAP_ENTRY_SIZE,
+					      err, -EBADMSG, c->offset,
+					      "CPU map: %llu CPUs do not fit in %llu bytes",
+					      (unsigned long long)n, (unsigned long long)size);
 			off = CPUMAP_HEADER_SIZE;
 			size = off + n * CPUMAP_ENTRY_SIZE;
 		}
@@ -419,9 +420,8 @@ static int open_raw(struct ktrace_darwin *k, uint32_t magic, struct ktrace_error
 				       "not a kdebug stream: magic 0x%08x", magic);
 	}
 	ret = ktrace_input_get(k->in, 0, (size_t)hsize, &p, err);
-	if (ret < 0)
-		return ktrace_error_at(err, ret, 0, "truncated kdebug header: need %llu bytes",
-				       (unsigned long long)hsize);
+	KT_RETURN_ERROR_AT_IF(ret < 0, err, ret, 0, "truncated kdebug header: need %llu bytes",
+			      (unsigned long long)hsize);
 	n = (int32_t)kt_load_u32(p + (k->info.kind == KTRACE_DARWIN_RAW_V0 ? 0 : 4), false);
 	if (k->info.kind != KTRACE_DARWIN_RAW_V0) {
 		k->info.walltime_secs = kt_load_u64(p + 8, false);
@@ -444,9 +444,8 @@ static int open_raw(struct ktrace_darwin *k, uint32_t magic, struct ktrace_error
 		set_timebase(k, 0, 0);
 	}
 	k->info.event_size = k->info.is64 ? 64 : 32;
-	if (n < 0)
-		return ktrace_error_at(err, -EBADMSG, k->info.kind == KTRACE_DARWIN_RAW_V0 ? 0 : 4,
-				       "negative thread count %d", n);
+	KT_RETURN_ERROR_AT_IF(n < 0, err, -EBADMSG, k->info.kind == KTRACE_DARWIN_RAW_V0 ? 0 : 4,
+			      "negative thread count %d", n);
 	count = (uint64_t)n;
 	map_end = hsize + count * thread_entry_size(k);
 	if (size >= 0 && map_end > (uint64_t)size)
@@ -490,9 +489,13 @@ int ktrace_darwin_open(struct ktrace_input *in, const struct ktrace_darwin_opts 
 	int ret;
 
 	*out = NULL;
+	/* the names of the events: without them they would print differently */
+	ret = kt_darwin_builtin_names(err);
+	if (ret)
+		return ret;
 	k = calloc(1, sizeof(*k));
 	if (!k)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	k->in = in;
 	if ((ret = KT_OPTS_COPY(&k->opt, opt, "ktrace_darwin_opts", err))) {
 		free(k);
@@ -860,10 +863,9 @@ static int next_raw(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 			k->ev_end = (uint64_t)size;
 		}
 		if (k->ev_end - k->ev_pos < esz) {
-			if (k->ev_end != k->ev_pos)
-				return ktrace_error_at(err, -ENODATA, k->ev_pos,
-						       "truncated event: %llu of %zu bytes",
-						       (unsigned long long)(k->ev_end - k->ev_pos), esz);
+			KT_RETURN_ERROR_AT_IF(k->ev_end != k->ev_pos, err, -ENODATA, k->ev_pos,
+					      "truncated event: %llu of %zu bytes",
+					      (unsigned long long)(k->ev_end - k->ev_pos), esz);
 			return 0;
 		}
 		p = event_bytes(k, 0, &ret, err);
@@ -886,9 +888,8 @@ static int next_raw(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 			return (int)got;
 		if (got == 0)
 			return 0;
-		if ((size_t)got < esz)
-			return ktrace_error_at(err, -ENODATA, k->ev_pos,
-					       "truncated event: %lld of %zu bytes", (long long)got, esz);
+		KT_RETURN_ERROR_AT_IF((size_t)got < esz, err, -ENODATA, k->ev_pos,
+				      "truncated event: %lld of %zu bytes", (long long)got, esz);
 	}
 	decode_event(k, p, ev);
 	ev->offset = k->ev_pos;
@@ -922,8 +923,7 @@ int ktrace_darwin_next(struct ktrace_darwin *k, struct ktrace_darwin_event *ev,
 
 int ktrace_darwin_rewind(struct ktrace_darwin *k, struct ktrace_error *err)
 {
-	if (!k->mapped)
-		return ktrace_error_set(err, -ESPIPE, "cannot rewind a stream");
+	KT_RETURN_ERROR_IF(!k->mapped, err, -ESPIPE, "cannot rewind a stream");
 	k->done = false;
 	k->in_events = false;
 	k->win = NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 
@@ -42,10 +43,9 @@ static int parse_header(struct ktrace_file *f, struct ktrace_error *err)
 	got = ktrace_input_peek(f->in, 0, KTRACE_FILE_HEADER_SIZE, &p, err);
 	if (got < 0)
 		return (int)got;
-	if (got < KTRACE_FILE_HEADER_SIZE)
-		return ktrace_error_at(err, -ENODATA, 0,
-				       "truncated ktrace file header: %lld of %d bytes",
-				       (long long)got, KTRACE_FILE_HEADER_SIZE);
+	KT_RETURN_ERROR_AT_IF(got < KTRACE_FILE_HEADER_SIZE, err, -ENODATA, 0,
+			      "truncated ktrace file header: %lld of %d bytes", (long long)got,
+			      KTRACE_FILE_HEADER_SIZE);
 	kt_cursor_init(&c, p, KTRACE_FILE_HEADER_SIZE, 0, err);
 	kt_cursor_u32(&c, &h->magic);
 	if (h->magic == KTRACE_FILE_MAGIC)
@@ -78,18 +78,15 @@ static int parse_header(struct ktrace_file *f, struct ktrace_error *err)
 				       "header size %llu is smaller than the %d bytes of fixed "
 				       "header fields",
 				       (unsigned long long)h->header_size, KTRACE_FILE_HEADER_FIXED);
-	if (h->header_size > UINT64_MAX - 16)
-		return ktrace_error_at(err, -EOVERFLOW, 8, "header size %llu overflows",
-				       (unsigned long long)h->header_size);
+	KT_RETURN_ERROR_AT_IF(h->header_size > UINT64_MAX - 16, err, -EOVERFLOW, 8,
+			      "header size %llu overflows", (unsigned long long)h->header_size);
 	f->header_end = 16 + h->header_size;
-	if (size >= 0 && f->header_end > (uint64_t)size)
-		return ktrace_error_at(err, -ENODATA, 8,
-				       "header size %llu exceeds the file (%lld bytes)",
-				       (unsigned long long)h->header_size, (long long)size);
+	KT_RETURN_ERROR_AT_IF(size >= 0 && f->header_end > (uint64_t)size, err, -ENODATA, 8,
+			      "header size %llu exceeds the file (%lld bytes)",
+			      (unsigned long long)h->header_size, (long long)size);
 	f->body_offset = align8(f->header_end, &ovf);
-	if (ovf)
-		return ktrace_error_at(err, -EOVERFLOW, 8, "header size %llu overflows",
-				       (unsigned long long)h->header_size);
+	KT_RETURN_ERROR_AT_IF(ovf, err, -EOVERFLOW, 8, "header size %llu overflows",
+			      (unsigned long long)h->header_size);
 	return 0;
 }
 
@@ -102,7 +99,7 @@ int ktrace_file_open_input(struct ktrace_input *in, struct ktrace_file **out,
 	*out = NULL;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	f->in = in;
 	ret = parse_header(f, err);
 	if (ret < 0) {
@@ -259,17 +256,15 @@ static int next_body_chunk(struct ktrace_file *f, struct ktrace_chunk_iter *it,
 		it->phase = PHASE_DONE;
 		return 0;
 	}
-	if (got < KTRACE_CHUNK_HEADER_SIZE)
-		return ktrace_error_at(err, -ENODATA, it->pos,
-				       "truncated chunk header: %lld of %d bytes",
-				       (long long)got, KTRACE_CHUNK_HEADER_SIZE);
+	KT_RETURN_ERROR_AT_IF(got < KTRACE_CHUNK_HEADER_SIZE, err, -ENODATA, it->pos,
+			      "truncated chunk header: %lld of %d bytes", (long long)got,
+			      KTRACE_CHUNK_HEADER_SIZE);
 	load_chunk_header(p, it->pos, c);
 	c->in_header = false;
 	c->data_size = body_data_size(f, c);
-	if (c->data_size > UINT64_MAX - c->data_offset)
-		return ktrace_error_at(err, -EOVERFLOW, it->pos,
-				       "chunk 0x%x: size %llu overflows", c->tag,
-				       (unsigned long long)c->size);
+	KT_RETURN_ERROR_AT_IF(c->data_size > UINT64_MAX - c->data_offset, err, -EOVERFLOW, it->pos,
+			      "chunk 0x%x: size %llu overflows", c->tag,
+			      (unsigned long long)c->size);
 	if (size >= 0 && c->data_size > (uint64_t)size - c->data_offset &&
 	    c->data_offset <= (uint64_t)size)
 		return ktrace_error_at(err, -ENODATA, it->pos,
@@ -316,11 +311,11 @@ int ktrace_file_chunk_read(struct ktrace_file *f, const struct ktrace_chunk *chu
 			   struct ktrace_error *err)
 {
 	*data = NULL;
-	if (offset > chunk->data_size || len > chunk->data_size - offset)
-		return ktrace_error_at(err, -EINVAL, chunk->offset,
-				       "read of %zu bytes at %llu outside chunk 0x%x of %llu bytes",
-				       len, (unsigned long long)offset, chunk->tag,
-				       (unsigned long long)chunk->data_size);
+	KT_RETURN_ERROR_AT_IF(offset > chunk->data_size || len > chunk->data_size - offset, err,
+			      -EINVAL, chunk->offset,
+			      "read of %zu bytes at %llu outside chunk 0x%x of %llu bytes", len,
+			      (unsigned long long)offset, chunk->tag,
+			      (unsigned long long)chunk->data_size);
 	return ktrace_input_get(f->in, chunk->data_offset + offset, len, data, err);
 }
 

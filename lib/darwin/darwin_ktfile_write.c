@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/grow.h"
 #include "common/outfile.h"
@@ -137,14 +138,14 @@ int ktrace_file_writer_create(const char *path, const struct ktrace_file_header 
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	w->fd = -1;
 	w->hdr = *hdr;
 	w->path = strdup(path);
 	w->buf = malloc(WBUF_SIZE);
 	if (!w->path || !w->buf) {
 		ktrace_file_writer_abort(w);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	/* written front to back: streams need no spool */
 	if ((ret = kt_outfile_open(path, 0, &w->file, err)) < 0) {
@@ -192,7 +193,7 @@ int ktrace_file_writer_add_header_chunk(struct ktrace_file_writer *w, uint32_t t
 		return ktrace_error_set(err, -EINVAL, "%s: bad header chunk size", w->path);
 	need = KTRACE_CHUNK_HEADER_SIZE + size + pad8(size);
 	if (kt_grow((void **)&w->hchunks, &w->hcap, (size_t)(w->hlen + need), 1))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	chunk_header(w->hchunks + w->hlen, tag, major, minor, size);
 	if (size)
 		memcpy(w->hchunks + w->hlen + KTRACE_CHUNK_HEADER_SIZE, data, (size_t)size);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/check.h"
 #include "common/grow.h"
 #include "darwin/darwin_kdebug_names_int.h"
 
@@ -90,9 +91,9 @@ static int codes_put(struct ktrace_darwin_codes *c, uint32_t id, const char *nam
 	if (len > UINT32_MAX / 2 || c->names_len > UINT32_MAX / 2)
 		return ktrace_error_set(err, -EOVERFLOW, "trace codes: too many names");
 	if ((c->entries + 1) * 2 > c->cap && codes_grow(c) < 0)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (kt_grow((void **)&c->names, &c->names_cap, c->names_len + len + 1, 1))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	memcpy(c->names + c->names_len, name, len);
 	c->names[c->names_len + len] = 0;
 	k = code_slot(id, c->cap);
@@ -303,6 +304,11 @@ static const struct ktrace_darwin_codes *builtin_codes(void)
 	return builtin;
 }
 
+int kt_darwin_builtin_names(struct ktrace_error *err)
+{
+	return builtin_codes() ? 0 : kt_error_oom(err);
+}
+
 const char *ktrace_darwin_class_name(uint32_t cls)
 {
 	return cls > 255 ? NULL : codes_get(builtin_codes(), KEY_CLASS(cls));
@@ -417,7 +423,7 @@ static int allow_id(struct ktrace_darwin_filter *f, uint32_t id)
 {
 	if (f->nids == f->cap) {
 		size_t cap = f->cap ? f->cap * 2 : 8;
-		uint32_t *p = realloc(f->ids, cap * sizeof(*p));
+		uint32_t *p = kt_realloc_array(f->ids, cap, sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
@@ -508,7 +514,7 @@ int ktrace_darwin_filter_parse(struct ktrace_darwin_filter *f, const char *desc,
 				allow_csc(end_only ? f->csc_end : f->csc, (uint32_t)v);
 			} else if (allow_id(f, KTRACE_DARWIN_EVENTID((uint32_t)v) |
 						  (end_only ? 1u : 0u)) < 0) {
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			f->any = true;
 		}

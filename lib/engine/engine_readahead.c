@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "engine/engine_stream_int.h"
 
 #define NCHUNKS 4
@@ -142,11 +144,11 @@ static void *reader(void *arg)
 					break;
 				}
 				/* a record bigger than a chunk */
-				uint8_t *p = realloc(c->data, size);
+				uint8_t *p = kt_realloc_array(c->data, size, 1);
 
 				if (!p) {
 					c->last = true;
-					c->ret = ktrace_error_set(&c->err, -ENOMEM, "out of memory");
+					c->ret = kt_error_oom(&c->err);
 					c->err_path = NULL;
 					break;
 				}
@@ -174,14 +176,14 @@ int kt_readahead_start(struct ktrace_stream *s, struct kt_readahead **out,
 
 	*out = NULL;
 	if (!ra)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	memset(ra, 0, sizeof(*ra));
 	ra->s = s;
 	for (int i = 0; i < NCHUNKS && !ret; i++) {
 		ra->chunks[i].data = malloc(CHUNK_BYTES);
 		ra->chunks[i].cap = CHUNK_BYTES;
 		if (!ra->chunks[i].data)
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 	}
 	if (!ret) {
 		pthread_mutex_init(&ra->mu, NULL);

@@ -24,6 +24,7 @@
 
 #include <ktrace/kcdata.h>
 
+#include "common/check.h"
 #include "engine/engine_stream_int.h"
 
 #define WINDOW 256
@@ -207,7 +208,7 @@ static int darwin_advance(struct kt_source *src, struct ktrace_error *err)
 		heap_pop(d, &d->ev);
 		if (fill(d)) {
 			src->err_path = NULL;
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		if (src->rec.kind == KTRACE_STREAM_LOST &&
 		    (kt_stream_opts(src->stream)->flags & KTRACE_STREAM_NO_LOST))
@@ -442,7 +443,7 @@ static int load_shots(struct darwin_source *d, struct ktrace_error *err)
 		return 0;
 	d->shots = calloc((size_t)n, sizeof(*d->shots));
 	if (!d->shots)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (int i = 0; i < n; i++) {
 		struct ktrace_darwin_stackshot info = { 0 };
 		struct shot *sh = &d->shots[d->nshots];
@@ -504,7 +505,7 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 	int ret;
 
 	if (!d)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	d->src.ops = &darwin_ops;
 	d->src.stream = s;
 	ret = ktrace_input_open(path, &d->in, err);
@@ -518,7 +519,7 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 	if (o->codes_file) {
 		d->codes = ktrace_darwin_codes_new();
 		if (!d->codes) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto fail;
 		}
 		ret = ktrace_darwin_codes_load_file(d->codes, o->codes_file, err);
@@ -529,7 +530,7 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 	info = kt_stream_add_info(s, index, path, ktrace_darwin_file(d->k) ? KTRACE_FORMAT_DARWIN_V3
 									 : KTRACE_FORMAT_DARWIN_RAW);
 	if (!info) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	di = ktrace_darwin_get_info(d->k);
@@ -541,7 +542,7 @@ int kt_source_darwin(struct ktrace_stream *s, const char *path, uint32_t index,
 		if (!th[i].thread)
 			continue;
 		if (kt_stream_add_task(s, index, (int64_t)th[i].thread, th[i].pid, th[i].command)) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto fail;
 		}
 	}

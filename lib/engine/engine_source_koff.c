@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "engine/engine_stream_int.h"
 
 struct ksrc {
@@ -51,7 +52,7 @@ static int ksrc_advance(struct kt_source *src, struct ktrace_error *err)
 	k->name = kt_stream_intern(src->stream, k->name);
 	if (!k->name) {
 		src->err_path = NULL;
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	memset(r, 0, sizeof(*r));
 	r->kind = KTRACE_STREAM_EVENT;
@@ -177,7 +178,7 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 	int ret;
 
 	if (!k)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	k->src.ops = &ksrc_ops;
 	k->src.stable_comm = true;     /* "" */
 	k->src.stream = s;
@@ -203,7 +204,7 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 		goto fail;
 	info = kt_stream_add_info(s, index, path, KTRACE_FORMAT_KOFF);
 	if (!info) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	info->clock = "realtime";

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/grow.h"
 #include "engine/engine_stream_int.h"
@@ -53,7 +54,7 @@ static char *read_small(const char *path, size_t *len)
 		ssize_t k;
 
 		if (n + 4096 > cap) {
-			char *p = cap < (1u << 20) ? realloc(buf, cap ? cap * 2 : 8192) : NULL;
+			char *p = cap < (1u << 20) ? kt_realloc_array(buf, cap ? cap * 2 : 8192, 1) : NULL;
 
 			if (!p) {
 				free(buf);
@@ -87,7 +88,7 @@ static int load_events_dir(struct ring_source *r, const char *dir, struct ktrace
 
 	r->evs = ktrace_event_new(r->layout.long_size, r->layout.big_endian == 1);
 	if (!r->evs)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	snprintf(path, sizeof(path), "%s/header_page", dir);
 	text = read_small(path, &len);
 	if (text) {
@@ -167,7 +168,7 @@ static int fill_event(struct ring_source *r, void *data, unsigned long long ts,
 		rec->name = kt_stream_intern(r->src.stream, r->name);
 		if (!rec->name) {
 			r->src.err_path = NULL;
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 	}
 	return 1;
@@ -354,7 +355,7 @@ int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
 	int ret;
 
 	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	r->src.ops = &ring_ops;
 	r->src.stable_comm = true;     /* the registry's comms, or "" */
 	r->src.stream = s;
@@ -378,7 +379,7 @@ int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
 	r->kb = kbuffer_alloc(r->layout.long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 			      r->layout.big_endian == 1 ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	if (!r->kb) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	if (o->events_dir) {
@@ -388,7 +389,7 @@ int kt_source_ring(struct ktrace_stream *s, const char *path, uint32_t index,
 	}
 	info = kt_stream_add_info(s, index, path, KTRACE_FORMAT_FTRACE_PAGES);
 	if (!info) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	info->cpus = r->cpu >= 0 ? (uint32_t)r->cpu + 1 : 0;

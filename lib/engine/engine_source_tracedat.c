@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "engine/engine_stream_int.h"
 #include "engine/engine_tdset_int.h"
@@ -282,7 +283,7 @@ static int td_skip(struct kt_source *src, uint64_t max, const struct kt_stream_s
 	    ftev_type_field(s->f->evs, &ts.id_offset))
 		return src->ops->advance(src, err);
 	if (!t->skip_class && !(t->skip_class = calloc(1u << 16, 1)))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	t->after_lost = false;
 	t->cur_valid = false;
 	ret = kt_tdset_advance(&t->set, t->cur.s);
@@ -660,7 +661,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	if (!t || !idx) {
 		free(t);
 		free(idx);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	memcpy(idx, index, n * sizeof(*idx));
 	t->index = idx;
@@ -675,7 +676,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	t->file_tgids = calloc(n, sizeof(*t->file_tgids));
 	t->ntgids = calloc(n, sizeof(*t->ntgids));
 	if (!ret && (!t->file_tgids || !t->ntgids))
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	for (size_t i = 0; i < n && !ret; i++) {
 		struct kt_tdfile *f;
 		struct ktrace_stream_source *info;
@@ -694,7 +695,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 			break;
 		info = kt_stream_add_info(s, idx[i], paths[i], KTRACE_FORMAT_TRACEDAT);
 		if (!info) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			break;
 		}
 		kt_stream_set_uname(s, info, tracedat_uname(f->td));
@@ -705,7 +706,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 			const char **names = kt_stream_alloc(s, (info->nbuffers + 1) * sizeof(char *));
 
 			if (!names) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			for (size_t b = 0; b < info->nbuffers; b++)

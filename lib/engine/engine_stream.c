@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cpus.h"
 #include "common/grow.h"
 #include "common/opts.h"
@@ -256,11 +257,11 @@ static void free_stream(struct ktrace_stream *s)
 		if (s->src[i])
 			s->src[i]->ops->close(s->src[i]);
 	free(s->src);
-	for (size_t i = 0; s->spool_fd && i < s->ninfo; i++) {
+	for (size_t i = 0; s->spool_fd && i < s->ninfo; i++)
 		if (s->spool_fd[i] >= 0)
 			close(s->spool_fd[i]);
+	for (size_t i = 0; s->spool_path && i < s->ninfo; i++)
 		free(s->spool_path[i]);
-	}
 	free(s->spool_fd);
 	free(s->spool_path);
 	free(s->given);
@@ -343,7 +344,7 @@ static int spool(struct ktrace_stream *s, size_t i, const char *path, struct ktr
 		return ret;
 	if (asprintf(&s->spool_path[i], "/proc/self/fd/%d", s->spool_fd[i]) < 0) {
 		s->spool_path[i] = NULL;
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	return 0;
 }
@@ -401,7 +402,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	if (err_path)
 		*err_path = NULL;
 	if (!s)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	memset(s, 0, sizeof(*s));
 	if ((ret = KT_OPTS_COPY(&s->o, opts, "ktrace_stream_opts", err))) {
 		free(s);
@@ -416,20 +417,21 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	td_paths = calloc(npaths, sizeof(*td_paths));
 	td_index = calloc(npaths, sizeof(*td_index));
 	if (!s->info || !s->src || !td_paths || !td_index) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	s->ninfo = npaths;
 	s->spool_fd = malloc(npaths * sizeof(*s->spool_fd));
+	for (size_t i = 0; s->spool_fd && i < npaths; i++)
+		s->spool_fd[i] = -1;
 	s->spool_path = calloc(npaths, sizeof(*s->spool_path));
 	s->given = calloc(npaths, sizeof(*s->given));
 	s->opened = calloc(npaths, sizeof(*s->opened));
 	if (!s->spool_fd || !s->spool_path || !s->given || !s->opened) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto fail;
 	}
 	for (size_t i = 0; i < npaths; i++) {
-		s->spool_fd[i] = -1;
 		s->opened[i] = paths[i];
 		s->given[i] = s->o.names && s->o.names[i] ? s->o.names[i] : paths[i];
 	}

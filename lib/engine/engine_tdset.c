@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "common/input_file.h"
 #include "event/event_share.h"
@@ -28,7 +29,7 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 	set->filtering = o->cpus || o->no_irqs || o->no_softirqs;
 	set->files = calloc(nfiles ? nfiles : 1, sizeof(*set->files));
 	if (!set->files)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	return 0;
 }
 
@@ -46,7 +47,7 @@ static int collect_texts(struct kt_tdfile *f, struct ktrace_error *err)
 		n += tracedat_system_event_count(td, s);
 	f->formats = calloc(n ? n : 1, sizeof(*f->formats));
 	if (!f->formats)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (!tracedat_header_page(td, &text, &len))
 		f->header_page = (struct kt_mtext){ NULL, text, len };
 	for (size_t i = 0; i < tracedat_ftrace_format_count(td); i++)
@@ -87,29 +88,40 @@ struct ktrace_events *kt_tdfile_registry(const struct kt_tdfile *f, const struct
 
 	if (!evs)
 		return NULL;
-	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept) */
-	if (f->header_page.text)
-		ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len, &ignore);
+	/* like trace-cmd, metadata that does not parse is skipped (what parsed is kept);
+	 * running out of memory is no such thing: then there is no registry */
+	if (f->header_page.text &&
+	    ktrace_event_parse_header_page(evs, f->header_page.text, f->header_page.len,
+					   &ignore) == -ENOMEM)
+		goto oom;
 	for (size_t i = 0; i < f->nformats; i++)
-		ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
-					f->formats[i].len, NULL, &ignore);
+		if (ktrace_event_add_format(evs, f->formats[i].system, f->formats[i].text,
+					    f->formats[i].len, NULL, &ignore) == -ENOMEM)
+			goto oom;
 	if (f->share_symbols)
 		ftev_share_symbols(evs, f->evs);
 	else if (f->kallsyms.len)
 		ftev_defer_kallsyms(evs, f->kallsyms.text, f->kallsyms.len);
-	if (f->printk.len)
-		ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len, &ignore);
-	if (f->cmdlines.len)
-		ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore);
+	if (f->printk.len &&
+	    ktrace_event_parse_printk_formats(evs, f->printk.text, f->printk.len,
+					      &ignore) == -ENOMEM)
+		goto oom;
+	if (f->cmdlines.len &&
+	    ktrace_event_parse_cmdlines(evs, f->cmdlines.text, f->cmdlines.len, &ignore) == -ENOMEM)
+		goto oom;
 	if (f->btf.len)
 		ftev_defer_btf(evs, f->btf.text, f->btf.len);
 	ktrace_event_set_ts_format(evs, o->raw_ts ? KTRACE_EVOPT_TS_RAW
 				   : o->nsec ? KTRACE_EVOPT_TS_NSECS : KTRACE_EVOPT_TS_USECS);
 	/* libtracecmd adds its block-trace event when it sets the data up: the listings
 	 * (-E -P -f) come before that */
-	if (!o->listing)
-		ktrace_event_add_blktrace(evs);
+	if (!o->listing && ktrace_event_add_blktrace(evs) == -ENOMEM)
+		goto oom;
 	return evs;
+oom:
+	ktrace_event_free(evs);
+	errno = ENOMEM;
+	return NULL;
 }
 
 int kt_tdfile_share_symbols(struct kt_tdfile *f)
@@ -204,7 +216,7 @@ int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, cons
 	set->err_file = path;
 	ret = ktrace_input_open(path, &f->own_input, set->err);
 	if (!ret && kt_input_rename(f->own_input, name))
-		ret = ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(set->err);
 	if (ret)
 		return ret;
 	/* a file's mapping, as tracedat_open's: read pages are handed back */
@@ -324,7 +336,7 @@ static int add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct k
 	f->neg = calloc(nfilters + 1, sizeof(*f->neg));
 	if (!f->pos || !f->neg) {
 		free(text);
-		return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		return kt_error_oom(set->err);
 	}
 	for (size_t i = 0; i < nfilters; i++) {
 		ret = add_one_filter(set, f, filters[i].text, filters[i].negative);
@@ -363,7 +375,7 @@ static bool *last_printed(struct kt_tdfile *f, int cpu)
 		return NULL;
 	if ((size_t)cpu >= f->nlast) {
 		size_t n = (size_t)cpu + 16;
-		bool *p = realloc(f->last_printed, n * sizeof(*p));
+		bool *p = kt_realloc_array(f->last_printed, n, sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -578,7 +590,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 
 	if (set->nstreams == set->cap_streams &&
 	    kt_grow((void **)&set->streams, &set->cap_streams, set->nstreams + 1, sizeof(*s)))
-		return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+		return kt_error_oom(set->err);
 	s = &set->streams[set->nstreams];
 	memset(s, 0, sizeof(*s));
 	s->f = f;
@@ -591,7 +603,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 
 		s->cpu_end = calloc(b->cpus ? b->cpus : 1, sizeof(*s->cpu_end));
 		if (!s->cpu_end)
-			return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+			return kt_error_oom(set->err);
 		for (size_t i = 0; i < b->cpus; i++) {
 			const struct tracedat_cpu *c = tracedat_buffer_cpu(f->td, buffer, i);
 
@@ -602,7 +614,7 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 		s->vbase = calloc(b->cpus ? b->cpus : 1, sizeof(*s->vbase));
 		if (!s->vbase) {
 			free(s->cpu_end);
-			return ktrace_error_set(set->err, -ENOMEM, "out of memory");
+			return kt_error_oom(set->err);
 		}
 		kt_td_virtual_offsets(f->td, buffer, s->vbase);
 	}
@@ -688,10 +700,10 @@ int kt_tdset_clone(struct kt_tdset *dst, const struct kt_tdset *src, struct ktra
 		};
 		f->evs = kt_tdfile_registry(sf, &src->o);
 		if (!f->evs)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		f->fg_entry = ktrace_event_find_by_name(f->evs, "ftrace", "funcgraph_entry");
 		if (sf->task_text && !(text = strdup(sf->task_text)))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		if (sf->npos || sf->nneg) {
 			ret = add_filters(dst, f, sf->filter_args, sf->nfilter_args, text);
 			if (ret)

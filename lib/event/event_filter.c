@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "event/event_int.h"
 
 /* The trees are walked recursively (as libtraceevent walks them); a chain of && and ||
@@ -130,7 +132,7 @@ static void tk_add(struct lexer *l, int ch)
 {
 	if (l->tlen + 2 > l->tcap) {
 		size_t cap = l->tcap ? l->tcap * 2 : 64;
-		char *p = realloc(l->tok, cap);
+		char *p = kt_realloc_array(l->tok, cap, 1);
 
 		if (!p) {
 			l->oom = true;
@@ -423,7 +425,7 @@ static int add_right(struct parser *p, struct fnode *op, struct fnode *arg)
 
 				if (f->nregs == f->cap_regs) {
 					size_t cap = f->cap_regs ? f->cap_regs * 2 : 8;
-					regex_t **v = realloc(f->regs, cap * sizeof(*v));
+					regex_t **v = kt_realloc_array(f->regs, cap, sizeof(*v));
 
 					if (!v)
 						return perr(p, PE_MEM, "Failed to allocate string filter");
@@ -846,7 +848,7 @@ static int add_type(struct ktrace_event_filter *f, const struct ktrace_event *ev
 		f->types[lo].root = root;
 		return 0;
 	}
-	t = realloc(f->types, (f->ntypes + 1) * sizeof(*t));
+	t = kt_realloc_array(f->types, f->ntypes + 1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	f->types = t;
@@ -912,7 +914,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 	}
 	pat = malloc(strlen(name) + 3);
 	if (!pat)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	sprintf(pat, "^%s$", name);
 	ret = regcomp(&ereg, pat, REG_ICASE | REG_NOSUB);
 	free(pat);
@@ -922,7 +924,7 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 		pat = malloc(strlen(sys) + 3);
 		if (!pat) {
 			regfree(&ereg);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		sprintf(pat, "^%s$", sys);
 		ret = regcomp(&sreg, pat, REG_ICASE | REG_NOSUB);
@@ -948,10 +950,10 @@ static int find_events(struct ktrace_event_filter *f, char *part, const struct k
 		match = true;
 		if (*n == *cap) {
 			size_t c = *cap ? *cap * 2 : 64;
-			const struct ktrace_event **v = realloc(*list, c * sizeof(*v));
+			const struct ktrace_event **v = kt_realloc_array(*list, c, sizeof(*v));
 
 			if (!v) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			*list = v;
@@ -977,7 +979,7 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 	int ret = 0;
 
 	if (!f) {
-		ktrace_error_set(err, -ENOMEM, "out of memory");
+		kt_error_oom(err);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -1002,7 +1004,7 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 		}
 		part = malloc(len + 1);
 		if (!part) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			break;
 		}
 		memcpy(part, s, len);
@@ -1045,14 +1047,14 @@ struct ktrace_event_filter *ktrace_event_filter_new(struct ktrace_events *evs, c
 		} else {
 			root = falloc(f, sizeof(*root));
 			if (!root) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			root->kind = FK_BOOL;
 			root->bval = true;
 		}
 		if (add_type(f, list[i], root)) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			break;
 		}
 	}
@@ -1196,7 +1198,7 @@ static const char *field_text(struct evalctx *c, const struct fnode *n, char hex
 			size_t keep = fld->size;
 
 			if (c->f->scratch_cap < keep + 1) {
-				char *s = realloc(c->f->scratch, keep + 1);
+				char *s = kt_realloc_array(c->f->scratch, keep + 1, 1);
 
 				if (!s)
 					return "";

@@ -13,6 +13,7 @@
 #include "event/event_int.h"
 #include "event/event_share.h"
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/grow.h"
 
 struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
@@ -92,7 +93,7 @@ int ktrace_event_add_format(struct ktrace_events *evs, const char *system, const
 	if (!ev)
 		return err && err->code ? err->code : -EBADMSG;
 	if (kt_grow((void **)&evs->events, &evs->cap_events, evs->nevents + 1, sizeof(*evs->events)))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	events = evs->events;
 	/* before the first event with a greater id, as libtraceevent inserts */
 	for (i = 0; i < evs->nevents; i++)
@@ -488,7 +489,7 @@ static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t le
 
 	if (len >= KSYMS_BIG && !evs->syms && !evs->nsyms && !evs->names &&
 	    reserve_big(evs, text, len))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	while (next_line(&pos, end, &line, &n)) {
 		size_t fs, fe, ms, me;
 		uint64_t addr;
@@ -503,7 +504,7 @@ static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t le
 		if (line[fs] == '$' || type == 'A' || type == 'a')
 			continue;
 		if (evs->nsyms + 2 > evs->cap_syms && grow_syms(evs))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		syms = evs->syms;
 		syms[evs->nsyms].addr = addr;
 		syms[evs->nsyms].name = sym_strndup(evs, line + fs, fe - fs);
@@ -512,7 +513,7 @@ static int parse_kallsyms(struct ktrace_events *evs, const char *text, size_t le
 		syms[evs->nsyms].index = (uint32_t)evs->nsyms;
 		evs->sym_name_bytes += fe - fs + 1 + (me > ms ? me - ms : 0);
 		if (!syms[evs->nsyms].name)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		evs->nsyms++;
 		evs->syms_sorted = false;
 		evs->syms_in_order = false;
@@ -817,7 +818,7 @@ int ktrace_event_parse_printk_formats(struct ktrace_events *evs, const char *tex
 		}
 		s = ftev_arena_strndup(&evs->arena, fmt, flen);
 		if (!s)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		/* a closing quote goes, and then a final "\\n" */
 		flen = strlen(s);
 		if (flen >= 3 && s[flen - 1] == '"') {
@@ -829,7 +830,7 @@ int ktrace_event_parse_printk_formats(struct ktrace_events *evs, const char *tex
 		}
 		if (kt_grow((void **)&evs->printks, &evs->cap_printks, evs->nprintks + 1,
 			    sizeof(*evs->printks)))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		pk = evs->printks;
 		pk[evs->nprintks].addr = addr;
 		pk[evs->nprintks].fmt = s;
@@ -1089,7 +1090,7 @@ int ktrace_event_parse_cmdlines(struct ktrace_events *evs, const char *text, siz
 		if (i >= n)
 			return ktrace_error_set(err, -EBADMSG, "saved cmdlines: a line has no comm");
 		if (comm_add(evs, (int)(neg ? -pid : pid), line + i, n - i) < 0)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	}
 	return 0;
 }

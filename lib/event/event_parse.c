@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "event/event_int.h"
 
 #define EV_MAX_DEPTH 200
@@ -2005,7 +2006,7 @@ done:
 	kt_out_heap_free(&p.tmp);
 	return ev;
 oom:
-	ktrace_error_set(err, -ENOMEM, "out of memory");
+	kt_error_oom(err);
 	errno = ENOMEM;
 fail:
 	kt_out_heap_free(&p.tmp);
@@ -2074,6 +2075,8 @@ int ftev_parse_header_page(struct ktrace_events *evs, const char *text, size_t l
 	parse_header_field(&p, "commit", &evs->hp_size_offset, &evs->hp_size_size, true);
 	parse_header_field(&p, "overwrite", &ignore, &ignore, false);
 	parse_header_field(&p, "data", &evs->hp_data_offset, &evs->hp_data_size, true);
+	if (p.tmp.error)
+		p.oom = true;
 	kt_out_heap_free(&p.tmp);
-	return p.fatal ? -ENOMEM : 0;
+	return p.oom ? -ENOMEM : p.fatal ? -EBADMSG : 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "event/event_int.h"
 
 /* tep_get_field_val / tep_get_common_field_val: 0, or -1 after the error text. */
@@ -368,7 +369,7 @@ static int fstack_index(struct ktrace_events *evs, const char *parent, const cha
 	if (cpu < 0 || cpu >= 65536)
 		return 0;
 	if (cpu >= evs->fstack_cpus) {
-		struct ftev_fstack *n = realloc(evs->fstack, (size_t)(cpu + 1) * sizeof(*n));
+		struct ftev_fstack *n = kt_realloc_array(evs->fstack, (size_t)(cpu + 1), sizeof(*n));
 
 		if (!n)
 			return 0;
@@ -385,7 +386,7 @@ static int fstack_index(struct ktrace_events *evs, const char *parent, const cha
 
 					if (st->size >= 1 << 20)
 						return i;
-					n = realloc(st->names, (size_t)(st->size + 10) * sizeof(*n));
+					n = kt_realloc_array(st->names, (size_t)(st->size + 10), sizeof(*n));
 					if (!n)
 						return i;
 					memset(n + st->size, 0, 10 * sizeof(*n));
@@ -398,7 +399,7 @@ static int fstack_index(struct ktrace_events *evs, const char *parent, const cha
 		}
 	}
 	if (st->size < 2) {
-		const char **n = realloc(st->names, (size_t)(st->size + 10) * sizeof(*n));
+		const char **n = kt_realloc_array(st->names, (size_t)(st->size + 10), sizeof(*n));
 
 		if (!n)
 			return 0;

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
+#include "common/grow.h"
 #include "kcdata/kcdata_int.h"
 
 #define MAX_LAYERS 4
@@ -143,11 +145,11 @@ static int inflate_all(const uint8_t *in, size_t len, int wbits, size_t max, boo
 				return ktrace_error_set(err, -E2BIG,
 							"decompressed data exceeds %zu bytes", max);
 			}
-			nb = realloc(buf, ncap);
+			nb = kt_realloc_array(buf, ncap, 1);
 			if (!nb) {
 				inflateEnd(&zs);
 				free(buf);
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			buf = nb;
 			cap = ncap;
@@ -264,7 +266,7 @@ static int decompress_kcdata(const uint8_t *p, size_t len, size_t max, uint8_t *
 	buf = malloc(got + 2 * KCDATA_HEADER_SIZE);
 	if (!buf) {
 		free(raw);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	memset(buf, 0, KCDATA_HEADER_SIZE);
 	buf[0] = (uint8_t)inner;
@@ -357,7 +359,7 @@ int kc_buffer_open_limited(const void *data, size_t len, size_t max,
 		} else if (looks_base64(p, len)) {
 			next = malloc(len / 4 * 3 + 3);
 			if (!next) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			nlen = b64_decode(p, len, next);
@@ -381,7 +383,7 @@ int kc_buffer_open_limited(const void *data, size_t len, size_t max,
 	b = calloc(1, sizeof(*b));
 	if (!b) {
 		free(owned);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	b->owned = owned;
 	b->data = p;
@@ -419,7 +421,7 @@ int kcdata_buffer_read(struct ktrace_input *in, struct kcdata_buffer **out,
 	/* The window belongs to the input: the buffer gets its own copy. */
 	copy = malloc(got ? (size_t)got : 1);
 	if (!copy)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (got)
 		memcpy(copy, data, (size_t)got);
 	ret = kcdata_buffer_open(copy, (size_t)got, out, err);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "kcdata/kcdata_int.h"
 
@@ -60,7 +61,7 @@ static uint64_t off(const struct session *s, const void *p)
 
 static int nomem(struct session *s)
 {
-	return ktrace_error_set(s->err, -ENOMEM, "out of memory");
+	return kt_error_oom(s->err);
 }
 
 static int too_big(struct session *s, const void *where)
@@ -886,12 +887,12 @@ static int decode(const void *buf, size_t len, bool partial, struct kcdata_node 
 		return ktrace_error_set(err, -E2BIG, "kcdata buffer of %zu bytes is too large", len);
 	s.arena = kc_arena_new();
 	if (!s.arena)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = decode_buffer(&s, buf ? buf : (const void *)"", len, &top);
 	if (!ret) {
 		*out = kc_root_new(s.arena, top);
 		if (!*out)
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 	} else if (s.partial_tree) {
 		*out = kc_root_new(s.arena, s.partial_tree);
 	}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "kcdata/kcdata_int.h"
 
@@ -20,7 +21,7 @@ int kcdata_iter_new(const void *buf, size_t len, struct kcdata_iter **out,
 
 	*out = NULL;
 	if (!it)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	it->buf = buf;
 	it->len = buf ? len : 0;
 	*out = it;
@@ -53,10 +54,9 @@ int kcdata_iter_next(struct kcdata_iter *it, struct kcdata_item *item,
 	item->flags = kt_load_u64(p + 8, false);
 	item->offset = it->pos;
 	item->payload = p + KCDATA_HEADER_SIZE;
-	if (item->size > left - KCDATA_HEADER_SIZE)
-		return ktrace_error_at(err, -ENODATA, it->pos,
-				       "item type 0x%x: size %u exceeds the %zu bytes left",
-				       item->type, item->size, left - KCDATA_HEADER_SIZE);
+	KT_RETURN_ERROR_AT_IF(item->size > left - KCDATA_HEADER_SIZE, err, -ENODATA, it->pos,
+			      "item type 0x%x: size %u exceeds the %zu bytes left", item->type,
+			      item->size, left - KCDATA_HEADER_SIZE);
 	it->pos += KCDATA_HEADER_SIZE + (size_t)item->size;
 	return item->type == KCDATA_TYPE_BUFFER_END ? 0 : 1;
 }
@@ -128,9 +128,8 @@ int kcdata_item_array(const struct kcdata_item *item, struct kcdata_array *out,
 		return ktrace_error_at(err, -EBADMSG, item->offset, "item type 0x%x is not an array",
 				       item->type);
 	if (count == 0) {
-		if (size != 0)
-			return ktrace_error_at(err, -EBADMSG, item->offset,
-					       "invalid array: no elements but %u bytes", size);
+		KT_RETURN_ERROR_AT_IF(size != 0, err, -EBADMSG, item->offset,
+				      "invalid array: no elements but %u bytes", size);
 		return 0;
 	}
 	if (item->type == KCDATA_TYPE_ARRAY) {
@@ -140,19 +139,19 @@ int kcdata_item_array(const struct kcdata_item *item, struct kcdata_array *out,
 			return ktrace_error_at(err, -EBADMSG, item->offset,
 					       "invalid array: legacy array of type 0x%x has no known element size",
 					       out->elem_type);
-		if (count > size / es || size % count >= 16)
-			return ktrace_error_at(err, -EBADMSG, item->offset,
-					       "invalid array: %u elements of %u bytes do not fit %u bytes",
-					       count, es, size);
+		KT_RETURN_ERROR_AT_IF(count > size / es || size % count >= 16, err, -EBADMSG,
+				      item->offset,
+				      "invalid array: %u elements of %u bytes do not fit %u bytes",
+				      count, es, size);
 		out->elem_size = es;
 		return 0;
 	}
 	uint32_t pad = item->type & 0xf;
 
-	if (pad > size || count > size - pad || (size - pad) % count)
-		return ktrace_error_at(err, -EBADMSG, item->offset,
-				       "invalid array: %u elements in %u bytes with %u bytes of padding",
-				       count, size, pad);
+	KT_RETURN_ERROR_AT_IF(pad > size || count > size - pad || (size - pad) % count, err,
+			      -EBADMSG, item->offset,
+			      "invalid array: %u elements in %u bytes with %u bytes of padding",
+			      count, size, pad);
 	out->elem_size = (size - pad) / count;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/check.h"
 #include "kcdata/kcdata_int.h"
 #include "common/cursor.h"
 #include "common/grow.h"
@@ -58,7 +59,7 @@ int kcdata_writer_new(uint32_t begin_type, unsigned int flags, struct kcdata_wri
 		return ktrace_error_set(err, -EINVAL, "unknown writer flags 0x%x", flags);
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	w->begin_type = begin_type;
 	w->flags = flags;
 	*out = w;
@@ -89,7 +90,7 @@ static int reserve(struct kcdata_writer *w, size_t n, uint8_t **p, struct ktrace
 		return ktrace_error_set(err, -E2BIG, "kcdata buffer would exceed %u bytes",
 					KCDATA_MAX_BUFFER_SIZE);
 	if (kt_grow((void **)&w->body, &w->cap, w->len + n, 1))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	*p = w->body + w->len;
 	return 0;
 }
@@ -251,10 +252,10 @@ int kcdata_writer_begin_container(struct kcdata_writer *w, uint32_t container_ty
 		return -EINVAL;
 	if (w->depth == w->stack_cap) {
 		size_t cap = w->stack_cap ? w->stack_cap * 2 : 8;
-		struct open_container *s = realloc(w->stack, cap * sizeof(*s));
+		struct open_container *s = kt_realloc_array(w->stack, cap, sizeof(*s));
 
 		if (!s)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		w->stack = s;
 		w->stack_cap = cap;
 	}
@@ -305,7 +306,7 @@ int kcdata_writer_add_typedef(struct kcdata_writer *w, uint32_t type_id, const c
 		return -EINVAL;
 	buf = calloc(1, size);
 	if (!buf)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	kt_store_u32(buf, type_id, false);
 	kt_store_u32(buf + 4, nfields, false);
 	memcpy(buf + 8, n, sizeof(n));
@@ -351,7 +352,7 @@ static int compress_body(struct kcdata_writer *w, uint8_t **out, size_t *outlen,
 	uLongf zlen = bound;
 
 	if (!z)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (compress2(z, &zlen, w->body ? w->body : (const Bytef *)"", (uLong)w->len,
 		      Z_DEFAULT_COMPRESSION) != Z_OK) {
 		free(z);
@@ -398,7 +399,7 @@ int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *l
 		out = calloc(1, total);
 		if (!out) {
 			free(z);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		p = out;
 		put_header(p, KCDATA_BUFFER_BEGIN_COMPRESSED, 0, KCDATA_FLAGS_HAS_PADDING);
@@ -418,7 +419,7 @@ int kcdata_writer_finish(struct kcdata_writer *w, const uint8_t **buf, size_t *l
 		total = KCDATA_HEADER_SIZE + w->len + KCDATA_HEADER_SIZE;
 		out = calloc(1, total);
 		if (!out)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		p = out;
 		put_header(p, w->begin_type, 0, KCDATA_FLAGS_HAS_PADDING);
 		p += KCDATA_HEADER_SIZE;

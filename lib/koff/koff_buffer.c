@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/opts.h"
 #include "common/outfile.h"
 #include "koff/koff_fmt.h"
@@ -361,7 +362,7 @@ static struct koff_buffer *attach(const char *path, bool must_own, struct ktrace
 
 	b = buffer_new(path);
 	if (!b) {
-		ktrace_error_set(err, -ENOMEM, "out of memory");
+		kt_error_oom(err);
 		errno = ENOMEM;
 		return NULL;
 	}

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 #include "koff/koff_int.h"
@@ -114,7 +115,7 @@ static int image_open(struct image *im, const char *path, const void *mem, size_
 		/* libelf may want to write into what it is given: hand it a copy. */
 		im->copy = malloc(len ? len : 1);
 		if (!im->copy)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		memcpy(im->copy, mem, len);
 		im->mem = im->copy;
 		im->size = len;
@@ -184,7 +185,7 @@ static int load_segments(struct image *im, const char *what, struct ktrace_error
 		return ktrace_error_set(err, -EBADMSG, "%s: %zu program headers", what, n);
 	im->segs = calloc(n ? n : 1, sizeof(*im->segs));
 	if (!im->segs)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -559,7 +560,7 @@ static int find_lib_anchor(struct koff_core *c, const GElf_Ehdr *core_eh,
 	} else {
 		path = o && o->lib ? strdup(o->lib) : host_path(c, m->name);
 		if (!path)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		c->lib.fd = -1;
 		ret = image_open(&c->lib, path, NULL, 0, LIB_PREFIX, err);
 		if (ret == -ENOENT || ret == -EACCES || ret == -ENOTDIR)
@@ -639,13 +640,13 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 
 	*out = NULL;
 	if (!c)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	c->nl.fd = c->core.fd = c->lib.fd = -1;
 	c->page_size = 4096;
 	c->memory = core_mem != NULL;
 	if (o && o->sysroot && *o->sysroot && !(c->sysroot = strdup(o->sysroot))) {
 		free(c);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	elf_version(EV_CURRENT);
 	ret = image_open(&c->core, core, core_mem, core_len, "core file", err);
@@ -689,7 +690,7 @@ int koff_core_open(const char *namelist, const char *core, const void *nl_mem, s
 		}
 		namelist = c->nl_path = host_path(c, m->name);
 		if (!namelist) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto fail;
 		}
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "koff/koff_int.h"
 
@@ -66,22 +67,20 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 	uint32_t order;
 
 	memset(g, 0, sizeof(*g));
-	if (hdr_len < KOFF_HDR_SIZE)
-		return ktrace_error_at(err, -ENODATA, hdr_len,
-				       "truncated: the KOFF header needs %u bytes, %zu present",
-				       KOFF_HDR_SIZE, hdr_len);
-	if (memcmp(hdr, KOFF_MAGIC, KOFF_MAGIC_LEN))
-		return ktrace_error_at(err, -EBADMSG, 0, "not a KOFF trace buffer (bad magic)");
+	KT_RETURN_ERROR_AT_IF(hdr_len < KOFF_HDR_SIZE, err, -ENODATA, hdr_len,
+			      "truncated: the KOFF header needs %u bytes, %zu present",
+			      KOFF_HDR_SIZE, hdr_len);
+	KT_RETURN_ERROR_AT_IF(memcmp(hdr, KOFF_MAGIC, KOFF_MAGIC_LEN), err, -EBADMSG, 0,
+			      "not a KOFF trace buffer (bad magic)");
 	order = kt_load_u32(hdr + KOFF_H_BYTE_ORDER, false);
-	if (order != KOFF_BYTE_ORDER)
-		return ktrace_error_at(err, -ENOTSUP, KOFF_H_BYTE_ORDER,
-				       "buffer written with another byte order (0x%08x)", order);
+	KT_RETURN_ERROR_AT_IF(order != KOFF_BYTE_ORDER, err, -ENOTSUP, KOFF_H_BYTE_ORDER,
+			      "buffer written with another byte order (0x%08x)", order);
 	g->version = kt_load_u32(hdr + KOFF_H_VERSION, false);
-	if (g->version < KOFF_VERSION_MIN || g->version > KOFF_VERSION)
-		return ktrace_error_at(err, -ENOTSUP, KOFF_H_VERSION,
-				       "KOFF buffer version %u: this libktrace reads versions %u to "
-				       "%u%s", g->version, KOFF_VERSION_MIN, KOFF_VERSION,
-				       g->version > KOFF_VERSION ? " (a newer libktrace wrote it)" : "");
+	KT_RETURN_ERROR_AT_IF(g->version < KOFF_VERSION_MIN || g->version > KOFF_VERSION, err,
+			      -ENOTSUP, KOFF_H_VERSION,
+			      "KOFF buffer version %u: this libktrace reads versions %u to %u%s",
+			      g->version, KOFF_VERSION_MIN, KOFF_VERSION,
+			      g->version > KOFF_VERSION ? " (a newer libktrace wrote it)" : "");
 	g->hdr_size = kt_load_u32(hdr + KOFF_H_HDR_SIZE, false);
 	g->rec_size = kt_load_u32(hdr + KOFF_H_REC_SIZE, false);
 	g->nentries = kt_load_u64(hdr + KOFF_H_NENTRIES, false);
@@ -109,23 +108,20 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 	g->strtab_used = kt_load_u64(hdr + KOFF_H_STRTAB_USED, false);
 	g->strtab_full = kt_load_u64(hdr + KOFF_H_STRTAB_FULL, false);
 
-	if (g->hdr_size != KOFF_HDR_SIZE)
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_HDR_SIZE, "header size %u (expected %u)",
-				       g->hdr_size, KOFF_HDR_SIZE);
-	if (g->rec_size != KOFF_REC_SIZE)
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_REC_SIZE, "record size %u (expected %u)",
-				       g->rec_size, KOFF_REC_SIZE);
-	if (g->ptr_size != 4 && g->ptr_size != 8)
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_PTR_SIZE, "pointer size %u", g->ptr_size);
+	KT_RETURN_ERROR_AT_IF(g->hdr_size != KOFF_HDR_SIZE, err, -EBADMSG, KOFF_H_HDR_SIZE,
+			      "header size %u (expected %u)", g->hdr_size, KOFF_HDR_SIZE);
+	KT_RETURN_ERROR_AT_IF(g->rec_size != KOFF_REC_SIZE, err, -EBADMSG, KOFF_H_REC_SIZE,
+			      "record size %u (expected %u)", g->rec_size, KOFF_REC_SIZE);
+	KT_RETURN_ERROR_AT_IF(g->ptr_size != 4 && g->ptr_size != 8, err, -EBADMSG, KOFF_H_PTR_SIZE,
+			      "pointer size %u", g->ptr_size);
 	if (g->state != KOFF_STATE_READY) {
 		/* Reserved (or being allocated): only the requested size matters. */
 		if (g->state != KOFF_STATE_RESERVED && g->state != KOFF_STATE_ALLOCATING)
 			return ktrace_error_at(err, -EBADMSG, KOFF_H_STATE, "bad buffer state %u",
 					       g->state);
-		if (g->nentries > KOFF_MAX_ENTRIES)
-			return ktrace_error_at(err, -EBADMSG, KOFF_H_NENTRIES,
-					       "requested size %llu exceeds %u entries",
-					       (unsigned long long)g->nentries, KOFF_MAX_ENTRIES);
+		KT_RETURN_ERROR_AT_IF(g->nentries > KOFF_MAX_ENTRIES, err, -EBADMSG,
+				      KOFF_H_NENTRIES, "requested size %llu exceeds %u entries",
+				      (unsigned long long)g->nentries, KOFF_MAX_ENTRIES);
 		return 0;
 	}
 	if (!is_pow2(g->nentries) || g->nentries < KOFF_MIN_ENTRIES ||
@@ -138,15 +134,14 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 		return ktrace_error_at(err, -EBADMSG, KOFF_H_GROUP,
 				       "bad group size %u (a power of two up to %u)", g->group,
 				       KOFF_MAX_GROUP);
-	if (g->max_age > KOFF_MAX_AGE || g->max_age >= g->nentries)
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_MAX_AGE, "bad maximum age %u",
-				       g->max_age);
-	if (g->hash_slots && (!is_pow2(g->hash_slots) || g->hash_slots > 65536))
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_HASH_SLOTS, "bad hash slot count %u",
-				       g->hash_slots);
-	if (g->strtab_size > KOFF_MAX_STRTAB || (g->strtab_size & 7))
-		return ktrace_error_at(err, -EBADMSG, KOFF_H_STRTAB_SIZE, "bad string table size %llu",
-				       (unsigned long long)g->strtab_size);
+	KT_RETURN_ERROR_AT_IF(g->max_age > KOFF_MAX_AGE || g->max_age >= g->nentries, err,
+			      -EBADMSG, KOFF_H_MAX_AGE, "bad maximum age %u", g->max_age);
+	KT_RETURN_ERROR_AT_IF(g->hash_slots && (!is_pow2(g->hash_slots) || g->hash_slots > 65536),
+			      err, -EBADMSG, KOFF_H_HASH_SLOTS, "bad hash slot count %u",
+			      g->hash_slots);
+	KT_RETURN_ERROR_AT_IF(g->strtab_size > KOFF_MAX_STRTAB || (g->strtab_size & 7), err,
+			      -EBADMSG, KOFF_H_STRTAB_SIZE, "bad string table size %llu",
+			      (unsigned long long)g->strtab_size);
 	/* Every region lies after the header, in order, without overlap; all values are
 	 * bounded above so the sums cannot overflow once each is checked. */
 	if (g->hash_off < KOFF_HDR_SIZE || g->hash_off > (1ULL << 40) ||
@@ -160,9 +155,8 @@ int koff_geom_decode(const uint8_t *hdr, size_t hdr_len, uint64_t avail, struct 
 				       "file size %llu)", (unsigned long long)g->ring_off,
 				       (unsigned long long)g->strtab_off,
 				       (unsigned long long)g->file_size);
-	if (g->file_size > avail)
-		return ktrace_error_at(err, -ENODATA, avail,
-				       "truncated: the buffer needs %llu bytes, %llu present",
-				       (unsigned long long)g->file_size, (unsigned long long)avail);
+	KT_RETURN_ERROR_AT_IF(g->file_size > avail, err, -ENODATA, avail,
+			      "truncated: the buffer needs %llu bytes, %llu present",
+			      (unsigned long long)g->file_size, (unsigned long long)avail);
 	return 0;
 }

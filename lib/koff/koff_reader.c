@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
 #include "common/opts.h"
@@ -203,7 +204,7 @@ static int reader_setup(struct koff_reader *r, uint64_t avail, struct ktrace_err
 	r->free_slots = malloc((size_t)(r->heap_cap + 1) * sizeof(*r->free_slots));
 	if (!r->recs || (r->live && !r->pass) || !r->stamp_a || !r->stamp_c || !r->heap ||
 	    !r->sort_recs || !r->free_slots)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (uint32_t i = 0; i <= r->heap_cap; i++)
 		r->free_slots[i] = r->heap_cap - i;
 	r->nfree = r->heap_cap + 1;
@@ -218,7 +219,7 @@ static int open_file(const char *path, struct koff_reader **out, struct ktrace_e
 
 	*out = NULL;
 	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	r->live = true;
 	r->path = strdup(path);
 	r->info.path = r->path;
@@ -249,7 +250,7 @@ static int open_memory(const void *data, size_t len, struct koff_reader **out,
 
 	*out = NULL;
 	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	r->mem = data;
 	r->mem_len = len;
 	r->live = true;     /* it may be a mapping of a file that producers write */
@@ -361,7 +362,7 @@ static int open_core(const struct koff_reader_open_opts *o, struct koff_reader *
 
 	*out = NULL;
 	if (!r)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (o->core)
 		ret = koff_core_open(o->namelist, o->core, NULL, 0, NULL, 0, o, &r->core, err);
 	else
@@ -418,7 +419,7 @@ static int open_input(struct ktrace_input *in, struct koff_reader **out,
 		struct koff_reader *r = reader_new(KOFF_SRC_SNAPSHOT);
 
 		if (!r)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		ret = koff_snap_open(in, &r->snap, &r->info, err);
 		if (ret) {
 			koff_reader_close(r);
@@ -465,11 +466,11 @@ static int open_input(struct ktrace_input *in, struct koff_reader **out,
 			return ret;
 		r = reader_new(KOFF_SRC_MEMORY);
 		if (!r)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		r->owned = malloc((size_t)size);
 		if (!r->owned) {
 			koff_reader_close(r);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		memcpy(r->owned, head, (size_t)size);
 		r->mem = r->owned;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "koff/koff_int.h"
 #include "common/grow.h"
@@ -118,10 +119,10 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 
 		if (nrec == cap) {
 			size_t ncap = cap ? cap * 2 : 1024;
-			uint8_t *n = realloc(recs, ncap * SNAP_REC);
+			uint8_t *n = kt_realloc_array(recs, ncap, SNAP_REC);
 
 			if (!n) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			recs = n;
@@ -273,27 +274,23 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 		if (got < 0)
 			return (int)got;
 		/* a snapshot always has a records chunk (maybe empty): the file was cut */
-		if (got == 0 && !s->have_records)
-			return ktrace_error_at(err, -ENODATA, s->pos, "truncated: the snapshot ends "
-					       "before its records chunk");
+		KT_RETURN_ERROR_AT_IF(got == 0 && !s->have_records, err, -ENODATA, s->pos,
+				      "truncated: the snapshot ends before its records chunk");
 		if (got == 0)
 			return 0;
-		if (got < 16)
-			return ktrace_error_at(err, -ENODATA, s->pos,
-					       "truncated: chunk header needs 16 bytes, %lld left",
-					       (long long)got);
+		KT_RETURN_ERROR_AT_IF(got < 16, err, -ENODATA, s->pos,
+				      "truncated: chunk header needs 16 bytes, %lld left",
+				      (long long)got);
 		tag = kt_load_u32(h, false);
 		size = kt_load_u64(h + 8, false);
-		if (size > (1ULL << 40))
-			return ktrace_error_at(err, -EBADMSG, s->pos + 8, "chunk size %llu too large",
-					       (unsigned long long)size);
+		KT_RETURN_ERROR_AT_IF(size > (1ULL << 40), err, -EBADMSG, s->pos + 8,
+				      "chunk size %llu too large", (unsigned long long)size);
 		padded = (size + 7) & ~7ULL;
 		switch (tag) {
 		case KOFF_KT_INFO:
-			if (size < INFO_WORDS * 8)
-				return ktrace_error_at(err, -EBADMSG, s->pos + 8,
-						       "info chunk of %llu bytes (needs %u)",
-						       (unsigned long long)size, INFO_WORDS * 8);
+			KT_RETURN_ERROR_AT_IF(size < INFO_WORDS * 8, err, -EBADMSG, s->pos + 8,
+					      "info chunk of %llu bytes (needs %u)",
+					      (unsigned long long)size, INFO_WORDS * 8);
 			ret = ktrace_input_get(s->in, s->pos + 16, INFO_WORDS * 8, &d, err);
 			if (ret)
 				return ret;
@@ -303,21 +300,20 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 			apply_info(s);
 			break;
 		case KOFF_KT_STRINGS:
-			if (s->strings)
-				return ktrace_error_at(err, -EBADMSG, s->pos, "second strings chunk");
-			if (size > MAX_STRINGS_CHUNK)
-				return ktrace_error_at(err, -EBADMSG, s->pos + 8,
-						       "strings chunk of %llu bytes is too large",
-						       (unsigned long long)size);
+			KT_RETURN_ERROR_AT_IF(s->strings, err, -EBADMSG, s->pos,
+					      "second strings chunk");
+			KT_RETURN_ERROR_AT_IF(size > MAX_STRINGS_CHUNK, err, -EBADMSG, s->pos + 8,
+					      "strings chunk of %llu bytes is too large",
+					      (unsigned long long)size);
 			ret = ktrace_input_get(s->in, s->pos + 16, (size_t)size, &d, err);
 			if (ret)
 				return ret;
-			if (size && d[size - 1] != '\0')
-				return ktrace_error_at(err, -EBADMSG, s->pos + 16 + size - 1,
-						       "strings chunk does not end with a NUL");
+			KT_RETURN_ERROR_AT_IF(size && d[size - 1] != '\0', err, -EBADMSG,
+					      s->pos + 16 + size - 1,
+					      "strings chunk does not end with a NUL");
 			s->strings = malloc(size ? (size_t)size : 1);
 			if (!s->strings)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			if (size)
 				memcpy(s->strings, d, (size_t)size);
 			s->strings_len = (size_t)size;
@@ -325,10 +321,9 @@ static int snap_advance(struct koff_snap *s, struct ktrace_error *err)
 				apply_info(s);
 			break;
 		case KOFF_KT_RECORDS:
-			if (size % SNAP_REC)
-				return ktrace_error_at(err, -EBADMSG, s->pos + 8,
-						       "records chunk of %llu bytes is not a multiple "
-						       "of %u", (unsigned long long)size, SNAP_REC);
+			KT_RETURN_ERROR_AT_IF(size % SNAP_REC, err, -EBADMSG, s->pos + 8,
+					      "records chunk of %llu bytes is not a multiple of %u",
+					      (unsigned long long)size, SNAP_REC);
 			s->rec_off = s->pos + 16;
 			s->rec_left = size / SNAP_REC;
 			s->have_records = true;
@@ -356,12 +351,11 @@ int koff_snap_open(struct ktrace_input *in, struct koff_snap **out, struct koff_
 	if (kt_load_u32(h, false) != KOFF_KT_MAGIC)
 		return ktrace_error_at(err, -EBADMSG, 0, "not a ktrace V3 file");
 	hsize = kt_load_u64(h + 8, false);
-	if (hsize < KOFF_KT_V3_HDR - 16 || hsize > (1ULL << 30))
-		return ktrace_error_at(err, -EBADMSG, 8, "bad header size %llu",
-				       (unsigned long long)hsize);
+	KT_RETURN_ERROR_AT_IF(hsize < KOFF_KT_V3_HDR - 16 || hsize > (1ULL << 30), err, -EBADMSG,
+			      8, "bad header size %llu", (unsigned long long)hsize);
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	s->in = in;
 	s->info = info;
 	s->pos = (16 + hsize + 7) & ~7ULL;

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "ring/ring_kbuffer_int.h"
+
 #define KB_COMMIT_MASK   ((1u << 27) - 1)
 #define KB_MISSED_EVENTS (1ULL << 31)
 #define KB_MISSED_STORED (1ULL << 30)
@@ -342,9 +344,9 @@ static bool host_kernel_is_64bit(void)
 	return strstr(u.machine, "64") != NULL;
 }
 
-struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian endian)
+/* Sets kb up for a layout: 0, or -1 for a size or byte order there is not. */
+static int kbuffer_setup(struct kbuffer *kb, enum kbuffer_long_size size, enum kbuffer_endian endian)
 {
-	struct kbuffer *kb;
 	bool long8, big;
 
 	switch (size) {
@@ -358,7 +360,7 @@ struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian e
 		long8 = host_kernel_is_64bit();
 		break;
 	default:
-		return NULL;
+		return -1;
 	}
 	switch (endian) {
 	case KBUFFER_ENDIAN_BIG:
@@ -371,17 +373,37 @@ struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian e
 		big = host_big_endian();
 		break;
 	default:
-		return NULL;
+		return -1;
 	}
-	kb = calloc(1, sizeof(*kb));
-	if (!kb)
-		return NULL;
+	memset(kb, 0, sizeof(*kb));
 	kb->long8 = long8;
 	kb->big = big;
 	kb->swap = big != host_big_endian();
 	kb->start = long8 ? 16 : 12;
 	kb->native_le = !big && !kb->swap;
+	return 0;
+}
+
+struct kbuffer *kbuffer_alloc(enum kbuffer_long_size size, enum kbuffer_endian endian)
+{
+	struct kbuffer probe, *kb;
+
+	if (kbuffer_setup(&probe, size, endian))
+		return NULL;
+	kb = malloc(sizeof(*kb));
+	if (kb)
+		*kb = probe;
 	return kb;
+}
+
+_Static_assert(sizeof(struct kbuffer) <= sizeof(struct kt_kbuffer_mem), "kt_kbuffer_mem too small");
+
+struct kbuffer *kt_kbuffer_init(struct kt_kbuffer_mem *mem, enum kbuffer_long_size size,
+				enum kbuffer_endian endian)
+{
+	struct kbuffer *kb = (struct kbuffer *)mem->b;
+
+	return kbuffer_setup(kb, size, endian) ? NULL : kb;
 }
 
 struct kbuffer *kbuffer_dup(struct kbuffer *kbuf)

@@ -8,8 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/detect_table.h"
+#include "ring/ring_kbuffer_int.h"
 
 #define PAGES_CHECKED 32      /* sub-buffers looked at per candidate */
 #define MIN_PAGE_SIZE 4096
@@ -107,10 +109,12 @@ struct layout_score {
 static struct layout_score score_layout(const struct size_view *v, int long_size, bool big)
 {
 	struct layout_score sc = { 0 };
-	struct kbuffer *kb = kbuffer_alloc(long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					   big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	/* no allocation: detection cannot run out of memory and pick another layout */
+	struct kt_kbuffer_mem mem;
+	struct kbuffer *kb = kt_kbuffer_init(&mem, long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					     big ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 
-	if (!kb)
+	if (NEVER(!kb))
 		return sc;
 	for (size_t i = 0; i < v->pages; i++) {
 		enum page_verdict s;
@@ -133,7 +137,6 @@ static struct layout_score score_layout(const struct size_view *v, int long_size
 		if (i & 1)
 			sc.odd_header = true;
 	}
-	kbuffer_free(kb);
 	return sc;
 }
 

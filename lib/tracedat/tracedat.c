@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/damage.h"
 #include "common/detect_table.h"
@@ -61,7 +62,7 @@ int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t 
 		return code;
 	if (td->ndamage > td->damage_cap) {
 		size_t cap = td->damage_cap ? td->damage_cap * 2 : 4;
-		struct ktrace_error *n = realloc(td->damage, cap * sizeof(*n));
+		struct ktrace_error *n = kt_realloc_array(td->damage, cap, sizeof(*n));
 
 		if (!n) {
 			/* told all the same; only not listed */
@@ -79,7 +80,7 @@ int td_damage(struct tracedat *td, struct ktrace_error *err, int code, uint64_t 
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 /* Frees a block we allocated: big, its kt_bigmem size (0: malloc's). */
@@ -353,7 +354,7 @@ static int add_format(struct tracedat *td, size_t *cap, size_t system, struct td
 {
 	if (td->nformats == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 64;
-		struct td_format *n = realloc(td->formats, ncap * sizeof(*n));
+		struct td_format *n = kt_realloc_array(td->formats, ncap, sizeof(*n));
 
 		if (!n)
 			return oom(err);
@@ -615,7 +616,7 @@ static int add_option(struct tracedat *td, uint16_t id, uint32_t size, const uin
 
 static int add_buffer(struct tracedat *td, struct td_buffer **out, struct ktrace_error *err)
 {
-	struct td_buffer *n = realloc(td->bufs, (td->nbufs + 1) * sizeof(*n));
+	struct td_buffer *n = kt_realloc_array(td->bufs, td->nbufs + 1, sizeof(*n));
 
 	if (!n)
 		return oom(err);
@@ -1701,7 +1702,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 		read_sechdr(td, off, off, &h, NULL);
 		if (td->nsections == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			struct tracedat_section *n = realloc(td->sections, ncap * sizeof(*n));
+			struct tracedat_section *n = kt_realloc_array(td->sections, ncap, sizeof(*n));
 
 			if (!n)
 				return oom(err);
@@ -1732,7 +1733,7 @@ static int walk_sections_v7(struct tracedat *td, uint64_t start, struct ktrace_e
 			struct ktrace_error e2 = { 0 };
 
 			if (load_section(td, off, off, h.id, "strings", &r, &e2) == 0) {
-				char *n = realloc(td->strings, td->strings_len + r.len + 1);
+				char *n = kt_realloc_array(td->strings, td->strings_len + r.len + 1, 1);
 
 				if (!n) {
 					region_free(&r);
@@ -1971,7 +1972,7 @@ static int recover_buffer_v7(struct tracedat *td, size_t i, struct ktrace_error 
 		/* not a CPU's data: the walk ends */
 		if (cut && !k)
 			break;
-		more = realloc(cpus, (n + 1) * sizeof(*cpus));
+		more = kt_realloc_array(cpus, n + 1, sizeof(*cpus));
 		if (!more) {
 			free(cpus);
 			return oom(err);

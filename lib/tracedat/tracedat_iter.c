@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/damage.h"
 #include "tracedat/tracedat_skip.h"
@@ -420,7 +421,7 @@ static int block_page(struct td_stream *s, size_t ps, const uint8_t **page)
 	if (!b)
 		return -ENOMEM;
 	if (b->cap < len) {
-		uint8_t *mem = realloc(b->mem, len);
+		uint8_t *mem = kt_realloc_array(b->mem, len, 1);
 
 		if (!mem)
 			return -ENOMEM;
@@ -862,7 +863,7 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	}
 	it = calloc(1, sizeof(*it));
 	if (!it)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	it->td = td;
 	it->last = -1;
 	it->raw = td->flags & TRACEDAT_RAW_TS;
@@ -879,7 +880,7 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 	it->heap = calloc(n ? n : 1, sizeof(*it->heap));
 	if (!it->streams || !it->heap || td_codec_init(&it->codec, td->codec_kind)) {
 		tracedat_iter_free(it);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	for (size_t b = first; b < last; b++) {
 		struct td_buffer *buf = &td->bufs[b];
@@ -919,7 +920,7 @@ int tracedat_iter_new(struct tracedat *td, int buffer, int cpu, struct tracedat_
 								 : KBUFFER_ENDIAN_LITTLE);
 			if (!s->kb) {
 				tracedat_iter_free(it);
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			if (td->hdr.old_format)
 				kbuffer_set_old_format(s->kb);
@@ -1159,7 +1160,7 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 	if (end - off < 4)
 		return ktrace_error_at(err, -ENODATA, off, "truncated: latency chunk count");
 	if (td_codec_init(&codec, td->codec_kind))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	count = kt_load_u32(td->map + off, td->hdr.big_endian);
 	off += 4;
 	for (uint32_t i = 0; i < count && !ret; i++) {
@@ -1181,7 +1182,7 @@ int tracedat_latency_text(struct tracedat *td, size_t buffer,
 		}
 		ret = td_decompress_grow(&codec, td->map + off + 8, csize, &buf, &cap, usize);
 		if (ret) {
-			ret = ret == -ENOMEM ? ktrace_error_set(err, -ENOMEM, "out of memory")
+			ret = ret == -ENOMEM ? kt_error_oom(err)
 					     : ktrace_error_at(err, -EBADMSG, off,
 							       "cannot decompress latency chunk");
 			break;

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/opts.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
@@ -138,7 +140,7 @@ static void learn_pair(struct learn *l, const struct ktrace_event *ev, int pid_f
 
 		while (cap < l->len + (size_t)n)
 			cap *= 2;
-		t = realloc(l->text, cap);
+		t = kt_realloc_array(l->text, cap, 1);
 		if (!t)
 			return;
 		l->text = t;
@@ -192,7 +194,7 @@ static int reset_streams(struct split *sp)
 			if (td_pages_init(&s->pages, s->fd,
 					  tracedat_buffer(sp->td, s->buffer)->page_size, sp->long_size,
 					  sp->big_endian))
-				return ktrace_error_set(sp->err, -ENOMEM, "out of memory");
+				return kt_error_oom(sp->err);
 		}
 		if (ftruncate(s->fd, 0) < 0 || lseek(s->fd, 0, SEEK_SET) < 0)
 			return ktrace_error_set(sp->err, -errno, "%s: temporary file: %s", sp->o->output,
@@ -228,7 +230,7 @@ static int write_piece(struct split *sp, const char *path, size_t learned)
 	int ret;
 
 	if (!index)
-		return ktrace_error_set(sp->err, -ENOMEM, "out of memory");
+		return kt_error_oom(sp->err);
 	for (size_t i = 0; i < sp->nstreams; i++) {
 		ret = td_pages_flush(&sp->streams[i].pages);
 		if (ret) {
@@ -479,7 +481,7 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *opts,
 	sp.big_endian = h->big_endian;
 	sp.first = calloc(nbufs ? nbufs : 1, sizeof(*sp.first));
 	if (!sp.first)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (size_t i = 0; i < nbufs; i++) {
 		sp.first[i] = sp.nstreams;
 		sp.nstreams += tracedat_buffer(td, i)->cpus;
@@ -487,7 +489,7 @@ int tracedat_split(struct tracedat *td, const struct tracedat_split_opts *opts,
 	sp.streams = calloc(sp.nstreams ? sp.nstreams : 1, sizeof(*sp.streams));
 	if (!sp.streams) {
 		free(sp.first);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	for (size_t i = 0, k = 0; i < nbufs; i++) {
 		for (size_t c = 0; c < tracedat_buffer(td, i)->cpus; c++, k++) {

@@ -6,6 +6,7 @@
  */
 #include <ktrace/tracedat.h>
 
+#include "common/check.h"
 #include "tracedat/tracedat_int.h"
 
 #include <errno.h>
@@ -105,7 +106,7 @@ static int copy_metadata(struct tracedat *td, struct tracedat_writer *w, const c
 			return ret;
 		all = malloc(len + more_len);
 		if (!all)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		memcpy(all, t, len);
 		memcpy(all + len, more_cmdlines, more_len);
 		ret = tracedat_writer_cmdlines(w, all, len + more_len, err);
@@ -236,7 +237,7 @@ int tracedat_convert(struct tracedat *td, struct tracedat_writer *w, struct ktra
 	}
 	index = calloc(nbufs ? nbufs : 1, sizeof(*index));
 	if (!index)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = td_copy_layout(td, w, index, NULL, 0, err);
 	for (size_t i = 0; i < nbufs && !ret; i++) {
 		const struct tracedat_buffer *b = tracedat_buffer(td, i);

@@ -23,6 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "common/check.h"
 #include "common/opts.h"
 #include "common/outfile.h"
 #include "tracedat/tracedat_int.h"
@@ -136,7 +137,7 @@ struct tracedat_writer {
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 static const char *wname(const struct tracedat_writer *w)
@@ -182,7 +183,7 @@ static int mem_reserve(struct tw_mem *m, size_t more)
 	cap = m->cap ? m->cap : 4096;
 	while (cap - m->len < more)
 		cap *= 2;
-	p = realloc(m->p, cap);
+	p = kt_realloc_array(m->p, cap, 1);
 	if (!p)
 		return -ENOMEM;
 	m->p = p;
@@ -346,7 +347,7 @@ static int compress2pieces(struct tracedat_writer *w, const void *a, size_t alen
 	size_t total = alen + blen, bound = compress_bound(w, total);
 
 	if (bound > w->cbuf_cap) {
-		uint8_t *p = realloc(w->cbuf, bound);
+		uint8_t *p = kt_realloc_array(w->cbuf, bound, 1);
 
 		if (!p)
 			return fail(w, err, -ENOMEM, "compression buffer");
@@ -422,7 +423,7 @@ static int write_block(struct tracedat_writer *w, const void *a, size_t alen, co
 static int chunks_begin(struct tracedat_writer *w, size_t chunk_size, struct ktrace_error *err)
 {
 	if (chunk_size > w->chunk_size || !w->chunk) {
-		uint8_t *p = realloc(w->chunk, chunk_size);
+		uint8_t *p = kt_realloc_array(w->chunk, chunk_size, 1);
 
 		if (!p)
 			return fail(w, err, -ENOMEM, "chunk buffer");
@@ -861,7 +862,7 @@ int tracedat_writer_modules(struct tracedat_writer *w, const char *text, size_t 
 static int new_buffer(struct tracedat_writer *w, const char *name, const char *clock,
 		      unsigned int page_size, bool latency, bool declared, struct ktrace_error *err)
 {
-	struct tw_buffer *n = realloc(w->bufs, (w->nbufs + 1) * sizeof(*n)), *b;
+	struct tw_buffer *n = kt_realloc_array(w->bufs, w->nbufs + 1, sizeof(*n)), *b;
 
 	if (!n)
 		return fail(w, err, -ENOMEM, "buffers");
@@ -982,7 +983,7 @@ static int add_cpu_slot(struct tracedat_writer *w, struct tw_buffer *b, unsigned
 {
 	if (b->ncpus == b->cpus_cap) {
 		size_t cap = b->cpus_cap ? b->cpus_cap * 2 : 8;
-		struct tw_cpu *n = realloc(b->cpus, cap * sizeof(*n));
+		struct tw_cpu *n = kt_realloc_array(b->cpus, cap, sizeof(*n));
 
 		if (!n)
 			return fail(w, err, -ENOMEM, "CPU table");

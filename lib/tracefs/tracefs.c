@@ -17,6 +17,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163
@@ -70,7 +72,7 @@ int tfs_read_file(const char *path, size_t max, char **buf, size_t *len)
 				return -EFBIG;
 			}
 			cap = cap * 2 > max ? max : cap * 2;
-			nb = realloc(b, cap + 1);
+			nb = kt_realloc_array(b, cap + 1, 1);
 			if (!nb) {
 				close(fd);
 				free(b);
@@ -233,7 +235,7 @@ int ktrace_tracefs_find(bool mount_it, char **dir, bool *mounted, struct ktrace_
 		d = strdup(DEFAULT_TRACEFS);
 	}
 	if (!d)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	*dir = d;
 	return 0;
 }
@@ -271,7 +273,7 @@ int tfs_list_dirs(const char *path, bool sorted, char ***out, size_t *n)
 			char **nn;
 
 			cap = cap ? cap * 2 : 64;
-			nn = realloc(names, cap * sizeof(*nn));
+			nn = kt_realloc_array(names, cap, sizeof(*nn));
 			if (!nn)
 				goto oom;
 			names = nn;
@@ -332,7 +334,7 @@ int tfs_list_events(const char *dir, struct tfs_events *out, struct ktrace_error
 				struct tfs_event *n;
 
 				cap = cap ? cap * 2 : 256;
-				n = realloc(out->ev, cap * sizeof(*n));
+				n = kt_realloc_array(out->ev, cap, sizeof(*n));
 				if (!n) {
 					ret = -ENOMEM;
 					break;

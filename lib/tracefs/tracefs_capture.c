@@ -20,6 +20,7 @@
 
 #include <ktrace/kbuffer.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/outfile.h"
 #include "tracefs/tracefs_int.h"
@@ -270,7 +271,7 @@ int tfs_capture_start(struct ktrace_tracefs_session *s, struct tfs_buffer *b, st
 		int ret;
 
 		if (!a)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		a->s = s;
 		a->b = b;
 		a->c = c;
@@ -319,7 +320,7 @@ int tfs_capture_drain(struct tfs_buffer *b, struct tfs_cpu *c, uint64_t limit,
 	 * splice is refused */
 	page = malloc(b->page_size);
 	if (!page)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	while (limit >= b->page_size) {
 		ret = read_page(b, c, page, &what);
 		if (ret <= 0)

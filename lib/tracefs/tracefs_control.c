@@ -20,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/opts.h"
 #include "tracefs/tracefs_int.h"
 
@@ -41,7 +43,7 @@ static void target_free(struct target *t)
 
 static int add(struct target *t, const char *name)
 {
-	char **v = realloc(t->names, (t->n + 1) * sizeof(*v));
+	char **v = kt_realloc_array(t->names, t->n + 1, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -63,7 +65,7 @@ static int resolve(const struct ktrace_tracefs_target *tt, bool mount_it, struct
 	if (tt->tracefs) {
 		t->tracefs = strdup(tt->tracefs);
 		if (!t->tracefs)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	} else if ((ret = ktrace_tracefs_find(mount_it, &t->tracefs, &t->mounted, err))) {
 		return ret;
 	}
@@ -200,7 +202,7 @@ static void read_defaults(const char *tracefs, struct defaults *d)
 
 		if (de->d_name[0] == '.' || tfs_read_value(path, de->d_name, &value))
 			continue;
-		v = realloc(d->options, (d->noptions + 1) * sizeof(*v));
+		v = kt_realloc_array(d->options, d->noptions + 1, sizeof(*v));
 		if (!v || !(v[d->noptions].file = strdup(de->d_name))) {
 			if (v)
 				d->options = v;

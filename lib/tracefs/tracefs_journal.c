@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 #define JOURNAL_MAGIC "ktrace-journal 1"
@@ -115,7 +117,7 @@ static int add_name(char **list, const char *file)
 	for (const char *p = *list; p && *p; p += strcspn(p, ","), p += strspn(p, ", "))
 		if (strcspn(p, ",") == flen && !strncmp(p, file, flen))
 			return 0;
-	n = realloc(*list, len + flen + 3);
+	n = kt_realloc_array(*list, len + flen + 3, 1);
 	if (!n)
 		return -ENOMEM;
 	sprintf(n + len, "%s%s", len ? ", " : "", file);
@@ -165,7 +167,7 @@ static int take_extra(struct tfs_saved *sv, const char *file, const char *value)
 	for (size_t i = 0; i < sv->nextra; i++)
 		if (!strcmp(sv->extra[i].file, file))
 			return 0;
-	n = realloc(sv->extra, (sv->nextra + 1) * sizeof(*n));
+	n = kt_realloc_array(sv->extra, sv->nextra + 1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	sv->extra = n;
@@ -192,11 +194,11 @@ static int take_cpu(struct tfs_buffer *b, const char *cpu, const char *value)
 	for (size_t i = 0; i < b->ncpus; i++)
 		if (b->cpus[i].cpu == id)
 			return 0;
-	c = realloc(b->cpus, (b->ncpus + 1) * sizeof(*c));
+	c = kt_realloc_array(b->cpus, b->ncpus + 1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	b->cpus = c;
-	kb = realloc(sv->cpu_kb, (sv->ncpu_kb + 1) * sizeof(*kb));
+	kb = kt_realloc_array(sv->cpu_kb, sv->ncpu_kb + 1, sizeof(*kb));
 	if (!kb)
 		return -ENOMEM;
 	sv->cpu_kb = kb;
@@ -325,7 +327,7 @@ int tfs_journal_claim(struct tfs_buffer *b, const char *tracefs, bool recorder,
 			if (!b->journal_path) {
 				unlink(path);
 				close(fd);
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			b->journal_fd = fd;
 			return 0;
@@ -373,7 +375,7 @@ int tfs_journal_note(struct tfs_buffer *b, char kind, const char *file, const ch
 	e = tfs_escape(value ? value : "");
 	if (!e || asprintf(&line, "%c\t%s\t%s\n", kind, file, e) < 0) {
 		free(e);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	free(e);
 	ret = write_all(b->journal_fd, line, strlen(line));
@@ -444,7 +446,7 @@ int tfs_journal_leftover(const char *tracefs, struct ktrace_tracefs_leftover *lo
 	if (!lo->name || !lo->what) {
 		free(lo->name);
 		free(lo->what);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	return 1;
 }
@@ -505,7 +507,7 @@ static int add_id(struct pipe_id **v, size_t *n, const char *path)
 
 	if (stat(path, &st) < 0)
 		return 0;
-	p = realloc(*v, (*n + 1) * sizeof(*p));
+	p = kt_realloc_array(*v, *n + 1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	*v = p;
@@ -635,7 +637,7 @@ int tfs_buffer_busy(const char *tracefs, const char *name, const char *dir,
 	}
 	if (buffer_pipes(dir, &ids, &n)) {
 		free(ids);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	pid = n ? pipe_reader(ids, n, comm, sizeof(comm)) : 0;
 	free(ids);

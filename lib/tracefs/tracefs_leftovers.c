@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 static const char *registry_dir(void)
@@ -112,7 +114,7 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 		}
 		if (*n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
-			struct ktrace_tracefs_leftover *p = realloc(v, ncap * sizeof(*p));
+			struct ktrace_tracefs_leftover *p = kt_realloc_array(v, ncap, sizeof(*p));
 
 			if (!p)
 				goto oom;
@@ -139,14 +141,14 @@ int ktrace_tracefs_leftovers(const char *tracefs, struct ktrace_tracefs_leftover
 			return ret;
 		}
 		if (ret) {
-			struct ktrace_tracefs_leftover *p = realloc(v, (*n + 1) * sizeof(*p));
+			struct ktrace_tracefs_leftover *p = kt_realloc_array(v, *n + 1, sizeof(*p));
 
 			if (!p) {
 				free(top.name);
 				free(top.what);
 				ktrace_tracefs_leftovers_free(v, *n);
 				*n = 0;
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			}
 			v = p;
 			v[(*n)++] = top;
@@ -158,7 +160,7 @@ oom:
 	closedir(d);
 	ktrace_tracefs_leftovers_free(v, *n);
 	*n = 0;
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 void ktrace_tracefs_leftovers_free(struct ktrace_tracefs_leftover *v, size_t n)

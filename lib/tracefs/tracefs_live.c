@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "tracefs/tracefs_int.h"
 
 #define PUNCH_BYTES (1u << 20)     /* hand memory back in steps of this */
@@ -66,13 +67,13 @@ static int live_init(struct ktrace_tracefs_session *s, struct ktrace_error *err)
 	size_t n = 0;
 
 	if (!l)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	for (size_t i = 0; i < s->nbufs; i++)
 		n += s->bufs[i].ncpus;
 	l->cpus = calloc(n ? n : 1, sizeof(*l->cpus));
 	if (!l->cpus) {
 		free(l);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	s->live = l;
 	for (size_t i = 0; i < s->nbufs; i++) {
@@ -89,7 +90,7 @@ static int live_init(struct ktrace_tracefs_session *s, struct ktrace_error *err)
 										: KBUFFER_ENDIAN_LITTLE);
 			lc->page = malloc(b->page_size);
 			if (!lc->kb || !lc->page)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 		}
 	}
 	return 0;

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 /* tracefs, found when not given (never mounted here: reading needs it mounted). */
@@ -25,7 +27,7 @@ static int tracefs_dir(const char *tracefs, char **dir, struct ktrace_error *err
 {
 	if (tracefs) {
 		*dir = strdup(tracefs);
-		return *dir ? 0 : ktrace_error_set(err, -ENOMEM, "out of memory");
+		return *dir ? 0 : kt_error_oom(err);
 	}
 	return ktrace_tracefs_find(false, dir, NULL, err);
 }
@@ -105,13 +107,13 @@ int ktrace_tracefs_list_dir(const char *tracefs, const char *instance, const cha
 			continue;
 		if (dirs_only && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		nv = realloc(v, (cnt + 1) * sizeof(*nv));
+		nv = kt_realloc_array(v, cnt + 1, sizeof(*nv));
 		if (!nv || !(nv[cnt] = strdup(de->d_name))) {
 			if (nv)
 				v = nv;
 			closedir(d);
 			tfs_free_names(v, cnt);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		v = nv;
 		cnt++;
@@ -143,7 +145,7 @@ static void add_name(struct names *l, const char *system, const char *event)
 		return;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 256;
-		char **v = realloc(l->v, cap * sizeof(*v));
+		char **v = kt_realloc_array(l->v, cap, sizeof(*v));
 
 		if (!v) {
 			l->err = -ENOMEM;
@@ -254,7 +256,7 @@ int ktrace_tracefs_list_events(const char *tracefs, const char *regex, char ***n
 	/* trace-cmd's split of "SYS:EV" (strtok: leading colons are skipped) */
 	copy = strdup(regex);
 	if (!copy) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	system = strtok_r(copy, ":", &save);

@@ -18,13 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 #define STATE_MAGIC "ktrace-state 1"
 
 int tfs_plan_add(struct tfs_plan *p, const char *file, const char *value, bool append)
 {
-	struct tfs_step *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	struct tfs_step *v = kt_realloc_array(p->v, p->n + 1, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;

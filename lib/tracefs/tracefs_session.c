@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/opts.h"
 #include "tracefs/tracefs_int.h"
 
@@ -29,7 +31,7 @@
 
 static int oom(struct ktrace_error *err)
 {
-	return ktrace_error_set(err, -ENOMEM, "out of memory");
+	return kt_error_oom(err);
 }
 
 static int bwrite(struct tfs_buffer *b, const char *name, const char *value, bool append,
@@ -88,7 +90,7 @@ static int session_new(const char *tracefs, const char *tmpdir, bool record,
 static struct tfs_buffer *add_buffer(struct ktrace_tracefs_session *s, const char *name,
 				     struct ktrace_error *err)
 {
-	struct tfs_buffer *n = realloc(s->bufs, (s->nbufs + 1) * sizeof(*n)), *b;
+	struct tfs_buffer *n = kt_realloc_array(s->bufs, s->nbufs + 1, sizeof(*n)), *b;
 	int len;
 
 	if (!n) {
@@ -152,7 +154,7 @@ static int buffer_info(struct ktrace_tracefs_session *s, struct tfs_buffer *b, s
 			unsigned int *nn;
 
 			cap = cap ? cap * 2 : 64;
-			nn = realloc(ids, cap * sizeof(*nn));
+			nn = kt_realloc_array(ids, cap, sizeof(*nn));
 			if (!nn) {
 				closedir(d);
 				free(ids);
@@ -254,7 +256,7 @@ static int save_set_extra(struct tfs_buffer *b, const char *file, const char *va
 		if (slash && !strcmp(slash, "/filter") && !strcmp(old, "none"))
 			strcpy(old, "0");
 	}
-	n = realloc(sv->extra, (sv->nextra + 1) * sizeof(*n));
+	n = kt_realloc_array(sv->extra, sv->nextra + 1, sizeof(*n));
 	if (!n || !(n[sv->nextra].file = strdup(file))) {
 		if (n)
 			sv->extra = n;
@@ -985,7 +987,7 @@ static char *own_threads(void)
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		if (len + strlen(e->d_name) + 2 > cap) {
-			char *n = realloc(list, cap = cap * 2 + 256);
+			char *n = kt_realloc_array(list, cap = cap * 2 + 256, 1);
 
 			if (!n) {
 				free(list);

@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "tracefs/tracefs_int.h"
 
 /* A file's text with trailing white space removed (trace-cmd's strstrip keeps leading
@@ -40,7 +42,7 @@ static char *read_stripped(const char *dir, const char *name)
 static int push_setting(struct ktrace_tracefs_event_setting **v, size_t *n, const char *system,
 			const char *event, const char *value)
 {
-	struct ktrace_tracefs_event_setting *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	struct ktrace_tracefs_event_setting *nv = kt_realloc_array(*v, *n + 1, sizeof(*nv));
 
 	if (!nv)
 		return -ENOMEM;
@@ -54,7 +56,7 @@ static int push_setting(struct ktrace_tracefs_event_setting **v, size_t *n, cons
 
 static int push_name(char ***v, size_t *n, const char *name)
 {
-	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	char **nv = kt_realloc_array(*v, *n + 1, sizeof(*nv));
 
 	if (!nv)
 		return -ENOMEM;
@@ -138,7 +140,7 @@ static int read_options(const char *dir, struct ktrace_tracefs_buffer_state *b)
 
 		if (de->d_name[0] == '.' || !(v = read_stripped(path, de->d_name)))
 			continue;
-		nv = realloc(b->options, (b->noptions + 1) * sizeof(*nv));
+		nv = kt_realloc_array(b->options, b->noptions + 1, sizeof(*nv));
 		if (nv)
 			b->options = nv;
 		if (!nv || !(nv[b->noptions].name = strdup(de->d_name)))
@@ -196,7 +198,7 @@ static int read_buffer(const char *dir, const char *name, unsigned int cpus,
 			v = read_stripped(dir, file);
 			if (!v)
 				break;
-			nv = realloc(b->cpu_kb, (b->ncpu_kb + 1) * sizeof(*nv));
+			nv = kt_realloc_array(b->cpu_kb, b->ncpu_kb + 1, sizeof(*nv));
 			if (!nv) {
 				free(v);
 				return -ENOMEM;
@@ -289,7 +291,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 
 	*out = NULL;
 	if (!st)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (tracefs)
 		st->tracefs = strdup(tracefs);
 	else if ((ret = ktrace_tracefs_find(false, &st->tracefs, NULL, err))) {
@@ -298,7 +300,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 	}
 	if (!st->tracefs) {
 		free(st);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	snprintf(path, sizeof(path), "%s/instances", st->tracefs);
 	if (tfs_list_dirs(path, false, &st->instances, &st->ninstances))
@@ -321,7 +323,7 @@ int ktrace_tracefs_state_read(const char *tracefs, const char *const *instances,
 	st->buffers = calloc(want, sizeof(*st->buffers));
 	if (!st->buffers) {
 		ktrace_tracefs_state_free(st);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	for (size_t i = 0; i < want && !ret; i++) {
 		const char *name = all ? (i ? st->instances[i - 1] : "") : n ? instances[i] : "";

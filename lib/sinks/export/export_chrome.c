@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -158,7 +159,7 @@ static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r
 
 		while (n <= cpu)
 			n *= 2;
-		v = realloc(c->cpus, n * sizeof(*v));
+		v = kt_realloc_array(c->cpus, n, sizeof(*v));
 		if (!v) {
 			*err = -ENOMEM;
 			return NULL;
@@ -413,7 +414,7 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 	int ret, sret = 0;
 
 	if (!c)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (o)
 		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
 	c->s = s;

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
@@ -177,7 +179,7 @@ static struct pf_cpu *get_cpu(struct pf *pf, uint32_t cpu, int *err)
 
 		while (n <= cpu)
 			n *= 2;
-		v = realloc(pf->cpus, n * sizeof(*v));
+		v = kt_realloc_array(pf->cpus, n, sizeof(*v));
 		if (!v) {
 			*err = -ENOMEM;
 			return NULL;
@@ -637,7 +639,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 	int ret;
 
 	if (!h)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	kt_turns_init(&turns, write_out, out);
 	ret = pf_init(&pf, s, o, out);
 	pf.nthr = nthr;
@@ -666,7 +668,7 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 		}
 	}
 	if (ret == -ECANCELED)
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	/* a record the trace cannot hold ends it as damage does; out of memory: no end */
 	if (ret != -ENOMEM && finish(&pf))
 		ret = -ENOMEM;

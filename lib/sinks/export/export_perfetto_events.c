@@ -333,10 +333,10 @@ static int classify(struct pf_events *e, struct ktrace_stream *s, struct pf_type
 	struct ktrace_stream_sched sc;
 	bool typed_ok = d != NULL;
 
-	t->nfields = n;
 	t->f = calloc(n ? n : 1, sizeof(*t->f));
 	if (!t->f)
 		return -ENOMEM;
+	t->nfields = n;
 	for (size_t i = 0; i < n; i++) {
 		struct ktrace_event_value v;
 		const struct pf_typed_field *tf;

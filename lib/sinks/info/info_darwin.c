@@ -10,6 +10,8 @@
 #include <ktrace/kcdata.h>
 #include <ktrace/ktrace_file.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -59,10 +61,10 @@ static int collect_chunks(struct ktrace_file *f, struct info_chunks *ch, struct 
 		}
 		if (ch->n == ch->cap) {
 			size_t cap = ch->cap ? ch->cap * 2 : 16;
-			struct ktrace_chunk *p = realloc(ch->v, cap * sizeof(*p));
+			struct ktrace_chunk *p = kt_realloc_array(ch->v, cap, sizeof(*p));
 
 			if (!p)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			ch->v = p;
 			ch->cap = cap;
 		}
@@ -355,7 +357,7 @@ int kt_info_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_opts
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		ktrace_darwin_close(k);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	/* The chunk list needs a second pass over the file: mapped inputs only. */
 	if (ktrace_darwin_file(k) && ktrace_input_is_mapped(in))

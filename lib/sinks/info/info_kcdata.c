@@ -11,6 +11,8 @@
 
 #include <ktrace/kcdata.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include <ktrace/view.h>
 
@@ -282,9 +284,9 @@ int kt_info_kcdata(struct ktrace_input *in, bool items, bool json, struct ktrace
 		if (ncounts == cap) {
 			size_t ncap = cap ? cap * 2 : 256;
 
-			c = realloc(counts, ncap * sizeof(*c));
+			c = kt_realloc_array(counts, ncap, sizeof(*c));
 			if (!c) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				break;
 			}
 			counts = c;

@@ -9,6 +9,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "sinks/info/info.h"
@@ -163,7 +164,7 @@ int kt_info_koff(struct ktrace_input *in, bool json, struct ktrace_out *out,
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		koff_reader_close(r);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
 		if (!s->records)

@@ -7,6 +7,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/cursor.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -156,7 +157,7 @@ int kt_info_pages(struct ktrace_input *in, struct ktrace_ring_layout *layout, bo
 
 	s.by_id = calloc(MAX_IDS, sizeof(*s.by_id));
 	if (!s.by_id)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = kt_pages_walk(in, layout, &v, &pages, err);
 	/* what was read is summarised, with the error that stopped the reading */
 	if (s.have_layout) {

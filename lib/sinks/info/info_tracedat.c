@@ -15,7 +15,9 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/damage.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "sinks/info/info.h"
@@ -49,7 +51,7 @@ struct damage {
 
 static void add_damage(struct damage *d, const struct ktrace_error *e)
 {
-	struct ktrace_error *v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	struct ktrace_error *v = kt_realloc_array(d->v, d->n + 1, sizeof(*v));
 
 	if (v) {
 		d->v = v;
@@ -532,7 +534,7 @@ int kt_info_tracedat(struct ktrace_input *in, unsigned int flags, bool json,
 	nbufs = tracedat_buffer_count(td);
 	bs = calloc(nbufs ? nbufs : 1, sizeof(*bs));
 	if (!bs) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	for (size_t b = 0; b < nbufs; b++) {
@@ -540,7 +542,7 @@ int kt_info_tracedat(struct ktrace_input *in, unsigned int flags, bool json,
 
 		bs[b].cpus = calloc(buf->cpus ? buf->cpus : 1, sizeof(*bs[b].cpus));
 		if (!bs[b].cpus) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		for (unsigned int c = 0; c < buf->cpus; c++) {

@@ -10,6 +10,7 @@
 
 #include <ktrace/kcdata.h>
 
+#include "common/grow.h"
 #include "common/json.h"
 #include "sinks/kcdata/kcdata.h"
 #include <ktrace/view.h>
@@ -102,7 +103,7 @@ static struct entry *sorted_entries(struct sorter *st, const struct kcdata_node 
 	if (count > st->cap[level]) {
 		size_t cap = count < 64 ? 64 : count * 2;
 
-		e = realloc(st->lv[level], cap * sizeof(*e));
+		e = kt_realloc_array(st->lv[level], cap, sizeof(*e));
 		if (!e)
 			return NULL;
 		st->lv[level] = e;

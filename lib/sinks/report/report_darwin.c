@@ -9,6 +9,8 @@
 #include <ktrace/darwin.h>
 #include <ktrace/ktrace_file.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
@@ -106,7 +108,7 @@ static void push_start(struct intervals *iv, const struct ktrace_darwin_event *e
 			return;
 		if (iv->nnodes == iv->capn) {
 			size_t cap = iv->capn ? iv->capn * 2 : 1024;
-			struct open_node *p = realloc(iv->nodes, cap * sizeof(*p));
+			struct open_node *p = kt_realloc_array(iv->nodes, cap, sizeof(*p));
 
 			if (!p)
 				return;
@@ -188,8 +190,8 @@ static void l_text(struct ktrace_out *l, const char *s, size_t max, bool csv, si
 	if (l->len >= l->cap || l->cap - l->len < 2 * max + 2 + width) {
 		size_t room = l->len < l->cap ? l->cap - l->len : 0;
 
-		if (room < 2 + width)
-			return;      /* cannot happen: lines are far shorter than the buffer */
+		if (NEVER(room < 2 + width))
+			return;      /* lines are far shorter than the buffer */
 		max = (room - 2 - width) / 2;
 	}
 	d = l->buf + l->len;
@@ -635,7 +637,7 @@ int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_op
 	int ret;
 
 	if (!stp)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	stp->o = o;
 	ret = ktrace_darwin_open(in, &o->kdebug, &stp->k, err);
 	if (ret < 0) {
@@ -646,7 +648,7 @@ int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_op
 	if (o->json) {
 		stp->json = malloc(sizeof(*stp->json));
 		if (!stp->json) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		kt_json_init(stp->json, out, 2);

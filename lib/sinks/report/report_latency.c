@@ -24,6 +24,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/outbuf.h"
 #include "sinks/report/report.h"
 
@@ -202,12 +203,12 @@ int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct kt
 		return ktrace_error_set(err, -EINVAL, "Wakeup tracing can only be done on a single input file");
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	wo.line_suffix = line_suffix;
 	wo.line_suffix_arg = w;
 	ret = ktrace_view_tracedat_text(&wo, out, err, err_file);
 	if (!ret && w->oom)
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	if (!ret && w->ok && w->all.count) {
 		put_totals(out, &w->all);
 		if (w->rt.count) {

@@ -23,6 +23,8 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
+#include "common/grow.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
 #include "tracefs/tracefs_live.h"
@@ -47,7 +49,7 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 
 	*out = NULL;
 	if (!v)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (o)
 		v->o = *o;
 	v->s = s;
@@ -56,7 +58,7 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 	v->text = malloc(v->cap);
 	if (!v->evs || !v->text) {
 		ktrace_view_live_free(v);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	ret = ktrace_tracefs_load_events(s, v->evs, err);
 	if (ret) {
@@ -148,10 +150,10 @@ static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_
 		if (n < v->cap)
 			break;
 		{
-			char *t = realloc(v->text, n + 1);
+			char *t = kt_realloc_array(v->text, n + 1, 1);
 
 			if (!t)
-				return ktrace_error_set(err, -ENOMEM, "out of memory");
+				return kt_error_oom(err);
 			v->text = t;
 			v->cap = n + 1;
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The walk over a raw ring-buffer dump (see pages_walk.h). */
+#include "common/check.h"
 #include "sinks/report/report_pages_walk.h"
 
 #include <errno.h>
@@ -93,7 +94,7 @@ int kt_pages_walk(struct ktrace_input *in, struct ktrace_ring_layout *layout,
 	kb = kbuffer_alloc(layout->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 			   layout->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	if (!kb)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (v->layout)
 		v->layout(v->arg, layout);
 	for (;; index++, offset += layout->page_size) {

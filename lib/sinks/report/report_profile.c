@@ -31,6 +31,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/check.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
 #include "sinks/report/report.h"
@@ -1705,7 +1706,7 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 	if (!p.oom)
 		output_all(&p);
 	if (p.oom) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	} else {
 		/* the top buffer's damage, if any, stays the error the profile ends with */
 		struct ktrace_error other = { 0 };

@@ -50,6 +50,7 @@
 #include "engine/engine.h"
 #include "event/event_share.h"
 #include "common/bigmem.h"
+#include "common/check.h"
 #include "common/cpus.h"
 #include "common/grow.h"
 #include "common/outbuf.h"
@@ -307,14 +308,14 @@ static const struct evinfo *ev_info_slow(struct report *r, struct rfile *f,
 		return &fallback;
 	if ((size_t)id >= f->nevinfo) {
 		size_t n = (size_t)id + 64;
-		struct evinfo *v = realloc(f->evinfo, n * sizeof(*v));
+		struct evinfo *v = kt_realloc_array(f->evinfo, n, sizeof(*v));
 
 		if (!v)
 			return &fallback;
 		memset(v + f->nevinfo, 0, (n - f->nevinfo) * sizeof(*v));
 		f->evinfo = v;
 		{
-			uint8_t *k = realloc(f->skip, n);
+			uint8_t *k = kt_realloc_array(f->skip, n, 1);
 
 			if (!k)
 				return &fallback;
@@ -373,7 +374,7 @@ static int main_format(struct report *r, struct chunk *c, struct jrec *j, struct
 	size_t room = 256 * 1024 + (size_t)kr->size * 64, n;
 
 	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + room, 1))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	n = ktrace_event_format(evs, kr, raw ? KTRACE_EVFMT_RAW : 0, c->text + c->text_len,
 				 room, outf);
 	if (n >= room)
@@ -393,7 +394,7 @@ static int text_printf(struct report *r, struct chunk *c, const char *fmt, ...)
 	int n;
 
 	if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + 256, 1))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	va_start(ap, fmt);
 	n = vsnprintf(c->text + c->text_len, 256, fmt, ap);
 	va_end(ap);
@@ -421,7 +422,7 @@ static int debug_info(struct report *r, struct chunk *c, struct jextra *j,
 		f->kb = kbuffer_alloc(h->kernel_long_size == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
 				      h->big_endian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 		if (!f->kb)
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (h->old_format)
 			kbuffer_set_old_format(f->kb);
 	}
@@ -473,10 +474,10 @@ static struct jextra *add_extra(struct report *r, struct chunk *c, struct jrec *
 
 	if (c->nextras == c->cap_extras) {
 		size_t ncap = c->cap_extras ? c->cap_extras * 2 : 256;
-		struct jextra *v = realloc(c->extras, ncap * sizeof(*v));
+		struct jextra *v = kt_realloc_array(c->extras, ncap, sizeof(*v));
 
 		if (!v) {
-			ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			kt_error_oom(r->err);
 			return NULL;
 		}
 		c->extras = v;
@@ -520,7 +521,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 
 	kt_td_avail(t);
 	if (c->n == c->cap && kt_grow((void **)&c->recs, &c->cap, c->n + 1, sizeof(*c->recs)))
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	j = &c->recs[c->n++];
 	j->data = kr->data;
 	j->ts = kr->ts;
@@ -559,7 +560,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		if (n >= sizeof(lat))
 			n = sizeof(lat) - 1;
 		if (kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (n)   /* (no text yet: c->text may still be NULL) */
 			memcpy(c->text + c->text_len, lat, n);
 		x->lat_off = (uint32_t)c->text_len;
@@ -578,7 +579,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		if (n >= sizeof(sfx))
 			n = sizeof(sfx) - 1;
 		if (n && kt_grow((void **)&c->text, &c->text_cap, c->text_len + n, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		if (n) {
 			if (!x->dsuf_len)
 				x->dsuf_off = (uint32_t)c->text_len;
@@ -609,7 +610,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 			uint32_t keep = kr->avail < kr->size + 64 ? kr->avail : kr->size + 64;
 
 			if (kt_grow((void **)&r->copy, &r->copy_cap, keep, 1))
-				return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+				return kt_error_oom(r->err);
 			memcpy(r->copy, kr->data, keep);
 			kr->data = r->copy;
 			kr->avail = keep;
@@ -642,7 +643,7 @@ static int take_record(struct report *r, struct chunk *c, struct kt_tdrec *t, in
 		keep = kr->avail < want ? kr->avail : want;
 
 		if (kt_grow((void **)&c->data, &c->data_cap, c->data_len + keep, 1))
-			return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			return kt_error_oom(r->err);
 		memcpy(c->data + c->data_len, kr->data, keep);
 		x->data_off = (uint32_t)c->data_len;
 		j->flags |= J_COPIED;
@@ -799,7 +800,7 @@ static const struct namecol *name_col(struct wctx *w, const struct ktrace_event 
 		/* two events that share a slot take turns in its buffer: no allocation per
 		 * record once it is big enough for both */
 		if (need > n->cap) {
-			s = realloc(n->s, need);
+			s = kt_realloc_array(n->s, need, 1);
 			if (!s)
 				return NULL;
 			n->s = s;
@@ -861,7 +862,7 @@ static int grow_out(struct chunk *c, size_t need)
 	if (cap < c->out_most)
 		cap = c->out_most;     /* a buffer from the queue: as big as the biggest yet */
 	cap = (cap + OUT_STEP - 1) & ~(OUT_STEP - 1);
-	p = realloc(c->out, cap);
+	p = kt_realloc_array(c->out, cap, 1);
 	if (!p)
 		return -ENOMEM;
 	c->out = p;
@@ -1124,7 +1125,7 @@ static int run_walker(struct report *r)
 			}
 		}
 		if (format_chunk(r->main_ctx, &c)) {
-			ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(r->err);
 			give_up(r);
 			break;
 		}
@@ -1281,7 +1282,7 @@ static int run_records(struct report *r)
 	r->chunk_recs = o->line_flush ? 64 : 16;
 	r->main_ctx = new_ctx(r);
 	if (!r->main_ctx)
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	if (kt_out_flush(r->out))
 		return 0;
 	kt_td_keep(r->set, WALK_KEEP);
@@ -1301,7 +1302,7 @@ static int run_records(struct report *r)
 	if (walk.write_error)
 		r->out->error = walk.write_error;
 	if (ret == -ECANCELED && !walk.write_error)
-		ret = ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(r->err);
 	kt_turns_fini(&walk);
 	r->walk = NULL;
 	return ret;
@@ -1430,7 +1431,7 @@ static int list_events(struct report *r, struct rfile *f)
 	const struct ktrace_event **v = malloc((n ? n : 1) * sizeof(*v));
 
 	if (!v)
-		return ktrace_error_set(r->err, -ENOMEM, "out of memory");
+		return kt_error_oom(r->err);
 	for (size_t i = 0; i < n; i++)
 		v[i] = ktrace_event_at(f->evs, i);
 	qsort(v, n, sizeof(*v), cmp_events);
@@ -1606,7 +1607,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		return ktrace_error_set(err, -EINVAL, "too many input files (at most %u)", UINT16_MAX);
 	r.files = calloc(o->nfiles ? o->nfiles : 1, sizeof(*r.files));
 	if (!r.files)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = kt_td_open(&r.set, o->nfiles, &so, true, err);
 	if (ret) {
 		free(r.files);
@@ -1615,14 +1616,14 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 	if (o->nraw_events) {
 		r.raw_re = calloc(o->nraw_events, sizeof(*r.raw_re));
 		if (!r.raw_re) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		for (size_t i = 0; i < o->nraw_events; i++) {
 			char *pat = malloc(strlen(o->raw_events[i]) + 3);
 
 			if (!pat) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			sprintf(pat, "^%s$", o->raw_events[i]);

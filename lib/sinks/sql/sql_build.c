@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/opts.h"
 #include "engine/engine.h"
 #include "sinks/sql/sql_int.h"
@@ -78,7 +79,7 @@ int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct
 		if (!t->streamed || streamed_too)
 			sql_table_create(&b, t, schema);
 	}
-	ret = b.error ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, kt_out_str(&b), err);
+	ret = b.error ? kt_error_oom(err) : sql_exec(db, kt_out_str(&b), err);
 	kt_out_heap_free(&b);
 	return ret;
 }
@@ -94,7 +95,7 @@ int sql_create_indexes(sqlite3 *db, const char *schema, bool streamed_too, struc
 		if (!t->streamed || streamed_too)
 			sql_table_indexes(&b, t, schema);
 	}
-	ret = b.error ? ktrace_error_set(err, -ENOMEM, "out of memory") : sql_exec(db, kt_out_str(&b), err);
+	ret = b.error ? kt_error_oom(err) : sql_exec(db, kt_out_str(&b), err);
 	kt_out_heap_free(&b);
 	return ret;
 }
@@ -119,7 +120,7 @@ static int prepare_inserts(struct ktrace_sql *q, struct ktrace_error *err)
 		kt_out_puts(&b, ")");
 		if (b.error) {
 			kt_out_heap_free(&b);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		rc = sqlite3_prepare_v2(q->db, kt_out_str(&b), -1, &q->ins[i], NULL);
 		kt_out_heap_free(&b);
@@ -249,6 +250,8 @@ static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 		t->path = q->paths[i];
 		t->sched_buffer = -1;
 		t->trace_id = sql_trace_hash(q->open_paths[i], (uint32_t)i);
+		if (t->trace_id < 0)
+			return (int)t->trace_id;
 		/* the same file twice: ids of their own */
 		for (size_t j = 0; j < i; j++)
 			if (q->traces[j].trace_id == t->trace_id)
@@ -298,7 +301,7 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 	int ret;
 
 	if (!cache)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = ktrace_stream_open(&s, (const char *const *)q->open_paths, q->npaths, &q->sopts, err,
 				 err_path);
 	if (ret) {
@@ -306,7 +309,7 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 		return ret;
 	}
 	if (fill_traces(q, s) || load_tasks(q, s)) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	for (;;) {
@@ -351,21 +354,21 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 
 			if (sql_thread_id(q, r->source, r->tid, &utid) ||
 			    !(th = sql_thread_at(q, utid))) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			if (r->comm[0] && (!th->name || strcmp(th->name, r->comm)) &&
 			    sql_thread_set_name(th, r->comm, strlen(r->comm))) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 			if (r->pid >= 0 && r->pid != th->pid && sql_thread_set_pid(q, utid, r->pid)) {
-				ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+				ret = kt_error_oom(err);
 				goto out;
 			}
 		}
 		if (!n) {
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 			goto out;
 		}
 		if (n->kind != SQL_EV_PLAIN ||
@@ -401,10 +404,10 @@ static int write_registries(struct ktrace_sql *q, struct ktrace_error *err)
 		if (t->pid < 0 || !t->name)
 			continue;
 		if (sql_process_id(q, t->trace, t->pid, &upid))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		p = sql_process_at(q, upid);
 		if (p && (!p->name || t->tid == t->pid) && sql_set_text(&p->name, t->name, strlen(t->name)))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	}
 	for (size_t i = 0; i < q->nthreads; i++) {
 		struct sql_thread *t = &q->threads[i];
@@ -585,7 +588,7 @@ static int spool_inputs(struct ktrace_sql *q, struct ktrace_error *err, const ch
 		if (q->spool_fd[i] >= 0 &&
 		    asprintf(&q->open_paths[i], "/proc/self/fd/%d", q->spool_fd[i]) < 0) {
 			q->open_paths[i] = q->paths[i];
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 	}
 	return 0;
@@ -618,14 +621,14 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 		return ktrace_error_set(err, -EINVAL, "no input");
 	q = calloc(1, sizeof(*q));
 	if (!q)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if ((ret = KT_OPTS_COPY(&q->sopts, o.stream, "ktrace_stream_opts", err))) {
 		ktrace_sql_close(q);
 		return ret;
 	}
 	if (copy_opts(q, paths, npaths, o.stream)) {
 		ktrace_sql_close(q);
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	}
 	if (o.db_path && npaths) {
 		enum db_state st = db_state(o.db_path, paths, npaths);

@@ -19,6 +19,7 @@
 
 #include <ktrace/darwin.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "sinks/sql/sql_int.h"
 
@@ -64,7 +65,7 @@ static int counter(struct ktrace_sql *q, const struct ktrace_stream_record *r, c
 	sqlite3_stmt *st = q->ins[INS_COUNTER];
 
 	if (!track)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	sqlite3_bind_int64(st, 1, ++q->next_counter_id);
 	sqlite3_bind_int64(st, 2, q->traces[r->source].trace_id);
 	sqlite3_bind_int64(st, 3, track);
@@ -123,7 +124,7 @@ static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 	uint32_t top = 0, n;
 
 	if (!category || !name)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	sql_map_get(&q->open_index, a, b, &top);
 	if (q->open_free) {
 		n = q->open_free - 1;
@@ -131,7 +132,7 @@ static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 	} else {
 		if (q->nopen >= UINT32_MAX - 1 ||
 		    kt_grow((void **)&q->open, &q->cap_open, q->nopen + 1, sizeof(*q->open)))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		n = (uint32_t)q->nopen++;
 	}
 	o = &q->open[n];
@@ -158,7 +159,7 @@ static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 		t->top_slice_id = o->id;
 	}
 	if (sql_map_put(&q->open_index, a, b, n + 1))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	return 0;
 }
 
@@ -215,7 +216,7 @@ static int close_slice(struct ktrace_sql *q, uint64_t a, uint64_t b, uint64_t ts
 		return ret;
 	thread_unlink(q, top - 1);
 	if (sql_map_put(&q->open_index, a, b, o->prev))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	o->id = 0;
 	o->prev = q->open_free;
 	q->open_free = top;
@@ -293,7 +294,7 @@ static int marker(struct ktrace_sql *q, struct ktrace_stream *s, const struct kt
 			return 0;
 		/* (a negative pid: a counter of no thread) */
 		if (sql_thread_id(q, r->source, pid, &ctid))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		return counter(q, r, bar1 + 1, (size_t)(bar2 - bar1 - 1), -1, ctid, v, err);
 	}
 	default:
@@ -321,7 +322,7 @@ static int koff_slice(struct ktrace_sql *q, struct ktrace_stream *s,
 		return 0;
 	name = sql_intern(&q->strings, r->name, strlen(r->name));
 	if (!name)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if (!ktrace_stream_field_by_name(s, "id", &cid) && cid.u) {
 		a = cid.u;
 		b = key_b(KEY_KOFF_ID, r->source, hash_ptr(name));

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/json.h"
 #include "common/opts.h"
 #include "common/outbuf.h"
@@ -39,7 +40,7 @@ static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 	}
 	kt_out_puts(&b, "CREATE VIEW out.raw AS SELECT * FROM event;\nCOMMIT;\n");
 	if (b.error)
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 	else
 		ret = sql_exec(db, kt_out_str(&b), err);
 	if (ret)
@@ -181,7 +182,7 @@ static int write_table(struct ktrace_sql *q, struct kt_outdir *d, const struct s
 	kt_out_printf(&shown, "%s/%s", kt_outdir_name(d), kt_out_str(&name));
 	kt_out_printf(&sql, "SELECT * FROM main.%s", tab->name);
 	if (name.error || shown.error || sql.error) {
-		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+		ret = kt_error_oom(err);
 		goto out;
 	}
 	ret = kt_outdir_file(d, kt_out_str(&name), &f, err);
@@ -191,7 +192,7 @@ static int write_table(struct ktrace_sql *q, struct kt_outdir *d, const struct s
 	rc = sqlite3_prepare_v2(q->db, kt_out_str(&sql), -1, &st, NULL);
 	if (!o || rc != SQLITE_OK) {
 		ret = o ? sql_db_error(q->db, rc, err, kt_out_str(&shown))
-			: ktrace_error_set(err, -ENOMEM, "out of memory");
+			: kt_error_oom(err);
 		goto fail;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -306,20 +307,20 @@ static int write_dir(struct ktrace_sql *q, const char *dir, bool jsonl, const ch
 	int ret;
 
 	if (!names)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = kt_outdir_open(dir, (const char *const *)names, &d, err);
 	for (size_t i = 0; i < sql_table_count() && !ret; i++)
 		ret = write_table(q, d, sql_table_at(i), jsonl, err);
 	if (!ret) {
 		if (sql_schema_text(&s, KTRACE_SQL_SQLITE, NULL, NULL))
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 		else
 			ret = write_text(d, "schema.sqlite.sql", kt_out_str(&s), s.len, err);
 		kt_out_heap_free(&s);
 	}
 	if (!ret) {
 		if (sql_schema_text(&s, KTRACE_SQL_CLICKHOUSE, NULL, cluster))
-			ret = ktrace_error_set(err, -ENOMEM, "out of memory");
+			ret = kt_error_oom(err);
 		else
 			ret = write_text(d, "schema.clickhouse.sql", kt_out_str(&s), s.len, err);
 		kt_out_heap_free(&s);

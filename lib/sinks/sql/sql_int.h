@@ -272,7 +272,7 @@ int sql_set_text(char **dst, const char *s, size_t len);
 /* A CPU's state (cpu < 65536), NULL otherwise or when out of memory. */
 struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu);
 /* A stable trace_id for an input: a hash of its size and first bytes. */
-int64_t sql_trace_hash(const char *path, uint32_t index);
+int64_t sql_trace_hash(const char *path, uint32_t index);   /* > 0, or -ENOMEM */
 void sql_registry_free(struct ktrace_sql *q);
 
 /* ---- derived tables (sched.c, derive.c) ---- */

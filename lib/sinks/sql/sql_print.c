@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/outbuf.h"
@@ -304,7 +305,7 @@ static int run_one(struct ktrace_sql *q, sqlite3_stmt *st, enum ktrace_sql_mode 
 		b.ncol = ncol;
 		b.right = malloc((size_t)ncol * sizeof(*b.right));
 		if (!b.right)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		for (int c = 0; c < ncol; c++)
 			b.right[c] = true;
 	}
@@ -347,7 +348,7 @@ static int run_one(struct ktrace_sql *q, sqlite3_stmt *st, enum ktrace_sql_mode 
 	if (ncol && mode == KTRACE_SQL_BOX) {
 		if (b.failed) {
 			box_free(&b);
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		}
 		box_print(&b, st, o);
 	}

@@ -193,7 +193,7 @@ struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
 	n = q->ncpus_state[trace];
 	if ((size_t)cpu >= n) {
 		size_t want = (size_t)cpu + 1;
-		struct sql_cpu *c = realloc(q->cpus_state[trace], want * sizeof(*c));
+		struct sql_cpu *c = kt_realloc_array(q->cpus_state[trace], want, sizeof(*c));
 
 		if (!c)
 			return NULL;
@@ -205,7 +205,8 @@ struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
 }
 
 /* FNV-1a of the file's size and first 1 MiB (of its index when the file cannot be
- * read), 53 bits: the same file has the same trace_id wherever it is loaded. */
+ * read), 53 bits: the same file has the same trace_id wherever it is loaded. -ENOMEM
+ * when memory ran out opening it (the id would be another). */
 int64_t sql_trace_hash(const char *path, uint32_t index)
 {
 	struct ktrace_input *in;
@@ -213,10 +214,17 @@ int64_t sql_trace_hash(const char *path, uint32_t index)
 	uint64_t h = 0xcbf29ce484222325ULL;
 	const uint8_t *p;
 	int64_t got, size = -1;
+	int ret = ktrace_input_open(path, &in, &err);
 
-	if (!ktrace_input_open(path, &in, &err)) {
+	if (ret == -ENOMEM)
+		return -ENOMEM;
+	if (!ret) {
 		size = ktrace_input_size(in);
 		got = ktrace_input_peek(in, 0, 1 << 20, &p, &err);
+		if (got == -ENOMEM) {
+			ktrace_input_close(in);
+			return -ENOMEM;
+		}
 		for (int64_t i = 0; i < got; i++) {
 			h ^= p[i];
 			h *= 0x100000001b3ULL;

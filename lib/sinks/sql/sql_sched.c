@@ -26,6 +26,7 @@
 #include <ktrace/darwin.h>
 #include <ktrace/event.h>
 
+#include "common/check.h"
 #include "sinks/sql/sql_int.h"
 
 #define DARWIN_SCHED_CLASS 0x0140   /* class MACH, subclass DBG_MACH_SCHED */
@@ -120,7 +121,7 @@ static int switch_threads(struct ktrace_sql *q, uint32_t trace, int32_t cpu, uin
 	int ret;
 
 	if (!c)
-		return cpu < 0 || cpu >= 65536 ? 0 : ktrace_error_set(err, -ENOMEM, "out of memory");
+		return cpu < 0 || cpu >= 65536 ? 0 : kt_error_oom(err);
 	if (c->open) {
 		bool same = c->utid == prev;
 		struct sql_thread *ct = sql_thread_at(q, c->utid);
@@ -181,7 +182,7 @@ static int wake(struct ktrace_sql *q, int64_t woken, int64_t waker, int32_t cpu,
 	t->state_cpu = cpu;
 	t->state_name = sql_intern(&q->strings, "R", 1);
 	t->waker_utid = waker;
-	return t->state_name ? 0 : ktrace_error_set(err, -ENOMEM, "out of memory");
+	return t->state_name ? 0 : kt_error_oom(err);
 }
 
 static const char *intern_state(struct ktrace_sql *q, const char *text)
@@ -206,7 +207,7 @@ static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
 	has_prio = sql_field_int(s, "next_prio", &prio);
 	/* a negative pid (damage) is no thread (0), as the record's own thread can be */
 	if (sql_thread_id(q, r->source, prev_pid, &prev) || sql_thread_id(q, r->source, next_pid, &next))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	if ((ret = name_thread(q, prev, s, "prev_comm")) || (ret = name_thread(q, next, s, "next_comm")))
 		return ktrace_error_set(err, ret, "out of memory");
 	if (has_state) {
@@ -220,7 +221,7 @@ static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
 		sql_prev_state_text(tr->states, (uint64_t)prev_state, text, sizeof(text));
 		state = intern_state(q, text);
 		if (!state)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	}
 	return switch_threads(q, r->source, r->cpu, r->ts, prev, state, next, has_prio, prio, err);
 }
@@ -235,7 +236,7 @@ static int linux_wake(struct ktrace_sql *q, struct ktrace_stream *s,
 	if (!sql_field_int(s, "target_cpu", &cpu) || cpu < 0 || cpu > INT32_MAX)
 		cpu = -1;
 	if (sql_thread_id(q, r->source, pid, &woken) || name_thread(q, woken, s, "comm"))
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	return wake(q, woken, utid, (int32_t)cpu, r->ts, err);
 }
 
@@ -330,7 +331,7 @@ static int darwin_sched(struct ktrace_sql *q, struct ktrace_stream *s,
 		int64_t woken;
 
 		if (sql_thread_id(q, r->source, (int64_t)(a[0].u & INT64_MAX), &woken))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		return wake(q, woken, utid, -1, r->ts, err);
 	}
 	{
@@ -338,7 +339,7 @@ static int darwin_sched(struct ktrace_sql *q, struct ktrace_stream *s,
 
 		state = intern_state(q, a[0].u & AST_PREEMPT ? "R+" : "S");
 		if (sql_thread_id(q, r->source, (int64_t)(a[1].u & INT64_MAX), &next) || !state)
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		return switch_threads(q, r->source, r->cpu, r->ts, utid, state, next, true,
 				      (int64_t)a[3].u, err);
 	}
@@ -369,11 +370,11 @@ int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct
 	case SQL_EV_FORK:
 	case SQL_EV_NEWTASK:
 		if (fork_event(q, s, r, utid, n->kind == SQL_EV_NEWTASK))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		return 0;
 	case SQL_EV_EXEC:
 		if (exec_event(q, s, r, utid))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 		return 0;
 	default:
 		return 0;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/numfmt.h"
 #include "sinks/sql/sql_int.h"
 
@@ -31,6 +32,7 @@ struct sql_scan {
 	const struct ktrace_stream_record *rec;
 	int64_t pos;                 /* id of the current event, 0 before the first */
 	bool done;
+	bool oom;                    /* done because memory ran out reading again */
 };
 
 struct sql_idle_stream {
@@ -56,6 +58,7 @@ static int scan_next(struct ktrace_sql *q, struct sql_scan *sc)
 		int ret = ktrace_stream_next(sc->s, &sc->rec, &err);
 
 		if (ret <= 0 || sc->pos >= q->events) {
+			sc->oom = ret == -ENOMEM;
 			sc->done = true;
 			sc->rec = NULL;
 			return 0;
@@ -112,7 +115,7 @@ void sql_vtab_free_idle(struct ktrace_sql *q)
 }
 
 /* Positions sc on event id target (1 <= target <= q->events): 1, or 0 when the inputs
- * cannot be read again. */
+ * cannot be read again (sc->oom when memory ran out). */
 static int scan_seek(struct ktrace_sql *q, struct sql_scan *sc, int64_t target)
 {
 	if (!sc->s || sc->done || sc->pos > target) {
@@ -130,10 +133,15 @@ static int scan_seek(struct ktrace_sql *q, struct sql_scan *sc, int64_t target)
 		} else {
 			struct ktrace_error err;
 
+			int ret;
+
 			scan_release(q, sc);
-			if (ktrace_stream_open(&sc->s, (const char *const *)q->open_paths, q->npaths, &q->sopts,
-					       &err, NULL))
+			ret = ktrace_stream_open(&sc->s, (const char *const *)q->open_paths, q->npaths,
+						 &q->sopts, &err, NULL);
+			if (ret) {
+				sc->oom = ret == -ENOMEM;
 				return 0;
+			}
 		}
 	}
 	while (sc->pos < target)
@@ -456,7 +464,7 @@ static int ev_settle(struct ev_cursor *c)
 			return SQLITE_OK;
 		if (!scan_next(c->q, &c->scan)) {
 			c->eof = true;
-			return SQLITE_OK;
+			return c->scan.oom ? SQLITE_NOMEM : SQLITE_OK;
 		}
 	}
 }
@@ -477,7 +485,7 @@ static int ev_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	}
 	if (!scan_seek(c->q, &c->scan, c->f.lo)) {
 		c->eof = true;
-		return SQLITE_OK;
+		return c->scan.oom ? SQLITE_NOMEM : SQLITE_OK;
 	}
 	return ev_settle(c);
 }
@@ -493,7 +501,7 @@ static int ev_next(sqlite3_vtab_cursor *cur)
 	}
 	if (!scan_next(c->q, &c->scan)) {
 		c->eof = true;
-		return SQLITE_OK;
+		return c->scan.oom ? SQLITE_NOMEM : SQLITE_OK;
 	}
 	return ev_settle(c);
 }
@@ -718,7 +726,7 @@ static int ar_settle(struct ar_cursor *c)
 		}
 		if (!scan_next(c->q, &c->scan)) {
 			c->eof = true;
-			return SQLITE_OK;
+			return c->scan.oom ? SQLITE_NOMEM : SQLITE_OK;
 		}
 		ar_event(c);
 	}
@@ -736,7 +744,7 @@ static int ar_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 		return SQLITE_OK;
 	if (!scan_seek(c->q, &c->scan, c->f.lo)) {
 		c->eof = true;
-		return SQLITE_OK;
+		return c->scan.oom ? SQLITE_NOMEM : SQLITE_OK;
 	}
 	ar_event(c);
 	return ar_settle(c);
@@ -758,7 +766,7 @@ static int ar_eof(sqlite3_vtab_cursor *cur)
 static void result_hex(struct ar_cursor *c, sqlite3_context *ctx, const uint8_t *p, size_t n)
 {
 	if (2 * n + 1 > c->hex_cap) {
-		char *h = realloc(c->hex, 2 * n + 1);
+		char *h = kt_realloc_array(c->hex, 2 * n + 1, 1);
 
 		if (!h) {
 			sqlite3_result_error_nomem(ctx);

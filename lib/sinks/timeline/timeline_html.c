@@ -44,6 +44,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/cpus.h"
 #include "common/json.h"
 #include "common/outfile.h"
@@ -422,7 +423,7 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		h->packed.n = 0;
 		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, TL_DEFLATE_LEVEL) ||
 		    put_encoded(h, "dict", i, l->dict.data.n, false))
-			return ktrace_error_set(err, -ENOMEM, "out of memory");
+			return kt_error_oom(err);
 	}
 	write_meta(h, s, dmg, literal);
 	put(h, "<script>\n");

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/check.h"
 #include "common/outfile.h"
 #include "sinks/timeline/timeline_writers.h"
 
@@ -255,7 +256,7 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 		return io_error(err, ret);
 	buf = malloc(KT_OUT_SIZE);
 	if (!buf)
-		return ktrace_error_set(err, -ENOMEM, "out of memory");
+		return kt_error_oom(err);
 	ret = y->how == TL_HEAD_FIRST ? head_in_front(y, hn, ln, buf) : lines_after(y, ln, buf);
 	free(buf);
 	stop_syncer(y, true);

@@ -149,7 +149,7 @@ static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32
 		return -ENOMEM;
 	{
 		size_t cap = m->cap_names;
-		uint8_t *c = realloc(m->name_cls, cap);
+		uint8_t *c = kt_realloc_array(m->name_cls, cap, 1);
 
 		if (!c) {
 			free(m->names[m->nnames]);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sinks/timeline/timeline_writers.h"
 
 #define LABEL_W 200
@@ -74,7 +75,7 @@ static struct tl_cpubins *cpubins(struct tl_svg *v, int cpu)
 	if (cpu < 0)
 		return NULL;
 	if ((size_t)cpu >= v->ncpus) {
-		struct tl_cpubins *n = realloc(v->cpus, ((size_t)cpu + 1) * sizeof(*n));
+		struct tl_cpubins *n = kt_realloc_array(v->cpus, (size_t)cpu + 1, sizeof(*n));
 
 		if (!n) {
 			v->error = -ENOMEM;
@@ -114,7 +115,7 @@ static struct tl_threadbins *threadbins(struct tl_svg *v, uint32_t th)
 		return NULL;
 	if (th >= v->nthreads) {
 		size_t n = (size_t)th + 1;
-		struct tl_threadbins **a = realloc(v->threads, n * sizeof(*a));
+		struct tl_threadbins **a = kt_realloc_array(v->threads, n, sizeof(*a));
 
 		if (!a) {
 			v->error = -ENOMEM;
