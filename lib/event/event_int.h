@@ -22,20 +22,10 @@
 
 #include <ktrace/event.h>
 
+#include "common/arena.h"
 #include "common/numspan.h"
 
-/* ---- memory: everything parsed lives in the registry's arena ---- */
-
-struct ftev_arena_chunk;
-struct ftev_arena {
-	struct ftev_arena_chunk *head;
-	size_t total;
-};
-
-void *ftev_arena_alloc(struct ftev_arena *a, size_t size);       /* zeroed, 16-aligned */
-void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size);   /* not zeroed, 8-aligned */
-char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n);
-void ftev_arena_free(struct ftev_arena *a);
+/* ---- memory: everything parsed lives in the registry's arena (common/arena.h) ---- */
 
 /* A growable string for building tokens and concatenations (malloc'd). */
 struct ftev_str {
@@ -706,7 +696,7 @@ struct ftev_fstack {     /* the function plugin's per-CPU stack of names */
 };
 
 struct ktrace_events {
-	struct ftev_arena arena;
+	struct kt_arena arena;
 	int long_size;
 	bool big_endian;
 	enum ktrace_event_option ts_format;
@@ -737,7 +727,7 @@ struct ktrace_events {
 	bool syms_in_order;         /* the table itself is sorted by address */
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
 	size_t sym_name_bytes;      /* the symbols' names and modules in sym_arena */
-	struct ftev_arena sym_arena;
+	struct kt_arena sym_arena;
 	/* a big kallsyms read into one go: syms (syms_big bytes) and the names (names_big
 	 * bytes, names_used of them filled) in kt_bigmem_alloc memory (common/bigmem.h) */
 	size_t syms_big;

@@ -138,7 +138,7 @@ static uint64_t atom_value(struct ftev_ctx *c, struct ftev_arg *arg)
 		if (!(arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9')) {
 			val = ftev_symbol_value(c->evs, arg->atom.atom);
 			snprintf(buf, sizeof(buf), "%lld", (long long)val);
-			s = ftev_arena_strndup(&c->evs->arena, buf, strlen(buf));
+			s = kt_arena_strdup(&c->evs->arena, buf, strlen(buf));
 			if (s)
 				arg->atom.atom = s;
 			arg->atom.num = val;
@@ -574,7 +574,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ftev_out *o, const struct f
 		/* a plain %s of recent values: the text they gave (gfp flags repeat) */
 		if (!seg || !seg->spec_ok || seg->spec.plain) {
 			if (!fc) {
-				fc = ftev_arena_alloc(&c->evs->arena, sizeof(*fc));
+				fc = kt_arena_zalloc(&c->evs->arena, sizeof(*fc), 16);
 				arg->flags.cache = fc;
 			}
 			for (int k = 0; fc && k < FTEV_FLAGS_CACHE; k++) {
@@ -1217,7 +1217,7 @@ static void bprint_scan(struct ktrace_events *evs, struct ftev_bprint *bp)
 	for (const char *q = ptr; *q; q++)
 		if (*q == '%' || *q == '*')
 			cap++;
-	bp->scan = ftev_arena_alloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan));
+	bp->scan = kt_arena_zalloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan), 16);
 	if (!bp->scan)
 		return;
 	if (strlen(ptr) < 5)
@@ -1332,14 +1332,14 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	for (bp = evs->bprint_hash[h]; bp; bp = bp->next)
 		if (bp->addr == addr)
 			return bp;
-	bp = ftev_arena_alloc(&evs->arena, sizeof(*bp));
+	bp = kt_arena_zalloc(&evs->arena, sizeof(*bp), 16);
 	if (!bp)
 		return NULL;
 	bp->addr = addr;
 	pk = ftev_find_printk(evs, addr);
 	if (pk) {
 		flen = strlen(pk->fmt);
-		bp->fmt = ftev_arena_alloc(&evs->arena, flen + 6);
+		bp->fmt = kt_arena_zalloc(&evs->arena, flen + 6, 16);
 		if (!bp->fmt)
 			return NULL;
 		memcpy(bp->fmt, "%ps: ", 5);
@@ -1349,7 +1349,7 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 
 		snprintf(buf, sizeof(buf), "%%ps: (NO FORMAT FOUND at %llx)\n",
 			 (unsigned long long)addr);
-		bp->fmt = ftev_arena_strndup(&evs->arena, buf, strlen(buf));
+		bp->fmt = kt_arena_strdup(&evs->arena, buf, strlen(buf));
 		if (!bp->fmt)
 			return NULL;
 	}
@@ -1357,7 +1357,7 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	if (!bp->scan)
 		return NULL;
 	nph += bp->nscan;
-	bp->ph = ftev_arena_alloc(&evs->arena, (size_t)nph * sizeof(*bp->ph));
+	bp->ph = kt_arena_zalloc(&evs->arena, (size_t)nph * sizeof(*bp->ph), 16);
 	if (!bp->ph)
 		return NULL;
 	bp->nph = nph;
