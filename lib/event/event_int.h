@@ -23,6 +23,7 @@
 #include <ktrace/event.h>
 
 #include "common/arena.h"
+#include "common/hashmap.h"
 #include "common/numspan.h"
 
 /* ---- memory: everything parsed lives in the registry's arena (common/arena.h) ---- */
@@ -649,7 +650,6 @@ enum { BS_NUM, BS_STR, BS_PEXT };
 /* bprint formats, compiled once per printk address. */
 struct ftev_bprint {
 	uint64_t addr;
-	struct ftev_bprint *next; /* hash chain */
 	char *fmt;              /* "%ps: " + the printk format */
 	struct ftev_seg *segs;
 	struct ftev_arg *ph;      /* placeholders the segments point to: ip, then args */
@@ -762,7 +762,9 @@ struct ktrace_events {
 
 	/* bprint */
 	struct ftev_field *bprint_fmt_field, *bprint_ip_field, *bprint_buf_field;
-	struct ftev_bprint *bprint_hash[256];
+	struct kt_map bprint_index;      /* printk address -> bprints[] */
+	struct ftev_bprint **bprints;
+	size_t nbprints, cap_bprints;
 
 	/* function plugin state */
 	struct ftev_fstack *fstack;

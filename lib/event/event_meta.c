@@ -63,6 +63,8 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->comms);
 	free(evs->learnt_pids);
 	ftev_btf_free(evs->btf);
+	kt_map_free(&evs->bprint_index);
+	free(evs->bprints);
 	kt_arena_free(&evs->arena);
 	free(evs);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "event/event_int.h"
 #include "event/event_share.h"
 
@@ -1322,16 +1323,15 @@ again:
 static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 {
 	struct ktrace_events *evs = c->evs;
-	unsigned h = (unsigned)((addr >> 2) ^ (addr >> 12)) & 255;
 	const struct ftev_printk *pk;
 	struct ftev_bprint *bp;
 	struct ftev_arg *list = NULL, **tail = &list;
 	size_t flen;
 	int nph = 1;
+	uint32_t v;
 
-	for (bp = evs->bprint_hash[h]; bp; bp = bp->next)
-		if (bp->addr == addr)
-			return bp;
+	if (kt_map_get(&evs->bprint_index, addr, 0, &v))
+		return evs->bprints[v];
 	bp = kt_arena_zalloc(&evs->arena, sizeof(*bp), 16);
 	if (!bp)
 		return NULL;
@@ -1369,8 +1369,11 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	 * argument was not produced is dropped and fails the event, as libtraceevent's
 	 * parse_args does when it runs out of arguments. */
 	bp->segs = ftev_build_segments(c->ev, bp->fmt, list);
-	bp->next = evs->bprint_hash[h];
-	evs->bprint_hash[h] = bp;
+	if (kt_grow((void **)&evs->bprints, &evs->cap_bprints, evs->nbprints + 1,
+		    sizeof(*evs->bprints)) ||
+	    kt_map_put(&evs->bprint_index, addr, 0, (uint32_t)evs->nbprints))
+		return NULL;
+	evs->bprints[evs->nbprints++] = bp;
 	return bp;
 }
 
