@@ -12,13 +12,21 @@
 uint64_t kt_hash_bytes(const void *s, size_t len)
 {
 	const unsigned char *p = s;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, v;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
+	/* eight bytes at a time */
+	for (; len >= 8; p += 8, len -= 8) {
+		memcpy(&v, p, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
 	}
-	return h;
+	if (len) {
+		v = 0;
+		memcpy(&v, p, len);
+		h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
+		h ^= h >> 29;
+	}
+	return h ^ h >> 32;
 }
 
 static inline size_t slot_of(uint64_t a, uint64_t b, size_t cap)

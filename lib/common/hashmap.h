@@ -38,7 +38,7 @@ struct kt_map {
 	size_t max;             /* most keys (0: 2^31) */
 };
 
-/* A 64-bit hash of s[0..len) (FNV-1a). */
+/* A 64-bit hash of s[0..len). */
 uint64_t kt_hash_bytes(const void *s, size_t len);
 
 /* A 64-bit mix of two words (for keys made of several fields). */
