@@ -78,20 +78,6 @@ static int map_room(struct kt_map *m)
 	return map_resize(m, m->cap ? m->cap : 8);
 }
 
-bool kt_map_get(const struct kt_map *m, uint64_t a, uint64_t b, uint32_t *val)
-{
-	size_t s;
-
-	if (!m->cap)
-		return false;
-	for (s = slot_of(a, b, m->cap); m->slots[s].used; s = (s + 1) & (m->cap - 1))
-		if (m->slots[s].a == a && m->slots[s].b == b) {
-			*val = m->slots[s].val;
-			return true;
-		}
-	return false;
-}
-
 int kt_map_put(struct kt_map *m, uint64_t a, uint64_t b, uint32_t val)
 {
 	size_t s;

@@ -51,8 +51,21 @@ static inline uint64_t kt_hash_mix(uint64_t a, uint64_t b)
 	return h ^ h >> 29;
 }
 
-/* The value of key (a, b): true and *val, or false. */
-bool kt_map_get(const struct kt_map *m, uint64_t a, uint64_t b, uint32_t *val);
+/* The value of key (a, b): true and *val, or false. (Inline: records look their
+ * types up with it.) */
+static inline bool kt_map_get(const struct kt_map *m, uint64_t a, uint64_t b, uint32_t *val)
+{
+	size_t s, mask = m->cap - 1;
+
+	if (!m->cap)
+		return false;
+	for (s = (size_t)kt_hash_mix(a, b) & mask; m->slots[s].used; s = (s + 1) & mask)
+		if (m->slots[s].a == a && m->slots[s].b == b) {
+			*val = m->slots[s].val;
+			return true;
+		}
+	return false;
+}
 /* Sets key (a, b) to val (added or replaced): 0, -ENOMEM or -E2BIG. */
 int kt_map_put(struct kt_map *m, uint64_t a, uint64_t b, uint32_t val);
 /* Removes key (a, b): true when it was there. */
