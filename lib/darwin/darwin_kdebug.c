@@ -12,6 +12,7 @@
 #include "common/opts.h"
 #include "common/detect_table.h"
 #include "common/grow.h"
+#include "common/hashmap.h"
 #include "darwin/darwin_kdebug_names_int.h"
 
 #define RAW_V1_HEADER_SIZE   24
@@ -34,8 +35,7 @@ struct ktrace_darwin {
 	struct ktrace_darwin_thread *threads;
 	size_t nthreads, cap_threads;
 	size_t added_threads;              /* learnt from TRACE events */
-	uint32_t *hash;                    /* index + 1, 0 = empty */
-	size_t hash_cap;
+	struct kt_map thread_index;        /* thread id -> its first entry in threads */
 
 	struct ktrace_darwin_cpu *cpus;
 	size_t ncpus;
@@ -55,6 +55,7 @@ struct ktrace_darwin {
 	uint64_t newthread_creator, newthread_tid;
 	bool newthread_pending;
 	/* thread names (TRACE_STRING_THREADNAME) */
+	struct kt_map name_index;          /* thread id -> names[] */
 	struct thread_name *names;
 	size_t nnames, names_cap;
 };
@@ -67,7 +68,7 @@ struct ktrace_darwin {
 #define MAX_NAMED_THREADS (1u << 16)
 
 struct thread_name {
-	uint64_t tid;                      /* 0: empty slot */
+	uint64_t tid;
 	uint8_t len;                       /* bytes so far */
 	bool pending;                      /* more pieces to come */
 	bool known;                        /* a complete name was seen */
@@ -75,52 +76,13 @@ struct thread_name {
 	char part[THREAD_NAME_MAX + 1];    /* the one being received */
 };
 
-static size_t hash_slot(uint64_t tid, size_t cap)
-{
-	tid ^= tid >> 33;
-	tid *= 0xff51afd7ed558ccdULL;
-	tid ^= tid >> 33;
-	return (size_t)tid & (cap - 1);
-}
-
-static int rehash(struct ktrace_darwin *k, size_t cap)
-{
-	uint32_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	free(k->hash);
-	k->hash = h;
-	k->hash_cap = cap;
-	for (size_t i = 0; i < k->nthreads; i++) {
-		size_t s;
-
-		if (!k->threads[i].thread)
-			continue;
-		s = hash_slot(k->threads[i].thread, cap);
-		while (h[s] && k->threads[h[s] - 1].thread != k->threads[i].thread)
-			s = (s + 1) & (cap - 1);
-		if (!h[s])
-			h[s] = (uint32_t)(i + 1);
-	}
-	return 0;
-}
-
 static struct ktrace_darwin_thread *find_thread(const struct ktrace_darwin *k, uint64_t tid)
 {
-	size_t s;
+	uint32_t i;
 
-	if (!tid || !k->hash_cap)
+	if (!tid || !kt_map_get(&k->thread_index, tid, 0, &i))
 		return NULL;
-	s = hash_slot(tid, k->hash_cap);
-	while (k->hash[s]) {
-		struct ktrace_darwin_thread *t = &k->threads[k->hash[s] - 1];
-
-		if (t->thread == tid)
-			return t;
-		s = (s + 1) & (k->hash_cap - 1);
-	}
-	return NULL;
+	return &k->threads[i];
 }
 
 /* Adds an entry (kept even when its thread id is 0 or already known: lookups find the
@@ -141,8 +103,8 @@ static struct ktrace_darwin_thread *add_thread(struct ktrace_darwin *k, uint64_t
 		k->threads = t;
 		k->cap_threads = cap;
 	}
-	if ((k->nthreads + 1) * 2 > k->hash_cap &&
-	    rehash(k, k->hash_cap ? k->hash_cap * 2 : 512) < 0)
+	if (tid && !find_thread(k, tid) &&
+	    kt_map_put(&k->thread_index, tid, 0, (uint32_t)k->nthreads))
 		return NULL;
 	t = &k->threads[k->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -152,14 +114,6 @@ static struct ktrace_darwin_thread *add_thread(struct ktrace_darwin *k, uint64_t
 		cmdlen = 20;
 	for (size_t i = 0; i < cmdlen && cmd[i]; i++)
 		t->command[i] = cmd[i];
-	if (tid) {
-		size_t s = hash_slot(tid, k->hash_cap);
-
-		while (k->hash[s] && k->threads[k->hash[s] - 1].thread != tid)
-			s = (s + 1) & (k->hash_cap - 1);
-		if (!k->hash[s])
-			k->hash[s] = (uint32_t)k->nthreads;
-	}
 	return t;
 }
 
@@ -533,7 +487,8 @@ void ktrace_darwin_close(struct ktrace_darwin *k)
 		return;
 	ktrace_file_close(k->file);
 	free(k->threads);
-	free(k->hash);
+	kt_map_free(&k->thread_index);
+	kt_map_free(&k->name_index);
 	free(k->cpus);
 	free(k->names);
 	free(k);
@@ -624,41 +579,21 @@ static void set_command(struct ktrace_darwin_thread *t, const char *name);
 
 static struct thread_name *name_slot(struct ktrace_darwin *k, uint64_t tid, bool add)
 {
-	size_t s;
+	uint32_t i;
 
 	if (!tid)
 		return NULL;
-	if (add && (k->nnames + 1) * 2 > k->names_cap) {
-		size_t cap = k->names_cap ? k->names_cap * 2 : 64;
-		struct thread_name *n;
-
-		if (k->nnames >= MAX_NAMED_THREADS || !(n = calloc(cap, sizeof(*n))))
-			return NULL;
-		for (size_t i = 0; i < k->names_cap; i++) {
-			if (!k->names[i].tid)
-				continue;
-			s = hash_slot(k->names[i].tid, cap);
-			while (n[s].tid)
-				s = (s + 1) & (cap - 1);
-			n[s] = k->names[i];
-		}
-		free(k->names);
-		k->names = n;
-		k->names_cap = cap;
-	}
-	if (!k->names_cap)
-		return NULL;
-	s = hash_slot(tid, k->names_cap);
-	while (k->names[s].tid) {
-		if (k->names[s].tid == tid)
-			return &k->names[s];
-		s = (s + 1) & (k->names_cap - 1);
-	}
+	if (kt_map_get(&k->name_index, tid, 0, &i))
+		return &k->names[i];
 	if (!add)
 		return NULL;
-	k->names[s].tid = tid;
-	k->nnames++;
-	return &k->names[s];
+	k->name_index.max = MAX_NAMED_THREADS;
+	if (kt_grow((void **)&k->names, &k->names_cap, k->nnames + 1, sizeof(*k->names)) ||
+	    kt_map_put(&k->name_index, tid, 0, (uint32_t)k->nnames))
+		return NULL;
+	memset(&k->names[k->nnames], 0, sizeof(*k->names));
+	k->names[k->nnames].tid = tid;
+	return &k->names[k->nnames++];
 }
 
 /* One piece of a TRACE_STRING_THREADNAME string. */

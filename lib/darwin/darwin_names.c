@@ -11,6 +11,7 @@
 #include <string.h>
 #include "common/check.h"
 #include "common/grow.h"
+#include "common/hashmap.h"
 #include "darwin/darwin_kdebug_names_int.h"
 
 /* --- trace codes tables -------------------------------------------------------- */
@@ -22,15 +23,9 @@
 #define KEY_CLASS(cls)          ((uint32_t)(cls) << 24 | 1u)
 #define KEY_SUBCLASS(cls, sub)  ((uint32_t)(cls) << 24 | (uint32_t)(sub) << 16 | 2u)
 
-struct code_entry {
-	uint32_t id;        /* key; 0 = empty slot */
-	uint32_t name;      /* offset in the name arena */
-};
-
 struct ktrace_darwin_codes {
-	struct code_entry *slots;
-	size_t cap, count;   /* count: event names */
-	size_t entries;      /* every key */
+	struct kt_map index;  /* key -> offset of its name in the name arena */
+	size_t count;         /* event names */
 	char *names;
 	size_t names_len, names_cap;
 };
@@ -44,37 +39,9 @@ void ktrace_darwin_codes_free(struct ktrace_darwin_codes *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
+	kt_map_free(&c->index);
 	free(c->names);
 	free(c);
-}
-
-static size_t code_slot(uint32_t id, size_t cap)
-{
-	return (size_t)((id * 2654435761u) >> 2) & (cap - 1);
-}
-
-static int codes_grow(struct ktrace_darwin_codes *c)
-{
-	size_t cap = c->cap ? c->cap * 2 : 1024;
-	struct code_entry *s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap; i++) {
-		size_t k;
-
-		if (!c->slots[i].id)
-			continue;
-		k = code_slot(c->slots[i].id, cap);
-		while (s[k].id)
-			k = (k + 1) & (cap - 1);
-		s[k] = c->slots[i];
-	}
-	free(c->slots);
-	c->slots = s;
-	c->cap = cap;
-	return 0;
 }
 
 /* Adds key (an event id, KEY_CLASS or KEY_SUBCLASS) with its name; a later name
@@ -82,7 +49,8 @@ static int codes_grow(struct ktrace_darwin_codes *c)
 static int codes_put(struct ktrace_darwin_codes *c, uint32_t id, const char *name, size_t len,
 		     struct ktrace_error *err)
 {
-	size_t k;
+	uint32_t old;
+	bool had;
 
 	if (!id || !len)
 		return 0;
@@ -90,22 +58,15 @@ static int codes_put(struct ktrace_darwin_codes *c, uint32_t id, const char *nam
 		len = 255;
 	if (len > UINT32_MAX / 2 || c->names_len > UINT32_MAX / 2)
 		return ktrace_error_set(err, -EOVERFLOW, "trace codes: too many names");
-	if ((c->entries + 1) * 2 > c->cap && codes_grow(c) < 0)
-		return kt_error_oom(err);
 	if (kt_grow((void **)&c->names, &c->names_cap, c->names_len + len + 1, 1))
 		return kt_error_oom(err);
+	had = kt_map_get(&c->index, id, 0, &old);
+	if (kt_map_put(&c->index, id, 0, (uint32_t)c->names_len))
+		return kt_error_oom(err);
+	if (!had && !(id & 3))
+		c->count++;
 	memcpy(c->names + c->names_len, name, len);
 	c->names[c->names_len + len] = 0;
-	k = code_slot(id, c->cap);
-	while (c->slots[k].id && c->slots[k].id != id)
-		k = (k + 1) & (c->cap - 1);
-	if (!c->slots[k].id) {
-		c->slots[k].id = id;
-		c->entries++;
-		if (!(id & 3))
-			c->count++;
-	}
-	c->slots[k].name = (uint32_t)c->names_len;
 	c->names_len += len + 1;
 	return 1;
 }
@@ -123,17 +84,11 @@ size_t ktrace_darwin_codes_count(const struct ktrace_darwin_codes *c)
 
 static const char *codes_get(const struct ktrace_darwin_codes *c, uint32_t id)
 {
-	size_t k;
+	uint32_t off;
 
-	if (!c || !c->cap || !id)
+	if (!c || !id || !kt_map_get(&c->index, id, 0, &off))
 		return NULL;
-	k = code_slot(id, c->cap);
-	while (c->slots[k].id) {
-		if (c->slots[k].id == id)
-			return c->names + c->slots[k].name;
-		k = (k + 1) & (c->cap - 1);
-	}
-	return NULL;
+	return c->names + off;
 }
 
 const char *ktrace_darwin_codes_lookup(const struct ktrace_darwin_codes *c, uint32_t debugid)

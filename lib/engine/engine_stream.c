@@ -15,19 +15,14 @@
 
 #include "common/check.h"
 #include "common/cpus.h"
+#include "common/arena.h"
 #include "common/grow.h"
+#include "common/hashmap.h"
 #include "common/opts.h"
 #include "common/livefile.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
 #include "engine/engine_stream_int.h"
-
-/* Strings the stream keeps for its whole life, in blocks that never move. */
-struct strblock {
-	struct strblock *next;
-	size_t used, cap;
-	_Alignas(8) char data[];
-};
 
 struct ktrace_stream {
 	struct ktrace_stream_opts o;
@@ -38,9 +33,8 @@ struct ktrace_stream {
 	size_t ninfo;
 	struct ktrace_stream_task_info *tasks;
 	size_t ntasks, cap_tasks;
-	struct strblock *strings;
-	const char **interned;              /* kt_stream_intern's set (open addressing) */
-	size_t ninterned, cap_interned;
+	struct kt_arena strings;            /* what the stream keeps for its whole life */
+	struct kt_strtab interned;          /* kt_stream_intern's set */
 	const char *err_path;
 	bool failed;
 	/* inputs that cannot be read twice (standard input, FIFOs), copied to anonymous
@@ -67,75 +61,17 @@ const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
 
 void *kt_stream_alloc(struct ktrace_stream *s, size_t size)
 {
-	struct strblock *b = s->strings;
-	void *p;
-
-	size = (size + 7) & ~(size_t)7;
-	if (!b || b->cap - b->used < size) {
-		size_t cap = size > 16384 ? size : 16384;
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
-		b->used = 0;
-		b->cap = cap;
-		b->next = s->strings;
-		s->strings = b;
-	}
-	p = b->data + b->used;
-	b->used += size;
-	return p;
+	return kt_arena_alloc(&s->strings, size, 8);
 }
 
 const char *kt_stream_strdup(struct ktrace_stream *s, const char *str, size_t len)
 {
-	char *p = len < SIZE_MAX ? kt_stream_alloc(s, len + 1) : NULL;
-
-	if (p) {
-		memcpy(p, str, len);
-		p[len] = 0;
-	}
-	return p;
-}
-
-static uint64_t hash_str(const char *str)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *str; str++)
-		h = (h ^ (uint8_t)*str) * 0x100000001b3ull;
-	return h;
+	return kt_arena_strdup(&s->strings, str, len);
 }
 
 const char *kt_stream_intern(struct ktrace_stream *s, const char *str)
 {
-	size_t i;
-
-	if ((s->ninterned + 1) * 2 > s->cap_interned) {
-		size_t cap = s->cap_interned ? s->cap_interned * 2 : 64;
-		const char **t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t k = 0; k < s->cap_interned; k++) {
-			if (!s->interned[k])
-				continue;
-			for (i = hash_str(s->interned[k]) & (cap - 1); t[i]; i = (i + 1) & (cap - 1))
-				;
-			t[i] = s->interned[k];
-		}
-		free(s->interned);
-		s->interned = t;
-		s->cap_interned = cap;
-	}
-	for (i = hash_str(str) & (s->cap_interned - 1); s->interned[i]; i = (i + 1) & (s->cap_interned - 1))
-		if (!strcmp(s->interned[i], str))
-			return s->interned[i];
-	s->interned[i] = kt_stream_strdup(s, str, strlen(str));
-	if (!s->interned[i])
-		return NULL;
-	s->ninterned++;
-	return s->interned[i];
+	return kt_intern(&s->interned, str, strlen(str));
 }
 
 struct ktrace_stream_source *kt_stream_add_info(struct ktrace_stream *s, uint32_t index,
@@ -270,13 +206,8 @@ static void free_stream(struct ktrace_stream *s)
 		free(s->info[i]);
 	free(s->info);
 	free(s->tasks);
-	free(s->interned);
-	while (s->strings) {
-		struct strblock *b = s->strings;
-
-		s->strings = b->next;
-		free(b);
-	}
+	kt_strtab_free(&s->interned);
+	kt_arena_free(&s->strings);
 	free(s);
 }
 
@@ -404,6 +335,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 	if (!s)
 		return kt_error_oom(err);
 	memset(s, 0, sizeof(*s));
+	kt_arena_init(&s->strings, 16384, 16384);
 	if ((ret = KT_OPTS_COPY(&s->o, opts, "ktrace_stream_opts", err))) {
 		free(s);
 		return ret;

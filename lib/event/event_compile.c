@@ -491,7 +491,7 @@ static void compile_steps(struct ktrace_event *ev)
 
 	for (const struct ftev_seg *seg = ev->segs; seg; seg = seg->next)
 		n++;
-	steps = ftev_arena_alloc(&ev->evs->arena, n * sizeof(*steps));
+	steps = kt_arena_zalloc(&ev->evs->arena, n * sizeof(*steps), 16);
 	if (!steps)
 		return;     /* the segments print one by one */
 	st = steps;

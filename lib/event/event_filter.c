@@ -72,7 +72,7 @@ struct ktrace_event_filter {
 	size_t norder;
 	regex_t **regs;
 	size_t nregs, cap_regs;
-	struct ftev_arena mem;           /* the filter tree and its strings */
+	struct kt_arena mem;           /* the filter tree and its strings */
 	char *scratch;                  /* a copy of a string field without its NUL */
 	size_t scratch_cap;
 };
@@ -81,7 +81,7 @@ struct ktrace_event_filter {
 
 static void *falloc(struct ktrace_event_filter *f, size_t n)
 {
-	return ftev_arena_alloc(&f->mem, n);
+	return kt_arena_zalloc(&f->mem, n, 16);
 }
 
 void ktrace_event_filter_free(struct ktrace_event_filter *f)
@@ -93,7 +93,7 @@ void ktrace_event_filter_free(struct ktrace_event_filter *f)
 		free(f->regs[i]);
 	}
 	free(f->regs);
-	ftev_arena_free(&f->mem);
+	kt_arena_free(&f->mem);
 	free(f->types);
 	free(f->order);
 	free(f->scratch);
@@ -310,7 +310,7 @@ static int create_item(struct parser *p, enum ftev_tok type, struct fnode **out)
 	case T_DQUOTE:
 		n->kind = FK_VALUE;
 		n->vtype = type == T_DQUOTE ? V_STRING : V_CHAR;
-		n->str = ftev_arena_strndup(&p->f->mem, tok, strlen(tok));
+		n->str = kt_arena_strdup(&p->f->mem, tok, strlen(tok));
 		if (!n->str)
 			return perr(p, PE_MEM, "failed to allocate string filter arg");
 		break;

@@ -22,22 +22,13 @@
 
 #include <ktrace/event.h>
 
+#include "common/arena.h"
+#include "common/hashmap.h"
 #include "common/numfmt.h"
 #include "common/numspan.h"
 #include "common/outbuf.h"
 
-/* ---- memory: everything parsed lives in the registry's arena ---- */
-
-struct ftev_arena_chunk;
-struct ftev_arena {
-	struct ftev_arena_chunk *head;
-	size_t total;
-};
-
-void *ftev_arena_alloc(struct ftev_arena *a, size_t size);       /* zeroed, 16-aligned */
-void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size);   /* not zeroed, 8-aligned */
-char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n);
-void ftev_arena_free(struct ftev_arena *a);
+/* ---- memory: everything parsed lives in the registry's arena (common/arena.h) ---- */
 
 /* Tokens and concatenations are built in KT_OUT_HEAP output buffers (common/outbuf.h). */
 
@@ -463,7 +454,6 @@ enum { BS_NUM, BS_STR, BS_PEXT };
 /* bprint formats, compiled once per printk address. */
 struct ftev_bprint {
 	uint64_t addr;
-	struct ftev_bprint *next; /* hash chain */
 	char *fmt;              /* "%ps: " + the printk format */
 	struct ftev_seg *segs;
 	struct ftev_arg *ph;      /* placeholders the segments point to: ip, then args */
@@ -510,7 +500,7 @@ struct ftev_fstack {     /* the function plugin's per-CPU stack of names */
 };
 
 struct ktrace_events {
-	struct ftev_arena arena;
+	struct kt_arena arena;
 	int long_size;
 	bool big_endian;
 	enum ktrace_event_option ts_format;
@@ -541,7 +531,7 @@ struct ktrace_events {
 	bool syms_in_order;         /* the table itself is sorted by address */
 	bool syms_borrowed;         /* another registry's table (ftev_share_symbols) */
 	size_t sym_name_bytes;      /* the symbols' names and modules in sym_arena */
-	struct ftev_arena sym_arena;
+	struct kt_arena sym_arena;
 	/* a big kallsyms read into one go: syms (syms_big bytes) and the names (names_big
 	 * bytes, names_used of them filled) in kt_bigmem_alloc memory (common/bigmem.h) */
 	size_t syms_big;
@@ -576,7 +566,9 @@ struct ktrace_events {
 
 	/* bprint */
 	struct ftev_field *bprint_fmt_field, *bprint_ip_field, *bprint_buf_field;
-	struct ftev_bprint *bprint_hash[256];
+	struct kt_map bprint_index;      /* printk address -> bprints[] */
+	struct ftev_bprint **bprints;
+	size_t nbprints, cap_bprints;
 
 	/* function plugin state */
 	struct ftev_fstack *fstack;

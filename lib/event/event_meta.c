@@ -29,6 +29,10 @@ struct ktrace_events *ktrace_event_new(int long_size, bool big_endian)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* a big registry fills block after block: each made resident in one call rather
+	 * than a page fault per 4 KiB (the threads of a report each parse theirs) */
+	evs->arena.populate = true;
+	evs->sym_arena.populate = true;
 	evs->long_size = long_size;
 	evs->big_endian = big_endian;
 	evs->check_lock_depth = true;
@@ -51,7 +55,7 @@ void ktrace_event_free(struct ktrace_events *evs)
 	else if (!evs->syms_borrowed)
 		free(evs->syms);
 	kt_bigmem_free(evs->names, evs->names_big);
-	ftev_arena_free(&evs->sym_arena);
+	kt_arena_free(&evs->sym_arena);
 	pthread_mutex_destroy(&evs->sym_mu);
 	free(evs->fcache);
 	free(evs->printks);
@@ -60,7 +64,9 @@ void ktrace_event_free(struct ktrace_events *evs)
 	free(evs->comms);
 	free(evs->learnt_pids);
 	ftev_btf_free(evs->btf);
-	ftev_arena_free(&evs->arena);
+	kt_map_free(&evs->bprint_index);
+	free(evs->bprints);
+	kt_arena_free(&evs->arena);
 	free(evs);
 }
 
@@ -453,7 +459,7 @@ static char *sym_strndup(struct ktrace_events *evs, const char *s, size_t n)
 
 	/* the block is full only when kallsyms come again (ktrace_event_parse_kallsyms) */
 	if (!evs->names || evs->names_big - evs->names_used < n + 1)
-		return ftev_arena_strndup(&evs->sym_arena, s, n);
+		return kt_arena_strdup(&evs->sym_arena, s, n);
 	p = evs->names + evs->names_used;
 	memcpy(p, s, n);
 	p[n] = 0;
@@ -816,7 +822,7 @@ int ktrace_event_parse_printk_formats(struct ktrace_events *evs, const char *tex
 			fmt++;
 			flen--;
 		}
-		s = ftev_arena_strndup(&evs->arena, fmt, flen);
+		s = kt_arena_strdup(&evs->arena, fmt, flen);
 		if (!s)
 			return kt_error_oom(err);
 		/* a closing quote goes, and then a final "\\n" */

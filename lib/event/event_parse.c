@@ -24,7 +24,7 @@ struct ps {
 	size_t len, pos;
 	struct ktrace_events *evs;
 	struct ktrace_event *ev;
-	struct ftev_arena *a;
+	struct kt_arena *a;
 	int depth;
 	bool fatal;           /* out of memory or nesting too deep: give up */
 	bool oom;
@@ -54,7 +54,7 @@ static inline int peekc(struct ps *p)
 
 static char *intern(struct ps *p, const char *s, size_t n)
 {
-	char *r = ftev_arena_strndup(p->a, s, n);
+	char *r = kt_arena_strdup(p->a, s, n);
 
 	if (!r)
 		p->fatal = p->oom = true;
@@ -293,7 +293,7 @@ static bool tok_is(const char *tok, const char *s)
 static char *cat3(struct ps *p, const char *a, const char *b, const char *c)
 {
 	size_t la = a ? strlen(a) : 0, lb = strlen(b), lc = strlen(c);
-	char *r = ftev_arena_alloc(p->a, la + lb + lc + 1);
+	char *r = kt_arena_zalloc(p->a, la + lb + lc + 1, 16);
 
 	if (!r) {
 		p->fatal = p->oom = true;
@@ -364,7 +364,7 @@ static int read_fields(struct ps *p, struct ftev_field **fields)
 			return -1;
 		last_token = token;
 
-		field = ftev_arena_alloc(p->a, sizeof(*field));
+		field = kt_arena_zalloc(p->a, sizeof(*field), 16);
 		if (!field) {
 			p->fatal = p->oom = true;
 			return -1;
@@ -554,7 +554,7 @@ static int read_format(struct ps *p)
 	if (ret > 0) {
 		struct ftev_field *f = p->ev->fields;
 
-		p->ev->field_at = ftev_arena_alloc(p->a, (size_t)ret * sizeof(*p->ev->field_at));
+		p->ev->field_at = kt_arena_zalloc(p->a, (size_t)ret * sizeof(*p->ev->field_at), 16);
 		if (!p->ev->field_at) {
 			p->fatal = p->oom = true;
 			return -1;
@@ -569,7 +569,7 @@ static int read_format(struct ps *p)
 
 static struct ftev_arg *new_arg(struct ps *p)
 {
-	struct ftev_arg *a = ftev_arena_alloc(p->a, sizeof(*a));
+	struct ftev_arg *a = kt_arena_zalloc(p->a, sizeof(*a), 16);
 
 	if (!a)
 		p->fatal = p->oom = true;
@@ -1061,7 +1061,7 @@ static enum ftev_tok process_fields(struct ps *p, struct ftev_flag_sym **list, c
 			goto fail;
 		if (test_type_token(type, token, T_DELIM, ","))
 			goto fail;
-		field = ftev_arena_alloc(p->a, sizeof(*field));
+		field = kt_arena_zalloc(p->a, sizeof(*field), 16);
 		if (!field)
 			goto fail;
 		value = arg_eval(p, arg);
@@ -1649,7 +1649,7 @@ static int read_print(struct ps *p)
 static void add_seg(struct ps *p, struct ftev_seg ***tail, const char *fmt, size_t flen,
 		    enum seg_type type, struct ftev_arg *arg, struct ftev_arg *len_arg, int ls)
 {
-	struct ftev_seg *seg = ftev_arena_alloc(p->a, sizeof(*seg));
+	struct ftev_seg *seg = kt_arena_zalloc(p->a, sizeof(*seg), 16);
 
 	if (!seg) {
 		p->fatal = p->oom = true;
@@ -1926,7 +1926,7 @@ struct ktrace_event *ftev_parse_format(struct ktrace_events *evs, const char *sy
 	p.len = len;
 	p.evs = evs;
 	p.a = &evs->arena;
-	ev = ftev_arena_alloc(p.a, sizeof(*ev));
+	ev = kt_arena_zalloc(p.a, sizeof(*ev), 16);
 	if (!ev)
 		goto oom;
 	p.ev = ev;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "event/event_int.h"
 #include "event/event_share.h"
 
@@ -138,7 +139,7 @@ static uint64_t atom_value(struct ftev_ctx *c, struct ftev_arg *arg)
 		if (!(arg->atom.atom[0] >= '0' && arg->atom.atom[0] <= '9')) {
 			val = ftev_symbol_value(c->evs, arg->atom.atom);
 			snprintf(buf, sizeof(buf), "%lld", (long long)val);
-			s = ftev_arena_strndup(&c->evs->arena, buf, strlen(buf));
+			s = kt_arena_strdup(&c->evs->arena, buf, strlen(buf));
 			if (s)
 				arg->atom.atom = s;
 			arg->atom.num = val;
@@ -572,7 +573,7 @@ static void print_str_arg(struct ftev_ctx *c, struct ktrace_out *o, const struct
 		/* a plain %s of recent values: the text they gave (gfp flags repeat) */
 		if (!seg || !seg->spec_ok || seg->spec.plain) {
 			if (!fc) {
-				fc = ftev_arena_alloc(&c->evs->arena, sizeof(*fc));
+				fc = kt_arena_zalloc(&c->evs->arena, sizeof(*fc), 16);
 				arg->flags.cache = fc;
 			}
 			for (int k = 0; fc && k < FTEV_FLAGS_CACHE; k++) {
@@ -1215,7 +1216,7 @@ static void bprint_scan(struct ktrace_events *evs, struct ftev_bprint *bp)
 	for (const char *q = ptr; *q; q++)
 		if (*q == '%' || *q == '*')
 			cap++;
-	bp->scan = ftev_arena_alloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan));
+	bp->scan = kt_arena_zalloc(&evs->arena, (size_t)(cap + 1) * sizeof(*bp->scan), 16);
 	if (!bp->scan)
 		return;
 	if (strlen(ptr) < 5)
@@ -1320,24 +1321,23 @@ again:
 static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 {
 	struct ktrace_events *evs = c->evs;
-	unsigned h = (unsigned)((addr >> 2) ^ (addr >> 12)) & 255;
 	const struct ftev_printk *pk;
 	struct ftev_bprint *bp;
 	struct ftev_arg *list = NULL, **tail = &list;
 	size_t flen;
 	int nph = 1;
+	uint32_t v;
 
-	for (bp = evs->bprint_hash[h]; bp; bp = bp->next)
-		if (bp->addr == addr)
-			return bp;
-	bp = ftev_arena_alloc(&evs->arena, sizeof(*bp));
+	if (kt_map_get(&evs->bprint_index, addr, 0, &v))
+		return evs->bprints[v];
+	bp = kt_arena_zalloc(&evs->arena, sizeof(*bp), 16);
 	if (!bp)
 		return NULL;
 	bp->addr = addr;
 	pk = ftev_find_printk(evs, addr);
 	if (pk) {
 		flen = strlen(pk->fmt);
-		bp->fmt = ftev_arena_alloc(&evs->arena, flen + 6);
+		bp->fmt = kt_arena_zalloc(&evs->arena, flen + 6, 16);
 		if (!bp->fmt)
 			return NULL;
 		memcpy(bp->fmt, "%ps: ", 5);
@@ -1347,7 +1347,7 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 
 		snprintf(buf, sizeof(buf), "%%ps: (NO FORMAT FOUND at %llx)\n",
 			 (unsigned long long)addr);
-		bp->fmt = ftev_arena_strndup(&evs->arena, buf, strlen(buf));
+		bp->fmt = kt_arena_strdup(&evs->arena, buf, strlen(buf));
 		if (!bp->fmt)
 			return NULL;
 	}
@@ -1355,7 +1355,7 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	if (!bp->scan)
 		return NULL;
 	nph += bp->nscan;
-	bp->ph = ftev_arena_alloc(&evs->arena, (size_t)nph * sizeof(*bp->ph));
+	bp->ph = kt_arena_zalloc(&evs->arena, (size_t)nph * sizeof(*bp->ph), 16);
 	if (!bp->ph)
 		return NULL;
 	bp->nph = nph;
@@ -1367,8 +1367,11 @@ static struct ftev_bprint *bprint_get(struct ftev_ctx *c, uint64_t addr)
 	 * argument was not produced is dropped and fails the event, as libtraceevent's
 	 * parse_args does when it runs out of arguments. */
 	bp->segs = ftev_build_segments(c->ev, bp->fmt, list);
-	bp->next = evs->bprint_hash[h];
-	evs->bprint_hash[h] = bp;
+	if (kt_grow((void **)&evs->bprints, &evs->cap_bprints, evs->nbprints + 1,
+		    sizeof(*evs->bprints)) ||
+	    kt_map_put(&evs->bprint_index, addr, 0, (uint32_t)evs->nbprints))
+		return NULL;
+	evs->bprints[evs->nbprints++] = bp;
 	return bp;
 }
 

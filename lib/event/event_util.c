@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Arena, string builder and the bounded output buffer with printf-compatible
+/* The bounded output buffer with printf-compatible
  * integer and string conversions (the subset print fmts use, with glibc's results). */
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,93 +7,8 @@
 #include <string.h>
 
 #include "event/event_int.h"
-#include "common/bigmem.h"
 #include "common/grow.h"
 #include "common/outbuf.h"
-
-/* ---- arena ---- */
-
-struct ftev_arena_chunk {
-	struct ftev_arena_chunk *next;
-	size_t used, size;
-	_Alignas(16) unsigned char data[];
-};
-
-#define EV_CHUNK_MIN (64 * 1024)
-
-static void *arena_get(struct ftev_arena *a, size_t size, size_t align);
-
-void *ftev_arena_alloc(struct ftev_arena *a, size_t size)
-{
-	void *p = arena_get(a, size ? size : 1, 16);
-
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
-void *ftev_arena_alloc_raw(struct ftev_arena *a, size_t size)
-{
-	return arena_get(a, size ? size : 1, 8);
-}
-
-static void *arena_get(struct ftev_arena *a, size_t size, size_t align)
-{
-	struct ftev_arena_chunk *c = a->head;
-	void *p;
-
-	if (c) {
-		c->used = (c->used + align - 1) & ~(align - 1);
-		if (c->used > c->size)
-			c->used = c->size;
-	}
-	size = (size + 7) & ~(size_t)7;
-	if (!c || c->size - c->used < size) {
-		/* chunks grow from 4 KiB to 64 KiB: a registry with a few formats stays small */
-		size_t chunk = c ? (c->size * 2 > EV_CHUNK_MIN ? EV_CHUNK_MIN : c->size * 2) : 4096;
-		size_t want = size > chunk ? size : chunk;
-
-		c = malloc(sizeof(*c) + want);
-		if (!c)
-			return NULL;
-		/* a big registry fills chunk after chunk: each resident in one call rather
-		 * than a page fault per 4 KiB (the threads of a report each parse theirs) */
-		if (want == EV_CHUNK_MIN)
-			kt_populate(c, sizeof(*c) + want);
-		c->size = want;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
-		a->total += want;
-	}
-	p = c->data + c->used;
-	c->used += size;
-	return p;
-}
-
-char *ftev_arena_strndup(struct ftev_arena *a, const char *s, size_t n)
-{
-	char *p = ftev_arena_alloc_raw(a, n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
-}
-
-void ftev_arena_free(struct ftev_arena *a)
-{
-	struct ftev_arena_chunk *c = a->head, *next;
-
-	while (c) {
-		next = c->next;
-		free(c);
-		c = next;
-	}
-	a->head = NULL;
-	a->total = 0;
-}
 
 /* ---- output ---- */
 

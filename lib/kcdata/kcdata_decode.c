@@ -29,12 +29,10 @@
 
 #include "common/check.h"
 #include "common/cursor.h"
+#include "common/grow.h"
+#include "common/hashmap.h"
 #include "kcdata/kcdata_int.h"
 
-struct type_slot {
-	uint32_t id;
-	struct kc_type *type;
-};
 
 struct session {
 	struct kc_arena *arena;   /* the tree's memory */
@@ -43,8 +41,9 @@ struct session {
 	struct ktrace_error *err;
 	/* types seen so far (libkdd caches a type the first time it is looked up, and a
 	 * type definition only registers a type that is not cached yet) */
-	struct type_slot *types;
-	uint32_t types_cap, ntypes;
+	struct kt_map type_index; /* id -> types[] */
+	struct kc_type **types;
+	size_t ntypes, cap_types;
 	/* budgets */
 	uint64_t nodes, max_nodes;
 	uint64_t work, max_work;
@@ -98,44 +97,23 @@ static void free_type(struct kc_type *t)
 	}
 }
 
-static struct type_slot *type_slot(struct session *s, uint32_t id)
-{
-	uint32_t mask = s->types_cap - 1, i = (id * 2654435761u) & mask;
-
-	while (s->types[i].type && s->types[i].id != id)
-		i = (i + 1) & mask;
-	return &s->types[i];
-}
-
 static int cache_type(struct session *s, uint32_t id, struct kc_type *t)
 {
-	if ((s->ntypes + 1) * 2 > s->types_cap) {
-		uint32_t cap = s->types_cap ? s->types_cap * 2 : 64;
-		struct type_slot *old = s->types, *n = calloc(cap, sizeof(*n));
-		uint32_t oldcap = s->types_cap;
-
-		if (!n) {
-			free_type(t);
-			return nomem(s);
-		}
-		s->types = n;
-		s->types_cap = cap;
-		for (uint32_t i = 0; i < oldcap; i++)
-			if (old[i].type)
-				*type_slot(s, old[i].id) = old[i];
-		free(old);
+	if (kt_grow((void **)&s->types, &s->cap_types, s->ntypes + 1, sizeof(*s->types)) ||
+	    kt_map_put(&s->type_index, id, 0, (uint32_t)s->ntypes)) {
+		free_type(t);
+		return nomem(s);
 	}
-	struct type_slot *slot = type_slot(s, id);
-
-	slot->id = id;
-	slot->type = t;
-	s->ntypes++;
+	s->types[s->ntypes++] = t;
 	return 0;
 }
 
-static bool type_cached(struct session *s, uint32_t id)
+/* The cached type of id, or NULL. */
+static struct kc_type *cached_type(const struct session *s, uint32_t id)
 {
-	return s->types_cap && type_slot(s, id)->type != NULL;
+	uint32_t i;
+
+	return kt_map_get(&s->type_index, id, 0, &i) ? s->types[i] : NULL;
 }
 
 /* libkdd's getKCDataTypeForID: the cached type, else the built-in one, else the
@@ -144,10 +122,8 @@ static int lookup_type(struct session *s, uint32_t id, const struct kc_type **ou
 {
 	struct kc_type *t;
 
-	if (type_cached(s, id)) {
-		*out = type_slot(s, id)->type;
+	if ((*out = cached_type(s, id)))
 		return 0;
-	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return nomem(s);
@@ -762,7 +738,7 @@ static int parse_typedef(struct session *s, const struct item *it, struct kcdata
 	if (ret)
 		return ret;
 	snprintf(key, sizeof(key), "typedef[%s]", t->name);
-	if (t->id != 0 && !type_cached(s, t->id)) {
+	if (t->id != 0 && !cached_type(s, t->id)) {
 		if ((ret = cache_type(s, t->id, t)))
 			return ret;
 	} else {
@@ -898,9 +874,10 @@ static int decode(const void *buf, size_t len, bool partial, struct kcdata_node 
 	}
 	if (!*out)
 		kc_arena_free(s.arena);
-	for (uint32_t i = 0; i < s.types_cap; i++)
-		free_type(s.types[i].type);
+	for (size_t i = 0; i < s.ntypes; i++)
+		free_type(s.types[i]);
 	free(s.types);
+	kt_map_free(&s.type_index);
 	return ret;
 }
 

@@ -12,27 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/arena.h"
+#include "common/grow.h"
+#include "common/hashmap.h"
 #include "kcdata/kcdata_int.h"
 
 #define INDEX_FROM 16           /* dictionaries with this many entries get a hash index */
 #define CHUNK_SIZE (256 * 1024)
 
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	alignas(max_align_t) unsigned char data[];
-};
-
 struct kc_arena {
-	struct chunk *chunks;
-	/* interned keys: open addressing on the key hash */
-	struct key_slot *keys;
-	uint32_t nkeys, keys_cap;
-};
-
-struct key_slot {
-	uint32_t hash;
-	struct kc_key *key;
+	struct kt_arena mem;
+	/* interned keys: hash -> keys[] */
+	struct kt_map key_index;
+	const struct kc_key **keys;
+	size_t nkeys, keys_cap;
 };
 
 struct kc_key {
@@ -66,53 +59,29 @@ static uint32_t hash_key(const char *s)
 
 struct kc_arena *kc_arena_new(void)
 {
-	return calloc(1, sizeof(struct kc_arena));
+	struct kc_arena *a = calloc(1, sizeof(struct kc_arena));
+
+	if (a)
+		kt_arena_init(&a->mem, CHUNK_SIZE, CHUNK_SIZE);
+	return a;
 }
 
 void kc_arena_free(struct kc_arena *a)
 {
 	if (!a)
 		return;
-	while (a->chunks) {
-		struct chunk *c = a->chunks;
-
-		a->chunks = c->next;
-		free(c);
-	}
+	kt_arena_free(&a->mem);
+	kt_map_free(&a->key_index);
 	free(a->keys);
 	free(a);
 }
 
 void *kc_alloc(struct kc_arena *a, size_t n)
 {
-	struct chunk *c = a->chunks;
-
 	n = (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
 	if (!n)
 		n = alignof(max_align_t);
-	if (!c || c->cap - c->used < n) {
-		size_t cap = n > CHUNK_SIZE / 4 ? n : CHUNK_SIZE;
-
-		if (n > SIZE_MAX - sizeof(*c))
-			return NULL;
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->cap = cap;
-		c->used = 0;
-		if (cap == n && a->chunks) {
-			/* a big block of its own: keep filling the current chunk */
-			c->next = a->chunks->next;
-			a->chunks->next = c;
-		} else {
-			c->next = a->chunks;
-			a->chunks = c;
-		}
-	}
-	void *p = c->data + c->used;
-
-	c->used += n;
-	return p;
+	return kt_arena_alloc(&a->mem, n, alignof(max_align_t));
 }
 
 static void *kc_zalloc(struct kc_arena *a, size_t n)
@@ -124,43 +93,37 @@ static void *kc_zalloc(struct kc_arena *a, size_t n)
 	return p;
 }
 
+struct key_want {
+	const struct kc_arena *a;
+	const char *key;
+};
+
+static bool same_key(const void *ctx, uint32_t i)
+{
+	const struct key_want *w = ctx;
+
+	return !strcmp(w->a->keys[i]->s, w->key);
+}
+
 /* The arena's copy of key, shared by every dictionary that uses it. */
 static const struct kc_key *intern(struct kc_arena *a, const char *key)
 {
-	uint32_t h = hash_key(key), mask, i;
+	uint32_t h = hash_key(key), i;
+	struct key_want w = { a, key };
 	struct kc_key *k;
 	size_t len;
 
-	if ((a->nkeys + 1) * 2 > a->keys_cap) {
-		uint32_t cap = a->keys_cap ? a->keys_cap * 2 : 256;
-		struct key_slot *keys = calloc(cap, sizeof(*keys));
-
-		if (!keys)
-			return NULL;
-		for (uint32_t j = 0; j < a->keys_cap; j++) {
-			if (!a->keys[j].key)
-				continue;
-			for (i = a->keys[j].hash & (cap - 1); keys[i].key; i = (i + 1) & (cap - 1))
-				;
-			keys[i] = a->keys[j];
-		}
-		free(a->keys);
-		a->keys = keys;
-		a->keys_cap = cap;
-	}
-	mask = a->keys_cap - 1;
-	for (i = h & mask; a->keys[i].key; i = (i + 1) & mask)
-		if (a->keys[i].hash == h && !strcmp(a->keys[i].key->s, key))
-			return a->keys[i].key;
+	if (kt_map_find(&a->key_index, h, same_key, &w, &i))
+		return a->keys[i];
 	len = strlen(key);
+	if (kt_grow((void **)&a->keys, &a->keys_cap, a->nkeys + 1, sizeof(*a->keys)))
+		return NULL;
 	k = kc_alloc(a, sizeof(*k) + len + 1);
-	if (!k)
+	if (!k || kt_map_add(&a->key_index, h, (uint32_t)a->nkeys))
 		return NULL;
 	k->hash = h;
 	memcpy(k->s, key, len + 1);
-	a->keys[i].hash = h;
-	a->keys[i].key = k;
-	a->nkeys++;
+	a->keys[a->nkeys++] = k;
 	return k;
 }
 

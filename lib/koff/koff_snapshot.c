@@ -31,6 +31,7 @@
 #include "common/cursor.h"
 #include "koff/koff_int.h"
 #include "common/grow.h"
+#include "common/hashmap.h"
 
 enum {
 	INFO_VERSION, INFO_SOURCE, INFO_NENTRIES, INFO_ALLOCATED, INFO_ENABLED, INFO_MASK,
@@ -54,47 +55,37 @@ enum {
 struct pool {
 	char *data;
 	size_t len, cap;
-	/* open-addressed index of strings already in the pool */
-	uint32_t *idx;
-	size_t idx_cap, idx_used;
+	struct kt_map index;    /* strings already in the pool: hash -> offset + 1 */
 };
 
+struct pool_key {
+	const struct pool *p;
+	const char *s;
+};
+
+static bool pool_eq(const void *ctx, uint32_t at)
+{
+	const struct pool_key *k = ctx;
+
+	return !strcmp(k->p->data + at - 1, k->s);
+}
+
+/* The offset + 1 of s in the pool, added if new; 0 when out of room or memory. */
 static uint32_t pool_add(struct pool *p, const char *s)
 {
-	size_t n = strlen(s), slot;
-	uint32_t h;
+	size_t n = strlen(s);
+	uint64_t h = kt_hash_bytes(s, n);
+	struct pool_key k = { p, s };
+	uint32_t at;
 
-	if (p->idx_used * 2 >= p->idx_cap) {
-		size_t cap = p->idx_cap ? p->idx_cap * 2 : 1024;
-		uint32_t *idx = calloc(cap, sizeof(*idx));
-
-		if (!idx)
-			return 0;
-		for (size_t i = 0; i < p->idx_cap; i++) {
-			if (!p->idx[i])
-				continue;
-			const char *t = p->data + p->idx[i] - 1;
-			size_t k = koff_hash_str(t, (uint32_t)strlen(t)) & (cap - 1);
-
-			while (idx[k])
-				k = (k + 1) & (cap - 1);
-			idx[k] = p->idx[i];
-		}
-		free(p->idx);
-		p->idx = idx;
-		p->idx_cap = cap;
-	}
-	h = koff_hash_str(s, (uint32_t)n);
-	for (slot = h & (p->idx_cap - 1); p->idx[slot]; slot = (slot + 1) & (p->idx_cap - 1))
-		if (!strcmp(p->data + p->idx[slot] - 1, s))
-			return p->idx[slot];
+	if (kt_map_find(&p->index, h, pool_eq, &k, &at))
+		return at;
 	if (p->len + n + 1 > MAX_STRINGS_CHUNK)
 		return 0;
-	if (kt_grow((void **)&p->data, &p->cap, p->len + n + 1, 1))
+	if (kt_grow((void **)&p->data, &p->cap, p->len + n + 1, 1) ||
+	    kt_map_add(&p->index, h, (uint32_t)p->len + 1))
 		return 0;
 	memcpy(p->data + p->len, s, n + 1);
-	p->idx[slot] = (uint32_t)p->len + 1;
-	p->idx_used++;
 	p->len += n + 1;
 	return (uint32_t)(p->len - n);
 }
@@ -203,7 +194,7 @@ int koff_snapshot_write(struct koff_reader *r, const char *path, struct ktrace_e
 out:
 	free(recs);
 	free(pool.data);
-	free(pool.idx);
+	kt_map_free(&pool.index);
 	return ret < 0 ? ret : 0;
 }
 

@@ -87,31 +87,6 @@ static void prev_state_unparsable(void)
 	}
 }
 
-static void hash_map_and_strings(void)
-{
-	struct sql_map m = { 0 };
-	struct sql_strpool p = { 0 };
-	uint32_t v = 0;
-	const char *a, *b;
-
-	for (uint64_t i = 0; i < 5000; i++)
-		CHECK_EQ(sql_map_put(&m, i, i * 7, (uint32_t)i + 1), 0);
-	CHECK(sql_map_get(&m, 4321, 4321 * 7, &v));
-	CHECK_EQ(v, 4322);
-	CHECK(!sql_map_get(&m, 4321, 1, &v));
-	CHECK_EQ(sql_map_put(&m, 4321, 4321 * 7, 9), 0);
-	CHECK(sql_map_get(&m, 4321, 4321 * 7, &v));
-	CHECK_EQ(v, 9);
-	CHECK_EQ(m.n, 5000);
-	a = sql_intern(&p, "sched_switch", 12);
-	b = sql_intern(&p, "sched_switch_x", 12);
-	CHECK(a && a == b);
-	CHECK_STR(a, "sched_switch");
-	CHECK(sql_intern(&p, "sched_wakeup", 12) != a);
-	sql_map_free(&m);
-	sql_strpool_free(&p);
-}
-
 static void schema_text(void)
 {
 	struct ktrace_out b = KT_OUT_HEAP;
@@ -137,11 +112,10 @@ static void schema_text(void)
 
 int main(void)
 {
-	PLAN(5);
+	PLAN(4);
 	RUN(prev_state_modern);
 	RUN(prev_state_old_kernel);
 	RUN(prev_state_unparsable);
-	RUN(hash_map_and_strings);
 	RUN(schema_text);
 	return TEST_EXIT();
 }

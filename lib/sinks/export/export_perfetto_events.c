@@ -34,6 +34,7 @@
 
 #include "common/cursor.h"
 #include "common/grow.h"
+#include "common/hashmap.h"
 #include "common/numfmt.h"
 #include "engine/engine.h"
 #include "event/event_share.h"
@@ -139,12 +140,11 @@ struct pf_type {
 	uint32_t need;                /* the bytes a record needs for its numbers */
 };
 
-/* The types by the stream's (input, system, name) pointers: open addressing with the
- * keys in the table, so that a lookup touches one cache line. */
+/* A type by the stream's (input, system, name) pointers. */
 struct pf_slot {
 	const char *system, *name;
 	uint32_t source;
-	struct pf_type *type;           /* NULL: free */
+	struct pf_type *type;           /* NULL: none */
 };
 
 #define DIRECT_SOURCES 16
@@ -152,8 +152,9 @@ struct pf_slot {
 
 struct pf_events {
 	bool legacy;
-	struct pf_slot *slots;
-	size_t nslots, ntypes;
+	struct kt_map index;            /* hash of (input, system, name) -> known[] */
+	struct pf_slot *known;          /* every type with its pointers */
+	size_t ntypes, cap_known;
 	struct pf_type *types;          /* every type, for freeing */
 	uint32_t next_dense;
 	struct kt_pb_buf text;        /* arrays and bytes as text */
@@ -182,12 +183,6 @@ struct pf_events *pf_events_new(bool legacy)
 		return NULL;
 	e->legacy = legacy;
 	e->next_dense = FE_DENSE_FIRST;
-	e->nslots = 512;
-	e->slots = calloc(e->nslots, sizeof(*e->slots));
-	if (!e->slots) {
-		free(e);
-		return NULL;
-	}
 	return e;
 }
 
@@ -211,7 +206,8 @@ void pf_events_free(struct pf_events *e)
 		e->types = t->next;
 		free_type(t);
 	}
-	free(e->slots);
+	kt_map_free(&e->index);
+	free(e->known);
 	for (size_t i = 0; i < DIRECT_SOURCES; i++)
 		free(e->direct[i]);
 	kt_pb_free(&e->text);
@@ -406,44 +402,28 @@ static void describe(const struct pf_type *t, struct kt_pb_buf *desc)
 	kt_pb_close(desc, g);
 }
 
-static size_t slot_of(const struct pf_events *e, uint32_t source, const char *system,
-		      const char *name)
+struct type_key {
+	const struct pf_events *e;
+	const char *system, *name;
+	uint32_t source;
+};
+
+static bool same_type(const void *ctx, uint32_t i)
 {
-	return hash_type(source, system, name) & (e->nslots - 1);
-}
+	const struct type_key *k = ctx;
+	const struct pf_slot *t = &k->e->known[i];
 
-/* Room for one more type: false when out of memory. */
-static bool grow_slots(struct pf_events *e)
-{
-	size_t n = e->nslots * 2;
-	struct pf_slot *v;
-
-	if ((e->ntypes + 1) * 2 <= e->nslots)
-		return true;
-	if (n > SIZE_MAX / sizeof(*v) || !(v = calloc(n, sizeof(*v))))
-		return false;
-	for (size_t k = 0; k < e->nslots; k++) {
-		size_t i;
-
-		if (!e->slots[k].type)
-			continue;
-		for (i = hash_type(e->slots[k].source, e->slots[k].system, e->slots[k].name) & (n - 1);
-		     v[i].type; i = (i + 1) & (n - 1))
-			;
-		v[i] = e->slots[k];
-	}
-	free(e->slots);
-	e->slots = v;
-	e->nslots = n;
-	return true;
+	return t->name == k->name && t->system == k->system && t->source == k->source;
 }
 
 static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 				 const struct ktrace_stream_record *r, struct kt_pb_buf *desc,
 				 int *err)
 {
-	size_t i;
 	const char *name = event_name(r);
+	struct type_key k = { e, r->system, r->name, r->source };
+	uint64_t h;
+	uint32_t at;
 	struct pf_type *t;
 
 	struct pf_slot *d = NULL;
@@ -461,16 +441,14 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 			return d->type;
 		}
 	}
-	for (i = slot_of(e, r->source, r->system, r->name); e->slots[i].type;
-	     i = (i + 1) & (e->nslots - 1))
-		if (e->slots[i].name == r->name && e->slots[i].system == r->system &&
-		    e->slots[i].source == r->source) {
-			e->last = e->slots[i];
-			if (d)
-				*d = e->last;
-			return e->last.type;
-		}
-	if (!grow_slots(e)) {
+	h = hash_type(r->source, r->system, r->name);
+	if (kt_map_find(&e->index, h, same_type, &k, &at)) {
+		e->last = e->known[at];
+		if (d)
+			*d = e->last;
+		return e->last.type;
+	}
+	if (kt_grow((void **)&e->known, &e->cap_known, e->ntypes + 1, sizeof(*e->known))) {
 		*err = -ENOMEM;
 		return NULL;
 	}
@@ -491,12 +469,13 @@ static struct pf_type *find_type(struct pf_events *e, struct ktrace_stream *s,
 		describe(t, desc);
 	t->next = e->types;
 	e->types = t;
-	for (i = slot_of(e, r->source, r->system, r->name); e->slots[i].type;
-	     i = (i + 1) & (e->nslots - 1))
-		;
-	e->slots[i] = (struct pf_slot){ r->system, r->name, r->source, t };
+	if (kt_map_add(&e->index, h, (uint32_t)e->ntypes)) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	e->known[e->ntypes] = (struct pf_slot){ r->system, r->name, r->source, t };
 	if (d)
-		*d = e->slots[i];
+		*d = e->known[e->ntypes];
 	e->ntypes++;
 	return t;
 }

@@ -14,6 +14,7 @@
 #include "sinks/report/report_darwin_common.h"
 #include <ktrace/view.h>
 
+#include "common/hashmap.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "sinks/report/report.h"
@@ -21,13 +22,6 @@
 /* --- START/END matching, per thread and event id ------------------------------- */
 
 #define MAX_OPEN (1u << 20)
-
-struct open_key {
-	uint64_t thread;
-	uint32_t id;
-	uint32_t top;        /* node index + 1 of the innermost open START, 0 none */
-	bool used;
-};
 
 struct open_node {
 	uint64_t ns;
@@ -37,69 +31,19 @@ struct open_node {
 };
 
 struct intervals {
-	struct open_key *keys;
-	size_t cap, nkeys;
+	/* (thread, event id) -> node index + 1 of the innermost open START (0: none) */
+	struct kt_map top;
 	struct open_node *nodes;
 	size_t nnodes, capn;
 	uint32_t free_list;  /* node index + 1 */
 };
 
-static size_t key_slot(uint64_t thread, uint32_t id, size_t cap)
-{
-	uint64_t h = thread * 0x9e3779b97f4a7c15ULL ^ id * 0xc2b2ae3d27d4eb4fULL;
-
-	h ^= h >> 29;
-	return (size_t)h & (cap - 1);
-}
-
-static struct open_key *find_key(struct intervals *iv, uint64_t thread, uint32_t id, bool add)
-{
-	size_t s;
-
-	if (add && (iv->nkeys + 1) * 2 > iv->cap) {
-		size_t cap = iv->cap ? iv->cap * 2 : 1024;
-		struct open_key *k;
-
-		if (iv->nkeys >= MAX_OPEN || !(k = calloc(cap, sizeof(*k))))
-			return NULL;
-		for (size_t i = 0; i < iv->cap; i++) {
-			if (!iv->keys[i].used)
-				continue;
-			s = key_slot(iv->keys[i].thread, iv->keys[i].id, cap);
-			while (k[s].used)
-				s = (s + 1) & (cap - 1);
-			k[s] = iv->keys[i];
-		}
-		free(iv->keys);
-		iv->keys = k;
-		iv->cap = cap;
-	}
-	if (!iv->cap)
-		return NULL;
-	s = key_slot(thread, id, iv->cap);
-	while (iv->keys[s].used) {
-		if (iv->keys[s].thread == thread && iv->keys[s].id == id)
-			return &iv->keys[s];
-		s = (s + 1) & (iv->cap - 1);
-	}
-	if (!add)
-		return NULL;
-	iv->keys[s].used = true;
-	iv->keys[s].thread = thread;
-	iv->keys[s].id = id;
-	iv->keys[s].top = 0;
-	iv->nkeys++;
-	return &iv->keys[s];
-}
-
 static void push_start(struct intervals *iv, const struct ktrace_darwin_event *ev, uint32_t id)
 {
 	uint64_t thread = ev->thread;
-	struct open_key *k = find_key(iv, thread, id, true);
-	uint32_t n;
+	uint32_t n, top = 0;
 
-	if (!k)
-		return;
+	kt_map_get(&iv->top, thread, id, &top);
 	if (iv->free_list) {
 		n = iv->free_list - 1;
 		iv->free_list = iv->nodes[n].prev;
@@ -117,24 +61,29 @@ static void push_start(struct intervals *iv, const struct ktrace_darwin_event *e
 		}
 		n = (uint32_t)iv->nnodes++;
 	}
+	iv->top.max = MAX_OPEN;
+	if (kt_map_put(&iv->top, thread, id, n + 1)) {
+		iv->nodes[n].prev = iv->free_list;
+		iv->free_list = n + 1;
+		return;
+	}
 	iv->nodes[n].ns = ev->ns;
 	memcpy(iv->nodes[n].arg, ev->arg, sizeof(ev->arg));
 	iv->nodes[n].cpu = ev->cpu;
-	iv->nodes[n].prev = k->top;
-	k->top = n + 1;
+	iv->nodes[n].prev = top;
 }
 
 static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id,
 		      struct open_node *start)
 {
-	struct open_key *k = find_key(iv, thread, id, false);
 	uint32_t n;
 
-	if (!k || !k->top)
+	if (!kt_map_get(&iv->top, thread, id, &n) || !n)
 		return false;
-	n = k->top - 1;
+	n--;
 	*start = iv->nodes[n];
-	k->top = iv->nodes[n].prev;
+	/* (a key keeps its place, its stack empty: it is put again without growing) */
+	kt_map_put(&iv->top, thread, id, iv->nodes[n].prev);
 	iv->nodes[n].prev = iv->free_list;
 	iv->free_list = n + 1;
 	return true;
@@ -142,7 +91,7 @@ static bool pop_start(struct intervals *iv, uint64_t thread, uint32_t id,
 
 static void intervals_free(struct intervals *iv)
 {
-	free(iv->keys);
+	kt_map_free(&iv->top);
 	free(iv->nodes);
 }
 

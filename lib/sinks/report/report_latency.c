@@ -25,15 +25,15 @@
 #include <ktrace/view.h>
 
 #include "common/check.h"
+#include "common/grow.h"
+#include "common/hashmap.h"
 #include "common/outbuf.h"
 #include "sinks/report/report.h"
 
-#define WAKEUP_BUCKETS 1024
-
+/* A task woken and not yet switched to: its wake-up time. */
 struct pending {
-	struct pending *next;
-	uint32_t pid;
 	uint64_t start;
+	uint32_t next_free;             /* (on the free list) the next free one + 1 */
 };
 
 struct totals {
@@ -47,7 +47,10 @@ struct wakeup {
 	int wakeup_id, wakeup_new_id, switch_id;
 	const struct ktrace_event *wakeup, *wakeup_new, *sched_switch;
 	int wakeup_pid, wakeup_success, new_pid, new_success, next_pid, next_prio;
-	struct pending *tab[WAKEUP_BUCKETS];
+	struct kt_map by_pid;                 /* pid -> pending[] */
+	struct pending *pending;
+	size_t npending, cap_pending;
+	uint32_t free_pending;                /* the first free one + 1 (0: none) */
 	struct totals all, rt;
 	bool oom;
 };
@@ -86,29 +89,33 @@ static int field(const struct wakeup *w, const struct ktrace_event *ev, int i,
 	return i < 0 ? -1 : ktrace_event_field_number(w->evs, ev, (size_t)i, rec, val);
 }
 
-static struct pending **slot(struct wakeup *w, uint32_t pid)
-{
-	struct pending **pp = &w->tab[(pid * 2654435761u) >> 22];
-
-	while (*pp && (*pp)->pid != pid)
-		pp = &(*pp)->next;
-	return pp;
-}
-
 static void woken(struct wakeup *w, uint32_t pid, uint64_t ts)
 {
-	struct pending **pp = slot(w, pid);
+	uint32_t i;
 
-	if (!*pp) {
-		*pp = calloc(1, sizeof(**pp));
-		if (!*pp) {
+	if (!kt_map_get(&w->by_pid, pid, 0, &i)) {
+		if (w->free_pending) {
+			i = w->free_pending - 1;
+		} else {
+			if (w->npending >= UINT32_MAX - 1 ||
+			    kt_grow((void **)&w->pending, &w->cap_pending, w->npending + 1,
+				    sizeof(*w->pending))) {
+				w->oom = true;
+				return;
+			}
+			i = (uint32_t)w->npending;
+		}
+		if (kt_map_put(&w->by_pid, pid, 0, i)) {
 			w->oom = true;
 			return;
 		}
-		(*pp)->pid = pid;
+		if (w->free_pending)
+			w->free_pending = w->pending[i].next_free;
+		else
+			w->npending++;
 	}
 	/* a second wake-up before the switch: the clock starts again */
-	(*pp)->start = ts;
+	w->pending[i].start = ts;
 }
 
 static void account(struct totals *t, uint64_t lat, uint64_t ts)
@@ -130,8 +137,8 @@ static size_t line_suffix(void *arg, struct ktrace_events *evs, const struct ktr
 {
 	struct wakeup *w = arg;
 	const struct ktrace_event *ev;
-	struct pending **pp, *p;
 	uint64_t val, lat;
+	uint32_t i;
 	int id;
 
 	if (evs != w->evs)
@@ -161,13 +168,12 @@ static size_t line_suffix(void *arg, struct ktrace_events *evs, const struct ktr
 
 		if (field(w, ev, w->next_pid, rec, &val))
 			return 0;
-		pp = slot(w, (uint32_t)val);
-		if (!*pp)
+		if (!kt_map_get(&w->by_pid, (uint32_t)val, 0, &i))
 			return 0;
-		p = *pp;
-		lat = rec->ts - p->start;
-		*pp = p->next;
-		free(p);
+		lat = rec->ts - w->pending[i].start;
+		kt_map_del(&w->by_pid, (uint32_t)val, 0);
+		w->pending[i].next_free = w->free_pending;
+		w->free_pending = i + 1;
 		account(&w->all, lat, rec->ts);
 		if (rt)
 			account(&w->rt, lat, rec->ts);
@@ -216,12 +222,8 @@ int ktrace_view_tracedat_wakeup(const struct ktrace_view_text_opts *o, struct kt
 			put_totals(out, &w->rt);
 		}
 	}
-	for (size_t i = 0; i < WAKEUP_BUCKETS; i++) {
-		for (struct pending *p = w->tab[i], *n; p; p = n) {
-			n = p->next;
-			free(p);
-		}
-	}
+	kt_map_free(&w->by_pid);
+	free(w->pending);
 	free(w);
 	return ret;
 }

@@ -233,7 +233,7 @@ static bool is_format(const struct sql_trace *t, enum ktrace_format a, enum ktra
 
 static const char *keep(struct ktrace_sql *q, const char *s)
 {
-	return sql_intern(&q->strings, s ? s : "", s ? strlen(s) : 0);
+	return kt_intern(&q->strings, s ? s : "", s ? strlen(s) : 0);
 }
 
 static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
@@ -415,7 +415,7 @@ static int write_registries(struct ktrace_sql *q, struct ktrace_error *err)
 		uint32_t upid = 0;
 
 		if (t->pid >= 0)
-			sql_map_get(&q->process_index, t->trace, (uint64_t)t->pid, &upid);
+			kt_map_get(&q->process_index, t->trace, (uint64_t)t->pid, &upid);
 		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
 		sqlite3_bind_int64(st, 2, q->traces[t->trace].trace_id);
 		sqlite3_bind_int64(st, 3, t->tid);

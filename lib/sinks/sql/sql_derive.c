@@ -27,40 +27,42 @@
 
 /* ---- counters ---- */
 
+struct track_key {
+	const struct ktrace_sql *q;
+	struct sql_counter_track want;
+};
+
+static bool track_eq(const void *ctx, uint32_t v)
+{
+	const struct track_key *k = ctx;
+	const struct sql_counter_track *t = &k->q->tracks[v - 1];
+
+	/* names are interned: the pointer is the name */
+	return t->name == k->want.name && t->cpu == k->want.cpu && t->utid == k->want.utid &&
+	       t->trace == k->want.trace;
+}
+
 static int64_t track_of(struct ktrace_sql *q, uint32_t trace, const char *name, int32_t cpu,
 			int64_t utid)
 {
-	uint64_t a = (uint64_t)trace << 32 | (uint32_t)cpu;
-	uint64_t b = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL ^ (uint64_t)utid;
-	struct sql_counter_track *t;
+	uint64_t h = kt_hash_mix((uint64_t)trace << 32 | (uint32_t)cpu,
+				 (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ULL ^ (uint64_t)utid);
+	struct track_key k = { q, { trace, name, cpu, utid } };
 	uint32_t v;
 
-	/* names are interned: the pointer is the name */
-	for (uint64_t probe = 0;; probe++) {
-		if (!sql_map_get(&q->track_index, a, b + probe, &v))
-			break;
-		t = &q->tracks[v - 1];
-		if (t->name == name && t->cpu == cpu && t->utid == utid && t->trace == trace)
-			return (int64_t)v;
-	}
-	if (kt_grow((void **)&q->tracks, &q->cap_tracks, q->ntracks + 1, sizeof(*q->tracks)))
+	if (kt_map_find(&q->track_index, h, track_eq, &k, &v))
+		return (int64_t)v;
+	if (kt_grow((void **)&q->tracks, &q->cap_tracks, q->ntracks + 1, sizeof(*q->tracks)) ||
+	    kt_map_add(&q->track_index, h, (uint32_t)q->ntracks + 1))
 		return 0;
-	for (uint64_t probe = 0;; probe++) {
-		if (!sql_map_get(&q->track_index, a, b + probe, &v)) {
-			if (sql_map_put(&q->track_index, a, b + probe, (uint32_t)q->ntracks + 1))
-				return 0;
-			break;
-		}
-	}
-	t = &q->tracks[q->ntracks++];
-	*t = (struct sql_counter_track){ trace, name, cpu, utid };
+	q->tracks[q->ntracks++] = k.want;
 	return (int64_t)q->ntracks;
 }
 
 static int counter(struct ktrace_sql *q, const struct ktrace_stream_record *r, const char *name,
 		   size_t len, int32_t cpu, int64_t utid, double value, struct ktrace_error *err)
 {
-	const char *n = sql_intern(&q->strings, name, len);
+	const char *n = kt_intern(&q->strings, name, len);
 	int64_t track = n ? track_of(q, r->source, n, cpu, utid) : 0;
 	sqlite3_stmt *st = q->ins[INS_COUNTER];
 
@@ -125,7 +127,7 @@ static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 
 	if (!category || !name)
 		return kt_error_oom(err);
-	sql_map_get(&q->open_index, a, b, &top);
+	kt_map_get(&q->open_index, a, b, &top);
 	if (q->open_free) {
 		n = q->open_free - 1;
 		q->open_free = q->open[n].prev;
@@ -158,7 +160,7 @@ static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 		t->top_slice = n + 1;
 		t->top_slice_id = o->id;
 	}
-	if (sql_map_put(&q->open_index, a, b, n + 1))
+	if (kt_map_put(&q->open_index, a, b, n + 1))
 		return kt_error_oom(err);
 	return 0;
 }
@@ -208,14 +210,14 @@ static int close_slice(struct ktrace_sql *q, uint64_t a, uint64_t b, uint64_t ts
 	struct sql_open_slice *o;
 	int ret;
 
-	if (!sql_map_get(&q->open_index, a, b, &top) || !top)
+	if (!kt_map_get(&q->open_index, a, b, &top) || !top)
 		return 0;
 	o = &q->open[top - 1];
 	ret = write_slice(q, o, ts >= o->ts ? (int64_t)(ts - o->ts) : 0, err);
 	if (ret)
 		return ret;
 	thread_unlink(q, top - 1);
-	if (sql_map_put(&q->open_index, a, b, o->prev))
+	if (kt_map_put(&q->open_index, a, b, o->prev))
 		return kt_error_oom(err);
 	o->id = 0;
 	o->prev = q->open_free;
@@ -233,8 +235,8 @@ static int darwin_slice(struct ktrace_sql *q, const struct ktrace_stream_record 
 	if (KTRACE_DARWIN_CLASS(ev) == DBG_TRACE)
 		return 0;
 	if (func == KTRACE_DARWIN_FUNC_START) {
-		const char *cat = sql_intern(&q->strings, r->system, strlen(r->system));
-		const char *name = sql_intern(&q->strings, r->name, strlen(r->name));
+		const char *cat = kt_intern(&q->strings, r->system, strlen(r->system));
+		const char *name = kt_intern(&q->strings, r->name, strlen(r->name));
 
 		return open_slice(q, a, b, r, utid, cat, name, id, err);
 	}
@@ -266,8 +268,8 @@ static int marker(struct ktrace_sql *q, struct ktrace_stream *s, const struct kt
 
 		if (!bar1)
 			return 0;
-		name = sql_intern(&q->strings, bar1 + 1, (size_t)(end - bar1 - 1));
-		cat = sql_intern(&q->strings, "trace_marker", 12);
+		name = kt_intern(&q->strings, bar1 + 1, (size_t)(end - bar1 - 1));
+		cat = kt_intern(&q->strings, "trace_marker", 12);
 		return open_slice(q, a, b, r, utid, cat, name, id, err);
 	}
 	case 'E':
@@ -320,7 +322,7 @@ static int koff_slice(struct ktrace_sql *q, struct ktrace_stream *s,
 		begin = false;
 	else
 		return 0;
-	name = sql_intern(&q->strings, r->name, strlen(r->name));
+	name = kt_intern(&q->strings, r->name, strlen(r->name));
 	if (!name)
 		return kt_error_oom(err);
 	if (!ktrace_stream_field_by_name(s, "id", &cid) && cid.u) {
@@ -331,7 +333,7 @@ static int koff_slice(struct ktrace_sql *q, struct ktrace_stream *s,
 		b = key_b(KEY_KOFF_TID, r->source, hash_ptr(name));
 	}
 	if (begin)
-		return open_slice(q, a, b, r, utid, sql_intern(&q->strings, "koff", 4), name, id, err);
+		return open_slice(q, a, b, r, utid, kt_intern(&q->strings, "koff", 4), name, id, err);
 	return close_slice(q, a, b, r->ts, err);
 }
 

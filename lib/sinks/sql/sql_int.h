@@ -18,6 +18,7 @@
 #include <ktrace/stream.h>
 
 #include "common/outbuf.h"
+#include "common/hashmap.h"
 
 /* ---- the schema (tables.c) ---- */
 
@@ -49,37 +50,6 @@ void sql_table_indexes(struct ktrace_out *b, const struct sql_table *t, const ch
 /* The whole schema in a dialect (one table when table is not NULL). */
 int sql_schema_text(struct ktrace_out *b, enum ktrace_sql_dialect d, const char *table,
 		    const char *cluster);
-
-/* ---- hash map: two 64-bit words -> a 32-bit value ---- */
-
-struct sql_map_slot {
-	uint64_t a, b;
-	uint32_t v;
-	bool used;
-};
-
-struct sql_map {
-	struct sql_map_slot *slots;
-	size_t cap, n;
-};
-
-/* The value of (a, b): true and *v, or false. */
-bool sql_map_get(const struct sql_map *m, uint64_t a, uint64_t b, uint32_t *v);
-/* Sets (a, b) to v: 0 or -ENOMEM. */
-int sql_map_put(struct sql_map *m, uint64_t a, uint64_t b, uint32_t v);
-void sql_map_free(struct sql_map *m);
-
-/* ---- interned strings: one copy of each, stable until the pool is freed ---- */
-
-struct sql_strpool {
-	struct sql_map index;        /* hash -> string index + 1 (chained by probing) */
-	char **strs;
-	size_t n, cap;
-	struct strblock *blocks;
-};
-
-const char *sql_intern(struct sql_strpool *p, const char *s, size_t len);
-void sql_strpool_free(struct sql_strpool *p);
 
 /* ---- registries (registry.c) ---- */
 
@@ -213,22 +183,22 @@ struct ktrace_sql {
 	struct ktrace_error damage_err;
 	const char *damage_path;
 	/* registries */
-	struct sql_strpool strings;
-	struct sql_map name_index;   /* (hash of system, hash of name) -> name + 1 */
+	struct kt_strtab strings;    /* every text the tables keep */
+	struct kt_map name_index;    /* hash of (system, name) -> name */
 	struct sql_name *names;
 	size_t nnames, cap_names;
-	struct sql_map thread_index; /* (trace, tid) -> utid */
+	struct kt_map thread_index;  /* (trace, tid) -> utid */
 	struct sql_thread *threads;  /* utid - 1 */
 	size_t nthreads, cap_threads;
-	struct sql_map process_index;   /* (trace, pid) -> upid */
+	struct kt_map process_index; /* (trace, pid) -> upid */
 	struct sql_process *procs;   /* upid - 1 */
 	size_t nprocs, cap_procs;
 	struct sql_cpu **cpus_state; /* per trace: per CPU */
 	size_t *ncpus_state;
-	struct sql_map track_index;  /* (trace << 32 | cpu, name ^ utid) -> track id */
+	struct kt_map track_index;   /* hash of (trace, cpu, name, utid) -> track id */
 	struct sql_counter_track *tracks;
 	size_t ntracks, cap_tracks;
-	struct sql_map open_index;   /* slice key -> top node + 1 */
+	struct kt_map open_index;    /* slice key -> top node + 1 */
 	struct sql_open_slice *open;
 	size_t nopen, cap_open;
 	uint32_t open_free;

@@ -13,15 +13,17 @@
 #include "common/grow.h"
 #include "sinks/sql/sql_int.h"
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
+struct name_key {
+	const struct ktrace_sql *q;
+	const char *system, *name;
+};
 
-	for (; *s; s++) {
-		h ^= (uint8_t)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+static bool name_eq(const void *ctx, uint32_t v)
+{
+	const struct name_key *k = ctx;
+	const struct sql_name *n = &k->q->names[v];
+
+	return !strcmp(n->system, k->system) && !strcmp(n->name, k->name);
 }
 
 static enum sql_kind kind_of(const char *system, const char *name)
@@ -51,34 +53,24 @@ static enum sql_kind kind_of(const char *system, const char *name)
 
 const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, const char *name)
 {
-	uint64_t hs = hash_str(system), hn = hash_str(name);
+	uint64_t h = kt_hash_mix(kt_hash_bytes(system, strlen(system)),
+				 kt_hash_bytes(name, strlen(name)));
+	struct name_key k = { q, system, name };
 	uint32_t v;
 	struct sql_name *n;
 
-	for (uint64_t probe = 0;; probe++) {
-		if (!sql_map_get(&q->name_index, hs, hn + probe * 0x9e3779b97f4a7c15ULL, &v))
-			break;
-		n = &q->names[v];
-		if (!strcmp(n->system, system) && !strcmp(n->name, name))
-			return n;
-	}
+	if (kt_map_find(&q->name_index, h, name_eq, &k, &v))
+		return &q->names[v];
 	if (kt_grow((void **)&q->names, &q->cap_names, q->nnames + 1, sizeof(*q->names)))
 		return NULL;
 	n = &q->names[q->nnames];
-	n->system = sql_intern(&q->strings, system, strlen(system));
-	n->name = sql_intern(&q->strings, name, strlen(name));
+	n->system = kt_intern(&q->strings, system, strlen(system));
+	n->name = kt_intern(&q->strings, name, strlen(name));
 	if (!n->system || !n->name)
 		return NULL;
 	n->kind = kind_of(system, name);
-	for (uint64_t probe = 0;; probe++) {
-		uint64_t b = hn + probe * 0x9e3779b97f4a7c15ULL;
-
-		if (!sql_map_get(&q->name_index, hs, b, &v)) {
-			if (sql_map_put(&q->name_index, hs, b, (uint32_t)q->nnames))
-				return NULL;
-			break;
-		}
-	}
+	if (kt_map_add(&q->name_index, h, (uint32_t)q->nnames))
+		return NULL;
 	return &q->names[q->nnames++];
 }
 
@@ -86,7 +78,7 @@ int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid)
 {
 	uint32_t v;
 
-	if (tid < 0 || !sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v))
+	if (tid < 0 || !kt_map_get(&q->thread_index, trace, (uint64_t)tid, &v))
 		return 0;
 	return (int64_t)v;
 }
@@ -99,14 +91,14 @@ int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *ut
 	*utid = 0;
 	if (tid < 0)
 		return 0;
-	if (sql_map_get(&q->thread_index, trace, (uint64_t)tid, &v)) {
+	if (kt_map_get(&q->thread_index, trace, (uint64_t)tid, &v)) {
 		*utid = (int64_t)v;
 		return 0;
 	}
 	if (q->nthreads >= UINT32_MAX - 1 ||
 	    kt_grow((void **)&q->threads, &q->cap_threads, q->nthreads + 1, sizeof(*q->threads)))
 		return -ENOMEM;
-	if (sql_map_put(&q->thread_index, trace, (uint64_t)tid, (uint32_t)q->nthreads + 1))
+	if (kt_map_put(&q->thread_index, trace, (uint64_t)tid, (uint32_t)q->nthreads + 1))
 		return -ENOMEM;
 	t = &q->threads[q->nthreads++];
 	memset(t, 0, sizeof(*t));
@@ -154,14 +146,14 @@ int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *u
 	*upid = 0;
 	if (pid < 0)
 		return 0;
-	if (sql_map_get(&q->process_index, trace, (uint64_t)pid, &v)) {
+	if (kt_map_get(&q->process_index, trace, (uint64_t)pid, &v)) {
 		*upid = (int64_t)v;
 		return 0;
 	}
 	if (q->nprocs >= UINT32_MAX - 1 ||
 	    kt_grow((void **)&q->procs, &q->cap_procs, q->nprocs + 1, sizeof(*q->procs)))
 		return -ENOMEM;
-	if (sql_map_put(&q->process_index, trace, (uint64_t)pid, (uint32_t)q->nprocs + 1))
+	if (kt_map_put(&q->process_index, trace, (uint64_t)pid, (uint32_t)q->nprocs + 1))
 		return -ENOMEM;
 	p = &q->procs[q->nprocs++];
 	memset(p, 0, sizeof(*p));
@@ -260,10 +252,10 @@ void sql_registry_free(struct ktrace_sql *q)
 		free(q->cpus_state[i]);
 	free(q->cpus_state);
 	free(q->ncpus_state);
-	sql_map_free(&q->name_index);
-	sql_map_free(&q->thread_index);
-	sql_map_free(&q->process_index);
-	sql_map_free(&q->track_index);
-	sql_map_free(&q->open_index);
-	sql_strpool_free(&q->strings);
+	kt_map_free(&q->name_index);
+	kt_map_free(&q->thread_index);
+	kt_map_free(&q->process_index);
+	kt_map_free(&q->track_index);
+	kt_map_free(&q->open_index);
+	kt_strtab_free(&q->strings);
 }

@@ -180,14 +180,14 @@ static int wake(struct ktrace_sql *q, int64_t woken, int64_t waker, int32_t cpu,
 	t->state_id = ++q->next_state_id;
 	t->state_ts = ts;
 	t->state_cpu = cpu;
-	t->state_name = sql_intern(&q->strings, "R", 1);
+	t->state_name = kt_intern(&q->strings, "R", 1);
 	t->waker_utid = waker;
 	return t->state_name ? 0 : kt_error_oom(err);
 }
 
 static const char *intern_state(struct ktrace_sql *q, const char *text)
 {
-	return sql_intern(&q->strings, text, strlen(text));
+	return kt_intern(&q->strings, text, strlen(text));
 }
 
 static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,

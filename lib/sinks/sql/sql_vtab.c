@@ -513,7 +513,7 @@ static int ev_eof(sqlite3_vtab_cursor *cur)
 
 static const char *interned(struct ktrace_sql *q, const char *s)
 {
-	const char *p = sql_intern(&q->strings, s, strlen(s));
+	const char *p = kt_intern(&q->strings, s, strlen(s));
 
 	return p ? p : "";
 }

@@ -167,7 +167,7 @@ void tl_dict_init(struct tl_dict *d)
 
 void tl_dict_free(struct tl_dict *d)
 {
-	free(d->slots);
+	kt_map_free(&d->index);
 	free(d->skel);
 	tl_buf_free(&d->data);
 	tl_buf_free(&d->scratch);
@@ -499,52 +499,6 @@ static int split(struct tl_dict *d, const char *line, size_t len, const struct k
 	return 0;
 }
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
-
-	while (n >= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		h = (h ^ v) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
-		p += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t v = 0;
-
-		memcpy(&v, p, n);
-		h = (h ^ v) * 0xc4ceb9fe1a85ec53ULL;
-		h ^= h >> 29;
-	}
-	h ^= h >> 32;
-	return h ? h : 1;
-}
-
-static int dict_grow(struct tl_dict *d)
-{
-	size_t ns = d->nslots ? d->nslots * 2 : 4096;
-	uint32_t *slots = calloc(ns, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->n; i++) {
-		size_t k = d->skel[i].hash & (ns - 1);
-
-		while (slots[k])
-			k = (k + 1) & (ns - 1);
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(d->slots);
-	d->slots = slots;
-	d->nslots = ns;
-	return 0;
-}
-
-/* The id of the skeleton in d->scratch, added when new; -1 when the dictionary is
- * full; -2 out of memory. */
 /* Whether skeleton id is the one in d->scratch. */
 static bool same_skeleton(const struct tl_dict *d, uint32_t id)
 {
@@ -571,28 +525,26 @@ static size_t recent_key(const struct tl_dict *d)
 	return (size_t)(a >> 54) & (TL_DICT_RECENT - 1);
 }
 
+static bool is_scratch(const void *d, uint32_t id)
+{
+	return same_skeleton(d, id);
+}
+
+/* The id of the skeleton in d->scratch, added when new; -1 when the dictionary is
+ * full; -2 out of memory. */
 static int64_t skeleton_id(struct tl_dict *d)
 {
 	size_t rk = d->key ? (size_t)(d->key >> 54) & (TL_DICT_RECENT - 1) : recent_key(d);
 	uint32_t r = d->recent[rk];
 	uint64_t h;
-	size_t k;
+	uint32_t id;
 
 	if (r && same_skeleton(d, r - 1))
 		return r - 1;
-	h = hash_bytes(d->scratch.p, d->scratch.n);
-
-	if ((d->n + 1) * 2 > d->nslots && dict_grow(d))
-		return -2;
-	k = h & (d->nslots - 1);
-	while (d->slots[k]) {
-		uint32_t id = d->slots[k] - 1;
-
-		if (d->skel[id].hash == h && same_skeleton(d, id)) {
-			d->recent[rk] = id + 1;
-			return id;
-		}
-		k = (k + 1) & (d->nslots - 1);
+	h = kt_hash_bytes(d->scratch.p, d->scratch.n);
+	if (kt_map_find(&d->index, h, is_scratch, d, &id)) {
+		d->recent[rk] = id + 1;
+		return id;
 	}
 	if (d->data.n + d->scratch.n > TL_DICT_MAX_BYTES || d->n >= UINT32_MAX - 1)
 		return -1;
@@ -606,7 +558,6 @@ static int64_t skeleton_id(struct tl_dict *d)
 	d->skel[d->n].prev_at = (uint32_t)d->nprev;
 	d->skel[d->n].prev_gen = d->gen - 1;
 	d->nprev += 2 * d->nhex;
-	d->skel[d->n].hash = h;
 	if (tl_buf_varint(&d->data, d->scratch.n))
 		return -2;
 	d->skel[d->n].at = (uint32_t)d->data.n;
@@ -615,7 +566,8 @@ static int64_t skeleton_id(struct tl_dict *d)
 	if (tl_buf_put(&d->data, d->scratch.p, d->scratch.n) ||
 	    kt_grow((void **)&d->data.p, &d->data.cap, d->data.n + 8, 1))
 		return -2;
-	d->slots[k] = (uint32_t)d->n + 1;
+	if (kt_map_add(&d->index, h, (uint32_t)d->n))
+		return -2;
 	d->recent[rk] = (uint32_t)d->n + 1;
 	return (int64_t)d->n++;
 }

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hashmap.h"
 #include "common/numspan.h"
 
 struct tl_buf {
@@ -100,7 +101,6 @@ int tl_base64(const uint8_t *in, size_t n, struct tl_buf *out);
 #define TL_DICT_HINTS 512
 #define TL_HINT_WAYS 4                 /* skeletons kept per hint */
 struct tl_skeleton {
-	uint64_t hash;
 	uint32_t at, len;              /* its bytes in the dictionary's data (after their
 					* varint length) */
 	uint32_t prev_at;              /* its hex holes' last values and digits:
@@ -109,8 +109,7 @@ struct tl_skeleton {
 };
 
 struct tl_dict {
-	uint32_t *slots;               /* skeleton id + 1, open addressing */
-	size_t nslots;
+	struct kt_map index;           /* hash of a skeleton's bytes -> its id */
 	struct tl_skeleton *skel;      /* per skeleton, in id order */
 	size_t n, cap;
 	struct tl_buf data;            /* varint length + bytes, per skeleton, in id order */

@@ -137,28 +137,28 @@ static bool same_comm(const char *task, const char *comm)
 
 static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32_t *out)
 {
-	for (size_t i = 0; i < m->nnames; i++)
-		if (!strcmp(m->names[i], name)) {
-			*out = (uint32_t)i;
-			return 0;
-		}
+	size_t len = strlen(name);
+	uint32_t id;
+
+	if (kt_strtab_find(&m->name_tab, name, len, out))
+		return 0;
 	if (kt_grow((void **)&m->names, &m->cap_names, m->nnames + 1, sizeof(*m->names)))
-		return -ENOMEM;
-	m->names[m->nnames] = strdup(name);
-	if (!m->names[m->nnames])
 		return -ENOMEM;
 	{
 		size_t cap = m->cap_names;
 		uint8_t *c = kt_realloc_array(m->name_cls, cap, 1);
 
-		if (!c) {
-			free(m->names[m->nnames]);
+		if (!c)
 			return -ENOMEM;
-		}
 		m->name_cls = c;
 	}
-	m->name_cls[m->nnames] = cls;
-	*out = (uint32_t)m->nnames++;
+	/* (the table numbers the names as names[] does) */
+	if (kt_strtab_id(&m->name_tab, name, len, &id))
+		return -ENOMEM;
+	m->names[id] = m->name_tab.strs[id].s;
+	m->name_cls[id] = cls;
+	*out = id;
+	m->nnames++;
 	return 0;
 }
 
@@ -171,9 +171,7 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s, const struct tl_s
 		m->sink = *sink;
 	m->ninputs = ktrace_stream_source_count(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
-	m->types_cap = 256;
-	m->types = calloc(m->types_cap, sizeof(*m->types));
-	if (!m->darwin || !m->types || rehash(m) || intern_name(m, "lost events", TL_LOST, &lost))
+	if (!m->darwin || rehash(m) || intern_name(m, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -200,9 +198,9 @@ void tl_model_free(struct tl_model *m)
 	free(m->tasks);
 	free(m->names_store);
 	free(m->cpus);
+	kt_map_free(&m->type_index);
 	free(m->types);
-	for (size_t i = 0; i < m->nnames; i++)
-		free(m->names[i]);
+	kt_strtab_free(&m->name_tab);
 	free(m->names);
 	free(m->name_cls);
 	free(m->darwin);
@@ -235,52 +233,21 @@ static bool field_i64(struct ktrace_stream *s, int idx, int64_t *out)
 	return true;
 }
 
-static int grow_types(struct tl_model *m)
-{
-	size_t cap = m->types_cap * 2;
-	struct tl_evtype *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->types_cap; i++) {
-		size_t k;
-
-		if (!m->types[i].key)
-			continue;
-		k = mix64(m->types[i].key) & (cap - 1);
-		while (t[k].key)
-			k = (k + 1) & (cap - 1);
-		t[k] = m->types[i];
-	}
-	free(m->types);
-	m->types = t;
-	m->types_cap = cap;
-	return 0;
-}
-
 static struct tl_evtype *evtype(struct tl_model *m, struct ktrace_stream *s,
 				const struct ktrace_stream_record *r, int *ret)
 {
-	uint64_t key = ((uint64_t)r->source << 32 | r->event_id) + 1;
-	size_t k = mix64(key) & (m->types_cap - 1);
-	struct tl_evtype *t;
 	const char *name = r->name && *r->name ? r->name : "(unknown)";
 	bool darwin = r->source < m->ninputs && m->darwin[r->source];
+	struct tl_evtype *t;
+	uint32_t i;
 
-	while (m->types[k].key) {
-		if (m->types[k].key == key)
-			return &m->types[k];
-		k = (k + 1) & (m->types_cap - 1);
+	if (kt_map_get(&m->type_index, r->source, r->event_id, &i))
+		return &m->types[i];
+	if (kt_grow((void **)&m->types, &m->cap_types, m->ntypes + 1, sizeof(*m->types))) {
+		*ret = -ENOMEM;
+		return NULL;
 	}
-	if ((m->ntypes + 1) * 2 > m->types_cap) {
-		if (grow_types(m)) {
-			*ret = -ENOMEM;
-			return NULL;
-		}
-		return evtype(m, s, r, ret);
-	}
-	t = &m->types[k];
-	t->key = key;
+	t = &m->types[m->ntypes];
 	t->cls = TL_OTHER;
 	t->f_prev = t->f_state = t->f_next = t->f_pid = -1;
 	if (darwin) {
@@ -306,7 +273,8 @@ static struct tl_evtype *evtype(struct tl_model *m, struct ktrace_stream *s,
 		if (t->f_pid >= 0)
 			t->cls = TL_WAKEUP;
 	}
-	if (intern_name(m, name, t->cls, &t->name)) {
+	if (intern_name(m, name, t->cls, &t->name) ||
+	    kt_map_put(&m->type_index, r->source, r->event_id, (uint32_t)m->ntypes)) {
 		*ret = -ENOMEM;
 		return NULL;
 	}

@@ -29,6 +29,8 @@
 
 #include <ktrace/stream.h>
 
+#include "common/hashmap.h"
+
 enum tl_class { TL_OTHER = 0, TL_SWITCH = 1, TL_WAKEUP = 2, TL_LOST = 3 };
 enum tl_state { TL_UNKNOWN = 0, TL_RUNNING = 1, TL_RUNNABLE = 2, TL_BLOCKED = 3 };
 
@@ -61,7 +63,6 @@ struct tl_cpu {
 
 /* Per event type (input, id): its name index and class, and field positions. */
 struct tl_evtype {
-	uint64_t key;                  /* source << 32 | event_id, +1 (0: empty slot) */
 	uint32_t name;                 /* index in the model's names */
 	uint8_t cls;
 	int16_t f_prev, f_state, f_next, f_pid;   /* field indexes (-1: absent) */
@@ -97,9 +98,11 @@ struct tl_model {
 	size_t names_len, names_cap;
 	struct tl_cpu *cpus;
 	size_t ncpus, cap_cpus;
-	struct tl_evtype *types;       /* open addressing */
-	size_t types_cap, ntypes;
-	char **names;                  /* event names; names[0] = "lost events" */
+	struct kt_map type_index;      /* (input, event id) -> types[] */
+	struct tl_evtype *types;       /* in the order met */
+	size_t ntypes, cap_types;
+	struct kt_strtab name_tab;     /* the event names, interned */
+	const char **names;            /* event names; names[0] = "lost events" */
 	uint8_t *name_cls;
 	size_t nnames, cap_names;
 	bool *darwin;                  /* per input */
