@@ -4,10 +4,12 @@
  * id) after the table grows, kept in the order they were added, with the sink's data
  * zeroed; scopes apart only per source; names cut and compared; and the threads of a
  * trace.dat's saved cmdlines loaded by both rules, checked against the stream's own
- * task list walked here.
+ * task list walked here; a thread two inputs name differently keeps the first name,
+ * the last, or one per input, as the table's rules say.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <ktrace/stream.h>
 
@@ -197,12 +199,77 @@ static void load(void)
 	ktrace_stream_close(s);
 }
 
+#define RULES_SRC "../shared/data/ftrace/trappy_tests_trace.v6.dat"
+
+/* The same trace twice, the second's saved cmdline of 2875 renamed (same length): the
+ * rules of the table decide which name a thread named by both inputs keeps. */
+static void rules(void)
+{
+	static const char was[] = "2875 AudioOut_2\n";
+	char tmp[] = "/tmp/ktrace-test-threads-XXXXXX";
+	const char *paths[2] = { RULES_SRC, tmp };
+	struct ktrace_stream_opts so = { .size = sizeof(so) };
+	struct ktrace_stream *s = NULL;
+	struct ktrace_error err = { 0 };
+	struct kt_threads first, last, per;
+	const struct kt_thread *th;
+	FILE *f = fopen(RULES_SRC, "rb");
+	char *buf = malloc(8 << 20), *at;
+	size_t n = f && buf ? fread(buf, 1, 8 << 20, f) : 0;
+	int fd = mkstemp(tmp);
+
+	if (f)
+		fclose(f);
+	at = n ? memmem(buf, n, was, sizeof(was) - 1) : NULL;
+	CHECK(at && !memmem(at + 1, n - (size_t)(at + 1 - buf), was, sizeof(was) - 1));
+	CHECK(fd >= 0);
+	if (!at || fd < 0)
+		goto out;
+	at[10] = 'X';   /* AudioXut_2 */
+	CHECK_EQ(write(fd, buf, n), (long long)n);
+	CHECK_EQ(ktrace_stream_open(&s, paths, 2, &so, &err, NULL), 0);
+	if (!s)
+		goto out;
+	kt_threads_init(&first, KT_THREADS_FIRST_WINS, 0, 0);
+	kt_threads_init(&last, 0, 0, 0);
+	kt_threads_init(&per, KT_THREADS_PER_SOURCE, 0, 0);
+	CHECK(!kt_threads_load(&first, s) && !kt_threads_load(&last, s) &&
+	      !kt_threads_load(&per, s));
+	CHECK(first.n > 100);
+	CHECK_EQ(last.n, first.n);
+	CHECK_EQ(per.n, 2 * first.n);
+	th = kt_threads_find(&first, 1, 2875);
+	CHECK(th && !strcmp(kt_thread_name(th), "AudioOut_2"));
+	th = kt_threads_find(&last, 0, 2875);
+	CHECK(th && !strcmp(kt_thread_name(th), "AudioXut_2"));
+	th = kt_threads_find(&per, 0, 2875);
+	CHECK(th && !strcmp(kt_thread_name(th), "AudioOut_2") && th->scope == 0);
+	th = kt_threads_find(&per, 1, 2875);
+	CHECK(th && !strcmp(kt_thread_name(th), "AudioXut_2") && th->scope == 1);
+	th = kt_threads_find(&per, 1, 13353);
+	CHECK(th && !strcmp(kt_thread_name(th), "UnityWorker"));
+	kt_threads_free(&first);
+	kt_threads_free(&last);
+	kt_threads_free(&per);
+	ktrace_stream_close(s);
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(buf);
+}
+
 int main(void)
 {
-	PLAN(4);
+	PLAN(5);
 	RUN(add_find_grow);
 	RUN(scopes);
 	RUN(names);
 	RUN(load);
+	if (access(RULES_SRC, R_OK))
+		printf("ok - rules # SKIP no %s\n", RULES_SRC);
+	else
+		RUN(rules);
 	return TEST_EXIT();
 }
