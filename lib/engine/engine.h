@@ -12,6 +12,8 @@
  *  - parallel formatting: blocks of output made by several threads, written in turn
  *    (kt_turns_*);
  *  - trace-cmd's line prefix (kt_line_prefix);
+ *  - the one thread and process table every sink keeps its threads in (kt_threads_*,
+ *    engine_threads.h);
  *  - inputs that can be read once only, copied for readers that open them by name
  *    (kt_spool_*);
  *  - trace.dat files read as trace-cmd report reads them (kt_td_*): the engine's set of
@@ -38,6 +40,7 @@
 #include <ktrace/tracedat.h>
 
 #include "common/numspan.h"
+#include "engine/engine_threads.h"     /* the one thread/process table (kt_threads_*) */
 
 /* ---- a stream's records ---- */
 

@@ -31,7 +31,6 @@
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
-#include "sinks/export/export_threads.h"
 
 #define CPU_PID 2147483647            /* the "CPUs" process: no real pid reaches it */
 #define MAX_CPUS 65536
@@ -103,7 +102,7 @@ static void meta(struct cj *c, const char *what, int64_t pid, int64_t tid, const
 
 static int64_t pid_of(const struct kt_thread *th)
 {
-	return th->pid >= 0 ? th->pid : th->tid;
+	return th->pid >= 0 ? th->pid : th->id;
 }
 
 /* thread_name of th (and process_name of its process when not out yet). */
@@ -112,16 +111,19 @@ static int name_thread(struct cj *c, struct kt_thread *th)
 	int64_t pid = pid_of(th);
 	struct kt_thread *p;
 
-	meta(c, "thread_name", pid, th->tid, th->comm);
+	const char *comm = kt_thread_name(th);
+
+	meta(c, "thread_name", pid, th->id, comm);
 	th->flags |= T_NAMED;
-	p = kt_threads_add(&c->procs, pid);
+	p = kt_threads_add(&c->procs, 0, pid);
 	if (!p)
 		return -ENOMEM;
 	/* a process is named after its main thread, else after the first thread met */
-	if (!(p->flags & T_NAMED) || (th->tid == pid && strcmp(p->comm, th->comm))) {
-		kt_thread_set_comm(p, th->comm);
+	if (!(p->flags & T_NAMED) || (th->id == pid && strcmp(kt_thread_name(p), comm))) {
+		if (kt_thread_set_name(&c->procs, p, comm, strlen(comm)) < 0)
+			return -ENOMEM;
 		p->flags |= T_NAMED;
-		meta(c, "process_name", pid, -1, th->comm);
+		meta(c, "process_name", pid, -1, comm);
 	}
 	return 0;
 }
@@ -133,14 +135,15 @@ static int learn(struct cj *c, int64_t tid, int64_t pid, const char *comm)
 
 	if (tid < 0 || no_name(comm))
 		return 0;
-	th = kt_threads_find(&c->threads, tid);
-	if (th && (th->flags & T_NAMED) && !strncmp(th->comm, comm, sizeof(th->comm) - 1))
+	th = kt_threads_find(&c->threads, 0, tid);
+	if (th && (th->flags & T_NAMED) && !strncmp(kt_thread_name(th), comm, KTRACE_STREAM_COMM_MAX - 1))
 		return 0;
-	if (!th && !(th = kt_threads_add(&c->threads, tid)))
+	if (!th && !(th = kt_threads_add(&c->threads, 0, tid)))
 		return -ENOMEM;
 	if (pid >= 0 && th->pid < 0)
 		th->pid = pid;
-	kt_thread_set_comm(th, comm);
+	if (kt_thread_set_name(&c->threads, th, comm, strlen(comm)) < 0)
+		return -ENOMEM;
 	return name_thread(c, th);
 }
 
@@ -278,7 +281,7 @@ static void value(struct cj *c, const struct ktrace_event_value *v)
 static void instant(struct cj *c, const struct ktrace_stream_record *r)
 {
 	struct kt_json *j = &c->j;
-	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, r->tid) : NULL;
+	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, 0, r->tid) : NULL;
 	int64_t tid = r->tid >= 0 ? r->tid : 0;
 	int64_t pid = r->pid >= 0 ? r->pid : th && th->pid >= 0 ? th->pid : tid;
 	struct ktrace_event_value vals[64];
@@ -364,7 +367,7 @@ static int put_record(struct cj *c, const struct ktrace_stream_record *r)
 static void header(struct cj *c)
 {
 	struct kt_json *j = &c->j;
-	size_t nt = c->threads.cap;
+	size_t nt = c->threads.nslots;
 
 	kt_json_begin_object(j, false);
 	key_str(j, "displayTimeUnit", "ns");
@@ -397,9 +400,9 @@ static void header(struct cj *c)
 	meta(c, "process_name", CPU_PID, -1, "CPUs");
 	/* the threads the inputs name when they open */
 	for (size_t i = 0; i < nt; i++) {
-		struct kt_thread *th = &c->threads.slots[i];
+		struct kt_thread *th = kt_threads_slot(&c->threads, i);
 
-		if (th->used && !no_name(th->comm))
+		if (th && !no_name(kt_thread_name(th)))
 			name_thread(c, th);
 	}
 }
@@ -419,6 +422,8 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
 	c->s = s;
 	kt_json_init(&c->j, out, 1);
+	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
+	kt_threads_init(&c->procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
 	ret = kt_threads_load(&c->threads, s);
 	if (!ret) {
 		header(c);

@@ -37,7 +37,6 @@
 #include "engine/engine.h"
 #include "sinks/export/export_perfetto_events.h"
 #include "sinks/export/export_protobuf.h"
-#include "sinks/export/export_threads.h"
 
 #define BUNDLE_BYTES (64 * 1024)
 #define BUFFERED_BYTES (8 * 1024 * 1024)
@@ -247,34 +246,36 @@ static void tree_end(struct pf *pf, size_t tree)
  * process per thread group (named after its main thread, else one of its threads). */
 static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want)
 {
-	struct kt_threads procs = { 0 };
+	struct kt_threads procs;
 	size_t tree = 0, n = 0;
 
-	for (size_t i = 0; i < pf->threads.cap; i++) {
-		const struct kt_thread *th = &pf->threads.slots[i];
+	kt_threads_init(&procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
+	for (size_t i = 0; i < pf->threads.nslots; i++) {
+		const struct kt_thread *th = kt_threads_slot(&pf->threads, i);
+		const char *comm;
 		struct kt_thread *p;
 
-		if (!th->used || (th->flags & mask) != want || th->pid < 0)
+		if (!th || (th->flags & mask) != want || th->pid < 0)
 			continue;
-		p = kt_threads_add(&procs, th->pid);
-		if (!p) {
+		p = kt_threads_add(&procs, 0, th->pid);
+		comm = kt_thread_name(th);
+		if (!p || (!no_name(comm) && (!p->name || th->id == th->pid) &&
+			   kt_thread_set_name(&procs, p, comm, strlen(comm)) < 0)) {
 			kt_threads_free(&procs);
 			return -ENOMEM;
 		}
-		if (!no_name(th->comm) && (!p->comm[0] || th->tid == th->pid))
-			kt_thread_set_comm(p, th->comm);
 	}
-	for (size_t i = 0; i < procs.cap; i++) {
-		const struct kt_thread *p = &procs.slots[i];
+	for (size_t i = 0; i < procs.nslots; i++) {
+		const struct kt_thread *p = kt_threads_slot(&procs, i);
 		size_t m;
 
-		if (!p->used || !p->comm[0])
+		if (!p || !p->name)
 			continue;
 		if (!n)
 			tree_begin(pf, ts, &tree);
 		m = kt_pb_open(&pf->pkt, PT_PROCESSES);
-		kt_pb_varint(&pf->pkt, PR_PID, (uint64_t)p->tid);
-		kt_pb_string(&pf->pkt, PR_CMDLINE, p->comm);
+		kt_pb_varint(&pf->pkt, PR_PID, (uint64_t)p->id);
+		kt_pb_string(&pf->pkt, PR_CMDLINE, p->name);
 		kt_pb_varint(&pf->pkt, PR_CMDLINE_IS_COMM, 1);
 		kt_pb_close(&pf->pkt, m);
 		if (++n == TREE_ENTRIES) {
@@ -283,23 +284,23 @@ static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want
 		}
 	}
 	kt_threads_free(&procs);
-	for (size_t i = 0; i < pf->threads.cap; i++) {
-		const struct kt_thread *th = &pf->threads.slots[i];
+	for (size_t i = 0; i < pf->threads.nslots; i++) {
+		const struct kt_thread *th = kt_threads_slot(&pf->threads, i);
 		size_t m;
 
-		if (!th->used || (th->flags & mask) != want || th->tid < 0)
+		if (!th || (th->flags & mask) != want || th->id < 0)
 			continue;
-		if (no_name(th->comm) && th->pid < 0)
+		if (no_name(kt_thread_name(th)) && th->pid < 0)
 			continue;
 		if (!n)
 			tree_begin(pf, ts, &tree);
 		m = kt_pb_open(&pf->pkt, PT_THREADS);
-		kt_pb_varint(&pf->pkt, TH_TID, (uint64_t)th->tid);
-		if (!no_name(th->comm))
-			kt_pb_string(&pf->pkt, TH_NAME, th->comm);
+		kt_pb_varint(&pf->pkt, TH_TID, (uint64_t)th->id);
+		if (!no_name(kt_thread_name(th)))
+			kt_pb_string(&pf->pkt, TH_NAME, th->name);
 		/* trace_processor puts a thread without tgid in process 0: a thread of unknown
 		 * group is its own */
-		kt_pb_varint(&pf->pkt, TH_TGID, (uint64_t)(th->pid >= 0 ? th->pid : th->tid));
+		kt_pb_varint(&pf->pkt, TH_TGID, (uint64_t)(th->pid >= 0 ? th->pid : th->id));
 		kt_pb_close(&pf->pkt, m);
 		if (++n == TREE_ENTRIES) {
 			tree_end(pf, tree);
@@ -346,12 +347,12 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 	 * stays): the thread's next records may be passed over (pf_accept) */
 	if (pf->done_tid)
 		pf->done_tid[r->tid % DONE_TIDS] = r->tid + 1;
-	th = kt_threads_find(&pf->threads, r->tid);
-	if (th && !(th->flags & T_LEARNT) && !no_name(th->comm)) {
+	th = kt_threads_find(&pf->threads, 0, r->tid);
+	if (th && !(th->flags & T_LEARNT) && !no_name(kt_thread_name(th))) {
 		pf->named_tid = r->tid;
 		return 0;   /* named at open */
 	}
-	if (!th && !(th = kt_threads_add(&pf->threads, r->tid)))
+	if (!th && !(th = kt_threads_add(&pf->threads, 0, r->tid)))
 		return -ENOMEM;
 	if (!(th->flags & T_LEARNT)) {
 		th->flags |= T_LEARNT;
@@ -359,8 +360,7 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 	}
 	if (r->pid >= 0)
 		th->pid = r->pid;
-	kt_thread_set_comm(th, r->comm);
-	return 0;
+	return kt_thread_set_name(&pf->threads, th, r->comm, strlen(r->comm)) < 0 ? -ENOMEM : 0;
 }
 
 /* The record's CPU (*c), and a lost-events mark counted there (it ends the CPU's bundle
@@ -448,6 +448,7 @@ static int pf_init(struct pf *pf, struct ktrace_stream *s, const struct ktrace_v
 	*pf = (struct pf){ .s = s, .out = out, .o = o, .named_tid = -2 };
 	pf->ev = pf_events_new(o->flags & KTRACE_VIEW_EXPORT_LEGACY_GENERIC);
 	pf->done_tid = calloc(DONE_TIDS, sizeof(*pf->done_tid));
+	kt_threads_init(&pf->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
 	return pf->ev && pf->done_tid ? kt_threads_load(&pf->threads, s) : -ENOMEM;
 }
 

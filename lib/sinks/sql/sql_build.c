@@ -286,7 +286,7 @@ static int load_tasks(struct ktrace_sql *q, struct ktrace_stream *s)
 			continue;
 		if (sql_thread_id(q, ti->source, ti->tid, &utid))
 			return -ENOMEM;
-		if (sql_thread_set_name(sql_thread_at(q, utid), ti->comm, strlen(ti->comm)) ||
+		if (sql_thread_set_name(q, utid, ti->comm, strlen(ti->comm)) ||
 		    sql_thread_set_pid(q, utid, ti->pid))
 			return -ENOMEM;
 	}
@@ -350,15 +350,15 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 		t->any = true;
 		n = name_lookup(q, cache, r);
 		if (r->tid >= 0) {
-			struct sql_thread *th;
+			struct kt_thread *th;
 
 			if (sql_thread_id(q, r->source, r->tid, &utid) ||
-			    !(th = sql_thread_at(q, utid))) {
+			    !(th = sql_thread_entry(q, utid))) {
 				ret = kt_error_oom(err);
 				goto out;
 			}
 			if (r->comm[0] && (!th->name || strcmp(th->name, r->comm)) &&
-			    sql_thread_set_name(th, r->comm, strlen(r->comm))) {
+			    sql_thread_set_name(q, utid, r->comm, strlen(r->comm))) {
 				ret = kt_error_oom(err);
 				goto out;
 			}
@@ -396,44 +396,45 @@ static int write_registries(struct ktrace_sql *q, struct ktrace_error *err)
 	int ret;
 
 	/* a process is named after its main thread, else after any of its threads */
-	for (size_t i = 0; i < q->nthreads; i++) {
-		struct sql_thread *t = &q->threads[i];
-		struct sql_process *p;
+	for (size_t i = 0; i < q->threads.n; i++) {
+		const struct kt_thread *t = &q->threads.v[i];
+		struct kt_thread *p;
 		int64_t upid;
 
 		if (t->pid < 0 || !t->name)
 			continue;
-		if (sql_process_id(q, t->trace, t->pid, &upid))
+		if (sql_process_id(q, t->scope, t->pid, &upid))
 			return kt_error_oom(err);
-		p = sql_process_at(q, upid);
-		if (p && (!p->name || t->tid == t->pid) && sql_set_text(&p->name, t->name, strlen(t->name)))
+		p = sql_process_entry(q, upid);
+		if (p && (!p->name || t->id == t->pid) &&
+		    kt_thread_set_name(&q->procs, p, t->name, strlen(t->name)) < 0)
 			return kt_error_oom(err);
 	}
-	for (size_t i = 0; i < q->nthreads; i++) {
-		struct sql_thread *t = &q->threads[i];
+	for (size_t i = 0; i < q->threads.n; i++) {
+		const struct kt_thread *t = &q->threads.v[i];
+		const struct kt_thread *p = t->pid >= 0 ? kt_threads_find(&q->procs, t->scope, t->pid) : NULL;
 		sqlite3_stmt *st = q->ins[INS_THREAD];
-		uint32_t upid = 0;
+		uint32_t upid = p ? (uint32_t)kt_threads_index(&q->procs, p) + 1 : 0;
 
-		if (t->pid >= 0)
-			kt_map_get(&q->process_index, t->trace, (uint64_t)t->pid, &upid);
 		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
-		sqlite3_bind_int64(st, 2, q->traces[t->trace].trace_id);
-		sqlite3_bind_int64(st, 3, t->tid);
+		sqlite3_bind_int64(st, 2, q->traces[t->scope].trace_id);
+		sqlite3_bind_int64(st, 3, t->id);
 		sql_bind_i64(st, 4, upid, !upid);
 		sql_bind_text(st, 5, t->name, !t->name);
-		sqlite3_bind_int(st, 6, t->is_idle);
+		sqlite3_bind_int(st, 6, ((const struct sql_thread *)kt_threads_ext(&q->threads, i))->is_idle);
 		if ((ret = sql_insert(q, INS_THREAD, err)))
 			return ret;
 	}
-	for (size_t i = 0; i < q->nprocs; i++) {
-		struct sql_process *p = &q->procs[i];
+	for (size_t i = 0; i < q->procs.n; i++) {
+		const struct kt_thread *e = &q->procs.v[i];
+		const struct sql_process *p = kt_threads_ext(&q->procs, i);
 		sqlite3_stmt *st = q->ins[INS_PROCESS];
 
 		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
-		sqlite3_bind_int64(st, 2, q->traces[p->trace].trace_id);
-		sqlite3_bind_int64(st, 3, p->pid);
+		sqlite3_bind_int64(st, 2, q->traces[e->scope].trace_id);
+		sqlite3_bind_int64(st, 3, e->id);
 		sql_bind_i64(st, 4, p->parent_upid, !p->parent_upid);
-		sql_bind_text(st, 5, p->name, !p->name);
+		sql_bind_text(st, 5, e->name, !e->name);
 		sql_bind_text(st, 6, p->cmdline, !p->cmdline);
 		if ((ret = sql_insert(q, INS_PROCESS, err)))
 			return ret;
@@ -622,6 +623,8 @@ int ktrace_sql_open(struct ktrace_sql **out, const char *const *paths, size_t np
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return kt_error_oom(err);
+	kt_threads_init(&q->threads, KT_THREADS_PER_SOURCE, 0, sizeof(struct sql_thread));
+	kt_threads_init(&q->procs, KT_THREADS_PER_SOURCE, 0, sizeof(struct sql_process));
 	if ((ret = KT_OPTS_COPY(&q->sopts, o.stream, "ktrace_stream_opts", err))) {
 		ktrace_sql_close(q);
 		return ret;
@@ -718,8 +721,8 @@ void ktrace_sql_stats(const struct ktrace_sql *q, struct ktrace_sql_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->events = q->events;
-	st->threads = (int64_t)q->nthreads;
-	st->processes = (int64_t)q->nprocs;
+	st->threads = (int64_t)q->threads.n;
+	st->processes = (int64_t)q->procs.n;
 	st->build_ns = q->build_ns;
 	st->sqlite_bytes = sqlite3_memory_used();
 	st->sqlite_peak_bytes = sqlite3_memory_highwater(0);

@@ -19,6 +19,7 @@
 
 #include "common/outbuf.h"
 #include "common/hashmap.h"
+#include "engine/engine.h"
 
 /* ---- the schema (tables.c) ---- */
 
@@ -94,11 +95,9 @@ enum sql_tstate {
 	SQL_TS_WOKEN,                /* woken: runnable interval open */
 };
 
+/* The walk's data of a thread (its input, tid, pid and name are in the thread table:
+ * sql_thread_entry). */
 struct sql_thread {
-	uint32_t trace;              /* input index */
-	int64_t tid, pid;            /* pid -1: unknown */
-	char *name;                  /* NULL: unknown */
-	const char *seen_comm;       /* the comm pointer last compared */
 	bool is_idle;
 	/* scheduling state */
 	enum sql_tstate state;
@@ -112,11 +111,11 @@ struct sql_thread {
 	int64_t top_slice_id;        /* its slice id (the node is stale when it differs) */
 };
 
+/* The walk's data of a process (its input, pid and name are in the process table:
+ * sql_process_entry). */
 struct sql_process {
-	uint32_t trace;
-	int64_t pid;
 	int64_t parent_upid;         /* 0: unknown */
-	char *name, *cmdline;
+	char *cmdline;
 };
 
 /* A CPU's running slice. */
@@ -187,12 +186,8 @@ struct ktrace_sql {
 	struct kt_map name_index;    /* hash of (system, name) -> name */
 	struct sql_name *names;
 	size_t nnames, cap_names;
-	struct kt_map thread_index;  /* (trace, tid) -> utid */
-	struct sql_thread *threads;  /* utid - 1 */
-	size_t nthreads, cap_threads;
-	struct kt_map process_index; /* (trace, pid) -> upid */
-	struct sql_process *procs;   /* upid - 1 */
-	size_t nprocs, cap_procs;
+	struct kt_threads threads;   /* (trace, tid): index utid - 1, data sql_thread */
+	struct kt_threads procs;     /* (trace, pid): index upid - 1, data sql_process */
 	struct sql_cpu **cpus_state; /* per trace: per CPU */
 	size_t *ncpus_state;
 	struct kt_map track_index;   /* hash of (trace, cpu, name, utid) -> track id */
@@ -223,12 +218,18 @@ const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, con
 int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *utid);
 static inline struct sql_thread *sql_thread_at(struct ktrace_sql *q, int64_t utid)
 {
-	return utid > 0 && (size_t)utid <= q->nthreads ? &q->threads[utid - 1] : NULL;
+	return utid > 0 && (size_t)utid <= q->threads.n ? kt_threads_ext(&q->threads, (size_t)utid - 1)
+							: NULL;
+}
+/* The thread's entry: scope its trace, id its tid, pid, name. */
+static inline struct kt_thread *sql_thread_entry(struct ktrace_sql *q, int64_t utid)
+{
+	return utid > 0 && (size_t)utid <= q->threads.n ? &q->threads.v[utid - 1] : NULL;
 }
 /* The utid of (trace, tid) when known, else 0 (read only: for the scans). */
 int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid);
-/* Sets a thread's name (copied) when it differs: 0 or -ENOMEM. */
-int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len);
+/* Sets a thread's name (copied) when it differs and is not empty: 0 or -ENOMEM. */
+int sql_thread_set_name(struct ktrace_sql *q, int64_t utid, const char *name, size_t len);
 /* Sets the process of a thread (creating the process): 0 or -ENOMEM. */
 int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid);
 /* *upid: the upid of (trace, pid), created when new, or 0 (no process) when pid < 0.
@@ -236,7 +237,13 @@ int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid);
 int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *upid);
 static inline struct sql_process *sql_process_at(struct ktrace_sql *q, int64_t upid)
 {
-	return upid > 0 && (size_t)upid <= q->nprocs ? &q->procs[upid - 1] : NULL;
+	return upid > 0 && (size_t)upid <= q->procs.n ? kt_threads_ext(&q->procs, (size_t)upid - 1)
+						      : NULL;
+}
+/* The process's entry: scope its trace, id its pid, name. */
+static inline struct kt_thread *sql_process_entry(struct ktrace_sql *q, int64_t upid)
+{
+	return upid > 0 && (size_t)upid <= q->procs.n ? &q->procs.v[upid - 1] : NULL;
 }
 int sql_set_text(char **dst, const char *s, size_t len);
 /* A CPU's state (cpu < 65536), NULL otherwise or when out of memory. */

@@ -76,42 +76,33 @@ const struct sql_name *sql_name_of(struct ktrace_sql *q, const char *system, con
 
 int64_t sql_thread_find(const struct ktrace_sql *q, uint32_t trace, int64_t tid)
 {
-	uint32_t v;
+	const struct kt_thread *th = tid < 0 ? NULL : kt_threads_find(&q->threads, trace, tid);
 
-	if (tid < 0 || !kt_map_get(&q->thread_index, trace, (uint64_t)tid, &v))
-		return 0;
-	return (int64_t)v;
+	return th ? (int64_t)kt_threads_index(&q->threads, th) + 1 : 0;
 }
 
 int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *utid)
 {
-	uint32_t v;
+	size_t before = q->threads.n;
+	struct kt_thread *th;
 	struct sql_thread *t;
 
 	*utid = 0;
 	if (tid < 0)
 		return 0;
-	if (kt_map_get(&q->thread_index, trace, (uint64_t)tid, &v)) {
-		*utid = (int64_t)v;
+	th = kt_threads_add(&q->threads, trace, tid);
+	if (!th)
+		return -ENOMEM;
+	*utid = (int64_t)kt_threads_index(&q->threads, th) + 1;
+	if (q->threads.n == before)
 		return 0;
-	}
-	if (q->nthreads >= UINT32_MAX - 1 ||
-	    kt_grow((void **)&q->threads, &q->cap_threads, q->nthreads + 1, sizeof(*q->threads)))
-		return -ENOMEM;
-	if (kt_map_put(&q->thread_index, trace, (uint64_t)tid, (uint32_t)q->nthreads + 1))
-		return -ENOMEM;
-	t = &q->threads[q->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->trace = trace;
-	t->tid = tid;
-	t->pid = -1;
+	t = sql_thread_at(q, *utid);
 	t->state_cpu = -1;
 	/* the idle task of Linux (swapper) */
 	t->is_idle = tid == 0 && q->traces[trace].format != KTRACE_FORMAT_DARWIN_V3 &&
 		     q->traces[trace].format != KTRACE_FORMAT_DARWIN_RAW &&
 		     q->traces[trace].format != KTRACE_FORMAT_KOFF &&
 		     q->traces[trace].format != KTRACE_FORMAT_ELF;
-	*utid = (int64_t)q->nthreads;
 	return 0;
 }
 
@@ -131,46 +122,37 @@ int sql_set_text(char **dst, const char *s, size_t len)
 	return 0;
 }
 
-int sql_thread_set_name(struct sql_thread *t, const char *name, size_t len)
+int sql_thread_set_name(struct ktrace_sql *q, int64_t utid, const char *name, size_t len)
 {
-	if (!len)
+	struct kt_thread *th = sql_thread_entry(q, utid);
+
+	if (!th || !len)
 		return 0;
-	return sql_set_text(&t->name, name, len);
+	return kt_thread_set_name(&q->threads, th, name, len) < 0 ? -ENOMEM : 0;
 }
 
 int sql_process_id(struct ktrace_sql *q, uint32_t trace, int64_t pid, int64_t *upid)
 {
-	uint32_t v;
-	struct sql_process *p;
+	struct kt_thread *p;
 
 	*upid = 0;
 	if (pid < 0)
 		return 0;
-	if (kt_map_get(&q->process_index, trace, (uint64_t)pid, &v)) {
-		*upid = (int64_t)v;
-		return 0;
-	}
-	if (q->nprocs >= UINT32_MAX - 1 ||
-	    kt_grow((void **)&q->procs, &q->cap_procs, q->nprocs + 1, sizeof(*q->procs)))
+	p = kt_threads_add(&q->procs, trace, pid);
+	if (!p)
 		return -ENOMEM;
-	if (kt_map_put(&q->process_index, trace, (uint64_t)pid, (uint32_t)q->nprocs + 1))
-		return -ENOMEM;
-	p = &q->procs[q->nprocs++];
-	memset(p, 0, sizeof(*p));
-	p->trace = trace;
-	p->pid = pid;
-	*upid = (int64_t)q->nprocs;
+	*upid = (int64_t)kt_threads_index(&q->procs, p) + 1;
 	return 0;
 }
 
 int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid)
 {
-	struct sql_thread *t = sql_thread_at(q, utid);
+	struct kt_thread *t = sql_thread_entry(q, utid);
 	int64_t upid;
 
 	if (!t || pid < 0 || t->pid == pid)
 		return 0;
-	if (sql_process_id(q, t->trace, pid, &upid))
+	if (sql_process_id(q, t->scope, pid, &upid))
 		return -ENOMEM;
 	t->pid = pid;
 	return 0;
@@ -237,14 +219,10 @@ int64_t sql_trace_hash(const char *path, uint32_t index)
 
 void sql_registry_free(struct ktrace_sql *q)
 {
-	for (size_t i = 0; i < q->nthreads; i++)
-		free(q->threads[i].name);
-	for (size_t i = 0; i < q->nprocs; i++) {
-		free(q->procs[i].name);
-		free(q->procs[i].cmdline);
-	}
-	free(q->threads);
-	free(q->procs);
+	for (size_t i = 0; i < q->procs.n; i++)
+		free(((struct sql_process *)kt_threads_ext(&q->procs, i))->cmdline);
+	kt_threads_free(&q->threads);
+	kt_threads_free(&q->procs);
 	free(q->names);
 	free(q->tracks);
 	free(q->open);
@@ -253,8 +231,6 @@ void sql_registry_free(struct ktrace_sql *q)
 	free(q->cpus_state);
 	free(q->ncpus_state);
 	kt_map_free(&q->name_index);
-	kt_map_free(&q->thread_index);
-	kt_map_free(&q->process_index);
 	kt_map_free(&q->track_index);
 	kt_map_free(&q->open_index);
 	kt_strtab_free(&q->strings);

@@ -65,9 +65,7 @@ static int name_thread(struct ktrace_sql *q, int64_t utid, struct ktrace_stream 
 {
 	const char *p = NULL;
 	size_t n = field_str(s, field, &p);
-	struct sql_thread *t = sql_thread_at(q, utid);
-
-	return t && n ? sql_thread_set_name(t, p, n) : 0;
+	return n ? sql_thread_set_name(q, utid, p, n) : 0;
 }
 
 /* Ends the thread's open state interval at ts (a thread_state row). */
@@ -80,7 +78,7 @@ static int end_state(struct ktrace_sql *q, int64_t utid, uint64_t ts, struct ktr
 		return 0;
 	t->state = SQL_TS_UNKNOWN;
 	sqlite3_bind_int64(st, 1, t->state_id);
-	sqlite3_bind_int64(st, 2, q->traces[t->trace].trace_id);
+	sqlite3_bind_int64(st, 2, q->traces[sql_thread_entry(q, utid)->scope].trace_id);
 	sqlite3_bind_int64(st, 3, (int64_t)t->state_ts);
 	sqlite3_bind_int64(st, 4, ts >= t->state_ts ? (int64_t)(ts - t->state_ts) : 0);
 	sql_bind_i64(st, 5, t->state_cpu, t->state_cpu < 0);
@@ -244,12 +242,13 @@ static int linux_wake(struct ktrace_sql *q, struct ktrace_stream *s,
 static int new_task(struct ktrace_sql *q, uint32_t trace, int64_t parent_utid, int64_t child_tid,
 		    bool thread, bool known)
 {
-	struct sql_thread *parent = sql_thread_at(q, parent_utid);
 	struct sql_process *p;
 	int64_t child, upid, parent_upid;
+	const struct kt_thread *parent;
 
 	if (sql_thread_id(q, trace, child_tid, &child))
 		return -ENOMEM;
+	parent = sql_thread_entry(q, parent_utid);   /* (after the add: it moves them) */
 	if (!known)
 		return 0;
 	if (thread)
@@ -295,13 +294,13 @@ static int exec_event(struct ktrace_sql *q, struct ktrace_stream *s,
 	int64_t pid, upid;
 	const char *file = NULL;
 	size_t n = field_str(s, "filename", &file);
-	struct sql_thread *t = sql_thread_at(q, utid);
+	const struct kt_thread *t = sql_thread_entry(q, utid);
 	struct sql_process *p;
 
 	if (!t)
 		return 0;
 	if (!sql_field_int(s, "pid", &pid))
-		pid = t->pid >= 0 ? t->pid : t->tid;
+		pid = t->pid >= 0 ? t->pid : t->id;
 	if (sql_thread_set_pid(q, utid, pid) || sql_process_id(q, r->source, pid, &upid))
 		return -ENOMEM;
 	p = sql_process_at(q, upid);
@@ -392,15 +391,15 @@ int sql_sched_finish(struct ktrace_sql *q, struct ktrace_error *err)
 				return ret;
 		}
 	/* intervals still open: dur -1 */
-	for (size_t i = 0; i < q->nthreads; i++) {
-		struct sql_thread *t = &q->threads[i];
+	for (size_t i = 0; i < q->threads.n; i++) {
+		struct sql_thread *t = kt_threads_ext(&q->threads, i);
 		sqlite3_stmt *st = q->ins[INS_THREAD_STATE];
 
 		if (t->state != SQL_TS_OFF && t->state != SQL_TS_WOKEN)
 			continue;
 		t->state = SQL_TS_UNKNOWN;
 		sqlite3_bind_int64(st, 1, t->state_id);
-		sqlite3_bind_int64(st, 2, q->traces[t->trace].trace_id);
+		sqlite3_bind_int64(st, 2, q->traces[q->threads.v[i].scope].trace_id);
 		sqlite3_bind_int64(st, 3, (int64_t)t->state_ts);
 		sqlite3_bind_int64(st, 4, -1);
 		sql_bind_i64(st, 5, t->state_cpu, t->state_cpu < 0);

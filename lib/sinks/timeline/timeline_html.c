@@ -373,11 +373,12 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 		kt_out_printf(o, ",%u]", m->name_cls[i]);
 	}
 	put(h, "],\n\"threads\":[");
-	for (size_t i = 0; i < m->nthreads; i++) {
-		const struct tl_thread *t = &m->threads[i];
+	for (size_t i = 0; i < m->threads.n; i++) {
+		const struct kt_thread *e = tl_thread_entry(m, (uint32_t)i);
+		const struct tl_thread *t = tl_thread_at(m, (uint32_t)i);
 
-		kt_out_printf(o, "%s[%" PRId64 ",%" PRId64 ",", i ? "," : "", t->tid, t->pid);
-		json_str(o, t->comm);
+		kt_out_printf(o, "%s[%" PRId64 ",%" PRId64 ",", i ? "," : "", e->id, e->pid);
+		json_str(o, kt_thread_name(e));
 		kt_out_printf(o, ",%" PRIu64 ",%" PRIu64 "]", t->cpu_ns, t->nrecs);
 	}
 	put(h, "],\n\"labels\":[");

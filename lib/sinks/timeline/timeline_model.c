@@ -22,14 +22,6 @@ unsigned tl_thread_hue(int64_t tid)
 	return (x >> 8) % 360;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 /* comm (l bytes) into the names. */
 static int add_comm(struct tl_model *m, const char *comm, size_t l, uint32_t *off)
 {
@@ -52,31 +44,10 @@ static int new_task(struct tl_model *m, uint32_t thread, const char *comm)
 		return -ENOMEM;
 	t = &m->tasks[m->ntasks];
 	t->thread = thread;
-	if (add_comm(m, comm, l, &t->comm_off))
+	if (add_comm(m, comm, l, &t->comm_off) ||
+	    kt_thread_set_name(&m->threads, &m->threads.v[thread], comm, l) < 0)
 		return -ENOMEM;
-	m->threads[thread].task = (uint32_t)m->ntasks++;
-	memcpy(m->threads[thread].comm, comm, l);
-	m->threads[thread].comm[l] = 0;
-	return 0;
-}
-
-static int rehash(struct tl_model *m)
-{
-	size_t cap = m->hash_cap ? m->hash_cap * 2 : 1024;
-	uint32_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->nthreads; i++) {
-		size_t k = mix64((uint64_t)m->threads[i].tid) & (cap - 1);
-
-		while (h[k])
-			k = (k + 1) & (cap - 1);
-		h[k] = (uint32_t)i + 1;
-	}
-	free(m->hash);
-	m->hash = h;
-	m->hash_cap = cap;
+	tl_thread_at(m, thread)->task = (uint32_t)m->ntasks++;
 	return 0;
 }
 
@@ -84,43 +55,28 @@ static int rehash(struct tl_model *m)
  * of memory. */
 static uint32_t thread_of(struct tl_model *m, int64_t tid, int64_t pid, const char *comm, int *ret)
 {
-	size_t k;
-	struct tl_thread *t;
+	size_t before = m->threads.n;
+	struct kt_thread *t;
+	uint32_t i;
 
 	if (tid < 0)
 		return TL_NO_THREAD;
-	if ((m->nthreads + 1) * 2 > m->hash_cap && rehash(m)) {
+	t = kt_threads_add(&m->threads, 0, tid);
+	if (!t) {
 		*ret = -ENOMEM;
 		return TL_NO_THREAD;
 	}
-	k = mix64((uint64_t)tid) & (m->hash_cap - 1);
-	while (m->hash[k]) {
-		uint32_t i = m->hash[k] - 1;
-
-		if (m->threads[i].tid == tid) {
-			if (pid >= 0 && m->threads[i].pid < 0)
-				m->threads[i].pid = pid;
-			return i;
-		}
-		k = (k + 1) & (m->hash_cap - 1);
-	}
-	if (m->nthreads >= UINT32_MAX - 2 ||
-	    kt_grow((void **)&m->threads, &m->cap_threads, m->nthreads + 1, sizeof(*m->threads))) {
+	i = (uint32_t)kt_threads_index(&m->threads, t);
+	if (pid >= 0 && t->pid < 0)
+		t->pid = pid;
+	if (m->threads.n == before)
+		return i;
+	tl_thread_at(m, i)->task = TL_NO_THREAD;
+	if (comm && new_task(m, i, comm)) {
 		*ret = -ENOMEM;
 		return TL_NO_THREAD;
 	}
-	t = &m->threads[m->nthreads];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	t->pid = pid;
-	t->task = TL_NO_THREAD;
-	m->hash[k] = (uint32_t)m->nthreads + 1;
-	m->nthreads++;
-	if (comm && new_task(m, (uint32_t)(m->nthreads - 1), comm)) {
-		*ret = -ENOMEM;
-		return TL_NO_THREAD;
-	}
-	return (uint32_t)(m->nthreads - 1);
+	return i;
 }
 
 /* Whether the thread's task name is comm (cut as the task's is): most records' are. */
@@ -171,7 +127,8 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s, const struct tl_s
 		m->sink = *sink;
 	m->ninputs = ktrace_stream_source_count(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
-	if (!m->darwin || rehash(m) || intern_name(m, "lost events", TL_LOST, &lost))
+	kt_threads_init(&m->threads, KT_THREADS_FIRST_WINS, TL_COMM_MAX - 1, sizeof(struct tl_thread));
+	if (!m->darwin || intern_name(m, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -179,22 +136,20 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s, const struct tl_s
 		m->darwin[i] = src && (src->format == KTRACE_FORMAT_DARWIN_V3 ||
 				       src->format == KTRACE_FORMAT_DARWIN_RAW);
 	}
-	/* the threads the inputs name, with their names */
-	for (size_t i = 0; i < ktrace_stream_task_count(s); i++) {
-		const struct ktrace_stream_task_info *t = ktrace_stream_task(s, i);
-		int ret = 0;
-
-		thread_of(m, t->tid, t->pid, t->comm, &ret);
-		if (ret)
-			return ret;
+	/* the threads the inputs name, each a task under its first name */
+	if (kt_threads_load(&m->threads, s))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->threads.n; i++) {
+		tl_thread_at(m, (uint32_t)i)->task = TL_NO_THREAD;
+		if (new_task(m, (uint32_t)i, kt_thread_name(&m->threads.v[i])))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
 void tl_model_free(struct tl_model *m)
 {
-	free(m->threads);
-	free(m->hash);
+	kt_threads_free(&m->threads);
 	free(m->tasks);
 	free(m->names_store);
 	free(m->cpus);
@@ -302,7 +257,7 @@ static struct tl_cpu *cpu_of(struct tl_model *m, int cpu)
 
 static bool is_idle(const struct tl_model *m, uint32_t th)
 {
-	return th == TL_NO_THREAD || m->threads[th].tid == 0;
+	return th == TL_NO_THREAD || m->threads.v[th].id == 0;
 }
 
 /* th enters state at ts: its previous state (when known) is one interval. */
@@ -312,7 +267,7 @@ static void set_state(struct tl_model *m, uint32_t th, int state, uint64_t ts)
 
 	if (is_idle(m, th))
 		return;
-	t = &m->threads[th];
+	t = tl_thread_at(m, th);
 	if (t->state != TL_UNKNOWN && m->sink.state)
 		m->sink.state(m->sink.arg, th, t->since, ts, t->state);
 	t->state = (uint8_t)state;
@@ -324,7 +279,7 @@ static void close_slice(struct tl_model *m, int cpu, struct tl_cpu *c, uint64_t 
 	if (c->thread == TL_NO_THREAD)
 		return;
 	if (!is_idle(m, c->thread)) {
-		m->threads[c->thread].cpu_ns += ts - c->since;
+		tl_thread_at(m, c->thread)->cpu_ns += ts - c->since;
 		if (m->sink.slice)
 			m->sink.slice(m->sink.arg, cpu, c->since, ts, c->thread);
 	}
@@ -367,11 +322,11 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			return ret;
 		out->cls = t->cls;
 		out->name = t->name;
-		if (c && c->last < m->nthreads && m->threads[c->last].tid == r->tid) {
+		if (c && c->last < m->threads.n && m->threads.v[c->last].id == r->tid) {
 			/* most records' thread is the last one's on their CPU */
 			out->thread = c->last;
-			if (r->pid >= 0 && m->threads[c->last].pid < 0)
-				m->threads[c->last].pid = r->pid;
+			if (r->pid >= 0 && m->threads.v[c->last].pid < 0)
+				m->threads.v[c->last].pid = r->pid;
 		} else {
 			out->thread = thread_of(m, r->tid, r->pid, r->comm, &ret);
 			if (ret)
@@ -380,7 +335,7 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 				c->last = out->thread;
 		}
 		if (out->thread != TL_NO_THREAD) {
-			struct tl_thread *th = &m->threads[out->thread];
+			struct tl_thread *th = tl_thread_at(m, out->thread);
 			const char *comm = r->comm ? r->comm : "";
 
 			th->nrecs++;
@@ -388,7 +343,7 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 				if (new_task(m, out->thread, comm))
 					return -ENOMEM;
 			}
-			out->task = m->threads[out->thread].task;
+			out->task = tl_thread_at(m, out->thread)->task;
 		}
 		if (c)
 			c->nevents++;
@@ -423,7 +378,7 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			if (ret)
 				return ret;
 			if (out->woken != TL_NO_THREAD) {
-				uint8_t st = m->threads[out->woken].state;
+				uint8_t st = tl_thread_at(m, out->woken)->state;
 
 				if (st != TL_RUNNING && st != TL_RUNNABLE)
 					set_state(m, out->woken, TL_RUNNABLE, ts);
@@ -437,7 +392,7 @@ void tl_model_finish(struct tl_model *m)
 {
 	for (size_t i = 0; i < m->ncpus; i++)
 		close_slice(m, (int)i, &m->cpus[i], m->last_ts);
-	for (size_t i = 0; i < m->nthreads; i++)
-		if (m->threads[i].state != TL_UNKNOWN)
+	for (size_t i = 0; i < m->threads.n; i++)
+		if (tl_thread_at(m, (uint32_t)i)->state != TL_UNKNOWN)
 			set_state(m, (uint32_t)i, TL_UNKNOWN, m->last_ts);
 }

@@ -30,6 +30,7 @@
 #include <ktrace/stream.h>
 
 #include "common/hashmap.h"
+#include "engine/engine.h"
 
 enum tl_class { TL_OTHER = 0, TL_SWITCH = 1, TL_WAKEUP = 2, TL_LOST = 3 };
 enum tl_state { TL_UNKNOWN = 0, TL_RUNNING = 1, TL_RUNNABLE = 2, TL_BLOCKED = 3 };
@@ -38,9 +39,8 @@ enum tl_state { TL_UNKNOWN = 0, TL_RUNNING = 1, TL_RUNNABLE = 2, TL_BLOCKED = 3 
 #define TL_MAX_CPUS 4096               /* CPUs 0 to 4095 have lanes */
 #define TL_COMM_MAX 32
 
+/* The model's data of a thread (tid, pid and latest name are in the thread table). */
 struct tl_thread {
-	int64_t tid, pid;
-	char comm[TL_COMM_MAX];        /* the latest name */
 	uint64_t cpu_ns;               /* time on a CPU (closed slices) */
 	uint64_t since;                /* when state began */
 	uint64_t nrecs;                /* records of the thread */
@@ -88,10 +88,7 @@ struct tl_sink {
 };
 
 struct tl_model {
-	struct tl_thread *threads;
-	size_t nthreads, cap_threads;
-	uint32_t *hash;                /* tid -> thread index + 1, open addressing */
-	size_t hash_cap;
+	struct kt_threads threads;     /* by tid, whatever the input; data: tl_thread */
 	struct tl_task *tasks;
 	size_t ntasks, cap_tasks;
 	char *names_store;             /* NUL-terminated comm strings of tasks */
@@ -120,6 +117,15 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 		 struct tl_rec *out);
 /* Closes every open slice and state at the trace's end. */
 void tl_model_finish(struct tl_model *m);
+/* Thread i: its table entry (tid, pid, latest name), and the model's data. */
+static inline const struct kt_thread *tl_thread_entry(const struct tl_model *m, uint32_t i)
+{
+	return &m->threads.v[i];
+}
+static inline struct tl_thread *tl_thread_at(const struct tl_model *m, uint32_t i)
+{
+	return kt_threads_ext(&m->threads, i);
+}
 static inline const char *tl_task_comm(const struct tl_model *m, uint32_t task)
 {
 	return m->names_store + m->tasks[task].comm_off;

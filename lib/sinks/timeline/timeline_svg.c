@@ -326,25 +326,28 @@ static double bin_x(const struct tl_svg *v, size_t i)
 static int cmp_threads(const void *a, const void *b, void *arg)
 {
 	const struct tl_model *m = arg;
-	const struct tl_thread *x = &m->threads[*(const uint32_t *)a], *y = &m->threads[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct tl_thread *x = tl_thread_at(m, i), *y = tl_thread_at(m, j);
+	int64_t xtid = tl_thread_entry(m, i)->id, ytid = tl_thread_entry(m, j)->id;
 
 	if (x->cpu_ns != y->cpu_ns)
 		return x->cpu_ns < y->cpu_ns ? 1 : -1;
 	if (x->nrecs != y->nrecs)
 		return x->nrecs < y->nrecs ? 1 : -1;
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	return (xtid > ytid) - (xtid < ytid);
 }
 
 /* Threads in lane order: CPU time, then records (KOFF has no CPU time). */
 static uint32_t *sorted_threads(const struct tl_model *m, size_t *n)
 {
-	uint32_t *v = malloc((m->nthreads ? m->nthreads : 1) * sizeof(*v));
+	uint32_t *v = malloc((m->threads.n ? m->threads.n : 1) * sizeof(*v));
 	size_t k = 0;
 
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < m->nthreads; i++)
-		if (m->threads[i].tid != 0 && (m->threads[i].cpu_ns || m->threads[i].nrecs))
+	for (size_t i = 0; i < m->threads.n; i++)
+		if (tl_thread_entry(m, (uint32_t)i)->id != 0 &&
+		    (tl_thread_at(m, (uint32_t)i)->cpu_ns || tl_thread_at(m, (uint32_t)i)->nrecs))
 			v[k++] = (uint32_t)i;
 	qsort_r(v, k, sizeof(*v), cmp_threads, (void *)m);
 	*n = k;
@@ -439,9 +442,9 @@ int tl_svg_write(struct tl_svg *v, struct ktrace_stream *s, struct ktrace_out *o
 			kt_out_printf(o, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
 				      "fill=\"hsl(%u,65%%,55%%)\"><title>",
 				      bin_x(v, i), y, bin_x(v, j) - bin_x(v, i), CPU_H - 12,
-				      tl_thread_hue(m->threads[th].tid));
-			put_text(o, m->threads[th].comm);
-			kt_out_printf(o, "-%" PRId64 "</title></rect>\n", m->threads[th].tid);
+				      tl_thread_hue(tl_thread_entry(m, th)->id));
+			put_text(o, kt_thread_name(tl_thread_entry(m, th)));
+			kt_out_printf(o, "-%" PRId64 "</title></rect>\n", tl_thread_entry(m, th)->id);
 			i = j;
 		}
 		/* ticks and density: one mark per bin, darker for more events */
@@ -468,14 +471,14 @@ int tl_svg_write(struct tl_svg *v, struct ktrace_stream *s, struct ktrace_out *o
 	/* thread lanes */
 	for (size_t k = 0; k < shown; k++) {
 		uint32_t th = order[k];
-		const struct tl_thread *t = &m->threads[th];
+		const struct kt_thread *t = tl_thread_entry(m, th);
 		const struct tl_threadbins *tb = th < v->nthreads ? v->threads[th] : NULL;
-		unsigned hue = tl_thread_hue(t->tid);
+		unsigned hue = tl_thread_hue(t->id);
 
 		kt_out_printf(o, "<g class=\"thread\" data-tid=\"%" PRId64 "\">\n<text x=\"8\" y=\"%.0f\" font-size=\"11\">",
-			      t->tid, y + 11);
-		put_text(o, t->comm);
-		kt_out_printf(o, "-%" PRId64 "</text>\n", t->tid);
+			      t->id, y + 11);
+		put_text(o, kt_thread_name(t));
+		kt_out_printf(o, "-%" PRId64 "</text>\n", t->id);
 		for (size_t i = 0; tb && i < TL_BINS; i++) {
 			float best = 0;
 			int st = -1;
