@@ -3,7 +3,7 @@
  * Fuzz harness for trace.dat conversion: any input the reader opens is converted (to
  * version 6, 7, 7 zstd or 7 zlib, chosen by the input's size) into a memory file, which
  * must then open, and hold everything the input holds: metadata, options, buffers, raw
- * CPU data and records (tests/tracedat_write/tdcompare.h). A difference is a crash.
+ * CPU data and records (tests/tracedat/tdcompare.h). A difference is a crash.
  *
  * Records are compared only when the input's compressed chunks hold whole pages (as
  * trace-cmd writes them): a chunk ending inside a page makes the reader cut that page
@@ -20,7 +20,7 @@
 #include <ktrace/input.h>
 #include <ktrace/tracedat.h>
 
-#include "../tests/tracedat_write/tdcompare.h"
+#include "../tests/tracedat/tdcompare.h"
 
 static const struct {
 	unsigned int version;

@@ -9,7 +9,7 @@
 #   - give the right answer where there is one: trace-cmd's report (the reference), the
 #     same record count from sql as from report.
 # pages_2real_2zero.raw: its events counted from the page headers by
-# tests/kbuffer/tools/count_events.py (tests/kbuffer/zero_pages.sh checks it at length).
+# tests/ring/tools/count_events.py (tests/ring/zero_pages.sh checks it at length).
 . "$(dirname "$0")/../lib.sh"
 RD="$SHARED/data/reliability"
 echo "1..70"
@@ -282,7 +282,7 @@ json "$W/ij.out" "json_darwin_v3_trunc: info --json"
 # ---- two real 4 KiB pages, then two zero ones: the zero pages change nothing, every
 # ---- command reads the real pages' events (it was 3 of 71, exit 0)
 f="$RD/pages_2real_2zero.raw"
-nev=$(python3 "$ROOT/tests/kbuffer/tools/count_events.py" "$f" 4096)
+nev=$(python3 "$ROOT/tests/ring/tools/count_events.py" "$f" 4096)
 run pr "$KTRACE" report "$f"
 clean pr "pages_2real_2zero: report"
 if [ -n "$nev" ] && [ "$(grep -c '^  0x' "$W/pr.out")" = "$nev" ] &&

@@ -24,7 +24,7 @@
 #include <ktrace/tracedat.h>
 
 #include "testlib.h"
-#include "tracedat_write/tdcompare.h"
+#include "tracedat/tdcompare.h"
 
 static const struct {
 	unsigned int version;

@@ -11,7 +11,7 @@ by tracedat_extract.py or a tracefs copy with cpuN.raw files and meta):
     reports with the full and the cut kallsyms are checked to be identical;
   * printk formats and saved cmdlines as they are.
 
-usage: make_dataset.py SRCDIR OUT.tar.gz [--max-pages N] [--min-pages N] [--evdiff build/tests/eventfmt/test_evdiff]
+usage: make_dataset.py SRCDIR OUT.tar.gz [--max-pages N] [--min-pages N] [--evdiff build/tests/event/test_evdiff]
 """
 import glob
 import os
@@ -27,7 +27,7 @@ def main():
     args = sys.argv[1:]
     max_pages = 40
     min_pages = 0
-    evdiff = 'build/tests/eventfmt/test_evdiff'
+    evdiff = 'build/tests/event/test_evdiff'
     if '--max-pages' in args:
         i = args.index('--max-pages')
         max_pages = int(args[i + 1])

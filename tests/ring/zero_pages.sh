@@ -2,7 +2,7 @@
 # written, or padding after a copy): they count neither for nor against a layout, so
 # the layout the other sub-buffers fit is kept, and report/info list them as empty.
 # The event counts are checked against a reader of the page headers written here
-# (tests/kbuffer/tools/count_events.py, from the kernel's record format), against
+# (tests/ring/tools/count_events.py, from the kernel's record format), against
 # the same pages without the padding, and against the kernel's own "read events".
 . "$(dirname "$0")/../lib.sh"
 plan 71
@@ -11,7 +11,7 @@ REL="$SHARED/data/reliability/pages_2real_2zero.raw"
 # count_events FILE SIZE [LONG]: the data records in every SIZE-byte sub-buffer, from
 # the record headers (type_len 1-28: 4*type_len bytes of data; 0: a length word; 29
 # padding; 30, 31: 8-byte time records); "bad" when a walk does not end on the commit.
-count_events() { python3 "$ROOT/tests/kbuffer/tools/count_events.py" "$@"; }
+count_events() { python3 "$ROOT/tests/ring/tools/count_events.py" "$@"; }
 
 # report FILE [options]: listing in $TMP/out, stderr in $TMP/err, exit status in $st
 report() { f=$1; shift; "$KTRACE" report "$@" "$f" >"$TMP/out" 2>"$TMP/err"; st=$?; }

@@ -21,7 +21,7 @@
 #include <ktrace/tracedat.h>
 
 #include "testlib.h"
-#include "tracedat_write/tdcompare.h"
+#include "tracedat/tdcompare.h"
 
 #define SHARED_DIR "../shared/data/ftrace"
 

@@ -6,8 +6,8 @@
 # trace-cmd 3.1.6), or to trace-cmd report run here when no expected file exists.
 # Extra trace.dat files can be checked with: report_golden.sh FILE.dat...
 . "$(dirname "$0")/../lib.sh"
-EVDIFF="$ROOT/$B/tests/eventfmt/test_evdiff"
-EXTRACT="$ROOT/tests/eventfmt/tools/tracedat_extract.py"
+EVDIFF="$ROOT/$B/tests/event/test_evdiff"
+EXTRACT="$ROOT/tests/event/tools/tracedat_extract.py"
 D="$SHARED/data/ftrace"
 E="$D/expected"
 

@@ -6,4 +6,4 @@
 # by us and by libtraceevent.
 . "$(dirname "$0")/../lib.sh"
 tar -xzf "$ROOT/tests/data/eventfmt/seeds.tar.gz" -C "$TMP" || { not_ok "unpack seeds"; exit 0; }
-"$ROOT/$B/tests/eventfmt/test_evdiff" --seeds "$TMP/seeds" | sed "s|$TMP/||"
+"$ROOT/$B/tests/event/test_evdiff" --seeds "$TMP/seeds" | sed "s|$TMP/||"

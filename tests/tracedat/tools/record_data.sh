@@ -1,5 +1,5 @@
 #!/bin/bash
-# Records the trace.dat files tests/tracedat_write/convert.sh converts, with ktrace
+# Records the trace.dat files tests/tracedat/convert.sh converts, with ktrace
 # itself (root and tracefs needed), into tests/data/tracedat_write/*.dat.zst. To keep
 # them small they are converted to version 6 (ktrace convert) and slimmed with
 # tests/tracedat/tools/tdslim.py (no kallsyms, only the formats of events present):

@@ -7,7 +7,7 @@ use appears, plus hand-written formats for the helpers no recorded event uses.
 usage: make_fuzz_seeds.py OUTDIR FORMATDIR:DUMPDIR...
 
 The seeds also go, as tests/data/eventfmt/seeds.tar.gz, to the differential test
-(tests/eventfmt/seeds.sh); fuzz/eventfmt_formats.h holds their formats for
+(tests/event/seeds.sh); fuzz/eventfmt_formats.h holds their formats for
 fuzz_eventfmt_records.
 """
 import glob

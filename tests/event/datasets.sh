@@ -3,7 +3,7 @@
 # from traces recorded with tools/record_traces.sh): every record is formatted by us and
 # by Debian's libtraceevent, and the comm, latency, event and raw texts must match.
 . "$(dirname "$0")/../lib.sh"
-EVDIFF="$ROOT/$B/tests/eventfmt/test_evdiff"
+EVDIFF="$ROOT/$B/tests/event/test_evdiff"
 # two checks a dataset (as recorded, byte-swapped)
 plan $((2 * $(ls "$ROOT"/tests/data/eventfmt/*.tar.gz | grep -vc '/seeds\.tar\.gz$')))
 for t in "$ROOT"/tests/data/eventfmt/*.tar.gz; do

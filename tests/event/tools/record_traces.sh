@@ -8,7 +8,7 @@
 #   OUT/function.dat    the function tracer with kernel and user stack traces,
 #                       func_repeats, trace_marker (print) and trace_marker_raw (raw_data)
 # The tracefs settings are saved first and put back afterwards.
-# usage: tests/eventfmt/tools/record_traces.sh OUTDIR [SECONDS]
+# usage: tests/event/tools/record_traces.sh OUTDIR [SECONDS]
 set -u
 OUT=${1:?usage: record_traces.sh OUTDIR [SECONDS]}
 SECS=${2:-2}
