@@ -245,7 +245,7 @@ KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
  * events as red marks, for any input the event stream reads.
  */
 struct ktrace_view_timeline_opts {
-	size_t size;                  /* sizeof(struct ktrace_view_timeline_opts) */
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *const *paths;     /* the inputs, opened as one event stream */
 	size_t npaths;
 	const struct ktrace_stream_opts *stream;   /* -F, --cpu, --pid/--comm; may be NULL */
@@ -289,7 +289,7 @@ KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, s
  * stream's windows and the threads of the trace, not by its records).
  */
 struct ktrace_view_export_opts {
-	size_t size;                  /* sizeof(struct ktrace_view_export_opts) */
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	unsigned flags;               /* KTRACE_VIEW_EXPORT_* */
 	/* called with the number of records read, every 65536 records (may be NULL) */
 	void (*progress)(void *ctx, uint64_t records);
