@@ -186,6 +186,7 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 	uint64_t v;
 	int c;
 
+	o->view.sz = sizeof(o->view);
 	o->view.scale = 1000000;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vtFde::s:b:o:lh", dump_options, NULL)) != -1) {
