@@ -429,7 +429,7 @@ static int control(const struct dump_opts *o, const char *path)
 		return CLI_OK;
 	if (o->enable)
 		oo.nentries = KOFF_DEFAULT_ENTRIES;    /* creates it when there is none */
-	b = koff_open_opts(path, &oo, &err);
+	b = koff_buffer_open(path, &oo, &err);
 	if (!b) {
 		if (errno == ENOENT)
 			cli_errorf(path, "no such buffer");
