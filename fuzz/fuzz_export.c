@@ -33,7 +33,7 @@ static int open_again(void *ctx, struct ktrace_stream **s)
 
 static void export(const char *const *paths, size_t n, int out_fd, int how)
 {
-	struct ktrace_view_export_opts o = { .size = sizeof(o) };
+	KTRACE_OPTS(ktrace_view_export_opts, o);
 	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_stream *s;
 	struct ktrace_error err = { 0 };

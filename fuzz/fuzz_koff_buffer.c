@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct ktrace_out *out;
 	static int devnull = -1;
-	struct ktrace_view_koff_opts o = { 1000, 2, 1 };
+	struct ktrace_view_koff_opts o = { .sz = sizeof(o), .scale = 1000, .verbose = 2,
+					  .abs_time = 1 };
 	struct ktrace_error err = { 0 };
 	struct ktrace_input *in;
 	struct koff_reader *r;

@@ -91,7 +91,7 @@ static void decode(const uint8_t *data, size_t size, bool v0)
 static void views(const uint8_t *data, size_t size)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_view_darwin_opts o = { .kdebug.sz = sizeof(o.kdebug) };
+	struct ktrace_view_darwin_opts o = { .sz = sizeof(o) };
 	struct ktrace_input *in;
 	static const int32_t pids[] = { 1 };
 

@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out->fd = fd;
 	for (int i = 0; i < 4; i++) {
 		struct ktrace_view_text_file file = { "fuzz.dat", in, i == 3 ? filters : NULL, i == 3, 0 };
-		struct ktrace_view_text_opts o = { .files = &file, .nfiles = 1, .threads = 1 };
-		struct ktrace_view_profile_opts po = { .by_comm = i == 2, .global = i == 3 };
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .files = &file, .nfiles = 1, .threads = 1 };
+		struct ktrace_view_profile_opts po = { .sz = sizeof(po), .by_comm = i == 2, .global = i == 3 };
 
 		out->fd = fd;
 		kt_out_reset(out);

@@ -64,12 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out->fd = fd;
 	{
-		struct ktrace_view_text_opts o = { .threads = 1 };
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 1 };
 
 		run(in, &o, NULL, 0, out);
 	}
 	{
-		struct ktrace_view_text_opts o = { .threads = 1, .raw = true, .latency = true,
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 1, .raw = true, .latency = true,
 						  .debug = true, .ts_diff = true, .no_irqs = true,
 						  .cpus = cpus, .ncpus = 3 };
 
@@ -77,23 +77,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	{
 		/* latency columns of records without text (unknown events), not raw */
-		struct ktrace_view_text_opts o = { .threads = 2, .latency = true };
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 2, .latency = true };
 
 		run(in, &o, NULL, 0, out);
 	}
 	{
-		struct ktrace_view_text_opts o = { .threads = 3, .nsec = true };
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 3, .nsec = true };
 
 		run(in, &o, filters + 1, 1, out);
 	}
 	{
 		/* unfiltered: each thread passes over the other's blocks (tracedat_iter_skip) */
-		struct ktrace_view_text_opts o = { .threads = 2 };
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 2 };
 
 		run(in, &o, NULL, 0, out);
 	}
 	for (size_t i = 0; i < sizeof(listings) / sizeof(listings[0]); i++) {
-		struct ktrace_view_text_opts o = { .threads = 1, .mode = listings[i],
+		struct ktrace_view_text_opts o = { .sz = sizeof(o), .threads = 1, .mode = listings[i],
 						  .first_event = true, .last_event = true };
 
 		run(in, &o, NULL, 0, out);

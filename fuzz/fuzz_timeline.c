@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void draw(const char *const *paths, size_t n, int out_fd, bool svg, unsigned threads)
 {
-	struct ktrace_view_timeline_opts o = { .size = sizeof(o) };
+	KTRACE_OPTS(ktrace_view_timeline_opts, o);
 	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = ktrace_out_new(out_fd);

@@ -22,7 +22,7 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		return CLI_OK;
 	case DARWIN_OPT_RAW_V0:
 		d->raw_v0 = true;
-		d->view.kdebug.raw_v0 = true;
+		d->kdebug.raw_v0 = true;
 		return CLI_OK;
 	case DARWIN_OPT_PID:
 		errno = 0;
@@ -49,8 +49,8 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		w = strtoull(arg, &end, 0);
 		if (errno || end == arg || *end || !w || w > UINT32_MAX)
 			return cli_usage_error(command, "--timebase wants NUMER/DENOM, e.g. 125/3");
-		d->view.kdebug.timebase_numer = (uint32_t)v;
-		d->view.kdebug.timebase_denom = (uint32_t)w;
+		d->kdebug.timebase_numer = (uint32_t)v;
+		d->kdebug.timebase_denom = (uint32_t)w;
 		return CLI_OK;
 	case 'C':
 	case DARWIN_OPT_CODES:
@@ -72,6 +72,13 @@ int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const ch
 		return CLI_OK;
 	}
 	return cli_usage_error(command, "invalid option");
+}
+
+void darwin_cli_ready(struct darwin_cli *d)
+{
+	d->view.sz = sizeof(d->view);
+	d->kdebug.sz = sizeof(d->kdebug);
+	d->view.kdebug = &d->kdebug;
 }
 
 void darwin_cli_free(struct darwin_cli *d)

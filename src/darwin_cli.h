@@ -30,7 +30,8 @@ enum {
 	{ "durations",  no_argument,       NULL, DARWIN_OPT_DURATIONS }
 
 struct darwin_cli {
-	struct ktrace_view_darwin_opts view;
+	struct ktrace_view_darwin_opts view;    /* view.kdebug: &kdebug (darwin_cli_ready) */
+	struct ktrace_darwin_opts kdebug;
 	struct ktrace_darwin_codes *codes;
 	struct ktrace_darwin_filter *filter;
 	int32_t *pids;
@@ -41,6 +42,9 @@ struct darwin_cli {
 /* Handles one option (c is a DARWIN_OPT_* value, or 'C' / 'f'). Returns 0, or the
  * exit status of a usage error / unreadable codes file. */
 int darwin_cli_option(struct darwin_cli *d, const char *command, int c, const char *arg);
+/* Sets the sizes of the option structs and points view.kdebug at kdebug: call once d
+ * is where it stays, before view is passed on. */
+void darwin_cli_ready(struct darwin_cli *d);
 void darwin_cli_free(struct darwin_cli *d);
 
 #endif

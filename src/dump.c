@@ -186,6 +186,7 @@ static int parse_options(int argc, char **argv, struct dump_opts *o)
 	uint64_t v;
 	int c;
 
+	o->view.sz = sizeof(o->view);
 	o->view.scale = 1000000;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vtFde::s:b:o:lh", dump_options, NULL)) != -1) {
@@ -428,7 +429,7 @@ static int control(const struct dump_opts *o, const char *path)
 		return CLI_OK;
 	if (o->enable)
 		oo.nentries = KOFF_DEFAULT_ENTRIES;    /* creates it when there is none */
-	b = koff_open_opts(path, &oo, &err);
+	b = koff_buffer_open(path, &oo, &err);
 	if (!b) {
 		if (errno == ENOENT)
 			cli_errorf(path, "no such buffer");

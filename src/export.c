@@ -478,7 +478,7 @@ static int run_export(int argc, char **argv)
 {
 	struct export_cli c = { .threads = -1 };
 	KTRACE_OPTS(ktrace_stream_opts, so);
-	struct ktrace_view_export_opts eo = { .size = sizeof(eo) };
+	KTRACE_OPTS(ktrace_view_export_opts, eo);
 	struct reopen ro;
 	struct ktrace_error err = { 0 };
 	struct ktrace_stream *s = NULL;

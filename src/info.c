@@ -261,7 +261,7 @@ static int run_info(int argc, char **argv)
 	io.json = darwin.view.json;
 	io.raw_ts = raw_ts;
 	io.layout = &layout;
-	darwin.view.kdebug.sz = sizeof(darwin.view.kdebug);
+	darwin_cli_ready(&darwin);
 	io.darwin = &darwin.view;
 	ret = ktrace_info(ci.in, &io, ci.out, &ci.err);
 	status = cli_input_finish(&ci, ret);

@@ -460,6 +460,7 @@ static int run_report(int argc, char **argv)
 		ci.format = KTRACE_FORMAT_DARWIN_RAW;
 	ro.format = ci.format;
 	ro.layout = &opts.layout;
+	darwin_cli_ready(&opts.darwin);
 	ro.darwin = &opts.darwin.view;
 	ro.output = opts.format;
 	if ((ret = check_options_apply(&opts, &ci)) ||
@@ -470,7 +471,6 @@ static int run_report(int argc, char **argv)
 		ktrace_input_close(ci.in);
 		return ret;
 	}
-	opts.darwin.view.kdebug.sz = sizeof(opts.darwin.view.kdebug);
 	ret = ktrace_report(ci.in, &ro, ci.out, &ci.err);
 	darwin_cli_free(&opts.darwin);
 	return cli_input_finish(&ci, ret);

@@ -400,6 +400,8 @@ int report_tracedat_main(int argc, char **argv)
 	/* the stream whose start was read to recognise it */
 	for (size_t i = 0; !stream && i < c.nfiles; i++)
 		c.files[i].input = stream = cli_input_take(c.files[i].path);
+	c.o.sz = sizeof(c.o);
+	c.prof.sz = sizeof(c.prof);
 	c.o.files = c.files;
 	c.o.nfiles = c.nfiles;
 	c.o.multi = c.nfiles > 1;

@@ -90,7 +90,7 @@ static bool takes_value(const char *opt)
 static int run_stream(int argc, char **argv)
 {
 	struct record_args a;
-	struct ktrace_view_live_opts vo = { 0 };
+	KTRACE_OPTS(ktrace_view_live_opts, vo);
 	struct ktrace_error err = { 0 };
 	struct ktrace_tracefs_session *s = NULL;
 	struct ktrace_view_live *v = NULL;

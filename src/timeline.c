@@ -149,7 +149,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 static int run_timeline(int argc, char **argv)
 {
-	struct ktrace_view_timeline_opts vo = { .size = sizeof(vo) };
+	KTRACE_OPTS(ktrace_view_timeline_opts, vo);
 	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct ktrace_stream_filter *filters = NULL;
 	struct ktrace_stream_task *tasks = NULL;

@@ -128,9 +128,6 @@ struct ktrace_darwin_opts {
 	uint32_t timebase_denom;
 	bool no_thread_tracking;     /* do not learn thread names from TRACE events */
 };
-/* The former spelling, kept only for ktrace_view_darwin_opts (view.h) until the views
- * are reworked; new code writes ktrace_darwin_opts. */
-#define ktrace_darwin_options ktrace_darwin_opts
 
 struct ktrace_darwin;
 

@@ -77,8 +77,8 @@ struct koff_open_opts {
 };
 #define KOFF_NO_STRTAB UINT32_MAX
 
-KTRACE_API struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opts *o,
-				   struct ktrace_error *err);
+KTRACE_API struct koff_buffer *koff_buffer_open(const char *path, const struct koff_open_opts *o,
+						struct ktrace_error *err);
 
 /* -b: sizes a buffer that is not allocated yet (creating the reservation when there
  * is no file). Fails with -EBUSY and a clear message when it is allocated. */

@@ -30,6 +30,7 @@ extern "C" {
 
 /* Darwin kdebug data (V3 ktrace files and legacy raw streams). */
 struct ktrace_view_darwin_opts {
+	size_t sz;                              /* the struct's size: see KTRACE_OPTS */
 	bool csv;                               /* report: CSV instead of columns */
 	bool json;                              /* info: JSON */
 	const struct ktrace_darwin_codes *codes;      /* names; may be NULL */
@@ -38,7 +39,8 @@ struct ktrace_view_darwin_opts {
 	size_t npids;
 	const char *const *procs;               /* ...or these process names */
 	size_t nprocs;
-	struct ktrace_darwin_options kdebug;    /* reader options (V0, timebase) */
+	const struct ktrace_darwin_opts *kdebug;  /* reader options (V0, timebase); NULL:
+						   * defaults */
 	bool durations;                         /* report: one line per START/END pair */
 };
 
@@ -137,6 +139,7 @@ KTRACE_API int ktrace_info(struct ktrace_input *in, const struct ktrace_info_opt
 
 /* How a KOFF buffer is printed (ktrace dump, ktrace report). */
 struct ktrace_view_koff_opts {
+	size_t sz;          /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	uint64_t scale;     /* nanoseconds per time unit; ktrace(1)'s default is 1000000 */
 	int verbose;        /* 1: header and counters, 2: also each record's details */
 	int abs_time;       /* -t: every record line starts with its absolute time */
@@ -181,6 +184,7 @@ enum ktrace_view_text_mode {
 };
 
 struct ktrace_view_text_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const struct ktrace_view_text_file *files;
 	size_t nfiles;
 	bool multi;                   /* several -i: lines are labelled with the file */
@@ -213,6 +217,7 @@ struct ktrace_view_text_opts {
  * graph) with their kernel stacks, as trace-cmd 3.1.6 prints them. One file (its top
  * buffer). */
 struct ktrace_view_profile_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool by_comm;                 /* --by-comm: tasks of one name merged */
 	bool global;                  /* -G: interrupts and softirqs as global events */
 };
@@ -229,6 +234,7 @@ KTRACE_API int ktrace_view_tracefs_state(const struct ktrace_tracefs_state *st, 
  */
 struct ktrace_view_live;
 struct ktrace_view_live_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool nsec;                    /* nanosecond times (report -t) */
 	bool raw;                     /* fields as name=value (report -R) */
 };
@@ -245,7 +251,7 @@ KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
  * events as red marks, for any input the event stream reads.
  */
 struct ktrace_view_timeline_opts {
-	size_t size;                  /* sizeof(struct ktrace_view_timeline_opts) */
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	const char *const *paths;     /* the inputs, opened as one event stream */
 	size_t npaths;
 	const struct ktrace_stream_opts *stream;   /* -F, --cpu, --pid/--comm; may be NULL */
@@ -289,7 +295,7 @@ KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, s
  * stream's windows and the threads of the trace, not by its records).
  */
 struct ktrace_view_export_opts {
-	size_t size;                  /* sizeof(struct ktrace_view_export_opts) */
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	unsigned flags;               /* KTRACE_VIEW_EXPORT_* */
 	/* called with the number of records read, every 65536 records (may be NULL) */
 	void (*progress)(void *ctx, uint64_t records);

@@ -415,8 +415,8 @@ fail:
 	return NULL;
 }
 
-struct koff_buffer *koff_open_opts(const char *path, const struct koff_open_opts *opts,
-				   struct ktrace_error *err)
+struct koff_buffer *koff_buffer_open(const char *path, const struct koff_open_opts *opts,
+				     struct ktrace_error *err)
 {
 	struct koff_open_opts copy;
 	const struct koff_open_opts *o = &copy;
@@ -463,7 +463,7 @@ struct koff_buffer *koff_open(const char *path, uint32_t nentries)
 {
 	struct koff_open_opts o = { .sz = sizeof(o), .nentries = nentries };
 
-	return koff_open_opts(path, &o, NULL);
+	return koff_buffer_open(path, &o, NULL);
 }
 
 void koff_close(struct koff_buffer *b)
@@ -639,7 +639,7 @@ int koff_reserve(const char *path, uint32_t nentries, struct ktrace_error *err)
 
 	if (!nentries)
 		return ktrace_error_set(err, -EINVAL, "a buffer needs at least one entry");
-	b = koff_open_opts(path, &o, err);
+	b = koff_buffer_open(path, &o, err);
 	if (!b)
 		return -errno;
 	ctl_lock(b);
@@ -740,7 +740,7 @@ struct koff_buffer *koff_default(void)
 		if (koff_default_path(path, sizeof(path)) < 0) {
 			default_errno = ENAMETOOLONG;
 		} else {
-			b = koff_open_opts(path, &o, NULL);
+			b = koff_buffer_open(path, &o, NULL);
 			if (!b)
 				default_errno = errno ? errno : EIO;
 		}

@@ -39,7 +39,7 @@ static int open_again(void *ctx, struct ktrace_stream **s)
 static uint8_t *export(unsigned threads, struct opener *op, size_t *len)
 {
 	KTRACE_OPTS(ktrace_stream_opts, so);
-	struct ktrace_view_export_opts o = { .size = sizeof(o) };
+	KTRACE_OPTS(ktrace_view_export_opts, o);
 	struct ktrace_stream *s = NULL;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out;

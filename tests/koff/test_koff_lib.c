@@ -91,7 +91,7 @@ static void example_replayed(void)
 	static const uint64_t none[5];
 	const uint64_t mount[5] = { 0x3f7738, 0x43fab8 };
 	const uint64_t attr[5] = { 0x10 };
-	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
+	struct ktrace_view_koff_opts o = { .sz = sizeof(o), .scale = 1000000 };
 	struct koff_buffer *b;
 
 	fresh_path("example");
@@ -121,7 +121,7 @@ static void example_replayed(void)
 static void timestamp_every_100_lines(void)
 {
 	static const uint64_t none[5];
-	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
+	struct ktrace_view_koff_opts o = { .sz = sizeof(o), .scale = 1000000 };
 	struct koff_buffer *b;
 	const char *text;
 	int lines = 0, stamps = 0, since = 0, worst = 0;
@@ -384,7 +384,7 @@ static void control_calls(void)
 static void hostile_buffer(void)
 {
 	struct ktrace_error err = { 0 };
-	struct ktrace_view_koff_opts o = { 1000000, 1, 0 };
+	struct ktrace_view_koff_opts o = { .sz = sizeof(o), .scale = 1000000, .verbose = 1 };
 	struct koff_buffer *b;
 	struct koff_geom g;
 	uint8_t *map;

@@ -101,7 +101,7 @@ static void option_kinds(void)
 
 static void darwin_output_checked(void)
 {
-	struct ktrace_view_darwin_opts csv = { .csv = true };
+	struct ktrace_view_darwin_opts csv = { .sz = sizeof(csv), .csv = true };
 	struct ktrace_report_opts o = { .sz = sizeof(o), .format = KTRACE_FORMAT_DARWIN_V3 };
 	struct ktrace_error err = { 0 };
 
@@ -144,6 +144,33 @@ static void options_size(void)
 	free(text);
 }
 
+/* The option structs a report takes by pointer go through the same checked copy. */
+static void nested_options_size(void)
+{
+	struct {
+		struct ktrace_view_darwin_opts d;
+		uint64_t newer;
+	} big = { { .sz = sizeof(big) }, 1 };
+	struct ktrace_view_darwin_opts unsized = { .csv = true };
+	struct ktrace_view_text_opts text = { .mode = KTRACE_VIEW_TEXT_VERSION };
+	struct ktrace_report_opts o = { .sz = sizeof(o), .format = KTRACE_FORMAT_DARWIN_V3,
+					.darwin = &big.d };
+	struct ktrace_error err = { 0 };
+
+	CHECK_EQ(ktrace_report_check(&o, &err), -EINVAL);
+	CHECK(strstr(err.message, "ktrace_view_darwin_opts"));
+	big.newer = 0;
+	CHECK_EQ(ktrace_report_check(&o, &err), 0);
+	o.darwin = &unsized;
+	CHECK_EQ(ktrace_report_check(&o, &err), -EINVAL);
+	/* trace.dat: trace-cmd report's options without their size are refused */
+	o.format = KTRACE_FORMAT_TRACEDAT;
+	o.darwin = NULL;
+	o.tracedat = &text;
+	CHECK_EQ(ktrace_report(NULL, &o, NULL, &err), -EINVAL);
+	CHECK(strstr(err.message, "ktrace_view_text_opts"));
+}
+
 static void not_read(void)
 {
 	struct ktrace_report_opts o = { .sz = sizeof(o) };
@@ -172,12 +199,13 @@ static void not_read(void)
 
 int main(void)
 {
-	PLAN(6);
+	PLAN(7);
 	RUN(report_detects_format);
 	RUN(info_detects_format);
 	RUN(option_kinds);
 	RUN(darwin_output_checked);
 	RUN(options_size);
+	RUN(nested_options_size);
 	RUN(not_read);
 	return TEST_EXIT();
 }

@@ -28,6 +28,7 @@
 
 #include "common/check.h"
 #include "common/grow.h"
+#include "common/opts.h"
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
@@ -410,16 +411,18 @@ static void header(struct cj *c)
 int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
 			    struct ktrace_out *out, struct ktrace_error *err)
 {
-	struct ktrace_view_export_opts opts = { .size = sizeof(opts) };
-	struct cj *c = calloc(1, sizeof(*c));
+	struct ktrace_view_export_opts opts;
+	struct cj *c;
 	const struct ktrace_stream_record *r;
 	uint64_t n = 0;
 	int ret, sret = 0;
 
+	ret = KT_OPTS_COPY(&opts, o, "ktrace_view_export_opts", err);
+	if (ret)
+		return ret;
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return kt_error_oom(err);
-	if (o)
-		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
 	c->s = s;
 	kt_json_init(&c->j, out, 1);
 	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);

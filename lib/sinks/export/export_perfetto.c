@@ -32,6 +32,7 @@
 
 #include "common/check.h"
 #include "common/grow.h"
+#include "common/opts.h"
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
@@ -684,14 +685,15 @@ static int perfetto_threads(struct ktrace_stream *s, const struct ktrace_view_ex
 int ktrace_view_perfetto(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
 			 struct ktrace_out *out, struct ktrace_error *err)
 {
-	struct ktrace_view_export_opts opts = { .size = sizeof(opts) };
+	struct ktrace_view_export_opts opts;
 	struct pf pf = { .named_tid = -2 };
 	const struct ktrace_stream_record *r = NULL;
 	uint64_t n = 0;
 	int ret, sret;
 
-	if (o)
-		memcpy(&opts, o, o->size < sizeof(opts) ? o->size : sizeof(opts));
+	ret = KT_OPTS_COPY(&opts, o, "ktrace_view_export_opts", err);
+	if (ret)
+		return ret;
 	if (opts.threads >= 2 && opts.open_stream)
 		return perfetto_threads(s, &opts, out, err);
 	ret = pf_init(&pf, s, &opts, out);

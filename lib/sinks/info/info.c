@@ -29,7 +29,7 @@ int ktrace_info(struct ktrace_input *in, const struct ktrace_info_opts *opts,
 		struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_ring_layout layout = { 0, 0, -1 };
-	struct ktrace_view_darwin_opts darwin = { 0 };
+	struct ktrace_view_darwin_opts darwin;
 	struct ktrace_info_opts o;
 	int ret = KT_OPTS_COPY(&o, opts, "ktrace_info_opts", err);
 
@@ -43,8 +43,8 @@ int ktrace_info(struct ktrace_input *in, const struct ktrace_info_opts *opts,
 					(o.raw_ts ? TRACEDAT_RAW_TS : 0), o.json, out, err);
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
-		if (o.darwin)
-			darwin = *o.darwin;
+		if ((ret = KT_OPTS_COPY(&darwin, o.darwin, "ktrace_view_darwin_opts", err)))
+			return ret;
 		darwin.json = o.json;
 		return kt_info_darwin(in, &darwin, out, err);
 	case KTRACE_FORMAT_KCDATA:

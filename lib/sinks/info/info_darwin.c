@@ -351,7 +351,7 @@ int kt_info_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_opts
 	struct ktrace_error cerr = { 0 };
 	int ret, cret = 0;
 
-	ret = ktrace_darwin_open(in, &o->kdebug, &k, err);
+	ret = ktrace_darwin_open(in, o->kdebug, &k, err);
 	if (ret < 0)
 		return ret;
 	t = calloc(1, sizeof(*t));

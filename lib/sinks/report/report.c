@@ -38,10 +38,15 @@ static bool is_darwin(enum ktrace_format f)
 static int check_darwin(const struct ktrace_report_opts *o, struct ktrace_error *err)
 {
 	bool json = o->output && !strcmp(o->output, "json");
+	struct ktrace_view_darwin_opts d;
+	int ret = KT_OPTS_COPY(&d, o->darwin, "ktrace_view_darwin_opts", err);
+
+	if (ret)
+		return ret;
 
 	if (o->output && strcmp(o->output, "text") && !json)
 		return ktrace_error_set(err, -EINVAL, "--format for Darwin files: text or json");
-	if (json && o->darwin && (o->darwin->csv || o->darwin->durations))
+	if (json && (d.csv || d.durations))
 		return ktrace_error_set(err, -EINVAL, "--format json does not combine with --csv "
 					"or --durations");
 	return 0;
@@ -94,7 +99,9 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 		  struct ktrace_out *out, struct ktrace_error *err)
 {
 	struct ktrace_ring_layout layout = { 0, 0, -1 };
-	struct ktrace_view_darwin_opts darwin = { 0 };
+	struct ktrace_view_darwin_opts darwin;
+	struct ktrace_view_text_opts text;
+	struct ktrace_view_profile_opts profile;
 	struct ktrace_report_opts o;
 	int ret = KT_OPTS_COPY(&o, opts, "ktrace_report_opts", err);
 
@@ -112,8 +119,8 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 	case KTRACE_FORMAT_DARWIN_RAW:
 		if ((ret = check_darwin(&o, err)))
 			return ret;
-		if (o.darwin)
-			darwin = *o.darwin;
+		if ((ret = KT_OPTS_COPY(&darwin, o.darwin, "ktrace_view_darwin_opts", err)))
+			return ret;
 		darwin.json = o.output && !strcmp(o.output, "json");
 		return kt_report_darwin(in, &darwin, out, err);
 	case KTRACE_FORMAT_TRACEDAT:
@@ -123,12 +130,17 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 		if (!o.tracedat)
 			return ktrace_error_set(err, -ESPIPE, "a trace.dat file cannot be read "
 						"from a pipe: save it to a file first");
-		if (o.profile && o.tracedat->mode == KTRACE_VIEW_TEXT_RECORDS)
-			return ktrace_view_tracedat_profile(o.tracedat, o.profile, out, err,
-							    o.err_file);
-		if (o.wakeup && o.tracedat->mode == KTRACE_VIEW_TEXT_RECORDS)
-			return ktrace_view_tracedat_wakeup(o.tracedat, out, err, o.err_file);
-		return ktrace_view_tracedat_text(o.tracedat, out, err, o.err_file);
+		if ((ret = KT_OPTS_COPY(&text, o.tracedat, "ktrace_view_text_opts", err)))
+			return ret;
+		if (o.profile && text.mode == KTRACE_VIEW_TEXT_RECORDS) {
+			if ((ret = KT_OPTS_COPY(&profile, o.profile, "ktrace_view_profile_opts",
+						err)))
+				return ret;
+			return ktrace_view_tracedat_profile(&text, &profile, out, err, o.err_file);
+		}
+		if (o.wakeup && text.mode == KTRACE_VIEW_TEXT_RECORDS)
+			return ktrace_view_tracedat_wakeup(&text, out, err, o.err_file);
+		return ktrace_view_tracedat_text(&text, out, err, o.err_file);
 	case KTRACE_FORMAT_KOFF:
 		return kt_report_koff(in, out, err);
 	case KTRACE_FORMAT_KCDATA:

@@ -588,7 +588,7 @@ int kt_report_darwin(struct ktrace_input *in, const struct ktrace_view_darwin_op
 	if (!stp)
 		return kt_error_oom(err);
 	stp->o = o;
-	ret = ktrace_darwin_open(in, &o->kdebug, &stp->k, err);
+	ret = ktrace_darwin_open(in, o->kdebug, &stp->k, err);
 	if (ret < 0) {
 		free(stp);
 		return ret;

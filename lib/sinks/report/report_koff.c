@@ -22,6 +22,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/opts.h"
 #include "common/outbuf.h"
 #include "sinks/report/report.h"
 
@@ -113,19 +114,24 @@ static void print_header(struct ktrace_out *out, const struct koff_info *i)
 		      (unsigned long long)i->base, (unsigned long long)i->flushes);
 }
 
-int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff_opts *o,
+int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff_opts *opts,
 			    struct ktrace_out *out, struct ktrace_error *err)
 {
 	const struct koff_info *info = koff_reader_info(r);
-	uint64_t scale = o && o->scale ? o->scale : 1000000;
+	struct ktrace_view_koff_opts copy;
+	const struct ktrace_view_koff_opts *o = &copy;
+	uint64_t scale;
 	uint64_t base = 0;
 	struct koff_record rec;
 	struct koff_counts c;
 	char tag[11], rest[2048];
 	int since = 0, have_base = 0, ret;
 
+	if ((ret = KT_OPTS_COPY(&copy, opts, "ktrace_view_koff_opts", err)))
+		return ret;
+	scale = o->scale ? o->scale : 1000000;
 	tzset();
-	if (o && o->verbose) {
+	if (o->verbose) {
 		print_header(out, info);
 	}
 	while ((ret = koff_reader_next(r, &rec, err)) > 0) {
@@ -143,7 +149,7 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 			put_ctime(out, base / NS_PER_SEC);
 			kt_out_putc(out, '\n');
 		}
-		if (o && o->abs_time) {
+		if (o->abs_time) {
 			put_time_full(out, rec.ns);
 			kt_out_putc(out, ' ');
 		}
@@ -160,7 +166,7 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 		kt_out_puts(out, rest);
 		kt_out_putc(out, '\n');
 		since++;
-		if (o && o->verbose >= 2)
+		if (o->verbose >= 2)
 			kt_out_printf(out, "#   seq %llu pid %u tid 0x%llx id 0x%llx time %llu.%09llu "
 				      "format 0x%llx%s\n", (unsigned long long)rec.seq, rec.pid,
 				      (unsigned long long)rec.tid, (unsigned long long)rec.id,
@@ -169,7 +175,7 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 				      (unsigned long long)rec.fmt_addr,
 				      (rec.flags & 2) ? " (raw)" : "");
 	}
-	if (o && o->verbose) {
+	if (o->verbose) {
 		koff_reader_counts(r, &c);
 		kt_out_printf(out, "# logged %llu = shown %llu + overwritten %llu + unfinished %llu; "
 			      "dropped %llu, rejected %llu, skipped %llu\n",
@@ -183,7 +189,7 @@ int ktrace_view_koff_reader(struct koff_reader *r, const struct ktrace_view_koff
 
 int kt_report_koff(struct ktrace_input *in, struct ktrace_out *out, struct ktrace_error *err)
 {
-	struct ktrace_view_koff_opts o = { 1000000, 0, 0 };
+	struct ktrace_view_koff_opts o = { .sz = sizeof(o), .scale = 1000000 };
 	struct koff_reader_open_opts ro = { .sz = sizeof(ro), .input = in };
 	struct koff_reader *r;
 	int ret;

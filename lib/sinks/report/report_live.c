@@ -25,6 +25,7 @@
 
 #include "common/check.h"
 #include "common/grow.h"
+#include "common/opts.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
 #include "tracefs/tracefs_live.h"
@@ -50,8 +51,10 @@ int ktrace_view_live_new(struct ktrace_tracefs_session *s, const struct ktrace_v
 	*out = NULL;
 	if (!v)
 		return kt_error_oom(err);
-	if (o)
-		v->o = *o;
+	if ((ret = KT_OPTS_COPY(&v->o, o, "ktrace_view_live_opts", err))) {
+		free(v);
+		return ret;
+	}
 	v->s = s;
 	v->evs = ktrace_event_new((int)sizeof(long), __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	v->cap = 65536;

@@ -13,6 +13,7 @@
 
 #include <ktrace/view.h>
 
+#include "common/opts.h"
 #include "sinks/timeline/timeline_writers.h"
 
 void tl_format_ts(char *buf, size_t len, uint64_t ns)
@@ -25,7 +26,7 @@ void tl_format_ts(char *buf, size_t len, uint64_t ns)
 int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktrace_out *out,
 			 struct ktrace_error *err, const char **err_path, bool *drawn)
 {
-	struct ktrace_view_timeline_opts o = { 0 };
+	struct ktrace_view_timeline_opts o;
 	char title[512];
 	struct ktrace_stream *s = NULL;
 	struct tl_model m;
@@ -41,8 +42,11 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	memset(&m, 0, sizeof(m));
 	if (err_path)
 		*err_path = NULL;
-	memcpy(&o, oin, oin->size < sizeof(o) ? oin->size : sizeof(o));
-	o.size = sizeof(o);
+	ret = KT_OPTS_COPY(&o, oin, "ktrace_view_timeline_opts", err);
+	if (ret)
+		return ret;
+	if (!o.npaths || !o.paths)
+		return ktrace_error_set(err, -EINVAL, "no input to draw");
 	if (!o.top_threads)
 		o.top_threads = 16;
 	if (!o.title) {
