@@ -8,8 +8,6 @@
 
 #include "common/grow.h"
 
-#define FIRST_SLOTS 256
-
 void kt_threads_init(struct kt_threads *t, unsigned opts, size_t name_max, size_t ext_size)
 {
 	*t = (struct kt_threads){ .opts = opts, .name_max = name_max, .ext_size = ext_size };
@@ -20,16 +18,9 @@ void kt_threads_free(struct kt_threads *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
-	free(t->slots);
+	kt_map_free(&t->map);
 	free(t->ext);
 	kt_threads_init(t, t->opts, t->name_max, t->ext_size);
-}
-
-static size_t slot_of(uint32_t scope, int64_t id, size_t nslots)
-{
-	uint64_t h = ((uint64_t)id + (uint64_t)scope * 0x100000001b3ull) * 0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h >> 32) & (nslots - 1);
 }
 
 static uint32_t scope_of(const struct kt_threads *t, uint32_t scope)
@@ -39,60 +30,21 @@ static uint32_t scope_of(const struct kt_threads *t, uint32_t scope)
 
 struct kt_thread *kt_threads_find(const struct kt_threads *t, uint32_t scope, int64_t id)
 {
-	if (!t->nslots)
+	uint32_t i;
+
+	if (!kt_map_get(&t->map, (uint64_t)id, scope_of(t, scope), &i))
 		return NULL;
-	scope = scope_of(t, scope);
-	for (size_t i = slot_of(scope, id, t->nslots);; i = (i + 1) & (t->nslots - 1)) {
-		struct kt_thread *th;
-
-		if (!t->slots[i])
-			return NULL;
-		th = &t->v[t->slots[i] - 1];
-		if (th->id == id && th->scope == scope)
-			return th;
-	}
-}
-
-/* Twice the slots, the entries placed again in the old slots' order (so the slot
- * order is a function of the adds alone). */
-static int rehash(struct kt_threads *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : FIRST_SLOTS;
-	uint32_t *slots;
-
-	if (t->nslots > SIZE_MAX / 4 / sizeof(*slots))
-		return -ENOMEM;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t k = 0; k < t->nslots; k++) {
-		const struct kt_thread *th;
-		size_t i;
-
-		if (!t->slots[k])
-			continue;
-		th = &t->v[t->slots[k] - 1];
-		for (i = slot_of(th->scope, th->id, nslots); slots[i]; i = (i + 1) & (nslots - 1))
-			;
-		slots[i] = t->slots[k];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	return 0;
+	return &t->v[i];
 }
 
 struct kt_thread *kt_threads_add(struct kt_threads *t, uint32_t scope, int64_t id)
 {
 	struct kt_thread *th = kt_threads_find(t, scope, id);
-	size_t i;
 
 	if (th)
 		return th;
 	scope = scope_of(t, scope);
 	if (t->n >= UINT32_MAX - 1)
-		return NULL;
-	if ((t->n + 1) * 2 > t->nslots && rehash(t))
 		return NULL;
 	if (kt_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
 		return NULL;
@@ -101,9 +53,8 @@ struct kt_thread *kt_threads_add(struct kt_threads *t, uint32_t scope, int64_t i
 			return NULL;
 		memset(kt_threads_ext(t, t->n), 0, t->ext_size);
 	}
-	for (i = slot_of(scope, id, t->nslots); t->slots[i]; i = (i + 1) & (t->nslots - 1))
-		;
-	t->slots[i] = (uint32_t)t->n + 1;
+	if (kt_map_put(&t->map, (uint64_t)id, scope, (uint32_t)t->n))
+		return NULL;
 	th = &t->v[t->n++];
 	*th = (struct kt_thread){ .id = id, .pid = -1, .scope = scope };
 	return th;

@@ -6,7 +6,9 @@
  * the sink's own marks; entries stay in the order they were added (index 0, 1...), so
  * a sink may number them (utid, upid) or write them in that order, and the sink's own
  * data per entry (its size given at init) lives beside them, zeroed when the entry is
- * added. Memory grows with the threads of the trace, never with its records.
+ * added. Memory grows with the threads of the trace, never with its records. Entries
+ * are found through the common hash map (common/hashmap.h), whose slot order nothing
+ * depends on (the exports' legacy order is their own: sinks/export/export_order.h).
  *
  * The sinks disagree on names and on the threads the inputs name when the stream
  * opens (kt_threads_load), so the rules are options of the table:
@@ -25,6 +27,8 @@
 
 #include <ktrace/stream.h>
 
+#include "common/hashmap.h"
+
 enum {
 	KT_THREADS_PER_SOURCE = 1u << 0,
 	KT_THREADS_FIRST_WINS = 1u << 1,
@@ -42,8 +46,7 @@ struct kt_thread {
 struct kt_threads {
 	struct kt_thread *v;          /* index order: as added */
 	size_t n, cap;
-	uint32_t *slots;              /* open addressing: index + 1, 0 empty */
-	size_t nslots;
+	struct kt_map map;            /* (id, scope) -> index */
 	unsigned opts;                /* KT_THREADS_* */
 	size_t name_max;              /* names cut to this many bytes (0: whole) */
 	void *ext;                    /* the sink's data: ext_size bytes per entry */
@@ -70,13 +73,6 @@ static inline size_t kt_threads_index(const struct kt_threads *t, const struct k
 static inline void *kt_threads_ext(const struct kt_threads *t, size_t i)
 {
 	return (char *)t->ext + i * t->ext_size;
-}
-
-/* The entry in hash slot i (i < nslots), or NULL: the table's slot order, which some
- * outputs (Perfetto's process tree) follow. */
-static inline struct kt_thread *kt_threads_slot(const struct kt_threads *t, size_t i)
-{
-	return t->slots[i] ? &t->v[t->slots[i] - 1] : NULL;
 }
 
 static inline const char *kt_thread_name(const struct kt_thread *th)

@@ -32,6 +32,7 @@
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
+#include "sinks/export/export_order.h"
 
 #define CPU_PID 2147483647            /* the "CPUs" process: no real pid reaches it */
 #define MAX_CPUS 65536
@@ -365,10 +366,15 @@ static int put_record(struct cj *c, const struct ktrace_stream_record *r)
 	return 0;
 }
 
-static void header(struct cj *c)
+/* 0 or -ENOMEM. */
+static int header(struct cj *c)
 {
 	struct kt_json *j = &c->j;
-	size_t nt = c->threads.nslots;
+	uint32_t *order;
+	int err = kt_export_thread_order(&c->threads, &order);
+
+	if (err)
+		return err;
 
 	kt_json_begin_object(j, false);
 	key_str(j, "displayTimeUnit", "ns");
@@ -399,13 +405,15 @@ static void header(struct cj *c)
 	kt_json_key_cstr(j, "traceEvents");
 	kt_json_begin_array(j, false);
 	meta(c, "process_name", CPU_PID, -1, "CPUs");
-	/* the threads the inputs name when they open */
-	for (size_t i = 0; i < nt; i++) {
-		struct kt_thread *th = kt_threads_slot(&c->threads, i);
+	/* the threads the inputs name when they open, in the exports' order */
+	for (size_t i = 0; i < c->threads.n; i++) {
+		struct kt_thread *th = &c->threads.v[order[i]];
 
-		if (th && !no_name(kt_thread_name(th)))
+		if (!no_name(kt_thread_name(th)))
 			name_thread(c, th);
 	}
+	free(order);
+	return 0;
 }
 
 int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
@@ -428,8 +436,9 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
 	kt_threads_init(&c->procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
 	ret = kt_threads_load(&c->threads, s);
+	if (!ret)
+		ret = header(c);
 	if (!ret) {
-		header(c);
 		while ((sret = ktrace_stream_next(s, &r, err)) > 0) {
 			ret = put_record(c, r);
 			if (ret)

@@ -36,6 +36,7 @@
 #include "common/outbuf.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
+#include "sinks/export/export_order.h"
 #include "sinks/export/export_perfetto_events.h"
 #include "sinks/export/export_protobuf.h"
 
@@ -244,33 +245,37 @@ static void tree_end(struct pf *pf, size_t tree)
 }
 
 /* ProcessTree packets of the threads whose flags & mask == want: the threads, and a
- * process per thread group (named after its main thread, else one of its threads). */
+ * process per thread group (named after its main thread, else one of its threads), in
+ * the exports' order (export_order.h). */
 static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want)
 {
 	struct kt_threads procs;
+	uint32_t *order, *porder = NULL;
 	size_t tree = 0, n = 0;
 
+	if (kt_export_thread_order(&pf->threads, &order))
+		return -ENOMEM;
 	kt_threads_init(&procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
-	for (size_t i = 0; i < pf->threads.nslots; i++) {
-		const struct kt_thread *th = kt_threads_slot(&pf->threads, i);
+	for (size_t i = 0; i < pf->threads.n; i++) {
+		const struct kt_thread *th = &pf->threads.v[order[i]];
 		const char *comm;
 		struct kt_thread *p;
 
-		if (!th || (th->flags & mask) != want || th->pid < 0)
+		if ((th->flags & mask) != want || th->pid < 0)
 			continue;
 		p = kt_threads_add(&procs, 0, th->pid);
 		comm = kt_thread_name(th);
 		if (!p || (!no_name(comm) && (!p->name || th->id == th->pid) &&
-			   kt_thread_set_name(&procs, p, comm, strlen(comm)) < 0)) {
-			kt_threads_free(&procs);
-			return -ENOMEM;
-		}
+			   kt_thread_set_name(&procs, p, comm, strlen(comm)) < 0))
+			goto oom;
 	}
-	for (size_t i = 0; i < procs.nslots; i++) {
-		const struct kt_thread *p = kt_threads_slot(&procs, i);
+	if (kt_export_thread_order(&procs, &porder))
+		goto oom;
+	for (size_t i = 0; i < procs.n; i++) {
+		const struct kt_thread *p = &procs.v[porder[i]];
 		size_t m;
 
-		if (!p || !p->name)
+		if (!p->name)
 			continue;
 		if (!n)
 			tree_begin(pf, ts, &tree);
@@ -284,12 +289,13 @@ static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want
 			n = 0;
 		}
 	}
+	free(porder);
 	kt_threads_free(&procs);
-	for (size_t i = 0; i < pf->threads.nslots; i++) {
-		const struct kt_thread *th = kt_threads_slot(&pf->threads, i);
+	for (size_t i = 0; i < pf->threads.n; i++) {
+		const struct kt_thread *th = &pf->threads.v[order[i]];
 		size_t m;
 
-		if (!th || (th->flags & mask) != want || th->id < 0)
+		if ((th->flags & mask) != want || th->id < 0)
 			continue;
 		if (no_name(kt_thread_name(th)) && th->pid < 0)
 			continue;
@@ -308,9 +314,14 @@ static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want
 			n = 0;
 		}
 	}
+	free(order);
 	if (n)
 		tree_end(pf, tree);
 	return pf->pkt.oom ? -ENOMEM : 0;
+oom:
+	free(order);
+	kt_threads_free(&procs);
+	return -ENOMEM;
 }
 
 static void ftrace_stats(struct pf *pf, int phase)
