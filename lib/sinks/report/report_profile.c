@@ -2,7 +2,8 @@
 /*
  * `ktrace report --profile`: per task, how long its events took, as trace-cmd 3.1.6's
  * `trace-cmd report --profile` counts them (the same lines; trace-cmd prints some of them
- * in an order that varies from run to run).
+ * in an order that varies from run to run, ktrace in the order the tasks, events and
+ * stacks were first met: its node sets keep that order and find nodes through kt_map).
  *
  * Events come in pairs, a start and an end matched by a field: a task scheduled out
  * (sched_switch, by its state) until it is woken up (sched_wakeup) and until it runs
@@ -32,6 +33,8 @@
 #include <ktrace/view.h>
 
 #include "common/check.h"
+#include "common/grow.h"
+#include "common/hashmap.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
 #include "sinks/report/report.h"
@@ -41,79 +44,56 @@
 #define INDENT 5
 #define MAX_CPUS 4096
 
-/* ---- a small chained hash map (nodes embed struct hnode first) ---- */
+/* ---- node sets: nodes in an array, in the order they came, found through kt_map ---- */
 
-struct hnode {
-	struct hnode *next;
-	uint64_t h;
+struct nset {
+	struct kt_map map;                    /* key -> index in v */
+	void **v;
+	size_t n, cap;
 };
 
-struct hmap {
-	struct hnode **b;
-	size_t nb, n;
-};
-
-static uint64_t mix(uint64_t x)
+static int nset_room(struct nset *m)
 {
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-static struct hnode *hmap_bucket(const struct hmap *m, uint64_t h)
-{
-	return m->nb ? m->b[h & (m->nb - 1)] : NULL;
-}
-
-static int hmap_add(struct hmap *m, struct hnode *n)
-{
-	if (m->n >= m->nb * 2) {
-		size_t nb = m->nb ? m->nb * 4 : 16;
-		struct hnode **b = calloc(nb, sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		for (size_t i = 0; i < m->nb; i++) {
-			for (struct hnode *x = m->b[i], *next; x; x = next) {
-				next = x->next;
-				x->next = b[x->h & (nb - 1)];
-				b[x->h & (nb - 1)] = x;
-			}
-		}
-		free(m->b);
-		m->b = b;
-		m->nb = nb;
-	}
-	n->next = m->b[n->h & (m->nb - 1)];
-	m->b[n->h & (m->nb - 1)] = n;
-	m->n++;
+	if (m->n >= UINT32_MAX || kt_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+		return -ENOMEM;
 	return 0;
 }
 
-static void hmap_del(struct hmap *m, struct hnode *n)
+/* Adds node under hash (found with kt_map_find): 0 or an error. */
+static int nset_add(struct nset *m, uint64_t hash, void *node)
 {
-	for (struct hnode **pp = &m->b[n->h & (m->nb - 1)]; *pp; pp = &(*pp)->next) {
-		if (*pp == n) {
-			*pp = n->next;
-			m->n--;
-			return;
-		}
-	}
+	if (nset_room(m) || kt_map_add(&m->map, hash, (uint32_t)m->n))
+		return -ENOMEM;
+	m->v[m->n++] = node;
+	return 0;
 }
 
-/* Every node, in an array (free it). */
-static struct hnode **hmap_nodes(const struct hmap *m, size_t *n)
+/* Adds node under key (a, b) (found with kt_map_get): 0 or an error. */
+static int nset_put(struct nset *m, uint64_t a, uint64_t b, void *node)
 {
-	struct hnode **v = malloc((m->n ? m->n : 1) * sizeof(*v));
+	if (nset_room(m) || kt_map_put(&m->map, a, b, (uint32_t)m->n))
+		return -ENOMEM;
+	m->v[m->n++] = node;
+	return 0;
+}
 
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < m->nb; i++)
-		for (struct hnode *x = m->b[i]; x; x = x->next)
-			v[(*n)++] = x;
+/* A copy of the nodes, to sort (free it). */
+static void **nset_copy(const struct nset *m)
+{
+	void **v = malloc((m->n ? m->n : 1) * sizeof(*v));
+
+	if (v && m->n)
+		memcpy(v, m->v, m->n * sizeof(*v));
 	return v;
+}
+
+/* Empties the set (the nodes are the caller's). */
+static void nset_clear(struct nset *m)
+{
+	kt_map_free(&m->map);
+	free(m->v);
+	m->v = NULL;
+	m->n = m->cap = 0;
 }
 
 /* A stable sort (trace-cmd's glibc qsort is a merge sort: equal elements keep their
@@ -210,9 +190,9 @@ struct kstack {
 struct task;
 
 struct start {
-	struct hnode hn;                      /* in the task's starts, by (event, search value) */
+	struct start *older;                  /* the start before it with the same key */
+	uint32_t slot;                        /* in prof's start_slots */
 	struct list link;                     /* in its CPU's starts or the migrating ones */
-	uint64_t seq;                         /* the newest of equal keys is found */
 	struct edata *ed;
 	struct task *task;
 	uint64_t ts, search_val, val;
@@ -220,34 +200,31 @@ struct start {
 };
 
 struct stack {
-	struct hnode hn;
+	uint64_t h;                           /* hash of caller[] */
 	uint64_t count, time, time_min, ts_min, time_max, ts_max;
 	size_t size;
 	uint8_t caller[];
 };
 
 struct ehash {
-	struct hnode hn;                      /* in the task's (group's) events */
 	struct edata *ed;
 	uint64_t search_val, val;
 	uint64_t count, time_total, time_max, ts_max, time_min, ts_min, last_time;
-	struct hmap stacks;
+	struct nset stacks;                   /* of struct stack, by caller[] */
 };
 
 struct group {
-	struct hnode hn;
 	char *comm;
-	struct hmap events;
+	struct nset events;
 };
 
 struct task {
-	struct hnode hn;
 	uint64_t seq;                         /* order of creation */
 	int pid;
 	bool sleeping;
 	char *comm;
-	struct hmap starts;
-	struct hmap events;
+	struct kt_map starts;                 /* (event index, search value) -> newest start's slot */
+	struct nset events;                   /* of struct ehash, by (event, search value, value) */
 	struct task *proxy;
 	struct start *last_start;
 	struct ehash *last_event;
@@ -262,61 +239,47 @@ struct prof {
 	bool by_comm, global;
 	struct edata *ed;                     /* every event's, in one array */
 	size_t ned, cap_ed;
-	struct hmap by_id;                    /* of struct idnode */
-	struct hmap tasks;
+	struct kt_map by_id;                  /* event id -> index in ed */
+	struct nset tasks;                    /* by pid */
 	struct task *last_task;
 	struct task global_task;
 	struct task *cpu_tasks;
 	unsigned cpus;
 	struct list migrate_starts;
 	struct list *cpu_starts;
-	struct hmap groups;
+	struct nset groups;                   /* by comm */
+	struct start **start_slots;           /* every start, by slot (NULL: free) */
+	uint32_t *free_slots;                 /* as many as start_slots can hold */
+	size_t nslots, nfree, cap_slots;
 	struct edata *stacktrace;
 	uint64_t seq;
 	int common_pid_ok;
 	bool oom;
 };
 
-struct idnode {
-	struct hnode hn;
-	struct edata *ed;
-};
-
 static struct edata *find_edata(struct prof *p, int id)
 {
-	uint64_t h = mix((uint64_t)(unsigned)id);
+	uint32_t i;
 
-	for (struct hnode *x = hmap_bucket(&p->by_id, h); x; x = x->next)
-		if (x->h == h && ((struct idnode *)x)->ed->id == id)
-			return ((struct idnode *)x)->ed;
-	return NULL;
+	return kt_map_get(&p->by_id, (uint32_t)id, 0, &i) ? &p->ed[i] : NULL;
 }
 
 static struct edata *add_event(struct prof *p, const char *system, const char *name, enum ev_type type)
 {
 	const struct ktrace_event *ev = ktrace_event_find_by_name(p->evs, system, name);
-	struct idnode *n;
 	struct edata *e;
 
 	if (!ev || p->ned == p->cap_ed)
 		return NULL;
-	n = calloc(1, sizeof(*n));
-	if (!n) {
-		p->oom = true;
-		return NULL;
-	}
-	e = &p->ed[p->ned++];
+	e = &p->ed[p->ned];
 	memset(e, 0, sizeof(*e));
 	e->ev = ev;
 	e->id = ktrace_event_id(ev);
 	e->type = type;
 	e->pid_field = e->start_match = e->end_match = e->data_field = -1;
-	n->ed = e;
-	n->hn.h = mix((uint64_t)(unsigned)e->id);
-	if (hmap_add(&p->by_id, &n->hn)) {
-		free(n);
+	if (kt_map_put(&p->by_id, (uint32_t)e->id, 0, (uint32_t)p->ned))
 		p->oom = true;
-	}
+	p->ned++;
 	return e;
 }
 
@@ -337,18 +300,17 @@ static void mate(struct edata *start, const char *pid_field, const char *end_mat
 
 static struct task *find_task(struct prof *p, int pid)
 {
-	uint64_t h = mix((uint64_t)(unsigned)pid);
 	struct task *t;
+	uint32_t i;
 
 	if (p->last_task && p->last_task->pid == pid)
 		return p->last_task;
-	for (struct hnode *x = hmap_bucket(&p->tasks, h); x; x = x->next)
-		if (x->h == h && ((struct task *)x)->pid == pid) {
-			p->last_task = (struct task *)x;
-			return p->last_task;
-		}
+	if (kt_map_get(&p->tasks.map, (uint32_t)pid, 0, &i)) {
+		p->last_task = p->tasks.v[i];
+		return p->last_task;
+	}
 	t = calloc(1, sizeof(*t));
-	if (!t || (t->hn.h = h, t->pid = pid, t->seq = ++p->seq, hmap_add(&p->tasks, &t->hn))) {
+	if (!t || (t->pid = pid, t->seq = ++p->seq, nset_put(&p->tasks, (uint32_t)pid, 0, t))) {
 		free(t);
 		p->oom = true;
 		return NULL;
@@ -423,27 +385,57 @@ static void drop_stack(struct kstack *k)
 
 /* ---- pairs ---- */
 
+/* A free slot of start_slots for a new start: 0 or -ENOMEM. */
+static int start_slot(struct prof *p, uint32_t *slot)
+{
+	if (p->nfree) {
+		*slot = p->free_slots[--p->nfree];
+		return 0;
+	}
+	if (p->nslots == p->cap_slots) {
+		size_t cap = p->cap_slots;
+		uint32_t *f;
+
+		if (p->nslots >= UINT32_MAX ||
+		    kt_grow((void **)&p->start_slots, &cap, p->nslots + 1, sizeof(*p->start_slots)))
+			return -ENOMEM;
+		f = kt_realloc_array(p->free_slots, cap, sizeof(*f));
+		if (!f)
+			return -ENOMEM;     /* start_slots stays larger: harmless */
+		p->free_slots = f;
+		p->cap_slots = cap;
+	}
+	*slot = (uint32_t)p->nslots++;
+	return 0;
+}
+
 static struct start *add_start(struct prof *p, struct task *t, struct edata *e,
 			       const struct ktrace_record *rec, uint64_t search_val, uint64_t val)
 {
 	struct start *s = calloc(1, sizeof(*s));
+	uint64_t key = (uint64_t)(e - p->ed);
+	uint32_t older;
 
-	if (!s) {
+	if (!s || start_slot(p, &s->slot)) {
+		free(s);
 		p->oom = true;
 		return NULL;
 	}
-	s->hn.h = mix(search_val ^ mix((uintptr_t)e));
-	s->seq = ++p->seq;
+	/* the newest start of that key, if any, is found again when this one ends */
+	if (kt_map_get(&t->starts, key, search_val, &older))
+		s->older = p->start_slots[older];
+	if (kt_map_put(&t->starts, key, search_val, s->slot)) {
+		p->free_slots[p->nfree++] = s->slot;
+		free(s);
+		p->oom = true;
+		return NULL;
+	}
+	p->start_slots[s->slot] = s;
 	s->search_val = search_val;
 	s->val = val;
 	s->ts = rec->ts;
 	s->ed = e;
 	s->task = t;
-	if (hmap_add(&t->starts, &s->hn)) {
-		free(s);
-		p->oom = true;
-		return NULL;
-	}
 	if (e->migrate || (unsigned)rec->cpu >= p->cpus)
 		list_add(&p->migrate_starts, &s->link);
 	else
@@ -451,44 +443,86 @@ static struct start *add_start(struct prof *p, struct task *t, struct edata *e,
 	return s;
 }
 
-static void free_start(struct start *s)
+static void free_start(struct prof *p, struct start *s)
 {
+	uint64_t key = (uint64_t)(s->ed - p->ed);
+	uint32_t newest;
+
 	if (s->task->last_start == s)
 		s->task->last_start = NULL;
 	drop_stack(&s->stack);
-	hmap_del(&s->task->starts, &s->hn);
+	if (kt_map_get(&s->task->starts, key, s->search_val, &newest)) {
+		if (p->start_slots[newest] == s) {
+			if (s->older)
+				kt_map_put(&s->task->starts, key, s->search_val, s->older->slot);
+			else
+				kt_map_del(&s->task->starts, key, s->search_val);
+		} else {
+			for (struct start *x = p->start_slots[newest]; x; x = x->older)
+				if (x->older == s) {
+					x->older = s->older;
+					break;
+				}
+		}
+	}
+	p->start_slots[s->slot] = NULL;
+	p->free_slots[p->nfree++] = s->slot;
 	list_del(&s->link);
 	free(s);
 }
 
-static struct start *find_start(struct task *t, struct edata *e, uint64_t search_val)
+/* The newest start of (e, search_val) in t. */
+static struct start *find_start(struct prof *p, struct task *t, struct edata *e, uint64_t search_val)
 {
-	uint64_t h = mix(search_val ^ mix((uintptr_t)e));
-	struct start *best = NULL;
+	uint32_t slot;
 
-	for (struct hnode *x = hmap_bucket(&t->starts, h); x; x = x->next) {
-		struct start *s = (struct start *)x;
-
-		if (x->h == h && s->ed == e && s->search_val == search_val && (!best || s->seq > best->seq))
-			best = s;
-	}
-	return best;
+	return kt_map_get(&t->starts, (uint64_t)(e - p->ed), search_val, &slot) ?
+	       p->start_slots[slot] : NULL;
 }
 
-static struct ehash *find_ehash(struct prof *p, struct hmap *m, struct edata *e, uint64_t search_val,
+struct ehash_key {
+	const struct nset *m;
+	const struct edata *ed;
+	uint64_t search_val, val;
+};
+
+static bool ehash_eq(const void *ctx, uint32_t i)
+{
+	const struct ehash_key *k = ctx;
+	const struct ehash *eh = k->m->v[i];
+
+	return eh->ed == k->ed && eh->search_val == k->search_val && eh->val == k->val;
+}
+
+static uint64_t ehash_hash(const struct prof *p, const struct edata *e, uint64_t search_val,
+			   uint64_t val)
+{
+	return kt_hash_mix(kt_hash_mix((uint64_t)(e - p->ed), search_val), val);
+}
+
+/* The entry of (e, search_val, val) in m: true and *found, or false. */
+static bool lookup_ehash(const struct prof *p, const struct nset *m, const struct edata *e,
+			 uint64_t search_val, uint64_t val, struct ehash **found)
+{
+	struct ehash_key k = { m, e, search_val, val };
+	uint32_t i;
+
+	if (!kt_map_find(&m->map, ehash_hash(p, e, search_val, val), ehash_eq, &k, &i))
+		return false;
+	*found = m->v[i];
+	return true;
+}
+
+static struct ehash *find_ehash(struct prof *p, struct nset *m, struct edata *e, uint64_t search_val,
 				uint64_t val)
 {
-	uint64_t h = mix(mix((uintptr_t)e) ^ search_val ^ mix(val));
 	struct ehash *eh;
 
-	for (struct hnode *x = hmap_bucket(m, h); x; x = x->next) {
-		eh = (struct ehash *)x;
-		if (x->h == h && eh->ed == e && eh->search_val == search_val && eh->val == val)
-			return eh;
-	}
+	if (lookup_ehash(p, m, e, search_val, val, &eh))
+		return eh;
 	eh = calloc(1, sizeof(*eh));
-	if (!eh || (eh->hn.h = h, eh->ed = e, eh->search_val = search_val, eh->val = val,
-		    hmap_add(m, &eh->hn))) {
+	if (!eh || (eh->ed = e, eh->search_val = search_val, eh->val = val,
+		    nset_add(m, ehash_hash(p, e, search_val, val), eh))) {
 		free(eh);
 		p->oom = true;
 		return NULL;
@@ -496,28 +530,40 @@ static struct ehash *find_ehash(struct prof *p, struct hmap *m, struct edata *e,
 	return eh;
 }
 
+struct stack_key {
+	const struct nset *m;
+	const uint8_t *caller;
+	size_t size;
+};
+
+static bool stack_eq(const void *ctx, uint32_t i)
+{
+	const struct stack_key *k = ctx;
+	const struct stack *c = k->m->v[i];
+
+	return c->size == k->size && !memcmp(c->caller, k->caller, k->size);
+}
+
+/* The stack of caller[0..size) in m, or NULL. */
+static struct stack *lookup_stack(const struct nset *m, uint64_t h, const uint8_t *caller,
+				  size_t size)
+{
+	struct stack_key k = { m, caller, size };
+	uint32_t i;
+
+	return kt_map_find(&m->map, h, stack_eq, &k, &i) ? m->v[i] : NULL;
+}
+
 static void add_event_stack(struct prof *p, struct ehash *eh, const uint8_t *caller, size_t size,
 			    uint64_t time, uint64_t ts)
 {
-	uint64_t h = size;
-	struct stack *s = NULL;
+	uint64_t h = kt_hash_bytes(caller, size);
+	struct stack *s = lookup_stack(&eh->stacks, h, caller, size);
 
-	for (size_t i = 0; i + 4 <= size; i += 4) {
-		uint32_t w;
-
-		memcpy(&w, caller + i, 4);
-		h = mix(h ^ w);
-	}
-	for (struct hnode *x = hmap_bucket(&eh->stacks, h); x && !s; x = x->next) {
-		struct stack *c = (struct stack *)x;
-
-		if (x->h == h && c->size == size && !memcmp(c->caller, caller, size))
-			s = c;
-	}
 	if (!s) {
 		s = calloc(1, sizeof(*s) + size);
-		if (!s || (s->hn.h = h, s->size = size, memcpy(s->caller, caller, size),
-			   hmap_add(&eh->stacks, &s->hn))) {
+		if (!s || (s->h = h, s->size = size, memcpy(s->caller, caller, size),
+			   nset_add(&eh->stacks, h, s))) {
 			free(s);
 			p->oom = true;
 			return;
@@ -560,14 +606,14 @@ static struct ehash *add_and_free_start(struct prof *p, struct task *t, struct s
 	}
 	if (s->stack.caller)
 		add_event_stack(p, eh, s->stack.caller, s->stack.size, (uint64_t)delta, s->stack.ts);
-	free_start(s);
+	free_start(p, s);
 	return eh;
 }
 
 static struct ehash *find_and_update_start(struct prof *p, struct task *t, struct edata *e,
 					   uint64_t ts, uint64_t search_val)
 {
-	struct start *s = e ? find_start(t, e, search_val) : NULL;
+	struct start *s = e ? find_start(p, t, e, search_val) : NULL;
 
 	return s ? add_and_free_start(p, t, s, e, ts) : NULL;
 }
@@ -665,10 +711,11 @@ static void missed_events(struct prof *p, int cpu)
 {
 	if ((unsigned)cpu < p->cpus)
 		while (p->cpu_starts[cpu].next != &p->cpu_starts[cpu])
-			free_start((struct start *)((char *)p->cpu_starts[cpu].next -
+			free_start(p, (struct start *)((char *)p->cpu_starts[cpu].next -
 						    offsetof(struct start, link)));
 	while (p->migrate_starts.next != &p->migrate_starts)
-		free_start((struct start *)((char *)p->migrate_starts.next - offsetof(struct start, link)));
+		free_start(p, (struct start *)((char *)p->migrate_starts.next -
+					       offsetof(struct start, link)));
 }
 
 static void switch_event(struct prof *p, struct edata *e, const struct ktrace_record *rec)
@@ -1228,7 +1275,7 @@ static int cmp_stacks(const void *a, const void *b)
 	return 0;
 }
 
-static void output_stacks(struct prof *p, struct hmap *m)
+static void output_stacks(struct prof *p, struct nset *m)
 {
 	struct stack **stacks;
 	struct chain *chain;
@@ -1238,7 +1285,8 @@ static void output_stacks(struct prof *p, struct hmap *m)
 
 	if (!m->n)
 		return;
-	stacks = (struct stack **)hmap_nodes(m, &n);
+	n = m->n;
+	stacks = (struct stack **)nset_copy(m);
 	if (!stacks) {
 		p->oom = true;
 		return;
@@ -1291,12 +1339,12 @@ static int cmp_events(const void *a, const void *b)
 	return 0;
 }
 
-static void output_events(struct prof *p, struct hmap *m)
+static void output_events(struct prof *p, struct nset *m)
 {
 	struct ehash **v;
-	size_t n;
+	size_t n = m->n;
 
-	v = (struct ehash **)hmap_nodes(m, &n);
+	v = (struct ehash **)nset_copy(m);
 	if (!v) {
 		p->oom = true;
 		return;
@@ -1362,25 +1410,12 @@ static int cmp_tasks(const void *a, const void *b)
 /* --by-comm: the events of every task with a name go to the group of that name. */
 static void merge_stacks(struct prof *p, struct ehash *into, struct ehash *from)
 {
-	size_t n;
-	struct stack **v = (struct stack **)hmap_nodes(&from->stacks, &n);
+	for (size_t i = 0; i < from->stacks.n; i++) {
+		struct stack *s = from->stacks.v[i];
+		struct stack *found = lookup_stack(&into->stacks, s->h, s->caller, s->size);
 
-	if (!v) {
-		p->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct stack *s = v[i], *found = NULL;
-
-		for (struct hnode *x = hmap_bucket(&into->stacks, s->hn.h); x && !found; x = x->next) {
-			struct stack *c = (struct stack *)x;
-
-			if (x->h == s->hn.h && c->size == s->size && !memcmp(c->caller, s->caller, s->size))
-				found = c;
-		}
-		hmap_del(&from->stacks, &s->hn);
 		if (!found) {
-			if (hmap_add(&into->stacks, &s->hn)) {
+			if (nset_add(&into->stacks, s->h, s)) {
 				free(s);
 				p->oom = true;
 			}
@@ -1400,40 +1435,27 @@ static void merge_stacks(struct prof *p, struct ehash *into, struct ehash *from)
 		}
 		free(s);
 	}
-	free(v);
+	nset_clear(&from->stacks);
 }
 
 static void free_ehash(struct ehash *eh)
 {
-	size_t n;
-	struct hnode **v = hmap_nodes(&eh->stacks, &n);
-
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-	free(eh->stacks.b);
+	for (size_t i = 0; i < eh->stacks.n; i++)
+		free(eh->stacks.v[i]);
+	nset_clear(&eh->stacks);
 	free(eh);
 }
 
 static void merge_into_group(struct prof *p, struct group *g, struct ehash *eh)
 {
-	struct ehash *found = NULL;
-	uint64_t h;
+	struct ehash *found;
 
 	if (eh->ed->type == T_WAKEUP)
 		eh->search_val = eh->val = 0;
 	else if (eh->ed->type == T_SCHED_SWITCH)
 		eh->search_val = eh->val;
-	h = mix(mix((uintptr_t)eh->ed) ^ eh->search_val ^ mix(eh->val));
-	for (struct hnode *x = hmap_bucket(&g->events, h); x && !found; x = x->next) {
-		struct ehash *c = (struct ehash *)x;
-
-		if (x->h == h && c->ed == eh->ed && c->search_val == eh->search_val && c->val == eh->val)
-			found = c;
-	}
-	if (!found) {
-		eh->hn.h = h;
-		if (hmap_add(&g->events, &eh->hn)) {
+	if (!lookup_ehash(p, &g->events, eh->ed, eh->search_val, eh->val, &found)) {
+		if (nset_add(&g->events, ehash_hash(p, eh->ed, eh->search_val, eh->val), eh)) {
 			free_ehash(eh);
 			p->oom = true;
 		}
@@ -1455,24 +1477,33 @@ static void merge_into_group(struct prof *p, struct group *g, struct ehash *eh)
 	free_ehash(eh);
 }
 
+struct comm_key {
+	const struct nset *m;
+	const char *comm;
+};
+
+static bool group_eq(const void *ctx, uint32_t i)
+{
+	const struct comm_key *k = ctx;
+
+	return !strcmp(((const struct group *)k->m->v[i])->comm, k->comm);
+}
+
 static void group_task(struct prof *p, struct task *t)
 {
-	uint64_t h;
+	struct comm_key k = { &p->groups, t->comm };
 	struct group *g = NULL;
-	struct hnode **v;
-	size_t n;
+	uint64_t h;
+	uint32_t i;
 
 	if (!t->comm)
 		return;
-	h = 1469598103934665603ull;
-	for (const char *c = t->comm; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	for (struct hnode *x = hmap_bucket(&p->groups, h); x && !g; x = x->next)
-		if (x->h == h && !strcmp(((struct group *)x)->comm, t->comm))
-			g = (struct group *)x;
-	if (!g) {
+	h = kt_hash_bytes(t->comm, strlen(t->comm));
+	if (kt_map_find(&p->groups.map, h, group_eq, &k, &i)) {
+		g = p->groups.v[i];
+	} else {
 		g = calloc(1, sizeof(*g));
-		if (!g || !(g->comm = strdup(t->comm)) || (g->hn.h = h, hmap_add(&p->groups, &g->hn))) {
+		if (!g || !(g->comm = strdup(t->comm)) || nset_add(&p->groups, h, g)) {
 			if (g)
 				free(g->comm);
 			free(g);
@@ -1481,32 +1512,18 @@ static void group_task(struct prof *p, struct task *t)
 		}
 	}
 	t->group = g;
-	v = hmap_nodes(&t->events, &n);
-	if (!v) {
-		p->oom = true;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		hmap_del(&t->events, v[i]);
-		merge_into_group(p, g, (struct ehash *)v[i]);
-	}
-	free(v);
+	for (size_t e = 0; e < t->events.n; e++)
+		merge_into_group(p, g, t->events.v[e]);
+	nset_clear(&t->events);
 }
 
+/* What a task keeps but its starts (prof_free frees every start). */
 static void free_task_data(struct task *t)
 {
-	size_t n;
-	struct hnode **v = hmap_nodes(&t->starts, &n);
-
-	for (size_t i = 0; v && i < n; i++)
-		free_start((struct start *)v[i]);
-	free(v);
-	free(t->starts.b);
-	v = hmap_nodes(&t->events, &n);
-	for (size_t i = 0; v && i < n; i++)
-		free_ehash((struct ehash *)v[i]);
-	free(v);
-	free(t->events.b);
+	kt_map_free(&t->starts);
+	for (size_t i = 0; i < t->events.n; i++)
+		free_ehash(t->events.v[i]);
+	nset_clear(&t->events);
 	drop_stack(&t->last_stack);
 	free(t->comm);
 }
@@ -1514,31 +1531,28 @@ static void free_task_data(struct task *t)
 static void output_all(struct prof *p)
 {
 	struct task **tasks;
-	size_t n;
+	size_t n = p->tasks.n;
 
 	if (p->global_task.events.n)
 		output_task(p, &p->global_task);
 	for (unsigned i = 0; i < p->cpus; i++)
 		if (p->cpu_tasks[i].events.n)
 			output_task(p, &p->cpu_tasks[i]);
-	tasks = (struct task **)hmap_nodes(&p->tasks, &n);
+	tasks = (struct task **)nset_copy(&p->tasks);
 	if (!tasks) {
 		p->oom = true;
 		return;
 	}
 	if (p->by_comm) {
-		struct group **groups;
-		size_t ng;
-
 		qsort(tasks, n, sizeof(*tasks), cmp_task_walk);
 		for (size_t i = 0; i < n; i++)
 			group_task(p, tasks[i]);
-		groups = (struct group **)hmap_nodes(&p->groups, &ng);
-		for (size_t i = 0; groups && i < ng; i++) {
-			kt_out_printf(p->out, "\ngroup: %s\n", groups[i]->comm);
-			output_events(p, &groups[i]->events);
+		for (size_t i = 0; i < p->groups.n; i++) {
+			struct group *g = p->groups.v[i];
+
+			kt_out_printf(p->out, "\ngroup: %s\n", g->comm);
+			output_events(p, &g->events);
 		}
-		free(groups);
 	}
 	qsort(tasks, n, sizeof(*tasks), cmp_tasks);
 	for (size_t i = 0; i < n; i++)
@@ -1548,41 +1562,37 @@ static void output_all(struct prof *p)
 
 static void prof_free(struct prof *p)
 {
-	struct hnode **v;
-	size_t n;
+	for (size_t i = 0; i < p->nslots; i++) {
+		struct start *s = p->start_slots[i];
 
-	v = hmap_nodes(&p->tasks, &n);
-	for (size_t i = 0; v && i < n; i++) {
-		free_task_data((struct task *)v[i]);
-		free(v[i]);
+		if (s) {
+			drop_stack(&s->stack);
+			free(s);
+		}
 	}
-	free(v);
-	free(p->tasks.b);
+	free(p->start_slots);
+	free(p->free_slots);
+	for (size_t i = 0; i < p->tasks.n; i++) {
+		free_task_data(p->tasks.v[i]);
+		free(p->tasks.v[i]);
+	}
+	nset_clear(&p->tasks);
 	free_task_data(&p->global_task);
 	for (unsigned i = 0; p->cpu_tasks && i < p->cpus; i++)
 		free_task_data(&p->cpu_tasks[i]);
 	free(p->cpu_tasks);
 	free(p->cpu_starts);
-	v = hmap_nodes(&p->groups, &n);
-	for (size_t i = 0; v && i < n; i++) {
-		struct group *g = (struct group *)v[i];
-		size_t ne;
-		struct hnode **ev = hmap_nodes(&g->events, &ne);
+	for (size_t i = 0; i < p->groups.n; i++) {
+		struct group *g = p->groups.v[i];
 
-		for (size_t k = 0; ev && k < ne; k++)
-			free_ehash((struct ehash *)ev[k]);
-		free(ev);
-		free(g->events.b);
+		for (size_t k = 0; k < g->events.n; k++)
+			free_ehash(g->events.v[k]);
+		nset_clear(&g->events);
 		free(g->comm);
 		free(g);
 	}
-	free(v);
-	free(p->groups.b);
-	v = hmap_nodes(&p->by_id, &n);
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-	free(p->by_id.b);
+	nset_clear(&p->groups);
+	kt_map_free(&p->by_id);
 	free(p->ed);
 }
 
