@@ -225,7 +225,8 @@ static const char *cached_name(struct name_slot *cache, const struct ktrace_darw
 #define MAX_DURATION_IDS 65536
 
 struct duration_total {
-	uint32_t id;         /* 0: empty */
+	uint32_t id;         /* (0 is an event id too: class 0, subclass 0, code 0) */
+	bool used;
 	uint64_t count, total, min, max;
 };
 
@@ -488,10 +489,10 @@ static void add_total(struct report_state *st, uint32_t id, uint64_t dur)
 		if (st->ntotals >= MAX_DURATION_IDS || !(t = calloc(cap, sizeof(*t))))
 			return;
 		for (size_t i = 0; i < st->totals_cap; i++) {
-			if (!st->totals[i].id)
+			if (!st->totals[i].used)
 				continue;
 			k = (st->totals[i].id * 2654435761u >> 2) & (cap - 1);
-			while (t[k].id)
+			while (t[k].used)
 				k = (k + 1) & (cap - 1);
 			t[k] = st->totals[i];
 		}
@@ -500,9 +501,10 @@ static void add_total(struct report_state *st, uint32_t id, uint64_t dur)
 		st->totals_cap = cap;
 	}
 	k = (id * 2654435761u >> 2) & (st->totals_cap - 1);
-	while (st->totals[k].id && st->totals[k].id != id)
+	while (st->totals[k].used && st->totals[k].id != id)
 		k = (k + 1) & (st->totals_cap - 1);
-	if (!st->totals[k].id) {
+	if (!st->totals[k].used) {
+		st->totals[k].used = true;
 		st->totals[k].id = id;
 		st->totals[k].min = UINT64_MAX;
 		st->ntotals++;
@@ -530,7 +532,7 @@ static void print_totals(struct report_state *st, struct ktrace_out *out)
 	size_t n = 0;
 
 	for (size_t i = 0; i < st->totals_cap; i++)
-		if (st->totals[i].id)
+		if (st->totals[i].used)
 			st->totals[n++] = st->totals[i];
 	if (n)
 		qsort(st->totals, n, sizeof(*st->totals), cmp_total);
