@@ -1111,6 +1111,149 @@ static void thread_names_and_durations(void)
 	unlink(path);
 }
 
+/*
+ * --durations totals by event id, including event id 0 (class 0, subclass 0, code 0)
+ * and an id that lands on the same slot of a small table as id 0 would. The expected
+ * totals lines are computed here from the events written: pairs matched per event id
+ * (last START first), then count, total, mean, min and max, the largest total first.
+ */
+static void duration_totals_by_id(void)
+{
+	enum { N = 10 };
+	static const uint64_t ts[N] = { 100, 130, 200, 270, 300, 305, 400, 460, 500, 520 };
+	static const uint32_t ids[N] = { 0x1, 0x2, 0x1, 0x2, 0x401, 0x402,
+					 0x040c000d, 0x040c000e, 0x401, 0x402 };
+	/* (a codes file cannot name id 0: its lines with a zero value are skipped; an event
+	 * no table names shows as class:subclass:code) */
+	static const struct { uint32_t id; const char *name; } names[] = {
+		{ 0x400, "SLOT_MATE" }, { 0x040c000c, "READ_CALL" },
+	};
+	uint8_t b[56 + 16 + 32 + 16 + 8 + N * 64] = { 0 };
+	struct { uint32_t id; uint64_t count, total, min, max; } tot[N], tmp;
+	uint64_t open_ts[N];
+	uint32_t open_id[N];
+	size_t nopen = 0, ntot = 0;
+	char path[160], codes[160], args[400], want[256], *out;
+	const char *prev = NULL, *head, *tail;
+	size_t nlines = 0;
+	uint8_t *p = b;
+	FILE *f;
+	int st;
+
+	put32(p, KTRACE_FILE_MAGIC);
+	put64(p + 8, 40);
+	put32(p + 16, 1);
+	put32(p + 20, 1);
+	put32(p + 52, 1);
+	p += 56;
+	put32(p, KTRACE_TAG_THREAD_MAP);
+	put64(p + 8, 32);
+	put64(p + 16, 0x10);
+	put32(p + 24, 7);
+	memcpy(p + 28, "proc", 4);
+	p += 48;
+	put32(p, KTRACE_TAG_EVENTS);
+	put64(p + 8, 8 + N * 64);
+	p += 24;
+	for (int i = 0; i < N; i++, p += 64) {
+		put64(p, ts[i]);
+		put64(p + 40, 0x10);
+		put32(p + 48, ids[i]);
+	}
+
+	/* the expected totals */
+	for (int i = 0; i < N; i++) {
+		uint32_t id = ids[i] & ~3u;
+		size_t k, j;
+
+		if (ids[i] & 1) {
+			open_ts[nopen] = ts[i];
+			open_id[nopen++] = id;
+			continue;
+		}
+		for (k = nopen; k-- > 0 && open_id[k] != id;)
+			;
+		CHECK(k < nopen);
+		if (k >= nopen)
+			return;
+		uint64_t dur = ts[i] - open_ts[k];
+
+		memmove(&open_ts[k], &open_ts[k + 1], (nopen - k - 1) * sizeof(open_ts[0]));
+		memmove(&open_id[k], &open_id[k + 1], (nopen - k - 1) * sizeof(open_id[0]));
+		nopen--;
+		for (j = 0; j < ntot && tot[j].id != id; j++)
+			;
+		if (j == ntot) {
+			tot[ntot].id = id;
+			tot[ntot].count = tot[ntot].total = tot[ntot].max = 0;
+			tot[ntot++].min = UINT64_MAX;
+		}
+		tot[j].count++;
+		tot[j].total += dur;
+		tot[j].min = dur < tot[j].min ? dur : tot[j].min;
+		tot[j].max = dur > tot[j].max ? dur : tot[j].max;
+	}
+	for (size_t i = 1; i < ntot; i++)
+		for (size_t j = i; j > 0 && (tot[j].total > tot[j - 1].total ||
+					     (tot[j].total == tot[j - 1].total &&
+					      tot[j].id < tot[j - 1].id)); j--) {
+			tmp = tot[j];
+			tot[j] = tot[j - 1];
+			tot[j - 1] = tmp;
+		}
+	CHECK_EQ(ntot, 3);
+
+	snprintf(path, sizeof(path), "%s/durations.ktrace", tmpdir);
+	snprintf(codes, sizeof(codes), "%s/durations.codes", tmpdir);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fwrite(b, 1, sizeof(b), f);
+	fclose(f);
+	f = fopen(codes, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		fprintf(f, "0x%08x\t%s\n", names[i].id, names[i].name);
+	fclose(f);
+
+	snprintf(args, sizeof(args), "report --durations -C %s %s", codes, path);
+	out = run_cli(args, &st);
+	CHECK_EQ(st, 0);
+	CHECK(out != NULL);
+	if (!out)
+		return;
+	snprintf(want, sizeof(want), "# durations by event: %d pairs\n", N / 2);
+	CHECK(strstr(out, want) != NULL);
+	for (size_t i = 0; i < ntot; i++) {
+		const char *name = "0x00:0x00:0x0", *at;
+
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+			if (names[j].id == tot[i].id)
+				name = names[j].name;
+		snprintf(want, sizeof(want), "# %10" PRIu64 " %16" PRIu64 " %16" PRIu64 " %16" PRIu64
+			 " %16" PRIu64 "  %s\n", tot[i].count, tot[i].total,
+			 tot[i].total / tot[i].count, tot[i].min, tot[i].max, name);
+		at = strstr(out, want);
+		if (!at)
+			printf("#   missing: %s", want);
+		CHECK(at != NULL && (!prev || at > prev));   /* in order */
+		prev = at;
+	}
+	/* no other totals line: between the column heads and the closing count */
+	head = strstr(out, "#      count ");
+	tail = head ? strstr(head, " events read,") : NULL;
+	CHECK(head != NULL && tail != NULL);
+	for (const char *l = head ? strchr(head, '\n') : NULL; l && tail && l < tail; l = strchr(l + 1, '\n'))
+		nlines++;
+	CHECK_EQ(nlines, ntot + 1);     /* the newlines after the heads and each total */
+	free(out);
+	unlink(path);
+	unlink(codes);
+}
+
 static void thread_tracking(void)
 {
 	/* TRACE_DATA_NEWTHREAD + TRACE_STRING_NEWTHREAD name a thread absent from the
@@ -1224,7 +1367,7 @@ int main(void)
 		printf("not ok - writing the V3 files\n");
 		return 1;
 	}
-	PLAN(18);
+	PLAN(19);
 	RUN(sample_header_and_maps);
 	RUN(sample_events_match_bytes);
 	RUN(v3_files_decode_like_the_sample);
@@ -1242,6 +1385,7 @@ int main(void)
 	RUN(filter_table);
 	RUN(thread_tracking);
 	RUN(thread_names_and_durations);
+	RUN(duration_totals_by_id);
 	RUN(timebase_exact);
 	unlink(v3_lib);
 	unlink(v3_kernel);

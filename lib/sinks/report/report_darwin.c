@@ -221,11 +221,11 @@ static const char *cached_name(struct name_slot *cache, const struct ktrace_darw
 	return s->name;
 }
 
-/* --durations: totals by event id. */
+/* --durations: totals by event id, in the order the ids first ended a pair. */
 #define MAX_DURATION_IDS 65536
 
 struct duration_total {
-	uint32_t id;         /* 0: empty */
+	uint32_t id;         /* (0 is an event id too: class 0, subclass 0, code 0) */
 	uint64_t count, total, min, max;
 };
 
@@ -237,6 +237,7 @@ struct report_state {
 	uint64_t read, shown, lost_markers, pairs;
 	uint64_t prev_ns;
 	bool have_prev;
+	struct kt_map total_index;       /* event id -> index in totals */
 	struct duration_total *totals;
 	size_t ntotals, totals_cap;
 	struct kt_json *json;            /* --format json */
@@ -479,40 +480,27 @@ static void print_pair(struct report_state *st, struct ktrace_out *out,
 
 static void add_total(struct report_state *st, uint32_t id, uint64_t dur)
 {
-	size_t k;
+	struct duration_total *t;
+	uint32_t i;
 
-	if ((st->ntotals + 1) * 2 > st->totals_cap) {
-		size_t cap = st->totals_cap ? st->totals_cap * 2 : 256;
-		struct duration_total *t;
-
-		if (st->ntotals >= MAX_DURATION_IDS || !(t = calloc(cap, sizeof(*t))))
+	/* once MAX_DURATION_IDS ids have totals, no pair adds to them any more */
+	if (st->ntotals >= MAX_DURATION_IDS)
+		return;
+	if (!kt_map_get(&st->total_index, id, 0, &i)) {
+		if (kt_grow((void **)&st->totals, &st->totals_cap, st->ntotals + 1,
+			    sizeof(*st->totals)) ||
+		    kt_map_put(&st->total_index, id, 0, (uint32_t)st->ntotals))
 			return;
-		for (size_t i = 0; i < st->totals_cap; i++) {
-			if (!st->totals[i].id)
-				continue;
-			k = (st->totals[i].id * 2654435761u >> 2) & (cap - 1);
-			while (t[k].id)
-				k = (k + 1) & (cap - 1);
-			t[k] = st->totals[i];
-		}
-		free(st->totals);
-		st->totals = t;
-		st->totals_cap = cap;
+		i = (uint32_t)st->ntotals++;
+		st->totals[i] = (struct duration_total){ .id = id, .min = UINT64_MAX };
 	}
-	k = (id * 2654435761u >> 2) & (st->totals_cap - 1);
-	while (st->totals[k].id && st->totals[k].id != id)
-		k = (k + 1) & (st->totals_cap - 1);
-	if (!st->totals[k].id) {
-		st->totals[k].id = id;
-		st->totals[k].min = UINT64_MAX;
-		st->ntotals++;
-	}
-	st->totals[k].count++;
-	st->totals[k].total += dur;
-	if (dur < st->totals[k].min)
-		st->totals[k].min = dur;
-	if (dur > st->totals[k].max)
-		st->totals[k].max = dur;
+	t = &st->totals[i];
+	t->count++;
+	t->total += dur;
+	if (dur < t->min)
+		t->min = dur;
+	if (dur > t->max)
+		t->max = dur;
 }
 
 static int cmp_total(const void *a, const void *b)
@@ -527,11 +515,8 @@ static int cmp_total(const void *a, const void *b)
 /* The summary after the pairs: by event, the largest total first. */
 static void print_totals(struct report_state *st, struct ktrace_out *out)
 {
-	size_t n = 0;
+	size_t n = st->ntotals;
 
-	for (size_t i = 0; i < st->totals_cap; i++)
-		if (st->totals[i].id)
-			st->totals[n++] = st->totals[i];
 	if (n)
 		qsort(st->totals, n, sizeof(*st->totals), cmp_total);
 	kt_out_printf(out, "# durations by event: %" PRIu64 " pairs\n", st->pairs);
@@ -699,6 +684,7 @@ out:
 	if (stp->json && stp->json->depth)
 		kt_json_finish(stp->json);
 	free(stp->json);
+	kt_map_free(&stp->total_index);
 	free(stp->totals);
 	intervals_free(&stp->iv);
 	ktrace_darwin_close(stp->k);
