@@ -72,7 +72,7 @@ int kc_buffer_open_limited(const void *data, size_t len, size_t max,
 /* ---- Tree nodes (tree.c) ---- */
 
 /* A dictionary entry. key points into an interned struct kc_key, which also holds
- * the key's hash (kc_key_hash). */
+ * the key's hash and number. */
 struct kc_entry {
 	const char *key;
 	struct kcdata_node *val;
@@ -80,7 +80,8 @@ struct kc_entry {
 
 /*
  * A node. Integers and strings use only the first 16 bytes (and are allocated that
- * small); dictionaries and arrays also have cap and index.
+ * small); dictionaries and arrays also have cap, and large dictionaries a number in
+ * their tree's key index (kcdata_tree.c).
  */
 struct kcdata_node {
 	uint8_t kind;           /* enum kcdata_node_kind; high bit: owns the arena */
@@ -94,7 +95,8 @@ struct kcdata_node {
 	} v;
 	/* dictionaries and arrays only */
 	uint32_t cap;
-	uint32_t *index;        /* dictionaries from 16 entries: [0] capacity, then slots */
+	uint32_t dict_id;       /* indexed dictionaries: their number in the tree's index */
+	struct kc_arena *tree;  /* indexed dictionaries: the tree whose index has them */
 };
 
 #define KC_SCALAR_NODE_SIZE offsetof(struct kcdata_node, cap)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * The decoded kcdata tree: dictionaries (insertion order, hashed when large), arrays,
+ * The decoded kcdata tree: dictionaries (insertion order, indexed when large), arrays,
  * integers and strings. Everything of one tree lives in an arena: nodes, strings,
  * child arrays (grown by copying, the old copy abandoned) and keys, which are interned
- * (a stackshot repeats the same few hundred keys millions of times). Freeing the root
- * frees the arena; freeing any other node does nothing.
+ * (a stackshot repeats the same few hundred keys millions of times) and numbered.
+ * Dictionaries of INDEX_FROM entries or more are found through one kt_map for the whole
+ * tree, keyed by (dictionary number, key number); smaller ones are scanned. Either way
+ * a lookup gives a dictionary's first entry with that key. Freeing the root frees the
+ * arena; freeing any other node does nothing.
  */
 #include <errno.h>
 #include <stdalign.h>
@@ -17,7 +20,10 @@
 #include "common/hashmap.h"
 #include "kcdata/kcdata_int.h"
 
-#define INDEX_FROM 16           /* dictionaries with this many entries get a hash index */
+/* Dictionaries with this many entries are indexed. A kt_map slot is 24 bytes, so the
+ * many 16-31 entry dictionaries of a stackshot (its structs) are scanned instead: at
+ * 16 the index alone added 3.5 MB to the peak RSS of an 840 kB stackshot. */
+#define INDEX_FROM 32
 #define CHUNK_SIZE (256 * 1024)
 
 struct kc_arena {
@@ -26,10 +32,14 @@ struct kc_arena {
 	struct kt_map key_index;
 	const struct kc_key **keys;
 	size_t nkeys, keys_cap;
+	/* (dictionary number, key number) -> the dictionary's first entry with the key */
+	struct kt_map dict_index;
+	uint32_t ndicts;        /* dictionary numbers given out */
 };
 
 struct kc_key {
 	uint32_t hash;
+	uint32_t id;            /* index in keys[] */
 	char s[];
 };
 
@@ -72,6 +82,7 @@ void kc_arena_free(struct kc_arena *a)
 		return;
 	kt_arena_free(&a->mem);
 	kt_map_free(&a->key_index);
+	kt_map_free(&a->dict_index);
 	free(a->keys);
 	free(a);
 }
@@ -105,16 +116,27 @@ static bool same_key(const void *ctx, uint32_t i)
 	return !strcmp(w->a->keys[i]->s, w->key);
 }
 
+/* The arena's copy of key (its hash is h), or NULL when it has none. */
+static const struct kc_key *find_key(const struct kc_arena *a, const char *key, uint32_t h)
+{
+	struct key_want w = { a, key };
+	uint32_t i;
+
+	return kt_map_find(&a->key_index, h, same_key, &w, &i) ? a->keys[i] : NULL;
+}
+
 /* The arena's copy of key, shared by every dictionary that uses it. */
 static const struct kc_key *intern(struct kc_arena *a, const char *key)
 {
-	uint32_t h = hash_key(key), i;
-	struct key_want w = { a, key };
+	uint32_t h = hash_key(key);
+	const struct kc_key *found = find_key(a, key, h);
 	struct kc_key *k;
 	size_t len;
 
-	if (kt_map_find(&a->key_index, h, same_key, &w, &i))
-		return a->keys[i];
+	if (found)
+		return found;
+	if (a->nkeys >= UINT32_MAX)
+		return NULL;
 	len = strlen(key);
 	if (kt_grow((void **)&a->keys, &a->keys_cap, a->nkeys + 1, sizeof(*a->keys)))
 		return NULL;
@@ -122,6 +144,7 @@ static const struct kc_key *intern(struct kc_arena *a, const char *key)
 	if (!k || kt_map_add(&a->key_index, h, (uint32_t)a->nkeys))
 		return NULL;
 	k->hash = h;
+	k->id = (uint32_t)a->nkeys;
 	memcpy(k->s, key, len + 1);
 	a->keys[a->nkeys++] = k;
 	return k;
@@ -214,53 +237,51 @@ void kcdata_node_free(struct kcdata_node *n)
 	}
 }
 
-static inline uint32_t key_hash(const char *key)
+static inline const struct kc_key *key_of(const char *key)
 {
-	return ((const struct kc_key *)(key - offsetof(struct kc_key, s)))->hash;
+	return (const struct kc_key *)(key - offsetof(struct kc_key, s));
 }
 
-static int rebuild_index(struct kc_arena *a, struct kcdata_node *d)
+/* Records entry i of dictionary number id unless the dictionary has its key earlier:
+ * 0, -ENOMEM or -E2BIG. */
+static int index_entry(struct kc_arena *a, uint32_t id, const struct kcdata_node *d, uint32_t i)
 {
-	uint32_t cap = 64, *index;
+	uint32_t key = key_of(d->v.entries[i].key)->id, first;
 
-	while (cap < d->count * 2u + 2)
-		cap *= 2;
-	/* index[0] holds the capacity, slots follow */
-	index = kc_zalloc(a, ((size_t)cap + 1) * sizeof(*index));
-	if (!index)
+	if (kt_map_get(&a->dict_index, id, key, &first))
+		return 0;
+	return kt_map_put(&a->dict_index, id, key, i);
+}
+
+/* Puts all of d's entries in the tree's index as dictionary number id. On failure d
+ * is left unindexed (lookups scan it): 0 or -ENOMEM. */
+static int index_dict(struct kc_arena *a, struct kcdata_node *d, uint32_t id)
+{
+	d->tree = NULL;
+	if (kt_map_reserve(&a->dict_index, a->dict_index.n + d->count))
 		return -ENOMEM;
-	index[0] = cap;
-	for (uint32_t i = 0; i < d->count; i++) {
-		uint32_t slot = key_hash(d->v.entries[i].key) & (cap - 1);
-
-		while (index[1 + slot])
-			slot = (slot + 1) & (cap - 1);
-		index[1 + slot] = i + 1;
-	}
-	d->index = index;
+	for (uint32_t i = 0; i < d->count; i++)
+		if (index_entry(a, id, d, i))
+			return -ENOMEM;
+	d->dict_id = id;
+	d->tree = a;
 	return 0;
 }
 
 static long find_hashed(const struct kcdata_node *d, const char *key, uint32_t h)
 {
-	const uint32_t *index = d->index;
+	if (d->tree) {
+		const struct kc_key *k = find_key(d->tree, key, h);
+		uint32_t i;
 
-	if (index) {
-		uint32_t mask = index[0] - 1, slot = h & mask;
-
-		while (index[1 + slot]) {
-			const struct kc_entry *e = &d->v.entries[index[1 + slot] - 1];
-
-			if (key_hash(e->key) == h && !strcmp(e->key, key))
-				return (long)(index[1 + slot] - 1);
-			slot = (slot + 1) & mask;
-		}
+		if (k && kt_map_get(&d->tree->dict_index, d->dict_id, k->id, &i))
+			return (long)i;
 		return -1;
 	}
 	for (uint32_t i = 0; i < d->count; i++) {
 		const char *k = d->v.entries[i].key;
 
-		if (k == key || (key_hash(k) == h && !strcmp(k, key)))
+		if (k == key || (key_of(k)->hash == h && !strcmp(k, key)))
 			return (long)i;
 	}
 	return -1;
@@ -308,21 +329,17 @@ int kc_dict_add(struct kc_arena *a, struct kcdata_node *d, const char *key,
 	e = &d->v.entries[d->count++];
 	e->key = k->s;
 	e->val = val;
-	if (d->count >= INDEX_FROM) {
-		uint32_t *index = d->index;
-
-		if (!index || d->count * 2u + 2 > index[0]) {
-			if (rebuild_index(a, d))
-				return -ENOMEM;
-		} else {
-			uint32_t mask = index[0] - 1, slot = k->hash & mask;
-
-			while (index[1 + slot])
-				slot = (slot + 1) & mask;
-			index[1 + slot] = d->count;
-		}
+	if (d->count < INDEX_FROM)
+		return 0;
+	if (d->tree) {
+		if (!index_entry(a, d->dict_id, d, d->count - 1))
+			return 0;
+		d->tree = NULL;         /* lookups scan it from now on */
+		return -ENOMEM;
 	}
-	return 0;
+	if (a->ndicts == UINT32_MAX)
+		return -ENOMEM;
+	return index_dict(a, d, a->ndicts++);
 }
 
 void kc_dict_replace(struct kcdata_node *d, long i, struct kcdata_node *val)
@@ -336,12 +353,16 @@ void kc_dict_remove(struct kc_arena *a, struct kcdata_node *d, const char *key)
 
 	if (i < 0)
 		return;
+	if (d->tree)            /* the entries after i move: index them again */
+		for (uint32_t j = 0; j < d->count; j++)
+			kt_map_del(&a->dict_index, d->dict_id, key_of(d->v.entries[j].key)->id);
 	memmove(&d->v.entries[i], &d->v.entries[i + 1],
 		(d->count - (uint32_t)i - 1) * sizeof(struct kc_entry));
 	d->count--;
-	d->index = NULL;
-	if (d->count >= INDEX_FROM)
-		rebuild_index(a, d);   /* on failure lookups scan */
+	if (d->tree && d->count >= INDEX_FROM)
+		index_dict(a, d, d->dict_id);   /* on failure lookups scan */
+	else
+		d->tree = NULL;
 }
 
 int kc_array_push(struct kc_arena *a, struct kcdata_node *arr, struct kcdata_node *val)
