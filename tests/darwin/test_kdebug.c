@@ -1003,6 +1003,27 @@ static void filter_table(void)
 	}
 }
 
+/* A V3 file's header, a thread map naming thread 0x10 of pid 7 "proc", and the
+ * header of an events chunk of n 64-byte events, at p; returns where the events go. */
+static uint8_t *put_v3_start(uint8_t *p, size_t n)
+{
+	put32(p, KTRACE_FILE_MAGIC);
+	put64(p + 8, 40);
+	put32(p + 16, 1);
+	put32(p + 20, 1);
+	put32(p + 52, 1);
+	p += 56;
+	put32(p, KTRACE_TAG_THREAD_MAP);
+	put64(p + 8, 32);
+	put64(p + 16, 0x10);
+	put32(p + 24, 7);
+	memcpy(p + 28, "proc", 4);
+	p += 48;
+	put32(p, KTRACE_TAG_EVENTS);
+	put64(p + 8, 8 + n * 64);
+	return p + 24;
+}
+
 /*
  * A thread names itself (TRACE_STRING_THREADNAME in two pieces, as xnu writes a name
  * longer than the four arguments), then makes two read system calls (BSC_read, number
@@ -1025,21 +1046,7 @@ static void thread_names_and_durations(void)
 	FILE *f;
 	int st;
 
-	put32(p, KTRACE_FILE_MAGIC);
-	put64(p + 8, 40);
-	put32(p + 16, 1);
-	put32(p + 20, 1);
-	put32(p + 52, 1);
-	p += 56;
-	put32(p, KTRACE_TAG_THREAD_MAP);
-	put64(p + 8, 32);
-	put64(p + 16, 0x10);
-	put32(p + 24, 7);
-	memcpy(p + 28, "proc", 4);
-	p += 48;
-	put32(p, KTRACE_TAG_EVENTS);
-	put64(p + 8, 8 + 7 * 64);
-	p += 24;
+	p = put_v3_start(p, 7);
 	for (int i = 0; i < 7; i++, p += 64) {
 		put64(p, ts[i]);
 		put64(p + 8, (uint64_t)i);
@@ -1140,21 +1147,7 @@ static void duration_totals_by_id(void)
 	FILE *f;
 	int st;
 
-	put32(p, KTRACE_FILE_MAGIC);
-	put64(p + 8, 40);
-	put32(p + 16, 1);
-	put32(p + 20, 1);
-	put32(p + 52, 1);
-	p += 56;
-	put32(p, KTRACE_TAG_THREAD_MAP);
-	put64(p + 8, 32);
-	put64(p + 16, 0x10);
-	put32(p + 24, 7);
-	memcpy(p + 28, "proc", 4);
-	p += 48;
-	put32(p, KTRACE_TAG_EVENTS);
-	put64(p + 8, 8 + N * 64);
-	p += 24;
+	p = put_v3_start(p, N);
 	for (int i = 0; i < N; i++, p += 64) {
 		put64(p, ts[i]);
 		put64(p + 40, 0x10);
