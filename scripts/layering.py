@@ -34,9 +34,6 @@ LAYERS = {
 READERS = [c for c, l in LAYERS.items() if l == 1]
 # The one header of the engine that sinks may include (beside <ktrace/stream.h>).
 SINK_API = 'engine/engine.h'
-# Headers that several sinks share though they live in one sink's folder: allowed from
-# the other sinks until they move (issue 31).
-SINK_SHARED = {'sinks/report/report_darwin_common.h', 'sinks/report/report_pages_walk.h'}
 # Public header -> component (and so layer). Headers not named here are common's.
 HEADER_COMPONENT = {
     'kbuffer.h': 'ring', 'ring.h': 'ring', 'event.h': 'event', 'tracedat.h': 'tracedat',
@@ -97,7 +94,7 @@ def sink_of_path(rel):
 def check_sink_include(rel, line, sink, name):
     """What a sink's file may include with "dir/file.h": a message, or None."""
     tcomp = component_of_include(name)
-    if tcomp == 'common' or name == SINK_API or tcomp == sink or name in SINK_SHARED:
+    if tcomp == 'common' or name == SINK_API or tcomp == sink:
         return None
     # another sink's own header, sinks/<name>/<name>.h: what it offers other components
     if tcomp.startswith('sinks/') and name == '%s/%s.h' % (tcomp, tcomp.split('/')[1]):

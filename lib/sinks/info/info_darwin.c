@@ -12,7 +12,7 @@
 
 #include "common/check.h"
 #include "common/grow.h"
-#include "sinks/report/report_darwin_common.h"
+#include "sinks/report/report.h"
 #include <ktrace/view.h>
 
 #include "common/json.h"

@@ -12,7 +12,7 @@
 #include "common/json.h"
 #include "common/outbuf.h"
 #include "sinks/info/info.h"
-#include "sinks/report/report_pages_walk.h"
+#include "sinks/report/report.h"
 
 #define MAX_IDS 65536            /* event ids are 16 bits */
 

@@ -7,7 +7,7 @@
 #include <ktrace/darwin.h>
 #include <ktrace/kcdata.h>
 
-#include "sinks/report/report_darwin_common.h"
+#include "sinks/report/report.h"
 #include "sinks/kcdata/kcdata.h"
 
 /* A task's name: its snapshot's ts_p_comm (or the delta's), else "-". */

@@ -4,15 +4,17 @@
 #ifndef KTRACE_SINKS_REPORT_H
 #define KTRACE_SINKS_REPORT_H
 
-#include <errno.h>
-#include <string.h>
-
 #include <ktrace/detect.h>
 #include <ktrace/error.h>
 #include <ktrace/input.h>
 #include <ktrace/out.h>
 #include <ktrace/ring.h>
 #include <ktrace/view.h>
+
+/* what the info and kcdata sinks use of the report's helpers: Darwin names and times,
+ * stackshot listings, the walk over raw sub-buffers */
+#include "sinks/report/report_darwin_common.h"
+#include "sinks/report/report_pages_walk.h"
 
 /*
  * Lists every sub-buffer of a raw ring-buffer dump and every event in it: file
