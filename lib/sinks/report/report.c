@@ -34,32 +34,38 @@ static bool is_darwin(enum ktrace_format f)
 	return f == KTRACE_FORMAT_DARWIN_V3 || f == KTRACE_FORMAT_DARWIN_RAW;
 }
 
-/* Darwin: text or json, json without csv or durations */
-static int check_darwin(const struct ktrace_report_opts *o, struct ktrace_error *err)
+/* Darwin: text or json, json without csv or durations (d: the copied Darwin options) */
+static int check_darwin(const struct ktrace_report_opts *o, const struct ktrace_view_darwin_opts *d,
+			struct ktrace_error *err)
 {
 	bool json = o->output && !strcmp(o->output, "json");
-	struct ktrace_view_darwin_opts d;
-	int ret = KT_OPTS_COPY(&d, o->darwin, "ktrace_view_darwin_opts", err);
-
-	if (ret)
-		return ret;
 
 	if (o->output && strcmp(o->output, "text") && !json)
 		return ktrace_error_set(err, -EINVAL, "--format for Darwin files: text or json");
-	if (json && (d.csv || d.durations))
+	if (json && (d->csv || d->durations))
 		return ktrace_error_set(err, -EINVAL, "--format json does not combine with --csv "
 					"or --durations");
 	return 0;
 }
 
+/* The caller's Darwin options copied into d, and checked against o's output format. */
+static int darwin_opts(const struct ktrace_report_opts *o, struct ktrace_view_darwin_opts *d,
+		       struct ktrace_error *err)
+{
+	int ret = KT_OPTS_COPY(d, o->darwin, "ktrace_view_darwin_opts", err);
+
+	return ret ? ret : check_darwin(o, d, err);
+}
+
 int ktrace_report_check(const struct ktrace_report_opts *opts, struct ktrace_error *err)
 {
+	struct ktrace_view_darwin_opts d;
 	struct ktrace_report_opts o;
 	int ret = KT_OPTS_COPY(&o, opts, "ktrace_report_opts", err);
 
 	if (ret)
 		return ret;
-	return is_darwin(o.format) ? check_darwin(&o, err) : 0;
+	return is_darwin(o.format) ? darwin_opts(&o, &d, err) : 0;
 }
 
 int kt_report_unhandled(struct ktrace_input *in, enum ktrace_format format,
@@ -117,9 +123,7 @@ int ktrace_report(struct ktrace_input *in, const struct ktrace_report_opts *opts
 		return kt_report_pages(in, &layout, out, err);
 	case KTRACE_FORMAT_DARWIN_V3:
 	case KTRACE_FORMAT_DARWIN_RAW:
-		if ((ret = check_darwin(&o, err)))
-			return ret;
-		if ((ret = KT_OPTS_COPY(&darwin, o.darwin, "ktrace_view_darwin_opts", err)))
+		if ((ret = darwin_opts(&o, &darwin, err)))
 			return ret;
 		darwin.json = o.output && !strcmp(o.output, "json");
 		return kt_report_darwin(in, &darwin, out, err);
