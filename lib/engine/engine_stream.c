@@ -316,6 +316,8 @@ static int moved(struct ktrace_stream *s, struct kt_source *c, int ret, struct k
 	}
 	c->has = ret > 0;
 	c->done = ret == 0;
+	if (c->has && !c->several_inputs)
+		c->rec.source = c->input;
 	return 0;
 }
 
@@ -406,8 +408,10 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 			s->err_path = paths[i];
 			break;
 		}
-		if (!ret)
+		if (!ret) {
+			src->input = (uint32_t)i;
 			s->src[s->nsrc++] = src;
+		}
 		else if (!s->err_path)
 			s->err_path = paths[i];
 	}
@@ -415,6 +419,8 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		ret = kt_source_tracedat(s, td_paths, td_index, ntd, &s->src[s->nsrc++], err);
 	if (ret)
 		goto fail;
+	if (ntd)
+		s->src[s->nsrc - 1]->several_inputs = true;
 	/* every source reads its first record */
 	for (size_t i = 0; i < s->nsrc; i++) {
 		struct kt_source *src = s->src[i];

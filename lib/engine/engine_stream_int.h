@@ -79,6 +79,9 @@ struct kt_source {
 	 * line made export 2x slower on 2 CPUs) */
 	char apart[64];
 	struct ktrace_stream_record rec;   /* the head record when has */
+	uint32_t input;                    /* the input's index, set in rec.source by the
+					    * stream (unless several_inputs) */
+	bool several_inputs;               /* the source sets rec.source itself (trace.dat) */
 	bool has, done;
 	const char *err_path;              /* the file of the last error */
 };
