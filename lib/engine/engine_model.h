@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The model of what the traced system did (docs/model.md): data completeness per CPU,
+ * every thread's states (Running, runnable after a wakeup, switched out in a state,
+ * unknown), the CPU slices, wakeup latencies and the intervals of the kernel's own work
+ * (IRQ, softirq, syscall). One model for every output: a sink feeds it the records of
+ * its stream and gets the intervals back through callbacks, each once, when it is
+ * complete (its end is known), in the order they end.
+ *
+ * Completeness needs the whole trace (a CPU's first record may come late; a lost-events
+ * mark reaches back to the CPU's previous record), so kt_model_open walks the inputs
+ * once first with a stream of its own (records only, no fields), and then the sink's
+ * records are fed in the same order. Memory: per thread, per CPU and per lost-events
+ * mark, never per record.
+ */
+#ifndef KTRACE_ENGINE_MODEL_H
+#define KTRACE_ENGINE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ktrace/error.h>
+#include <ktrace/stream.h>
+
+struct kt_model;
+
+/* A thread interval (thread_state; Running ones are also the CPU slices). */
+struct kt_model_state {
+	uint32_t input;               /* the input's index in the stream */
+	int64_t tid;
+	uint64_t ts;
+	int64_t dur;                  /* -1: still open at the input's end */
+	int32_t cpu;                  /* -1: none */
+	const char *state;            /* "Running", "R", "R+", "S", "D"..., "?" (static or
+				       * interned: lives until kt_model_free) */
+	int64_t waker_tid;            /* R after a wakeup: the waker's tid; else -1 */
+	/* Running: the slice's end state as sched_switch printed it (NULL: unknown, the
+	 * slice ran into missing data or a switch not recorded, or still open), its
+	 * priority (has_priority) */
+	const char *end_state;
+	int32_t priority;
+	bool has_priority;
+};
+
+/* A wakeup latency: tid woken at ts, switched in on cpu dur later. */
+struct kt_model_latency {
+	uint32_t input;
+	int64_t tid;
+	uint64_t ts;
+	int64_t dur;
+	int32_t cpu;
+	int64_t waker_tid;            /* -1: unknown */
+};
+
+/* An interval of the kernel's own work. */
+struct kt_model_kslice {
+	uint32_t input;
+	const char *category;         /* "irq", "softirq", "syscall" (static) */
+	const char *name;             /* handler, vector or syscall (lives until free) */
+	uint64_t ts;
+	int64_t dur;
+	int32_t cpu;                  /* the CPU (a syscall: of its entry) */
+	int64_t tid;                  /* syscall: the thread; else -1 */
+};
+
+/* What the model hands out (any callback may be NULL); a non-zero return stops the
+ * model with that code (the callback sets err). */
+struct kt_model_ops {
+	void *ctx;
+	int (*state)(void *ctx, const struct kt_model_state *s, struct ktrace_error *err);
+	int (*latency)(void *ctx, const struct kt_model_latency *l, struct ktrace_error *err);
+	int (*kslice)(void *ctx, const struct kt_model_kslice *k, struct ktrace_error *err);
+};
+
+/* The completeness of one input (kt_model_gaps): the CPUs' first records and gaps. */
+struct kt_model_gap {
+	int32_t cpu;
+	uint64_t from, to;            /* the open interval (from, to) has no data; to is
+				       * UINT64_MAX when the CPU has no record after it */
+};
+
+/*
+ * Walks paths (as ktrace_stream_open with opts, read-ahead left out) for the
+ * completeness of every input, and returns a model that hands out through ops. 0 or a
+ * negative code with err set (*err_path: the input it concerns, or NULL).
+ */
+int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths,
+		  const struct ktrace_stream_opts *opts, const struct kt_model_ops *ops,
+		  struct ktrace_error *err, const char **err_path);
+/* Feeds the current record r of s (a stream of the same paths and options, each record
+ * in order, lost-events marks included). 0 or the callbacks' code. */
+int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
+		    const struct ktrace_stream_record *r, struct ktrace_error *err);
+/* The input's end: every interval still open (dur -1). 0 or the callbacks' code. */
+int kt_model_finish(struct kt_model *m, struct ktrace_error *err);
+void kt_model_free(struct kt_model *m);
+
+/* Input i's completeness: the time from which every CPU with records is complete (0 when
+ * no CPU has records), and its gaps (*n of them, in order of from; valid until free). */
+uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
+const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
+
+#endif
