@@ -37,6 +37,7 @@ struct scan {
 	struct scan_gap *gaps;
 	size_t ngaps, cap_gaps;
 	int64_t *switch_buf, *event_buf;   /* per input: the first buffer with one, or -1 */
+	struct kt_map classes;     /* (input, event id) -> class + 1 */
 };
 
 static struct scan_cpu *scan_cpu(struct scan *sc, uint32_t input, uint32_t buffer, int32_t cpu)
@@ -80,18 +81,26 @@ static int gap_order(const void *a, const void *b)
 
 /* The records' classes the walk cares for: sched_switch, and anything else the model
  * reads (it picks the buffer). */
-static void note_buffer(struct scan *sc, const struct kt_minput *in,
-			const struct ktrace_stream_record *r)
+static int note_buffer(struct scan *sc, const struct kt_minput *in,
+		       const struct ktrace_stream_record *r)
 {
 	enum kt_mclass c;
+	uint32_t v;
 
 	if (sc->switch_buf[r->source] >= 0 || in->darwin)
-		return;
-	c = kt_model_ftrace_class(r->system, r->name);
+		return 0;
+	if (kt_map_get(&sc->classes, r->source, r->event_id, &v)) {
+		c = (enum kt_mclass)(v - 1);
+	} else {
+		c = kt_model_ftrace_class(r->system, r->name);
+		if (kt_map_put(&sc->classes, r->source, r->event_id, (uint32_t)c + 1))
+			return -ENOMEM;
+	}
 	if (c == KT_MC_SWITCH)
 		sc->switch_buf[r->source] = r->buffer;
 	else if (c != KT_MC_OTHER && sc->event_buf[r->source] < 0)
 		sc->event_buf[r->source] = r->buffer;
+	return 0;
 }
 
 static int walk(struct kt_model *m, struct scan *sc, struct ktrace_stream *s,
@@ -125,7 +134,8 @@ static int walk(struct kt_model *m, struct scan *sc, struct ktrace_stream *s,
 			c->first = r->ts;
 		c->has = true;
 		c->last = r->ts;
-		note_buffer(sc, &m->in[r->source], r);
+		if (note_buffer(sc, &m->in[r->source], r))
+			return kt_error_oom(err);
 	}
 	if (ret < 0)
 		return ret;
@@ -216,6 +226,7 @@ out:
 	free(sc.cpus);
 	free(sc.gaps);
 	kt_map_free(&sc.index);
+	kt_map_free(&sc.classes);
 	ktrace_stream_close(s);
 	return ret;
 }
