@@ -15,10 +15,12 @@
 #  - 600 is switched in at 11 s where the second gap starts (0 ns slice), ? until its
 #    record at 12.000000003 s, which switches it out: S, still open.
 # No wakeups: no latency.
+# Then the IRQ, softirq and syscall rows of slice of five recorded traces against the
+# same intervals paired from `trace-cmd report -t` text alone (tests/engine/kernelcmp.py).
 . "$(dirname "$0")/../lib.sh"
-plan 3
+plan 8
 F="$SHARED/data/ftrace/synthetic_edge.v6.dat"
-[ -f "$F" ] || { skip 3 "model rules" "no $F"; exit 0; }
+command -v trace-cmd >/dev/null && [ -f "$F" ] || { skip 8 "model rules" "no trace-cmd or no $F"; exit 0; }
 "$KTRACE" sql "$F" "select t.tid, s.ts, s.dur, coalesce(s.cpu, ''), s.state
 	from thread_state s join thread t using (utid) order by t.tid, s.ts" | tail -n +2 >"$TMP/got"
 cat >"$TMP/want" <<'ROWS'
@@ -53,3 +55,14 @@ ROWS
 check_same "sched_slice of synthetic_edge: slices into a gap end there, end state unknown" "$TMP/want" "$TMP/got"
 n=$("$KTRACE" sql "$F" "select count(*) from wakeup_latency" | tail -1)
 [ "$n" = 0 ] && ok "no wakeups, no latencies" || not_ok "wakeup_latency has $n rows"
+
+for z in all allevents mixed boot kmem; do
+	zstd -q -d -f "$ROOT/tests/data/report/$z.v6.dat.zst" -o "$TMP/$z.dat" 2>/dev/null ||
+		zstd -q -d -f "$ROOT/tests/data/tracedat/$z.v6.dat.zst" -o "$TMP/$z.dat" || not_ok "unpack $z"
+	trace-cmd report -t "$TMP/$z.dat" >"$TMP/r" 2>/dev/null
+	"$KTRACE" sql "$TMP/$z.dat" "select category, name, ts, dur, coalesce(cpu, -1) from slice
+		where category in ('irq', 'softirq', 'syscall')" >"$TMP/s"
+	# (all and allevents trace raw_syscalls too: their syscalls are not compared)
+	case $z in all|allevents) set -- ;; *) set -- syscalls ;; esac
+	python3 "$ROOT/tests/engine/kernelcmp.py" "$TMP/r" "$TMP/s" "$@" | sed "s/^\(not \)\{0,1\}ok - /&$z: /"
+done
