@@ -21,7 +21,9 @@
  *      FtraceStats packets (START_OF_TRACE with zeros, END_OF_TRACE with the number of
  *      lost events per CPU as overrun: trace_processor reports the difference).
  * Every packet has trusted_packet_sequence_id 1. Timestamps are the stream's, in ns;
- * ftrace_clock is left unset.
+ * ftrace_clock is left unset. Several inputs stay apart: input i >= 1 is machine i
+ * (machine_id on each of its packets) with bundles, SystemInfo, process tree and
+ * FtraceStats of its own; a thread of unknown group is its own process.
  */
 #include <ktrace/view.h>
 
