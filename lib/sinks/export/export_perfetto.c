@@ -21,7 +21,9 @@
  *      FtraceStats packets (START_OF_TRACE with zeros, END_OF_TRACE with the number of
  *      lost events per CPU as overrun: trace_processor reports the difference).
  * Every packet has trusted_packet_sequence_id 1. Timestamps are the stream's, in ns;
- * ftrace_clock is left unset.
+ * ftrace_clock is left unset. Several inputs stay apart: input i >= 1 is machine i
+ * (machine_id on each of its packets) with bundles, SystemInfo, process tree and
+ * FtraceStats of its own; a thread of unknown group is its own process.
  */
 #include <ktrace/view.h>
 
@@ -55,6 +57,7 @@ enum {
 	TP_SEQUENCE_ID = 10,
 	TP_FTRACE_STATS = 34,
 	TP_SYSTEM_INFO = 45,
+	TP_MACHINE_ID = 98,
 	TRACE_PACKET = 1,             /* Trace.packet */
 	SEQUENCE_ID = 1,
 };
@@ -62,7 +65,7 @@ enum {
 /* ProcessTree, SystemInfo, FtraceStats */
 enum {
 	PT_PROCESSES = 1, PT_THREADS = 2,
-	PR_PID = 1, PR_CMDLINE = 3, PR_CMDLINE_IS_COMM = 9,
+	PR_PID = 1, PR_PPID = 2, PR_CMDLINE = 3, PR_CMDLINE_IS_COMM = 9,
 	TH_TID = 1, TH_NAME = 2, TH_TGID = 3,
 	SI_UTSNAME = 1, UT_SYSNAME = 1, UT_VERSION = 2, UT_RELEASE = 3, UT_MACHINE = 4,
 	FS_PHASE = 1, FS_CPU_STATS = 2, FS_START = 1, FS_END = 2,
@@ -72,11 +75,29 @@ enum {
 /* thread_table flags */
 enum { T_LEARNT = 1 };
 
+/* What the records tell of a thread beyond its name and tgid (0: nothing; else id + 1):
+ * the thread whose task_newtask made it with CLONE_THREAD (its group is that one's),
+ * or, made without, the parent process. */
+struct pf_thr {
+	int64_t group_of;
+	int64_t ppid;
+};
+
+#define CLONE_THREAD_FLAG 0x00010000   /* the kernel's CLONE_THREAD */
+#define CLONE_PARENT_FLAG 0x00008000   /* the kernel's CLONE_PARENT */
+
 struct pf_cpu {
 	struct kt_pb_buf b;           /* the bundle being filled (its fields) */
+	uint32_t source;              /* the input whose CPU it is */
 	uint64_t lost;                /* events lost on this CPU */
 	bool lost_next;               /* the next bundle follows a loss */
 	bool seen;
+};
+
+/* An input's CPUs: each input of several is a machine of its own (machine_id). */
+struct pf_input {
+	struct pf_cpu **cpus;
+	size_t ncpus;
 };
 
 struct pf {
@@ -84,14 +105,17 @@ struct pf {
 	struct ktrace_out *out;
 	const struct ktrace_view_export_opts *o;
 	struct pf_events *ev;
-	struct pf_cpu **cpus;
-	size_t ncpus;
+	struct pf_input *in;          /* per input: its CPUs (an input is a machine) */
+	size_t nin;
 	size_t buffered;
 	struct kt_pb_buf pkt, desc;
 	struct kt_threads threads;
 	uint64_t last_ts;
 	size_t learnt;
 	int64_t named_tid;            /* a thread named at open (-2: none yet) */
+	uint32_t named_source;        /* its input */
+	bool newtask_seen;            /* task:task_newtask met (its id: newtask_id) */
+	uint32_t newtask_id;
 	/* threads: this one is tid of nthr, and writes into blk (else to out) */
 	unsigned tid, nthr;
 	struct kt_pb_buf blk;
@@ -129,79 +153,93 @@ static void put_header(struct pf *pf, size_t body)
 	emit(pf, h, (size_t)(p - h));
 }
 
-/* pf->pkt (a TracePacket's fields) as one packet, with the sequence id. */
-static void send_packet(struct pf *pf)
+/* pf->pkt (a TracePacket's fields) as one packet of input source's machine, with the
+ * sequence id. */
+static void send_packet(struct pf *pf, uint32_t source)
 {
 	kt_pb_varint(&pf->pkt, TP_SEQUENCE_ID, SEQUENCE_ID);
+	if (source)
+		kt_pb_varint(&pf->pkt, TP_MACHINE_ID, source);
 	put_header(pf, pf->pkt.len);
 	emit(pf, pf->pkt.p, pf->pkt.len);
 	pf->pkt.len = 0;
 }
 
-/* A bundle's fields as an ftrace_events packet. */
-static void send_bundle(struct pf *pf, const struct kt_pb_buf *bundle)
+/* A bundle's fields as an ftrace_events packet of input source's machine. */
+static void send_bundle(struct pf *pf, const struct kt_pb_buf *bundle, uint32_t source)
 {
-	uint8_t h[16], *p = h;
-	static const uint8_t seq[] = { (uint8_t)(TP_SEQUENCE_ID << 3), SEQUENCE_ID };
+	uint8_t h[16], *p = h, t[16], *q = t;
 
 	*p++ = (uint8_t)kt_pb_tag(TP_FTRACE_EVENTS, KT_PB_LEN);
 	p = kt_pb_put_varint(p, bundle->len);
-	put_header(pf, (size_t)(p - h) + bundle->len + sizeof(seq));
+	*q++ = (uint8_t)kt_pb_tag(TP_SEQUENCE_ID, KT_PB_VARINT);
+	*q++ = SEQUENCE_ID;
+	if (source) {
+		q = kt_pb_put_varint(q, kt_pb_tag(TP_MACHINE_ID, KT_PB_VARINT));
+		q = kt_pb_put_varint(q, source);
+	}
+	put_header(pf, (size_t)(p - h) + bundle->len + (size_t)(q - t));
 	emit(pf, h, (size_t)(p - h));
 	emit(pf, bundle->p, bundle->len);
-	emit(pf, seq, sizeof(seq));
+	emit(pf, t, (size_t)(q - t));
 }
 
 static void flush_cpu(struct pf *pf, struct pf_cpu *c)
 {
 	if (!c->b.len)
 		return;
-	send_bundle(pf, &c->b);
+	send_bundle(pf, &c->b, c->source);
 	pf->buffered -= c->b.len;
 	c->b.len = 0;
 }
 
 static void flush_all(struct pf *pf)
 {
-	for (size_t i = 0; i < pf->ncpus; i++)
-		if (pf->cpus[i])
-			flush_cpu(pf, pf->cpus[i]);
+	for (size_t k = 0; k < pf->nin; k++)
+		for (size_t i = 0; i < pf->in[k].ncpus; i++)
+			if (pf->in[k].cpus[i])
+				flush_cpu(pf, pf->in[k].cpus[i]);
 }
 
-static struct pf_cpu *get_cpu(struct pf *pf, uint32_t cpu, int *err)
+/* CPU cpu of input source (source < pf->nin). */
+static struct pf_cpu *get_cpu(struct pf *pf, uint32_t source, uint32_t cpu, int *err)
 {
+	struct pf_input *in = &pf->in[source];
+
 	if (cpu >= MAX_CPUS) {
 		*err = -ERANGE;
 		return NULL;
 	}
-	if (cpu >= pf->ncpus) {
-		size_t n = pf->ncpus ? pf->ncpus : 8;
+	if (cpu >= in->ncpus) {
+		size_t n = in->ncpus ? in->ncpus : 8;
 		struct pf_cpu **v;
 
 		while (n <= cpu)
 			n *= 2;
-		v = kt_realloc_array(pf->cpus, n, sizeof(*v));
+		v = kt_realloc_array(in->cpus, n, sizeof(*v));
 		if (!v) {
 			*err = -ENOMEM;
 			return NULL;
 		}
-		memset(v + pf->ncpus, 0, (n - pf->ncpus) * sizeof(*v));
-		pf->cpus = v;
-		pf->ncpus = n;
+		memset(v + in->ncpus, 0, (n - in->ncpus) * sizeof(*v));
+		in->cpus = v;
+		in->ncpus = n;
 	}
-	if (!pf->cpus[cpu]) {
-		pf->cpus[cpu] = calloc(1, sizeof(struct pf_cpu));
-		if (!pf->cpus[cpu]) {
+	if (!in->cpus[cpu]) {
+		in->cpus[cpu] = calloc(1, sizeof(struct pf_cpu));
+		if (!in->cpus[cpu]) {
 			*err = -ENOMEM;
 			return NULL;
 		}
+		in->cpus[cpu]->source = source;
 	}
-	pf->cpus[cpu]->seen = true;
-	return pf->cpus[cpu];
+	in->cpus[cpu]->seen = true;
+	return in->cpus[cpu];
 }
 
 /* ---- metadata ---- */
 
+/* Each input's system (its machine's). */
 static void system_info(struct pf *pf)
 {
 	for (size_t i = 0; i < ktrace_stream_source_count(pf->s); i++) {
@@ -221,8 +259,7 @@ static void system_info(struct pf *pf)
 			kt_pb_string(&pf->pkt, UT_MACHINE, src->machine);
 		kt_pb_close(&pf->pkt, ut);
 		kt_pb_close(&pf->pkt, si);
-		send_packet(pf);
-		return;
+		send_packet(pf, (uint32_t)i);
 	}
 }
 
@@ -238,56 +275,101 @@ static void tree_begin(struct pf *pf, uint64_t ts, size_t *tree)
 	*tree = kt_pb_open(&pf->pkt, TP_PROCESS_TREE);
 }
 
-static void tree_end(struct pf *pf, size_t tree)
+static void tree_end(struct pf *pf, size_t tree, uint32_t source)
 {
 	kt_pb_close(&pf->pkt, tree);
-	send_packet(pf);
+	send_packet(pf, source);
 }
 
-/* ProcessTree packets of the threads whose flags & mask == want: the threads, and a
- * process per thread group (named after its main thread, else one of its threads), in
- * the exports' order (export_order.h). */
-static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want)
+static struct pf_thr *thr_of(const struct kt_threads *t, const struct kt_thread *th)
+{
+	return kt_threads_ext(t, kt_threads_index(t, th));
+}
+
+/* The thread group of th: its known tgid; else that of the thread whose task_newtask
+ * (CLONE_THREAD) made it; else its own (trace_processor puts a thread without tgid in
+ * process 0: a thread of unknown group is its own process). */
+static int64_t tgid_of(const struct pf *pf, const struct kt_thread *th)
+{
+	for (int depth = 0; depth < 64; depth++) {
+		const struct pf_thr *x = thr_of(&pf->threads, th);
+		const struct kt_thread *c;
+
+		if (th->pid >= 0 || !x->group_of)
+			return th->pid >= 0 ? th->pid : th->id;
+		c = kt_threads_find(&pf->threads, th->scope, x->group_of - 1);
+		if (!c || c == th)
+			return x->group_of - 1;
+		th = c;
+	}
+	return th->id;
+}
+
+/* One entry more in the tree being written: a new packet every TREE_ENTRIES. */
+static void tree_entry(struct pf *pf, uint64_t ts, size_t *tree, size_t *n)
+{
+	if (!*n)
+		tree_begin(pf, ts, tree);
+	++*n;
+}
+
+static void tree_entry_end(struct pf *pf, size_t tree, size_t *n, uint32_t source)
+{
+	if (*n == TREE_ENTRIES) {
+		tree_end(pf, tree, source);
+		*n = 0;
+	}
+}
+
+/* ProcessTree packets of input source's threads whose flags & mask == want: a process
+ * per thread group (named after its main thread, else one of its threads; its parent
+ * when a task_newtask told it), then the threads, in the exports' order
+ * (export_order.h). */
+static int source_tree(struct pf *pf, const uint32_t *order, uint32_t source, uint64_t ts,
+		       uint32_t mask, uint32_t want)
 {
 	struct kt_threads procs;
-	uint32_t *order, *porder = NULL;
+	uint32_t *porder = NULL;
 	size_t tree = 0, n = 0;
 
-	if (kt_export_thread_order(&pf->threads, &order))
-		return -ENOMEM;
-	kt_threads_init(&procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
+	kt_threads_init(&procs, 0, KTRACE_STREAM_COMM_MAX - 1, sizeof(int64_t));
 	for (size_t i = 0; i < pf->threads.n; i++) {
 		const struct kt_thread *th = &pf->threads.v[order[i]];
+		int64_t g = tgid_of(pf, th);
 		const char *comm;
 		struct kt_thread *p;
 
-		if ((th->flags & mask) != want || th->pid < 0)
+		if ((th->flags & mask) != want || th->scope != source || g < 0)
 			continue;
-		p = kt_threads_add(&procs, 0, th->pid);
-		comm = kt_thread_name(th);
-		if (!p || (!no_name(comm) && (!p->name || th->id == th->pid) &&
-			   kt_thread_set_name(&procs, p, comm, strlen(comm)) < 0))
+		p = kt_threads_add(&procs, 0, g);
+		if (!p)
 			goto oom;
+		comm = kt_thread_name(th);
+		if (!no_name(comm) && (!p->name || th->id == g) &&
+		    kt_thread_set_name(&procs, p, comm, strlen(comm)) < 0)
+			goto oom;
+		if (th->id == g && thr_of(&pf->threads, th)->ppid)
+			*(int64_t *)kt_threads_ext(&procs, kt_threads_index(&procs, p)) =
+				thr_of(&pf->threads, th)->ppid;
 	}
 	if (kt_export_thread_order(&procs, &porder))
 		goto oom;
 	for (size_t i = 0; i < procs.n; i++) {
 		const struct kt_thread *p = &procs.v[porder[i]];
+		int64_t ppid = *(const int64_t *)kt_threads_ext(&procs, porder[i]);
 		size_t m;
 
 		if (!p->name)
 			continue;
-		if (!n)
-			tree_begin(pf, ts, &tree);
+		tree_entry(pf, ts, &tree, &n);
 		m = kt_pb_open(&pf->pkt, PT_PROCESSES);
 		kt_pb_varint(&pf->pkt, PR_PID, (uint64_t)p->id);
+		if (ppid)
+			kt_pb_varint(&pf->pkt, PR_PPID, (uint64_t)(ppid - 1));
 		kt_pb_string(&pf->pkt, PR_CMDLINE, p->name);
 		kt_pb_varint(&pf->pkt, PR_CMDLINE_IS_COMM, 1);
 		kt_pb_close(&pf->pkt, m);
-		if (++n == TREE_ENTRIES) {
-			tree_end(pf, tree);
-			n = 0;
-		}
+		tree_entry_end(pf, tree, &n, source);
 	}
 	free(porder);
 	kt_threads_free(&procs);
@@ -295,63 +377,146 @@ static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want
 		const struct kt_thread *th = &pf->threads.v[order[i]];
 		size_t m;
 
-		if ((th->flags & mask) != want || th->id < 0)
+		if ((th->flags & mask) != want || th->scope != source || th->id < 0)
 			continue;
-		if (no_name(kt_thread_name(th)) && th->pid < 0)
+		if (no_name(kt_thread_name(th)) && th->pid < 0 &&
+		    !thr_of(&pf->threads, th)->group_of)
 			continue;
-		if (!n)
-			tree_begin(pf, ts, &tree);
+		tree_entry(pf, ts, &tree, &n);
 		m = kt_pb_open(&pf->pkt, PT_THREADS);
 		kt_pb_varint(&pf->pkt, TH_TID, (uint64_t)th->id);
 		if (!no_name(kt_thread_name(th)))
 			kt_pb_string(&pf->pkt, TH_NAME, th->name);
-		/* trace_processor puts a thread without tgid in process 0: a thread of unknown
-		 * group is its own */
-		kt_pb_varint(&pf->pkt, TH_TGID, (uint64_t)(th->pid >= 0 ? th->pid : th->id));
+		kt_pb_varint(&pf->pkt, TH_TGID, (uint64_t)tgid_of(pf, th));
 		kt_pb_close(&pf->pkt, m);
-		if (++n == TREE_ENTRIES) {
-			tree_end(pf, tree);
-			n = 0;
-		}
+		tree_entry_end(pf, tree, &n, source);
 	}
-	free(order);
 	if (n)
-		tree_end(pf, tree);
+		tree_end(pf, tree, source);
 	return pf->pkt.oom ? -ENOMEM : 0;
 oom:
-	free(order);
 	kt_threads_free(&procs);
 	return -ENOMEM;
 }
 
+/* The ProcessTree packets of every input (each its machine's). */
+static int process_tree(struct pf *pf, uint64_t ts, uint32_t mask, uint32_t want)
+{
+	uint32_t *order;
+	int ret = 0;
+
+	if (kt_export_thread_order(&pf->threads, &order))
+		return -ENOMEM;
+	for (size_t k = 0; !ret && k < pf->nin; k++)
+		ret = source_tree(pf, order, (uint32_t)k, ts, mask, want);
+	free(order);
+	return ret;
+}
+
+/* FtraceStats of each input's CPUs (its machine's). */
 static void ftrace_stats(struct pf *pf, int phase)
 {
-	size_t st = kt_pb_open(&pf->pkt, TP_FTRACE_STATS);
+	for (size_t k = 0; k < pf->nin; k++) {
+		const struct pf_input *in = &pf->in[k];
+		size_t st;
 
-	kt_pb_varint(&pf->pkt, FS_PHASE, (uint64_t)phase);
-	for (size_t i = 0; i < pf->ncpus; i++) {
-		size_t c;
-
-		if (!pf->cpus[i] || !pf->cpus[i]->seen)
+		if (k && !in->ncpus)
 			continue;
-		c = kt_pb_open(&pf->pkt, FS_CPU_STATS);
-		kt_pb_varint(&pf->pkt, CS_CPU, i);
-		kt_pb_varint(&pf->pkt, CS_OVERRUN, phase == FS_END ? pf->cpus[i]->lost : 0);
-		kt_pb_close(&pf->pkt, c);
+		st = kt_pb_open(&pf->pkt, TP_FTRACE_STATS);
+		kt_pb_varint(&pf->pkt, FS_PHASE, (uint64_t)phase);
+		for (size_t i = 0; i < in->ncpus; i++) {
+			size_t c;
+
+			if (!in->cpus[i] || !in->cpus[i]->seen)
+				continue;
+			c = kt_pb_open(&pf->pkt, FS_CPU_STATS);
+			kt_pb_varint(&pf->pkt, CS_CPU, i);
+			kt_pb_varint(&pf->pkt, CS_OVERRUN, phase == FS_END ? in->cpus[i]->lost : 0);
+			kt_pb_close(&pf->pkt, c);
+		}
+		kt_pb_close(&pf->pkt, st);
+		send_packet(pf, (uint32_t)k);
 	}
-	kt_pb_close(&pf->pkt, st);
-	send_packet(pf);
 }
 
 /* ---- records ---- */
 
+/* task:task_newtask (r): the new thread (field pid, named comm) joins the group of the
+ * thread that made it (r->tid) with CLONE_THREAD, else it leads a process of its own
+ * whose parent is that thread's process (CLONE_PARENT: that process's parent, unknown
+ * here). Only for a thread the inputs did not name when they opened (the end's
+ * ProcessTree; those named at open went out first). */
+static int learn_newtask(struct pf *pf, const struct ktrace_stream_record *r)
+{
+	struct ktrace_event_value pid, flags, comm;
+	const struct kt_thread *maker;
+	struct kt_thread *th;
+	struct pf_thr *x;
+	int64_t maker_tgid;
+	size_t len;
+
+	if (ktrace_stream_field_by_name(pf->s, "pid", &pid) ||
+	    ktrace_stream_field_by_name(pf->s, "clone_flags", &flags) ||
+	    (pid.type != KTRACE_EVENT_SIGNED && pid.type != KTRACE_EVENT_UNSIGNED) ||
+	    (pid.type == KTRACE_EVENT_UNSIGNED && pid.u > INT32_MAX) ||
+	    (pid.type == KTRACE_EVENT_UNSIGNED ? (pid.i = (int64_t)pid.u) : pid.i) <= 0 ||
+	    pid.i > INT32_MAX ||
+	    (flags.type != KTRACE_EVENT_UNSIGNED && flags.type != KTRACE_EVENT_SIGNED))
+		return 0;
+	th = kt_threads_find(&pf->threads, r->source, pid.i);
+	if (th && !(th->flags & T_LEARNT))
+		return 0;
+	if (!th && !(th = kt_threads_add(&pf->threads, r->source, pid.i)))
+		return -ENOMEM;
+	if (!(th->flags & T_LEARNT)) {
+		th->flags |= T_LEARNT;
+		pf->learnt++;
+	}
+	maker = r->tid > 0 ? kt_threads_find(&pf->threads, r->source, r->tid) : NULL;
+	maker_tgid = r->pid >= 0 ? r->pid : maker ? maker->pid : -1;
+	x = thr_of(&pf->threads, th);
+	if (flags.u & CLONE_THREAD_FLAG) {
+		if (maker_tgid >= 0)
+			th->pid = maker_tgid;
+		else if (r->tid > 0)
+			x->group_of = r->tid + 1;
+	} else {
+		th->pid = pid.i;
+		if (!(flags.u & CLONE_PARENT_FLAG) && r->tid > 0)
+			x->ppid = (maker_tgid >= 0 ? maker_tgid :
+				   maker ? tgid_of(pf, maker) : r->tid) + 1;
+	}
+	if (!ktrace_stream_field_by_name(pf->s, "comm", &comm) && comm.data &&
+	    (comm.type == KTRACE_EVENT_STRING ||
+	     (comm.type == KTRACE_EVENT_ARRAY && comm.elem_size == 1))) {
+		const char *c = comm.data;
+
+		for (len = 0; len < comm.len && c[len]; len++)
+			;
+		if (len && !th->name && kt_thread_set_name(&pf->threads, th, c, len) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Remembers the names the records teach, for threads the inputs did not name when
- * they opened (the end's ProcessTree). */
+ * they opened (the end's ProcessTree), and the thread groups task_newtask tells. */
 static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 {
 	struct kt_thread *th;
 
-	if (r->tid == pf->named_tid)
+	if (r->name[0] == 't' && r->kind == KTRACE_STREAM_EVENT && !strcmp(r->name, "task_newtask") &&
+	    !strcmp(r->system, "task")) {
+		int err;
+
+		if (!r->source) {
+			pf->newtask_seen = true;
+			pf->newtask_id = r->event_id;
+		}
+		if ((err = learn_newtask(pf, r)))
+			return err;
+	}
+	if (r->tid == pf->named_tid && r->source == pf->named_source)
 		return 0;   /* the last record's thread, named at open */
 	if (r->tid < 0 || no_name(r->comm))
 		return 0;
@@ -359,12 +524,13 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 	 * stays): the thread's next records may be passed over (pf_accept) */
 	if (pf->done_tid)
 		pf->done_tid[r->tid % DONE_TIDS] = r->tid + 1;
-	th = kt_threads_find(&pf->threads, 0, r->tid);
+	th = kt_threads_find(&pf->threads, r->source, r->tid);
 	if (th && !(th->flags & T_LEARNT) && !no_name(kt_thread_name(th))) {
 		pf->named_tid = r->tid;
+		pf->named_source = r->source;
 		return 0;   /* named at open */
 	}
-	if (!th && !(th = kt_threads_add(&pf->threads, 0, r->tid)))
+	if (!th && !(th = kt_threads_add(&pf->threads, r->source, r->tid)))
 		return -ENOMEM;
 	if (!(th->flags & T_LEARNT)) {
 		th->flags |= T_LEARNT;
@@ -382,7 +548,8 @@ static int record_cpu(struct pf *pf, const struct ktrace_stream_record *r, bool 
 {
 	int err = 0;
 
-	*c = get_cpu(pf, r->cpu < 0 ? 0 : (uint32_t)r->cpu, &err);
+	*c = get_cpu(pf, r->source < pf->nin ? r->source : 0, r->cpu < 0 ? 0 : (uint32_t)r->cpu,
+		     &err);
 	if (!*c)
 		return err;
 	if (r->kind != KTRACE_STREAM_LOST)
@@ -422,7 +589,7 @@ static int put_record(struct pf *pf, const struct ktrace_stream_record *r)
 			kt_pb_free(&d);
 			return -ENOMEM;
 		}
-		send_bundle(pf, &d);
+		send_bundle(pf, &d, c->source);
 		kt_pb_free(&d);
 		pf->desc.len = 0;
 	}
@@ -457,21 +624,30 @@ static int skip_record(struct pf *pf, const struct ktrace_stream_record *r)
 static int pf_init(struct pf *pf, struct ktrace_stream *s, const struct ktrace_view_export_opts *o,
 		   struct ktrace_out *out)
 {
+	size_t nin = ktrace_stream_source_count(s);
+
 	*pf = (struct pf){ .s = s, .out = out, .o = o, .named_tid = -2 };
 	pf->ev = pf_events_new(o->flags & KTRACE_VIEW_EXPORT_LEGACY_GENERIC);
 	pf->done_tid = calloc(DONE_TIDS, sizeof(*pf->done_tid));
-	kt_threads_init(&pf->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
-	return pf->ev && pf->done_tid ? kt_threads_load(&pf->threads, s) : -ENOMEM;
+	pf->nin = nin ? nin : 1;
+	pf->in = calloc(pf->nin, sizeof(*pf->in));
+	/* each input's threads apart (its machine's) */
+	kt_threads_init(&pf->threads, KT_THREADS_NEGATIVE | KT_THREADS_PER_SOURCE,
+			KTRACE_STREAM_COMM_MAX - 1, sizeof(struct pf_thr));
+	return pf->ev && pf->done_tid && pf->in ? kt_threads_load(&pf->threads, s) : -ENOMEM;
 }
 
 static void pf_free(struct pf *pf)
 {
-	for (size_t i = 0; i < pf->ncpus; i++)
-		if (pf->cpus[i]) {
-			kt_pb_free(&pf->cpus[i]->b);
-			free(pf->cpus[i]);
-		}
-	free(pf->cpus);
+	for (size_t k = 0; pf->in && k < pf->nin; k++) {
+		for (size_t i = 0; i < pf->in[k].ncpus; i++)
+			if (pf->in[k].cpus[i]) {
+				kt_pb_free(&pf->in[k].cpus[i]->b);
+				free(pf->in[k].cpus[i]);
+			}
+		free(pf->in[k].cpus);
+	}
+	free(pf->in);
 	kt_pb_free(&pf->pkt);
 	kt_pb_free(&pf->desc);
 	kt_pb_free(&pf->blk);
@@ -503,9 +679,13 @@ static bool pf_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, ui
 {
 	struct pf *pf = arg;
 
+	const struct pf_input *in = &pf->in[pf->skip_source < pf->nin ? pf->skip_source : 0];
+
+	/* (only a stream of one input skips) */
 	if (!pf_event_known(pf->ev, pf->skip_source, event_id) ||
+	    (pf->newtask_seen && event_id == pf->newtask_id) ||
 	    (tid >= 0 && tid != pf->named_tid && pf->done_tid[tid % DONE_TIDS] != tid + 1) ||
-	    (cpu >= 0 && ((size_t)cpu >= pf->ncpus || !pf->cpus[cpu])))
+	    (cpu >= 0 && ((size_t)cpu >= in->ncpus || !in->cpus[cpu])))
 		return false;
 	pf->last_ts = ts;
 	return true;
