@@ -13,6 +13,7 @@
 #include "common/check.h"
 #include "common/grow.h"
 #include "engine/engine_model_int.h"
+#include "engine/engine_stream_int.h"
 
 /* Darwin debugids (class MACH, subclass DBG_MACH_SCHED; code << 2; func bits off). */
 #define DW_MACH_SCHED          0x01400000u
@@ -475,7 +476,9 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		return kt_error_oom(err);
 	if (c->cls == KT_MC_SWITCH)
 		return switch_threads(m, s, r, err);
-	if (r->cpu >= 0 && r->tid >= 0 && (ret = evidence(m, r->source, r->cpu, r->tid, r->ts, false, err)))
+	/* (Darwin's thread 0 is no thread: interrupt context, PERF samples) */
+	if (r->cpu >= 0 && r->tid >= (in->darwin ? 1 : 0) &&
+	    (ret = evidence(m, r->source, r->cpu, r->tid, r->ts, false, err)))
 		return ret;
 	if (c->cls == KT_MC_WAKEUP)
 		return wakeup(m, s, r, err);
@@ -559,6 +562,15 @@ int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths
 	}
 	*out = m;
 	return 0;
+}
+
+int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
+			 const struct kt_model_ops *ops, struct ktrace_error *err)
+{
+	size_t n;
+	const char *const *paths = kt_stream_reopen_paths(s, &n);
+
+	return kt_model_open(out, paths, n, kt_stream_opts(s), ops, err, NULL);
 }
 
 void kt_model_free(struct kt_model *m)

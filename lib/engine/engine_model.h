@@ -88,6 +88,9 @@ struct kt_model_gap {
 int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths,
 		  const struct ktrace_stream_opts *opts, const struct kt_model_ops *ops,
 		  struct ktrace_error *err, const char **err_path);
+/* kt_model_open on the inputs and options of stream s (its copies of inputs read once). */
+int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
+			 const struct kt_model_ops *ops, struct ktrace_error *err);
 /* Feeds the current record r of s (a stream of the same paths and options, each record
  * in order, lost-events marks included). 0 or the callbacks' code. */
 int kt_model_record(struct kt_model *m, struct ktrace_stream *s,

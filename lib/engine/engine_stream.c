@@ -42,6 +42,7 @@ struct ktrace_stream {
 	 * the readers open and the name the user gave */
 	int *spool_fd;
 	char **spool_path;
+	const char **reopen;                /* per input: what another stream opens */
 	const char **given;           /* the names shown for the inputs (the caller's) */
 	const char **opened;          /* the paths the readers were given (the caller's) */
 	/* read-ahead: the reading thread owns everything above but the tables; the
@@ -200,6 +201,7 @@ static void free_stream(struct ktrace_stream *s)
 		free(s->spool_path[i]);
 	free(s->spool_fd);
 	free(s->spool_path);
+	free(s->reopen);
 	free(s->given);
 	free(s->opened);
 	for (size_t i = 0; i < s->ninfo; i++)
@@ -411,8 +413,7 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		if (!ret) {
 			src->input = (uint32_t)i;
 			s->src[s->nsrc++] = src;
-		}
-		else if (!s->err_path)
+		} else if (!s->err_path)
 			s->err_path = paths[i];
 	}
 	if (!ret && ntd)
@@ -429,6 +430,14 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		if (ret)
 			goto fail;
 	}
+	/* what another stream of the same inputs opens: a copy of those read once */
+	s->reopen = calloc(npaths, sizeof(*s->reopen));
+	if (!s->reopen) {
+		ret = kt_error_oom(err);
+		goto fail;
+	}
+	for (size_t i = 0; i < npaths; i++)
+		s->reopen[i] = s->spool_path[i] ? s->spool_path[i] : paths[i];
 	/* the inputs as the user named them */
 	for (size_t i = 0; i < s->ninfo; i++)
 		if (s->info[i])
@@ -720,6 +729,12 @@ int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out
 		return 0;
 	}
 	return 1;
+}
+
+const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n)
+{
+	*n = s->ninfo;
+	return s->reopen;
 }
 
 size_t ktrace_stream_source_count(const struct ktrace_stream *s)

@@ -5,11 +5,11 @@
  * event per line:
  *
  * - the CPUs are the threads of a process "CPUs" (pid CPU_PID, tid = the CPU): what
- *   ran on each CPU is a complete event ("ph": "X") per scheduling slice, named after
- *   the thread, from the context switch that put the thread on the CPU to the one that
- *   took it off (ktrace_stream_sched: sched_switch, Darwin MACH_SCHED...), args tid,
- *   prio and the state it left in. A CPU's first slice starts at its first record, its
- *   last one ends at its last record: a CPU with N switches has N + 1 slices;
+ *   ran on each CPU is a complete event ("ph": "X") per scheduling slice of the model
+ *   (engine_model.h, docs/model.md: the Running intervals of sched_slice), named after
+ *   the thread, args tid, prio (when a switch gave it) and the state it left in (none
+ *   when the slice ran into missing data); a slice still open at the end ends at its
+ *   CPU's last record;
  * - every other record is an instant event of its thread ("ph": "i", "s": "t") named
  *   after the event, its system as "cat", its fields in args (arrays as arrays, other
  *   bytes in hex) and its CPU as common_cpu;
@@ -42,16 +42,17 @@
 enum { T_NAMED = 1 };
 
 struct cj_cpu {
-	bool seen, open;
+	bool seen;
 	uint64_t first_ts, last_ts;
-	uint64_t start;               /* the open slice */
-	int64_t tid;
-	int32_t prio;
-	char comm[KTRACE_STREAM_COMM_MAX];
+	/* the last switch: the thread it put on, under the name it had then */
+	uint64_t switch_ts;
+	int64_t switch_tid;
+	char switch_comm[KTRACE_STREAM_COMM_MAX];
 };
 
 struct cj {
 	struct ktrace_stream *s;
+	struct kt_model *model;
 	struct kt_json j;
 	struct cj_cpu *cpus;
 	size_t ncpus;
@@ -197,7 +198,7 @@ static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r
 
 /* One scheduling slice of a CPU. state: the state it left in, NULL still running. */
 static void slice(struct cj *c, uint32_t cpu, uint64_t start, uint64_t end, int64_t tid,
-		  const char *comm, int32_t prio, const char *state)
+		  const char *comm, const int32_t *prio, const char *state)
 {
 	struct kt_json *j = &c->j;
 	char tname[32];
@@ -217,30 +218,40 @@ static void slice(struct cj *c, uint32_t cpu, uint64_t start, uint64_t end, int6
 	kt_json_key_cstr(j, "args");
 	kt_json_begin_object(j, true);
 	key_i64(j, "tid", tid);
-	key_i64(j, "prio", prio);
+	if (prio)
+		key_i64(j, "prio", *prio);
 	if (state)
 		key_str(j, "end_state", state);
 	kt_json_end_object(j);
 	kt_json_end_object(j);
 }
 
-static void switch_cpu(struct cj *c, struct cj_cpu *cc, uint32_t cpu, uint64_t ts,
-		       const struct ktrace_stream_sched *sc)
+/* A Running interval of the model: a slice of its CPU (one still open ends at the CPU's
+ * last record). */
+static int model_slice(void *ctx, const struct kt_model_state *m, struct ktrace_error *err)
 {
-	/* what ran until now: the thread the last switch put on, its end state when this
-	 * switch takes that thread off (events lost between them can make it another); the
-	 * CPU's first slice is the first switch's prev, from the CPU's first record */
-	if (cc->open)
-		slice(c, cpu, cc->start, ts, cc->tid, cc->comm, cc->prio,
-		      cc->tid == sc->prev_tid ? sc->prev_state_text : NULL);
-	else
-		slice(c, cpu, cc->first_ts, ts, sc->prev_tid, sc->prev_comm, sc->prev_prio,
-		      sc->prev_state_text);
-	cc->open = true;
-	cc->start = ts;
-	cc->tid = sc->next_tid;
-	cc->prio = sc->next_prio;
-	snprintf(cc->comm, sizeof(cc->comm), "%s", sc->next_comm);
+	struct cj *c = ctx;
+	const struct kt_thread *th;
+	uint64_t end;
+
+	(void)err;
+	if (strcmp(m->state, "Running") || m->cpu < 0 || (size_t)m->cpu >= c->ncpus)
+		return 0;
+	const struct cj_cpu *cc = &c->cpus[m->cpu];
+	const char *comm;
+
+	/* named as the switch that began it named it (a slice begun by a thread's records:
+	 * as the thread is named now) */
+	if (cc->switch_tid == m->tid && cc->switch_ts == m->ts) {
+		comm = cc->switch_comm;
+	} else {
+		th = kt_threads_find(&c->threads, 0, m->tid);
+		comm = th ? kt_thread_name(th) : "";
+	}
+	end = m->dur >= 0 ? m->ts + (uint64_t)m->dur : cc->last_ts;
+	slice(c, (uint32_t)m->cpu, m->ts, end, m->tid, comm,
+	      m->has_priority ? &m->priority : NULL, m->end_state);
+	return 0;
 }
 
 static void value(struct cj *c, const struct ktrace_event_value *v)
@@ -359,7 +370,9 @@ static int put_record(struct cj *c, const struct ktrace_stream_record *r)
 		err = learn(c, sc.prev_tid, -1, sc.prev_comm);
 		if (!err)
 			err = learn(c, sc.next_tid, -1, sc.next_comm);
-		switch_cpu(c, cc, r->cpu < 0 ? 0 : (uint32_t)r->cpu, r->ts, &sc);
+		cc->switch_ts = r->ts;
+		cc->switch_tid = sc.next_tid;
+		snprintf(cc->switch_comm, sizeof(cc->switch_comm), "%s", sc.next_comm);
 		return err;
 	}
 	instant(c, r);
@@ -436,11 +449,26 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
 	kt_threads_init(&c->procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
 	ret = kt_threads_load(&c->threads, s);
+	if (!ret) {
+		const struct kt_model_ops ops = { .ctx = c, .state = model_slice };
+
+		ret = kt_model_open_stream(&c->model, s, &ops, err);
+		if (ret) {
+			kt_threads_free(&c->threads);
+			kt_threads_free(&c->procs);
+			free(c);
+			return ret;
+		}
+	}
 	if (!ret)
 		ret = header(c);
 	if (!ret) {
 		while ((sret = ktrace_stream_next(s, &r, err)) > 0) {
-			ret = put_record(c, r);
+			/* (the model first: the slice a switch ends goes out under the name
+			 * the switch that began it gave) */
+			ret = kt_model_record(c->model, s, r, err);
+			if (!ret)
+				ret = put_record(c, r);
 			if (ret)
 				break;
 			if (++n % PROGRESS_EVERY == 0 && opts.progress)
@@ -450,13 +478,7 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 	if (!ret || ret == -ERANGE) {
 		/* the slices still open end at their CPU's last record (a record the trace
 		 * cannot hold ends it as damage does) */
-		for (size_t i = 0; i < c->ncpus; i++) {
-			struct cj_cpu *cc = &c->cpus[i];
-
-			if (cc->open)
-				slice(c, (uint32_t)i, cc->start, cc->last_ts, cc->tid, cc->comm,
-				      cc->prio, NULL);
-		}
+		kt_model_finish(c->model, err);
 		kt_json_end_array(&c->j);
 		kt_json_end_object(&c->j);
 		kt_json_finish(&c->j);
@@ -469,6 +491,7 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		kt_json_finish(&c->j);   /* (complete even so, where it is kept: a stream) */
 		ktrace_error_set(err, ret, "out of memory");
 	}
+	kt_model_free(c->model);
 	kt_threads_free(&c->threads);
 	kt_threads_free(&c->procs);
 	free(c->cpus);

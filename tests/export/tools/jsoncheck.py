@@ -3,11 +3,13 @@
 lines:
 - the file is the {"traceEvents": [...]} object form, every event has its phase, and
   times are numbers of microseconds with at most three decimals;
-- per CPU, the complete events ("X") are the scheduling slices: one more than the
-  context switches of that CPU; slice k ends exactly (to the nanosecond) at switch k,
-  and is the thread switch k-1 put on (the first one: switch 0's prev), named after
-  it, with the state switch k gives when it takes that thread off; the next starts
-  there;
+- per CPU, the complete events ("X") are the scheduling slices of the model
+  (docs/model.md): each switch begins one, exactly (to the nanosecond), of the thread
+  it puts on, named after it; when the CPU's next switch takes that thread off with no
+  lost events between, the slice ends exactly there with the state it gives; else it
+  ends before the next switch with no state (a switch not recorded, or lost events).
+  Slices the model began from a thread's records (not at a switch) overlap none of
+  them;
 - every other record is an instant event; lost events are global instants, one per
   dropped-events mark;
 - every thread the source names (saved cmdlines, Darwin thread map) has a thread_name.
@@ -64,10 +66,14 @@ def main():
 
     # the source: switches per CPU (ts, prev tid, prev comm), records, lost marks, threads
     switches, records, marks, threads = {}, 0, 0, set()
+    drops = {}        # per CPU: lost-events marks so far
     if mode == 'tracecmd':
         for l in open(sys.argv[4], errors='replace'):
             if 'EVENTS DROPPED' in l:
                 marks += 1
+                dm = re.search(r'CPU:(\d+)', l)
+                if dm:
+                    drops[int(dm.group(1))] = drops.get(int(dm.group(1)), 0) + 1
                 continue
             m = LINE.match(l.rstrip('\n'))
             if not m:
@@ -79,7 +85,8 @@ def main():
                 f = re.match(r'prev_comm=(.*) prev_pid=(-?\d+) .* next_comm=(.*) next_pid=(-?\d+) ',
                              m.group(7))
                 switches.setdefault(int(m.group(3)), []).append(
-                    (ts, int(f.group(2)), f.group(1), int(f.group(4)), f.group(3)))
+                    (ts, int(f.group(2)), f.group(1), int(f.group(4)), f.group(3),
+                     drops.get(int(m.group(3)), 0)))
         for l in open(sys.argv[5], errors='replace'):
             m = re.match(r'^(\d+) (.*)$', l.rstrip('\n'))
             if m:
@@ -89,11 +96,13 @@ def main():
             i = int(r['debugid'], 16) & ~3
             if i == 0x07020008:
                 marks += 1
+                drops[int(r['cpu'])] = drops.get(int(r['cpu']), 0) + 1
                 continue
             records += 1
             if i in (0x01400000, 0x01400008):
                 switches.setdefault(int(r['cpu']), []).append(
-                    (int(r['time_ns']), int(r['thread'], 16), r['process'], int(r['arg2'], 16), ''))
+                    (int(r['time_ns']), int(r['thread'], 16), r['process'], int(r['arg2'], 16), '',
+                     drops.get(int(r['cpu']), 0)))
             if r['process']:
                 threads.add((int(r['thread'], 16), r['process']))
     else:
@@ -105,25 +114,42 @@ def main():
     bad = []
     for cpu, sw in sorted(switches.items()):
         sl = sorted(slices.get(cpu, []), key=lambda e: ns(e['ts']))
-        if len(sl) != len(sw) + 1:
-            bad.append('CPU %d: %d slices for %d switches' % (cpu, len(sl), len(sw)))
-            continue
-        for k, (ts, prev, comm, nxt, ncomm) in enumerate(sw):
-            a, b = sl[k], sl[k + 1]
-            end = ns(a['ts']) + ns(a['dur'])
-            # slice k: the first switch's prev, then the thread switch k-1 put on
-            tid, comm = (prev, comm) if k == 0 else (sw[k - 1][3], sw[k - 1][4])
-            want_name = comm if comm not in ('', '<...>') else str(tid)
-            state_ok = ('end_state' in a['args']) == (tid == prev)
-            if end != ts or ns(b['ts']) != ts or a['args']['tid'] != tid or b['args']['tid'] != nxt or \
-               not state_ok or (mode == 'tracecmd' and a['name'] != want_name):
-                bad.append('CPU %d switch %d at %d: slices %r / %r' % (cpu, k, ts, a, b))
+        starts = {}
+        for e in sl:
+            starts.setdefault(ns(e['ts']), []).append(e)
+        at_switch = set()
+        for k, (ts, prev, comm, nxt, ncomm, d0) in enumerate(sw):
+            a = [e for e in starts.get(ts, []) if e['args']['tid'] == nxt]
+            if len(a) != 1:
+                bad.append('CPU %d switch %d at %d: %d slices of %d begin there' % (cpu, k, ts, len(a), nxt))
                 break
-    extra = sorted(set(slices) - set(switches))
-    result((nsw or not slices) and not bad and not extra,
-           '%s: %d scheduling slices on %d CPUs, one more than the %d switches of each, ending at them%s'
+            a = a[0]
+            at_switch.add(id(a))
+            end = ns(a['ts']) + ns(a['dur'])
+            want_name = ncomm if ncomm not in ('', '<...>') else str(nxt)
+            if mode == 'tracecmd' and a['name'] != want_name:
+                bad.append('CPU %d switch %d at %d: slice named %r, not %r' % (cpu, k, ts, a['name'], want_name))
+                break
+            if k + 1 < len(sw):
+                t1, prev1, d1 = sw[k + 1][0], sw[k + 1][1], sw[k + 1][5]
+                if prev1 == nxt and d0 == d1:
+                    ok = end == t1 and 'end_state' in a['args']
+                else:
+                    ok = end <= t1 and 'end_state' not in a['args']
+                if not ok:
+                    bad.append('CPU %d switch %d at %d: slice %r, next switch at %d of %d' % (cpu, k, ts, a, t1, prev1))
+                    break
+    # (on every CPU, those of switches or not: one thread at a time)
+    for cpu, sl in sorted(slices.items()):
+        spans = sorted((ns(e['ts']), ns(e['ts']) + ns(e['dur'])) for e in sl)
+        for (a0, a1), (b0, _) in zip(spans, spans[1:]):
+            if a1 > b0:
+                bad.append('CPU %d: slices at %d and %d overlap' % (cpu, a0, b0))
+                break
+    result(not bad,
+           '%s: %d scheduling slices on %d CPUs, one beginning at each of the %d switches, none overlapping%s'
            % (name, sum(len(v) for v in slices.values()), len(slices), nsw,
-              '' if not bad and not extra else ': %r %r' % (bad[:3], extra)))
+              '' if not bad else ': %r' % (bad[:3],)))
     # (one line for each source that can name threads, so that the caller's plan holds)
     if threads:
         missing = sorted(threads - names)
