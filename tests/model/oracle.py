@@ -7,6 +7,8 @@ alone, not from ktrace's code or output), and compared with ktrace's tables.
       Prints what the oracle finds: the CPUs' first records and gaps, the complete
       time, then one line per wakeup latency ("lat TID TS DUR CPU WAKER") and per
       thread's CPU time ("cpu TID NS", closed slices only, idle excluded).
+  oracle.py selftest SCRATCH_FILE
+      Checks the oracle itself on reports written by hand (SELFTEST below).
   oracle.py compare NAME REPORT LAT_SQL CPU_SQL [uneven MS | lost | quiet]
       LAT_SQL: `ktrace sql FILE 'select dur from wakeup_latency'` (tab-separated, a
       header line); CPU_SQL: `select tid, sum(dur)` over the closed sched_slice rows by
@@ -308,9 +310,84 @@ def compare(name, rep, lat_sql, cpu_sql, *expect):
                     % (name, len(m.first), len(ours)))
 
 
+def sw(cpu, t, prev, pstate, nxt):
+    return ('%16s-%-5d [%03d] %s: sched_switch:         prev_comm=t%d prev_pid=%d prev_prio=120 '
+            'prev_state=%s ==> next_comm=t%d next_pid=%d next_prio=120'
+            % ('t%d' % prev, prev, cpu, t, prev, prev, pstate, nxt, nxt))
+
+
+def wk(cpu, t, pid, woken, event='sched_waking'):
+    return ('%16s-%-5d [%03d] %s: %-20s comm=t%d pid=%d prio=120 target_cpu=%03d'
+            % ('t%d' % pid, pid, cpu, t, event + ':', woken, woken, cpu))
+
+
+def rec(cpu, t, pid, event='sys_enter'):
+    return '%16s-%-5d [%03d] %s: %-20s NR 0 (0, 0, 0, 0, 0, 0)' % ('t%d' % pid, pid, cpu, t, event + ':')
+
+
+# Reports written by hand, with the latencies (tid, ts, dur) and CPU times (tid: ns)
+# that docs/model.md's rules give them, worked out by hand (in the comments).
+SELFTEST = [
+    ('uneven starts', [
+        wk(0, '1.000000000', 10, 20),        # before CPU 1's first record: b is ?
+        sw(0, '1.500000000', 10, 'S', 20),   # a ran 1.0-1.5 (its record at 1.0); a ?
+        rec(1, '2.000000000', 30),           # complete from here on
+        wk(0, '2.100000000', 20, 10),        # a R
+        sw(0, '2.300000000', 20, 'S', 10),   # a waited 0.2 s; b ran 1.5-2.3
+        rec(0, '3.000000000', 10),
+    ], [(10, 2100000000, 200000000)], {10: 500000000, 20: 800000000}),
+    ('a gap', [
+        sw(0, '1.000000000', 10, 'S', 20),   # b runs on 0 from 1.0
+        rec(1, '1.000000000', 30),           # c runs on 1 from 1.0
+        wk(0, '1.100000000', 20, 40),        # d R
+        sw(0, '1.150000000', 20, 'S', 40),   # d waited 0.05 s; b ran 0.15 s
+        wk(1, '1.200000000', 30, 10),        # a R, then the gap (1.2, 1.6) on CPU 1 makes it ?
+        'CPU:1 [5 EVENTS DROPPED]',          # c ran 1.0-1.2
+        rec(1, '1.600000000', 30, 'sys_exit'),
+        wk(1, '1.650000000', 30, 50),        # e R
+        sw(0, '1.700000000', 40, 'S', 10),   # a: no latency (?); d ran 1.15-1.7
+        wk(1, '1.800000000', 30, 20),        # b R (? since the gap)
+        sw(0, '1.900000000', 10, 'R+', 20),  # b waited 0.1 s; a ran 0.2 s
+        sw(1, '2.000000000', 30, 'S', 50),   # e waited 0.35 s; c ran 1.6-2.0
+        rec(0, '2.100000000', 20),
+    ], [(40, 1100000000, 50000000), (20, 1800000000, 100000000), (50, 1650000000, 350000000)],
+        {20: 150000000, 40: 550000000, 30: 600000000, 10: 200000000}),
+    ('records as evidence', [
+        rec(0, '1.000000000', 10),           # a runs on 0
+        rec(1, '1.000000000', 0, 'irq_handler_entry'),  # idle on 1
+        wk(0, '1.100000000', 10, 50),        # e R
+        rec(1, '1.200000000', 50, 'sys_exit'),  # e seen running: its switch-in was lost
+        sw(1, '1.300000000', 50, 'S', 0),    # e ran 1.2-1.3
+        wk(0, '1.400000000', 10, 50),        # e R
+        sw(0, '1.500000000', 10, 'R+', 50),  # e waited 0.1 s; a ran 1.0-1.5, preempted
+        wk(0, '1.600000000', 50, 10),        # a is runnable: nothing
+        sw(0, '1.700000000', 50, 'S', 10),   # a: no latency; e ran 1.5-1.7
+        rec(1, '1.800000000', 10),           # a seen on CPU 1: CPU 0 loses it at 1.7
+        sw(1, '2.000000000', 10, 'S', 0),    # a ran 1.8-2.0
+        rec(0, '2.100000000', 0),
+    ], [(50, 1400000000, 100000000)], {10: 700000000, 50: 300000000}),
+]
+
+
+def selftest(tmp):
+    for name, lines, lats, cpu in SELFTEST:
+        with open(tmp, 'w') as f:
+            f.write('cpus=2\n' + '\n'.join(lines) + '\n')
+        m = Model(Trace(tmp))
+        m.run()
+        got_lats = sorted((l[0], l[1], l[2]) for l in m.latencies)
+        got_cpu = {k: v for k, v in m.cputime.items() if v}
+        verdict(got_lats == sorted(lats) and got_cpu == cpu,
+                'oracle on a report written by hand: %s' % name,
+                ['latencies %s, expected %s' % (got_lats, sorted(lats)),
+                 'CPU time %s, expected %s' % (sorted(got_cpu.items()), sorted(cpu.items()))])
+
+
 def main(argv):
     if len(argv) == 2 and argv[0] == 'show':
         show(argv[1])
+    elif len(argv) == 2 and argv[0] == 'selftest':
+        selftest(argv[1])
     elif len(argv) >= 5 and argv[0] == 'compare':
         compare(*argv[1:])
     else:
