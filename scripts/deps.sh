@@ -7,7 +7,7 @@ set -u
 what=${1:-build}
 
 # header-or-command : Debian package
-build_deps="zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev lz4.h:liblz4-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev sqlite3.h:libsqlite3-dev cmd:pkg-config:pkg-config cmd:python3:python3"
+build_deps="zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev lz4.h:liblz4-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev sqlite3.h:libsqlite3-dev libaudit.h:libaudit-dev cmd:pkg-config:pkg-config cmd:python3:python3"
 test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler cmd:sqlite3:sqlite3"
 optional_test_deps="cmd:clickhouse-server:clickhouse-server cmd:clickhouse-client:clickhouse-client"
 fuzz_deps="cmd:clang:clang libclang-rt-14-dev"

@@ -41,6 +41,7 @@
 
 #include "common/numspan.h"
 #include "engine/engine_threads.h"     /* the one thread/process table (kt_threads_*) */
+#include "engine/engine_model.h"       /* the model of what the system did (kt_model_*) */
 
 /* ---- a stream's records ---- */
 

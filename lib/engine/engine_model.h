@@ -101,4 +101,14 @@ void kt_model_free(struct kt_model *m);
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
 
+/* sched_switch's prev_state as text, as the kernel's own print fmt prints it ("S", "D",
+ * "R", "R+", "I"...: engine_prev_state.c): the flags of the fmt's __print_flags (NULL
+ * when it has none: modern kernels' letters are used). */
+struct kt_prev_state;
+
+struct kt_prev_state *kt_prev_state_parse(const char *print_fmt);
+void kt_prev_state_free(struct kt_prev_state *p);
+/* The text of value v into buf (len bytes, NUL-terminated). */
+void kt_prev_state_text(const struct kt_prev_state *p, uint64_t v, char *buf, size_t len);
+
 #endif

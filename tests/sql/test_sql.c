@@ -29,17 +29,17 @@ static const char old_args[] =
 	"{ 512, \"P\" }, { 1024, \"N\" }) : \"R\", REC->prev_state & 4096 ? \"+\" : \"\", "
 	"REC->next_comm, REC->next_pid, REC->next_prio";
 
-static const char *state(const struct sql_prev_state *p, uint64_t v)
+static const char *state(const struct kt_prev_state *p, uint64_t v)
 {
 	static char buf[64];
 
-	sql_prev_state_text(p, v, buf, sizeof(buf));
+	kt_prev_state_text(p, v, buf, sizeof(buf));
 	return buf;
 }
 
 static void prev_state_modern(void)
 {
-	struct sql_prev_state *p = sql_prev_state_parse(modern_args);
+	struct kt_prev_state *p = kt_prev_state_parse(modern_args);
 
 	CHECK(p != NULL);
 	CHECK_STR(state(p, 0), "R");
@@ -53,12 +53,12 @@ static void prev_state_modern(void)
 	/* the same table without a parse (no format at hand) */
 	CHECK_STR(state(NULL, 0x100), "R+");
 	CHECK_STR(state(NULL, 0x80), "I");
-	sql_prev_state_free(p);
+	kt_prev_state_free(p);
 }
 
 static void prev_state_old_kernel(void)
 {
-	struct sql_prev_state *p = sql_prev_state_parse(old_args);
+	struct kt_prev_state *p = kt_prev_state_parse(old_args);
 
 	CHECK(p != NULL);
 	CHECK_STR(state(p, 0), "R");
@@ -69,20 +69,20 @@ static void prev_state_old_kernel(void)
 	CHECK_STR(state(p, 16 | 32), "Z|X");
 	/* 2048 is inside the mask (4095) but no flag names it */
 	CHECK_STR(state(p, 2048 | 1), "S|0x800");
-	sql_prev_state_free(p);
+	kt_prev_state_free(p);
 }
 
 static void prev_state_unparsable(void)
 {
-	CHECK(sql_prev_state_parse(NULL) == NULL);
-	CHECK(sql_prev_state_parse("REC->prev_comm, REC->prev_pid") == NULL);
-	CHECK(sql_prev_state_parse("__print_flags(REC->prev_state & (4096-1), \"|\", { 1, S })") == NULL);
-	CHECK(sql_prev_state_parse("__print_flags(REC->foo & 7, \"|\", { 1, \"S\" })") == NULL);
+	CHECK(kt_prev_state_parse(NULL) == NULL);
+	CHECK(kt_prev_state_parse("REC->prev_comm, REC->prev_pid") == NULL);
+	CHECK(kt_prev_state_parse("__print_flags(REC->prev_state & (4096-1), \"|\", { 1, S })") == NULL);
+	CHECK(kt_prev_state_parse("__print_flags(REC->foo & 7, \"|\", { 1, \"S\" })") == NULL);
 	{
 		/* a short buffer is cut, never overrun */
 		char buf[3];
 
-		sql_prev_state_text(NULL, 0x1 | 0x2 | 0x4 | 0x100, buf, sizeof(buf));
+		kt_prev_state_text(NULL, 0x1 | 0x2 | 0x4 | 0x100, buf, sizeof(buf));
 		CHECK_STR(buf, "S|");
 	}
 }
@@ -107,7 +107,12 @@ static void schema_text(void)
 	kt_out_heap_free(&b);
 	for (size_t i = 0; ktrace_sql_table_name(i); i++)
 		CHECK(sql_table_find(ktrace_sql_table_name(i)) != NULL);
-	CHECK_EQ(sql_table_count(), 11);
+	CHECK_EQ(sql_schema_text(&b, KTRACE_SQL_SQLITE, "wakeup_latency", NULL), 0);
+	CHECK_STR(kt_out_str(&b), "CREATE TABLE wakeup_latency (trace_id INTEGER, utid INTEGER, "
+		  "ts INTEGER, dur INTEGER, cpu INTEGER, waker_utid INTEGER);\n"
+		  "CREATE INDEX wakeup_latency_utid ON wakeup_latency(utid);\n");
+	kt_out_heap_free(&b);
+	CHECK_EQ(sql_table_count(), 12);
 }
 
 int main(void)

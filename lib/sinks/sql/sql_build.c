@@ -107,6 +107,7 @@ static int prepare_inserts(struct ktrace_sql *q, struct ktrace_error *err)
 		[INS_SCHED_SLICE] = "sched_slice", [INS_THREAD_STATE] = "thread_state",
 		[INS_LOST] = "lost_events", [INS_COUNTER_TRACK] = "counter_track",
 		[INS_COUNTER] = "counter", [INS_SLICE] = "slice",
+		[INS_WAKEUP_LATENCY] = "wakeup_latency",
 	};
 
 	for (int i = 0; i < NINS; i++) {
@@ -239,16 +240,13 @@ static const char *keep(struct ktrace_sql *q, const char *s)
 static int fill_traces(struct ktrace_sql *q, struct ktrace_stream *s)
 {
 	q->traces = calloc(q->npaths, sizeof(*q->traces));
-	q->cpus_state = calloc(q->npaths, sizeof(*q->cpus_state));
-	q->ncpus_state = calloc(q->npaths, sizeof(*q->ncpus_state));
-	if (!q->traces || !q->cpus_state || !q->ncpus_state)
+	if (!q->traces)
 		return -ENOMEM;
 	for (size_t i = 0; i < q->npaths; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
 		struct sql_trace *t = &q->traces[i];
 
 		t->path = q->paths[i];
-		t->sched_buffer = -1;
 		t->trace_id = sql_trace_hash(q->open_paths[i], (uint32_t)i);
 		if (t->trace_id < 0)
 			return (int)t->trace_id;
@@ -302,6 +300,11 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 
 	if (!cache)
 		return kt_error_oom(err);
+	ret = sql_model_open(q, err, err_path);
+	if (ret) {
+		free(cache);
+		return ret;
+	}
 	ret = ktrace_stream_open(&s, (const char *const *)q->open_paths, q->npaths, &q->sopts, err,
 				 err_path);
 	if (ret) {
@@ -335,6 +338,9 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 		t = sql_trace_of(q, r->source);
 		if (!t)
 			continue;
+		ret = kt_model_record(q->model, s, r, err);
+		if (ret)
+			goto out;
 		if (r->kind == KTRACE_STREAM_LOST) {
 			ret = sql_lost_record(q, r, err);
 			if (ret)
@@ -381,7 +387,7 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 				goto out;
 		}
 	}
-	ret = sql_sched_finish(q, err);
+	ret = kt_model_finish(q->model, err);
 	if (!ret)
 		ret = sql_derive_finish(q, err);
 out:
@@ -677,8 +683,6 @@ void ktrace_sql_close(struct ktrace_sql *q)
 	if (q->db)
 		sqlite3_close_v2(q->db);
 	sql_vtab_free_idle(q);
-	for (size_t i = 0; q->traces && i < q->npaths; i++)
-		sql_prev_state_free(q->traces[i].states);
 	free(q->traces);
 	sql_registry_free(q);
 	for (size_t i = 0; i < q->npaths; i++) {

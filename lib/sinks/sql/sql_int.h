@@ -82,30 +82,12 @@ struct sql_trace {
 	uint64_t start_ts, end_ts;
 	bool any;                    /* start_ts/end_ts are set */
 	int64_t events, lost;
-	const struct ktrace_event *switch_ev;   /* the sched_switch whose states are parsed */
-	int64_t sched_buffer;        /* the buffer (instance) scheduling comes from, -1 none
-				      * yet: buffers record the same CPUs */
-	struct sql_prev_state *states;          /* prev_state letters (prev_state.c) */
-};
-
-enum sql_tstate {
-	SQL_TS_UNKNOWN = 0,
-	SQL_TS_RUNNING,              /* on a CPU: its sched_slice is open */
-	SQL_TS_OFF,                  /* switched out: state interval open */
-	SQL_TS_WOKEN,                /* woken: runnable interval open */
 };
 
 /* The walk's data of a thread (its input, tid, pid and name are in the thread table:
  * sql_thread_entry). */
 struct sql_thread {
 	bool is_idle;
-	/* scheduling state */
-	enum sql_tstate state;
-	uint64_t state_ts;
-	int32_t state_cpu;
-	const char *state_name;      /* interned: "S", "R+", "R"... */
-	int64_t state_id;            /* the thread_state row it will be */
-	int64_t waker_utid;          /* 0: none */
 	uint32_t open_slices;        /* slices open on this thread (depth of the next) */
 	uint32_t top_slice;          /* the innermost open slice node + 1 (parent) */
 	int64_t top_slice_id;        /* its slice id (the node is stale when it differs) */
@@ -116,16 +98,6 @@ struct sql_thread {
 struct sql_process {
 	int64_t parent_upid;         /* 0: unknown */
 	char *cmdline;
-};
-
-/* A CPU's running slice. */
-struct sql_cpu {
-	bool open;
-	int64_t id;                  /* the sched_slice row it will be */
-	int64_t utid;
-	uint64_t ts;
-	int64_t priority;
-	bool has_priority;
 };
 
 struct sql_counter_track {
@@ -154,7 +126,7 @@ struct sql_open_slice {
 /* Prepared inserts of the materialised tables. */
 enum sql_ins {
 	INS_TRACE, INS_PROCESS, INS_THREAD, INS_SCHED_SLICE, INS_THREAD_STATE, INS_LOST,
-	INS_COUNTER_TRACK, INS_COUNTER, INS_SLICE, NINS
+	INS_COUNTER_TRACK, INS_COUNTER, INS_SLICE, INS_WAKEUP_LATENCY, NINS
 };
 
 struct sql_idle_stream;
@@ -188,8 +160,7 @@ struct ktrace_sql {
 	size_t nnames, cap_names;
 	struct kt_threads threads;   /* (trace, tid): index utid - 1, data sql_thread */
 	struct kt_threads procs;     /* (trace, pid): index upid - 1, data sql_process */
-	struct sql_cpu **cpus_state; /* per trace: per CPU */
-	size_t *ncpus_state;
+	struct kt_model *model;      /* the model the scheduling tables come from */
 	struct kt_map track_index;   /* hash of (trace, cpu, name, utid) -> track id */
 	struct sql_counter_track *tracks;
 	size_t ntracks, cap_tracks;
@@ -246,8 +217,6 @@ static inline struct kt_thread *sql_process_entry(struct ktrace_sql *q, int64_t 
 	return upid > 0 && (size_t)upid <= q->procs.n ? &q->procs.v[upid - 1] : NULL;
 }
 int sql_set_text(char **dst, const char *s, size_t len);
-/* A CPU's state (cpu < 65536), NULL otherwise or when out of memory. */
-struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu);
 /* A stable trace_id for an input: a hash of its size and first bytes. */
 int64_t sql_trace_hash(const char *path, uint32_t index);   /* > 0, or -ENOMEM */
 void sql_registry_free(struct ktrace_sql *q);
@@ -261,19 +230,13 @@ int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct
 int sql_derive_record(struct ktrace_sql *q, struct ktrace_stream *s,
 		      const struct ktrace_stream_record *r, const struct sql_name *n, int64_t utid,
 		      int64_t id, struct ktrace_error *err);
+/* The model of q's inputs (q->model), handing its intervals to the tables. */
+int sql_model_open(struct ktrace_sql *q, struct ktrace_error *err, const char **err_path);
 /* At the end of the walk: the open intervals with dur -1. */
-int sql_sched_finish(struct ktrace_sql *q, struct ktrace_error *err);
 int sql_derive_finish(struct ktrace_sql *q, struct ktrace_error *err);
 int sql_lost_record(struct ktrace_sql *q, const struct ktrace_stream_record *r,
 		    struct ktrace_error *err);
 
-/* prev_state as the kernel's print fmt of sched_switch prints it (prev_state.c). */
-struct sql_prev_state;
-/* Parses the print fmt of a sched_switch event; NULL when it has no flags table. */
-struct sql_prev_state *sql_prev_state_parse(const char *print_fmt);
-void sql_prev_state_free(struct sql_prev_state *p);
-/* The text of value v ("S", "R+", "D|K"...), with the modern kernel table when p is NULL. */
-void sql_prev_state_text(const struct sql_prev_state *p, uint64_t v, char *buf, size_t len);
 
 /* Runs a prepared insert with its values bound: 0 or -EIO with SQLite's message. */
 int sql_insert(struct ktrace_sql *q, enum sql_ins which, struct ktrace_error *err);
@@ -302,7 +265,7 @@ void sql_vtab_free_idle(struct ktrace_sql *q);
 /* Database files of ktrace sql: SQLite's application_id ("ktsq") and user_version (the
  * schema's version: a file of another version is built anew). */
 #define SQL_APPLICATION_ID 0x6b747371
-#define SQL_SCHEMA_VERSION 1
+#define SQL_SCHEMA_VERSION 2
 
 /* Creates the materialised tables in db's schema ("main"...) without indexes. */
 int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);

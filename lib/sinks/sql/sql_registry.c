@@ -97,7 +97,6 @@ int sql_thread_id(struct ktrace_sql *q, uint32_t trace, int64_t tid, int64_t *ut
 	if (q->threads.n == before)
 		return 0;
 	t = sql_thread_at(q, *utid);
-	t->state_cpu = -1;
 	/* the idle task of Linux (swapper) */
 	t->is_idle = tid == 0 && q->traces[trace].format != KTRACE_FORMAT_DARWIN_V3 &&
 		     q->traces[trace].format != KTRACE_FORMAT_DARWIN_RAW &&
@@ -158,25 +157,6 @@ int sql_thread_set_pid(struct ktrace_sql *q, int64_t utid, int64_t pid)
 	return 0;
 }
 
-struct sql_cpu *sql_cpu_of(struct ktrace_sql *q, uint32_t trace, int32_t cpu)
-{
-	size_t n;
-
-	if (cpu < 0 || cpu >= 65536 || trace >= q->npaths)
-		return NULL;
-	n = q->ncpus_state[trace];
-	if ((size_t)cpu >= n) {
-		size_t want = (size_t)cpu + 1;
-		struct sql_cpu *c = kt_realloc_array(q->cpus_state[trace], want, sizeof(*c));
-
-		if (!c)
-			return NULL;
-		memset(c + n, 0, (want - n) * sizeof(*c));
-		q->cpus_state[trace] = c;
-		q->ncpus_state[trace] = want;
-	}
-	return &q->cpus_state[trace][cpu];
-}
 
 /* FNV-1a of the file's size and first 1 MiB (of its index when the file cannot be
  * read), 53 bits: the same file has the same trace_id wherever it is loaded. -ENOMEM
@@ -226,10 +206,8 @@ void sql_registry_free(struct ktrace_sql *q)
 	free(q->names);
 	free(q->tracks);
 	free(q->open);
-	for (size_t i = 0; q->cpus_state && i < q->npaths; i++)
-		free(q->cpus_state[i]);
-	free(q->cpus_state);
-	free(q->ncpus_state);
+	kt_model_free(q->model);
+	q->model = NULL;
 	kt_map_free(&q->name_index);
 	kt_map_free(&q->track_index);
 	kt_map_free(&q->open_index);

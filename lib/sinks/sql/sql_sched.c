@@ -1,39 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * sched_slice and thread_state from the scheduler's events.
- *
- * Linux (one buffer per input: the first with a sched_switch, as instances record the
- * same CPUs): sched_switch on a CPU ends the slice of the thread that ran there (end_state:
- * prev_state as the kernel's print fmt prints it) and starts the next thread's; the
- * first switch of a CPU only starts one, and the slice still open at the end has
- * dur -1. A thread switched out gets a thread_state interval in its prev_state (S, D,
- * R+...) until it is woken (sched_waking, sched_wakeup, sched_wakeup_new) or switched
- * in again; a woken thread is runnable ("R", with its waker and the wakeup's target
- * CPU) until the switch that puts it on a CPU: the wakeup latency.
- *
- * Darwin: MACH_SCHED and MACH_STACK_HANDOFF (DBG_MACH_SCHED codes 0 and 2) are the
- * context switches, logged by the thread going off the CPU with arg1 its reason (AST
- * bits), arg2 the thread coming on, arg3/arg4 their priorities; end_state is "R+" when
- * the reason has AST_PREEMPT, else "S". MACH_MAKE_RUNNABLE (code 6) wakes arg1.
- *
- * Process relations: task_newtask (clone flags) and sched_process_fork name the parent;
- * sched_process_exec gives the process its command line (the file executed).
+ * The scheduling tables from the model (engine_model.h, docs/model.md): sched_slice
+ * (its Running intervals), thread_state (every interval of every thread but the idle
+ * one), wakeup_latency, and the irq, softirq and syscall rows of slice. Beside it, what
+ * the scheduler's records tell of threads and processes: names (sched_switch, the
+ * wakeups), parents (task_newtask's clone flags, sched_process_fork) and command lines
+ * (sched_process_exec: the file executed).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <ktrace/darwin.h>
-#include <ktrace/event.h>
-
 #include "common/check.h"
 #include "sinks/sql/sql_int.h"
 
-#define DARWIN_SCHED_CLASS 0x0140   /* class MACH, subclass DBG_MACH_SCHED */
-#define DARWIN_MACH_SCHED 0x0
-#define DARWIN_STACK_HANDOFF 0x2
-#define DARWIN_MAKE_RUNNABLE 0x6
-#define AST_PREEMPT 0x1
 #define CLONE_THREAD 0x00010000
 
 bool sql_field_int(struct ktrace_stream *s, const char *name, int64_t *v)
@@ -68,174 +48,108 @@ static int name_thread(struct ktrace_sql *q, int64_t utid, struct ktrace_stream 
 	return n ? sql_thread_set_name(q, utid, p, n) : 0;
 }
 
-/* Ends the thread's open state interval at ts (a thread_state row). */
-static int end_state(struct ktrace_sql *q, int64_t utid, uint64_t ts, struct ktrace_error *err)
+/* Names the thread whose id is field pidf after field commf (a negative id is no thread). */
+static int name_task(struct ktrace_sql *q, uint32_t trace, struct ktrace_stream *s,
+		     const char *pidf, const char *commf)
 {
-	struct sql_thread *t = sql_thread_at(q, utid);
-	sqlite3_stmt *st = q->ins[INS_THREAD_STATE];
+	int64_t pid, utid;
 
-	if (!t || (t->state != SQL_TS_OFF && t->state != SQL_TS_WOKEN))
+	if (!sql_field_int(s, pidf, &pid) || pid < 0)
 		return 0;
-	t->state = SQL_TS_UNKNOWN;
-	sqlite3_bind_int64(st, 1, t->state_id);
-	sqlite3_bind_int64(st, 2, q->traces[sql_thread_entry(q, utid)->scope].trace_id);
-	sqlite3_bind_int64(st, 3, (int64_t)t->state_ts);
-	sqlite3_bind_int64(st, 4, ts >= t->state_ts ? (int64_t)(ts - t->state_ts) : 0);
-	sql_bind_i64(st, 5, t->state_cpu, t->state_cpu < 0);
+	if (sql_thread_id(q, trace, pid, &utid))
+		return -ENOMEM;
+	return name_thread(q, utid, s, commf);
+}
+
+/* ---- the model's intervals (engine_model.h, docs/model.md) ---- */
+
+static int model_state(void *ctx, const struct kt_model_state *m, struct ktrace_error *err)
+{
+	struct ktrace_sql *q = ctx;
+	int64_t trace_id = q->traces[m->input].trace_id, utid, waker = 0;
+	sqlite3_stmt *st;
+	int ret;
+
+	if (sql_thread_id(q, m->input, m->tid, &utid) ||
+	    (m->waker_tid >= 0 && sql_thread_id(q, m->input, m->waker_tid, &waker)))
+		return kt_error_oom(err);
+	if (m->state[0] == 'R' && !strcmp(m->state, "Running")) {
+		st = q->ins[INS_SCHED_SLICE];
+		sqlite3_bind_int64(st, 1, ++q->next_sched_id);
+		sqlite3_bind_int64(st, 2, trace_id);
+		sqlite3_bind_int64(st, 3, (int64_t)m->ts);
+		sqlite3_bind_int64(st, 4, m->dur);
+		sqlite3_bind_int64(st, 5, m->cpu);
+		sqlite3_bind_int64(st, 6, utid);
+		sql_bind_text(st, 7, m->end_state, !m->end_state);
+		sql_bind_i64(st, 8, m->priority, !m->has_priority);
+		ret = sql_insert(q, INS_SCHED_SLICE, err);
+		if (ret)
+			return ret;
+	}
+	/* the idle thread has CPU slices, no states */
+	if (m->tid == 0)
+		return 0;
+	st = q->ins[INS_THREAD_STATE];
+	sqlite3_bind_int64(st, 1, ++q->next_state_id);
+	sqlite3_bind_int64(st, 2, trace_id);
+	sqlite3_bind_int64(st, 3, (int64_t)m->ts);
+	sqlite3_bind_int64(st, 4, m->dur);
+	sql_bind_i64(st, 5, m->cpu, m->cpu < 0);
 	sqlite3_bind_int64(st, 6, utid);
-	sql_bind_text(st, 7, t->state_name ? t->state_name : "", false);
-	sql_bind_i64(st, 8, t->waker_utid, !t->waker_utid);
+	sql_bind_text(st, 7, m->state, false);
+	sql_bind_i64(st, 8, waker, !waker);
 	return sql_insert(q, INS_THREAD_STATE, err);
 }
 
-/* Ends the CPU's open slice at ts (still_open: the trace ended first, dur -1). end:
- * its end state (NULL: unknown). */
-static int end_slice(struct ktrace_sql *q, uint32_t trace, int32_t cpu, struct sql_cpu *c,
-		     uint64_t ts, bool still_open, const char *end, struct ktrace_error *err)
+static int model_latency(void *ctx, const struct kt_model_latency *l, struct ktrace_error *err)
 {
-	sqlite3_stmt *st = q->ins[INS_SCHED_SLICE];
+	struct ktrace_sql *q = ctx;
+	sqlite3_stmt *st = q->ins[INS_WAKEUP_LATENCY];
+	int64_t utid, waker = 0;
 
-	if (!c->open)
-		return 0;
-	c->open = false;
-	sqlite3_bind_int64(st, 1, c->id);
-	sqlite3_bind_int64(st, 2, q->traces[trace].trace_id);
-	sqlite3_bind_int64(st, 3, (int64_t)c->ts);
-	sqlite3_bind_int64(st, 4, still_open ? -1 : ts >= c->ts ? (int64_t)(ts - c->ts) : 0);
-	sqlite3_bind_int64(st, 5, cpu);
-	sqlite3_bind_int64(st, 6, c->utid);
-	sql_bind_text(st, 7, end, !end);
-	sql_bind_i64(st, 8, c->priority, !c->has_priority);
-	return sql_insert(q, INS_SCHED_SLICE, err);
-}
-
-/* A context switch on cpu at ts: prev goes off in state (interned), next comes on. */
-static int switch_threads(struct ktrace_sql *q, uint32_t trace, int32_t cpu, uint64_t ts,
-			  int64_t prev, const char *state, int64_t next, bool has_prio, int64_t prio,
-			  struct ktrace_error *err)
-{
-	struct sql_cpu *c = sql_cpu_of(q, trace, cpu);
-	struct sql_thread *pt = sql_thread_at(q, prev), *nt = sql_thread_at(q, next);
-	int ret;
-
-	if (!c)
-		return cpu < 0 || cpu >= 65536 ? 0 : kt_error_oom(err);
-	if (c->open) {
-		bool same = c->utid == prev;
-		struct sql_thread *ct = sql_thread_at(q, c->utid);
-
-		ret = end_slice(q, trace, cpu, c, ts, false, same ? state : NULL, err);
-		if (ret)
-			return ret;
-		if (!same && ct && ct->state == SQL_TS_RUNNING && ct->state_cpu == cpu)
-			ct->state = SQL_TS_UNKNOWN;
-	}
-	if (pt && !pt->is_idle) {
-		/* a thread switched out while woken keeps its runnable interval */
-		if (pt->state != SQL_TS_WOKEN) {
-			pt->state = SQL_TS_OFF;
-			pt->state_id = ++q->next_state_id;
-			pt->state_ts = ts;
-			pt->state_cpu = cpu;
-			pt->state_name = state;
-			pt->waker_utid = 0;
-		}
-	} else if (pt) {
-		pt->state = SQL_TS_UNKNOWN;
-	}
-	if (nt) {
-		ret = end_state(q, next, ts, err);
-		if (ret)
-			return ret;
-		nt->state = SQL_TS_RUNNING;
-		nt->state_cpu = cpu;
-		c->open = true;
-		c->id = ++q->next_sched_id;
-		c->utid = next;
-		c->ts = ts;
-		c->priority = prio;
-		c->has_priority = has_prio;
-	}
-	return 0;
-}
-
-/* woken becomes runnable at ts (woken by waker, to run on cpu). */
-static int wake(struct ktrace_sql *q, int64_t woken, int64_t waker, int32_t cpu, uint64_t ts,
-		struct ktrace_error *err)
-{
-	struct sql_thread *t = sql_thread_at(q, woken);
-	int ret;
-
-	if (!t || t->is_idle || t->state == SQL_TS_RUNNING || t->state == SQL_TS_WOKEN)
-		return 0;
-	/* a preempted thread is runnable already */
-	if (t->state == SQL_TS_OFF && t->state_name && t->state_name[0] == 'R')
-		return 0;
-	ret = end_state(q, woken, ts, err);
-	if (ret)
-		return ret;
-	t->state = SQL_TS_WOKEN;
-	t->state_id = ++q->next_state_id;
-	t->state_ts = ts;
-	t->state_cpu = cpu;
-	t->state_name = kt_intern(&q->strings, "R", 1);
-	t->waker_utid = waker;
-	return t->state_name ? 0 : kt_error_oom(err);
-}
-
-static const char *intern_state(struct ktrace_sql *q, const char *text)
-{
-	return kt_intern(&q->strings, text, strlen(text));
-}
-
-static int linux_switch(struct ktrace_sql *q, struct ktrace_stream *s,
-			const struct ktrace_stream_record *r, struct ktrace_error *err)
-{
-	struct sql_trace *tr = sql_trace_of(q, r->source);
-	int64_t prev_pid, next_pid, prev_state = 0, prio = 0;
-	bool has_prio, has_state;
-	int64_t prev, next;
-	const char *state = NULL;
-	char text[32];
-	int ret;
-
-	if (!tr || !sql_field_int(s, "prev_pid", &prev_pid) || !sql_field_int(s, "next_pid", &next_pid))
-		return 0;
-	has_state = sql_field_int(s, "prev_state", &prev_state);
-	has_prio = sql_field_int(s, "next_prio", &prio);
-	/* a negative pid (damage) is no thread (0), as the record's own thread can be */
-	if (sql_thread_id(q, r->source, prev_pid, &prev) || sql_thread_id(q, r->source, next_pid, &next))
+	if (sql_thread_id(q, l->input, l->tid, &utid) ||
+	    (l->waker_tid >= 0 && sql_thread_id(q, l->input, l->waker_tid, &waker)))
 		return kt_error_oom(err);
-	if ((ret = name_thread(q, prev, s, "prev_comm")) || (ret = name_thread(q, next, s, "next_comm")))
-		return ktrace_error_set(err, ret, "out of memory");
-	if (has_state) {
-		const struct ktrace_event *ev = ktrace_stream_event(s);
-
-		if (ev && ev != tr->switch_ev) {
-			sql_prev_state_free(tr->states);
-			tr->states = sql_prev_state_parse(ktrace_event_print_args(ev));
-			tr->switch_ev = ev;
-		}
-		sql_prev_state_text(tr->states, (uint64_t)prev_state, text, sizeof(text));
-		state = intern_state(q, text);
-		if (!state)
-			return kt_error_oom(err);
-	}
-	return switch_threads(q, r->source, r->cpu, r->ts, prev, state, next, has_prio, prio, err);
+	sqlite3_bind_int64(st, 1, q->traces[l->input].trace_id);
+	sqlite3_bind_int64(st, 2, utid);
+	sqlite3_bind_int64(st, 3, (int64_t)l->ts);
+	sqlite3_bind_int64(st, 4, l->dur);
+	sqlite3_bind_int64(st, 5, l->cpu);
+	sql_bind_i64(st, 6, waker, !waker);
+	return sql_insert(q, INS_WAKEUP_LATENCY, err);
 }
 
-static int linux_wake(struct ktrace_sql *q, struct ktrace_stream *s,
-		      const struct ktrace_stream_record *r, int64_t utid, struct ktrace_error *err)
+static int model_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_error *err)
 {
-	int64_t pid, cpu, woken;
+	struct ktrace_sql *q = ctx;
+	sqlite3_stmt *st = q->ins[INS_SLICE];
+	int64_t utid = 0;
 
-	if (!sql_field_int(s, "pid", &pid))
-		return 0;
-	if (!sql_field_int(s, "target_cpu", &cpu) || cpu < 0 || cpu > INT32_MAX)
-		cpu = -1;
-	if (sql_thread_id(q, r->source, pid, &woken) || name_thread(q, woken, s, "comm"))
+	if (k->tid >= 0 && sql_thread_id(q, k->input, k->tid, &utid))
 		return kt_error_oom(err);
-	return wake(q, woken, utid, (int32_t)cpu, r->ts, err);
+	sqlite3_bind_int64(st, 1, ++q->next_slice_row);
+	sqlite3_bind_int64(st, 2, q->traces[k->input].trace_id);
+	sqlite3_bind_int64(st, 3, (int64_t)k->ts);
+	sqlite3_bind_int64(st, 4, k->dur);
+	sql_bind_i64(st, 5, k->cpu, k->cpu < 0);
+	sql_bind_i64(st, 6, utid, !utid);
+	sql_bind_text(st, 7, k->category, false);
+	sql_bind_text(st, 8, k->name, false);
+	sqlite3_bind_int64(st, 9, 0);
+	sql_bind_i64(st, 10, 0, true);
+	sql_bind_i64(st, 11, 0, true);
+	return sql_insert(q, INS_SLICE, err);
+}
+
+int sql_model_open(struct ktrace_sql *q, struct ktrace_error *err, const char **err_path)
+{
+	const struct kt_model_ops ops = {
+		.ctx = q, .state = model_state, .latency = model_latency, .kslice = model_kslice,
+	};
+
+	return kt_model_open(&q->model, (const char *const *)q->open_paths, q->npaths, &q->sopts,
+			     &ops, err, err_path);
 }
 
 /* The parent of a new process: the process of the thread that made it. */
@@ -309,63 +223,22 @@ static int exec_event(struct ktrace_sql *q, struct ktrace_stream *s,
 	return 0;
 }
 
-static int darwin_sched(struct ktrace_sql *q, struct ktrace_stream *s,
-			const struct ktrace_stream_record *r, int64_t utid, struct ktrace_error *err)
-{
-	uint32_t id = r->event_id;
-	uint32_t code = KTRACE_DARWIN_CODE(id);
-	struct ktrace_event_value a[4];
-	const char *state;
-
-	if ((id >> 16) != DARWIN_SCHED_CLASS)
-		return 0;
-	if (code != DARWIN_MACH_SCHED && code != DARWIN_STACK_HANDOFF && code != DARWIN_MAKE_RUNNABLE)
-		return 0;
-	static const char *const args[4] = { "arg1", "arg2", "arg3", "arg4" };
-
-	for (int i = 0; i < 4; i++)
-		if (ktrace_stream_field_by_name(s, args[i], &a[i]))
-			return 0;
-	if (code == DARWIN_MAKE_RUNNABLE) {
-		int64_t woken;
-
-		if (sql_thread_id(q, r->source, (int64_t)(a[0].u & INT64_MAX), &woken))
-			return kt_error_oom(err);
-		return wake(q, woken, utid, -1, r->ts, err);
-	}
-	{
-		int64_t next;
-
-		state = intern_state(q, a[0].u & AST_PREEMPT ? "R+" : "S");
-		if (sql_thread_id(q, r->source, (int64_t)(a[1].u & INT64_MAX), &next) || !state)
-			return kt_error_oom(err);
-		return switch_threads(q, r->source, r->cpu, r->ts, utid, state, next, true,
-				      (int64_t)a[3].u, err);
-	}
-}
-
 int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct ktrace_stream_record *r,
 		     const struct sql_name *n, int64_t utid, int64_t id, struct ktrace_error *err)
 {
-	struct sql_trace *tr = sql_trace_of(q, r->source);
+	int ret = 0;
 
 	(void)id;
-	if (!tr)
-		return 0;
-	if (tr->format == KTRACE_FORMAT_DARWIN_V3 || tr->format == KTRACE_FORMAT_DARWIN_RAW)
-		return darwin_sched(q, s, r, utid, err);
 	switch (n->kind) {
 	case SQL_EV_SWITCH:
-		/* one buffer's switches: instances record the same CPUs */
-		if (tr->sched_buffer < 0)
-			tr->sched_buffer = r->buffer;
-		if (tr->sched_buffer != r->buffer)
-			return 0;
-		return linux_switch(q, s, r, err);
+		if ((ret = name_task(q, r->source, s, "prev_pid", "prev_comm")) ||
+		    (ret = name_task(q, r->source, s, "next_pid", "next_comm")))
+			return kt_error_oom(err);
+		return 0;
 	case SQL_EV_WAKE:
-		if (tr->sched_buffer >= 0 && tr->sched_buffer != r->buffer)
-			return 0;
-		return linux_wake(q, s, r, utid, err);
+		if (name_task(q, r->source, s, "pid", "comm"))
+			return kt_error_oom(err);
+		return 0;
 	case SQL_EV_FORK:
 	case SQL_EV_NEWTASK:
 		if (fork_event(q, s, r, utid, n->kind == SQL_EV_NEWTASK))
@@ -376,39 +249,6 @@ int sql_sched_record(struct ktrace_sql *q, struct ktrace_stream *s, const struct
 			return kt_error_oom(err);
 		return 0;
 	default:
-		return 0;
+		return ret;
 	}
-}
-
-int sql_sched_finish(struct ktrace_sql *q, struct ktrace_error *err)
-{
-	int ret;
-
-	for (uint32_t t = 0; t < q->npaths; t++)
-		for (size_t c = 0; c < q->ncpus_state[t]; c++) {
-			ret = end_slice(q, t, (int32_t)c, &q->cpus_state[t][c], 0, true, NULL, err);
-			if (ret)
-				return ret;
-		}
-	/* intervals still open: dur -1 */
-	for (size_t i = 0; i < q->threads.n; i++) {
-		struct sql_thread *t = kt_threads_ext(&q->threads, i);
-		sqlite3_stmt *st = q->ins[INS_THREAD_STATE];
-
-		if (t->state != SQL_TS_OFF && t->state != SQL_TS_WOKEN)
-			continue;
-		t->state = SQL_TS_UNKNOWN;
-		sqlite3_bind_int64(st, 1, t->state_id);
-		sqlite3_bind_int64(st, 2, q->traces[q->threads.v[i].scope].trace_id);
-		sqlite3_bind_int64(st, 3, (int64_t)t->state_ts);
-		sqlite3_bind_int64(st, 4, -1);
-		sql_bind_i64(st, 5, t->state_cpu, t->state_cpu < 0);
-		sqlite3_bind_int64(st, 6, (int64_t)i + 1);
-		sql_bind_text(st, 7, t->state_name ? t->state_name : "", false);
-		sql_bind_i64(st, 8, t->waker_utid, !t->waker_utid);
-		ret = sql_insert(q, INS_THREAD_STATE, err);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }

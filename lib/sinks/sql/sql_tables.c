@@ -95,6 +95,15 @@ static const struct sql_column thread_state_cols[] = {
 	{ "waker_utid", "INTEGER", NI64 },
 };
 
+static const struct sql_column wakeup_latency_cols[] = {
+	{ "trace_id", "INTEGER", I64 },
+	{ "utid", "INTEGER", I64 },
+	{ "ts", "INTEGER", I64 },
+	{ "dur", "INTEGER", I64 },
+	{ "cpu", "INTEGER", I64 },
+	{ "waker_utid", "INTEGER", NI64 },
+};
+
 static const struct sql_column lost_cols[] = {
 	{ "trace_id", "INTEGER", I64 },
 	{ "cpu", "INTEGER", NI64 },
@@ -138,6 +147,7 @@ static const char *const event_idx[] = { "event_ts(ts)", "event_name(name)", "ev
 static const char *const args_idx[] = { "args_set(arg_set_id)", NULL };
 static const char *const sched_idx[] = { "sched_slice_utid(utid)", "sched_slice_cpu(cpu, ts)", NULL };
 static const char *const state_idx[] = { "thread_state_utid(utid)", "thread_state_ts(ts)", NULL };
+static const char *const latency_idx[] = { "wakeup_latency_utid(utid)", NULL };
 static const char *const counter_idx[] = { "counter_track_ts(track_id, ts)", NULL };
 static const char *const slice_idx[] = { "slice_utid(utid, ts)", "slice_name(name)", NULL };
 static const char *const none[] = { NULL };
@@ -154,6 +164,7 @@ static const struct sql_table tables[] = {
 	{ "counter_track", COLS(counter_track_cols), "id", "(trace_id, id)", none, false },
 	{ "counter", COLS(counter_cols), "id", "(trace_id, ts)", counter_idx, false },
 	{ "slice", COLS(slice_cols), "id", "(trace_id, ts)", slice_idx, false },
+	{ "wakeup_latency", COLS(wakeup_latency_cols), NULL, "(trace_id, ts)", latency_idx, false },
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

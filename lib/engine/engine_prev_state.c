@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/sql/sql_int.h"
+#include "engine/engine_model.h"
 
 #define MAX_FLAGS 32
 
-struct sql_prev_state {
+struct kt_prev_state {
 	size_t n;
 	uint64_t value[MAX_FLAGS];
 	char name[MAX_FLAGS][8];
@@ -25,7 +25,7 @@ struct sql_prev_state {
 };
 
 /* Kernels since 4.14. */
-static const struct sql_prev_state modern = {
+static const struct kt_prev_state modern = {
 	8,
 	{ 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80 },
 	{ "S", "D", "T", "t", "X", "Z", "P", "I" },
@@ -169,9 +169,9 @@ static bool masked(const char *p, uint64_t *v)
 	return !e.bad;
 }
 
-struct sql_prev_state *sql_prev_state_parse(const char *fmt)
+struct kt_prev_state *kt_prev_state_parse(const char *fmt)
 {
-	struct sql_prev_state *ps;
+	struct kt_prev_state *ps;
 	const char *p, *q;
 
 	if (!fmt || !(p = strstr(fmt, "__print_flags(")))
@@ -232,7 +232,7 @@ fail:
 	return NULL;
 }
 
-void sql_prev_state_free(struct sql_prev_state *p)
+void kt_prev_state_free(struct kt_prev_state *p)
 {
 	free(p);
 }
@@ -245,7 +245,7 @@ static void put(char *buf, size_t len, size_t *n, const char *s)
 	buf[*n] = 0;
 }
 
-void sql_prev_state_text(const struct sql_prev_state *p, uint64_t v, char *buf, size_t len)
+void kt_prev_state_text(const struct kt_prev_state *p, uint64_t v, char *buf, size_t len)
 {
 	uint64_t rest;
 	size_t n = 0;

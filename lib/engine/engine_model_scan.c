@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The model's completeness walk (docs/model.md, "Data completeness"): one pass over the
+ * inputs, records only, that finds per input the buffer the model reads (the first with
+ * a sched_switch, else the first with another record the model uses, else the top
+ * one), each CPU's first record, and the gaps the lost-events marks open: from the
+ * CPU's previous record to its next one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libaudit.h>
+
+#include "common/check.h"
+#include "common/grow.h"
+#include "engine/engine_model_int.h"
+
+/* A CPU of a buffer of an input, as the walk meets it. */
+struct scan_cpu {
+	uint32_t input, buffer;
+	int32_t cpu;
+	bool has;                  /* a record seen */
+	bool pending;              /* a lost-events mark since the last record */
+	uint64_t first, last;
+};
+
+struct scan_gap {
+	uint32_t input, buffer;
+	struct kt_model_gap g;
+};
+
+struct scan {
+	struct scan_cpu *cpus;
+	size_t ncpus, cap_cpus;
+	struct kt_map index;       /* (input << 32 | buffer, cpu) -> cpus[] */
+	struct scan_gap *gaps;
+	size_t ngaps, cap_gaps;
+	int64_t *switch_buf, *event_buf;   /* per input: the first buffer with one, or -1 */
+};
+
+static struct scan_cpu *scan_cpu(struct scan *sc, uint32_t input, uint32_t buffer, int32_t cpu)
+{
+	uint64_t a = (uint64_t)input << 32 | buffer;
+	uint32_t i;
+
+	if (kt_map_get(&sc->index, a, (uint64_t)(uint32_t)cpu, &i))
+		return &sc->cpus[i];
+	if (kt_grow((void **)&sc->cpus, &sc->cap_cpus, sc->ncpus + 1, sizeof(*sc->cpus)) ||
+	    kt_map_put(&sc->index, a, (uint64_t)(uint32_t)cpu, (uint32_t)sc->ncpus))
+		return NULL;
+	sc->cpus[sc->ncpus] = (struct scan_cpu){ .input = input, .buffer = buffer, .cpu = cpu };
+	return &sc->cpus[sc->ncpus++];
+}
+
+static int add_gap(struct scan *sc, const struct scan_cpu *c, uint64_t to)
+{
+	if (kt_grow((void **)&sc->gaps, &sc->cap_gaps, sc->ngaps + 1, sizeof(*sc->gaps)))
+		return -ENOMEM;
+	sc->gaps[sc->ngaps++] = (struct scan_gap){ c->input, c->buffer, { c->cpu, c->last, to } };
+	return 0;
+}
+
+/* A lost-events mark of unknown CPU: every CPU of the buffer lost events. */
+static void lost_everywhere(struct scan *sc, uint32_t input, uint32_t buffer)
+{
+	for (size_t i = 0; i < sc->ncpus; i++)
+		if (sc->cpus[i].input == input && sc->cpus[i].buffer == buffer)
+			sc->cpus[i].pending = true;
+}
+
+static int gap_order(const void *a, const void *b)
+{
+	const struct kt_model_gap *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/* The records' classes the walk cares for: sched_switch, and anything else the model
+ * reads (it picks the buffer). */
+static void note_buffer(struct scan *sc, const struct kt_minput *in,
+			const struct ktrace_stream_record *r)
+{
+	enum kt_mclass c;
+
+	if (sc->switch_buf[r->source] >= 0 || in->darwin)
+		return;
+	c = kt_model_ftrace_class(r->system, r->name);
+	if (c == KT_MC_SWITCH)
+		sc->switch_buf[r->source] = r->buffer;
+	else if (c != KT_MC_OTHER && sc->event_buf[r->source] < 0)
+		sc->event_buf[r->source] = r->buffer;
+}
+
+static int walk(struct kt_model *m, struct scan *sc, struct ktrace_stream *s,
+		struct ktrace_error *err)
+{
+	const struct ktrace_stream_record *r;
+	int ret;
+
+	while ((ret = ktrace_stream_next(s, &r, err)) > 0) {
+		struct scan_cpu *c;
+
+		if (r->source >= m->nin)
+			continue;
+		if (r->kind == KTRACE_STREAM_LOST && r->cpu < 0) {
+			lost_everywhere(sc, r->source, r->buffer);
+			continue;
+		}
+		if (r->cpu < 0 || r->cpu >= KT_MODEL_MAX_CPUS)
+			continue;
+		c = scan_cpu(sc, r->source, r->buffer, r->cpu);
+		if (!c)
+			return kt_error_oom(err);
+		if (r->kind == KTRACE_STREAM_LOST) {
+			c->pending = true;
+			continue;
+		}
+		if (c->pending && c->has && add_gap(sc, c, r->ts))
+			return kt_error_oom(err);
+		c->pending = false;
+		if (!c->has)
+			c->first = r->ts;
+		c->has = true;
+		c->last = r->ts;
+		note_buffer(sc, &m->in[r->source], r);
+	}
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < sc->ncpus; i++)
+		if (sc->cpus[i].pending && sc->cpus[i].has && add_gap(sc, &sc->cpus[i], UINT64_MAX))
+			return kt_error_oom(err);
+	return 0;
+}
+
+/* What the walk found, kept for the input's buffer. */
+static int keep(struct kt_model *m, struct scan *sc, struct ktrace_error *err)
+{
+	for (uint32_t i = 0; i < m->nin; i++) {
+		struct kt_minput *in = &m->in[i];
+		size_t n = 0;
+
+		in->buffer = (uint32_t)(sc->switch_buf[i] >= 0 ? sc->switch_buf[i]
+					: sc->event_buf[i] >= 0 ? sc->event_buf[i] : 0);
+		for (size_t k = 0; k < sc->ncpus; k++) {
+			const struct scan_cpu *c = &sc->cpus[k];
+
+			if (c->input != i || c->buffer != in->buffer || !c->has)
+				continue;
+			if (!in->has_cpus || c->first > in->complete_from)
+				in->complete_from = c->first;
+			in->has_cpus = true;
+		}
+		for (size_t k = 0; k < sc->ngaps; k++)
+			n += sc->gaps[k].input == i && sc->gaps[k].buffer == in->buffer;
+		if (!n)
+			continue;
+		in->gaps = kt_realloc_array(NULL, n, sizeof(*in->gaps));
+		if (!in->gaps)
+			return kt_error_oom(err);
+		for (size_t k = 0; k < sc->ngaps; k++)
+			if (sc->gaps[k].input == i && sc->gaps[k].buffer == in->buffer)
+				in->gaps[in->ngaps++] = sc->gaps[k].g;
+		qsort(in->gaps, in->ngaps, sizeof(*in->gaps), gap_order);
+	}
+	return 0;
+}
+
+int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
+		  const struct ktrace_stream_opts *opts, struct ktrace_error *err,
+		  const char **err_path)
+{
+	struct ktrace_stream_opts o;
+	struct ktrace_stream *s = NULL;
+	struct scan sc = { 0 };
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	o.sz = sizeof(o);
+	/* every lost-events mark; read-ahead gains nothing on a walk of records alone */
+	o.flags &= ~(unsigned)(KTRACE_STREAM_NO_LOST | KTRACE_STREAM_READAHEAD);
+	ret = ktrace_stream_open(&s, paths, npaths, &o, err, err_path);
+	if (ret)
+		return ret;
+	sc.switch_buf = malloc(m->nin * sizeof(*sc.switch_buf));
+	sc.event_buf = malloc(m->nin * sizeof(*sc.event_buf));
+	if (!sc.switch_buf || !sc.event_buf) {
+		ret = kt_error_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < m->nin; i++) {
+		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
+
+		sc.switch_buf[i] = sc.event_buf[i] = -1;
+		m->in[i].audit_machine = -1;
+		if (!src)
+			continue;
+		m->in[i].darwin = src->format == KTRACE_FORMAT_DARWIN_V3 ||
+				  src->format == KTRACE_FORMAT_DARWIN_RAW;
+		if (src->machine && *src->machine)
+			m->in[i].audit_machine = audit_name_to_machine(src->machine);
+	}
+	/* damage stops the walk where the sink's own stream will stop and say so: the
+	 * model knows the data up to there */
+	ret = walk(m, &sc, s, err);
+	if (ret == -ENOMEM)
+		goto out;
+	ret = keep(m, &sc, err);
+out:
+	free(sc.switch_buf);
+	free(sc.event_buf);
+	free(sc.cpus);
+	free(sc.gaps);
+	kt_map_free(&sc.index);
+	ktrace_stream_close(s);
+	return ret;
+}
