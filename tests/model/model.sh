@@ -15,12 +15,12 @@ O="$ROOT/tests/model/oracle.py"
 D="$ROOT/tests/data/model"
 RECORDED="uneven lost quiet"
 SHARED_DAT=$(ls "$SHARED"/data/ftrace/*.dat 2>/dev/null)
-# 3 checks of the oracle itself, 6 for each recorded trace, 5 for each other trace that
+# 4 checks of the oracle itself, 6 for each recorded trace, 5 for each other trace that
 # has sched_switch (which ones is known after reading them: the plan is printed last)
 n=0
 # the oracle itself, on reports written by hand
 checker python3 "$O" selftest "$TMP/selftest"
-n=$((n + 3))
+n=$((n + 4))
 if ! command -v trace-cmd >/dev/null; then
 	skip $((6 * 3)) "model against trace-cmd report (recorded traces)" "trace-cmd is not installed"
 	skip 1 "model against trace-cmd report (traces recorded elsewhere)" "trace-cmd is not installed"

@@ -28,7 +28,10 @@ Reading of the rules (docs/model.md):
   DROPPED]" before c's next record N, after its previous record P, is the gap (P, N);
   one before c's first record is none.
 - Threads are tids, but tid 0 is one idle thread per CPU.
-- Every record is evidence that its thread (sched_switch: prev_pid) runs on its CPU.
+- Every record is evidence that its thread (sched_switch: prev_pid) runs on its CPU,
+  except the records of the thread a switch on that CPU just switched out that come
+  before any other record there (the switch's own: a stack trace...); a second switch
+  of that thread out is evidence.
   When the CPU's believed thread y is another (or none), y's slice ends at y's last
   record on that CPU (end_state unknown), y and the record's thread lose their states
   (a pending wakeup is no latency), and the record's thread runs from the record on;
@@ -137,6 +140,7 @@ class Model:
     # ---- the state machine
     def run(self):
         cur = {}        # cpu -> thread key believed running there
+        just_out = {}   # cpu -> the thread a switch there just switched out
         start = {}      # cpu -> ts its slice began
         last = {}       # cpu -> ts of the running thread's last record there
         on_cpu = {}     # thread key -> cpu it runs on
@@ -191,6 +195,7 @@ class Model:
                     prev, pstate, nxt = int(m.group(1)), m.group(2), int(m.group(3))
                     p = key(prev, c)
                     evidence(c, p, t)
+                    just_out[c] = p
                     end_slice(c, t)
                     if self.all_complete(t, t):
                         state[p] = ('Rp',) if pstate.startswith('R') else ('S',)
@@ -203,7 +208,10 @@ class Model:
                     start_slice(c, n, t)
                     continue
                 x = key(pid, c)
-                evidence(c, x, t)
+                if just_out.get(c) != x:
+                    just_out.pop(c, None)
+                    evidence(c, x, t)
+                # else: the switch's own record (its stack trace...), no evidence
                 if event in WAKEUPS:
                     m = WAKE.match(text)
                     if not m:
@@ -366,6 +374,21 @@ SELFTEST = [
         sw(1, '2.000000000', 10, 'S', 0),    # a ran 1.8-2.0
         rec(0, '2.100000000', 0),
     ], [(50, 1400000000, 100000000)], {10: 700000000, 50: 300000000}),
+    ('the switch\'s own records', [
+        sw(0, '1.000000000', 10, 'R', 20),   # b runs from 1.0
+        rec(1, '1.000000000', 30),
+        rec(0, '1.000010000', 10, 'kernel_stack'),  # a's, the switch's own: no evidence
+        rec(0, '1.500000000', 20),
+        sw(0, '2.000000000', 20, 'S', 10),   # b ran 1.0-2.0
+        rec(0, '2.100000000', 20),           # the switch's own
+        rec(0, '2.200000000', 10),           # a
+        rec(0, '2.300000000', 20),           # b again: evidence; a ran 2.0-2.2
+        wk(1, '2.400000000', 30, 40),        # d R
+        sw(0, '2.500000000', 20, 'S', 40),   # b ran 2.3-2.5; d waited 0.1 s
+        sw(0, '2.600000000', 40, 'S', 0),    # d ran 0.1 s
+        sw(0, '2.700000000', 40, 'S', 0),    # a second switch out of d: evidence, 0 s
+        rec(1, '2.800000000', 30),
+    ], [(40, 2400000000, 100000000)], {20: 1200000000, 10: 200000000, 40: 100000000}),
 ]
 
 
