@@ -115,8 +115,10 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
 size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
 /* The paths another stream of s's inputs opens (n of them, valid while s is open): the
- * caller's paths, or the copies of those that can be read once (standard input, FIFOs). */
-const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n);
+ * caller's paths, or the copies of those that can be read once (standard input, FIFOs);
+ * *names: the names s shows for them (ktrace_stream_opts.names of the other stream). */
+const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n,
+					  const char *const **names);
 
 /* A sink's error about record r of s (a record its output cannot hold): err set with
  * the message at r's offset, and ktrace_stream_error_path(s) then names r's input (the

@@ -274,7 +274,8 @@ static int switch_threads(struct kt_model *m, struct ktrace_stream *s,
 		if (ret)
 			return ret;
 		nt = kt_mthread_at(m, th);
-		if (nt->woken && nt->state == m->runnable && m->ops.latency) {
+		/* (a time that went back, in damaged data, is no latency) */
+		if (nt->woken && nt->state == m->runnable && r->ts >= nt->since && m->ops.latency) {
 			struct kt_model_latency l = {
 				.input = r->source, .tid = sc.next_tid, .ts = nt->since,
 				.dur = (int64_t)(r->ts - nt->since), .cpu = r->cpu,
@@ -567,10 +568,14 @@ int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths
 int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
 			 const struct kt_model_ops *ops, struct ktrace_error *err)
 {
+	struct ktrace_stream_opts o = *kt_stream_opts(s);
+	const char *const *names;
 	size_t n;
-	const char *const *paths = kt_stream_reopen_paths(s, &n);
+	const char *const *paths = kt_stream_reopen_paths(s, &n, &names);
 
-	return kt_model_open(out, paths, n, kt_stream_opts(s), ops, err, NULL);
+	/* (errors and damaged places name the inputs as s names them) */
+	o.names = names;
+	return kt_model_open(out, paths, n, &o, ops, err, NULL);
 }
 
 void kt_model_free(struct kt_model *m)

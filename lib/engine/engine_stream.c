@@ -731,9 +731,11 @@ int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out
 	return 1;
 }
 
-const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n)
+const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n,
+					  const char *const **names)
 {
 	*n = s->ninfo;
+	*names = s->given;
 	return s->reopen;
 }
 
