@@ -9,7 +9,7 @@ FT="$SHARED/data/ftrace"
 D="$SHARED/data/darwin/coreprofilesessiontap.bin"
 TOOLS="$ROOT/tests/export/tools"
 # six trace.dat files: 1 + jsoncheck.py's 5 each; Darwin 1 + 5 + 1; KOFF 1 + 3; 2
-plan $((6 * 6 + 7 + 4 + 2))
+plan $((6 * 6 + 7 + 4 + 2 + 1))
 
 command -v trace-cmd >/dev/null || { skip $((6 * 6 + 7 + 4 + 2)) "json export" "trace-cmd is not installed"; exit 0; }
 
@@ -57,3 +57,28 @@ checker python3 "$TOOLS/jsoncheck.py" "KOFF buffer" "$TMP/k.json" count "$n" | g
 "$KTRACE" export -o - --format json "$FT/synthetic_edge.v6.dat" >"$TMP/so.json"
 "$KTRACE" export -q -o "$TMP/se.json" "$FT/synthetic_edge.v6.dat"
 check_same "-o - writes what -o FILE writes" "$TMP/so.json" "$TMP/se.json"
+
+# two inputs stay apart: the second input's names are its own, alone, with pids and tids
+# plus 1 << 32; the first input's are as alone
+A="$TMP/allevents.v6.dat"; K="$TMP/kmem.v6.dat"
+"$KTRACE" export -q --format json -o "$TMP/a1.json" "$A"
+"$KTRACE" export -q --format json -o "$TMP/k1.json" "$K"
+"$KTRACE" export -q --format json -o "$TMP/ak.json" "$A" "$K"
+checker python3 - "$TMP/a1.json" "$TMP/k1.json" "$TMP/ak.json" <<'EOF2'
+import json, sys
+def names(path, off=0, sel=None):
+    out = set()
+    for e in json.load(open(path))['traceEvents']:
+        if e['ph'] == 'M' and e['name'] in ('thread_name', 'process_name') and e['pid'] != 2147483647:
+            pid, tid = e['pid'], e.get('tid', -1)
+            if sel is not None and (pid >= 1 << 32) != sel:
+                continue
+            out.add((e['name'], pid - off, tid - off if tid >= 0 else -1, e['args']['name']))
+    return out
+a, k = names(sys.argv[1]), names(sys.argv[2])
+a2, k2 = names(sys.argv[3], 0, False), names(sys.argv[3], 1 << 32, True)
+if a and k and a2 == a and k2 == k:
+    print('ok - two inputs: each one\'s %d and %d thread and process names as alone, apart' % (len(a), len(k)))
+else:
+    print('not ok - two inputs: first %d/%d, second %d/%d names as alone' % (len(a2 & a), len(a), len(k2 & k), len(k)))
+EOF2

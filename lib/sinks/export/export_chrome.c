@@ -16,6 +16,8 @@
  * - lost events are global instants ("s": "g") "lost events" with args cpu and count;
  * - "ph": "M" process_name and thread_name for the threads the inputs name and those
  *   the records name later (again when a name changes).
+ * - several inputs stay apart: the pids and tids of input i are written plus i << 32
+ *   (input 0's as they are), so the same pid in two inputs is two processes.
  *
  * Times ("ts", "dur") are in microseconds with three decimals, so nanoseconds survive.
  */
@@ -108,6 +110,12 @@ static int64_t pid_of(const struct kt_thread *th)
 	return th->pid >= 0 ? th->pid : th->id;
 }
 
+/* A pid or tid of input as the JSON writes it: inputs apart. */
+static int64_t json_id(uint32_t input, int64_t id)
+{
+	return id + (int64_t)input * 4294967296;
+}
+
 /* thread_name of th (and process_name of its process when not out yet). */
 static int name_thread(struct cj *c, struct kt_thread *th)
 {
@@ -116,9 +124,9 @@ static int name_thread(struct cj *c, struct kt_thread *th)
 
 	const char *comm = kt_thread_name(th);
 
-	meta(c, "thread_name", pid, th->id, comm);
+	meta(c, "thread_name", json_id(th->scope, pid), json_id(th->scope, th->id), comm);
 	th->flags |= T_NAMED;
-	p = kt_threads_add(&c->procs, 0, pid);
+	p = kt_threads_add(&c->procs, th->scope, pid);
 	if (!p)
 		return -ENOMEM;
 	/* a process is named after its main thread, else after the first thread met */
@@ -126,22 +134,22 @@ static int name_thread(struct cj *c, struct kt_thread *th)
 		if (kt_thread_set_name(&c->procs, p, comm, strlen(comm)) < 0)
 			return -ENOMEM;
 		p->flags |= T_NAMED;
-		meta(c, "process_name", pid, -1, comm);
+		meta(c, "process_name", json_id(th->scope, pid), -1, comm);
 	}
 	return 0;
 }
 
 /* A thread the records name: its names go out when new or changed. */
-static int learn(struct cj *c, int64_t tid, int64_t pid, const char *comm)
+static int learn(struct cj *c, uint32_t input, int64_t tid, int64_t pid, const char *comm)
 {
 	struct kt_thread *th;
 
 	if (tid < 0 || no_name(comm))
 		return 0;
-	th = kt_threads_find(&c->threads, 0, tid);
+	th = kt_threads_find(&c->threads, input, tid);
 	if (th && (th->flags & T_NAMED) && !strncmp(kt_thread_name(th), comm, KTRACE_STREAM_COMM_MAX - 1))
 		return 0;
-	if (!th && !(th = kt_threads_add(&c->threads, 0, tid)))
+	if (!th && !(th = kt_threads_add(&c->threads, input, tid)))
 		return -ENOMEM;
 	if (pid >= 0 && th->pid < 0)
 		th->pid = pid;
@@ -245,7 +253,7 @@ static int model_slice(void *ctx, const struct kt_model_state *m, struct ktrace_
 	if (cc->switch_tid == m->tid && cc->switch_ts == m->ts) {
 		comm = cc->switch_comm;
 	} else {
-		th = kt_threads_find(&c->threads, 0, m->tid);
+		th = kt_threads_find(&c->threads, m->input, m->tid);
 		comm = th ? kt_thread_name(th) : "";
 	}
 	end = m->dur >= 0 ? m->ts + (uint64_t)m->dur : cc->last_ts;
@@ -294,7 +302,8 @@ static void value(struct cj *c, const struct ktrace_event_value *v)
 static void instant(struct cj *c, const struct ktrace_stream_record *r)
 {
 	struct kt_json *j = &c->j;
-	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, 0, r->tid) : NULL;
+	const struct kt_thread *th = r->tid >= 0 ? kt_threads_find(&c->threads, r->source, r->tid)
+						 : NULL;
 	int64_t tid = r->tid >= 0 ? r->tid : 0;
 	int64_t pid = r->pid >= 0 ? r->pid : th && th->pid >= 0 ? th->pid : tid;
 	struct ktrace_event_value vals[64];
@@ -305,8 +314,8 @@ static void instant(struct cj *c, const struct ktrace_stream_record *r)
 	key_str(j, "s", "t");
 	key_str(j, "cat", *r->system ? r->system : "unknown");
 	key_str(j, "name", *r->name ? r->name : "unknown");
-	key_i64(j, "pid", pid);
-	key_i64(j, "tid", tid);
+	key_i64(j, "pid", json_id(r->source, pid));
+	key_i64(j, "tid", json_id(r->source, tid));
 	key_ts(j, "ts", r->ts);
 	kt_json_key_cstr(j, "args");
 	kt_json_begin_object(j, true);
@@ -363,13 +372,13 @@ static int put_record(struct cj *c, const struct ktrace_stream_record *r)
 		lost(c, r);
 		return 0;
 	}
-	err = learn(c, r->tid, r->pid, r->comm);
+	err = learn(c, r->source, r->tid, r->pid, r->comm);
 	if (err)
 		return err;
 	if (ktrace_stream_sched(c->s, &sc) && sc.kind == KTRACE_STREAM_SCHED_SWITCH) {
-		err = learn(c, sc.prev_tid, -1, sc.prev_comm);
+		err = learn(c, r->source, sc.prev_tid, -1, sc.prev_comm);
 		if (!err)
-			err = learn(c, sc.next_tid, -1, sc.next_comm);
+			err = learn(c, r->source, sc.next_tid, -1, sc.next_comm);
 		cc->switch_ts = r->ts;
 		cc->switch_tid = sc.next_tid;
 		snprintf(cc->switch_comm, sizeof(cc->switch_comm), "%s", sc.next_comm);
@@ -446,8 +455,9 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		return kt_error_oom(err);
 	c->s = s;
 	kt_json_init(&c->j, out, 1);
-	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE, KTRACE_STREAM_COMM_MAX - 1, 0);
-	kt_threads_init(&c->procs, 0, KTRACE_STREAM_COMM_MAX - 1, 0);
+	kt_threads_init(&c->threads, KT_THREADS_NEGATIVE | KT_THREADS_PER_SOURCE,
+			KTRACE_STREAM_COMM_MAX - 1, 0);
+	kt_threads_init(&c->procs, KT_THREADS_PER_SOURCE, KTRACE_STREAM_COMM_MAX - 1, 0);
 	ret = kt_threads_load(&c->threads, s);
 	if (!ret) {
 		const struct kt_model_ops ops = { .ctx = c, .state = model_slice };
