@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Fuzz harness for the exports (<ktrace/view.h>: ktrace_view_perfetto, with generic
- * events described and in the legacy form, and ktrace_view_chrome_json): any input the
+ * events described and in the legacy form, ktrace_view_chrome_json) and the summary
+ * (ktrace_view_summary, text and JSON), all on the model of the stream: any input the
  * event stream reads (the format is detected), from a memory file, exported to
  * /dev/null, the first with the stream's read-ahead thread, the last Perfetto one with two
  * threads (each passes over the other's blocks: kt_stream_skip). Two copies of the input
@@ -57,6 +58,12 @@ static void export(const char *const *paths, size_t n, int out_fd, int how)
 	if (out) {
 		if (how == 2) {
 			ktrace_view_chrome_json(s, &o, out, &err);
+		} else if (how >= 4) {
+			KTRACE_OPTS(ktrace_view_summary_opts, so2);
+
+			so2.json = how == 5;
+			so2.top = 3;
+			ktrace_view_summary(s, &so2, out, &err);
 		} else {
 			o.flags = how ? KTRACE_VIEW_EXPORT_LEGACY_GENERIC : 0;
 			ktrace_view_perfetto(s, &o, out, &err);
@@ -82,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	paths[0] = paths[1] = path;
-	for (int how = 0; how < 4; how++)
+	for (int how = 0; how < 6; how++)
 		export(paths, 1, null, how);
 	if (size < 65536)
 		export(paths, 2, null, 0);

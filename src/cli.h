@@ -35,6 +35,7 @@ extern const struct cli_command cli_list, cli_stat, cli_show, cli_start, cli_sto
 extern const struct cli_command cli_timeline;
 extern const struct cli_command cli_sql;
 extern const struct cli_command cli_export;
+extern const struct cli_command cli_summary;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {
@@ -114,6 +115,9 @@ void cli_progress_update(void *arg, uint64_t done);
 void cli_progress_done(struct cli_progress *p);
 /* Parses a decimal number from lo to hi (an option's count, --threads N). 0 or -1. */
 int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out);
+/* Parses a time in seconds as report prints it ("1234.567890", up to 9 decimals) into
+ * nanoseconds. 0 or -1. */
+int cli_parse_seconds(const char *s, uint64_t *out);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
 /* Appends the CPUs of a list such as "1,3-5:7" (trace-cmd's syntax) to *cpus: 0, or

@@ -37,6 +37,7 @@ static const struct cli_command *const commands[] = {
 	&cli_timeline,
 	&cli_sql,
 	&cli_export,
+	&cli_summary,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -282,6 +283,35 @@ int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *
 	if (end == s || *end || v < lo || v > hi || v > UINT_MAX)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, uint64_t *out)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
+			return -1;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (digits == 9)
+				return -1;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			digits++;
+		}
+	}
+	if (*p)
+		return -1;
+	while (digits++ < 9)
+		frac *= 10;
+	*out = sec * 1000000000ULL + frac;
 	return 0;
 }
 

@@ -104,36 +104,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* "1234.567890" (seconds, up to 9 decimals) -> ns. */
-static int parse_ts(const char *s, uint64_t *out)
-{
-	uint64_t sec = 0, frac = 0;
-	int digits = 0;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (sec > (UINT64_MAX / 1000000000ULL - 9) / 10)
-			return -1;
-		sec = sec * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (digits == 9)
-				return -1;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			digits++;
-		}
-	}
-	if (*p)
-		return -1;
-	while (digits++ < 9)
-		frac *= 10;
-	*out = sec * 1000000000ULL + frac;
-	return 0;
-}
-
 static void progress(void *arg, uint64_t records)
 {
 	(void)arg;
@@ -174,7 +144,7 @@ static int run_timeline(int argc, char **argv)
 		case O_TO: {
 			uint64_t ts;
 
-			if (parse_ts(optarg, &ts)) {
+			if (cli_parse_seconds(optarg, &ts)) {
 				status = cli_usage_error("timeline", "invalid time '%s' (seconds, e.g. 1234.567890)",
 							 optarg);
 				goto done;

@@ -290,6 +290,29 @@ struct ktrace_view_timeline_opts {
 KTRACE_API int ktrace_view_timeline(const struct ktrace_view_timeline_opts *o, struct ktrace_out *out,
 				    struct ktrace_error *err, const char **err_path, bool *drawn);
 /*
+ * `ktrace summary`: the figures a kernel engineer reads first, from the model of what
+ * the system did (docs/model.md): per input its span, CPUs, events, lost events and
+ * where the data is complete; per CPU the shares of busy, idle, IRQ and softirq time;
+ * threads and processes by CPU time, threads by wakeup latency and by time runnable,
+ * sleeping and blocked; IRQ handlers, softirq vectors, syscalls and events with their
+ * counts and time; and what could not be computed, with why. Text, or JSON of the
+ * schema docs/summary.md gives; every list holds at most top rows.
+ */
+struct ktrace_view_summary_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
+	bool json;
+	unsigned top;                 /* rows per list (0: 10) */
+	bool has_from, has_to;        /* the window: intervals cut to it, records and */
+	uint64_t from, to;            /* latencies in it (ns in the trace's clock) */
+};
+
+/* Reads every record of s (an event stream of the inputs) and writes the summary of
+ * them to out. 0, or a negative code with err set (a damaged input: the summary of what
+ * could be read was written). */
+KTRACE_API int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summary_opts *o,
+				   struct ktrace_out *out, struct ktrace_error *err);
+
+/*
  * Exports of the event stream (<ktrace/stream.h>) for other tools: each reads every
  * record of s to the end and writes it to out as a stream (memory bounded by the
  * stream's windows and the threads of the trace, not by its records).

@@ -254,6 +254,7 @@ static int switch_threads(struct kt_model *m, struct ktrace_stream *s,
 
 	if (ktrace_stream_sched(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_SWITCH)
 		return 0;
+	in->switches++;
 	if (sc.prev_tid >= 0 && (ret = evidence(m, r->source, r->cpu, sc.prev_tid, r->ts, true, err)))
 		return ret;
 	c = kt_model_cpu(in, r->cpu);
@@ -301,8 +302,10 @@ static int wakeup(struct kt_model *m, struct ktrace_stream *s,
 	bool known;
 	uint32_t th;
 
-	if (ktrace_stream_sched(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_WAKEUP ||
-	    sc.next_tid <= 0)
+	if (ktrace_stream_sched(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_WAKEUP)
+		return 0;
+	in->wakeups++;
+	if (sc.next_tid <= 0)
 		return 0;
 	if (kt_model_thread(m, r->source, sc.next_tid, &th))
 		return kt_error_oom(err);
@@ -600,6 +603,13 @@ void kt_model_free(struct kt_model *m)
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input)
 {
 	return input < m->nin && m->in[input].has_cpus ? m->in[input].complete_from : 0;
+}
+
+void kt_model_counts(const struct kt_model *m, uint32_t input, uint64_t *switches,
+		     uint64_t *wakeups)
+{
+	*switches = input < m->nin ? m->in[input].switches : 0;
+	*wakeups = input < m->nin ? m->in[input].wakeups : 0;
 }
 
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n)

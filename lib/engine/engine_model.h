@@ -104,6 +104,10 @@ void kt_model_free(struct kt_model *m);
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
 
+/* How many context switches and wakeups of input the model read (so far). */
+void kt_model_counts(const struct kt_model *m, uint32_t input, uint64_t *switches,
+		     uint64_t *wakeups);
+
 /* sched_switch's prev_state as text, as the kernel's own print fmt prints it ("S", "D",
  * "R", "R+", "I"...: engine_prev_state.c): the flags of the fmt's __print_flags (NULL
  * when it has none: modern kernels' letters are used). */

@@ -67,6 +67,7 @@ struct kt_minput {
 	size_t ncpus, cap_cpus;
 	struct kt_prev_state *states;        /* sched_switch's prev_state letters */
 	const void *switch_ev;               /* ...of this event format */
+	uint64_t switches, wakeups; /* records of each the model read */
 	uint32_t *active;          /* threads in a known state other than Running, or in a
 				    * syscall: what a gap ends */
 	size_t nactive, cap_active;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Allocation failures: small traces of every event format (trace.dat v6 and v7, raw
 # ftrace pages, a Darwin kdebug stream, a KOFF snapshot) through report, info, export
-# (json, perfetto, sqlite), sql and timeline, with the N-th allocation failing for every
+# (json, perfetto, sqlite), sql, timeline and summary, with the N-th allocation failing for every
 # N until a run needs no more (tests/tools/allocfail.c; N by a step where a run makes
 # more than ALLOCFAIL_RUNS allocations). Each run must end with an error line and
 # status 1, or succeed; never crash, hang, or (in build-san) leak.
@@ -37,7 +37,7 @@ KOFF_BUFFER="$TMP/koff.buf" "$PROD" threads 2 150 exit >/dev/null 2>&1
 rm -f "$TMP/koff.buf"
 
 inputs="v6.dat v7.dat pages.raw darwin.kdebug koff.snap"
-plan $((5 * 7))
+plan $((5 * 8))
 cd "$TMP" || exit 1
 for f in $inputs; do
 	run() {   # NAME [--file OUT] -- ARGS...
@@ -58,4 +58,5 @@ for f in $inputs; do
 	run "export sqlite" -- export -o out.db "$f"
 	run sql -- sql "$f" 'SELECT count(*), max(ts) - min(ts) FROM event; SELECT count(*) FROM sched_slice JOIN thread USING (utid)'
 	run timeline -- timeline "$f" -o out.html
+	run summary -- summary --json "$f"
 done

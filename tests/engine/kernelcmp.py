@@ -2,11 +2,16 @@
 """The intervals of the kernel's own work (docs/model.md, "The kernel's own work"),
 computed from `trace-cmd report -t` text alone, against ktrace sql's slice rows.
 
+  kernelcmp.py totals REPORT_T [syscalls]
+      Prints the totals per handler, vector and syscall of those intervals:
+      "CATEGORY NAME COUNT NS" lines (names with spaces have them as they are).
   kernelcmp.py REPORT_T SQL [syscalls]
       REPORT_T: `trace-cmd report -t FILE` of a one-buffer trace; SQL: `ktrace sql FILE
       "select category, name, ts, dur, coalesce(cpu, -1) from slice where category in
       ('irq', 'softirq', 'syscall')"`. With "syscalls", syscalls:sys_enter_NAME /
-      sys_exit_NAME pairs are compared too (a trace without raw_syscalls).
+      sys_exit_NAME pairs are compared too (a trace without raw_syscalls); in totals,
+      raw_syscalls sys_enter/sys_exit pairs are paired too, named "NR N" (a trace with
+      one of the two kinds).
 
 Completeness: each CPU from its first record; a lost-events line of a CPU opens a gap
 from that CPU's previous record to its next one. An IRQ or softirq still open when a gap
@@ -60,7 +65,7 @@ def completeness(lines):
     return (max(first.values()) if first else 0), sorted(gaps)
 
 
-def main(rep, sql, with_syscalls):
+def intervals(rep, with_syscalls):
     lines = parse(rep)
     start, gaps = completeness(lines)
     gi, until = 0, 0
@@ -96,16 +101,37 @@ def main(rep, sql, with_syscalls):
                 if o and o[0] == v:
                     theirs.append(('softirq', VEC[v] if v < len(VEC) else 'vec %d' % v, o[1], ts - o[1], cpu))
                     del sirq[cpu]
-        elif with_syscalls and name.startswith('sys_enter_') and pid > 0:
+        elif with_syscalls and (name.startswith('sys_enter_') or name == 'sys_enter') and pid > 0:
+            if name == 'sys_enter':         # raw_syscalls: by number
+                sc = 'NR ' + re.search(r'NR (-?\d+)', text).group(1)
+            else:
+                sc = name[10:]
             if complete:
-                sysc[pid] = (name[10:], ts, cpu)
+                sysc[pid] = (sc, ts, cpu)
             else:
                 sysc.pop(pid, None)
-        elif with_syscalls and name.startswith('sys_exit_') and pid > 0:
+        elif with_syscalls and (name.startswith('sys_exit_') or name == 'sys_exit') and pid > 0:
             o = sysc.get(pid)
-            if o and o[0] == name[9:]:
+            sc = 'NR ' + re.search(r'NR (-?\d+)', text).group(1) if name == 'sys_exit' else name[9:]
+            if o and o[0] == sc:
                 theirs.append(('syscall', o[0], o[1], ts - o[1], o[2]))
                 del sysc[pid]
+    return theirs, gaps
+
+
+def totals(rep, with_syscalls):
+    theirs, _ = intervals(rep, with_syscalls)
+    tot = {}
+    for c, n, ts, dur, cpu in theirs:
+        k = tot.setdefault((c, n), [0, 0])
+        k[0] += 1
+        k[1] += dur
+    for (c, n), (cnt, ns) in sorted(tot.items()):
+        print('%s %s %d %d' % (c, n, cnt, ns))
+
+
+def main(rep, sql, with_syscalls):
+    theirs, gaps = intervals(rep, with_syscalls)
     ours = []
     with open(sql) as f:
         for l in f.read().split('\n')[1:]:
@@ -129,7 +155,10 @@ def main(rep, sql, with_syscalls):
 
 
 if __name__ == '__main__':
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) in (3, 4) and sys.argv[1] == 'totals':
+        totals(sys.argv[2], len(sys.argv) == 4)
+    elif len(sys.argv) in (3, 4):
+        main(sys.argv[1], sys.argv[2], len(sys.argv) == 4)
+    else:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    main(sys.argv[1], sys.argv[2], len(sys.argv) == 4)

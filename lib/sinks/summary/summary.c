@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `ktrace summary` (<ktrace/view.h> ktrace_view_summary): one walk of the stream feeds
+ * the model (engine_model.h) and counts the records; the model's intervals, cut to the
+ * window, are summed per CPU, thread, handler, vector and syscall. Wakeup latencies go
+ * into a histogram per thread (buckets 1/256 of a value wide at most, below 256 ns
+ * exact), so memory stays bounded by the threads and the buckets they use, and a
+ * quantile is within 0.4% of the exact one (docs/summary.md).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/check.h"
+#include "common/grow.h"
+#include "common/opts.h"
+#include "sinks/summary/summary_int.h"
+
+/* ---- latency histogram ---- */
+
+static uint64_t bucket_of(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 256)
+		return v;
+	e = (unsigned)(63 - __builtin_clzll(v)) - 7;     /* v >> e is 128..255 */
+	return 256 + (uint64_t)(e - 1) * 128 + ((v >> e) - 128);
+}
+
+/* The middle of bucket b (its value when exact). */
+static uint64_t bucket_value(uint64_t b)
+{
+	uint64_t e, m;
+
+	if (b < 256)
+		return b;
+	e = (b - 256) / 128 + 1;
+	m = (b - 256) % 128 + 128;
+	return (m << e) + ((uint64_t)1 << (e - 1));
+}
+
+/* ---- tables ---- */
+
+static struct sm_cpu *cpu_of(struct sm_input *in, int32_t cpu)
+{
+	if (cpu < 0 || cpu >= 65536)
+		return NULL;
+	if ((size_t)cpu >= in->ncpus) {
+		if (kt_grow((void **)&in->cpus, &in->cap_cpus, (size_t)cpu + 1, sizeof(*in->cpus)))
+			return NULL;
+		memset(in->cpus + in->ncpus, 0, ((size_t)cpu + 1 - in->ncpus) * sizeof(*in->cpus));
+		in->ncpus = (size_t)cpu + 1;
+	}
+	return &in->cpus[cpu];
+}
+
+static struct sm_thread *thread_of(struct sm *sm, uint32_t input, int64_t tid, size_t *index)
+{
+	struct kt_thread *t = kt_threads_add(&sm->threads, input, tid);
+
+	if (!t)
+		return NULL;
+	if (index)
+		*index = kt_threads_index(&sm->threads, t);
+	return sm_thread_at(sm, kt_threads_index(&sm->threads, t));
+}
+
+/* The total of (input, name) of a kind; names are interned (or the stream's, which
+ * are the same pointer for the same event of an input). */
+static struct sm_named *named(struct sm *sm, enum sm_kind k, uint32_t input, const char *system,
+			      const char *name)
+{
+	uint64_t key = (uint64_t)(uintptr_t)name ^ (uint64_t)(uintptr_t)system * 31;
+	uint32_t i;
+
+	if (kt_map_get(&sm->named_index[k], input, key, &i))
+		return &sm->named[k][i];
+	if (kt_grow((void **)&sm->named[k], &sm->cap_named[k], sm->nnamed[k] + 1, sizeof(**sm->named)) ||
+	    kt_map_put(&sm->named_index[k], input, key, (uint32_t)sm->nnamed[k]))
+		return NULL;
+	sm->named[k][sm->nnamed[k]] = (struct sm_named){ input, system, name, 0, 0 };
+	return &sm->named[k][sm->nnamed[k]++];
+}
+
+/* The part of [ts, ts + dur) inside the window. */
+static uint64_t clip(const struct sm *sm, uint64_t ts, uint64_t dur)
+{
+	uint64_t a = ts, b = ts + dur;
+
+	if (b < a)
+		b = UINT64_MAX;
+	if (a < sm->lo)
+		a = sm->lo;
+	if (b > sm->hi)
+		b = sm->hi;
+	return b > a ? b - a : 0;
+}
+
+/* ---- the model's intervals ---- */
+
+static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_error *err)
+{
+	struct sm *sm = ctx;
+	struct sm_input *in = &sm->in[m->input];
+	struct sm_thread *t;
+	uint64_t ns;
+
+	/* (still open at the end: not a figure, as in sched_slice) */
+	if (m->dur < 0)
+		return 0;
+	ns = clip(sm, m->ts, (uint64_t)m->dur);
+	if (!strcmp(m->state, "Running")) {
+		struct sm_cpu *c = cpu_of(in, m->cpu);
+
+		if (!c)
+			return m->cpu < 0 || m->cpu >= 65536 ? 0 : kt_error_oom(err);
+		if (m->tid == 0) {
+			c->idle_ns += ns;
+			return 0;
+		}
+		c->busy_ns += ns;
+		if (!(t = thread_of(sm, m->input, m->tid, NULL)))
+			return kt_error_oom(err);
+		t->cpu_ns += ns;
+		t->slices += ns > 0 || (m->ts >= sm->lo && m->ts < sm->hi);
+		return 0;
+	}
+	if (!(t = thread_of(sm, m->input, m->tid, NULL)))
+		return kt_error_oom(err);
+	if (m->state[0] == 'R')
+		t->runnable_ns += ns;
+	else if (!strcmp(m->state, "S"))
+		t->sleeping_ns += ns;
+	else if (!strcmp(m->state, "D"))
+		t->blocked_ns += ns;
+	return 0;
+}
+
+static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace_error *err)
+{
+	struct sm *sm = ctx;
+	struct sm_thread *t;
+	uint32_t count = 0;
+	size_t i;
+
+	if (l->ts < sm->lo || l->ts >= sm->hi || l->dur < 0)
+		return 0;
+	if (!(t = thread_of(sm, l->input, l->tid, &i)))
+		return kt_error_oom(err);
+	t->lat_n++;
+	if ((uint64_t)l->dur > t->lat_max)
+		t->lat_max = (uint64_t)l->dur;
+	kt_map_get(&sm->hist, i, bucket_of((uint64_t)l->dur), &count);
+	if (count == UINT32_MAX || kt_map_put(&sm->hist, i, bucket_of((uint64_t)l->dur), count + 1))
+		return count == UINT32_MAX ? 0 : kt_error_oom(err);
+	return 0;
+}
+
+static int on_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_error *err)
+{
+	struct sm *sm = ctx;
+	struct sm_input *in = &sm->in[k->input];
+	enum sm_kind kind = k->category[0] == 'i' ? SM_IRQ : k->category[0] == 's' &&
+			    k->category[1] == 'o' ? SM_SOFTIRQ : SM_SYSCALL;
+	uint64_t ns;
+	struct sm_named *n;
+	const char *name;
+
+	if (k->dur < 0 || k->ts < sm->lo || k->ts >= sm->hi)
+		return 0;
+	ns = clip(sm, k->ts, (uint64_t)k->dur);
+	/* (the model's names live as long as it does: copy them for the end) */
+	name = kt_intern(&sm->strings, k->name, strlen(k->name));
+	if (!name || !(n = named(sm, kind, k->input, NULL, name)))
+		return kt_error_oom(err);
+	n->n++;
+	n->ns += ns;
+	if (kind == SM_SYSCALL) {
+		struct sm_thread *t = k->tid >= 0 ? thread_of(sm, k->input, k->tid, NULL) : NULL;
+
+		if (k->tid >= 0 && !t)
+			return kt_error_oom(err);
+		if (t) {
+			t->sys_n++;
+			t->sys_ns += ns;
+		}
+		return 0;
+	}
+	{
+		struct sm_cpu *c = cpu_of(in, k->cpu);
+
+		if (!c)
+			return k->cpu < 0 || k->cpu >= 65536 ? 0 : kt_error_oom(err);
+		if (kind == SM_IRQ) {
+			c->irq_ns += ns;
+			c->irq_n++;
+		} else {
+			c->softirq_ns += ns;
+			c->softirq_n++;
+		}
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+static int record(struct sm *sm, const struct ktrace_stream_record *r)
+{
+	struct sm_input *in = &sm->in[r->source];
+	struct sm_cpu *c = cpu_of(in, r->cpu);
+
+	if (c && !c->seen) {
+		c->seen = true;
+		c->first_ts = r->ts;
+	}
+	if (!in->any || r->ts < in->first_ts)
+		in->first_ts = r->ts;
+	if (!in->any || r->ts > in->last_ts)
+		in->last_ts = r->ts;
+	in->any = true;
+	if (r->ts < sm->lo || r->ts >= sm->hi)
+		return 0;
+	if (r->kind == KTRACE_STREAM_LOST) {
+		in->lost_marks++;
+		in->lost += r->lost;
+		return 0;
+	}
+	in->events++;
+	if (r->tid >= 0 && r->comm && *r->comm) {
+		struct kt_thread *t = kt_threads_add(&sm->threads, r->source, r->tid);
+
+		if (!t)
+			return -ENOMEM;
+		if (r->pid >= 0)
+			t->pid = r->pid;
+		if ((!t->name || strcmp(t->name, r->comm)) &&
+		    kt_thread_set_name(&sm->threads, t, r->comm, strlen(r->comm)) < 0)
+			return -ENOMEM;
+	}
+	{
+		struct sm_named *n = named(sm, SM_EVENT, r->source, r->system, r->name);
+
+		if (!n)
+			return -ENOMEM;
+		n->n++;
+	}
+	return 0;
+}
+
+/* Per thread, its latency quantiles (nearest rank) from its histogram. */
+struct hist_entry {
+	uint32_t thread;
+	uint64_t bucket, count;
+};
+
+static int entry_order(const void *a, const void *b)
+{
+	const struct hist_entry *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
+}
+
+static uint64_t quantile_at(const struct hist_entry *e, size_t n, uint64_t count, unsigned pct,
+			    uint64_t max)
+{
+	uint64_t rank = (count * pct + 99) / 100, seen = 0, v = max;
+
+	if (!rank)
+		rank = 1;
+	for (size_t i = 0; i < n; i++) {
+		seen += e[i].count;
+		if (seen >= rank) {
+			v = bucket_value(e[i].bucket);
+			break;
+		}
+	}
+	return v < max ? v : max;
+}
+
+static int quantiles(struct sm *sm)
+{
+	struct hist_entry *e;
+	size_t n = 0;
+
+	if (!sm->hist.cap)
+		return 0;
+	e = kt_realloc_array(NULL, sm->hist.cap, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < sm->hist.cap; i++)
+		if (sm->hist.slots[i].used)
+			e[n++] = (struct hist_entry){ (uint32_t)sm->hist.slots[i].a, sm->hist.slots[i].b,
+						      sm->hist.slots[i].val };
+	qsort(e, n, sizeof(*e), entry_order);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		struct sm_thread *t = sm_thread_at(sm, e[i].thread);
+
+		while (j < n && e[j].thread == e[i].thread)
+			j++;
+		t->p50 = quantile_at(e + i, j - i, t->lat_n, 50, t->lat_max);
+		t->p90 = quantile_at(e + i, j - i, t->lat_n, 90, t->lat_max);
+		t->p99 = quantile_at(e + i, j - i, t->lat_n, 99, t->lat_max);
+		i = j;
+	}
+	free(e);
+	return 0;
+}
+
+/* Each CPU's missing data inside its input's span: before its first record, and its
+ * gaps. */
+static void gaps(struct sm *sm)
+{
+	for (uint32_t i = 0; i < sm->nin; i++) {
+		struct sm_input *in = &sm->in[i];
+		size_t n;
+		const struct kt_model_gap *g = kt_model_gaps(sm->model, i, &n);
+
+		for (size_t k = 0; k < in->ncpus; k++) {
+			struct sm_cpu *c = &in->cpus[k];
+
+			if (c->seen && c->first_ts > in->first_ts)
+				c->gap_ns = clip(sm, in->first_ts, c->first_ts - in->first_ts);
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct sm_cpu *c = (size_t)g[k].cpu < in->ncpus ? &in->cpus[g[k].cpu] : NULL;
+			uint64_t to = g[k].to > in->last_ts ? in->last_ts : g[k].to;
+
+			if (c && to > g[k].from)
+				c->gap_ns += clip(sm, g[k].from, to - g[k].from);
+		}
+	}
+}
+
+static void sm_free(struct sm *sm)
+{
+	kt_model_free(sm->model);
+	for (size_t i = 0; sm->in && i < sm->nin; i++)
+		free(sm->in[i].cpus);
+	free(sm->in);
+	kt_threads_free(&sm->threads);
+	kt_strtab_free(&sm->strings);
+	for (int k = 0; k < SM_KINDS; k++) {
+		kt_map_free(&sm->named_index[k]);
+		free(sm->named[k]);
+	}
+	kt_map_free(&sm->hist);
+	free(sm);
+}
+
+int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summary_opts *o,
+			struct ktrace_out *out, struct ktrace_error *err)
+{
+	const struct kt_model_ops ops = { .state = on_state, .latency = on_latency,
+					  .kslice = on_kslice };
+	struct kt_model_ops mo = ops;
+	const struct ktrace_stream_record *r;
+	struct sm *sm = calloc(1, sizeof(*sm));
+	int ret, sret = 0;
+
+	if (!sm)
+		return kt_error_oom(err);
+	ret = KT_OPTS_COPY(&sm->o, o, "ktrace_view_summary_opts", err);
+	if (ret) {
+		free(sm);
+		return ret;
+	}
+	if (!sm->o.top)
+		sm->o.top = 10;
+	sm->lo = sm->o.has_from ? sm->o.from : 0;
+	sm->hi = sm->o.has_to ? sm->o.to : UINT64_MAX;
+	sm->s = s;
+	sm->nin = ktrace_stream_source_count(s);
+	sm->in = calloc(sm->nin ? sm->nin : 1, sizeof(*sm->in));
+	kt_threads_init(&sm->threads, KT_THREADS_PER_SOURCE, 0, sizeof(struct sm_thread));
+	if (!sm->in || kt_threads_load(&sm->threads, s)) {
+		sm_free(sm);
+		return kt_error_oom(err);
+	}
+	for (size_t i = 0; i < sm->nin; i++)
+		sm->in[i].src = ktrace_stream_source(s, i);
+	mo.ctx = sm;
+	ret = kt_model_open_stream(&sm->model, s, &mo, err);
+	if (ret) {
+		sm_free(sm);
+		return ret;
+	}
+	while ((sret = ktrace_stream_next(s, &r, err)) > 0) {
+		if (r->source >= sm->nin)
+			continue;
+		ret = record(sm, r) ? kt_error_oom(err) : 0;
+		if (!ret)
+			ret = kt_model_record(sm->model, s, r, err);
+		if (ret)
+			break;
+	}
+	/* a damaged input: the summary of what could be read, then its error */
+	if (!ret) {
+		struct ktrace_error ferr;
+
+		ret = kt_model_finish(sm->model, &ferr);
+		if (ret)
+			*err = ferr;
+		else if ((ret = quantiles(sm)))
+			ret = kt_error_oom(err);
+		if (!ret) {
+			gaps(sm);
+			ret = sm_print(sm, out);
+			if (ret == -ENOMEM)
+				ret = kt_error_oom(err);
+			else if (ret)
+				ret = ktrace_error_set(err, ret, "writing the summary");
+		}
+		if (!ret && sret < 0)
+			ret = sret;
+	}
+	sm_free(sm);
+	return ret;
+}

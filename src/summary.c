@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* ktrace summary: the figures a kernel engineer reads first, from the model. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ktrace/stream.h>
+#include <ktrace/view.h>
+
+#include "cli.h"
+
+static const char summary_help[] =
+"NAME\n"
+"    ktrace summary - what used the CPUs, who waited and how long, what the\n"
+"    interrupts and syscalls cost\n"
+"\n"
+"SYNOPSIS\n"
+"    ktrace summary [OPTIONS] FILE...\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads every FILE (any format the event stream reads: trace-cmd trace.dat,\n"
+"    raw ftrace ring-buffer pages, Darwin ktrace and kdebug files, KOFF buffers)\n"
+"    and prints, for each, from the model of what the system did (thread states,\n"
+"    data completeness, wakeup latency: see docs/model.md):\n"
+"\n"
+"    - the trace: format, CPUs, events, lost events, its span and from when every\n"
+"      CPU's data is complete;\n"
+"    - per CPU: busy, idle, IRQ and softirq shares of its known time;\n"
+"    - threads and processes by CPU time; threads by wakeup latency (count, p50,\n"
+"      p90, p99, max) and by time runnable, sleeping (S) and blocked (D);\n"
+"    - IRQ handlers, softirq vectors and syscalls: count and time; syscalls per\n"
+"      process;\n"
+"    - events per name, and what could not be computed and why.\n"
+"\n"
+"    Every figure is the one 'ktrace sql' gives for the same question (its tables\n"
+"    sched_slice, thread_state, wakeup_latency, slice). Latency quantiles are\n"
+"    nearest-rank, within 0.4% (a histogram of 256 buckets per power of two).\n"
+"    Intervals still open at the end of a trace are not counted. A damaged input\n"
+"    gives the summary of what could be read, its error, and exit status 1.\n"
+"\n"
+"OPTIONS\n"
+"    --json               JSON of the schema docs/summary.md gives (ktrace-summary/1)\n"
+"    --top N              rows per list (default 10)\n"
+"    --from TS, --to TS   only this window, in the trace's seconds as report prints\n"
+"                         them (e.g. 1234.567890): intervals cut to it, records and\n"
+"                         latencies in it\n"
+"    -F FILTER            trace.dat: keep the records FILTER matches (trace-cmd\n"
+"                         report's -F syntax); -v before it drops them instead\n"
+"    --cpu LIST           keep these CPUs (e.g. 0,2-3)\n"
+"    --events-dir DIR     raw ring-buffer pages: a tracefs events/ directory for\n"
+"                         the event names and fields\n"
+"    -h, --help           show this manual\n"
+"\n"
+"EXAMPLES\n"
+"    ktrace summary trace.dat\n"
+"    ktrace summary --json --top 5 trace.dat\n"
+"    ktrace summary --from 1234.5 --to 1234.6 trace.dat\n";
+
+enum { O_JSON = 300, O_TOP, O_FROM, O_TO, O_CPU, O_EVENTS, O_HELP };
+
+static const struct option options[] = {
+	{ "json",       no_argument,       NULL, O_JSON },
+	{ "top",        required_argument, NULL, O_TOP },
+	{ "from",       required_argument, NULL, O_FROM },
+	{ "to",         required_argument, NULL, O_TO },
+	{ "cpu",        required_argument, NULL, O_CPU },
+	{ "events-dir", required_argument, NULL, O_EVENTS },
+	{ "help",       no_argument,       NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int run_summary(int argc, char **argv)
+{
+	KTRACE_OPTS(ktrace_view_summary_opts, vo);
+	KTRACE_OPTS(ktrace_stream_opts, so);
+	struct ktrace_stream_filter *filters = NULL;
+	struct ktrace_stream *s = NULL;
+	struct ktrace_error err = { 0 };
+	struct ktrace_out *out = NULL;
+	size_t nfilters = 0, ncpus = 0;
+	int *cpus = NULL;
+	const char *err_path = NULL;
+	bool neg = false;
+	int opt, ret, status = CLI_FAILED;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":F:vh", options, NULL)) != -1) {
+		switch (opt) {
+		case O_JSON: vo.json = true; break;
+		case O_TOP:
+			if (cli_parse_uint(optarg, 1, 100000, &vo.top)) {
+				status = cli_usage_error("summary", "--top takes 1 to 100000");
+				goto done;
+			}
+			break;
+		case O_FROM:
+		case O_TO: {
+			uint64_t ts;
+
+			if (cli_parse_seconds(optarg, &ts)) {
+				status = cli_usage_error("summary", "invalid time '%s' (seconds, e.g. 1234.567890)",
+							 optarg);
+				goto done;
+			}
+			if (opt == O_FROM) {
+				vo.has_from = true;
+				vo.from = ts;
+			} else {
+				vo.has_to = true;
+				vo.to = ts;
+			}
+			break;
+		}
+		case 'F':
+			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
+				status = cli_oom("summary");
+				goto done;
+			}
+			filters[nfilters].text = optarg;
+			filters[nfilters++].negative = neg;
+			break;
+		case 'v': neg = true; break;
+		case O_CPU:
+			if ((ret = cli_parse_cpu_list("summary", optarg, &cpus, &ncpus))) {
+				status = ret;
+				goto done;
+			}
+			break;
+		case O_EVENTS: so.events_dir = optarg; break;
+		case 'h':
+		case O_HELP:
+			cli_print_help(&cli_summary);
+			status = CLI_OK;
+			goto done;
+		case ':':
+			status = cli_usage_error("summary", "option '%s' needs an argument", argv[optind - 1]);
+			goto done;
+		default:
+			status = cli_usage_error("summary", "invalid option '%s'", argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		status = cli_usage_error("summary", "no input file");
+		goto done;
+	}
+	if (vo.has_from && vo.has_to && vo.to <= vo.from) {
+		status = cli_usage_error("summary", "--to must be after --from");
+		goto done;
+	}
+	so.filters = filters;
+	so.nfilters = nfilters;
+	so.cpus = cpus;
+	so.ncpus = ncpus;
+	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
+				 &err, &err_path);
+	if (ret) {
+		cli_error(err_path, &err);
+		status = ret == -EINVAL && !err_path ? CLI_USAGE : CLI_FAILED;
+		goto done;
+	}
+	out = ktrace_out_new(STDOUT_FILENO);
+	if (!out) {
+		cli_errorf(NULL, "out of memory");
+		goto done;
+	}
+	ret = ktrace_view_summary(s, &vo, out, &err);
+	err_path = ret < 0 ? ktrace_stream_error_path(s) : NULL;
+	ret = cli_out_finish(out, &err, ret);
+	out = NULL;
+	if (ret < 0) {
+		/* a damaged input: its summary is out, then the error */
+		cli_error(err_path, &err);
+		goto done;
+	}
+	status = CLI_OK;
+done:
+	ktrace_out_free(out);
+	ktrace_stream_close(s);
+	free(filters);
+	free(cpus);
+	return status;
+}
+
+const struct cli_command cli_summary = {
+	.name = "summary",
+	.summary = "what used the CPUs, who waited and how long, what IRQs and syscalls cost",
+	.help = summary_help,
+	.run = run_summary,
+};

@@ -1,0 +1,110 @@
+# ktrace summary --json against independent computations from trace-cmd's text
+# (tests/summary/summarycmp.py): per thread CPU time (the oracle's 10 busiest) and wakeup
+# latency count and quantiles, from tests/model/oracle.py (docs/model.md's rules,
+# written from that page alone); IRQ, softirq and syscall counts and time from their
+# entry/exit lines (tests/engine/kernelcmp.py). On the traces recorded for the model
+# (uneven CPU starts, lost events midway, quiet: tests/data/model) and on traces
+# recorded elsewhere (../shared/data/ftrace, this tree's report traces), those of one
+# buffer. Then the text form, the window (--from/--to), --top, a damaged input and
+# usage errors.
+. "$(dirname "$0")/../lib.sh"
+O="$ROOT/tests/model/oracle.py"
+KC="$ROOT/tests/engine/kernelcmp.py"
+C="$ROOT/tests/summary/summarycmp.py"
+n=0
+compare() {   # file name
+	trace-cmd report -N -t "$1" >"$TMP/rn" 2>/dev/null
+	trace-cmd report -t "$1" >"$TMP/rt" 2>/dev/null
+	python3 "$O" show "$TMP/rn" >"$TMP/or"
+	raw=$(grep -c ' sys_enter: ' "$TMP/rt")
+	named=$(grep -c ' sys_enter_[a-z0-9_]*: ' "$TMP/rt")
+	python3 "$KC" totals "$TMP/rt" syscalls >"$TMP/kt"
+	"$KTRACE" summary --json --top 100000 "$1" >"$TMP/sj" 2>"$TMP/err" || sed 's/^/#   /' "$TMP/err"
+	if [ "$raw" -gt 0 ] && [ "$named" -gt 0 ]; then
+		checker python3 "$C" "$2" "$TMP/sj" "$TMP/or" "$TMP/kt" "raw_syscalls and syscalls both traced"
+	else
+		checker python3 "$C" "$2" "$TMP/sj" "$TMP/or" "$TMP/kt"
+	fi
+	n=$((n + 4))
+}
+
+if ! command -v trace-cmd >/dev/null; then
+	skip 4 "summary against trace-cmd report" "trace-cmd is not installed"
+	n=4
+else
+	for t in uneven lost quiet; do
+		zstd -q -d -f "$ROOT/tests/data/model/$t.dat.zst" -o "$TMP/$t.dat" || not_ok "unpack $t"
+		compare "$TMP/$t.dat" "$t.dat"
+	done
+	for z in "$ROOT"/tests/data/report/*.dat.zst; do
+		zstd -q -d -f "$z" -o "$TMP/$(basename "$z" .zst)" || not_ok "unpack $z"
+	done
+	for f in $(ls "$SHARED"/data/ftrace/*.dat 2>/dev/null) "$TMP"/*.v6.dat; do
+		trace-cmd report "$f" >"$TMP/r0" 2>/dev/null
+		grep -q ' sched_switch: ' "$TMP/r0" || continue
+		grep -q '^[^ ]*: .*\[[0-9][0-9][0-9]\]' "$TMP/r0" && continue   # instances
+		compare "$f" "$(basename "$f")"
+	done
+fi
+
+E="$ROOT/examples/sched_demo.dat"
+# the text form: its sections, and the busiest thread with the CPU time sql gives
+"$KTRACE" summary "$E" >"$TMP/t" 2>"$TMP/err"
+want=$("$KTRACE" sql "$E" "select t.name || ' ' || t.tid, sum(s.dur) from sched_slice s join thread t
+	using (utid) where s.dur >= 0 and t.tid != 0 group by s.utid order by 2 desc limit 1" | tail -1)
+who=${want%	*}; ns=${want##*	}
+ms=$(printf '%d.%03d' $((ns / 1000000)) $((ns / 1000 % 1000)))
+grep -q "^CPU  *known ms" "$TMP/t" && grep -q "^Threads by wakeup latency" "$TMP/t" &&
+	grep -q "^IRQ handlers" "$TMP/t" && grep -q "^Events (" "$TMP/t" &&
+	sed -n '/^Threads by CPU time/{n;p}' "$TMP/t" | grep -q "^  $who  *$ms " &&
+	ok "text: the sections, and the busiest thread ($who, $ms ms) as sql gives it" ||
+	{ not_ok "text form"; head -20 "$TMP/t" | sed 's/^/#   /'; }
+n=$((n + 1))
+# the window: CPU time of the busiest thread in [from, to) from sched_slice cut to it
+"$KTRACE" sql "$E" "select start_ts, end_ts from trace" | tail -1 >"$TMP/span"
+read -r t0 t1 <"$TMP/span"
+lo=$((t0 + (t1 - t0) / 4)); hi=$((t0 + (t1 - t0) / 2))
+secs() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+"$KTRACE" summary --json --top 100000 --from "$(secs $lo)" --to "$(secs $hi)" "$E" >"$TMP/w.json"
+"$KTRACE" sql "$E" "select t.tid, sum(min(s.ts + s.dur, $hi) - max(s.ts, $lo)) from sched_slice s
+	join thread t using (utid) where s.dur >= 0 and t.tid != 0 and s.ts < $hi and s.ts + s.dur > $lo
+	group by t.tid" | tail -n +2 >"$TMP/w.sql"
+checker python3 - "$TMP/w.json" "$TMP/w.sql" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))['inputs'][0]
+got = {r['tid']: r['cpu_ns'] for r in s['threads_by_cpu_time']['rows']}
+want = {int(a): int(b) for a, b in (l.split('\t') for l in open(sys.argv[2]) if l.strip())}
+want = {k: v for k, v in want.items() if v}
+ok = want and got == want
+print('%s - --from/--to: CPU time of %d threads cut to the window, as sched_slice cut to it gives'
+      % ('ok' if ok else 'not ok', len(want)))
+if not ok:
+    print('#   %s' % sorted(set(got.items()) ^ set(want.items()))[:4])
+PY
+n=$((n + 1))
+# --top bounds every list, and the document stays small
+"$KTRACE" summary --json --top 3 "$E" >"$TMP/t3.json"
+checker python3 - "$TMP/t3.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['inputs'][0]
+lists = [v for v in s.values() if isinstance(v, dict) and 'rows' in v]
+ok = d['schema'] == 'ktrace-summary/1' and lists and all(len(v['rows']) <= 3 for v in lists) and \
+    any(v['total'] > 3 for v in lists)
+print('%s - --top 3: %d lists of at most 3 rows (totals up to %d)' % ('ok' if ok else 'not ok', len(lists),
+      max(v['total'] for v in lists)))
+PY
+n=$((n + 1))
+# a damaged input: the summary of what could be read, one error line, exit 1
+head -c 150000 "$E" >"$TMP/cut.dat"
+"$KTRACE" summary "$TMP/cut.dat" >"$TMP/c.out" 2>"$TMP/c.err"; st=$?
+[ $st = 1 ] && grep -q '^CPU ' "$TMP/c.out" && [ "$(wc -l <"$TMP/c.err")" -ge 1 ] &&
+	grep -q "cut.dat" "$TMP/c.err" && ok "a cut trace.dat: its summary, the error named, exit 1" ||
+	{ not_ok "cut input: exit $st"; sed 's/^/#   /' "$TMP/c.err"; }
+n=$((n + 1))
+"$KTRACE" summary >/dev/null 2>&1; a=$?
+"$KTRACE" summary --top 0 "$E" >/dev/null 2>&1; b=$?
+"$KTRACE" summary --from 2 --to 1 "$E" >/dev/null 2>&1; c=$?
+[ $a = 2 ] && [ $b = 2 ] && [ $c = 2 ] && ok "usage errors exit 2" || not_ok "usage: $a $b $c"
+n=$((n + 1))
+plan $n
