@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""bench/summary: how fast `ktrace summary --json` answers, and how big its answer is, on
+a big trace.dat, against `ktrace report` of the same file to /dev/null in the same run
+(issue 33: at most report's time, the JSON under 64 KiB).
+
+The trace: bench/report's (tests/data/report/allevents.v6.dat.zst with its pages
+repeated until the CPU data reaches MB megabytes, bench/read/mkbig.py; 140 MB is about
+3.4 M events). Each command runs RUNS times, alternating; the script prints the median
+wall and CPU (user + system) times, the peak RSS and the ratios.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'report'))
+from run import make_trace  # noqa: E402  (bench/report's trace)
+
+
+def run_timed(cmd, keep):
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE if keep else subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    out = p.stdout.read() if keep else b''
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError('%s failed: %s' % (' '.join(cmd), err.decode()[-300:]))
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ktrace', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--mb', type=int, default=140)
+    ap.add_argument('--runs', type=int, default=5)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    path = make_trace(a.out, a.mb)
+    cmds = {'ktrace report': [a.ktrace, 'report', path],
+            'ktrace summary --json': [a.ktrace, 'summary', '--json', path]}
+    res = {n: [] for n in cmds}
+    size = 0
+    for _ in range(a.runs):
+        for n, cmd in cmds.items():
+            w, c, r, out = run_timed(cmd, n != 'ktrace report')
+            res[n].append((w, c, r))
+            if out:
+                size = len(out)
+    lines = ['summary: %s, %d MB; %d runs each' % (os.path.basename(path), os.path.getsize(path) >> 20,
+                                                   a.runs)]
+    med = {}
+    for n, r in res.items():
+        med[n] = (statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
+                  max(x[2] for x in r) / 1024)
+        lines.append('    %-22s wall %7.3f s (%6.3f..%6.3f)   cpu %7.3f s   peak RSS %6.1f MiB'
+                     % (n, med[n][0], min(x[0] for x in r), max(x[0] for x in r), med[n][1], med[n][2]))
+    rw, rc, _ = med['ktrace report']
+    sw, sc, _ = med['ktrace summary --json']
+    met = sw <= rw and size < 65536
+    lines.append('    summary / report: wall %.2fx, cpu %.2fx; JSON %d bytes   goal <= 1x and < 64 KiB: %s'
+                 % (sw / rw, sc / rc, size, 'met' if met else 'NOT MET'))
+    lines.append('    load average %s, %d CPUs' % (' '.join(open('/proc/loadavg').read().split()[:3]),
+                                                    os.cpu_count()))
+    text = '\n'.join(lines)
+    print(text)
+    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
+        f.write(text + '\n')
+    sys.exit(0 if met else 1)
+
+
+if __name__ == '__main__':
+    main()
