@@ -507,9 +507,17 @@ static int build_memory(struct ktrace_sql *q, struct ktrace_error *err, const ch
 	    (ret = sql_vtab_register(q, err)))
 		return ret;
 	q->build_ns = now_ns() - t0;
-	return sql_exec(q->db, "CREATE VIRTUAL TABLE main.event USING ktrace_event;"
-		    "CREATE VIRTUAL TABLE main.args USING ktrace_args;"
-		    "CREATE VIEW main.raw AS SELECT * FROM main.event;", err);
+	{
+		struct ktrace_out b = KT_OUT_HEAP;
+
+		kt_out_puts(&b, "CREATE VIRTUAL TABLE main.event USING ktrace_event;"
+			    "CREATE VIRTUAL TABLE main.args USING ktrace_args;"
+			    "CREATE VIEW main.raw AS SELECT * FROM main.event;");
+		sql_views_create(&b, "main");
+		ret = b.error ? kt_error_oom(err) : sql_exec(q->db, kt_out_str(&b), err);
+		kt_out_heap_free(&b);
+		return ret;
+	}
 }
 
 /* ---- database files ---- */

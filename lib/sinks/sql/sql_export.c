@@ -38,7 +38,9 @@ static int copy_tables(sqlite3 *db, struct ktrace_error *err)
 		kt_out_printf(&b, "INSERT INTO out.%s SELECT * FROM main.%s;\n", t->name, t->name);
 		sql_table_indexes(&b, t, "out");
 	}
-	kt_out_puts(&b, "CREATE VIEW out.raw AS SELECT * FROM event;\nCOMMIT;\n");
+	kt_out_puts(&b, "CREATE VIEW out.raw AS SELECT * FROM event;\n");
+	sql_views_create(&b, "out");
+	kt_out_puts(&b, "COMMIT;\n");
 	if (b.error)
 		ret = kt_error_oom(err);
 	else

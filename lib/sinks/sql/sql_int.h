@@ -48,6 +48,9 @@ void sql_table_create(struct ktrace_out *b, const struct sql_table *t, const cha
 void sql_table_declare(struct ktrace_out *b, const struct sql_table *t);
 /* Every CREATE INDEX of t (schema may be NULL). */
 void sql_table_indexes(struct ktrace_out *b, const struct sql_table *t, const char *schema);
+/* CREATE VIEW of every view of the summary's figures (schema may be NULL), and how many. */
+void sql_views_create(struct ktrace_out *b, const char *schema);
+size_t sql_view_count(void);
 /* The whole schema in a dialect (one table when table is not NULL). */
 int sql_schema_text(struct ktrace_out *b, enum ktrace_sql_dialect d, const char *table,
 		    const char *cluster);
@@ -265,7 +268,7 @@ void sql_vtab_free_idle(struct ktrace_sql *q);
 /* Database files of ktrace sql: SQLite's application_id ("ktsq") and user_version (the
  * schema's version: a file of another version is built anew). */
 #define SQL_APPLICATION_ID 0x6b747371
-#define SQL_SCHEMA_VERSION 2
+#define SQL_SCHEMA_VERSION 3
 
 /* Creates the materialised tables in db's schema ("main"...) without indexes. */
 int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);

@@ -199,6 +199,82 @@ static void qualified(struct ktrace_out *b, const char *schema, const char *name
 	kt_out_puts(b, name);
 }
 
+/* The views behind `ktrace summary`'s sections (docs/summary.md, docs/sql.md): the same
+ * figures, to drill down from. SQLite only (window functions). */
+static const struct sql_view {
+	const char *name, *select;
+} views[] = {
+	{ "cpu_usage_by_cpu",
+	  "SELECT trace_id, cpu, sum(busy_ns) AS busy_ns, sum(idle_ns) AS idle_ns, "
+	  "sum(irq_ns) AS irq_ns, sum(irq_count) AS irq_count, sum(softirq_ns) AS softirq_ns, "
+	  "sum(softirq_count) AS softirq_count FROM ("
+	  "SELECT s.trace_id, s.cpu, CASE WHEN t.tid != 0 THEN s.dur ELSE 0 END AS busy_ns, "
+	  "CASE WHEN t.tid = 0 THEN s.dur ELSE 0 END AS idle_ns, 0 AS irq_ns, 0 AS irq_count, "
+	  "0 AS softirq_ns, 0 AS softirq_count FROM sched_slice s JOIN thread t USING (trace_id, utid) "
+	  "WHERE s.dur >= 0 UNION ALL "
+	  "SELECT trace_id, cpu, 0, 0, CASE WHEN category = 'irq' THEN dur ELSE 0 END, "
+	  "category = 'irq', CASE WHEN category = 'softirq' THEN dur ELSE 0 END, "
+	  "category = 'softirq' FROM slice WHERE category IN ('irq', 'softirq') AND dur >= 0) "
+	  "GROUP BY trace_id, cpu" },
+	{ "cpu_time_by_thread",
+	  "SELECT s.trace_id, s.utid, t.tid, t.name, sum(s.dur) AS cpu_ns, count(*) AS slices "
+	  "FROM sched_slice s JOIN thread t USING (trace_id, utid) WHERE s.dur >= 0 AND t.tid != 0 "
+	  "GROUP BY s.trace_id, s.utid" },
+	{ "cpu_time_by_process",
+	  "SELECT t.trace_id, coalesce(p.pid, t.tid) AS pid, max(p.name) AS name, "
+	  "count(*) AS threads, sum(coalesce(c.cpu_ns, 0)) AS cpu_ns "
+	  "FROM thread t LEFT JOIN process p ON p.upid = t.upid "
+	  "LEFT JOIN cpu_time_by_thread c ON c.trace_id = t.trace_id AND c.utid = t.utid "
+	  "WHERE t.tid != 0 GROUP BY t.trace_id, coalesce(p.pid, t.tid)" },
+	{ "wakeup_latency_by_thread",
+	  "WITH r AS (SELECT trace_id, utid, dur, row_number() OVER w AS k, count(*) OVER "
+	  "(PARTITION BY trace_id, utid) AS n FROM wakeup_latency WINDOW w AS "
+	  "(PARTITION BY trace_id, utid ORDER BY dur)) "
+	  "SELECT r.trace_id, r.utid, t.tid, t.name, max(n) AS count, "
+	  "max(CASE WHEN k = (n * 50 + 99) / 100 THEN dur END) AS p50_ns, "
+	  "max(CASE WHEN k = (n * 90 + 99) / 100 THEN dur END) AS p90_ns, "
+	  "max(CASE WHEN k = (n * 99 + 99) / 100 THEN dur END) AS p99_ns, max(dur) AS max_ns "
+	  "FROM r JOIN thread t USING (trace_id, utid) GROUP BY r.trace_id, r.utid" },
+	{ "wait_time_by_thread",
+	  "SELECT s.trace_id, s.utid, t.tid, t.name, "
+	  "sum(CASE WHEN s.state IN ('R', 'R+') THEN s.dur ELSE 0 END) AS runnable_ns, "
+	  "sum(CASE WHEN s.state = 'S' THEN s.dur ELSE 0 END) AS sleeping_ns, "
+	  "sum(CASE WHEN s.state = 'D' THEN s.dur ELSE 0 END) AS blocked_ns "
+	  "FROM thread_state s JOIN thread t USING (trace_id, utid) WHERE s.dur >= 0 "
+	  "GROUP BY s.trace_id, s.utid" },
+	{ "irq_by_handler",
+	  "SELECT trace_id, name, count(*) AS count, sum(dur) AS ns FROM slice "
+	  "WHERE category = 'irq' AND dur >= 0 GROUP BY trace_id, name" },
+	{ "softirq_by_vector",
+	  "SELECT trace_id, name, count(*) AS count, sum(dur) AS ns FROM slice "
+	  "WHERE category = 'softirq' AND dur >= 0 GROUP BY trace_id, name" },
+	{ "syscall_by_name",
+	  "SELECT trace_id, name, count(*) AS count, sum(dur) AS ns FROM slice "
+	  "WHERE category = 'syscall' AND dur >= 0 GROUP BY trace_id, name" },
+	{ "syscall_by_process",
+	  "SELECT s.trace_id, coalesce(p.pid, t.tid) AS pid, max(p.name) AS name, "
+	  "count(*) AS count, sum(s.dur) AS ns FROM slice s JOIN thread t USING (trace_id, utid) "
+	  "LEFT JOIN process p ON p.upid = t.upid WHERE s.category = 'syscall' AND s.dur >= 0 "
+	  "GROUP BY s.trace_id, coalesce(p.pid, t.tid)" },
+	{ "event_count_by_name",
+	  "SELECT trace_id, subsystem, name, count(*) AS count FROM event "
+	  "GROUP BY trace_id, subsystem, name" },
+};
+
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
+
+void sql_views_create(struct ktrace_out *b, const char *schema)
+{
+	for (size_t i = 0; i < NVIEWS; i++)
+		kt_out_printf(b, "CREATE VIEW %s%s%s AS %s;\n", schema ? schema : "", schema ? "." : "",
+			      views[i].name, views[i].select);
+}
+
+size_t sql_view_count(void)
+{
+	return NVIEWS;
+}
+
 void sql_table_create(struct ktrace_out *b, const struct sql_table *t, const char *schema)
 {
 	kt_out_puts(b, "CREATE TABLE ");
@@ -280,6 +356,8 @@ int sql_schema_text(struct ktrace_out *b, enum ktrace_sql_dialect d, const char 
 		kt_out_puts(b, d == KTRACE_SQL_CLICKHOUSE
 			     ? "CREATE VIEW IF NOT EXISTS raw AS SELECT * FROM event;\n"
 			     : "CREATE VIEW raw AS SELECT * FROM event;\n");
+	if (d == KTRACE_SQL_SQLITE && !table)
+		sql_views_create(b, NULL);
 	return b->error ? -ENOMEM : 0;
 }
 
