@@ -53,17 +53,44 @@ int kt_model_thread(struct kt_model *m, uint32_t input, int64_t tid, uint32_t *t
 	return 0;
 }
 
-int kt_model_activate(struct kt_model *m, struct kt_minput *in, uint32_t th)
+int kt_model_activate(struct kt_model *m, struct kt_minput *in, uint32_t th, bool sys)
 {
 	struct kt_mthread *t = kt_mthread_at(m, th);
 
-	if (t->in_active)
+	if (sys ? t->in_sys_active : t->in_active)
 		return 0;
+	if (sys) {
+		if (kt_grow((void **)&in->sys_active, &in->cap_sys_active, in->nsys_active + 1,
+			    sizeof(*in->sys_active)))
+			return -ENOMEM;
+		in->sys_active[in->nsys_active++] = th;
+		t->in_sys_active = true;
+		return 0;
+	}
 	if (kt_grow((void **)&in->active, &in->cap_active, in->nactive + 1, sizeof(*in->active)))
 		return -ENOMEM;
 	in->active[in->nactive++] = th;
 	t->in_active = true;
 	return 0;
+}
+
+unsigned kt_model_kind(enum kt_mclass c)
+{
+	switch (c) {
+	case KT_MC_IRQ_ENTRY:
+	case KT_MC_IRQ_EXIT:
+		return KT_MK_IRQ;
+	case KT_MC_SOFTIRQ_ENTRY:
+	case KT_MC_SOFTIRQ_EXIT:
+		return KT_MK_SOFTIRQ;
+	case KT_MC_SYS_ENTER:
+	case KT_MC_SYS_EXIT:
+	case KT_MC_SYSCALL_ENTER:
+	case KT_MC_SYSCALL_EXIT:
+		return KT_MK_SYSCALL;
+	default:
+		return 0;
+	}
 }
 
 /* ---- handing intervals out ---- */
@@ -102,7 +129,7 @@ static int set_state(struct kt_model *m, uint32_t input, uint32_t th, const char
 	t->waker = waker;
 	t->woken = woken;
 	if (!ret && state != m->running && state != m->unknown)
-		ret = kt_model_activate(m, &m->in[input], th) ? kt_error_oom(err) : 0;
+		ret = kt_model_activate(m, &m->in[input], th, false) ? kt_error_oom(err) : 0;
 	return ret;
 }
 
@@ -320,44 +347,59 @@ static int wakeup(struct kt_model *m, struct ktrace_stream *s,
 			 r->tid, known, err);
 }
 
-/* Rule 4: the gap (from, to) of a CPU of input begins. */
-static int gap(struct kt_model *m, uint32_t input, const struct kt_model_gap *g,
+/* Rule 4: the gap (from, to) of a CPU of buffer in begins. */
+static int gap(struct kt_model *m, struct kt_minput *in, const struct kt_model_gap *g,
 	       struct ktrace_error *err)
 {
-	struct kt_minput *in = &m->in[input];
 	int ret = 0;
 
 	if ((size_t)g->cpu < in->ncpus) {
 		struct kt_mcpu *c = &in->cpus[g->cpu];
 
-		ret = stop_running(m, input, g->cpu, c, g->from, NULL, m->unknown, err);
+		if (!in->side)
+			ret = stop_running(m, in->input, g->cpu, c, g->from, NULL, m->unknown, err);
 		c->irq_open = c->softirq_open = false;
 	}
 	if (g->to > in->incomplete_until)
 		in->incomplete_until = g->to;
-	/* every state but Running involves every CPU; open syscalls end unseen */
+	/* syscalls read from this buffer end unseen (a thread may sleep in one and move) */
+	for (size_t i = 0; i < in->nsys_active; i++) {
+		struct kt_mthread *t = kt_mthread_at(m, in->sys_active[i]);
+
+		t->in_sys_active = false;
+		t->sys_open = false;
+	}
+	in->nsys_active = 0;
+	/* every state but Running involves every CPU */
 	for (size_t i = 0; i < in->nactive && !ret; i++) {
 		uint32_t th = in->active[i];
 		struct kt_mthread *t = kt_mthread_at(m, th);
 
 		t->in_active = false;
-		t->sys_open = false;
 		if (t->state && t->state != m->running && t->state != m->unknown)
-			ret = set_state(m, input, th, m->unknown, g->from, -1, -1, false, err);
+			ret = set_state(m, in->input, th, m->unknown, g->from, -1, -1, false, err);
 	}
 	/* (set_state put none back: unknown is not on the list) */
 	in->nactive = 0;
 	return ret;
 }
 
-static int gaps_before(struct kt_model *m, uint32_t input, uint64_t ts, struct ktrace_error *err)
+static int gaps_before(struct kt_model *m, struct kt_minput *in, uint64_t ts, struct ktrace_error *err)
 {
-	struct kt_minput *in = &m->in[input];
 	int ret = 0;
 
 	while (!ret && in->next_gap < in->ngaps && in->gaps[in->next_gap].from < ts)
-		ret = gap(m, input, &in->gaps[in->next_gap++], err);
+		ret = gap(m, in, &in->gaps[in->next_gap++], err);
 	return ret;
+}
+
+/* The side buffer of (input, buffer), or NULL. */
+static struct kt_minput *side_of(struct kt_model *m, uint32_t input, uint32_t buffer)
+{
+	for (size_t i = 0; i < m->nsides; i++)
+		if (m->sides[i].input == input && m->sides[i].buffer == buffer)
+			return &m->sides[i];
+	return NULL;
 }
 
 /* ---- records ---- */
@@ -471,9 +513,20 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 	if (r->kind != KTRACE_STREAM_EVENT || r->source >= m->nin)
 		return 0;
 	in = &m->in[r->source];
-	if (r->buffer != in->buffer)
-		return 0;
-	if (in->next_gap < in->ngaps && (ret = gaps_before(m, r->source, r->ts, err)))
+	if (r->buffer != in->buffer) {
+		/* another buffer: the kernel's work it has and the main one has not */
+		if (!m->nsides || !(in = side_of(m, r->source, r->buffer)))
+			return 0;
+		if (in->next_gap < in->ngaps && (ret = gaps_before(m, in, r->ts, err)))
+			return ret;
+		c = classify(m, s, r, &ret);
+		if (!c)
+			return kt_error_oom(err);
+		if (!(kt_model_kind(c->cls) & in->owns))
+			return 0;
+		return kt_model_kernel_record(m, in, s, r, c, err);
+	}
+	if (in->next_gap < in->ngaps && (ret = gaps_before(m, in, r->ts, err)))
 		return ret;
 	c = classify(m, s, r, &ret);
 	if (!c)
@@ -486,8 +539,8 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		return ret;
 	if (c->cls == KT_MC_WAKEUP)
 		return wakeup(m, s, r, err);
-	if (c->cls != KT_MC_OTHER)
-		return kt_model_kernel_record(m, s, r, c, err);
+	if (kt_model_kind(c->cls) & in->owns)
+		return kt_model_kernel_record(m, in, s, r, c, err);
 	return 0;
 }
 
@@ -500,7 +553,7 @@ int kt_model_finish(struct kt_model *m, struct ktrace_error *err)
 	for (uint32_t i = 0; i < m->nin && !ret; i++) {
 		struct kt_minput *in = &m->in[i];
 
-		ret = gaps_before(m, i, UINT64_MAX, err);
+		ret = gaps_before(m, in, UINT64_MAX, err);
 		/* Running: still open */
 		for (size_t k = 0; k < in->ncpus && !ret; k++) {
 			struct kt_mcpu *c = &in->cpus[k];
@@ -552,6 +605,8 @@ int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths
 	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE, 0, sizeof(struct kt_mthread));
 	m->nin = npaths;
 	m->in = calloc(npaths ? npaths : 1, sizeof(*m->in));
+	for (size_t i = 0; m->in && i < npaths; i++)
+		m->in[i].input = (uint32_t)i;
 	m->running = kt_intern(&m->names, "Running", 7);
 	m->runnable = kt_intern(&m->names, "R", 1);
 	m->unknown = kt_intern(&m->names, "?", 1);
@@ -589,9 +644,16 @@ void kt_model_free(struct kt_model *m)
 		free(m->in[i].gaps);
 		free(m->in[i].cpus);
 		free(m->in[i].active);
+		free(m->in[i].sys_active);
 		kt_prev_state_free(m->in[i].states);
 	}
 	free(m->in);
+	for (size_t i = 0; i < m->nsides; i++) {
+		free(m->sides[i].gaps);
+		free(m->sides[i].cpus);
+		free(m->sides[i].sys_active);
+	}
+	free(m->sides);
 	kt_threads_free(&m->threads);
 	kt_map_free(&m->class_index);
 	free(m->classes);

@@ -54,10 +54,22 @@ struct kt_mcpu {
 	const char *irq_name;
 };
 
+/* The kinds of the kernel's own work, as bits. */
+enum { KT_MK_IRQ = 1, KT_MK_SOFTIRQ = 2, KT_MK_SYSCALL = 4 };
+
+/*
+ * A buffer of an input the model reads: the input's main one (the first with a
+ * sched_switch: threads, CPUs, states), and sides, other buffers (trace.dat instances)
+ * that hold a kind of the kernel's own work the main one has none of. Each has its own
+ * completeness and CPUs.
+ */
 struct kt_minput {
+	uint32_t input;
+	bool side;
+	unsigned owns;             /* KT_MK_*: the kinds of kernel work read from it */
 	bool darwin;
 	int audit_machine;         /* libaudit's machine of the trace (-1: unknown) */
-	uint32_t buffer;           /* the buffer the model reads (trace.dat instances) */
+	uint32_t buffer;           /* the buffer (trace.dat instances) */
 	bool has_cpus;             /* some CPU has records */
 	uint64_t complete_from;    /* every CPU with records is complete from here... */
 	uint64_t incomplete_until; /* ...except before this (the gaps met so far) */
@@ -68,9 +80,11 @@ struct kt_minput {
 	struct kt_prev_state *states;        /* sched_switch's prev_state letters */
 	const void *switch_ev;               /* ...of this event format */
 	uint64_t switches, wakeups; /* records of each the model read */
-	uint32_t *active;          /* threads in a known state other than Running, or in a
-				    * syscall: what a gap ends */
+	uint32_t *active;          /* main: threads in a known state other than Running,
+				    * what a gap ends */
 	size_t nactive, cap_active;
+	uint32_t *sys_active;      /* threads in a syscall read from this buffer */
+	size_t nsys_active, cap_sys_active;
 };
 
 /* A thread's state (the table's data per entry). */
@@ -81,7 +95,7 @@ struct kt_mthread {
 	int32_t on_cpu;            /* the CPU it is believed running on, -1 */
 	int64_t waker;
 	bool woken;                /* R after a wakeup, known: a latency if switched in */
-	bool in_active;
+	bool in_active, in_sys_active;
 	bool sys_open;
 	const char *sys_name;
 	uint64_t sys_ts;
@@ -90,8 +104,10 @@ struct kt_mthread {
 
 struct kt_model {
 	struct kt_model_ops ops;
-	struct kt_minput *in;
+	struct kt_minput *in;              /* per input: its main buffer */
 	size_t nin;
+	struct kt_minput *sides;           /* other buffers with kernel work of their own */
+	size_t nsides;
 	struct kt_threads threads;         /* per input; data: kt_mthread */
 	struct kt_map class_index;         /* (input, event id) -> classes[] */
 	struct kt_mclass_info *classes;
@@ -114,8 +130,9 @@ static inline struct kt_mthread *kt_mthread_at(const struct kt_model *m, uint32_
 {
 	return kt_threads_ext(&m->threads, th);
 }
-/* Puts thread th on its input's list of threads a gap ends: 0 or -ENOMEM. */
-int kt_model_activate(struct kt_model *m, struct kt_minput *in, uint32_t th);
+/* Puts thread th on the list of threads a gap of in ends (sys: of threads in a
+ * syscall): 0 or -ENOMEM. */
+int kt_model_activate(struct kt_model *m, struct kt_minput *in, uint32_t th, bool sys);
 /* Whether every CPU of the input is complete at ts. */
 static inline bool kt_model_all_complete(const struct kt_minput *in, uint64_t ts)
 {
@@ -123,9 +140,11 @@ static inline bool kt_model_all_complete(const struct kt_minput *in, uint64_t ts
 }
 
 /* The kernel's own intervals (engine_model_kernel.c): the record r of class c. */
-int kt_model_kernel_record(struct kt_model *m, struct ktrace_stream *s,
+int kt_model_kernel_record(struct kt_model *m, struct kt_minput *in, struct ktrace_stream *s,
 			   const struct ktrace_stream_record *r, const struct kt_mclass_info *c,
 			   struct ktrace_error *err);
+/* The KT_MK_* kind of a class (0: none). */
+unsigned kt_model_kind(enum kt_mclass c);
 /* The class of an ftrace event by its system and name (f_* not set). */
 enum kt_mclass kt_model_ftrace_class(const char *system, const char *name);
 

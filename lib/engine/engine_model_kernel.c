@@ -2,7 +2,9 @@
 /*
  * The model's intervals of the kernel's own work (docs/model.md): IRQ handlers and
  * softirqs per CPU, system calls per thread, each from its entry to the matching exit.
- * Only intervals whose two ends were recorded are handed out.
+ * Only intervals whose two ends were recorded are handed out. Each kind is read from one
+ * buffer of an input (engine_model_int.h: the main one, or a side buffer that has it
+ * when the main one has none), with that buffer's completeness.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,11 +91,10 @@ static int hand_out(struct kt_model *m, uint32_t input, const char *category, co
 	return m->ops.kslice(m->ops.ctx, &k, err);
 }
 
-static int syscall_record(struct kt_model *m, struct ktrace_stream *s,
+static int syscall_record(struct kt_model *m, struct kt_minput *in, struct ktrace_stream *s,
 			  const struct ktrace_stream_record *r, const struct kt_mclass_info *c,
 			  struct ktrace_error *err)
 {
-	struct kt_minput *in = &m->in[r->source];
 	bool enter = c->cls == KT_MC_SYS_ENTER || c->cls == KT_MC_SYSCALL_ENTER;
 	const char *name = c->name;
 	struct kt_mthread *t;
@@ -127,10 +128,10 @@ static int syscall_record(struct kt_model *m, struct ktrace_stream *s,
 	t->sys_name = name;
 	t->sys_ts = r->ts;
 	t->sys_cpu = r->cpu;
-	return kt_model_activate(m, in, th) ? kt_error_oom(err) : 0;
+	return kt_model_activate(m, in, th, true) ? kt_error_oom(err) : 0;
 }
 
-int kt_model_kernel_record(struct kt_model *m, struct ktrace_stream *s,
+int kt_model_kernel_record(struct kt_model *m, struct kt_minput *in, struct ktrace_stream *s,
 			   const struct ktrace_stream_record *r, const struct kt_mclass_info *c,
 			   struct ktrace_error *err)
 {
@@ -138,8 +139,8 @@ int kt_model_kernel_record(struct kt_model *m, struct ktrace_stream *s,
 	int64_t n;
 
 	if (c->cls >= KT_MC_SYS_ENTER)
-		return syscall_record(m, s, r, c, err);
-	cpu = kt_model_cpu(&m->in[r->source], r->cpu);
+		return syscall_record(m, in, s, r, c, err);
+	cpu = kt_model_cpu(in, r->cpu);
 	if (!cpu)
 		return r->cpu < 0 || r->cpu >= KT_MODEL_MAX_CPUS ? 0 : kt_error_oom(err);
 	if (!field_int(s, c->f_a, &n))

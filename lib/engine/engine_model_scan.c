@@ -25,6 +25,12 @@ struct scan_cpu {
 	uint64_t first, last;
 };
 
+/* A buffer of an input: the kinds of kernel work it has. */
+struct scan_buf {
+	uint32_t input, buffer;
+	unsigned kinds;            /* KT_MK_* */
+};
+
 struct scan_gap {
 	uint32_t input, buffer;
 	struct kt_model_gap g;
@@ -38,6 +44,8 @@ struct scan {
 	size_t ngaps, cap_gaps;
 	int64_t *switch_buf, *event_buf;   /* per input: the first buffer with one, or -1 */
 	struct kt_map classes;     /* (input, event id) -> class + 1 */
+	struct scan_buf *bufs;     /* in the order met */
+	size_t nbufs, cap_bufs, last_buf;
 };
 
 static struct scan_cpu *scan_cpu(struct scan *sc, uint32_t input, uint32_t buffer, int32_t cpu)
@@ -79,15 +87,17 @@ static int gap_order(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-/* The records' classes the walk cares for: sched_switch, and anything else the model
- * reads (it picks the buffer). */
+/* The records' classes the walk cares for: sched_switch (the main buffer is the first
+ * with one), anything else the model reads, and the kinds of kernel work of each
+ * buffer. */
 static int note_buffer(struct scan *sc, const struct kt_minput *in,
 		       const struct ktrace_stream_record *r)
 {
 	enum kt_mclass c;
+	struct scan_buf *b;
 	uint32_t v;
 
-	if (sc->switch_buf[r->source] >= 0 || in->darwin)
+	if (in->darwin)
 		return 0;
 	if (kt_map_get(&sc->classes, r->source, r->event_id, &v)) {
 		c = (enum kt_mclass)(v - 1);
@@ -96,10 +106,30 @@ static int note_buffer(struct scan *sc, const struct kt_minput *in,
 		if (kt_map_put(&sc->classes, r->source, r->event_id, (uint32_t)c + 1))
 			return -ENOMEM;
 	}
-	if (c == KT_MC_SWITCH)
+	if (c == KT_MC_OTHER)
+		return 0;
+	if (c == KT_MC_SWITCH && sc->switch_buf[r->source] < 0)
 		sc->switch_buf[r->source] = r->buffer;
-	else if (c != KT_MC_OTHER && sc->event_buf[r->source] < 0)
+	else if (sc->event_buf[r->source] < 0)
 		sc->event_buf[r->source] = r->buffer;
+	if (!kt_model_kind(c))
+		return 0;
+	b = sc->nbufs ? &sc->bufs[sc->last_buf] : NULL;
+	if (!b || b->input != r->source || b->buffer != r->buffer) {
+		size_t i;
+
+		for (i = 0; i < sc->nbufs; i++)
+			if (sc->bufs[i].input == r->source && sc->bufs[i].buffer == r->buffer)
+				break;
+		if (i == sc->nbufs) {
+			if (kt_grow((void **)&sc->bufs, &sc->cap_bufs, sc->nbufs + 1, sizeof(*sc->bufs)))
+				return -ENOMEM;
+			sc->bufs[sc->nbufs++] = (struct scan_buf){ r->source, r->buffer, 0 };
+		}
+		sc->last_buf = i;
+		b = &sc->bufs[i];
+	}
+	b->kinds |= kt_model_kind(c);
 	return 0;
 }
 
@@ -145,35 +175,87 @@ static int walk(struct kt_model *m, struct scan *sc, struct ktrace_stream *s,
 	return 0;
 }
 
-/* What the walk found, kept for the input's buffer. */
+/* The completeness of buffer in->buffer of input in->input, as the walk found it. */
+static int fill(struct kt_minput *in, const struct scan *sc, struct ktrace_error *err)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < sc->ncpus; k++) {
+		const struct scan_cpu *c = &sc->cpus[k];
+
+		if (c->input != in->input || c->buffer != in->buffer || !c->has)
+			continue;
+		if (!in->has_cpus || c->first > in->complete_from)
+			in->complete_from = c->first;
+		in->has_cpus = true;
+	}
+	for (size_t k = 0; k < sc->ngaps; k++)
+		n += sc->gaps[k].input == in->input && sc->gaps[k].buffer == in->buffer;
+	if (!n)
+		return 0;
+	in->gaps = kt_realloc_array(NULL, n, sizeof(*in->gaps));
+	if (!in->gaps)
+		return kt_error_oom(err);
+	for (size_t k = 0; k < sc->ngaps; k++)
+		if (sc->gaps[k].input == in->input && sc->gaps[k].buffer == in->buffer)
+			in->gaps[in->ngaps++] = sc->gaps[k].g;
+	qsort(in->gaps, in->ngaps, sizeof(*in->gaps), gap_order);
+	return 0;
+}
+
+/* The kinds of kernel work buffer b of input i has (0: none). */
+static unsigned kinds_of(const struct scan *sc, uint32_t i, uint32_t b)
+{
+	for (size_t k = 0; k < sc->nbufs; k++)
+		if (sc->bufs[k].input == i && sc->bufs[k].buffer == b)
+			return sc->bufs[k].kinds;
+	return 0;
+}
+
+/* What the walk found: per input its main buffer, and the side buffers that hold kinds
+ * of kernel work the main one has none of (the first buffer met with each). */
 static int keep(struct kt_model *m, struct scan *sc, struct ktrace_error *err)
 {
+	int ret;
+
 	for (uint32_t i = 0; i < m->nin; i++) {
 		struct kt_minput *in = &m->in[i];
-		size_t n = 0;
 
 		in->buffer = (uint32_t)(sc->switch_buf[i] >= 0 ? sc->switch_buf[i]
 					: sc->event_buf[i] >= 0 ? sc->event_buf[i] : 0);
-		for (size_t k = 0; k < sc->ncpus; k++) {
-			const struct scan_cpu *c = &sc->cpus[k];
+		/* (Darwin, KOFF: one buffer, every kind from it) */
+		in->owns = in->darwin ? KT_MK_IRQ | KT_MK_SOFTIRQ | KT_MK_SYSCALL
+				      : kinds_of(sc, i, in->buffer);
+		if ((ret = fill(in, sc, err)))
+			return ret;
+	}
+	for (size_t k = 0; k < sc->nbufs; k++) {
+		const struct scan_buf *b = &sc->bufs[k];
+		struct kt_minput *main, *side = NULL;
+		unsigned more;
 
-			if (c->input != i || c->buffer != in->buffer || !c->has)
-				continue;
-			if (!in->has_cpus || c->first > in->complete_from)
-				in->complete_from = c->first;
-			in->has_cpus = true;
-		}
-		for (size_t k = 0; k < sc->ngaps; k++)
-			n += sc->gaps[k].input == i && sc->gaps[k].buffer == in->buffer;
-		if (!n)
+		if (b->input >= m->nin)
 			continue;
-		in->gaps = kt_realloc_array(NULL, n, sizeof(*in->gaps));
-		if (!in->gaps)
+		main = &m->in[b->input];
+		more = b->kinds & ~main->owns;
+		if (b->buffer == main->buffer || !more)
+			continue;
+		/* the first buffer met with a kind owns it */
+		for (size_t j = 0; j < m->nsides; j++)
+			if (m->sides[j].input == b->input)
+				more &= ~m->sides[j].owns;
+		if (!more)
+			continue;
+		side = kt_realloc_array(m->sides, m->nsides + 1, sizeof(*m->sides));
+		if (!side)
 			return kt_error_oom(err);
-		for (size_t k = 0; k < sc->ngaps; k++)
-			if (sc->gaps[k].input == i && sc->gaps[k].buffer == in->buffer)
-				in->gaps[in->ngaps++] = sc->gaps[k].g;
-		qsort(in->gaps, in->ngaps, sizeof(*in->gaps), gap_order);
+		m->sides = side;
+		side = &m->sides[m->nsides++];
+		*side = (struct kt_minput){ .input = b->input, .side = true, .owns = more,
+					    .darwin = main->darwin, .audit_machine = main->audit_machine,
+					    .buffer = b->buffer };
+		if ((ret = fill(side, sc, err)))
+			return ret;
 	}
 	return 0;
 }
@@ -227,6 +309,7 @@ out:
 	free(sc.gaps);
 	kt_map_free(&sc.index);
 	kt_map_free(&sc.classes);
+	free(sc.bufs);
 	ktrace_stream_close(s);
 	return ret;
 }

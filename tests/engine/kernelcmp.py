@@ -13,8 +13,13 @@ computed from `trace-cmd report -t` text alone, against ktrace sql's slice rows.
       raw_syscalls sys_enter/sys_exit pairs are paired too, named "NR N" (a trace with
       one of the two kinds).
 
-Completeness: each CPU from its first record; a lost-events line of a CPU opens a gap
-from that CPU's previous record to its next one. An IRQ or softirq still open when a gap
+Buffers (trace.dat instances, their lines prefixed "NAME: "): each kind is read from the
+top buffer when it has records of that kind, else from the first buffer whose lines
+have them (as the text cannot always tell a line's buffer: trace-cmd prints some lines
+of an instance without its name, the buffer with most lines of the kind); each buffer
+has its own completeness. Completeness: each CPU from its first
+record; a lost-events line of a CPU opens a gap from that CPU's previous record to its
+next one. An IRQ or softirq still open when a gap
 of its CPU begins is dropped; a syscall still open when a gap of any CPU begins is
 dropped, and one is only opened where every CPU is complete.
 """
@@ -24,16 +29,30 @@ from collections import Counter
 
 LINE = re.compile(r'-(\d+)\s+\[(\d+)\]\s*(\d+)(?:\.(\d+))?: ([^:\s]+):\s*(.*)$')
 DROP = re.compile(r'^\s*CPU:(\d+) \[(?:\d+ )?EVENTS DROPPED\]')
-INSTANCE = re.compile(r'^\s*\S+: +(\S.*-\d+\s+\[|CPU:)')
+INSTANCE = re.compile(r'^\s*(\S+): +(?=\S.*-\d+\s+\[|CPU:)')
 VEC = ['HI', 'TIMER', 'NET_TX', 'NET_RX', 'BLOCK', 'IRQ_POLL', 'TASKLET', 'SCHED', 'HRTIMER', 'RCU']
 
 
+KIND = {'irq_handler_entry': 'irq', 'irq_handler_exit': 'irq', 'softirq_entry': 'softirq',
+        'softirq_exit': 'softirq', 'sys_enter': 'syscall', 'sys_exit': 'syscall'}
+
+
+def kind_of(name):
+    if name.startswith(('sys_enter_', 'sys_exit_')):
+        return 'syscall'
+    return KIND.get(name)
+
+
 def parse(path):
-    out = []
+    """Per buffer (None: the top one), its lines: ('drop', cpu) and ('rec', ...)."""
+    bufs = {}
     with open(path, errors='replace') as f:
         for line in f:
-            if INSTANCE.match(line):      # (another buffer's line: the model reads the top one)
-                continue
+            b = INSTANCE.match(line)
+            buf = b.group(1) if b else None
+            if b:
+                line = line[b.end():]
+            out = bufs.setdefault(buf, [])
             d = DROP.match(line)
             if d:
                 out.append(('drop', int(d.group(1))))
@@ -44,7 +63,7 @@ def parse(path):
                 ts = int(m.group(3)) if m.group(4) is None else \
                     int(m.group(3)) * 10**9 + int(m.group(4).ljust(9, '0'))
                 out.append(('rec', int(m.group(2)), ts, int(m.group(1)), m.group(5), m.group(6)))
-    return out
+    return bufs
 
 
 def completeness(lines):
@@ -66,7 +85,25 @@ def completeness(lines):
 
 
 def intervals(rep, with_syscalls):
-    lines = parse(rep)
+    bufs = parse(rep)
+    # (trace-cmd prints a few lines of an instance without its name, so a kind is the
+    # buffer's that has most of its lines; the top one's when it has some, by the rule)
+    count = Counter((kind_of(l[4]), buf) for buf, ls in bufs.items() for l in ls
+                    if l[0] == 'rec' and kind_of(l[4]))
+    owner = {}
+    for (kind, buf), n in sorted(count.items(), key=lambda kv: (-kv[1], kv[0][1] is not None)):
+        owner.setdefault(kind, buf)
+    theirs, ngaps = [], 0
+    for buf, lines in bufs.items():
+        kinds = {k for k, b in owner.items() if b == buf}
+        if kinds:
+            t, g = buffer_intervals(lines, kinds, with_syscalls)
+            theirs += t
+            ngaps += len(g)
+    return theirs, ngaps
+
+
+def buffer_intervals(lines, kinds, with_syscalls):
     start, gaps = completeness(lines)
     gi, until = 0, 0
     irq, sirq, sysc = {}, {}, {}
@@ -83,6 +120,8 @@ def intervals(rep, with_syscalls):
             until = max(until, n)
             gi += 1
         complete = ts >= start and ts >= until
+        if kind_of(name) not in kinds:
+            continue
         if name == 'irq_handler_entry':
             m = re.search(r'irq=(\d+) name=(\S+)', text)
             irq[cpu] = (int(m.group(1)), m.group(2), ts)
@@ -131,7 +170,7 @@ def totals(rep, with_syscalls):
 
 
 def main(rep, sql, with_syscalls):
-    theirs, gaps = intervals(rep, with_syscalls)
+    theirs, ngaps = intervals(rep, with_syscalls)
     ours = []
     with open(sql) as f:
         for l in f.read().split('\n')[1:]:
@@ -145,7 +184,7 @@ def main(rep, sql, with_syscalls):
             ['ktrace only: %s' % (k,) for k in sorted(b - a)][:4]
     kinds = Counter(t[0] for t in theirs)
     name = 'IRQ, softirq%s intervals as paired from trace-cmd report -t (%s; %d gaps)' % (
-        ', syscall' if with_syscalls else '', ' '.join('%s:%d' % kv for kv in sorted(kinds.items())), len(gaps))
+        ', syscall' if with_syscalls else '', ' '.join('%s:%d' % kv for kv in sorted(kinds.items())), ngaps)
     if theirs and not diffs:
         print('ok - ' + name)
     else:
