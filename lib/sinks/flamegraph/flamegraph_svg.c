@@ -142,6 +142,8 @@ int fg_write_svg(const struct fg *g, const struct fg_tree *t, bool on_cpu, const
 		 struct ktrace_out *out)
 {
 	uint64_t total = t->n ? t->v[0].value : 0;
+	/* value * MIN_SHARE >= total, without overflow */
+	uint64_t least = total / MIN_SHARE + (total % MIN_SHARE != 0);
 	uint32_t depth = 0;
 	double uw = W - 2 * PAD;
 	unsigned height;
@@ -149,7 +151,7 @@ int fg_write_svg(const struct fg *g, const struct fg_tree *t, bool on_cpu, const
 
 	/* the deepest frame drawn */
 	for (size_t i = 0; i < t->n; i++)
-		if (total && t->v[i].value * (uint64_t)MIN_SHARE >= total && t->v[i].depth > depth)
+		if (total && t->v[i].value >= least && t->v[i].depth > depth)
 			depth = t->v[i].depth;
 	height = TOP + (depth + 1) * FH + BOTTOM;
 	kt_out_printf(out,
@@ -187,7 +189,7 @@ int fg_write_svg(const struct fg *g, const struct fg_tree *t, bool on_cpu, const
 		unsigned y = TOP + (depth - n->depth) * FH;
 		int fit = (int)((w - 6) / CHAR_W);
 
-		if (n->value * (uint64_t)MIN_SHARE < total)
+		if (n->value < least)
 			continue;
 		weight_text(wt, sizeof(wt), n->value, on_cpu);
 		fill(col, sizeof(col), name, n->depth, on_cpu);
