@@ -27,7 +27,6 @@
 
 #include "common/check.h"
 #include "common/grow.h"
-#include "engine/engine.h"
 #include "sinks/flamegraph/flamegraph_int.h"
 
 enum { ST_NONE = 0, ST_WAIT, ST_KNOWN };

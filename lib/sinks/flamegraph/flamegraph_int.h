@@ -18,8 +18,7 @@
 #include <ktrace/view.h>
 
 #include "common/hashmap.h"
-#include "engine/engine_model.h"
-#include "engine/engine_threads.h"
+#include "engine/engine.h"
 
 #define FG_NO_STACK UINT32_MAX
 
