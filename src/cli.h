@@ -33,6 +33,7 @@ extern const struct cli_command cli_convert;
 extern const struct cli_command cli_list, cli_stat, cli_show, cli_start, cli_stop, cli_restart,
 	cli_clear, cli_reset, cli_stream, cli_split;
 extern const struct cli_command cli_timeline;
+extern const struct cli_command cli_flamegraph;
 extern const struct cli_command cli_sql;
 extern const struct cli_command cli_export;
 extern const struct cli_command cli_summary;

@@ -35,6 +35,7 @@ static const struct cli_command *const commands[] = {
 	&cli_reset,
 	&cli_stream,
 	&cli_timeline,
+	&cli_flamegraph,
 	&cli_sql,
 	&cli_export,
 	&cli_summary,

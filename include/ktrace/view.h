@@ -313,6 +313,58 @@ KTRACE_API int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_
 				   struct ktrace_out *out, struct ktrace_error *err);
 
 /*
+ * `ktrace flamegraph`: where threads waited and what the traced events were doing, from
+ * the kernel stacks `ktrace record -T` writes after every event (ftrace:kernel_stack;
+ * lib/sinks/flamegraph/flamegraph_*.c, docs/flamegraph.md). Off-CPU: the time each
+ * thread spent switched out (the model's S, D and other non-runnable states,
+ * docs/model.md), in nanoseconds, under the stack of its switch-out; on-CPU: the stacks
+ * of every other event, one each. Written as folded stacks (flamegraph.pl's input:
+ * "frame;frame;...;frame VALUE" lines, outermost frame first) or as a self-contained
+ * interactive SVG.
+ */
+enum {
+	KTRACE_FLAMEGRAPH_AUTO = 0,     /* off-CPU when switches carry stacks, else on-CPU */
+	KTRACE_FLAMEGRAPH_OFF_CPU = 1,
+	KTRACE_FLAMEGRAPH_ON_CPU = 2,
+};
+
+enum {
+	KTRACE_FLAMEGRAPH_BY_THREAD = 0,   /* root frame "comm-TID" */
+	KTRACE_FLAMEGRAPH_BY_PROCESS = 1,  /* "comm-PID": the process (its leader's name) */
+	KTRACE_FLAMEGRAPH_BY_COMM = 2,     /* "comm": every thread of that name together */
+};
+
+struct ktrace_view_flamegraph_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
+	const char *const *paths;     /* the inputs, opened as one event stream */
+	size_t npaths;
+	const char *events_dir;       /* raw pages: a tracefs events/ directory; may be NULL */
+	unsigned mode;                /* KTRACE_FLAMEGRAPH_AUTO, _OFF_CPU, _ON_CPU */
+	unsigned by;                  /* KTRACE_FLAMEGRAPH_BY_* */
+	bool svg;                     /* the SVG picture instead of folded lines */
+	/* keep only these threads: a tid or process id in pids, or a name in comms (both
+	 * empty: every thread but the idle one) */
+	const int64_t *pids;
+	size_t npids;
+	const char *const *comms;
+	size_t ncomms;
+	const char *title;            /* the SVG's title (NULL: made from the mode) */
+	/* called every 65536 records (may be NULL): records so far */
+	void (*progress)(void *arg, uint64_t records);
+	void *progress_arg;
+};
+
+/*
+ * Writes the flame graph of o's inputs to out. Returns 0; or a negative code with err
+ * set and *err_path (may be NULL) the input at fault: when *drawn is true the output
+ * was written anyway from the records before the damage (damaged input); when false
+ * nothing was written (an input that does not open, out of memory, -ENODATA: no kernel
+ * stack of the kind asked for in the inputs).
+ */
+KTRACE_API int ktrace_view_flamegraph(const struct ktrace_view_flamegraph_opts *o,
+				      struct ktrace_out *out, struct ktrace_error *err,
+				      const char **err_path, bool *drawn);
+/*
  * Exports of the event stream (<ktrace/stream.h>) for other tools: each reads every
  * record of s to the end and writes it to out as a stream (memory bounded by the
  * stream's windows and the threads of the trace, not by its records).
