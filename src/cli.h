@@ -4,6 +4,7 @@
 #define KTRACE_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -127,6 +128,30 @@ int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *n
 /* Room for element n (0-based) of an array of elem-byte elements: 0, or -1 (out of
  * memory, the array unchanged). */
 int cli_grow(void **arr, size_t n, size_t elem);
+/*
+ * The event stream's options several subcommands take (cli_stream.c): -F FILTER (-v
+ * before it: records it matches are dropped), --cpu LIST (option code CLI_OPT_CPU) and
+ * --events-dir DIR (CLI_OPT_EVENTS_DIR). cli_stream_arg takes getopt's opt and optarg:
+ * CLI_STREAM_ARG_TAKEN, CLI_STREAM_ARG_NOT_MINE (another option), or the exit status
+ * of an error it printed. cli_stream_args_apply puts them into stream options (the
+ * pointers stay a's: free it after the stream).
+ */
+enum { CLI_OPT_CPU = 1000, CLI_OPT_EVENTS_DIR };
+#define CLI_STREAM_ARG_TAKEN (-1)
+#define CLI_STREAM_ARG_NOT_MINE (-2)
+struct ktrace_stream_filter;
+struct ktrace_stream_opts;
+struct cli_stream_args {
+	struct ktrace_stream_filter *filters;
+	size_t nfilters;
+	bool negative;
+	int *cpus;
+	size_t ncpus;
+	const char *events_dir;
+};
+int cli_stream_arg(const char *command, int opt, const char *arg, struct cli_stream_args *a);
+void cli_stream_args_apply(const struct cli_stream_args *a, struct ktrace_stream_opts *so);
+void cli_stream_args_free(struct cli_stream_args *a);
 /* --pid LIST / --comm LIST (comm true): appends each comma-separated name to *tasks in
  * command-line order; the copy of arg they point into is kept in *owned (the caller
  * frees it). 0, or -1 (out of memory). */

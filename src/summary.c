@@ -60,15 +60,15 @@ static const char summary_help[] =
 "    ktrace summary --json --top 5 trace.dat\n"
 "    ktrace summary --from 1234.5 --to 1234.6 trace.dat\n";
 
-enum { O_JSON = 300, O_TOP, O_FROM, O_TO, O_CPU, O_EVENTS, O_HELP };
+enum { O_JSON = 300, O_TOP, O_FROM, O_TO, O_HELP };
 
 static const struct option options[] = {
 	{ "json",       no_argument,       NULL, O_JSON },
 	{ "top",        required_argument, NULL, O_TOP },
 	{ "from",       required_argument, NULL, O_FROM },
 	{ "to",         required_argument, NULL, O_TO },
-	{ "cpu",        required_argument, NULL, O_CPU },
-	{ "events-dir", required_argument, NULL, O_EVENTS },
+	{ "cpu",        required_argument, NULL, CLI_OPT_CPU },
+	{ "events-dir", required_argument, NULL, CLI_OPT_EVENTS_DIR },
 	{ "help",       no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -77,19 +77,23 @@ static int run_summary(int argc, char **argv)
 {
 	KTRACE_OPTS(ktrace_view_summary_opts, vo);
 	KTRACE_OPTS(ktrace_stream_opts, so);
-	struct ktrace_stream_filter *filters = NULL;
+	struct cli_stream_args sa = { 0 };
 	struct ktrace_stream *s = NULL;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = NULL;
-	size_t nfilters = 0, ncpus = 0;
-	int *cpus = NULL;
 	const char *err_path = NULL;
-	bool neg = false;
 	int opt, ret, status = CLI_FAILED;
 
 	opterr = 0;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":F:vh", options, NULL)) != -1) {
+		ret = cli_stream_arg("summary", opt, optarg, &sa);
+		if (ret == CLI_STREAM_ARG_TAKEN)
+			continue;
+		if (ret != CLI_STREAM_ARG_NOT_MINE) {
+			status = ret;
+			goto done;
+		}
 		switch (opt) {
 		case O_JSON: vo.json = true; break;
 		case O_TOP:
@@ -116,22 +120,6 @@ static int run_summary(int argc, char **argv)
 			}
 			break;
 		}
-		case 'F':
-			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
-				status = cli_oom("summary");
-				goto done;
-			}
-			filters[nfilters].text = optarg;
-			filters[nfilters++].negative = neg;
-			break;
-		case 'v': neg = true; break;
-		case O_CPU:
-			if ((ret = cli_parse_cpu_list("summary", optarg, &cpus, &ncpus))) {
-				status = ret;
-				goto done;
-			}
-			break;
-		case O_EVENTS: so.events_dir = optarg; break;
 		case 'h':
 		case O_HELP:
 			cli_print_help(&cli_summary);
@@ -153,10 +141,7 @@ static int run_summary(int argc, char **argv)
 		status = cli_usage_error("summary", "--to must be after --from");
 		goto done;
 	}
-	so.filters = filters;
-	so.nfilters = nfilters;
-	so.cpus = cpus;
-	so.ncpus = ncpus;
+	cli_stream_args_apply(&sa, &so);
 	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
 				 &err, &err_path);
 	if (ret) {
@@ -182,8 +167,7 @@ static int run_summary(int argc, char **argv)
 done:
 	ktrace_out_free(out);
 	ktrace_stream_close(s);
-	free(filters);
-	free(cpus);
+	cli_stream_args_free(&sa);
 	return status;
 }
 

@@ -83,7 +83,7 @@ static const char timeline_help[] =
 "    ktrace timeline --cpu 0,1 -F 'sched_switch || irq_handler_entry' trace.dat -o t.html\n"
 "    ktrace timeline trace.dat -o window.svg --from 1234.5 --to 1234.6\n";
 
-enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_CPU, O_PID, O_COMM, O_EVENTS, O_THREADS, O_CODEC, O_HELP };
+enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_PID, O_COMM, O_THREADS, O_CODEC, O_HELP };
 
 static const struct option options[] = {
 	{ "output",     required_argument, NULL, 'o' },
@@ -92,10 +92,10 @@ static const struct option options[] = {
 	{ "to",         required_argument, NULL, O_TO },
 	{ "top",        required_argument, NULL, O_TOP },
 	{ "title",      required_argument, NULL, O_TITLE },
-	{ "cpu",        required_argument, NULL, O_CPU },
+	{ "cpu",        required_argument, NULL, CLI_OPT_CPU },
 	{ "pid",        required_argument, NULL, O_PID },
 	{ "comm",       required_argument, NULL, O_COMM },
-	{ "events-dir", required_argument, NULL, O_EVENTS },
+	{ "events-dir", required_argument, NULL, CLI_OPT_EVENTS_DIR },
 	{ "threads",    required_argument, NULL, O_THREADS },
 	{ "codec",      required_argument, NULL, O_CODEC },
 	{ "lines-codec", required_argument, NULL, O_CODEC },   /* (its first name) */
@@ -121,14 +121,13 @@ static int run_timeline(int argc, char **argv)
 {
 	KTRACE_OPTS(ktrace_view_timeline_opts, vo);
 	KTRACE_OPTS(ktrace_stream_opts, so);
-	struct ktrace_stream_filter *filters = NULL;
+	struct cli_stream_args sa = { 0 };
 	struct ktrace_stream_task *tasks = NULL;
 	char **owned = NULL;
 	size_t nowned = 0;
-	size_t nfilters = 0, ntasks = 0, ncpus = 0;
-	int *cpus = NULL;
+	size_t ntasks = 0;
 	const char *outpath = NULL, *err_path = NULL;
-	bool neg = false, quiet = false, drawn = false;
+	bool quiet = false, drawn = false;
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = NULL;
 	struct cli_outfile o = { 0 };
@@ -137,6 +136,13 @@ static int run_timeline(int argc, char **argv)
 	opterr = 0;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":o:F:vqh", options, NULL)) != -1) {
+		ret = cli_stream_arg("timeline", opt, optarg, &sa);
+		if (ret == CLI_STREAM_ARG_TAKEN)
+			continue;
+		if (ret != CLI_STREAM_ARG_NOT_MINE) {
+			status = ret;
+			goto done;
+		}
 		switch (opt) {
 		case 'o': outpath = optarg; break;
 		case O_SVG: vo.svg = true; break;
@@ -181,22 +187,7 @@ static int run_timeline(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case 'F':
-			if (cli_grow((void **)&filters, nfilters, sizeof(*filters))) {
-				status = cli_oom("timeline");
-				goto done;
-			}
-			filters[nfilters].text = optarg;
-			filters[nfilters++].negative = neg;
-			break;
-		case 'v': neg = true; break;
 		case 'q': quiet = true; break;
-		case O_CPU:
-			if ((ret = cli_parse_cpu_list("timeline", optarg, &cpus, &ncpus))) {
-				status = ret;
-				goto done;
-			}
-			break;
 		case O_PID:
 		case O_COMM:
 			if (cli_add_tasks(optarg, opt == O_COMM, &owned, &nowned, &tasks, &ntasks)) {
@@ -204,7 +195,6 @@ static int run_timeline(int argc, char **argv)
 				goto done;
 			}
 			break;
-		case O_EVENTS: so.events_dir = optarg; break;
 		case 'h':
 		case O_HELP:
 			cli_print_help(&cli_timeline);
@@ -236,12 +226,9 @@ static int run_timeline(int argc, char **argv)
 	}
 	if (ends_with(outpath, ".svg"))
 		vo.svg = true;
-	so.filters = filters;
-	so.nfilters = nfilters;
+	cli_stream_args_apply(&sa, &so);
 	so.tasks = tasks;
 	so.ntasks = ntasks;
-	so.cpus = cpus;
-	so.ncpus = ncpus;
 	vo.paths = (const char *const *)argv + optind;
 	vo.npaths = (size_t)(argc - optind);
 	vo.stream = &so;
@@ -288,12 +275,11 @@ static int run_timeline(int argc, char **argv)
 	status = CLI_OK;
 done:
 	ktrace_out_free(out);
-	free(filters);
+	cli_stream_args_free(&sa);
 	free(tasks);
 	for (size_t i = 0; i < nowned; i++)
 		free(owned[i]);
 	free(owned);
-	free(cpus);
 	return status;
 }
 
