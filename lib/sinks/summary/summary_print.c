@@ -315,7 +315,8 @@ static void text_input(struct view *v)
 	{
 		bool by_sys = false;
 
-		qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
+		if (v->nprocs)
+			qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
 		n = 0;
 		while (n < v->nprocs && v->procs[n].cpu_ns)
 			n++;
@@ -388,7 +389,8 @@ static void text_input(struct view *v)
 	if (sm->nnamed[SM_SYSCALL]) {
 		bool by_sys = true;
 
-		qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
+		if (v->nprocs)
+			qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
 		kt_out_puts(o, "\nsyscalls by process                    count    time ms\n");
 		for (size_t i = 0; i < v->nprocs && i < top && v->procs[i].sys_n; i++) {
 			char who[64];
@@ -498,7 +500,8 @@ static void json_procs(struct view *v, const char *key, bool by_sys)
 {
 	size_t n = 0;
 
-	qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
+	if (v->nprocs)
+		qsort_r(v->procs, v->nprocs, sizeof(*v->procs), proc_order, &by_sys);
 	for (size_t i = 0; i < v->nprocs; i++)
 		n += by_sys ? v->procs[i].sys_n != 0 : v->procs[i].cpu_ns != 0;
 	kt_json_key_cstr(&v->j, key);
