@@ -100,6 +100,8 @@ void kt_model_free(struct kt_model *m);
  * no CPU has records), and its gaps (*n of them, in order of from; valid until free). */
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
+/* The buffer of input i the model reads (a trace.dat with instances: docs/model.md). */
+uint32_t kt_model_buffer(const struct kt_model *m, uint32_t input);
 
 /* sched_switch's prev_state as text, as the kernel's own print fmt prints it ("S", "D",
  * "R", "R+", "I"...: engine_prev_state.c): the flags of the fmt's __print_flags (NULL
