@@ -414,7 +414,9 @@ const inEnd = meta.inputs.map(i => i.end || 0);
 (function decodeStates() {
   const RUN = meta.states ? meta.states.indexOf("Running") : -1;
   let t = 0;
-  const prevEnd = new Float64Array(thr.length);   // each thread's last closed interval's end
+  // the state chunks' threads are the model thread's: smap gives the page's
+  const smap = meta.smap || [];
+  const prevEnd = new Float64Array(smap.length);   // each thread's last closed interval's end
   for (let c = 0; c < (meta.schunks || 0); c++) {
     const u = block("s" + c);
     let p = 0, b, v, m;
@@ -427,11 +429,13 @@ const inEnd = meta.inputs.map(i => i.end || 0);
     if (end !== u.length) throw new Error("corrupt data (states)");
     const col = j => { p = at[j]; const x = rd(); at[j] = p; return x; };
     for (let i = 0; i < n; i++) {
-      const th = col(0) - 1, st = col(1), cpu = col(2) - 1, dz = col(3), d1 = col(4);
+      const sth = col(0) - 1, st = col(1), cpu = col(2) - 1, dz = col(3), d1 = col(4);
+      if (sth < 0 || sth >= smap.length) throw new Error("corrupt data (states)");
+      const th = smap[sth];
       t += dz % 2 ? -(dz + 1) / 2 : dz / 2;       // the end (the start when still open)
       if (th < 0 || th >= thr.length) throw new Error("corrupt data (states)");
       let s0 = t;
-      if (d1) { s0 = prevEnd[th] + (d1 % 2 ? (d1 - 1) / 2 : -d1 / 2); prevEnd[th] = t; }
+      if (d1) { s0 = prevEnd[sth] + (d1 % 2 ? (d1 - 1) / 2 : -d1 / 2); prevEnd[sth] = t; }
       const e = d1 ? t : Math.max(inEnd[thr[th].input] || 0, s0);
       if (st === RUN) {
         const li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;

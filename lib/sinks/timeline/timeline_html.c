@@ -19,10 +19,11 @@
  *     time since the previous record (ns), CPU + 1 (0 unknown), event name index,
  *     task + 1 (0 none), arguments (lost events only): the count.
  * State chunks ("s0", "s1"...): the thread intervals of the engine's model
- *   (engine_model.h, docs/model.md), TL_SCHUNK each, in the order the model hands them
+ *   (engine_model.h, docs/model.md; made by the model thread, timeline_write.c),
+ *   TL_SCHUNK each, in the order the model hands them
  *   out (the order they end), an LZ4 block or raw deflate each (whole), of varint count,
  *   5 varint column lengths, then the columns, one varint per interval: thread + 1 (the
- *   metadata's threads), state (the metadata's states: "Running", "R", "R+", "S",
+ *   model thread's: the metadata's smap gives the metadata's thread), state (the metadata's states: "Running", "R", "R+", "S",
  *   "D"..., "?"), CPU + 1 (0 none), its end (its start when still open) minus the
  *   previous interval's (zigzag; the first's from the first record: mostly 0 or small,
  *   as they come in the order they end), 0 when it is still open at the input's end,
@@ -185,14 +186,22 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* h->packed (n bytes before compression; an LZ4 block, else deflate) as block id k. */
+/* packed (n bytes before compression; an LZ4 block, else deflate) as block id k, in base64
+ * through b64. */
+static int put_packed(struct tl_html *h, const char *id, uint32_t k, size_t n, bool lz4,
+		      const struct tl_buf *packed, struct tl_buf *b64)
+{
+	b64->n = 0;
+	if (tl_base64(packed->p, packed->n, b64))
+		return -ENOMEM;
+	tl_html_put_block(h, id, k, n, -1, b64, 0, lz4);
+	return 0;
+}
+
+/* h->packed as block id k. */
 static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n, bool lz4)
 {
-	h->b64.n = 0;
-	if (tl_base64(h->packed.p, h->packed.n, &h->b64))
-		return -ENOMEM;
-	tl_html_put_block(h, id, k, n, -1, &h->b64, 0, lz4);
-	return 0;
+	return put_packed(h, id, k, n, lz4, &h->packed, &h->b64);
 }
 
 /* The column chunks are LZ4 blocks each (big inputs: a fifth of deflate's time, 1.15
@@ -257,7 +266,7 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 
 static int flush_states(struct tl_html *h)
 {
-	struct tl_buf *c = &h->chunk;
+	struct tl_buf *c = &h->schunk;
 	int ret;
 
 	if (!h->scount)
@@ -273,13 +282,18 @@ static int flush_states(struct tl_html *h)
 	h->scount = 0;
 	if (ret)
 		return ret;
-	h->packed.n = 0;
+	h->spacked.n = 0;
 	/* (deflate: small inputs, whose pages are small; a higher level than the other
 	 * chunks' takes a tenth off, in little time for intervals only) */
-	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->packed)
-		   : tl_deflate(&h->szip, c->p, c->n, &h->packed, 6))
+	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->spacked)
+		   : tl_deflate(&h->szip, c->p, c->n, &h->spacked, 6))
 		return -ENOMEM;
-	return put_encoded(h, "s", h->nschunks++, c->n, h->lz4);
+	return put_packed(h, "s", h->nschunks++, c->n, h->lz4, &h->spacked, &h->sb64);
+}
+
+void tl_html_states_from(struct tl_html *h, uint64_t ts)
+{
+	h->sbase = h->sprev = ts;
 }
 
 int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st)
@@ -288,10 +302,6 @@ int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const stru
 	uint64_t end = st->dur < 0 ? st->ts : st->ts + (uint64_t)st->dur;
 	int ret = 0;
 
-	if (!h->sstarted) {
-		h->sprev = h->m->first_ts;
-		h->sstarted = true;
-	}
 	ret |= tl_buf_varint(&b[0], (uint64_t)thread + 1);
 	ret |= tl_buf_varint(&b[1], state);
 	ret |= tl_buf_varint(&b[2], st->cpu >= 0 ? (uint64_t)st->cpu + 1 : 0);
@@ -302,7 +312,7 @@ int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const stru
 		if (kt_grow((void **)&h->prev_end, &h->nprev_end, (size_t)thread + 1, sizeof(*h->prev_end)))
 			return -ENOMEM;
 		for (size_t i = n; i < h->nprev_end; i++)
-			h->prev_end[i] = h->m->first_ts;
+			h->prev_end[i] = h->sbase;
 	}
 	if (st->dur < 0) {
 		ret |= tl_buf_varint(&b[4], 0);
@@ -450,6 +460,9 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 		json_str(o, kt_thread_name(e));
 		kt_out_printf(o, ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "]", t->cpu_ns, t->nrecs, e->scope);
 	}
+	put(h, "],\n\"smap\":[");
+	for (size_t i = 0; i < h->nsmap; i++)
+		kt_out_printf(o, "%s%" PRIu32, i ? "," : "", h->smap[i]);
 	put(h, "],\n\"states\":[");
 	for (size_t i = 0; i < m->state_tab.n; i++) {
 		put(h, i ? "," : "");
@@ -524,6 +537,10 @@ void tl_html_free(struct tl_html *h)
 	for (int i = 0; i < 5; i++)
 		tl_buf_free(&h->states[i]);
 	free(h->prev_end);
+	free(h->smap);
+	tl_buf_free(&h->schunk);
+	tl_buf_free(&h->spacked);
+	tl_buf_free(&h->sb64);
 	for (int i = 0; i < 5; i++)
 		tl_buf_free(&h->col[i]);
 	tl_buf_free(&h->packed);

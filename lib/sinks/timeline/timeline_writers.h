@@ -104,14 +104,18 @@ struct tl_html {
 	bool started;
 	struct tl_buf packed, b64, chunk;
 	struct tl_zip ezip;            /* the column stream */
-	/* the model's thread intervals, in state chunks ("s0"...) */
+	/* the model's thread intervals, in state chunks ("s0"...), made by the model thread
+	 * (timeline_write.c) with buffers of its own */
 	struct tl_buf states[5];       /* its columns */
+	struct tl_buf schunk, spacked, sb64;
+	uint64_t sbase;                /* the first record's time */
 	size_t scount;                 /* intervals in the current state chunk */
 	uint32_t nschunks;
 	uint64_t sprev;                /* the last interval's end */
-	bool sstarted;
 	uint64_t *prev_end;            /* per thread: its last closed interval's end */
 	size_t nprev_end;
+	uint32_t *smap;                /* the model thread's threads -> the page's (at the end) */
+	size_t nsmap;
 	struct tl_zip szip;
 	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
 	struct tl_lines lines[TL_MAX_THREADS];
@@ -131,8 +135,10 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o);
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
 		const struct tl_rec *tr);
-/* An interval of the engine's model (thread: its index in the timeline's threads;
- * state: tl_model_state's index). 0 or -ENOMEM. */
+/* The state chunks' times start from ts (the first record's), before any interval. */
+void tl_html_states_from(struct tl_html *h, uint64_t ts);
+/* An interval of the engine's model (thread: its index in the model thread's threads,
+ * smap says which of the page's it is; state: tl_model_state's index). 0 or -ENOMEM. */
 int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st);
 /* The rest of the page; 0, or a negative code with err set. */
 int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
