@@ -68,10 +68,10 @@ rm -f "$TMP/big17.dat" "$TMP/big17.html"
 "$KTRACE" timeline -q --threads 3 --cpu 1 "$TMP/big.dat" -o "$TMP/bigcpu.html"
 "$KTRACE" report --cpu 1 "$TMP/big.dat" >"$TMP/bigcpu.txt"
 # a line thread that cannot open the trace (its open fails: tests/tools/failopen.c) is
-# left out, the others make its chunks (opens before: the model's walk, the first
-# thread's stream and the model thread's, two each; then the line threads')
+# left out, the others make its chunks (opens before: the model's walk and the first
+# thread's stream, two each; then the line threads')
 if [ -z "${SANFLAGS:-}" ]; then
-	LD_PRELOAD="$ROOT/$B/tests/tools/failopen.so" FAILOPEN_PATH="$TMP/big.dat" FAILOPEN_NTH=7 \
+	LD_PRELOAD="$ROOT/$B/tests/tools/failopen.so" FAILOPEN_PATH="$TMP/big.dat" FAILOPEN_NTH=5 \
 		"$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/bigfail.html" 2>"$TMP/bigfail.err"
 	st=$?
 	check "a line thread that cannot open the trace: exit 0, every chunk made by the two others" \

@@ -171,6 +171,28 @@ function block(id) {
   const tb = performance.now();
   try { return block2(el); } finally { INFL += performance.now() - tb; }
 }
+// the same, inflated by the browser where it can (the state chunks: several times the
+// speed of inflate() here)
+async function blockAsync(id) {
+  const el = document.getElementById(id);
+  if (!el) return new Uint8Array(0);
+  if (el.dataset.c === "lz4" || typeof DecompressionStream !== "function") return block(id);
+  const tb = performance.now();
+  const n = Number(el.dataset.n) || 0;
+  const ds = new DecompressionStream("deflate-raw"), w = ds.writable.getWriter();
+  w.write(b64bytes(el.textContent)).catch(() => {}); w.close().catch(() => {});
+  const rd = ds.readable.getReader(), out = new Uint8Array(n);
+  let have = 0;
+  for (;;) {
+    const { done, value } = await rd.read();
+    if (done) break;
+    if (have + value.length > n) throw new Error("corrupt data (states)");
+    out.set(value, have); have += value.length;
+  }
+  INFL += performance.now() - tb;
+  if (have !== n) throw new Error("corrupt data (states)");
+  return out;
+}
 function block2(el) {
   const u = b64bytes(el.textContent);
   const n = Number(el.dataset.n) || 0;
@@ -270,14 +292,6 @@ cpuLanes.forEach((l, i) => { laneIdx[l.cpu] = i; });
 const clsOf = Uint8Array.from(names.map(n => n[1]));
 const threadOfTask = Int32Array.from(tasks.map(t => t[0]));
 function idle(th) { return th === NONE || thr[th].tid === 0; }
-// an interval of the model: thread th in state st (meta.states) on cpu (-1 none) from
-// t to e
-function addState(th, st, cpu, t, e) {
-  const x = thr[th];
-  const n = x.nst;
-  if (n === x.ivs.length) { x.ivs = grow(x.ivs, n + 1); x.ive = grow(x.ive, n + 1); x.ivst = grow(x.ivst, n + 1); x.ivcpu = grow(x.ivcpu, n + 1); }
-  x.ivs[n] = t; x.ive[n] = e; x.ivst[n] = st; x.ivcpu[n] = cpu; x.nst = n + 1;
-}
 function addSlice(l, t, e, th, open) {
   const n = l.nrec;
   if (n === l.start.length) { l.start = grow(l.start, n + 1); l.end = grow(l.end, n + 1); l.thread = grow(l.thread, n + 1); l.open = grow(l.open, n + 1); }
@@ -411,42 +425,66 @@ TM.decode = performance.now() - T0; TM.inflate = INFL;
 // the input's last record (meta.inputs[i].end), and openIv marks it.
 const openIv = new Set();
 const inEnd = meta.inputs.map(i => i.end || 0);
-(function decodeStates() {
+await (async function decodeStates() {
   const RUN = meta.states ? meta.states.indexOf("Running") : -1;
-  let t = 0;
   // the state chunks' threads are the model thread's: smap gives the page's
-  const smap = meta.smap || [];
+  const smap = Int32Array.from(meta.smap || []);
+  for (const th of smap) if (th < 0 || th >= thr.length) throw new Error("corrupt data (states)");
   const prevEnd = new Float64Array(smap.length);   // each thread's last closed interval's end
+  const chunks = [];
+  // first the intervals per thread (their arrays made once, of their size)
+  const count = new Int32Array(thr.length);
   for (let c = 0; c < (meta.schunks || 0); c++) {
-    const u = block("s" + c);
+    const u = await blockAsync("s" + c);
     let p = 0, b, v, m;
-    const rd = () => { b = u[p++]; if (b < 128) return b; v = b & 127; m = 128; for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) return v; m *= 128; } };
-    const n = rd(), len = [rd(), rd(), rd(), rd(), rd()];
-    // the five columns, read in step
-    const at = [p, 0, 0, 0, 0];
-    for (let i = 1; i < 5; i++) at[i] = at[i - 1] + len[i - 1];
-    const end = at[4] + len[4];
-    if (end !== u.length) throw new Error("corrupt data (states)");
-    const col = j => { p = at[j]; const x = rd(); at[j] = p; return x; };
+    const len = [];
+    for (let i = 0; i < 6; i++) {
+      b = u[p++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      len.push(v);
+    }
+    const n = len[0];
+    if (p + len[1] + len[2] + len[3] + len[4] + len[5] !== u.length) throw new Error("corrupt data (states)");
+    let p0 = p;
     for (let i = 0; i < n; i++) {
-      const sth = col(0) - 1, st = col(1), cpu = col(2) - 1, dz = col(3), d1 = col(4);
-      if (sth < 0 || sth >= smap.length) throw new Error("corrupt data (states)");
-      const th = smap[sth];
-      t += dz % 2 ? -(dz + 1) / 2 : dz / 2;       // the end (the start when still open)
-      if (th < 0 || th >= thr.length) throw new Error("corrupt data (states)");
+      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      if (v < 1 || v > smap.length) throw new Error("corrupt data (states)");
+      count[smap[v - 1]]++;
+    }
+    chunks.push({ u, p, n, len });
+  }
+  for (const x of thr) {
+    const k = x.tid === 0 ? 0 : count[x.i];
+    x.ivs = new Float64Array(k); x.ive = new Float64Array(k); x.ivst = new Uint8Array(k); x.ivcpu = new Int16Array(k);
+  }
+  let t = 0;
+  for (const { u, p, n, len } of chunks) {
+    let b, v, m;
+    let p0 = p, p1 = p0 + len[1], p2 = p1 + len[2], p3 = p2 + len[3], p4 = p3 + len[4];
+    for (let i = 0; i < n; i++) {
+      // the five columns, varints inline
+      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const sth = v - 1, th = smap[sth];
+      b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const st = v;
+      b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const cpu = v - 1;
+      b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      t += v % 2 ? -(v + 1) / 2 : v / 2;       // the end (the start when still open)
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const d1 = v;
       let s0 = t;
       if (d1) { s0 = prevEnd[sth] + (d1 % 2 ? (d1 - 1) / 2 : -d1 / 2); prevEnd[sth] = t; }
-      const e = d1 ? t : Math.max(inEnd[thr[th].input] || 0, s0);
+      const x = thr[th];
+      const e = d1 ? t : Math.max(inEnd[x.input] || 0, s0);
       if (st === RUN) {
         const li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;
         if (li >= 0) addSlice(cpuLanes[li], s0, e, th, d1 ? 0 : 1);
       }
-      if (thr[th].tid === 0) continue;    // the idle thread: slices, no lane
-      if (!d1) openIv.add(th + ":" + thr[th].nst);
-      addState(th, st, cpu, s0, e);
+      if (x.tid === 0) continue;    // the idle thread: slices, no lane
+      const k = x.nst++;
+      if (!d1) openIv.add(th + ":" + k);
+      x.ivs[k] = s0; x.ive[k] = e; x.ivst[k] = st; x.ivcpu[k] = cpu;
     }
-    p = end;
-    if (p !== u.length) throw new Error("corrupt data (states)");
   }
 })();
 TM.states = performance.now() - T0;

@@ -19,6 +19,7 @@
 #include <ktrace/view.h>
 
 #include "common/check.h"
+#include "common/cpus.h"
 #include "common/opts.h"
 #include "sinks/timeline/timeline_writers.h"
 
@@ -30,20 +31,24 @@ void tl_format_ts(char *buf, size_t len, uint64_t ns)
 }
 
 /*
- * The engine's model (the lanes): for the SVG fed by the caller's loop; for the page by
- * a thread of its own (the model thread), with a stream of its own, while the caller's
- * thread makes the columns and the lines: its intervals go into the page's state chunks
- * as they come, its threads in a table of its own (the caller's is the caller's), mapped
- * to the page's at the end (tl_html's smap).
+ * The engine's model (the lanes), fed by the caller's loop; or, for a page whose lines
+ * one thread makes when another CPU is there, by a thread of its own (the model thread)
+ * with a stream of its own, while the caller's thread makes the columns and the lines
+ * (on a 1.1 M-event trace 0.45 s instead of 0.53 s; where line threads take the CPUs
+ * already it only adds a pass over the inputs). The page's intervals go into its state
+ * chunks as they come, their threads in a table of the model's (the caller's thread
+ * keeps the timeline's), mapped to the page's at the end (tl_html's smap).
  */
 struct tl_run {
 	struct tl_model *m;
 	struct tl_html *html;          /* one of the two */
 	struct tl_svg *svg;
 	struct kt_model *model;
+	struct kt_threads threads;     /* the page's intervals' (input, tid); data: its CPU
+					* time (uint64_t) */
 	/* the model thread's */
+	bool threaded;
 	struct ktrace_stream *s;
-	struct kt_threads threads;     /* (input, tid); data: its CPU time (uint64_t) */
 	pthread_t th;
 	bool running;
 	int ret;
@@ -202,8 +207,8 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		run.svg = &svg;
 	else
 		run.html = &html;
-	/* the model's walk of the inputs (their completeness), and the model thread's
-	 * stream, before the line threads open theirs */
+	/* the model's walk of the inputs (their completeness), before the line threads open
+	 * theirs */
 	{
 		const struct kt_model_ops ops = { .ctx = &run, .state = on_state };
 
@@ -212,8 +217,6 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			goto done;
 	}
 	ret = ktrace_stream_open(&s, o.paths, o.npaths, o.stream, err, err_path);
-	if (!ret && !o.svg)
-		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
 	if (ret)
 		goto done;
 	if (o.svg)
@@ -224,10 +227,11 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		ret = tl_html_begin(&html, out, &m, s, &o);
 	if (!ret)
 		ret = tl_model_init(&m, s);
-	if (!ret && !o.svg) {
-		run.running = !pthread_create(&run.th, NULL, model_thread, &run);
-		if (!run.running)
-			ret = -ENOMEM;
+	if (!ret && !o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
+		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
+		if (ret)
+			goto done;
+		run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
 	}
 	if (ret) {
 		ret = ktrace_error_set(err, ret, "out of memory");
@@ -246,7 +250,9 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			ret = ktrace_error_set(err, ret, "out of memory");
 			goto done;
 		}
-		if (o.svg) {
+		if (!run.threaded) {
+			if (!o.svg && m.nrecs == 1)
+				tl_html_states_from(&html, r->ts);
 			note_end(&m, run.model, r);
 			ret = kt_model_record(run.model, s, r, err);
 			if (ret)
@@ -268,7 +274,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			if (!strcmp(o.paths[i], path))
 				*err_path = o.paths[i];
 	}
-	ret = o.svg ? kt_model_finish(run.model, err) : join_model(&run, false, err);
+	ret = run.threaded ? join_model(&run, false, err) : kt_model_finish(run.model, err);
 	if (!ret && !o.svg && map_threads(&run))
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret)
