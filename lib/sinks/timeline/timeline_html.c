@@ -156,9 +156,22 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		l->tid = h->nthr;
 		h->nthr++;
 	}
+	h->has_cv = !pthread_cond_init(&h->opened_cv, NULL);
 	for (unsigned i = 1; i < h->nthr; i++)
 		h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread, &h->lines[i]);
 	return 0;
+}
+
+void tl_html_wait_opened(struct tl_html *h)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 1; i < h->nthr; i++)
+		n += h->lines[i].running;
+	pthread_mutex_lock(&h->mu);
+	while (h->has_cv && h->nopened < n)
+		pthread_cond_wait(&h->opened_cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
 }
 
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
@@ -550,6 +563,8 @@ void tl_html_free(struct tl_html *h)
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
 	kt_turns_fini(&h->claims);
+	if (h->has_cv)
+		pthread_cond_destroy(&h->opened_cv);
 	pthread_mutex_destroy(&h->mu);
 	memset(h, 0, sizeof(*h));
 }

@@ -207,8 +207,24 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		run.svg = &svg;
 	else
 		run.html = &html;
-	/* the model's walk of the inputs (their completeness), before the line threads open
-	 * theirs */
+	ret = ktrace_stream_open(&s, o.paths, o.npaths, o.stream, err, err_path);
+	if (ret)
+		goto done;
+	if (o.svg)
+		ret = tl_svg_init(&svg, &m, &o);
+	/* (the page's line threads start reading first, while the timeline takes the
+	 * inputs' threads and the model walks them: their completeness; its opens after
+	 * the line threads', always in that order) */
+	if (!ret && !o.svg)
+		ret = tl_html_begin(&html, out, &m, s, &o);
+	if (!ret)
+		ret = tl_model_init(&m, s);
+	if (ret) {
+		ret = ktrace_error_set(err, ret, "out of memory");
+		goto done;
+	}
+	if (!o.svg)
+		tl_html_wait_opened(&html);
 	{
 		const struct kt_model_ops ops = { .ctx = &run, .state = on_state };
 
@@ -216,26 +232,11 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		if (ret)
 			goto done;
 	}
-	ret = ktrace_stream_open(&s, o.paths, o.npaths, o.stream, err, err_path);
-	if (ret)
-		goto done;
-	if (o.svg)
-		ret = tl_svg_init(&svg, &m, &o);
-	/* (the page's line threads start reading first, while the timeline takes the
-	 * inputs' threads) */
-	if (!ret && !o.svg)
-		ret = tl_html_begin(&html, out, &m, s, &o);
-	if (!ret)
-		ret = tl_model_init(&m, s);
-	if (!ret && !o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
+	if (!o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
 		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
 		if (ret)
 			goto done;
 		run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
-	}
-	if (ret) {
-		ret = ktrace_error_set(err, ret, "out of memory");
-		goto done;
 	}
 	for (;;) {
 		struct tl_rec tr;

@@ -124,8 +124,12 @@ struct tl_html {
 					* else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
 	_Atomic bool stop;             /* the first thread failed: the others stop */
-	/* under mu: the output, the labels, the lines written */
+	/* under mu: the output, the labels, the lines written, the line threads that have
+	 * tried to open their streams (opened_cv: one more) */
 	pthread_mutex_t mu;
+	pthread_cond_t opened_cv;
+	bool has_cv;
+	unsigned nopened;
 	char *labels[TL_MAX_LABELS];
 	size_t nlabels;
 	uint64_t lines_written;
@@ -133,6 +137,9 @@ struct tl_html {
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o);
+/* Waits until every other line thread has tried to open its stream (the opens of the
+ * inputs in a fixed order: theirs, then the model's). */
+void tl_html_wait_opened(struct tl_html *h);
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
 		const struct tl_rec *tr);
 /* The state chunks' times start from ts (the first record's), before any interval. */
