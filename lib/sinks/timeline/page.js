@@ -830,7 +830,7 @@ function draw() {
     } else {
       const x = r.x;
       ctx.font = "11px sans-serif";
-      ctx.fillText(x.comm + "-" + x.tid, 8, r.y + 11);
+      ctx.fillText(x.comm + "-" + x.tid + inputTag(x), 8, r.y + 11);
       const a0 = lowerBound(x.ive, t0), b0 = lowerBound(x.ivs, t1);
       for (let i = a0; i < b0; i++) {
         const s = x.ivst[i];
@@ -904,6 +904,8 @@ function hit(px, py) {
       open: openIv.has(r.x.i + ":" + i) };
   return null;
 }
+// with several inputs a thread's lane says whose it is (each input's threads are its own)
+function inputTag(x) { return meta.inputs.length > 1 ? " (" + (x.input + 1) + ")" : ""; }
 // a state of the model, as the tooltip and the legend say it
 function stateText(st, cpu) {
   const s = meta.states[st];
@@ -931,7 +933,8 @@ function describe(h, into) {
   let who = "";
   if (h.thread !== NONE && h.thread !== undefined) {
     const x = thr[h.thread];
-    who = x.comm + " · tid " + x.tid + (x.pid >= 0 ? " · pid " + x.pid : "") + " · CPU time " + fmtDur(x.cpu_ns);
+    who = x.comm + " · tid " + x.tid + (x.pid >= 0 ? " · pid " + x.pid : "") + " · CPU time " + fmtDur(x.cpu_ns) +
+      (meta.inputs.length > 1 ? " · " + (meta.inputs[x.input] || {}).path : "");
   }
   if (h.state !== undefined) who += (who ? " · " : "") + stateText(h.state, h.cpu);
   if (h.slice) who += (who ? " · " : "") + fmtTs(h.slice[0]) + " – " + (h.open ? "the end (still open)" :
