@@ -679,3 +679,8 @@ const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t inpu
 	*n = input < m->nin ? m->in[input].ngaps : 0;
 	return *n ? m->in[input].gaps : NULL;
 }
+
+uint32_t kt_model_buffer(const struct kt_model *m, uint32_t input)
+{
+	return input < m->nin ? m->in[input].buffer : 0;
+}

@@ -103,6 +103,8 @@ void kt_model_free(struct kt_model *m);
  * no CPU has records), and its gaps (*n of them, in order of from; valid until free). */
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
+/* The buffer of input i the model reads (a trace.dat with instances: docs/model.md). */
+uint32_t kt_model_buffer(const struct kt_model *m, uint32_t input);
 
 /* How many context switches and wakeups of input the model read (so far). */
 void kt_model_counts(const struct kt_model *m, uint32_t input, uint64_t *switches,

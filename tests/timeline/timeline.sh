@@ -1,6 +1,6 @@
 # ktrace timeline: the command line, the SVG (valid XML, the same lanes as the page),
 # damaged input, every input format, and the page in headless Chromium
-# (tests/timeline/browser.py: slices per CPU against the report's sched_switch lines,
+# (tests/timeline/browser.py: a slice from each of the report's sched_switch lines,
 # every record's line against `ktrace report`, the tooltip of a slice, the screenshot's
 # lanes and colours, zoom and pan through the DevTools protocol).
 . "$(dirname "$0")/../lib.sh"
@@ -68,7 +68,8 @@ rm -f "$TMP/big17.dat" "$TMP/big17.html"
 "$KTRACE" timeline -q --threads 3 --cpu 1 "$TMP/big.dat" -o "$TMP/bigcpu.html"
 "$KTRACE" report --cpu 1 "$TMP/big.dat" >"$TMP/bigcpu.txt"
 # a line thread that cannot open the trace (its open fails: tests/tools/failopen.c) is
-# left out, the others make its chunks
+# left out, the others make its chunks (the first thread's stream opens the input
+# twice, then the line threads' do; the model's walk after them)
 if [ -z "${SANFLAGS:-}" ]; then
 	LD_PRELOAD="$ROOT/$B/tests/tools/failopen.so" FAILOPEN_PATH="$TMP/big.dat" FAILOPEN_NTH=3 \
 		"$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/bigfail.html" 2>"$TMP/bigfail.err"
@@ -137,7 +138,8 @@ else
 fi
 [ -n "$SHM" ] && rm -rf "$SHM"
 size=$(stat -c %s "$TMP/dropped.html"); tsize=$(stat -c %s "$TMP/dropped.dat")
-check "page of kt_dropped is under 1/4 of its trace.dat ($size of $tsize bytes)" test $((size * 4)) -le "$tsize"
+# (1/4 before the page carried the model's thread intervals: 468 of 482 KB then)
+check "page of kt_dropped is under 0.27 of its trace.dat ($size of $tsize bytes)" test $((size * 100)) -le $((tsize * 27))
 
 # ---- SVG: valid XML, the page's lanes ----
 svgcheck() {   # svg html: CPU lanes as in the page's metadata, the top threads in its order
@@ -258,15 +260,12 @@ if command -v trace-cmd >/dev/null 2>&1; then
 	TC_BIGCPU=$(tc bigcpu.tc --cpu 1 "$TMP/big.dat")
 	TC_DROPPED=$(tc dropped.tc "$TMP/dropped.dat")
 fi
-# the timeline model's CPU time of each thread (in the page's metadata) against the one
-# computed from trace-cmd's text, the last slice of each CPU included
-for p in rec:"$TC_REC" demo:"$TC_DEMO" boot:"$TC_BOOT" instance:"$TC_INSTANCE" big:"$TC_BIG" \
-	bigcpu:"$TC_BIGCPU" dropped:"$TC_DROPPED"; do
-	if [ -n "${p#*:}" ]; then
-		checker python3 "$T/cputime.py" "${p%%:*}" "$TMP/${p%%:*}.html" "${p#*:,tracecmd=}"
-	else
-		skip 1 "${p%%:*}: the CPU time of each thread as trace-cmd's text says" "no trace-cmd report of it"
-	fi
+# the CPU time of each thread in the page's metadata against sched_slice in ktrace sql of
+# the same inputs (the engine's model, docs/model.md; --cpu is the timeline's alone)
+for p in rec:"$REC" demo:"$DEMO" boot:"$TMP/boot.dat" instance:"$TMP/instance.dat" big:"$TMP/big.dat" \
+	dropped:"$TMP/dropped.dat" two:"$TMP/boot.dat $DEMO"; do
+	# shellcheck disable=SC2086
+	checker python3 "$T/cputime.py" "${p%%:*}" "$TMP/${p%%:*}.html" "$KTRACE" ${p#*:}
 done
 
 # ---- Chromium ----

@@ -1,14 +1,19 @@
 // ktrace timeline page: reads the data blocks that lib/sinks/timeline/timeline_html.c wrote into
-// this page (layout described there), rebuilds the lanes with the rules of
-// lib/sinks/timeline/timeline_model.h and draws them on a canvas. No network, no other file.
+// this page (layout described there) and draws them on a canvas: the records as ticks and
+// lost marks, the lanes of threads and CPUs as the engine's model's intervals (the state
+// chunks; docs/model.md), unknown stretches (missing data) hatched. No network, no other
+// file.
 "use strict";
 let ktlResolve;
 window.ktlLoaded = new Promise(r => { ktlResolve = r; });
 (async function () {
 const T0 = performance.now();
 const meta = JSON.parse(document.getElementById("meta").textContent);
-const SWITCH = 1, WAKEUP = 2, LOST = 3;
-const RUNNING = 1, RUNNABLE = 2, BLOCKED = 3;
+const SWITCH = 1, LOST = 3;
+// how a lane draws a state of the model (meta.states: "Running", "R", "R+", "S", "?"...)
+const RUNNING = 1, RUNNABLE = 2, BLOCKED = 3, UNKNOWN = 4;
+const stDraw = Uint8Array.from(meta.states || [], s => s === "Running" ? RUNNING : s === "?" ? UNKNOWN :
+  s[0] === "R" ? RUNNABLE : BLOCKED);
 const LABEL_W = 190, AXIS_H = 28, CPU_H = 30, THREAD_H = 15, GAP = 10;
 
 // ---- raw inflate (RFC 1951), synchronous so that the page is drawn when it loads ----
@@ -166,6 +171,28 @@ function block(id) {
   const tb = performance.now();
   try { return block2(el); } finally { INFL += performance.now() - tb; }
 }
+// the same, inflated by the browser where it can (the state chunks: several times the
+// speed of inflate() here)
+async function blockAsync(id) {
+  const el = document.getElementById(id);
+  if (!el) return new Uint8Array(0);
+  if (el.dataset.c === "lz4" || typeof DecompressionStream !== "function") return block(id);
+  const tb = performance.now();
+  const n = Number(el.dataset.n) || 0;
+  const ds = new DecompressionStream("deflate-raw"), w = ds.writable.getWriter();
+  w.write(b64bytes(el.textContent)).catch(() => {}); w.close().catch(() => {});
+  const rd = ds.readable.getReader(), out = new Uint8Array(n);
+  let have = 0;
+  for (;;) {
+    const { done, value } = await rd.read();
+    if (done) break;
+    if (have + value.length > n) throw new Error("corrupt data (states)");
+    out.set(value, have); have += value.length;
+  }
+  INFL += performance.now() - tb;
+  if (have !== n) throw new Error("corrupt data (states)");
+  return out;
+}
 function block2(el) {
   const u = b64bytes(el.textContent);
   const n = Number(el.dataset.n) || 0;
@@ -230,7 +257,8 @@ function reader(u8, pos) {
 // ---- the records ----
 // Everything is filled in one pass over the columns, into arrays sized from the counts
 // the metadata gives (grown should a count fall short): a record's columns, each CPU
-// lane's slices (switch records), ticks and lost marks, each thread's ticks and states.
+// lane's ticks and lost marks, each thread's ticks; then from the state chunks each
+// thread's intervals and each CPU lane's slices (its Running intervals).
 const N = meta.records;
 const names = meta.names, threads = meta.threads, tasks = meta.tasks;
 // per record: time, CPU + 1, event name, task + 1 (0: none), in the smallest arrays that
@@ -251,10 +279,11 @@ const rcpu = new (smallest(meta.cpus.reduce((m, c) => Math.max(m, c[0] + 1), 0))
 const span = Math.max(meta.span, 1);
 const NONE = -1;
 const thr = threads.map((t, i) => ({ i, tid: t[0], pid: t[1], comm: t[2], cpu_ns: t[3], nrecs: t[4],
-  state: 0, since: 0, nst: 0, ivs: new Float64Array(0), ive: new Float64Array(0), ivst: new Uint8Array(0),
-  ticks: null }));
+  input: t[5] || 0, nst: 0, ivs: new Float64Array(0), ive: new Float64Array(0), ivst: new Uint8Array(0),
+  ivcpu: new Int16Array(0), ticks: null }));
 const cpuLanes = meta.cpus.map(c => ({ cpu: c[0], nswitch: c[1], nevents: c[2], lost: c[3],
-  nrec: 0, rec: new Int32Array(c[1]), start: new Float64Array(c[1]), end: null, thread: new Int32Array(c[1]),
+  nrec: 0, start: new Float64Array(c[1] + 1), end: new Float64Array(c[1] + 1), thread: new Int32Array(c[1] + 1),
+  open: new Uint8Array(c[1] + 1),
   nticks: 0, ticks: new Int32Array(Math.max(0, c[2] - c[1])), nlost: 0, lostRecs: new Int32Array(c[4]) }));
 const laneOf = new Map(cpuLanes.map(l => [l.cpu, l]));
 const maxCpu = cpuLanes.reduce((m, l) => Math.max(m, l.cpu), -1);
@@ -263,20 +292,10 @@ cpuLanes.forEach((l, i) => { laneIdx[l.cpu] = i; });
 const clsOf = Uint8Array.from(names.map(n => n[1]));
 const threadOfTask = Int32Array.from(tasks.map(t => t[0]));
 function idle(th) { return th === NONE || thr[th].tid === 0; }
-function setState(th, st, t) {
-  if (idle(th)) return;
-  const x = thr[th];
-  if (x.state) {
-    const n = x.nst;
-    if (n === x.ivs.length) { x.ivs = grow(x.ivs, n + 1); x.ive = grow(x.ive, n + 1); x.ivst = grow(x.ivst, n + 1); }
-    x.ivs[n] = x.since; x.ive[n] = t; x.ivst[n] = x.state; x.nst = n + 1;
-  }
-  x.state = st; x.since = t;
-}
-function addSlice(l, k, t, next) {
+function addSlice(l, t, e, th, open) {
   const n = l.nrec;
-  if (n === l.rec.length) { l.rec = grow(l.rec, n + 1); l.start = grow(l.start, n + 1); l.thread = grow(l.thread, n + 1); }
-  l.rec[n] = k; l.start[n] = t; l.thread[n] = next; l.nrec = n + 1;
+  if (n === l.start.length) { l.start = grow(l.start, n + 1); l.end = grow(l.end, n + 1); l.thread = grow(l.thread, n + 1); l.open = grow(l.open, n + 1); }
+  l.start[n] = t; l.end[n] = e; l.thread[n] = th; l.open[n] = open; l.nrec = n + 1;
 }
 // the count of each lost-events record (its arguments column), by record
 const lostN = new Map();
@@ -326,28 +345,12 @@ function decodeChunk(u, p, k, t) {
     if (t - tb < 4294967296 && !tsWide) tsOff[k] = t - tb; else wideTs(k, t);
     rcpu[k] = cpu + 1; rev[k] = ev; rtask[k] = task + 1;
     const cls = clsOf[ev], li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;
-    if (cls === SWITCH) {
-      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const prev = v - 1;
-      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const next = v - 1, runnable = u[p4++];
-      if (li >= 0) {
-        addSlice(cpuLanes[li], k, t, next);
-        setState(prev, runnable ? RUNNABLE : BLOCKED, t);
-        setState(next, RUNNING, t);
-      }
-      continue;
-    }
+    if (cls === SWITCH) continue;
     if (cls === LOST) {
       b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
       lostN.set(k, v);
       if (li >= 0) addLost(cpuLanes[li], k);
       continue;
-    }
-    if (cls === WAKEUP) {
-      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
-      const w = v - 1;
-      if (w !== NONE && thr[w].state !== RUNNING && thr[w].state !== RUNNABLE) setState(w, RUNNABLE, t);
     }
     if (li >= 0) {
       const l = cpuLanes[li];
@@ -416,21 +419,111 @@ await (async function decode() {
   if (c < meta.echunks - 1) throw new Error("corrupt data (columns)");
 })();
 TM.decode = performance.now() - T0; TM.inflate = INFL;
+// The model's intervals (state chunks, timeline_html.c): each thread's, in the order they
+// end (so each thread's and each CPU's in time order); the Running ones are the CPU
+// lanes' slices. One still open at the input's end (its duration unknown) is drawn to
+// the input's last record (meta.inputs[i].end), and openIv marks it.
+const openIv = new Set();
+const inEnd = meta.inputs.map(i => i.end || 0);
+await (async function decodeStates() {
+  const RUN = meta.states ? meta.states.indexOf("Running") : -1;
+  // the state chunks' threads are the model thread's: smap gives the page's
+  const smap = Int32Array.from(meta.smap || []);
+  for (const th of smap) if (th < 0 || th >= thr.length) throw new Error("corrupt data (states)");
+  const prevEnd = new Float64Array(smap.length);   // each thread's last closed interval's end
+  const chunks = [];
+  // first the intervals per thread (their arrays made once, of their size)
+  const count = new Int32Array(thr.length);
+  for (let c = 0; c < (meta.schunks || 0); c++) {
+    const u = await blockAsync("s" + c);
+    let p = 0, b, v, m;
+    const len = [];
+    for (let i = 0; i < 6; i++) {
+      b = u[p++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      len.push(v);
+    }
+    const n = len[0];
+    if (p + len[1] + len[2] + len[3] + len[4] + len[5] !== u.length) throw new Error("corrupt data (states)");
+    let p0 = p;
+    for (let i = 0; i < n; i++) {
+      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      if (v < 1 || v > smap.length) throw new Error("corrupt data (states)");
+      count[smap[v - 1]]++;
+    }
+    chunks.push({ u, p, n, len });
+  }
+  for (const x of thr) {
+    const k = x.tid === 0 ? 0 : count[x.i];
+    x.ivs = new Float64Array(k); x.ive = new Float64Array(k); x.ivst = new Uint8Array(k); x.ivcpu = new Int16Array(k);
+  }
+  let t = 0;
+  for (const { u, p, n, len } of chunks) {
+    let b, v, m;
+    let p0 = p, p1 = p0 + len[1], p2 = p1 + len[2], p3 = p2 + len[3], p4 = p3 + len[4];
+    for (let i = 0; i < n; i++) {
+      // the five columns, varints inline
+      b = u[p0++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p0++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const sth = v - 1, th = smap[sth];
+      b = u[p1++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p1++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const st = v;
+      b = u[p2++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p2++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const cpu = v - 1;
+      b = u[p3++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p3++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      t += v % 2 ? -(v + 1) / 2 : v / 2;       // the end (the start when still open)
+      b = u[p4++]; if (b < 128) v = b; else { v = b & 127; m = 128; for (;;) { b = u[p4++]; v += (b & 127) * m; if (b < 128) break; m *= 128; } }
+      const d1 = v;
+      let s0 = t;
+      if (d1) { s0 = prevEnd[sth] + (d1 % 2 ? (d1 - 1) / 2 : -d1 / 2); prevEnd[sth] = t; }
+      const x = thr[th];
+      const e = d1 ? t : Math.max(inEnd[x.input] || 0, s0);
+      if (st === RUN) {
+        const li = cpu >= 0 && cpu <= maxCpu ? laneIdx[cpu] : -1;
+        if (li >= 0) addSlice(cpuLanes[li], s0, e, th, d1 ? 0 : 1);
+      }
+      if (x.tid === 0) continue;    // the idle thread: slices, no lane
+      const k = x.nst++;
+      if (!d1) openIv.add(th + ":" + k);
+      x.ivs[k] = s0; x.ive[k] = e; x.ivst[k] = st; x.ivcpu[k] = cpu;
+    }
+  }
+})();
+TM.states = performance.now() - T0;
 (function finishLanes() {
-  const last = N ? T(N - 1) : 0;
-  for (const x of thr) if (x.state) setState(x.i, 0, last);
   for (const l of cpuLanes) {
-    const n = l.nrec;
-    l.rec = l.rec.subarray(0, n); l.start = l.start.subarray(0, n); l.thread = l.thread.subarray(0, n);
+    let n = l.nrec;
+    l.start = l.start.subarray(0, n); l.end = l.end.subarray(0, n); l.thread = l.thread.subarray(0, n);
+    l.open = l.open.subarray(0, n);
     l.ticks = l.ticks.subarray(0, l.nticks); l.lostRecs = l.lostRecs.subarray(0, l.nlost);
-    l.end = new Float64Array(n);
-    for (let i = 0; i < n; i++) l.end[i] = i + 1 < n ? l.start[i + 1] : span;
+    // several inputs share CPU numbers: their slices in one lane, in time order
+    let sorted = true;
+    for (let i = 1; i < n && sorted; i++) sorted = l.start[i - 1] <= l.start[i];
+    if (!sorted) {
+      const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => l.start[a] - l.start[b]);
+      l.start = Float64Array.from(idx, i => l.start[i]); l.end = Float64Array.from(idx, i => l.end[i]);
+      l.thread = Int32Array.from(idx, i => l.thread[i]); l.open = Uint8Array.from(idx, i => l.open[i]);
+    }
+    l.rec = new Int32Array(n).fill(-2);   // the record each slice starts at, found when asked
   }
   for (const x of thr) {
     x.ivs = x.ivs.subarray(0, x.nst); x.ive = x.ive.subarray(0, x.nst); x.ivst = x.ivst.subarray(0, x.nst);
+    x.ivcpu = x.ivcpu.subarray(0, x.nst);
   }
   for (const x of firstShown) x.ticks = x.ticks.subarray(0, x.nticks);
 })();
+// the record a CPU's slice starts at: the first on that CPU at its start (the switch,
+// or the record that showed the thread running), -1 none
+function sliceRec(l, i) {
+  if (l.rec[i] !== -2) return l.rec[i];
+  const t = l.start[i];
+  let lo = 0, hi = N;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (T(m) < t) lo = m + 1; else hi = m; }
+  let k = -1;
+  for (let j = lo; j < N && T(j) === t; j++) if (rcpu[j] - 1 === l.cpu) { k = j; if (clsOf[rev[j]] === SWITCH) break; }
+  l.rec[i] = k;
+  return k;
+}
+// the hatching of unknown stretches
+let hatch = null;
 
 let showAll = false;
 
@@ -567,6 +660,13 @@ const winEl = el("span", { id: "ktl-window" });
 bar.append(winEl);
 const reset = el("button", { type: "button" }, "all");
 bar.append(reset);
+{
+  // the thread lanes' states (the engine's model, docs/model.md)
+  const lg = el("span", { id: "ktl-legend" }, "threads:");
+  for (const [c, t] of [["run", "running"], ["rbl", "runnable"], ["blk", "sleeping or blocked"], ["unk", "unknown (missing data)"]])
+    lg.append(el("i", { class: c }), t);
+  bar.append(lg);
+}
 bar.append(el("span", { id: "ktl-help" }, "wheel or +/− zoom · drag or ←/→ pan · 0 all · hover or click for the record"));
 root.append(bar);
 if (meta.damage) {
@@ -663,6 +763,13 @@ function drawTicks(recs, y, h, pw, dt, colourOf) {
 
 function draw() {
   const dpr = window.devicePixelRatio || 1;
+  if (!hatch) {
+    const c = document.createElement("canvas"); c.width = c.height = 6;
+    const g = c.getContext("2d");
+    g.fillStyle = "#eee"; g.fillRect(0, 0, 6, 6);
+    g.strokeStyle = "#999"; g.lineWidth = 1.5; g.beginPath(); g.moveTo(-1, 7); g.lineTo(7, -1); g.stroke();
+    hatch = ctx.createPattern(c, "repeat");
+  }
   W = Math.max(400, document.documentElement.clientWidth);
   layout();
   canvas.width = W * dpr; canvas.height = H * dpr;
@@ -723,14 +830,16 @@ function draw() {
     } else {
       const x = r.x;
       ctx.font = "11px sans-serif";
-      ctx.fillText(x.comm + "-" + x.tid, 8, r.y + 11);
+      ctx.fillText(x.comm + "-" + x.tid + inputTag(x), 8, r.y + 11);
       const a0 = lowerBound(x.ive, t0), b0 = lowerBound(x.ivs, t1);
       for (let i = a0; i < b0; i++) {
         const s = x.ivst[i];
         const x0 = Math.max(0, (x.ivs[i] - t0) / dt), x1 = Math.min(pw, (x.ive[i] - t0) / dt);
-        if (x1 - x0 < 0.3 && s !== RUNNING) continue;
-        if (s === BLOCKED) { ctx.fillStyle = "#bbb"; ctx.fillRect(LABEL_W + x0, r.y + 5, Math.max(1, x1 - x0), 2); }
-        else { ctx.fillStyle = colour(x.i, s === RUNNABLE); ctx.fillRect(LABEL_W + x0, r.y, Math.max(1, x1 - x0), 12); }
+        const d = stDraw[s];
+        if (x1 - x0 < 0.3 && d !== RUNNING) continue;
+        if (d === BLOCKED) { ctx.fillStyle = "#bbb"; ctx.fillRect(LABEL_W + x0, r.y + 5, Math.max(1, x1 - x0), 2); }
+        else if (d === UNKNOWN) { ctx.fillStyle = hatch; ctx.fillRect(LABEL_W + x0, r.y, Math.max(1, x1 - x0), 12); }
+        else { ctx.fillStyle = colour(x.i, d === RUNNABLE); ctx.fillRect(LABEL_W + x0, r.y, Math.max(1, x1 - x0), 12); }
       }
       // ticks below the state bar's middle, so that a thread busy with events still
       // shows its state's colour (KOFF threads, with no states, use the whole lane)
@@ -783,7 +892,7 @@ function hit(px, py) {
     if (y < 12) { const k = near(l.lostRecs); if (k >= 0) return { rec: k, thread: NONE }; }
     if (y >= CPU_H - 12) { const k = near(l.ticks); if (k >= 0) return { rec: k, thread: threadOf(k) }; }
     const i = lowerBound(l.start, t + 1e-9) - 1;
-    if (i >= 0 && l.end[i] > t) return { rec: l.rec[i], thread: l.thread[i], slice: [l.start[i], l.end[i]] };
+    if (i >= 0 && l.end[i] > t) return { rec: sliceRec(l, i), thread: l.thread[i], slice: [l.start[i], l.end[i]] };
     const k = near(l.ticks);
     return k >= 0 ? { rec: k, thread: threadOf(k) } : null;
   }
@@ -791,8 +900,21 @@ function hit(px, py) {
   if (k >= 0) return { rec: k, thread: r.x.i };
   const i = lowerBound(r.x.ive, t);
   if (i < r.x.ivs.length && r.x.ivs[i] <= t)
-    return { rec: -1, thread: r.x.i, state: r.x.ivst[i], slice: [r.x.ivs[i], r.x.ive[i]] };
+    return { rec: -1, thread: r.x.i, state: r.x.ivst[i], cpu: r.x.ivcpu[i], slice: [r.x.ivs[i], r.x.ive[i]],
+      open: openIv.has(r.x.i + ":" + i) };
   return null;
+}
+// with several inputs a thread's lane says whose it is (each input's threads are its own)
+function inputTag(x) { return meta.inputs.length > 1 ? " (" + (x.input + 1) + ")" : ""; }
+// a state of the model, as the tooltip and the legend say it
+function stateText(st, cpu) {
+  const s = meta.states[st];
+  switch (stDraw[st]) {
+    case RUNNING: return "running" + (cpu >= 0 ? " on CPU " + cpu : "");
+    case RUNNABLE: return "runnable (" + s + ")";
+    case UNKNOWN: return "unknown (missing data)";
+    default: return (s === "S" ? "sleeping" : s === "D" ? "uninterruptible" : "blocked") + " (" + s + ")";
+  }
 }
 function threadOf(k) { return rtask[k] ? tasks[rtask[k] - 1][0] : NONE; }
 function describe(h, into) {
@@ -811,10 +933,12 @@ function describe(h, into) {
   let who = "";
   if (h.thread !== NONE && h.thread !== undefined) {
     const x = thr[h.thread];
-    who = x.comm + " · tid " + x.tid + (x.pid >= 0 ? " · pid " + x.pid : "") + " · CPU time " + fmtDur(x.cpu_ns);
+    who = x.comm + " · tid " + x.tid + (x.pid >= 0 ? " · pid " + x.pid : "") + " · CPU time " + fmtDur(x.cpu_ns) +
+      (meta.inputs.length > 1 ? " · " + (meta.inputs[x.input] || {}).path : "");
   }
-  if (h.state) who += (who ? " · " : "") + ["", "running", "runnable", "blocked"][h.state];
-  if (h.slice) who += (who ? " · " : "") + fmtTs(h.slice[0]) + " – " + fmtTs(h.slice[1]) + " (" + fmtDur(h.slice[1] - h.slice[0]) + ")";
+  if (h.state !== undefined) who += (who ? " · " : "") + stateText(h.state, h.cpu);
+  if (h.slice) who += (who ? " · " : "") + fmtTs(h.slice[0]) + " – " + (h.open ? "the end (still open)" :
+    fmtTs(h.slice[1]) + " (" + fmtDur(h.slice[1] - h.slice[0]) + ")");
   if (who) into.append(el("div", { class: "who" }, who));
 }
 
@@ -886,14 +1010,20 @@ window.ktl = {
   cpus: () => cpuLanes.map(l => ({ cpu: l.cpu, slices: l.start.length, ticks: l.ticks.length, lost: l.lostRecs.length })),
   slice: (cpu, i) => {
     const l = laneOf.get(cpu);
-    return { start: l.start[i], end: l.end[i], rec: l.rec[i], tid: l.thread[i] >= 0 ? thr[l.thread[i]].tid : -1,
-      comm: l.thread[i] >= 0 ? thr[l.thread[i]].comm : "" };
+    return { start: l.start[i], end: l.end[i], rec: sliceRec(l, i), tid: l.thread[i] >= 0 ? thr[l.thread[i]].tid : -1,
+      comm: l.thread[i] >= 0 ? thr[l.thread[i]].comm : "", input: l.thread[i] >= 0 ? thr[l.thread[i]].input : -1 };
   },
+  // every CPU's slices at once: [cpu, start, end, tid, input, open] each
+  allSlices: () => { const r = []; for (const l of cpuLanes) for (let i = 0; i < l.start.length; i++) r.push([l.cpu, l.start[i], l.end[i], thr[l.thread[i]].tid, thr[l.thread[i]].input, l.open[i]]); return r; },
+  // a thread lane's intervals, as the page draws them: [start, end, state, cpu, open]
+  lane: i => { const x = thr[i], r = []; for (let j = 0; j < x.ivs.length; j++) r.push([x.ivs[j], x.ive[j], meta.states[x.ivst[j]], x.ivcpu[j], openIv.has(i + ":" + j)]); return r; },
+  // what the tooltip of a thread lane says at time t (relative), "" when nothing
+  laneText: (i, t) => { const x = thr[i], j = lowerBound(x.ive, t); if (j >= x.ivs.length || x.ivs[j] > t) return ""; const d = el("div"); describe({ rec: -1, thread: i, state: x.ivst[j], cpu: x.ivcpu[j], slice: [x.ivs[j], x.ive[j]], open: openIv.has(i + ":" + j) }, d); return d.textContent; },
   // x (page pixels in the canvas) of a time, y of a CPU lane's slices or a thread's lane
   xOf: t => LABEL_W + (t - t0) / ((t1 - t0) / (W - LABEL_W - 10)),
   cpuY: cpu => { const r = rows.find(q => q.kind === "cpu" && q.l.cpu === cpu); return r ? r.y + 8 : -1; },
   threadY: tid => { const r = rows.find(q => q.kind === "thread" && q.x.tid === tid); return r ? r.y + 6 : -1; },
-  threads: () => order.map(x => ({ tid: x.tid, comm: x.comm, cpu_ns: x.cpu_ns, hue: hue(x.tid) })),
+  threads: () => order.map(x => ({ i: x.i, tid: x.tid, input: x.input, comm: x.comm, cpu_ns: x.cpu_ns, hue: hue(x.tid) })),
   shownThreads: () => rows.filter(q => q.kind === "thread").length,
   hue,
   line,

@@ -17,8 +17,20 @@
  *   varint count, 5 varint column lengths, then the columns, one varint per record
  *   (the arguments column only for some classes):
  *     time since the previous record (ns), CPU + 1 (0 unknown), event name index,
- *     task + 1 (0 none), arguments: switch: prev thread + 1, next thread + 1,
- *     1 when the previous thread was preempted; wakeup: woken thread + 1; lost: count.
+ *     task + 1 (0 none), arguments (lost events only): the count.
+ * State chunks ("s0", "s1"...): the thread intervals of the engine's model
+ *   (engine_model.h, docs/model.md; made by the model thread, timeline_write.c),
+ *   TL_SCHUNK each, in the order the model hands them
+ *   out (the order they end), an LZ4 block or raw deflate each (whole), of varint count,
+ *   5 varint column lengths, then the columns, one varint per interval: thread + 1 (the
+ *   model thread's: the metadata's smap gives the metadata's thread), state (the metadata's states: "Running", "R", "R+", "S",
+ *   "D"..., "?"), CPU + 1 (0 none), its end (its start when still open) minus the
+ *   previous interval's (zigzag; the first's from the first record: mostly 0 or small,
+ *   as they come in the order they end), 0 when it is still open at the input's end,
+ *   else 1 + its start minus the end of the thread's interval before (zigzag; the
+ *   first record's time for its first: mostly 0, a thread's intervals follow one
+ *   another). The Running intervals are the CPUs' slices, the idle thread's (tid 0)
+ *   too.
  * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
  *   (timeline_lines.c), compressed + base64 of per record its prefix style and its
  *   line's encoding (timeline_encode.h). The compression is raw deflate, or an LZ4
@@ -46,6 +58,7 @@
 
 #include "common/check.h"
 #include "common/cpus.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include "common/outfile.h"
 #include "engine/engine.h"
@@ -143,9 +156,22 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		l->tid = h->nthr;
 		h->nthr++;
 	}
+	h->has_cv = !pthread_cond_init(&h->opened_cv, NULL);
 	for (unsigned i = 1; i < h->nthr; i++)
 		h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread, &h->lines[i]);
 	return 0;
+}
+
+void tl_html_wait_opened(struct tl_html *h)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 1; i < h->nthr; i++)
+		n += h->lines[i].running;
+	pthread_mutex_lock(&h->mu);
+	while (h->has_cv && h->nopened < n)
+		pthread_cond_wait(&h->opened_cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
 }
 
 void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, int dict,
@@ -173,14 +199,22 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 	pthread_mutex_unlock(&h->mu);
 }
 
-/* h->packed (n bytes before compression; an LZ4 block, else deflate) as block id k. */
+/* packed (n bytes before compression; an LZ4 block, else deflate) as block id k, in base64
+ * through b64. */
+static int put_packed(struct tl_html *h, const char *id, uint32_t k, size_t n, bool lz4,
+		      const struct tl_buf *packed, struct tl_buf *b64)
+{
+	b64->n = 0;
+	if (tl_base64(packed->p, packed->n, b64))
+		return -ENOMEM;
+	tl_html_put_block(h, id, k, n, -1, b64, 0, lz4);
+	return 0;
+}
+
+/* h->packed as block id k. */
 static int put_encoded(struct tl_html *h, const char *id, uint32_t k, size_t n, bool lz4)
 {
-	h->b64.n = 0;
-	if (tl_base64(h->packed.p, h->packed.n, &h->b64))
-		return -ENOMEM;
-	tl_html_put_block(h, id, k, n, -1, &h->b64, 0, lz4);
-	return 0;
+	return put_packed(h, id, k, n, lz4, &h->packed, &h->b64);
 }
 
 /* The column chunks are LZ4 blocks each (big inputs: a fifth of deflate's time, 1.15
@@ -233,25 +267,78 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 	ret |= tl_buf_varint(&h->col[1], r->cpu >= 0 && (size_t)r->cpu < m->ncpus ? (uint64_t)r->cpu + 1 : 0);
 	ret |= tl_buf_varint(&h->col[2], tr->cls == TL_LOST ? 0 : tr->name);
 	ret |= tl_buf_varint(&h->col[3], tr->task == TL_NO_THREAD ? 0 : (uint64_t)tr->task + 1);
-	switch (tr->cls) {
-	case TL_SWITCH:
-		ret |= tl_buf_varint(&h->col[4], tr->prev == TL_NO_THREAD ? 0 : (uint64_t)tr->prev + 1);
-		ret |= tl_buf_varint(&h->col[4], tr->next == TL_NO_THREAD ? 0 : (uint64_t)tr->next + 1);
-		ret |= tl_buf_varint(&h->col[4], tr->prev_runnable);
-		break;
-	case TL_WAKEUP:
-		ret |= tl_buf_varint(&h->col[4], tr->woken == TL_NO_THREAD ? 0 : (uint64_t)tr->woken + 1);
-		break;
-	case TL_LOST:
+	if (tr->cls == TL_LOST)
 		ret |= tl_buf_varint(&h->col[4], tr->lost);
-		break;
-	}
 	if (ret)
 		return -ENOMEM;
 	if (++h->ecount == TL_ECHUNK && (ret = flush_columns(h)))
 		return ret;
 	/* the report line, when its chunk is this thread's */
 	return tl_lines_record(&h->lines[0], 0, s, r, m->nrecs - 1, &own);
+}
+
+static int flush_states(struct tl_html *h)
+{
+	struct tl_buf *c = &h->schunk;
+	int ret;
+
+	if (!h->scount)
+		return 0;
+	c->n = 0;
+	ret = tl_buf_varint(c, h->scount);
+	for (int i = 0; i < 5 && !ret; i++)
+		ret = tl_buf_varint(c, h->states[i].n);
+	for (int i = 0; i < 5 && !ret; i++)
+		ret = tl_buf_put(c, h->states[i].p, h->states[i].n);
+	for (int i = 0; i < 5; i++)
+		h->states[i].n = 0;
+	h->scount = 0;
+	if (ret)
+		return ret;
+	h->spacked.n = 0;
+	/* (deflate: small inputs, whose pages are small; a higher level than the other
+	 * chunks' takes a tenth off, in little time for intervals only) */
+	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->spacked)
+		   : tl_deflate(&h->szip, c->p, c->n, &h->spacked, 6))
+		return -ENOMEM;
+	return put_packed(h, "s", h->nschunks++, c->n, h->lz4, &h->spacked, &h->sb64);
+}
+
+void tl_html_states_from(struct tl_html *h, uint64_t ts)
+{
+	h->sbase = h->sprev = ts;
+}
+
+int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st)
+{
+	struct tl_buf *b = h->states;
+	uint64_t end = st->dur < 0 ? st->ts : st->ts + (uint64_t)st->dur;
+	int ret = 0;
+
+	ret |= tl_buf_varint(&b[0], (uint64_t)thread + 1);
+	ret |= tl_buf_varint(&b[1], state);
+	ret |= tl_buf_varint(&b[2], st->cpu >= 0 ? (uint64_t)st->cpu + 1 : 0);
+	ret |= tl_buf_varint(&b[3], tl_zigzag((int64_t)(end - h->sprev)));
+	if (thread >= h->nprev_end) {
+		size_t n = h->nprev_end;
+
+		if (kt_grow((void **)&h->prev_end, &h->nprev_end, (size_t)thread + 1, sizeof(*h->prev_end)))
+			return -ENOMEM;
+		for (size_t i = n; i < h->nprev_end; i++)
+			h->prev_end[i] = h->sbase;
+	}
+	if (st->dur < 0) {
+		ret |= tl_buf_varint(&b[4], 0);
+	} else {
+		ret |= tl_buf_varint(&b[4], tl_zigzag((int64_t)(st->ts - h->prev_end[thread])) + 1);
+		h->prev_end[thread] = end;
+	}
+	h->sprev = end;
+	if (ret)
+		return -ENOMEM;
+	if (++h->scount == TL_SCHUNK)
+		return flush_states(h);
+	return 0;
 }
 
 /* Waits for the other line threads; their first failure (a stream error is the first
@@ -337,13 +424,18 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 		}
 		put(h, ",\"clock\":");
 		json_str(o, src->clock ? src->clock : "");
-		kt_out_printf(o, ",\"cpus\":%" PRIu32 "}", src->cpus);
+		kt_out_printf(o, ",\"cpus\":%" PRIu32, src->cpus);
+		/* where its intervals still open end: its last record (relative) */
+		kt_out_printf(o, ",\"end\":%" PRIu64 "}",
+			      i < m->ninputs && m->in_end[i] > first ? m->in_end[i] - first : 0);
 	}
 	kt_out_printf(o, "],\"base\":\"%" PRIu64 "\",\"span\":%" PRIu64 ",\"records\":%" PRIu64
 		      ",\"echunk\":%d,\"echunks\":%" PRIu32 ",\"lchunk\":%d,\"lchunks\":%" PRIu32
+		      ",\"schunks\":%" PRIu32
 		      ",\"top\":%u,\"lost\":%" PRIu64 ",\"literal_lines\":%" PRIu64,
 		      first, m->any ? m->last_ts - first : 0, m->nrecs, TL_ECHUNK, h->nechunks,
-		      TL_LCHUNK, (uint32_t)((m->nrecs + TL_LCHUNK - 1) / TL_LCHUNK), vo->top_threads,
+		      TL_LCHUNK, (uint32_t)((m->nrecs + TL_LCHUNK - 1) / TL_LCHUNK), h->nschunks,
+		      vo->top_threads,
 		      m->lost_total, literal);
 	if (vo->has_from)
 		kt_out_printf(o, ",\"from\":%" PRIu64, vo->from > first ? vo->from - first : 0);
@@ -379,7 +471,15 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 
 		kt_out_printf(o, "%s[%" PRId64 ",%" PRId64 ",", i ? "," : "", e->id, e->pid);
 		json_str(o, kt_thread_name(e));
-		kt_out_printf(o, ",%" PRIu64 ",%" PRIu64 "]", t->cpu_ns, t->nrecs);
+		kt_out_printf(o, ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "]", t->cpu_ns, t->nrecs, e->scope);
+	}
+	put(h, "],\n\"smap\":[");
+	for (size_t i = 0; i < h->nsmap; i++)
+		kt_out_printf(o, "%s%" PRIu32, i ? "," : "", h->smap[i]);
+	put(h, "],\n\"states\":[");
+	for (size_t i = 0; i < m->state_tab.n; i++) {
+		put(h, i ? "," : "");
+		json_str(o, m->state_tab.strs[i].s);
 	}
 	put(h, "],\n\"labels\":[");
 	for (size_t i = 0; i < h->nlabels; i++) {
@@ -401,6 +501,8 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 	int ret = flush_columns(h);
 	uint64_t literal = 0;
 
+	if (!ret)
+		ret = flush_states(h);
 	if (!ret)
 		ret = tl_lines_finish(&h->lines[0]);
 	if (!ret)   /* the end of the column stream, as a last (empty) chunk */
@@ -444,6 +546,14 @@ void tl_html_free(struct tl_html *h)
 	for (unsigned i = 0; i < h->nthr; i++)
 		tl_lines_free(&h->lines[i]);
 	tl_zip_free(&h->ezip);
+	tl_zip_free(&h->szip);
+	for (int i = 0; i < 5; i++)
+		tl_buf_free(&h->states[i]);
+	free(h->prev_end);
+	free(h->smap);
+	tl_buf_free(&h->schunk);
+	tl_buf_free(&h->spacked);
+	tl_buf_free(&h->sb64);
 	for (int i = 0; i < 5; i++)
 		tl_buf_free(&h->col[i]);
 	tl_buf_free(&h->packed);
@@ -453,6 +563,8 @@ void tl_html_free(struct tl_html *h)
 	for (size_t i = 0; i < h->nlabels; i++)
 		free(h->labels[i]);
 	kt_turns_fini(&h->claims);
+	if (h->has_cv)
+		pthread_cond_destroy(&h->opened_cv);
 	pthread_mutex_destroy(&h->mu);
 	memset(h, 0, sizeof(*h));
 }

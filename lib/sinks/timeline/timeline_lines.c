@@ -276,6 +276,11 @@ void *tl_lines_thread(void *arg)
 	int ret, sret;
 
 	ret = ktrace_stream_open(&s, o->paths, o->npaths, o->stream, &l->err, NULL);
+	pthread_mutex_lock(&h->mu);
+	h->nopened++;
+	if (h->has_cv)
+		pthread_cond_broadcast(&h->opened_cv);
+	pthread_mutex_unlock(&h->mu);
 	if (ret) {
 		/* it takes no chunk: the others make them all */
 		l->started = false;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The timeline's slice and state model (timeline_model.h). */
+/* The timeline's classes, names and threads (timeline_model.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +12,6 @@
  * masked off). */
 #define DW_MACH_SCHED          0x01400000u
 #define DW_MACH_STACK_HANDOFF  0x01400008u
-#define DW_MACH_MAKE_RUNNABLE  0x01400018u
-#define DW_AST_PREEMPT         0x1u
 
 unsigned tl_thread_hue(int64_t tid)
 {
@@ -53,7 +51,8 @@ static int new_task(struct tl_model *m, uint32_t thread, const char *comm)
 
 /* The thread of tid (created with comm when new), or TL_NO_THREAD. *ret < 0 when out
  * of memory. */
-static uint32_t thread_of(struct tl_model *m, int64_t tid, int64_t pid, const char *comm, int *ret)
+static uint32_t thread_of(struct tl_model *m, uint32_t input, int64_t tid, int64_t pid,
+			  const char *comm, int *ret)
 {
 	size_t before = m->threads.n;
 	struct kt_thread *t;
@@ -61,7 +60,7 @@ static uint32_t thread_of(struct tl_model *m, int64_t tid, int64_t pid, const ch
 
 	if (tid < 0)
 		return TL_NO_THREAD;
-	t = kt_threads_add(&m->threads, 0, tid);
+	t = kt_threads_add(&m->threads, input, tid);
 	if (!t) {
 		*ret = -ENOMEM;
 		return TL_NO_THREAD;
@@ -118,17 +117,40 @@ static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32
 	return 0;
 }
 
-int tl_model_init(struct tl_model *m, struct ktrace_stream *s, const struct tl_sink *sink)
+uint32_t tl_model_thread(struct tl_model *m, uint32_t input, int64_t tid)
+{
+	int ret = 0;
+	uint32_t i = thread_of(m, input, tid, -1, NULL, &ret);
+
+	return ret ? TL_NO_THREAD : i;
+}
+
+int tl_model_state(struct tl_model *m, const char *state, uint32_t *id, enum tl_state *draw)
+{
+	if (kt_strtab_id(&m->state_tab, state, strlen(state), id))
+		return -ENOMEM;
+	if (!strcmp(state, "Running"))
+		*draw = TL_RUNNING;
+	else if (!strcmp(state, "?"))
+		*draw = TL_UNKNOWN;
+	else if (state[0] == 'R')      /* R (after a wakeup, or preempted), R+ */
+		*draw = TL_RUNNABLE;
+	else
+		*draw = TL_BLOCKED;
+	return 0;
+}
+
+int tl_model_init(struct tl_model *m, struct ktrace_stream *s)
 {
 	uint32_t lost;
 
 	memset(m, 0, sizeof(*m));
-	if (sink)
-		m->sink = *sink;
 	m->ninputs = ktrace_stream_source_count(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
-	kt_threads_init(&m->threads, KT_THREADS_FIRST_WINS, TL_COMM_MAX - 1, sizeof(struct tl_thread));
-	if (!m->darwin || intern_name(m, "lost events", TL_LOST, &lost))
+	m->in_end = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_end));
+	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE | KT_THREADS_FIRST_WINS,
+			TL_COMM_MAX - 1, sizeof(struct tl_thread));
+	if (!m->darwin || !m->in_end || intern_name(m, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -159,37 +181,12 @@ void tl_model_free(struct tl_model *m)
 	free(m->names);
 	free(m->name_cls);
 	free(m->darwin);
+	free(m->in_end);
+	kt_strtab_free(&m->state_tab);
 	memset(m, 0, sizeof(*m));
 }
 
-static int find_field(struct ktrace_stream *s, const char *name)
-{
-	size_t n = ktrace_stream_field_count(s);
-	struct ktrace_event_value v;
-
-	for (size_t i = 0; i < n && i < INT16_MAX; i++)
-		if (!ktrace_stream_field(s, i, &v) && v.name && !strcmp(v.name, name))
-			return (int)i;
-	return -1;
-}
-
-static bool field_i64(struct ktrace_stream *s, int idx, int64_t *out)
-{
-	struct ktrace_event_value v;
-
-	if (idx < 0 || ktrace_stream_field(s, (size_t)idx, &v))
-		return false;
-	if (v.type == KTRACE_EVENT_SIGNED)
-		*out = v.i;
-	else if (v.type == KTRACE_EVENT_UNSIGNED)
-		*out = (int64_t)v.u;
-	else
-		return false;
-	return true;
-}
-
-static struct tl_evtype *evtype(struct tl_model *m, struct ktrace_stream *s,
-				const struct ktrace_stream_record *r, int *ret)
+static struct tl_evtype *evtype(struct tl_model *m, const struct ktrace_stream_record *r, int *ret)
 {
 	const char *name = r->name && *r->name ? r->name : "(unknown)";
 	bool darwin = r->source < m->ninputs && m->darwin[r->source];
@@ -204,29 +201,13 @@ static struct tl_evtype *evtype(struct tl_model *m, struct ktrace_stream *s,
 	}
 	t = &m->types[m->ntypes];
 	t->cls = TL_OTHER;
-	t->f_prev = t->f_state = t->f_next = t->f_pid = -1;
 	if (darwin) {
 		uint32_t id = r->event_id & ~3u;
 
-		if (id == DW_MACH_SCHED || id == DW_MACH_STACK_HANDOFF) {
+		if (id == DW_MACH_SCHED || id == DW_MACH_STACK_HANDOFF)
 			t->cls = TL_SWITCH;
-			t->f_state = (int16_t)find_field(s, "arg1");
-			t->f_next = (int16_t)find_field(s, "arg2");
-		} else if (id == DW_MACH_MAKE_RUNNABLE) {
-			t->cls = TL_WAKEUP;
-			t->f_pid = (int16_t)find_field(s, "arg1");
-		}
 	} else if (!strcmp(name, "sched_switch")) {
-		t->f_prev = (int16_t)find_field(s, "prev_pid");
-		t->f_state = (int16_t)find_field(s, "prev_state");
-		t->f_next = (int16_t)find_field(s, "next_pid");
-		if (t->f_prev >= 0 && t->f_next >= 0)
-			t->cls = TL_SWITCH;
-	} else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new") ||
-		   !strcmp(name, "sched_waking")) {
-		t->f_pid = (int16_t)find_field(s, "pid");
-		if (t->f_pid >= 0)
-			t->cls = TL_WAKEUP;
+		t->cls = TL_SWITCH;
 	}
 	if (intern_name(m, name, t->cls, &t->name) ||
 	    kt_map_put(&m->type_index, r->source, r->event_id, (uint32_t)m->ntypes)) {
@@ -248,42 +229,11 @@ static struct tl_cpu *cpu_of(struct tl_model *m, int cpu)
 			return NULL;
 		for (size_t i = old; i <= (size_t)cpu; i++) {
 			memset(&m->cpus[i], 0, sizeof(m->cpus[i]));
-			m->cpus[i].thread = m->cpus[i].last = TL_NO_THREAD;
+			m->cpus[i].last = TL_NO_THREAD;
 		}
 		m->ncpus = (size_t)cpu + 1;
 	}
 	return &m->cpus[cpu];
-}
-
-static bool is_idle(const struct tl_model *m, uint32_t th)
-{
-	return th == TL_NO_THREAD || m->threads.v[th].id == 0;
-}
-
-/* th enters state at ts: its previous state (when known) is one interval. */
-static void set_state(struct tl_model *m, uint32_t th, int state, uint64_t ts)
-{
-	struct tl_thread *t;
-
-	if (is_idle(m, th))
-		return;
-	t = tl_thread_at(m, th);
-	if (t->state != TL_UNKNOWN && m->sink.state)
-		m->sink.state(m->sink.arg, th, t->since, ts, t->state);
-	t->state = (uint8_t)state;
-	t->since = ts;
-}
-
-static void close_slice(struct tl_model *m, int cpu, struct tl_cpu *c, uint64_t ts)
-{
-	if (c->thread == TL_NO_THREAD)
-		return;
-	if (!is_idle(m, c->thread)) {
-		tl_thread_at(m, c->thread)->cpu_ns += ts - c->since;
-		if (m->sink.slice)
-			m->sink.slice(m->sink.arg, cpu, c->since, ts, c->thread);
-	}
-	c->thread = TL_NO_THREAD;
 }
 
 int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrace_stream_record *r,
@@ -294,7 +244,7 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->thread = out->task = out->prev = out->next = out->woken = TL_NO_THREAD;
+	out->thread = out->task = TL_NO_THREAD;
 	if (!m->any) {
 		m->first_ts = ts;
 		m->any = true;
@@ -316,19 +266,20 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 		return 0;
 	}
 	{
-		struct tl_evtype *t = evtype(m, s, r, &ret);
+		struct tl_evtype *t = evtype(m, r, &ret);
 
 		if (!t)
 			return ret;
 		out->cls = t->cls;
 		out->name = t->name;
-		if (c && c->last < m->threads.n && m->threads.v[c->last].id == r->tid) {
+		if (c && c->last < m->threads.n && m->threads.v[c->last].id == r->tid &&
+		    m->threads.v[c->last].scope == r->source) {
 			/* most records' thread is the last one's on their CPU */
 			out->thread = c->last;
 			if (r->pid >= 0 && m->threads.v[c->last].pid < 0)
 				m->threads.v[c->last].pid = r->pid;
 		} else {
-			out->thread = thread_of(m, r->tid, r->pid, r->comm, &ret);
+			out->thread = thread_of(m, r->source, r->tid, r->pid, r->comm, &ret);
 			if (ret)
 				return ret;
 			if (c)
@@ -345,54 +296,11 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			}
 			out->task = tl_thread_at(m, out->thread)->task;
 		}
-		if (c)
+		if (c) {
 			c->nevents++;
-		if (t->cls == TL_SWITCH) {
-			int64_t prev = r->tid, next = -1, state = 0;
-
-			if (t->f_prev >= 0)
-				field_i64(s, t->f_prev, &prev);
-			field_i64(s, t->f_next, &next);
-			field_i64(s, t->f_state, &state);
-			out->prev = thread_of(m, prev, -1, NULL, &ret);
-			out->next = thread_of(m, next, -1, NULL, &ret);
-			if (ret)
-				return ret;
-			if (m->darwin[r->source])
-				out->prev_runnable = (state & DW_AST_PREEMPT) != 0;
-			else
-				out->prev_runnable = (state & 0xff) == 0;
-			if (c) {
-				close_slice(m, r->cpu, c, ts);
-				c->nswitch++;
-				set_state(m, out->prev, out->prev_runnable ? TL_RUNNABLE : TL_BLOCKED, ts);
-				set_state(m, out->next, TL_RUNNING, ts);
-				c->thread = out->next;
-				c->since = ts;
-			}
-		} else if (t->cls == TL_WAKEUP) {
-			int64_t pid = -1;
-
-			field_i64(s, t->f_pid, &pid);
-			out->woken = thread_of(m, pid, -1, NULL, &ret);
-			if (ret)
-				return ret;
-			if (out->woken != TL_NO_THREAD) {
-				uint8_t st = tl_thread_at(m, out->woken)->state;
-
-				if (st != TL_RUNNING && st != TL_RUNNABLE)
-					set_state(m, out->woken, TL_RUNNABLE, ts);
-			}
+			c->nswitch += t->cls == TL_SWITCH;
 		}
 	}
+	(void)s;
 	return 0;
-}
-
-void tl_model_finish(struct tl_model *m)
-{
-	for (size_t i = 0; i < m->ncpus; i++)
-		close_slice(m, (int)i, &m->cpus[i], m->last_ts);
-	for (size_t i = 0; i < m->threads.n; i++)
-		if (tl_thread_at(m, (uint32_t)i)->state != TL_UNKNOWN)
-			set_state(m, (uint32_t)i, TL_UNKNOWN, m->last_ts);
 }

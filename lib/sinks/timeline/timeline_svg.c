@@ -3,7 +3,9 @@
  * The timeline as a static SVG picture (timeline_writers.h). Every lane is cut into
  * TL_BINS time bins: a CPU bin keeps the thread that ran longest in it (drawn in the
  * thread's colour when threads ran at least a quarter of the bin), its ticks and lost
- * events; a thread bin keeps the time in each state. Without --from/--to the bins
+ * events; a thread bin keeps the time in each state (running, runnable, blocked,
+ * unknown: missing data, drawn hatched). The intervals are the engine's model's
+ * (engine_model.h): a CPU's slices are its Running intervals. Without --from/--to the bins
  * start at the first record and double their width (pairs merged) whenever a record
  * falls past the last one, so one pass and fixed memory suffice.
  */
@@ -37,7 +39,7 @@ static void free_threadbins(struct tl_threadbins *t)
 {
 	if (!t)
 		return;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < TL_NSTATES; i++)
 		free(t->ns[i]);
 	free(t->ticks);
 	free(t);
@@ -111,7 +113,7 @@ static struct tl_threadbins *threadbins(struct tl_svg *v, uint32_t th)
 {
 	struct tl_threadbins *t;
 
-	if (th == TL_NO_THREAD || th >= TL_SVG_MAX_THREADS)
+	if (th == TL_NO_THREAD)
 		return NULL;
 	if (th >= v->nthreads) {
 		size_t n = (size_t)th + 1;
@@ -126,15 +128,22 @@ static struct tl_threadbins *threadbins(struct tl_svg *v, uint32_t th)
 		v->nthreads = n;
 	}
 	if (!v->threads[th]) {
+		/* the first TL_SVG_MAX_THREADS threads met have bins (most inputs name many
+		 * more threads than did anything) */
+		if (v->nbins_threads >= TL_SVG_MAX_THREADS)
+			return NULL;
+		v->nbins_threads++;
 		t = calloc(1, sizeof(*t));
 		if (!t) {
 			v->error = -ENOMEM;
 			return NULL;
 		}
-		for (int i = 0; i < 3; i++)
-			t->ns[i] = calloc(TL_BINS, sizeof(float));
+		bool fail = false;
+
+		for (int i = 0; i < TL_NSTATES; i++)
+			fail |= !(t->ns[i] = calloc(TL_BINS, sizeof(float)));
 		t->ticks = calloc(TL_BINS, sizeof(uint32_t));
-		if (!t->ns[0] || !t->ns[1] || !t->ns[2] || !t->ticks) {
+		if (fail || !t->ticks) {
 			free_threadbins(t);
 			v->error = -ENOMEM;
 			return NULL;
@@ -183,7 +192,7 @@ static void merge_bins(struct tl_svg *v)
 		for (size_t i = 0; i < TL_BINS; i++) {
 			size_t a = 2 * i, z = 2 * i + 1;
 
-			for (int s = 0; s < 3; s++)
+			for (int s = 0; s < TL_NSTATES; s++)
 				b->ns[s][i] = a < TL_BINS ? b->ns[s][a] + (z < TL_BINS ? b->ns[s][z] : 0) : 0;
 			b->ticks[i] = a < TL_BINS ? b->ticks[a] + (z < TL_BINS ? b->ticks[z] : 0) : 0;
 		}
@@ -224,14 +233,10 @@ static bool reach(struct tl_svg *v, uint64_t ts)
 	} \
 } while (0)
 
-static void on_slice(void *arg, int cpu, uint64_t start, uint64_t end, uint32_t thread)
+static void add_slice(struct tl_svg *v, int cpu, uint64_t start, uint64_t end, uint32_t thread)
 {
-	struct tl_svg *v = arg;
-	struct tl_cpubins *c;
+	struct tl_cpubins *c = cpubins(v, cpu);
 
-	if (!v->fixed)
-		reach(v, end);
-	c = cpubins(v, cpu);
 	if (!c)
 		return;
 	FOR_BINS(v, start, end, i, ov, {
@@ -245,26 +250,23 @@ static void on_slice(void *arg, int cpu, uint64_t start, uint64_t end, uint32_t 
 	});
 }
 
-static void on_state(void *arg, uint32_t thread, uint64_t start, uint64_t end, int state)
+void tl_svg_state(struct tl_svg *v, uint32_t thread, enum tl_state draw,
+		  const struct kt_model_state *st, uint64_t end)
 {
-	struct tl_svg *v = arg;
 	struct tl_threadbins *t;
 
-	if (state < TL_RUNNING || state > TL_BLOCKED)
+	if (end < st->ts)
 		return;
 	if (!v->fixed)
 		reach(v, end);
+	if (st->tid == 0)              /* the idle thread: blank */
+		return;
+	if (draw == TL_RUNNING && st->cpu >= 0 && st->cpu < TL_MAX_CPUS)
+		add_slice(v, st->cpu, st->ts, end, thread);
 	t = threadbins(v, thread);
 	if (!t)
 		return;
-	FOR_BINS(v, start, end, i, ov, { t->ns[state - 1][i] += ov; });
-}
-
-struct tl_sink tl_svg_sink(struct tl_svg *v)
-{
-	struct tl_sink s = { .arg = v, .slice = on_slice, .state = on_state };
-
-	return s;
+	FOR_BINS(v, st->ts, end, i, ov, { t->ns[draw][i] += ov; });
 }
 
 int tl_svg_add(struct tl_svg *v, const struct ktrace_stream_record *r, const struct tl_rec *tr,
@@ -410,14 +412,23 @@ int tl_svg_write(struct tl_svg *v, struct ktrace_stream *s, struct ktrace_out *o
 	height = AXIS_H + (double)ncpu * CPU_H + GAP + (double)shown * THREAD_H + 40;
 	kt_out_printf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
-		      "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n",
-		      LABEL_W + PLOT_W + 20, height, LABEL_W + PLOT_W + 20, height);
+		      "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\" data-origin=\"%" PRIu64 "\" "
+		      "data-binw=\"%" PRIu64 "\" data-bins=\"%d\">\n",
+		      LABEL_W + PLOT_W + 20, height, LABEL_W + PLOT_W + 20, height, v->origin, v->binw,
+		      TL_BINS);
 	tl_format_ts(a, sizeof(a), v->origin);
 	tl_format_ts(b, sizeof(b), v->origin + v->binw * TL_BINS);
 	kt_out_printf(o, "<title>ktrace timeline: ");
 	put_text(o, v->o->title ? v->o->title : v->o->paths[0]);
 	kt_out_printf(o, " (%s to %s)</title>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 		      a, b);
+	/* unknown (missing data): grey hatching */
+	kt_out_printf(o, "<defs><pattern id=\"unknown\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+		      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#eee\"/>"
+		      "<rect width=\"2\" height=\"6\" fill=\"#999\"/></pattern></defs>\n"
+		      "<g class=\"legend\" font-size=\"11\" fill=\"#333\"><rect x=\"%d\" y=\"%.0f\" width=\"18\" "
+		      "height=\"10\" fill=\"url(#unknown)\"/><text x=\"%d\" y=\"%.0f\">unknown (missing data)</text></g>\n",
+		      LABEL_W + PLOT_W - 160, height - 22, LABEL_W + PLOT_W - 138, height - 13);
 	axis(v, o, height - 30);
 	y = AXIS_H;
 	/* CPU lanes */
@@ -475,28 +486,33 @@ int tl_svg_write(struct tl_svg *v, struct ktrace_stream *s, struct ktrace_out *o
 		const struct tl_threadbins *tb = th < v->nthreads ? v->threads[th] : NULL;
 		unsigned hue = tl_thread_hue(t->id);
 
-		kt_out_printf(o, "<g class=\"thread\" data-tid=\"%" PRId64 "\">\n<text x=\"8\" y=\"%.0f\" font-size=\"11\">",
-			      t->id, y + 11);
+		kt_out_printf(o, "<g class=\"thread\" data-tid=\"%" PRId64 "\" data-input=\"%" PRIu32 "\">\n"
+			      "<text x=\"8\" y=\"%.0f\" font-size=\"11\">",
+			      t->id, t->scope, y + 11);
 		put_text(o, kt_thread_name(t));
 		kt_out_printf(o, "-%" PRId64 "</text>\n", t->id);
 		for (size_t i = 0; tb && i < TL_BINS; i++) {
 			float best = 0;
 			int st = -1;
 
-			for (int q = 0; q < 3; q++)
+			for (int q = 0; q < TL_NSTATES; q++)
 				if (tb->ns[q][i] > best) {
 					best = tb->ns[q][i];
 					st = q;
 				}
-			if (st == 0)
-				kt_out_printf(o, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" fill=\"hsl(%u,65%%,55%%)\"/>\n",
+			if (st == TL_RUNNING)
+				kt_out_printf(o, "<rect class=\"run\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" fill=\"hsl(%u,65%%,55%%)\"/>\n",
 					      bin_x(v, i), y, (double)PLOT_W / TL_BINS, hue);
-			else if (st == 1)
-				kt_out_printf(o, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" fill=\"hsl(%u,65%%,85%%)\"/>\n",
+			else if (st == TL_RUNNABLE)
+				kt_out_printf(o, "<rect class=\"rbl\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" fill=\"hsl(%u,65%%,85%%)\"/>\n",
 					      bin_x(v, i), y, (double)PLOT_W / TL_BINS, hue);
-			else if (st == 2)
-				kt_out_printf(o, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"2\" fill=\"#bbb\"/>\n",
+			else if (st == TL_BLOCKED)
+				kt_out_printf(o, "<rect class=\"blk\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"2\" fill=\"#bbb\"/>\n",
 					      bin_x(v, i), y + 5, (double)PLOT_W / TL_BINS);
+			else if (st == TL_UNKNOWN)
+				kt_out_printf(o, "<rect class=\"unk\" x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+					      "height=\"12\" fill=\"url(#unknown)\"/>\n",
+					      bin_x(v, i), y, (double)PLOT_W / TL_BINS);
 			if (tb->ticks[i])
 				kt_out_printf(o, "<rect x=\"%.1f\" y=\"%.0f\" width=\"1\" height=\"12\" fill=\"#000\" fill-opacity=\"0.5\"/>\n",
 					      bin_x(v, i), y);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The timeline's two writers, fed record by record by ktrace_view_timeline
- * (timeline.c) after the model (timeline_model.h) has taken each record:
+ * (timeline_write.c) after timeline_model.h has classified each record, and fed the
+ * engine's model's thread intervals (engine_model.h) as the model hands them out:
  *   timeline_html.c: the interactive page (its script and styles from timeline/, the
  *                    data as compressed columns and report lines);
  *   timeline_svg.c:  a static picture, every lane in fixed time bins.
@@ -29,6 +30,7 @@ struct tl_damage {
 /* ---- HTML ---- */
 
 #define TL_ECHUNK 65536                /* records per column chunk */
+#define TL_SCHUNK 65536                /* thread intervals per state chunk */
 #define TL_LCHUNK 4096                 /* records per line chunk */
 #define TL_MAX_LABELS 256
 #define TL_MAX_THREADS 8
@@ -102,6 +104,19 @@ struct tl_html {
 	bool started;
 	struct tl_buf packed, b64, chunk;
 	struct tl_zip ezip;            /* the column stream */
+	/* the model's thread intervals, in state chunks ("s0"...), made by the model thread
+	 * (timeline_write.c) with buffers of its own */
+	struct tl_buf states[5];       /* its columns */
+	struct tl_buf schunk, spacked, sb64;
+	uint64_t sbase;                /* the first record's time */
+	size_t scount;                 /* intervals in the current state chunk */
+	uint32_t nschunks;
+	uint64_t sprev;                /* the last interval's end */
+	uint64_t *prev_end;            /* per thread: its last closed interval's end */
+	size_t nprev_end;
+	uint32_t *smap;                /* the model thread's threads -> the page's (at the end) */
+	size_t nsmap;
+	struct tl_zip szip;
 	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;
@@ -109,8 +124,12 @@ struct tl_html {
 					* else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
 	_Atomic bool stop;             /* the first thread failed: the others stop */
-	/* under mu: the output, the labels, the lines written */
+	/* under mu: the output, the labels, the lines written, the line threads that have
+	 * tried to open their streams (opened_cv: one more) */
 	pthread_mutex_t mu;
+	pthread_cond_t opened_cv;
+	bool has_cv;
+	unsigned nopened;
 	char *labels[TL_MAX_LABELS];
 	size_t nlabels;
 	uint64_t lines_written;
@@ -118,8 +137,16 @@ struct tl_html {
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o);
+/* Waits until every other line thread has tried to open its stream (the opens of the
+ * inputs in a fixed order: theirs, then the model's). */
+void tl_html_wait_opened(struct tl_html *h);
 int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_stream_record *r,
 		const struct tl_rec *tr);
+/* The state chunks' times start from ts (the first record's), before any interval. */
+void tl_html_states_from(struct tl_html *h, uint64_t ts);
+/* An interval of the engine's model (thread: its index in the model thread's threads,
+ * smap says which of the page's it is; state: tl_model_state's index). 0 or -ENOMEM. */
+int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st);
 /* The rest of the page; 0, or a negative code with err set. */
 int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
 		struct ktrace_error *err);
@@ -146,7 +173,7 @@ void *tl_lines_thread(void *arg);
 /* ---- SVG ---- */
 
 #define TL_BINS 1000
-#define TL_SVG_MAX_THREADS 1024        /* threads given bins of their own */
+#define TL_SVG_MAX_THREADS 1024        /* threads given bins of their own (the first met) */
 
 struct tl_cpubins {
 	uint32_t *best;                /* the thread with most time in the bin */
@@ -156,7 +183,7 @@ struct tl_cpubins {
 };
 
 struct tl_threadbins {
-	float *ns[3];                  /* running, runnable, blocked */
+	float *ns[TL_NSTATES];         /* running, runnable, blocked, unknown (enum tl_state) */
 	uint32_t *ticks;
 };
 
@@ -167,14 +194,16 @@ struct tl_svg {
 	bool fixed, started;
 	struct tl_cpubins *cpus;
 	size_t ncpus;
-	struct tl_threadbins **threads;   /* per thread index, NULL beyond the cap */
-	size_t nthreads;
+	struct tl_threadbins **threads;   /* per thread index, NULL: none (beyond the cap) */
+	size_t nthreads, nbins_threads;
 	int error;
 };
 
 int tl_svg_init(struct tl_svg *v, struct tl_model *m, const struct ktrace_view_timeline_opts *o);
-/* The sink the model feeds slices and states to. */
-struct tl_sink tl_svg_sink(struct tl_svg *v);
+/* An interval of the engine's model (thread: its index in the timeline's threads, drawn
+ * as draw; a Running one is also its CPU's slice); end: where it ends. */
+void tl_svg_state(struct tl_svg *v, uint32_t thread, enum tl_state draw,
+		  const struct kt_model_state *st, uint64_t end);
 /* Ticks and lost marks. */
 int tl_svg_add(struct tl_svg *v, const struct ktrace_stream_record *r, const struct tl_rec *tr,
 	       uint64_t ts);
