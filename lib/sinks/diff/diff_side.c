@@ -255,6 +255,7 @@ static int file_threads(struct df *d, struct df_side *side, struct df_file *f)
 		char key[300];
 		const char *base;
 		uint32_t seen = 0;
+		size_t ei;
 		struct df_ent *e, *p;
 
 		snprintf(key, sizeof(key), "%s/%s", v[k].proc, v[k].name);
@@ -265,8 +266,13 @@ static int file_threads(struct df *d, struct df_side *side, struct df_file *f)
 			goto out;
 		if (seen)
 			snprintf(key + strlen(key), sizeof(key) - strlen(key), "#%u", seen + 1);
-		if (!(e = ent_of(d, side, DK_THREAD, key)) || !(p = ent_of(d, side, DK_PROCESS, v[k].proc)))
+		/* (adding an entity moves them: the thread's found again after its process) */
+		if (!(e = ent_of(d, side, DK_THREAD, key)))
 			goto out;
+		ei = (size_t)(e - side->ents);
+		if (!(p = ent_of(d, side, DK_PROCESS, v[k].proc)))
+			goto out;
+		e = &side->ents[ei];
 		e->seen = p->seen = true;
 		add_series(side, f, e, 0, x->ser ? x->ser + SMS_CPU : 0, x->cpu_ns);
 		add_series(side, f, e, 1, x->ser ? x->ser + SMS_RUNNABLE : 0, x->runnable_ns);
