@@ -38,7 +38,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DKTRACE_VERSION='"$(VERSION)"'
 CFLAGS   += -std=c11 $(OPT) $(WARN) -fPIC -pthread $(SANFLAGS)
 LDFLAGS  += -pthread $(SANFLAGS)
-LIBS     := -lzstd -lz -ldeflate -llz4 -lelf -lplist-2.0 -lsqlite3 -laudit
+LIBS     := -lzstd -lz -ldeflate -llz4 -lelf -lplist-2.0 -lsqlite3 -laudit -lm
 
 LIB_SRC  := $(sort $(wildcard lib/*/*.c lib/sinks/*/*.c))
 # The timeline page's own script and styles, embedded as C strings (see below).

@@ -39,6 +39,7 @@ static const struct cli_command *const commands[] = {
 	&cli_sql,
 	&cli_export,
 	&cli_summary,
+	&cli_diff,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -313,6 +313,38 @@ KTRACE_API int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_
 				   struct ktrace_out *out, struct ktrace_error *err);
 
 /*
+ * `ktrace diff`: what changed between two traces (or two sets of runs), on the figures
+ * of `ktrace summary` (docs/diff.md): each input read with its own stream; entities
+ * matched by name (threads by process name, name and rank among same-named threads,
+ * never by pid); each change tested (Mann-Whitney U over time windows' rates, or over
+ * the wakeup latencies) and called significant when p < alpha and it is at least
+ * min_change percent. Text (the significant changes, biggest first) or JSON of the
+ * schema ktrace-diff/1 (every row). fail_on: rules "METRIC[:ENTITY]>PCT" or "<PCT"
+ * (docs/diff.md), *failed set when a significant change trips one.
+ */
+struct ktrace_view_diff_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
+	const char *const *base;      /* the base side's inputs (at least one) */
+	size_t nbase;
+	const char *const *new_files; /* the new side's inputs (at least one) */
+	size_t nnew;
+	const struct ktrace_stream_opts *stream;   /* each input's stream (NULL: defaults) */
+	bool json, all;               /* text: every row (all), else the top significant */
+	unsigned top;                 /* text rows (0: 20) */
+	bool has_min_change, has_alpha;
+	double min_change;            /* percent (default 10) */
+	double alpha;                 /* p below this (default 0.01) */
+	const char *const *fail_on;
+	size_t nfail_on;
+};
+
+/* 0, or a negative code with err set and *err_path the input at fault (NULL: none; a bad
+ * rule or option is -EINVAL with *err_path NULL); a damaged input gives the diff of what
+ * could be read, then its error. */
+KTRACE_API int ktrace_view_diff(const struct ktrace_view_diff_opts *o, struct ktrace_out *out,
+				bool *failed, struct ktrace_error *err, const char **err_path);
+
+/*
  * `ktrace flamegraph`: where threads waited and what the traced events were doing, from
  * the kernel stacks `ktrace record -T` writes after every event (ftrace:kernel_stack;
  * lib/sinks/flamegraph/flamegraph_*.c, docs/flamegraph.md). Off-CPU: the time each

@@ -29,7 +29,7 @@ static uint64_t bucket_of(uint64_t v)
 }
 
 /* The middle of bucket b (its value when exact). */
-static uint64_t bucket_value(uint64_t b)
+uint64_t sm_bucket_value(uint64_t b)
 {
 	uint64_t e, m;
 
@@ -40,9 +40,65 @@ static uint64_t bucket_value(uint64_t b)
 	return (m << e) + ((uint64_t)1 << (e - 1));
 }
 
+/* ---- series ---- */
+
+/* A group of n new series (zeroed): 1 + the first's index, 0 when out of memory. */
+static uint32_t ser_new(struct sm *sm, unsigned n)
+{
+	if (sm->nser + n >= UINT32_MAX ||
+	    kt_grow((void **)&sm->ser, &sm->cap_ser, sm->nser + n, sizeof(*sm->ser)))
+		return 0;
+	memset(sm->ser + sm->nser, 0, n * sizeof(*sm->ser));
+	sm->nser += n;
+	return (uint32_t)(sm->nser - n + 1);
+}
+
+/* Widens the slots (pairs merged) until t falls in the last one at most. */
+static void ser_reach(struct sm *sm, uint64_t t)
+{
+	while (t - sm->t0 >= sm->w * SM_SLOTS && sm->w < UINT64_MAX / (4 * SM_SLOTS)) {
+		for (size_t k = 0; k < sm->nser; k++) {
+			uint64_t *v = sm->ser[k].v;
+
+			for (unsigned i = 0; i < SM_SLOTS / 2; i++)
+				v[i] = v[2 * i] + v[2 * i + 1];
+			memset(v + SM_SLOTS / 2, 0, SM_SLOTS / 2 * sizeof(*v));
+		}
+		sm->w *= 2;
+	}
+}
+
+/* Adds [ts, ts + ns) (already inside the window) to series ser + k, or v at ts when
+ * ns is 0 and point. */
+static void ser_add(struct sm *sm, uint32_t ser, unsigned k, uint64_t ts, uint64_t ns, uint64_t v,
+		    bool point)
+{
+	uint64_t *s, end;
+
+	if (!ser || ts < sm->t0)
+		return;
+	end = point ? ts : ts + ns - 1;
+	ser_reach(sm, end);
+	s = sm->ser[ser - 1 + k].v;
+	if (point) {
+		uint64_t i = (ts - sm->t0) / sm->w;
+
+		s[i < SM_SLOTS ? i : SM_SLOTS - 1] += v;
+		return;
+	}
+	while (ns) {
+		uint64_t i = (ts - sm->t0) / sm->w, slot_end = sm->t0 + (i + 1) * sm->w;
+		uint64_t part = slot_end - ts < ns ? slot_end - ts : ns;
+
+		s[i < SM_SLOTS ? i : SM_SLOTS - 1] += part;
+		ts += part;
+		ns -= part;
+	}
+}
+
 /* ---- tables ---- */
 
-static struct sm_cpu *cpu_of(struct sm_input *in, int32_t cpu)
+static struct sm_cpu *cpu_of(struct sm *sm, struct sm_input *in, int32_t cpu)
 {
 	if (cpu < 0 || cpu >= 65536)
 		return NULL;
@@ -52,6 +108,8 @@ static struct sm_cpu *cpu_of(struct sm_input *in, int32_t cpu)
 		memset(in->cpus + in->ncpus, 0, ((size_t)cpu + 1 - in->ncpus) * sizeof(*in->cpus));
 		in->ncpus = (size_t)cpu + 1;
 	}
+	if (sm->series && !in->cpus[cpu].ser && !(in->cpus[cpu].ser = ser_new(sm, SMS_CPUS)))
+		return NULL;
 	return &in->cpus[cpu];
 }
 
@@ -59,11 +117,16 @@ static struct sm_thread *thread_of(struct sm *sm, uint32_t input, int64_t tid, s
 {
 	struct kt_thread *t = kt_threads_add(&sm->threads, input, tid);
 
+	struct sm_thread *x;
+
 	if (!t)
 		return NULL;
 	if (index)
 		*index = kt_threads_index(&sm->threads, t);
-	return sm_thread_at(sm, kt_threads_index(&sm->threads, t));
+	x = sm_thread_at(sm, kt_threads_index(&sm->threads, t));
+	if (sm->series && !x->ser && !(x->ser = ser_new(sm, SMS_THREAD)))
+		return NULL;
+	return x;
 }
 
 /* The total of (input, name) of a kind; names are interned (or the stream's, which
@@ -76,10 +139,13 @@ static struct sm_named *named(struct sm *sm, enum sm_kind k, uint32_t input, con
 
 	if (kt_map_get(&sm->named_index[k], input, key, &i))
 		return &sm->named[k][i];
+	uint32_t ser = 0;
+
 	if (kt_grow((void **)&sm->named[k], &sm->cap_named[k], sm->nnamed[k] + 1, sizeof(**sm->named)) ||
+	    (sm->series && !(ser = ser_new(sm, SMS_NAMED))) ||
 	    kt_map_put(&sm->named_index[k], input, key, (uint32_t)sm->nnamed[k]))
 		return NULL;
-	sm->named[k][sm->nnamed[k]] = (struct sm_named){ input, system, name, 0, 0 };
+	sm->named[k][sm->nnamed[k]] = (struct sm_named){ input, system, name, 0, 0, ser };
 	return &sm->named[k][sm->nnamed[k]++];
 }
 
@@ -104,14 +170,15 @@ static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_err
 	struct sm *sm = ctx;
 	struct sm_input *in = &sm->in[m->input];
 	struct sm_thread *t;
-	uint64_t ns;
+	uint64_t ns, start;
 
 	/* (still open at the end: not a figure, as in sched_slice) */
 	if (m->dur < 0)
 		return 0;
 	ns = clip(sm, m->ts, (uint64_t)m->dur);
+	start = m->ts > sm->lo ? m->ts : sm->lo;
 	if (!strcmp(m->state, "Running")) {
-		struct sm_cpu *c = cpu_of(in, m->cpu);
+		struct sm_cpu *c = cpu_of(sm, in, m->cpu);
 
 		if (!c)
 			return m->cpu < 0 || m->cpu >= 65536 ? 0 : kt_error_oom(err);
@@ -123,17 +190,28 @@ static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_err
 		if (!(t = thread_of(sm, m->input, m->tid, NULL)))
 			return kt_error_oom(err);
 		t->cpu_ns += ns;
+		if (sm->series && ns) {
+			ser_add(sm, c->ser, SMS_BUSY, start, ns, 0, false);
+			ser_add(sm, t->ser, SMS_CPU, start, ns, 0, false);
+		}
 		t->slices += ns > 0 || (m->ts >= sm->lo && m->ts < sm->hi);
 		return 0;
 	}
 	if (!(t = thread_of(sm, m->input, m->tid, NULL)))
 		return kt_error_oom(err);
-	if (m->state[0] == 'R')
+	if (m->state[0] == 'R') {
 		t->runnable_ns += ns;
-	else if (!strcmp(m->state, "S"))
+		if (sm->series && ns)
+			ser_add(sm, t->ser, SMS_RUNNABLE, start, ns, 0, false);
+	} else if (!strcmp(m->state, "S")) {
 		t->sleeping_ns += ns;
-	else if (!strcmp(m->state, "D"))
+		if (sm->series && ns)
+			ser_add(sm, t->ser, SMS_SLEEPING, start, ns, 0, false);
+	} else if (!strcmp(m->state, "D")) {
 		t->blocked_ns += ns;
+		if (sm->series && ns)
+			ser_add(sm, t->ser, SMS_BLOCKED, start, ns, 0, false);
+	}
 	return 0;
 }
 
@@ -149,6 +227,8 @@ static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace
 	if (!(t = thread_of(sm, l->input, l->tid, &i)))
 		return kt_error_oom(err);
 	t->lat_n++;
+	if (sm->series)
+		ser_add(sm, t->ser, SMS_WAKEUPS, l->ts, 0, 1, true);
 	if ((uint64_t)l->dur > t->lat_max)
 		t->lat_max = (uint64_t)l->dur;
 	kt_map_get(&sm->hist, i, bucket_of((uint64_t)l->dur), &count);
@@ -176,6 +256,11 @@ static int on_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_e
 		return kt_error_oom(err);
 	n->n++;
 	n->ns += ns;
+	if (sm->series) {
+		ser_add(sm, n->ser, SMS_N, k->ts, 0, 1, true);
+		if (ns)
+			ser_add(sm, n->ser, SMS_NS, k->ts, ns, 0, false);
+	}
 	if (kind == SM_SYSCALL) {
 		struct sm_thread *t = k->tid >= 0 ? thread_of(sm, k->input, k->tid, NULL) : NULL;
 
@@ -184,11 +269,16 @@ static int on_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_e
 		if (t) {
 			t->sys_n++;
 			t->sys_ns += ns;
+			if (sm->series) {
+				ser_add(sm, t->ser, SMS_SYS_N, k->ts, 0, 1, true);
+				if (ns)
+					ser_add(sm, t->ser, SMS_SYS_NS, k->ts, ns, 0, false);
+			}
 		}
 		return 0;
 	}
 	{
-		struct sm_cpu *c = cpu_of(in, k->cpu);
+		struct sm_cpu *c = cpu_of(sm, in, k->cpu);
 
 		if (!c)
 			return k->cpu < 0 || k->cpu >= 65536 ? 0 : kt_error_oom(err);
@@ -199,6 +289,8 @@ static int on_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_e
 			c->softirq_ns += ns;
 			c->softirq_n++;
 		}
+		if (sm->series && ns)
+			ser_add(sm, c->ser, kind == SM_IRQ ? SMS_IRQ : SMS_SOFTIRQ, k->ts, ns, 0, false);
 	}
 	return 0;
 }
@@ -208,7 +300,7 @@ static int on_kslice(void *ctx, const struct kt_model_kslice *k, struct ktrace_e
 static int record(struct sm *sm, const struct ktrace_stream_record *r)
 {
 	struct sm_input *in = &sm->in[r->source];
-	struct sm_cpu *c = cpu_of(in, r->cpu);
+	struct sm_cpu *c = cpu_of(sm, in, r->cpu);
 
 	if (c && !c->seen) {
 		c->seen = true;
@@ -224,6 +316,8 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 	if (r->kind == KTRACE_STREAM_LOST) {
 		in->lost_marks++;
 		in->lost += r->lost;
+		if (sm->series)
+			ser_add(sm, in->ser, 0, r->ts, 0, r->lost, true);
 		return 0;
 	}
 	in->events++;
@@ -244,26 +338,23 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 		if (!n)
 			return -ENOMEM;
 		n->n++;
+		if (sm->series)
+			ser_add(sm, n->ser, SMS_N, r->ts, 0, 1, true);
 	}
 	return 0;
 }
 
 /* Per thread, its latency quantiles (nearest rank) from its histogram. */
-struct hist_entry {
-	uint32_t thread;
-	uint64_t bucket, count;
-};
-
 static int entry_order(const void *a, const void *b)
 {
-	const struct hist_entry *x = a, *y = b;
+	const struct sm_hist_entry *x = a, *y = b;
 
 	if (x->thread != y->thread)
 		return x->thread < y->thread ? -1 : 1;
 	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
 }
 
-static uint64_t quantile_at(const struct hist_entry *e, size_t n, uint64_t count, unsigned pct,
+uint64_t sm_quantile(const struct sm_hist_entry *e, size_t n, uint64_t count, unsigned pct,
 			    uint64_t max)
 {
 	uint64_t rank = (count * pct + 99) / 100, seen = 0, v = max;
@@ -273,7 +364,7 @@ static uint64_t quantile_at(const struct hist_entry *e, size_t n, uint64_t count
 	for (size_t i = 0; i < n; i++) {
 		seen += e[i].count;
 		if (seen >= rank) {
-			v = bucket_value(e[i].bucket);
+			v = sm_bucket_value(e[i].bucket);
 			break;
 		}
 	}
@@ -282,7 +373,7 @@ static uint64_t quantile_at(const struct hist_entry *e, size_t n, uint64_t count
 
 static int quantiles(struct sm *sm)
 {
-	struct hist_entry *e;
+	struct sm_hist_entry *e;
 	size_t n = 0;
 
 	if (!sm->hist.cap)
@@ -292,7 +383,7 @@ static int quantiles(struct sm *sm)
 		return -ENOMEM;
 	for (size_t i = 0; i < sm->hist.cap; i++)
 		if (sm->hist.slots[i].used)
-			e[n++] = (struct hist_entry){ (uint32_t)sm->hist.slots[i].a, sm->hist.slots[i].b,
+			e[n++] = (struct sm_hist_entry){ (uint32_t)sm->hist.slots[i].a, sm->hist.slots[i].b,
 						      sm->hist.slots[i].val };
 	qsort(e, n, sizeof(*e), entry_order);
 	for (size_t i = 0; i < n;) {
@@ -301,12 +392,15 @@ static int quantiles(struct sm *sm)
 
 		while (j < n && e[j].thread == e[i].thread)
 			j++;
-		t->p50 = quantile_at(e + i, j - i, t->lat_n, 50, t->lat_max);
-		t->p90 = quantile_at(e + i, j - i, t->lat_n, 90, t->lat_max);
-		t->p99 = quantile_at(e + i, j - i, t->lat_n, 99, t->lat_max);
+		t->p50 = sm_quantile(e + i, j - i, t->lat_n, 50, t->lat_max);
+		t->p90 = sm_quantile(e + i, j - i, t->lat_n, 90, t->lat_max);
+		t->p99 = sm_quantile(e + i, j - i, t->lat_n, 99, t->lat_max);
+		t->hist_off = i;
+		t->hist_n = j - i;
 		i = j;
 	}
-	free(e);
+	sm->hist_e = e;
+	sm->nhist_e = n;
 	return 0;
 }
 
@@ -335,9 +429,13 @@ static void gaps(struct sm *sm)
 	}
 }
 
-static void sm_free(struct sm *sm)
+void sm_free(struct sm *sm)
 {
+	if (!sm)
+		return;
 	kt_model_free(sm->model);
+	free(sm->hist_e);
+	free(sm->ser);
 	for (size_t i = 0; sm->in && i < sm->nin; i++)
 		free(sm->in[i].cpus);
 	free(sm->in);
@@ -351,8 +449,8 @@ static void sm_free(struct sm *sm)
 	free(sm);
 }
 
-int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summary_opts *o,
-			struct ktrace_out *out, struct ktrace_error *err)
+int sm_gather(struct sm **out, struct ktrace_stream *s, const struct ktrace_view_summary_opts *o,
+	      bool series, bool from_complete, struct ktrace_error *err)
 {
 	const struct kt_model_ops ops = { .state = on_state, .latency = on_latency,
 					  .kslice = on_kslice };
@@ -361,6 +459,7 @@ int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summar
 	struct sm *sm = calloc(1, sizeof(*sm));
 	int ret, sret = 0;
 
+	*out = NULL;
 	if (!sm)
 		return kt_error_oom(err);
 	ret = KT_OPTS_COPY(&sm->o, o, "ktrace_view_summary_opts", err);
@@ -368,26 +467,32 @@ int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summar
 		free(sm);
 		return ret;
 	}
+	*out = sm;
 	if (!sm->o.top)
 		sm->o.top = 10;
 	sm->lo = sm->o.has_from ? sm->o.from : 0;
 	sm->hi = sm->o.has_to ? sm->o.to : UINT64_MAX;
+	sm->series = series;
+	sm->from_complete = from_complete;
+	sm->w = 1024;
 	sm->s = s;
 	sm->nin = ktrace_stream_source_count(s);
 	sm->in = calloc(sm->nin ? sm->nin : 1, sizeof(*sm->in));
 	kt_threads_init(&sm->threads, KT_THREADS_PER_SOURCE, 0, sizeof(struct sm_thread));
-	if (!sm->in || kt_threads_load(&sm->threads, s)) {
-		sm_free(sm);
+	if (!sm->in || kt_threads_load(&sm->threads, s))
 		return kt_error_oom(err);
-	}
-	for (size_t i = 0; i < sm->nin; i++)
+	for (size_t i = 0; i < sm->nin; i++) {
 		sm->in[i].src = ktrace_stream_source(s, i);
+		if (series && !(sm->in[i].ser = ser_new(sm, 1)))
+			return kt_error_oom(err);
+	}
 	mo.ctx = sm;
 	ret = kt_model_open_stream(&sm->model, s, &mo, err);
-	if (ret) {
-		sm_free(sm);
+	if (ret)
 		return ret;
-	}
+	if (from_complete && sm->nin)
+		sm->lo = kt_model_complete_from(sm->model, 0);
+	sm->t0 = sm->lo;
 	while ((sret = ktrace_stream_next(s, &r, err)) > 0) {
 		if (r->source >= sm->nin)
 			continue;
@@ -395,27 +500,39 @@ int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summar
 		if (!ret)
 			ret = kt_model_record(sm->model, s, r, err);
 		if (ret)
-			break;
+			return ret;
 	}
-	/* a damaged input: the summary of what could be read, then its error */
-	if (!ret) {
+	{
 		struct ktrace_error ferr;
 
 		ret = kt_model_finish(sm->model, &ferr);
-		if (ret)
+		if (ret) {
 			*err = ferr;
-		else if ((ret = quantiles(sm)))
-			ret = kt_error_oom(err);
-		if (!ret) {
-			gaps(sm);
-			ret = sm_print(sm, out);
-			if (ret == -ENOMEM)
-				ret = kt_error_oom(err);
-			else if (ret)
-				ret = ktrace_error_set(err, ret, "writing the summary");
+			return ret;
 		}
-		if (!ret && sret < 0)
-			ret = sret;
+	}
+	if (quantiles(sm))
+		return kt_error_oom(err);
+	gaps(sm);
+	sm->gathered = true;
+	/* a damaged input: what could be read, then its error */
+	return sret < 0 ? sret : 0;
+}
+
+int ktrace_view_summary(struct ktrace_stream *s, const struct ktrace_view_summary_opts *o,
+			struct ktrace_out *out, struct ktrace_error *err)
+{
+	struct sm *sm;
+	int ret = sm_gather(&sm, s, o, false, false, err);
+
+	/* a damaged input: the summary of what could be read, then its error */
+	if (sm && sm->gathered) {
+		int pret = sm_print(sm, out);
+
+		if (pret == -ENOMEM)
+			ret = kt_error_oom(err);
+		else if (pret)
+			ret = ktrace_error_set(err, pret, "writing the summary");
 	}
 	sm_free(sm);
 	return ret;
