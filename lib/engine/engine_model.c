@@ -452,10 +452,15 @@ static const struct kt_mclass_info *classify(struct kt_model *m, struct ktrace_s
 					     const struct ktrace_stream_record *r, int *ret)
 {
 	struct kt_mclass_info c = { .f_a = -1, .f_b = -1 };
+	struct kt_mclass_slot *slot = &m->class_cache[(r->event_id ^ r->source * 7) % KT_MODEL_CLASS_CACHE];
 	uint32_t i;
 
-	if (kt_map_get(&m->class_index, r->source, r->event_id, &i))
+	if (slot->index && slot->source == r->source && slot->event_id == r->event_id)
+		return &m->classes[slot->index - 1];
+	if (kt_map_get(&m->class_index, r->source, r->event_id, &i)) {
+		*slot = (struct kt_mclass_slot){ r->source, r->event_id, i + 1 };
 		return &m->classes[i];
+	}
 	if (m->in[r->source].darwin) {
 		uint32_t id = r->event_id & ~3u;
 
@@ -522,11 +527,12 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		c = classify(m, s, r, &ret);
 		if (!c)
 			return kt_error_oom(err);
-		if (!(kt_model_kind(c->cls) & in->owns))
+		if (!(kt_model_kind(c->cls) & in->owns) || !m->ops.kslice)
 			return 0;
 		return kt_model_kernel_record(m, in, s, r, c, err);
 	}
-	if (in->next_gap < in->ngaps && (ret = gaps_before(m, in, r->ts, err)))
+	if (in->next_gap < in->ngaps && in->gaps[in->next_gap].from < r->ts &&
+	    (ret = gaps_before(m, in, r->ts, err)))
 		return ret;
 	c = classify(m, s, r, &ret);
 	if (!c)
@@ -539,7 +545,7 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		return ret;
 	if (c->cls == KT_MC_WAKEUP)
 		return wakeup(m, s, r, err);
-	if (kt_model_kind(c->cls) & in->owns)
+	if ((kt_model_kind(c->cls) & in->owns) && m->ops.kslice)
 		return kt_model_kernel_record(m, in, s, r, c, err);
 	return 0;
 }

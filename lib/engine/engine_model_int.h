@@ -102,8 +102,16 @@ struct kt_mthread {
 	int32_t sys_cpu;
 };
 
+#define KT_MODEL_CLASS_CACHE 256
+
+/* A slot of the cache of (input, event id) -> classes[] (index + 1; 0: empty). */
+struct kt_mclass_slot {
+	uint32_t source, event_id, index;
+};
+
 struct kt_model {
 	struct kt_model_ops ops;
+	struct kt_mclass_slot class_cache[KT_MODEL_CLASS_CACHE];
 	struct kt_minput *in;              /* per input: its main buffer */
 	size_t nin;
 	struct kt_minput *sides;           /* other buffers with kernel work of their own */

@@ -14,6 +14,7 @@
 
 #include "common/check.h"
 #include "common/grow.h"
+#include "engine/engine.h"
 #include "engine/engine_model_int.h"
 
 /* A CPU of a buffer of an input, as the walk meets it. */
@@ -87,14 +88,45 @@ static int gap_order(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-/* The records' classes the walk cares for: sched_switch (the main buffer is the first
- * with one), anything else the model reads, and the kinds of kernel work of each
- * buffer. */
+/* What a record of class c of (input, buffer) tells: the main buffer is the first with
+ * a sched_switch (else the first with anything else the model reads); the kinds of
+ * kernel work each buffer has. */
+static int note_class(struct scan *sc, uint32_t input, uint32_t buffer, enum kt_mclass c)
+{
+	struct scan_buf *b;
+
+	if (c == KT_MC_OTHER)
+		return 0;
+	if (c == KT_MC_SWITCH && sc->switch_buf[input] < 0)
+		sc->switch_buf[input] = buffer;
+	else if (sc->event_buf[input] < 0)
+		sc->event_buf[input] = buffer;
+	if (!kt_model_kind(c))
+		return 0;
+	b = sc->nbufs ? &sc->bufs[sc->last_buf] : NULL;
+	if (!b || b->input != input || b->buffer != buffer) {
+		size_t i;
+
+		for (i = 0; i < sc->nbufs; i++)
+			if (sc->bufs[i].input == input && sc->bufs[i].buffer == buffer)
+				break;
+		if (i == sc->nbufs) {
+			if (kt_grow((void **)&sc->bufs, &sc->cap_bufs, sc->nbufs + 1, sizeof(*sc->bufs)))
+				return -ENOMEM;
+			sc->bufs[sc->nbufs++] = (struct scan_buf){ input, buffer, 0 };
+		}
+		sc->last_buf = i;
+		b = &sc->bufs[i];
+	}
+	b->kinds |= kt_model_kind(c);
+	return 0;
+}
+
+/* A record's class (by its input and event id, looked up by name once). */
 static int note_buffer(struct scan *sc, const struct kt_minput *in,
 		       const struct ktrace_stream_record *r)
 {
 	enum kt_mclass c;
-	struct scan_buf *b;
 	uint32_t v;
 
 	if (in->darwin)
@@ -106,66 +138,94 @@ static int note_buffer(struct scan *sc, const struct kt_minput *in,
 		if (kt_map_put(&sc->classes, r->source, r->event_id, (uint32_t)c + 1))
 			return -ENOMEM;
 	}
-	if (c == KT_MC_OTHER)
-		return 0;
-	if (c == KT_MC_SWITCH && sc->switch_buf[r->source] < 0)
-		sc->switch_buf[r->source] = r->buffer;
-	else if (sc->event_buf[r->source] < 0)
-		sc->event_buf[r->source] = r->buffer;
-	if (!kt_model_kind(c))
-		return 0;
-	b = sc->nbufs ? &sc->bufs[sc->last_buf] : NULL;
-	if (!b || b->input != r->source || b->buffer != r->buffer) {
-		size_t i;
+	return note_class(sc, r->source, r->buffer, c);
+}
 
-		for (i = 0; i < sc->nbufs; i++)
-			if (sc->bufs[i].input == r->source && sc->bufs[i].buffer == r->buffer)
-				break;
-		if (i == sc->nbufs) {
-			if (kt_grow((void **)&sc->bufs, &sc->cap_bufs, sc->nbufs + 1, sizeof(*sc->bufs)))
-				return -ENOMEM;
-			sc->bufs[sc->nbufs++] = (struct scan_buf){ r->source, r->buffer, 0 };
-		}
-		sc->last_buf = i;
-		b = &sc->bufs[i];
-	}
-	b->kinds |= kt_model_kind(c);
+/* An event record of (input, buffer) on cpu at ts: its CPU's first and last record,
+ * and the gap a lost-events mark before it opened. */
+static int note_time(struct scan *sc, uint32_t input, uint32_t buffer, int32_t cpu, uint64_t ts)
+{
+	struct scan_cpu *c;
+
+	if (cpu < 0 || cpu >= KT_MODEL_MAX_CPUS)
+		return 0;
+	c = scan_cpu(sc, input, buffer, cpu);
+	if (!c)
+		return -ENOMEM;
+	if (c->pending && c->has && add_gap(sc, c, ts))
+		return -ENOMEM;
+	c->pending = false;
+	if (!c->has)
+		c->first = ts;
+	c->has = true;
+	c->last = ts;
 	return 0;
+}
+
+/* Passing over the records of a stream of one trace.dat buffer (kt_stream_skip): those
+ * of a class already known need only their CPU and time. */
+struct skip_walk {
+	struct scan *sc;
+	uint32_t buffer;
+	int error;
+};
+
+static bool skip_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
+{
+	struct skip_walk *w = arg;
+	uint32_t v;
+
+	(void)tid;
+	if (!kt_map_get(&w->sc->classes, 0, event_id, &v))
+		return false;     /* (the walk meets it, names and all) */
+	if (note_class(w->sc, 0, w->buffer, (enum kt_mclass)(v - 1)) ||
+	    note_time(w->sc, 0, w->buffer, cpu, ts)) {
+		w->error = -ENOMEM;
+		return false;
+	}
+	return true;
 }
 
 static int walk(struct kt_model *m, struct scan *sc, struct ktrace_stream *s,
 		struct ktrace_error *err)
 {
+	struct skip_walk w = { .sc = sc };
+	const struct kt_stream_skip how = { skip_accept, &w };
 	const struct ktrace_stream_record *r;
 	int ret;
 
 	while ((ret = ktrace_stream_next(s, &r, err)) > 0) {
-		struct scan_cpu *c;
-
 		if (r->source >= m->nin)
 			continue;
 		if (r->kind == KTRACE_STREAM_LOST && r->cpu < 0) {
 			lost_everywhere(sc, r->source, r->buffer);
 			continue;
 		}
-		if (r->cpu < 0 || r->cpu >= KT_MODEL_MAX_CPUS)
-			continue;
-		c = scan_cpu(sc, r->source, r->buffer, r->cpu);
-		if (!c)
-			return kt_error_oom(err);
 		if (r->kind == KTRACE_STREAM_LOST) {
+			struct scan_cpu *c;
+
+			if (r->cpu >= KT_MODEL_MAX_CPUS)
+				continue;
+			if (!(c = scan_cpu(sc, r->source, r->buffer, r->cpu)))
+				return kt_error_oom(err);
 			c->pending = true;
 			continue;
 		}
-		if (c->pending && c->has && add_gap(sc, c, r->ts))
+		if (note_time(sc, r->source, r->buffer, r->cpu, r->ts) ||
+		    note_buffer(sc, &m->in[r->source], r))
 			return kt_error_oom(err);
-		c->pending = false;
-		if (!c->has)
-			c->first = r->ts;
-		c->has = true;
-		c->last = r->ts;
-		if (note_buffer(sc, &m->in[r->source], r))
-			return kt_error_oom(err);
+		/* one trace.dat input: on over the records that follow (a stream that
+		 * cannot skip does nothing here) */
+		if (m->nin == 1 && !m->in[0].darwin) {
+			uint64_t n;
+
+			w.buffer = r->buffer;
+			ret = kt_stream_skip(s, UINT64_MAX, &how, &n, err);
+			if (w.error)
+				return kt_error_oom(err);
+			if (ret < 0)
+				break;
+		}
 	}
 	if (ret < 0)
 		return ret;
