@@ -142,6 +142,8 @@ static int run_summary(int argc, char **argv)
 		goto done;
 	}
 	cli_stream_args_apply(&sa, &so);
+	/* (the inputs read on a CPU of their own while the model takes the records) */
+	so.flags |= KTRACE_STREAM_READAHEAD;
 	ret = ktrace_stream_open(&s, (const char *const *)argv + optind, (size_t)(argc - optind), &so,
 				 &err, &err_path);
 	if (ret) {

@@ -11,25 +11,15 @@ and CPU (user + system) times, the peak RSS and the ratios.
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
-
-
-def run_timed(cmd):
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError('%s failed: %s' % (' '.join(cmd), err.decode()[-300:]))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+from timing import load_line, medians, run_timed  # noqa: E402
 
 
 def main():
@@ -50,16 +40,13 @@ def main():
     res = {n: [] for n in cmds}
     for _ in range(a.runs):
         for n, cmd in cmds.items():
-            w, c, r = run_timed(cmd)
-            res[n].append((w, c, r))
+            res[n].append(run_timed(cmd))
     lines = ['diff: %s (%d MB) and its v7 copy; %d runs each'
              % (os.path.basename(path), os.path.getsize(path) >> 20, a.runs)]
     med = {}
     for n, r in res.items():
-        med[n] = (statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
-                  max(x[2] for x in r) / 1024)
-        lines.append('    %-18s wall %7.3f s (%6.3f..%6.3f)   cpu %7.3f s   peak RSS %6.1f MiB'
-                     % (n, med[n][0], min(x[0] for x in r), max(x[0] for x in r), med[n][1], med[n][2]))
+        med[n], line = medians(n, r)
+        lines.append(line)
     rw = med['ktrace report A'][0] + med['ktrace report B'][0]
     rc = med['ktrace report A'][1] + med['ktrace report B'][1]
     rr = max(med['ktrace report A'][2], med['ktrace report B'][2])
@@ -67,8 +54,7 @@ def main():
     met = dw <= rw
     lines.append('    diff / both reports: wall %.2fx, cpu %.2fx; RSS %.1f MiB (a report %.1f MiB)'
                  '   goal <= 1x: %s' % (dw / rw, dc / rc, dr, rr, 'met' if met else 'NOT MET'))
-    lines.append('    load average %s, %d CPUs' % (' '.join(open('/proc/loadavg').read().split()[:3]),
-                                                    os.cpu_count()))
+    lines.append(load_line())
     text = '\n'.join(lines)
     print(text)
     with open(os.path.join(a.out, 'diff.txt'), 'w') as f:

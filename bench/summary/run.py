@@ -10,27 +10,15 @@ wall and CPU (user + system) times, the peak RSS and the ratios.
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
-
-
-def run_timed(cmd, keep):
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE if keep else subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
-    out = p.stdout.read() if keep else b''
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    if os.waitstatus_to_exitcode(status):
-        raise RuntimeError('%s failed: %s' % (' '.join(cmd), err.decode()[-300:]))
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out
+from timing import load_line, medians, run_timed  # noqa: E402
 
 
 def main():
@@ -56,17 +44,14 @@ def main():
                                                    a.runs)]
     med = {}
     for n, r in res.items():
-        med[n] = (statistics.median(x[0] for x in r), statistics.median(x[1] for x in r),
-                  max(x[2] for x in r) / 1024)
-        lines.append('    %-22s wall %7.3f s (%6.3f..%6.3f)   cpu %7.3f s   peak RSS %6.1f MiB'
-                     % (n, med[n][0], min(x[0] for x in r), max(x[0] for x in r), med[n][1], med[n][2]))
+        med[n], line = medians(n, r)
+        lines.append(line)
     rw, rc, _ = med['ktrace report']
     sw, sc, _ = med['ktrace summary --json']
     met = sw <= rw and size < 65536
     lines.append('    summary / report: wall %.2fx, cpu %.2fx; JSON %d bytes   goal <= 1x and < 64 KiB: %s'
                  % (sw / rw, sc / rc, size, 'met' if met else 'NOT MET'))
-    lines.append('    load average %s, %d CPUs' % (' '.join(open('/proc/loadavg').read().split()[:3]),
-                                                    os.cpu_count()))
+    lines.append(load_line())
     text = '\n'.join(lines)
     print(text)
     with open(os.path.join(a.out, 'summary.txt'), 'w') as f:

@@ -255,7 +255,9 @@ static const char *switch_out_state(struct kt_model *m, struct kt_minput *in,
 	if (in->darwin)
 		return kt_intern(&m->names, sc->prev_state ? "S" : "R+", sc->prev_state ? 1 : 2);
 	{
-		const struct ktrace_event *ev = ktrace_stream_event(s);
+		/* (read-ahead or not: the record's own event format) */
+		struct kt_ftrace_raw raw;
+		const struct ktrace_event *ev = kt_stream_ftrace_raw(s, &raw) ? NULL : raw.ev;
 
 		if (ev && (const void *)ev != in->switch_ev) {
 			kt_prev_state_free(in->states);
