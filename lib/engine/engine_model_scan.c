@@ -47,15 +47,31 @@ struct scan {
 	struct kt_map classes;     /* (input, event id) -> class + 1 */
 	struct scan_buf *bufs;     /* in the order met */
 	size_t nbufs, cap_bufs, last_buf;
+	/* the CPUs 0..255 of the first (input, buffer) met: index + 1 in cpus[] */
+	bool fast_set;
+	uint32_t fast_input, fast_buffer;
+	uint32_t fast[256];
 };
 
 static struct scan_cpu *scan_cpu(struct scan *sc, uint32_t input, uint32_t buffer, int32_t cpu)
 {
 	uint64_t a = (uint64_t)input << 32 | buffer;
 	uint32_t i;
+	bool fast;
 
-	if (kt_map_get(&sc->index, a, (uint64_t)(uint32_t)cpu, &i))
+	if (!sc->fast_set) {
+		sc->fast_set = true;
+		sc->fast_input = input;
+		sc->fast_buffer = buffer;
+	}
+	fast = cpu >= 0 && cpu < 256 && input == sc->fast_input && buffer == sc->fast_buffer;
+	if (fast && sc->fast[cpu])
+		return &sc->cpus[sc->fast[cpu] - 1];
+	if (kt_map_get(&sc->index, a, (uint64_t)(uint32_t)cpu, &i)) {
+		if (fast)
+			sc->fast[cpu] = i + 1;
 		return &sc->cpus[i];
+	}
 	if (kt_grow((void **)&sc->cpus, &sc->cap_cpus, sc->ncpus + 1, sizeof(*sc->cpus)) ||
 	    kt_map_put(&sc->index, a, (uint64_t)(uint32_t)cpu, (uint32_t)sc->ncpus))
 		return NULL;

@@ -321,7 +321,10 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 		return 0;
 	}
 	in->events++;
-	if (r->tid >= 0 && r->comm && *r->comm) {
+	/* (the same thread under the same name as the CPU's record before: known; a
+	 * source whose names live as long as the stream hands out the same pointer) */
+	if (r->tid >= 0 && r->comm && *r->comm &&
+	    !(c && c->last_tid == r->tid && c->last_comm == r->comm)) {
 		struct kt_thread *t = kt_threads_add(&sm->threads, r->source, r->tid);
 
 		if (!t)
@@ -331,12 +334,27 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 		if ((!t->name || strcmp(t->name, r->comm)) &&
 		    kt_thread_set_name(&sm->threads, t, r->comm, strlen(r->comm)) < 0)
 			return -ENOMEM;
+		if (c) {
+			c->last_tid = r->tid;
+			c->last_comm = r->comm;
+		}
 	}
 	{
-		struct sm_named *n = named(sm, SM_EVENT, r->source, r->system, r->name);
+		struct sm_named *n;
 
-		if (!n)
-			return -ENOMEM;
+		/* (an input's records of one event have the same name pointers) */
+		if (c && c->last_named && c->last_name == r->name && c->last_system == r->system) {
+			n = &sm->named[SM_EVENT][c->last_named - 1];
+		} else {
+			n = named(sm, SM_EVENT, r->source, r->system, r->name);
+			if (!n)
+				return -ENOMEM;
+			if (c) {
+				c->last_name = r->name;
+				c->last_system = r->system;
+				c->last_named = (size_t)(n - sm->named[SM_EVENT]) + 1;
+			}
+		}
 		n->n++;
 		if (sm->series)
 			ser_add(sm, n->ser, SMS_N, r->ts, 0, 1, true);

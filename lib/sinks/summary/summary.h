@@ -58,6 +58,12 @@ struct sm_cpu {
 	uint64_t busy_ns, idle_ns, irq_ns, softirq_ns, irq_n, softirq_n;
 	uint64_t gap_ns;             /* its missing data inside the input's span */
 	uint32_t ser;                /* series: 0 none, else 1 + the first of SMS_CPUS */
+	/* its last record's thread and name (most records are of the thread before) */
+	int64_t last_tid;
+	const char *last_comm;
+	/* its last event's total (most records' event is one of a few) */
+	const char *last_name, *last_system;
+	size_t last_named;           /* index + 1 in sm.named[SM_EVENT] */
 };
 
 /* A named total: an IRQ handler, softirq vector, syscall or event of an input. */
