@@ -10,7 +10,7 @@
 D="$ROOT/tests/data/diff"
 C="$ROOT/tests/diff/diffcheck.py"
 O="$ROOT/tests/model/oracle.py"
-plan 21
+plan 23
 for t in base1 base2 changed; do
 	zstd -q -d -f "$D/$t.dat.zst" -o "$TMP/$t.dat" || not_ok "unpack $t"
 done
@@ -65,6 +65,11 @@ grep -q "^--fail-on 'cpu_time:bgwork>10%': passed" "$TMP/f.out" &&
 "$KTRACE" convert -q --file-version 6 --compression none -i "$TMP/base1.dat" -o "$TMP/base1.v6.dat"
 "$KTRACE" diff --json "$TMP/base1.dat" "$TMP/base1.v6.dat" >"$TMP/v.json"
 checker python3 "$C" same "base1 v7 -> v6" "$TMP/v.json"
+# and on traces recorded elsewhere, written by trace-cmd as v6 and v7 (../shared/data)
+for t in schedviz_cpu0 trappy_tests_trace; do
+	"$KTRACE" diff --json "$SHARED/data/ftrace/$t.v6.dat" "$SHARED/data/ftrace/$t.v7zstd.dat" >"$TMP/v.json"
+	checker python3 "$C" same "$t v6 -> v7zstd" "$TMP/v.json"
+done
 
 # several runs a side: the change still significant, with its sign
 "$KTRACE" diff --json --base "$TMP/base1.dat" --base "$TMP/base2.dat" --new "$TMP/changed.dat" \
