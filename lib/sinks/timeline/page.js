@@ -1250,6 +1250,10 @@ window.ktl = {
   search,
   searchNext: () => jump(1),
   searchPrev: () => jump(-1),
+  // the match jumped to last: its index among the matches, their count, record, time
+  searchState: () => found && { text: found.text, index: found.at, count: found.recs.length,
+    rec: found.at >= 0 ? found.recs[found.at] : -1, t: found.at >= 0 ? T(found.recs[found.at]) : null },
+  searchTime: i => found && i >= 0 && i < found.recs.length ? T(found.recs[i]) : null,
   lines: (a, b) => { const r = []; for (let k = a; k < Math.min(b, N); k++) r.push(line(k)); return r; },
   ready: true,
 };
