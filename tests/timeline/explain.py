@@ -118,7 +118,7 @@ def main():
         page.eval('ktl.setView(%d, %d)' % (span * 0.55, span * 0.8))
         top = page.eval('document.getElementById("ktl-canvas").getBoundingClientRect().top')
         y = page.eval('ktl.cpuY(ktl.cpus()[0].cpu)') + top
-        x0, x1 = LABEL_W + 150, LABEL_W + 700
+        x0, x1 = LABEL_W + 700, LABEL_W + 150        # from right to left
         for kind, x, buttons in (('mousePressed', x0, 1), ('mouseMoved', (x0 + x1) // 2, 1), ('mouseMoved', x1, 1),
                                  ('mouseReleased', x1, 0)):
             page.call('Input.dispatchMouseEvent', {'type': kind, 'x': x, 'y': y, 'button': 'left', 'buttons': buttons,
@@ -126,7 +126,7 @@ def main():
         s2 = page.eval('ktl.selectionSummary()')
         v = page.eval('ktl.view()')
         pw = 1400 - LABEL_W - 10
-        want = [v['t0'] + (x - LABEL_W) * (v['t1'] - v['t0']) / pw for x in (x0, x1)]
+        want = [v['t0'] + (x - LABEL_W) * (v['t1'] - v['t0']) / pw for x in (x1, x0)]
         near = s2 and all(abs(g - w) <= (v['t1'] - v['t0']) / pw for g, w in zip((s2['from'], s2['to']), want))
         view_kept = abs(v['t0'] - span * 0.55) < 2 and abs(v['t1'] - span * 0.8) < 2
         ok(near and view_kept, '%s: shift+drag selects the range under the pointer (not a pan)' % name,

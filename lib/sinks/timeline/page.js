@@ -1003,7 +1003,8 @@ function summarize(a, b) {
 }
 function select(a, b) {
   if (a === null || a === undefined) { sel = null; selSum = null; showSel(); draw(); return null; }
-  a = Math.round(Math.min(a, b)); b = Math.round(Math.max(a, b));
+  const lo = Math.round(Math.min(a, b)), hi = Math.round(Math.max(a, b));
+  a = lo; b = hi;
   if (b <= a) b = a + 1;
   sel = { a, b };
   selSum = summarize(a, b);
