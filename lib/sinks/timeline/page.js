@@ -667,7 +667,17 @@ bar.append(reset);
     lg.append(el("i", { class: c }), t);
   bar.append(lg);
 }
-bar.append(el("span", { id: "ktl-help" }, "wheel or +/− zoom · drag or ←/→ pan · 0 all · hover or click for the record"));
+const findBox = el("span", { id: "ktl-find" });
+const findIn = el("input", { type: "search", placeholder: "thread, pid or event", size: "18", "aria-label": "search" });
+const findPrev = el("button", { type: "button", title: "previous match (shift+Enter)" }, "◀");
+const findNext = el("button", { type: "button", title: "next match (Enter)" }, "▶");
+const findInfo = el("span", { class: "n" });
+findBox.append(findIn, findPrev, findNext, findInfo);
+bar.append(findBox);
+const markEl = el("span", { id: "ktl-markers" });
+bar.append(markEl);
+bar.append(el("span", { id: "ktl-help" }, "wheel or +/− zoom · drag or ←/→ pan · 0 all · hover or click for the record · " +
+  "shift+drag select a range · alt+click (or ctrl+click) a marker · Esc clears"));
 root.append(bar);
 if (meta.damage) {
   root.append(el("div", { id: "ktl-damage" }, "Damaged input, drawn up to the damage (red dashed line): " +
@@ -680,6 +690,9 @@ box.append(canvas, tip);
 root.append(box);
 const more = el("button", { id: "ktl-more", type: "button" });
 root.append(more);
+const selPanel = el("div", { id: "ktl-sel" });
+selPanel.style.display = "none";
+root.append(selPanel);
 const detail = el("div", { id: "ktl-detail" }, "Click a slice or a tick to keep its record here.");
 root.append(detail);
 
@@ -830,6 +843,7 @@ function draw() {
     } else {
       const x = r.x;
       ctx.font = "11px sans-serif";
+      if (found && found.thMatch[x.i]) { ctx.fillStyle = "#fd6"; ctx.fillRect(4, r.y, LABEL_W - 8, THREAD_H - 2); ctx.fillStyle = "#222"; }
       ctx.fillText(x.comm + "-" + x.tid + inputTag(x), 8, r.y + 11);
       const a0 = lowerBound(x.ive, t0), b0 = lowerBound(x.ivs, t1);
       for (let i = a0; i < b0; i++) {
@@ -852,6 +866,7 @@ function draw() {
     ctx.strokeStyle = "#d00"; ctx.setLineDash([4, 3]); ctx.lineWidth = 2;
     ctx.beginPath(); ctx.moveTo(x, AXIS_H); ctx.lineTo(x, H); ctx.stroke(); ctx.setLineDash([]);
   }
+  drawOverlays(pw, dt);
   winEl.textContent = fmtTs(t0) + " – " + fmtTs(t1) + " (" + fmtDur(t1 - t0) + ")";
 }
 function lostCount(k) { return lostN.get(k) || 0; }
@@ -942,6 +957,188 @@ function describe(h, into) {
   if (who) into.append(el("div", { class: "who" }, who));
 }
 
+// ---- a selected range, markers, search ----
+// All computed when asked, from what the page already holds (nothing per record at load).
+let sel = null, selSum = null;          // the range [a, b) in page time, its figures
+const marks = [];                       // at most two markers, page time
+let found = null;                       // the last search: {text, recs, threads, at}
+const RUN_ST = meta.states ? meta.states.indexOf("Running") : -1;
+// the first record at or after time t (records are in time order)
+function recLower(t) { let lo = 0, hi = N; while (lo < hi) { const m = (lo + hi) >>> 1; if (T(m) < t) lo = m + 1; else hi = m; } return lo; }
+function absText(rel) {
+  const t = BASE + BigInt(Math.round(rel));
+  return (t / 1000000000n).toString() + "." + (t % 1000000000n).toString().padStart(9, "0");
+}
+// The figures of [a, b), as `ktrace summary --from --to` counts them (docs/summary.md):
+// each thread's CPU time is its closed Running intervals cut to the range (the idle
+// thread and intervals still open at the end left out), threads with none left out,
+// biggest first, then by tid; events are the records whose time is in [a, b), lost
+// events marks left out, by count, then name.
+function summarize(a, b) {
+  const openAt = new Int32Array(thr.length).fill(-1);
+  for (const key of openIv) { const c = key.indexOf(":"); openAt[+key.slice(0, c)] = +key.slice(c + 1); }
+  const threadsRows = [];
+  let busy = 0;
+  for (const x of thr) {
+    if (x.tid === 0 || !x.ivs.length) continue;
+    let ns = 0;
+    for (let j = lowerBound(x.ive, a); j < x.ivs.length && x.ivs[j] < b; j++) {
+      if (x.ivst[j] !== RUN_ST || j === openAt[x.i] || x.ivcpu[j] < 0) continue;
+      const s0 = Math.max(a, x.ivs[j]), e0 = Math.min(b, x.ive[j]);
+      if (e0 > s0) ns += e0 - s0;
+    }
+    if (ns > 0) { threadsRows.push({ tid: x.tid, pid: x.pid >= 0 ? x.pid : x.tid, name: x.comm, input: x.input, cpu_ns: ns }); busy += ns; }
+  }
+  threadsRows.sort((p, q) => q.cpu_ns - p.cpu_ns || p.input - q.input || p.tid - q.tid);
+  const count = new Float64Array(names.length);
+  const k0 = recLower(a), k1 = recLower(b);
+  let nrec = 0;
+  for (let k = k0; k < k1; k++) count[rev[k]]++;
+  const events = [];
+  names.forEach((nm, i) => { if (count[i] && clsOf[i] !== LOST) { events.push({ name: nm[0], count: count[i] }); nrec += count[i]; } });
+  events.sort((p, q) => q.count - p.count || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+  return { from: a, to: b, from_ns: (BASE + BigInt(Math.round(a))).toString(), to_ns: (BASE + BigInt(Math.round(b))).toString(),
+    from_s: absText(a), to_s: absText(b), dur_ns: b - a, records: nrec, busy_ns: busy,
+    threads_by_cpu_time: threadsRows, events };
+}
+function select(a, b) {
+  if (a === null || a === undefined) { sel = null; selSum = null; showSel(); draw(); return null; }
+  const lo = Math.round(Math.min(a, b)), hi = Math.round(Math.max(a, b));
+  a = lo; b = hi;
+  if (b <= a) b = a + 1;
+  sel = { a, b };
+  selSum = summarize(a, b);
+  showSel();
+  draw();
+  return selSum;
+}
+const SEL_TOP = 10;
+function showSel() {
+  selPanel.textContent = "";
+  if (!selSum) { selPanel.style.display = "none"; return; }
+  selPanel.style.display = "";
+  const s = selSum;
+  const head = el("div", { class: "head" }, "Selected " + fmtTs(s.from) + " – " + fmtTs(s.to) + " (" + fmtDur(s.dur_ns) + "): " +
+    s.records.toLocaleString("en") + " records; threads' CPU time " + fmtDur(s.busy_ns) +
+    " (as ktrace summary --from " + s.from_s + " --to " + s.to_s + ")");
+  const close = el("button", { type: "button" }, "clear");
+  close.addEventListener("click", () => select(null));
+  head.append(" ", close);
+  selPanel.append(head);
+  const table = (title, cols, rows, total) => {
+    const t = el("table");
+    const cap = el("caption", {}, title + (total > rows.length ? " (top " + rows.length + " of " + total + ")" : ""));
+    t.append(cap);
+    const hr = el("tr");
+    for (const c of cols) hr.append(el("th", {}, c));
+    t.append(hr);
+    for (const r of rows) { const tr = el("tr"); for (const v of r) tr.append(el("td", {}, String(v))); t.append(tr); }
+    return t;
+  };
+  const multi = meta.inputs.length > 1;
+  selPanel.append(table("CPU time per thread", ["thread", "tid", "pid", "CPU time", "share"],
+    s.threads_by_cpu_time.slice(0, SEL_TOP).map(r => [r.name + (multi ? " (" + (r.input + 1) + ")" : ""), r.tid, r.pid,
+      fmtDur(r.cpu_ns), (100 * r.cpu_ns / s.dur_ns).toFixed(1) + "%"]), s.threads_by_cpu_time.length));
+  selPanel.append(table("Events per name", ["event", "count"],
+    s.events.slice(0, SEL_TOP).map(r => [r.name, r.count.toLocaleString("en")]), s.events.length));
+}
+function marker(t) {
+  if (t === null || t === undefined) marks.length = 0;
+  else { if (marks.length === 2) marks.shift(); marks.push(Math.round(t)); }
+  showMarks();
+  draw();
+  return markers();
+}
+function markers() {
+  const m = marks.slice();
+  return { marks: m, abs: m.map(absText), delta: m.length === 2 ? Math.abs(m[1] - m[0]) : null };
+}
+function showMarks() {
+  if (!marks.length) { markEl.textContent = ""; return; }
+  const m = markers();
+  markEl.textContent = "A " + fmtTs(marks[0]) + (marks.length === 2 ? " · B " + fmtTs(marks[1]) + " · B−A " +
+    (marks[1] < marks[0] ? "−" : "") + fmtDur(m.delta) : " (alt+click B)");
+}
+// Search: a thread matches when its name contains the text or its tid or pid is the
+// number; an event name when it contains the text. The matches are the records of an
+// event name that matches or of a thread that matches (lost events marks too, by name).
+function search(text) {
+  text = String(text || "").trim();
+  if (!text) { found = null; findInfo.textContent = ""; draw(); return null; }
+  const num = /^-?\d+$/.test(text) ? Number(text) : NaN;
+  const thMatch = new Uint8Array(thr.length), evMatch = new Uint8Array(names.length);
+  const threadsFound = [], eventsFound = [];
+  for (const x of thr) {
+    if (x.comm.includes(text) || x.tid === num || x.pid === num) {
+      thMatch[x.i] = 1;
+      threadsFound.push({ i: x.i, tid: x.tid, pid: x.pid, comm: x.comm, input: x.input, by: x.comm.includes(text) ? "name" : x.tid === num ? "tid" : "pid" });
+    }
+  }
+  names.forEach((nm, i) => { if (nm[0].includes(text)) { evMatch[i] = 1; eventsFound.push(nm[0]); } });
+  const thOfTask = Uint8Array.from(tasks, t => t[0] >= 0 && t[0] < thr.length ? thMatch[t[0]] : 0);
+  let recs = new Int32Array(1024), n = 0;
+  for (let k = 0; k < N; k++) {
+    if (evMatch[rev[k]] || (rtask[k] && thOfTask[rtask[k] - 1])) {
+      if (n === recs.length) recs = grow(recs, n + 1);
+      recs[n++] = k;
+    }
+  }
+  found = { text, recs: recs.subarray(0, n), thMatch, at: -1 };
+  findInfo.textContent = n.toLocaleString("en") + " records · " + threadsFound.length + " threads";
+  draw();
+  return { text, records: n, threads: threadsFound, events: eventsFound };
+}
+// the next (dir 1) or previous (-1) match from the last one jumped to, else from the
+// view's middle (past either end: round to the other), the view centred on it, its
+// record shown below the lanes
+function jump(dir) {
+  if (!found || !found.recs.length) return null;
+  const r = found.recs;
+  let i;
+  if (found.at >= 0) i = found.at + dir;
+  else { const mid = (t0 + t1) / 2; i = tickLower(r, mid); if (dir < 0) i--; }
+  i = (i % r.length + r.length) % r.length;   // past the last: the first again
+  found.at = i;
+  const k = r[i], t = T(k), w = t1 - t0;
+  setView(t - w / 2, t + w / 2);
+  describe({ rec: k, thread: threadOf(k) }, detail);
+  findInfo.textContent = (i + 1).toLocaleString("en") + " of " + r.length.toLocaleString("en") + " records";
+  return { index: i, rec: k, t, ts: fmtTs(t) };
+}
+findIn.addEventListener("keydown", e => {
+  if (e.key !== "Enter") return;
+  e.preventDefault();
+  if (!found || found.text !== findIn.value.trim()) { search(findIn.value); if (found) jump(1); }
+  else jump(e.shiftKey ? -1 : 1);
+});
+findNext.addEventListener("click", () => { if (!found || found.text !== findIn.value.trim()) search(findIn.value); jump(1); });
+findPrev.addEventListener("click", () => { if (!found || found.text !== findIn.value.trim()) search(findIn.value); jump(-1); });
+function timeAt(px) { return t0 + (px - LABEL_W) * (t1 - t0) / (W - LABEL_W - 10); }
+// drawn over the lanes: the search's matches, the selection, the markers, the match
+// jumped to
+function drawOverlays(pw, dt) {
+  if (found && found.recs.length) {
+    // a strip above the lanes: where the matching records are
+    drawTicks(found.recs, AXIS_H - 4, 4, pw, dt, () => "#f80");
+    if (found.at >= 0) {
+      const x = LABEL_W + (T(found.recs[found.at]) - t0) / dt;
+      if (x >= LABEL_W && x <= LABEL_W + pw) { ctx.fillStyle = "rgba(255,128,0,.8)"; ctx.fillRect(Math.round(x), AXIS_H, 1, H - AXIS_H); }
+    }
+  }
+  if (sel) {
+    const x0 = Math.max(LABEL_W, LABEL_W + (sel.a - t0) / dt), x1 = Math.min(LABEL_W + pw, LABEL_W + (sel.b - t0) / dt);
+    if (x1 > x0) { ctx.fillStyle = "rgba(40,110,230,.15)"; ctx.fillRect(x0, AXIS_H, Math.max(1, x1 - x0), H - AXIS_H); }
+    ctx.fillStyle = "rgba(40,110,230,.8)";
+    for (const t of [sel.a, sel.b]) { const x = LABEL_W + (t - t0) / dt; if (x >= LABEL_W && x <= LABEL_W + pw) ctx.fillRect(Math.round(x), AXIS_H, 1, H - AXIS_H); }
+  }
+  marks.forEach((t, i) => {
+    const x = LABEL_W + (t - t0) / dt;
+    if (x < LABEL_W || x > LABEL_W + pw) return;
+    ctx.fillStyle = "#0a0"; ctx.fillRect(Math.round(x), AXIS_H - 4, 1, H - AXIS_H + 4);
+    ctx.font = "bold 11px sans-serif"; ctx.fillText(i ? "B" : "A", Math.round(x) + 3, AXIS_H + 10);
+  });
+}
+
 // ---- input ----
 let drag = null;
 canvas.addEventListener("wheel", e => {
@@ -949,10 +1146,18 @@ canvas.addEventListener("wheel", e => {
   const rect = canvas.getBoundingClientRect();
   zoom(Math.pow(1.0015, e.deltaY), e.clientX - rect.left);
 }, { passive: false });
-canvas.addEventListener("mousedown", e => { drag = { x: e.clientX, t0, t1, moved: false }; canvas.classList.add("dragging"); });
+canvas.addEventListener("mousedown", e => {
+  const rect = canvas.getBoundingClientRect();
+  drag = { x: e.clientX, t0, t1, moved: false, sel: e.shiftKey, at: timeAt(e.clientX - rect.left) };
+  if (!drag.sel) canvas.classList.add("dragging");
+});
 window.addEventListener("mouseup", e => {
-  if (drag && !drag.moved) {
-    const rect = canvas.getBoundingClientRect();
+  const rect = canvas.getBoundingClientRect();
+  if (drag && drag.sel && drag.moved) {
+    select(drag.at, timeAt(e.clientX - rect.left));
+  } else if (drag && !drag.moved && (e.altKey || e.ctrlKey || e.metaKey)) {
+    if (e.clientX - rect.left >= LABEL_W) marker(timeAt(e.clientX - rect.left));
+  } else if (drag && !drag.moved) {
     const h = hit(e.clientX - rect.left, e.clientY - rect.top);
     if (h) describe(h, detail);
   }
@@ -964,7 +1169,12 @@ canvas.addEventListener("mousemove", e => {
   if (drag) {
     const dx = e.clientX - drag.x;
     if (Math.abs(dx) > 2) drag.moved = true;
-    if (drag.moved) {
+    if (drag.moved && drag.sel) {
+      // the range follows the pointer; its figures when the button is let go
+      const a = drag.at, b = timeAt(px);
+      sel = { a: Math.min(a, b), b: Math.max(a, b) };
+      draw();
+    } else if (drag.moved) {
       const dt = (drag.t1 - drag.t0) / (W - LABEL_W - 10);
       setView(drag.t0 - dx * dt, drag.t1 - dx * dt);
     }
@@ -986,6 +1196,8 @@ window.addEventListener("keydown", e => {
   else if (e.key === "ArrowLeft") pan(-0.2);
   else if (e.key === "ArrowRight") pan(0.2);
   else if (e.key === "0") setView(0, span);
+  else if (e.key === "Escape") { select(null); marker(null); }
+  else if (e.key === "/") findIn.focus();
   else return;
   e.preventDefault();
 });
@@ -1029,6 +1241,20 @@ window.ktl = {
   line,
   lostMarks: (cpu, n) => Array.from(laneOf.get(cpu).lostRecs.subarray(0, n)),
   lostCount,
+  // a range [a, b) in page time (ns after meta.base, as setView): selected, its figures
+  select,
+  selectionSummary: () => selSum,
+  // a marker at page time t (a third replaces the first; null clears): both and B-A
+  marker,
+  markers,
+  // thread, pid or event name: what matches (records, threads, event names)
+  search,
+  searchNext: () => jump(1),
+  searchPrev: () => jump(-1),
+  // the match jumped to last: its index among the matches, their count, record, time
+  searchState: () => found && { text: found.text, index: found.at, count: found.recs.length,
+    rec: found.at >= 0 ? found.recs[found.at] : -1, t: found.at >= 0 ? T(found.recs[found.at]) : null },
+  searchTime: i => found && i >= 0 && i < found.recs.length ? T(found.recs[i]) : null,
   lines: (a, b) => { const r = []; for (let k = a; k < Math.min(b, N); k++) r.push(line(k)); return r; },
   ready: true,
 };

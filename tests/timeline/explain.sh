@@ -1,0 +1,18 @@
+# The timeline page's selection, markers and search (issue 33), driven in headless
+# Chromium: a selected range's figures against `ktrace summary --from --to --json`, the
+# search's matches against `ktrace sql` (tests/timeline/explain.py says what is checked).
+. "$(dirname "$0")/../lib.sh"
+T="$ROOT/tests/timeline"
+N=$(python3 "$T/explain.py" --plan)
+plan $((2 * N))
+
+explain() {   # name file event thread: the page of the file, checked
+	"$KTRACE" timeline -q "$2" -o "$TMP/$1.html"
+	checker python3 "$T/explain.py" "$1" "$TMP/$1.html" "$KTRACE" "$2" "$3" "$4"
+}
+
+# the bundled demo
+explain demo "$ROOT/examples/sched_demo.dat" sched_wakeup python3
+# a recorded trace with lost events (tests/data/model/record.sh)
+zstd -q -d -o "$TMP/lost.dat" "$ROOT/tests/data/model/lost.dat.zst"
+explain lost "$TMP/lost.dat" sys_enter sched-pipe
