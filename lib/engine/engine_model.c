@@ -147,6 +147,7 @@ static int stop_running(struct kt_model *m, uint32_t input, int32_t cpu, struct 
 	uint32_t th = c->cur_th;
 	int ret = 0;
 
+	c->tail = -1;        /* (a switch sets it again after this) */
 	if (tid < 0)
 		return 0;
 	c->cur = -1;
