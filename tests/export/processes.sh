@@ -13,7 +13,7 @@
 
 TOOLS="$ROOT/tests/export/tools"
 FILES="allevents.v6 kmem.v6 boot.v6"
-plan 8
+plan 9
 
 tree() {   # tree TRACE JSON: the process tree of a Perfetto trace, via protoc
 	protoc --decode=ktrace_test.Trace -I"$TOOLS" perfetto_subset.proto <"$1" >"$TMP/tree.txt" &&
@@ -21,7 +21,7 @@ tree() {   # tree TRACE JSON: the process tree of a Perfetto trace, via protoc
 }
 
 if ! command -v protoc >/dev/null; then
-	skip 8 "process tree" "no protoc"
+	skip 9 "process tree" "no protoc"
 	exit 0
 fi
 
@@ -32,6 +32,13 @@ for f in $FILES; do
 	trace-cmd report "$TMP/$f.dat" >"$TMP/$f.txt" 2>/dev/null
 	checker python3 "$TOOLS/treecheck.py" report "$f.dat (no saved tgids)" "$TMP/$f.json" 0 "$TMP/$f.txt"
 done
+# a trace recorded elsewhere, some of whose threads trace-cmd names "<...>"
+S="$SHARED/data/ftrace/schedviz_cpu0.v6.dat"
+"$KTRACE" export -q -o "$TMP/sv.pftrace" "$S"
+tree "$TMP/sv.pftrace" "$TMP/sv.json"
+trace-cmd report "$S" >"$TMP/sv.txt" 2>/dev/null
+grep -q '<\.\.\.>-[1-9]' "$TMP/sv.txt" || echo "# (no <...> thread in $S)"
+checker python3 "$TOOLS/treecheck.py" report "schedviz_cpu0.v6.dat (recorded elsewhere)" "$TMP/sv.json" 0 "$TMP/sv.txt"
 
 # two inputs: each its own machine, as alone
 "$KTRACE" export -q -o "$TMP/two.pftrace" "$TMP/allevents.v6.dat" "$TMP/kmem.v6.dat"

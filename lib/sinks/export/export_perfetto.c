@@ -380,7 +380,7 @@ static int source_tree(struct pf *pf, const uint32_t *order, uint32_t source, ui
 		if ((th->flags & mask) != want || th->scope != source || th->id < 0)
 			continue;
 		if (no_name(kt_thread_name(th)) && th->pid < 0 &&
-		    !thr_of(&pf->threads, th)->group_of)
+		    !thr_of(&pf->threads, th)->group_of && !(th->flags & T_LEARNT))
 			continue;
 		tree_entry(pf, ts, &tree, &n);
 		m = kt_pb_open(&pf->pkt, PT_THREADS);
@@ -518,8 +518,22 @@ static int learn(struct pf *pf, const struct ktrace_stream_record *r)
 	}
 	if (r->tid == pf->named_tid && r->source == pf->named_source)
 		return 0;   /* the last record's thread, named at open */
-	if (r->tid < 0 || no_name(r->comm))
+	if (r->tid < 0)
 		return 0;
+	if (no_name(r->comm)) {
+		/* a thread of no known name is a thread all the same (its own process when
+		 * nothing tells its group): in the end's tree by its tid (the idle task
+		 * excepted) */
+		if (!r->tid || kt_threads_find(&pf->threads, r->source, r->tid))
+			return 0;
+		if (!(th = kt_threads_add(&pf->threads, r->source, r->tid)))
+			return -ENOMEM;
+		th->flags |= T_LEARNT;
+		pf->learnt++;
+		if (r->pid >= 0)
+			th->pid = r->pid;
+		return 0;
+	}
 	/* a trace.dat's name of a thread never changes once known (the first comm of a pid
 	 * stays): the thread's next records may be passed over (pf_accept) */
 	if (pf->done_tid)
