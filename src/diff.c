@@ -166,11 +166,8 @@ static int run_diff(int argc, char **argv)
 			cli_print_help(&cli_diff);
 			status = CLI_OK;
 			goto done;
-		case ':':
-			status = cli_usage_error("diff", "option '%s' needs an argument", argv[optind - 1]);
-			goto done;
 		default:
-			status = cli_usage_error("diff", "invalid option '%s'", argv[optind - 1]);
+			status = cli_bad_option("diff", ":F:vh", argv);
 			goto done;
 		}
 	}

@@ -208,11 +208,8 @@ static int run_flamegraph(int argc, char **argv)
 			cli_print_help(&cli_flamegraph);
 			status = CLI_OK;
 			goto done;
-		case ':':
-			status = cli_usage_error("flamegraph", "option '%s' needs an argument", argv[optind - 1]);
-			goto done;
 		default:
-			status = cli_usage_error("flamegraph", "invalid option '%s'", argv[optind - 1]);
+			status = cli_bad_option("flamegraph", ":o:qh", argv);
 			goto done;
 		}
 	}

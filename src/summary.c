@@ -125,11 +125,8 @@ static int run_summary(int argc, char **argv)
 			cli_print_help(&cli_summary);
 			status = CLI_OK;
 			goto done;
-		case ':':
-			status = cli_usage_error("summary", "option '%s' needs an argument", argv[optind - 1]);
-			goto done;
 		default:
-			status = cli_usage_error("summary", "invalid option '%s'", argv[optind - 1]);
+			status = cli_bad_option("summary", ":F:vh", argv);
 			goto done;
 		}
 	}
