@@ -45,6 +45,19 @@
 
 /* ---- a stream's records ---- */
 
+/* A field's value as a signed number (signed and unsigned integers): true and *out, or
+ * false for any other type. */
+static inline bool kt_value_int(const struct ktrace_event_value *v, int64_t *out)
+{
+	if (v->type == KTRACE_EVENT_SIGNED)
+		*out = v->i;
+	else if (v->type == KTRACE_EVENT_UNSIGNED)
+		*out = (int64_t)v->u;
+	else
+		return false;
+	return true;
+}
+
 /* How the line the last format call made starts (kt_stream_format_parts): label bytes
  * (a buffer or file name column), then prefix bytes that kt_line_prefix makes in style
  * (below) from the record's comm, tid, CPU, time and name; style 0 when

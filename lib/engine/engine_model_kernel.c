@@ -13,21 +13,14 @@
 #include <libaudit.h>
 
 #include "common/check.h"
+#include "engine/engine.h"
 #include "engine/engine_model_int.h"
 
 static bool field_int(struct ktrace_stream *s, int idx, int64_t *out)
 {
 	struct ktrace_event_value v;
 
-	if (idx < 0 || ktrace_stream_field(s, (size_t)idx, &v))
-		return false;
-	if (v.type == KTRACE_EVENT_SIGNED)
-		*out = v.i;
-	else if (v.type == KTRACE_EVENT_UNSIGNED)
-		*out = (int64_t)v.u;
-	else
-		return false;
-	return true;
+	return idx >= 0 && !ktrace_stream_field(s, (size_t)idx, &v) && kt_value_int(&v, out);
 }
 
 static const char *field_name(struct kt_model *m, struct ktrace_stream *s, int idx)

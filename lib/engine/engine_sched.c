@@ -24,17 +24,6 @@ static void copy_comm(char *dst, const struct ktrace_event_value *v)
 	dst[n] = 0;
 }
 
-static bool number(const struct ktrace_event_value *v, int64_t *out)
-{
-	if (v->type == KTRACE_EVENT_SIGNED)
-		*out = v->i;
-	else if (v->type == KTRACE_EVENT_UNSIGNED)
-		*out = (int64_t)v->u;
-	else
-		return false;
-	return true;
-}
-
 int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
 		    const void *ctx, struct ktrace_stream_sched *out)
@@ -62,11 +51,11 @@ int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
 			f += 5;
 			if (!strcmp(f, "comm"))
 				copy_comm(out->prev_comm, &v);
-			else if (!strcmp(f, "pid") && number(&v, &x))
+			else if (!strcmp(f, "pid") && kt_value_int(&v, &x))
 				out->prev_tid = x, have_prev = true;
-			else if (!strcmp(f, "prio") && number(&v, &x))
+			else if (!strcmp(f, "prio") && kt_value_int(&v, &x))
 				out->prev_prio = (int32_t)x;
-			else if (!strcmp(f, "state") && number(&v, &x))
+			else if (!strcmp(f, "state") && kt_value_int(&v, &x))
 				out->prev_state = x;
 			continue;
 		}
@@ -76,11 +65,11 @@ int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
 			f += 5;
 		if (!strcmp(f, "comm"))
 			copy_comm(out->next_comm, &v);
-		else if (!strcmp(f, "pid") && number(&v, &x))
+		else if (!strcmp(f, "pid") && kt_value_int(&v, &x))
 			out->next_tid = x, have_next = true;
-		else if (!strcmp(f, "prio") && number(&v, &x))
+		else if (!strcmp(f, "prio") && kt_value_int(&v, &x))
 			out->next_prio = (int32_t)x;
-		else if (!sw && !strcmp(f, "target_cpu") && number(&v, &x))
+		else if (!sw && !strcmp(f, "target_cpu") && kt_value_int(&v, &x))
 			out->target_cpu = (int32_t)x;
 	}
 	if (!have_next || (sw && !have_prev))

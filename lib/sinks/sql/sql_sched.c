@@ -20,15 +20,7 @@ bool sql_field_int(struct ktrace_stream *s, const char *name, int64_t *v)
 {
 	struct ktrace_event_value f;
 
-	if (ktrace_stream_field_by_name(s, name, &f))
-		return false;
-	if (f.type == KTRACE_EVENT_SIGNED)
-		*v = f.i;
-	else if (f.type == KTRACE_EVENT_UNSIGNED)
-		*v = (int64_t)f.u;
-	else
-		return false;
-	return true;
+	return !ktrace_stream_field_by_name(s, name, &f) && kt_value_int(&f, v);
 }
 
 static size_t field_str(struct ktrace_stream *s, const char *name, const char **p)
