@@ -78,6 +78,11 @@ struct kt_line_parts {
 	bool nul_later;
 };
 
+/* Library-internal stream flag (beside KTRACE_STREAM_*): with opts.cpus, a trace.dat's
+ * other CPUs are left unread, their lost events and damage unseen, and kt_stream_skip
+ * works: for walks split by CPU (the model's completeness walk). */
+#define KT_STREAM_CPUS_ONLY (1u << 30)
+
 /* What kt_stream_skip may move past: the event records accept returns true for (event
  * id, thread id, CPU, time in ns), which the caller then never sees. */
 struct kt_stream_skip {
@@ -361,6 +366,7 @@ struct kt_tdset_opts {
 	bool debug_offsets;           /* keep trace-cmd's offsets of compressed data (--debug) */
 	const int *cpus;              /* --cpu: CPU ids to keep; NULL for all */
 	size_t ncpus;
+	bool cpus_unread;             /* the other CPUs' data left unread (KT_STREAM_CPUS_ONLY) */
 	bool no_irqs, no_softirqs;    /* -I, -S */
 	/* trace-cmd report's end: its walk stops at a record that follows lost events when
 	 * the record's event is unknown (libtracecmd's missed-events callback fails); the

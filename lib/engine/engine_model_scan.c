@@ -5,10 +5,16 @@
  * a sched_switch, else the first with another record the model uses, else the top
  * one), each CPU's first record, and the gaps the lost-events marks open: from the
  * CPU's previous record to its next one.
+ *
+ * One trace.dat input of several CPUs is walked by two threads, each over half of the
+ * CPUs (what the walk finds of a CPU depends on that CPU's records alone; which buffer
+ * came first is settled by the time each was first met).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libaudit.h>
 
@@ -30,6 +36,14 @@ struct scan_cpu {
 struct scan_buf {
 	uint32_t input, buffer;
 	unsigned kinds;            /* KT_MK_* */
+	uint64_t first_at;         /* the time of its first record of such a kind */
+};
+
+/* An input: the first buffer with a sched_switch, the first with another record the
+ * model uses (-1: none yet), and the times they were met. */
+struct scan_input {
+	int64_t switch_buf, event_buf;
+	uint64_t switch_at, event_at;
 };
 
 struct scan_gap {
@@ -43,7 +57,7 @@ struct scan {
 	struct kt_map index;       /* (input << 32 | buffer, cpu) -> cpus[] */
 	struct scan_gap *gaps;
 	size_t ngaps, cap_gaps;
-	int64_t *switch_buf, *event_buf;   /* per input: the first buffer with one, or -1 */
+	struct scan_input *ins;    /* per input */
 	struct kt_map classes;     /* (input, event id) -> class + 1 */
 	struct scan_buf *bufs;     /* in the order met */
 	size_t nbufs, cap_bufs, last_buf;
@@ -107,16 +121,21 @@ static int gap_order(const void *a, const void *b)
 /* What a record of class c of (input, buffer) tells: the main buffer is the first with
  * a sched_switch (else the first with anything else the model reads); the kinds of
  * kernel work each buffer has. */
-static int note_class(struct scan *sc, uint32_t input, uint32_t buffer, enum kt_mclass c)
+static int note_class(struct scan *sc, uint32_t input, uint32_t buffer, enum kt_mclass c,
+		      uint64_t ts)
 {
+	struct scan_input *in = &sc->ins[input];
 	struct scan_buf *b;
 
 	if (c == KT_MC_OTHER)
 		return 0;
-	if (c == KT_MC_SWITCH && sc->switch_buf[input] < 0)
-		sc->switch_buf[input] = buffer;
-	else if (sc->event_buf[input] < 0)
-		sc->event_buf[input] = buffer;
+	if (c == KT_MC_SWITCH && in->switch_buf < 0) {
+		in->switch_buf = buffer;
+		in->switch_at = ts;
+	} else if (in->event_buf < 0) {
+		in->event_buf = buffer;
+		in->event_at = ts;
+	}
 	if (!kt_model_kind(c))
 		return 0;
 	b = sc->nbufs ? &sc->bufs[sc->last_buf] : NULL;
@@ -129,7 +148,7 @@ static int note_class(struct scan *sc, uint32_t input, uint32_t buffer, enum kt_
 		if (i == sc->nbufs) {
 			if (kt_grow((void **)&sc->bufs, &sc->cap_bufs, sc->nbufs + 1, sizeof(*sc->bufs)))
 				return -ENOMEM;
-			sc->bufs[sc->nbufs++] = (struct scan_buf){ input, buffer, 0 };
+			sc->bufs[sc->nbufs++] = (struct scan_buf){ input, buffer, 0, ts };
 		}
 		sc->last_buf = i;
 		b = &sc->bufs[i];
@@ -154,7 +173,7 @@ static int note_buffer(struct scan *sc, const struct kt_minput *in,
 		if (kt_map_put(&sc->classes, r->source, r->event_id, (uint32_t)c + 1))
 			return -ENOMEM;
 	}
-	return note_class(sc, r->source, r->buffer, c);
+	return note_class(sc, r->source, r->buffer, c, r->ts);
 }
 
 /* An event record of (input, buffer) on cpu at ts: its CPU's first and last record,
@@ -194,7 +213,7 @@ static bool skip_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, 
 	(void)tid;
 	if (!kt_map_get(&w->sc->classes, 0, event_id, &v))
 		return false;     /* (the walk meets it, names and all) */
-	if (note_class(w->sc, 0, w->buffer, (enum kt_mclass)(v - 1)) ||
+	if (note_class(w->sc, 0, w->buffer, (enum kt_mclass)(v - 1), ts) ||
 	    note_time(w->sc, 0, w->buffer, cpu, ts)) {
 		w->error = -ENOMEM;
 		return false;
@@ -297,8 +316,8 @@ static int keep(struct kt_model *m, struct scan *sc, struct ktrace_error *err)
 	for (uint32_t i = 0; i < m->nin; i++) {
 		struct kt_minput *in = &m->in[i];
 
-		in->buffer = (uint32_t)(sc->switch_buf[i] >= 0 ? sc->switch_buf[i]
-					: sc->event_buf[i] >= 0 ? sc->event_buf[i] : 0);
+		in->buffer = (uint32_t)(sc->ins[i].switch_buf >= 0 ? sc->ins[i].switch_buf
+					: sc->ins[i].event_buf >= 0 ? sc->ins[i].event_buf : 0);
 		/* (Darwin, KOFF: one buffer, every kind from it) */
 		in->owns = in->darwin ? KT_MK_IRQ | KT_MK_SOFTIRQ | KT_MK_SYSCALL
 				      : kinds_of(sc, i, in->buffer);
@@ -336,12 +355,169 @@ static int keep(struct kt_model *m, struct scan *sc, struct ktrace_error *err)
 	return 0;
 }
 
+static void scan_free(struct scan *sc)
+{
+	free(sc->ins);
+	free(sc->cpus);
+	free(sc->gaps);
+	kt_map_free(&sc->index);
+	kt_map_free(&sc->classes);
+	free(sc->bufs);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int scan_init(struct scan *sc, size_t nin)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->ins = malloc(nin * sizeof(*sc->ins));
+	if (!sc->ins)
+		return -ENOMEM;
+	for (size_t i = 0; i < nin; i++)
+		sc->ins[i] = (struct scan_input){ -1, -1, 0, 0 };
+	return 0;
+}
+
+/* Whether (buffer a met at x) came before (buffer b met at y). */
+static bool before(int64_t a, uint64_t x, int64_t b, uint64_t y)
+{
+	return b < 0 || (a >= 0 && (x < y || (x == y && a < b)));
+}
+
+static int buf_order(const void *a, const void *b)
+{
+	const struct scan_buf *x = a, *y = b;
+
+	if (x->first_at != y->first_at)
+		return x->first_at < y->first_at ? -1 : 1;
+	if (x->input != y->input)
+		return x->input < y->input ? -1 : 1;
+	return x->buffer < y->buffer ? -1 : x->buffer > y->buffer;
+}
+
+/* Adds what the walk of the other CPUs found (o) to sc: its CPUs and gaps (other CPUs'
+ * own), the earlier of the first buffers, kinds per buffer. */
+static int scan_merge(struct scan *sc, const struct scan *o, size_t nin)
+{
+	for (size_t i = 0; i < nin; i++) {
+		struct scan_input *a = &sc->ins[i];
+		const struct scan_input *b = &o->ins[i];
+
+		if (!before(a->switch_buf, a->switch_at, b->switch_buf, b->switch_at)) {
+			a->switch_buf = b->switch_buf;
+			a->switch_at = b->switch_at;
+		}
+		if (!before(a->event_buf, a->event_at, b->event_buf, b->event_at)) {
+			a->event_buf = b->event_buf;
+			a->event_at = b->event_at;
+		}
+	}
+	if (kt_grow((void **)&sc->cpus, &sc->cap_cpus, sc->ncpus + o->ncpus, sizeof(*sc->cpus)) ||
+	    kt_grow((void **)&sc->gaps, &sc->cap_gaps, sc->ngaps + o->ngaps, sizeof(*sc->gaps)))
+		return -ENOMEM;
+	if (o->ncpus)
+		memcpy(sc->cpus + sc->ncpus, o->cpus, o->ncpus * sizeof(*o->cpus));
+	sc->ncpus += o->ncpus;
+	if (o->ngaps)
+		memcpy(sc->gaps + sc->ngaps, o->gaps, o->ngaps * sizeof(*o->gaps));
+	sc->ngaps += o->ngaps;
+	for (size_t k = 0; k < o->nbufs; k++) {
+		const struct scan_buf *b = &o->bufs[k];
+		size_t i;
+
+		for (i = 0; i < sc->nbufs; i++)
+			if (sc->bufs[i].input == b->input && sc->bufs[i].buffer == b->buffer)
+				break;
+		if (i == sc->nbufs) {
+			if (kt_grow((void **)&sc->bufs, &sc->cap_bufs, sc->nbufs + 1, sizeof(*sc->bufs)))
+				return -ENOMEM;
+			sc->bufs[sc->nbufs++] = *b;
+			continue;
+		}
+		sc->bufs[i].kinds |= b->kinds;
+		if (b->first_at < sc->bufs[i].first_at)
+			sc->bufs[i].first_at = b->first_at;
+	}
+	if (sc->nbufs > 1)
+		qsort(sc->bufs, sc->nbufs, sizeof(*sc->bufs), buf_order);
+	return 0;
+}
+
+/* A walk over some CPUs, on a thread of its own. */
+struct half {
+	struct kt_model *m;
+	struct scan sc;
+	struct ktrace_stream *s;
+	struct ktrace_error err;
+	int ret;
+};
+
+static void *walk_half(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = walk(h->m, &h->sc, h->s, &h->err);
+	return NULL;
+}
+
+/* The walk of one trace.dat input of several CPUs by two threads, each with a stream
+ * of its own over half of the CPUs. 1: done (sc holds both halves); 0: not possible here
+ * (damage or no second thread: the caller walks it whole); or an error. */
+static int walk_halves(struct kt_model *m, struct scan *sc, const struct ktrace_stream_opts *o,
+		       const char *const *paths, uint32_t ncpus, struct ktrace_error *err)
+{
+	struct half h[2] = { { .m = m }, { .m = m } };
+	int *cpus = malloc(ncpus * sizeof(*cpus));
+	pthread_t thread;
+	bool started = false;
+	int ret = 0;
+
+	if (!cpus)
+		return kt_error_oom(err);
+	/* even CPUs, then odd ones: busy and idle CPUs tend to alternate less than halves */
+	for (uint32_t k = 0, n = 0; k < 2; k++)
+		for (uint32_t c = k; c < ncpus; c += 2)
+			cpus[n++] = (int)c;
+	for (int k = 0; k < 2 && !ret; k++) {
+		struct ktrace_stream_opts ho = *o;
+
+		ho.cpus = cpus + (k ? (ncpus + 1) / 2 : 0);
+		ho.ncpus = k ? ncpus / 2 : (ncpus + 1) / 2;
+		ho.flags |= KT_STREAM_CPUS_ONLY;
+		if (scan_init(&h[k].sc, m->nin))
+			ret = -ENOMEM;
+		else if (ktrace_stream_open(&h[k].s, paths, 1, &ho, &h[k].err, NULL))
+			h[k].s = NULL;   /* (the whole walk will say why) */
+	}
+	if (!ret && h[0].s && h[1].s) {
+		started = !pthread_create(&thread, NULL, walk_half, &h[1]);
+		if (started) {
+			walk_half(&h[0]);
+			pthread_join(thread, NULL);
+			if (h[0].ret == -ENOMEM || h[1].ret == -ENOMEM)
+				ret = -ENOMEM;
+			else if (!h[0].ret && !h[1].ret)
+				ret = scan_merge(&h[0].sc, &h[1].sc, m->nin) ? -ENOMEM : 1;
+		}
+	}
+	if (ret == 1) {
+		*sc = h[0].sc;
+		memset(&h[0].sc, 0, sizeof(h[0].sc));
+	}
+	for (int k = 0; k < 2; k++) {
+		scan_free(&h[k].sc);
+		ktrace_stream_close(h[k].s);
+	}
+	free(cpus);
+	return ret == -ENOMEM ? kt_error_oom(err) : ret;
+}
+
 int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 		  const struct ktrace_stream_opts *opts, struct ktrace_error *err,
 		  const char **err_path)
 {
 	struct ktrace_stream_opts o;
 	struct ktrace_stream *s = NULL;
+	const struct ktrace_stream_source *src;
 	struct scan sc = { 0 };
 	int ret;
 
@@ -354,16 +530,12 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 	ret = ktrace_stream_open(&s, paths, npaths, &o, err, err_path);
 	if (ret)
 		return ret;
-	sc.switch_buf = malloc(m->nin * sizeof(*sc.switch_buf));
-	sc.event_buf = malloc(m->nin * sizeof(*sc.event_buf));
-	if (!sc.switch_buf || !sc.event_buf) {
+	if (scan_init(&sc, m->nin)) {
 		ret = kt_error_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < m->nin; i++) {
-		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
-
-		sc.switch_buf[i] = sc.event_buf[i] = -1;
+		src = ktrace_stream_source(s, i);
 		m->in[i].audit_machine = -1;
 		if (!src)
 			continue;
@@ -372,6 +544,21 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 		if (src->machine && *src->machine)
 			m->in[i].audit_machine = audit_name_to_machine(src->machine);
 	}
+	src = ktrace_stream_source(s, 0);
+	if (npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
+	    src->cpus >= 2 && !o.cpus && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+		struct scan both;
+
+		ret = walk_halves(m, &both, &o, paths, src->cpus, err);
+		if (ret < 0)
+			goto out;
+		if (ret == 1) {
+			scan_free(&sc);
+			sc = both;
+			ret = keep(m, &sc, err);
+			goto out;
+		}
+	}
 	/* damage stops the walk where the sink's own stream will stop and say so: the
 	 * model knows the data up to there */
 	ret = walk(m, &sc, s, err);
@@ -379,13 +566,7 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 		goto out;
 	ret = keep(m, &sc, err);
 out:
-	free(sc.switch_buf);
-	free(sc.event_buf);
-	free(sc.cpus);
-	free(sc.gaps);
-	kt_map_free(&sc.index);
-	kt_map_free(&sc.classes);
-	free(sc.bufs);
+	scan_free(&sc);
 	ktrace_stream_close(s);
 	return ret;
 }

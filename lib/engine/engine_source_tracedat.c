@@ -651,6 +651,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	struct kt_tdset_opts so = {
 		.raw_ts = (o->flags & KTRACE_STREAM_RAW_TS) != 0,
 		.cpus = o->cpus, .ncpus = o->ncpus,
+		.cpus_unread = (o->flags & KT_STREAM_CPUS_ONLY) != 0,
 		/* a record is valid until the next call (as compressed data always was) */
 		.read_copies = true,
 	};

@@ -551,7 +551,10 @@ int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream
 	struct kt_source *c = s->cur;
 
 	*skipped = 0;
-	if (s->ra || s->failed || s->nsrc != 1 || !c || !c->ops->skip || s->o.cpus)
+	/* (with a CPU filter the source hands out records the stream drops, unless the
+	 * others CPUs are left unread) */
+	if (s->ra || s->failed || s->nsrc != 1 || !c || !c->ops->skip ||
+	    (s->o.cpus && !(s->o.flags & KT_STREAM_CPUS_ONLY)))
 		return 0;
 	s->cur = NULL;
 	return moved(s, c, c->ops->skip(c, max, how, skipped, err), err);

@@ -12,6 +12,7 @@
 #include "common/input_file.h"
 #include "event/event_share.h"
 #include "tracedat/tracedat_share.h"
+#include "tracedat/tracedat_skip.h"
 
 static const char *base_name(const char *path)
 {
@@ -26,7 +27,8 @@ int kt_tdset_init(struct kt_tdset *set, size_t nfiles, const struct kt_tdset_opt
 	memset(set, 0, sizeof(*set));
 	set->o = *o;
 	set->err = err;
-	set->filtering = o->cpus || o->no_irqs || o->no_softirqs;
+	/* (CPUs left unread need no dropping) */
+	set->filtering = (o->cpus && !o->cpus_unread) || o->no_irqs || o->no_softirqs;
 	set->files = calloc(nfiles ? nfiles : 1, sizeof(*set->files));
 	if (!set->files)
 		return kt_error_oom(err);
@@ -619,6 +621,8 @@ int kt_tdset_add_stream(struct kt_tdset *set, struct kt_tdfile *f, size_t buffer
 		kt_td_virtual_offsets(f->td, buffer, s->vbase);
 	}
 	ret = tracedat_iter_new(f->td, (int)buffer, -1, &s->it, set->err);
+	if (!ret && set->o.cpus && set->o.cpus_unread)
+		ret = tracedat_iter_only_cpus(s->it, set->o.cpus, set->o.ncpus);
 	if (ret) {
 		free(s->cpu_end);
 		free(s->vbase);

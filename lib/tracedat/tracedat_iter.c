@@ -1111,24 +1111,47 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
 	return 1;
 }
 
+/* A stream's memory (its CPU's shared chunks let go). */
+static void stream_free(struct td_stream *s)
+{
+	kbuffer_free(s->kb);
+	free(s->chunk);
+	free(s->scratch);
+	for (size_t b = 0; b < s->nblocks; b++) {
+		if (s->blocks[b].slot)
+			td_zs_put(s->cpu, s->blocks[b].slot);
+		free(s->blocks[b].mem);
+	}
+	free(s->blocks);
+	td_zs_detach(s->cpu, s->zreader);
+}
+
+int tracedat_iter_only_cpus(struct tracedat_iter *it, const int *cpus, size_t n)
+{
+	size_t kept = 0;
+
+	if (it->started)
+		return -EBUSY;
+	for (size_t i = 0; i < it->nstreams; i++) {
+		bool wanted = false;
+
+		for (size_t k = 0; k < n && !wanted; k++)
+			wanted = cpus[k] >= 0 && (unsigned int)cpus[k] == it->streams[i].cpu->pub.cpu;
+		if (!wanted)
+			stream_free(&it->streams[i]);
+		else
+			it->streams[kept++] = it->streams[i];
+	}
+	it->nstreams = kept;
+	return 0;
+}
+
 void tracedat_iter_free(struct tracedat_iter *it)
 {
 	if (!it)
 		return;
-	for (size_t i = 0; i < it->nstreams; i++) {
-		struct td_stream *s = &it->streams[i];
-
-		kbuffer_free(s->kb);
-		free(s->chunk);
-		free(s->scratch);
-		for (size_t b = 0; b < s->nblocks; b++) {
-			if (s->blocks[b].slot)
-				td_zs_put(s->cpu, s->blocks[b].slot);
-			free(s->blocks[b].mem);
-		}
-		free(s->blocks);
-		td_zs_detach(s->cpu, s->zreader);
-	}
+	for (size_t i = 0; i < it->nstreams; i++)
+		stream_free(&it->streams[i]);
 	free(it->streams);
 	free(it->heap);
 	free(it->places);

@@ -37,4 +37,11 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
 		       uint64_t *skipped, const struct tracedat_record **rec,
 		       struct ktrace_error *err);
 
+/*
+ * Leaves the data of CPUs other than cpus[0..n) unread (their records, lost events and
+ * damage unseen), for readers that split a walk by CPU. Before the first
+ * tracedat_iter_next only: 0, or -EBUSY.
+ */
+int tracedat_iter_only_cpus(struct tracedat_iter *it, const int *cpus, size_t n);
+
 #endif
