@@ -10,7 +10,7 @@
 D="$ROOT/tests/data/diff"
 C="$ROOT/tests/diff/diffcheck.py"
 O="$ROOT/tests/model/oracle.py"
-plan 23
+plan 24
 for t in base1 base2 changed; do
 	zstd -q -d -f "$D/$t.dat.zst" -o "$TMP/$t.dat" || not_ok "unpack $t"
 done
@@ -40,6 +40,37 @@ sys.exit(0 if len(r) == 1 and r[0]['status'] == 'new' and r[0]['base'] is None a
 PY
 
 # two runs of the same workload: nothing significant for its threads
+# the order: significant rows first; of those, a rate whose base is under 1% of the
+# largest value its metric takes (either side, any entity) comes after the others;
+# the others by |change|, those by |new - base| over that largest value
+python3 - "$TMP/c.json" <<'PY' && ok "rows ranked: faint bases after the others, workload threads first" || not_ok "rows ranked"
+import json, sys
+rows = json.load(open(sys.argv[1]))['rows']
+rate = ('ns/s', '1/s')
+most = {}
+for r in rows:
+    for v in (r['base'], r['new']):
+        if v is not None:
+            most[r['metric']] = max(most.get(r['metric'], 0), v)
+def key(r):
+    both = r['base'] is not None and r['new'] is not None
+    faint = both and r['unit'] in rate and r['metric'] not in ('complete',) and \
+        most[r['metric']] > 0 and r['base'] < 0.01 * most[r['metric']]
+    if faint:
+        eff = abs(r['new'] - r['base']) / most[r['metric']]
+    else:
+        eff = float('inf') if r['change'] is None else abs(r['change'])
+    return (not r['significant'], not both, faint, -eff)
+sig = [r for r in rows if r['significant']]
+keys = [key(r) for r in sig]
+assert all(keys[i][:3] <= keys[i + 1][:3] for i in range(len(keys) - 1)), 'tiers out of order'
+for i in range(len(keys) - 1):
+    if keys[i][:3] == keys[i + 1][:3]:
+        assert keys[i][3] <= keys[i + 1][3] + 1e-9, (sig[i], sig[i + 1])
+top = [r['entity'] for r in sig[:2]]
+assert all(e.split('/')[0] in ('latloop', 'bgwork') for e in top), top
+assert any(key(r)[2] for r in sig), 'no faint row to rank'
+PY
 "$KTRACE" diff --json "$TMP/base1.dat" "$TMP/base2.dat" >"$TMP/s.json"
 checker python3 "$C" quiet "base1 -> base2" "$TMP/s.json" latloop bgwork
 

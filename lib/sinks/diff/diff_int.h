@@ -81,8 +81,13 @@ struct df_row {
 	double p;                  /* NaN: not tested */
 	uint64_t n_base, n_new;
 	bool significant;
-	double effect;             /* sort key */
+	bool faint;                /* a rate whose base is under DF_FAINT of the metric's
+				    * largest value: a change from almost nothing */
+	double effect;             /* sort key: |change| in %, or for a faint row the
+				    * change over the metric's largest value */
 };
+
+#define DF_FAINT 0.01
 
 struct df_rule {
 	const char *text;

@@ -229,12 +229,48 @@ static int row_order(const void *a, const void *b)
 		return x->significant ? -1 : 1;
 	if ((x->has_base && x->has_new) != (y->has_base && y->has_new))
 		return x->has_base && x->has_new ? -1 : 1;
+	if (x->faint != y->faint)
+		return x->faint ? 1 : -1;
 	if (x->effect != y->effect)
 		return x->effect > y->effect ? -1 : 1;
 	if (x->m != y->m)
 		return x->m < y->m ? -1 : 1;
 	c = strcmp(x->entity, y->entity);
 	return c;
+}
+
+/* Rates of both sides whose base is under DF_FAINT of the largest value the metric has
+ * (either side, any entity): a thread that barely ran in the base, whose relative
+ * change says little, ranks after the others by its change in the metric's scale. */
+static int mark_faint(struct df *d)
+{
+	double *most = kt_realloc_array(NULL, df_nmetrics ? df_nmetrics : 1, sizeof(*most));
+
+	if (!most)
+		return -ENOMEM;
+	for (size_t k = 0; k < df_nmetrics; k++)
+		most[k] = 0;
+	for (size_t i = 0; i < d->nrows; i++) {
+		const struct df_row *r = &d->rows[i];
+		size_t k = (size_t)(r->m - df_metrics);
+
+		if (r->has_base && r->base > most[k])
+			most[k] = r->base;
+		if (r->has_new && r->neu > most[k])
+			most[k] = r->neu;
+	}
+	for (size_t i = 0; i < d->nrows; i++) {
+		struct df_row *r = &d->rows[i];
+		double top = most[r->m - df_metrics];
+
+		if (r->m->test != DT_WINDOWS || !r->has_base || !r->has_new || top <= 0 ||
+		    r->base >= DF_FAINT * top)
+			continue;
+		r->faint = true;
+		r->effect = fabs(r->neu - r->base) / top;
+	}
+	free(most);
+	return 0;
 }
 
 int df_rows(struct df *d)
@@ -263,6 +299,8 @@ int df_rows(struct df *d)
 		}
 	}
 	free(buf);
+	if (mark_faint(d))
+		return -ENOMEM;
 	qsort(d->rows, d->nrows, sizeof(*d->rows), row_order);
 	return 0;
 oom:
