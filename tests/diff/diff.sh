@@ -10,7 +10,7 @@
 D="$ROOT/tests/data/diff"
 C="$ROOT/tests/diff/diffcheck.py"
 O="$ROOT/tests/model/oracle.py"
-plan 24
+plan 25
 for t in base1 base2 changed; do
 	zstd -q -d -f "$D/$t.dat.zst" -o "$TMP/$t.dat" || not_ok "unpack $t"
 done
@@ -101,6 +101,28 @@ for t in schedviz_cpu0 trappy_tests_trace; do
 	"$KTRACE" diff --json "$SHARED/data/ftrace/$t.v6.dat" "$SHARED/data/ftrace/$t.v7zstd.dat" >"$TMP/v.json"
 	checker python3 "$C" same "$t v6 -> v7zstd" "$TMP/v.json"
 done
+
+# recordings from elsewhere, one without a context switch (trace-cmd's text has no
+# sched_switch line), one with: what the first cannot compute is not compared (no
+# "from 0" rows), and the JSON says why
+S1="$SHARED/data/ftrace/trappy_tests_trace.v6.dat" S2="$SHARED/data/ftrace/trappy_tests_raw_trace.v7zstd.dat"
+"$KTRACE" diff --json "$S1" "$S2" >"$TMP/n.json"
+if ! command -v trace-cmd >/dev/null; then
+	skip 1 "a side without context switches" "trace-cmd is not installed"
+else
+	b=$(trace-cmd report "$S1" 2>/dev/null | grep -c 'sched_switch:')
+	n=$(trace-cmd report "$S2" 2>/dev/null | grep -c 'sched_switch:')
+	python3 - "$TMP/n.json" "$b" "$n" <<'PY' && ok "no switch in base ($b vs $n): CPU and thread figures not compared" || not_ok "a side without context switches"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert int(sys.argv[2]) == 0 and int(sys.argv[3]) > 0, sys.argv[2:]
+cpu = ('cpu_time', 'cpu_busy', 'runnable_time', 'sleeping_time', 'blocked_time', 'wakeups')
+assert not [r for r in d['rows'] if r['metric'] in cpu or r['metric'].startswith('wakeup_latency')], d['rows']
+assert any('no context switch' in w for w in d['base']['not_computed']), d['base']
+assert not any('no context switch' in w for w in d['new']['not_computed']), d['new']
+assert any(r['metric'] == 'event_rate' for r in d['rows'])
+PY
+fi
 
 # several runs a side: the change still significant, with its sign
 "$KTRACE" diff --json --base "$TMP/base1.dat" --base "$TMP/base2.dat" --new "$TMP/changed.dat" \

@@ -30,6 +30,7 @@ struct df_metric {
 	unsigned slot;             /* DT_WINDOWS: the window series; DT_LATENCY: quantile */
 	enum df_test test;
 	const char *unit;          /* "ns/s", "1/s", "ns", "%" */
+	unsigned needs;            /* SM_LACKS_* bits: what a side must have to compute it */
 };
 
 extern const struct df_metric df_metrics[];
@@ -70,6 +71,7 @@ struct df_side {
 	struct df_ent *ents;
 	size_t nents, cap_ents;
 	struct kt_map index;       /* (kind, key) -> ents[] */
+	unsigned lacks;            /* SM_LACKS_*: what some file of the side cannot compute */
 };
 
 /* A row of the diff. */

@@ -184,6 +184,14 @@ static void text(struct df *d, struct ktrace_out *o)
 	text_side(o, "new: ", &d->side[1]);
 	kt_out_printf(o, "%zu figures compared, %zu changed significantly (Mann-Whitney p < %g and at least %g%%)\n",
 		      d->nrows, sig, d->alpha, d->min_change);
+	for (unsigned bit = 1; bit & SM_LACKS_ALL; bit <<= 1) {
+		unsigned in = (d->side[0].lacks & bit ? 1 : 0) | (d->side[1].lacks & bit ? 2 : 0);
+
+		if (in && !(bit == SM_LACKS_WAKEUP && ((d->side[0].lacks | d->side[1].lacks) &
+						       SM_LACKS_SWITCH)))
+			kt_out_printf(o, "not compared (%s): %s\n",
+				      in == 3 ? "both" : in == 1 ? "base" : "new", sm_lacks_why(bit));
+	}
 	if (sig || d->o.all) {
 		kt_out_printf(o, "\n%-20s %-26s %12s %12s %9s %6s\n", "metric", "entity", "base", "new",
 			      "change", "p");
@@ -270,6 +278,12 @@ static void json_side(struct kt_json *j, const char *key, const struct df_side *
 		kt_json_kv_u64(j, "windows", f->nwin);
 		kt_json_end_object(j);
 	}
+	kt_json_end_array(j);
+	kt_json_key_cstr(j, "not_computed");
+	kt_json_begin_array(j, false);
+	for (unsigned bit = 1; bit & SM_LACKS_ALL; bit <<= 1)
+		if ((s->lacks & bit) && !(bit == SM_LACKS_WAKEUP && (s->lacks & SM_LACKS_SWITCH)))
+			kt_json_cstr(j, sm_lacks_why(bit));
 	kt_json_end_array(j);
 	kt_json_end_object(j);
 }

@@ -365,9 +365,11 @@ int df_side_build(struct df *d, unsigned s)
 		if (f->end > f->complete_from)
 			complete += (double)(f->end - f->complete_from) / 1e9;
 	}
-	for (size_t i = 0; i < side->nfiles; i++)
+	for (size_t i = 0; i < side->nfiles; i++) {
+		side->lacks |= sm_lacks(side->files[i].sm, 0);
 		if (file_ents(d, side, &side->files[i]))
 			return -ENOMEM;
+	}
 	for (size_t i = 0; i < side->nents; i++) {
 		struct df_ent *e = &side->ents[i];
 

@@ -22,30 +22,30 @@ const char *const df_kind_names[DK_KINDS] = { "trace", "process", "thread", "cpu
 					      "softirq", "syscall", "event" };
 
 const struct df_metric df_metrics[] = {
-	{ "cpu_time", DK_PROCESS, 0, DT_WINDOWS, "ns/s" },
-	{ "cpu_time", DK_THREAD, 0, DT_WINDOWS, "ns/s" },
-	{ "wakeup_latency.p50", DK_THREAD, 0, DT_LATENCY, "ns" },
-	{ "wakeup_latency.p90", DK_THREAD, 1, DT_LATENCY, "ns" },
-	{ "wakeup_latency.p99", DK_THREAD, 2, DT_LATENCY, "ns" },
-	{ "wakeup_latency.max", DK_THREAD, 3, DT_LATENCY, "ns" },
-	{ "wakeups", DK_THREAD, 4, DT_WINDOWS, "1/s" },
-	{ "runnable_time", DK_THREAD, 1, DT_WINDOWS, "ns/s" },
-	{ "sleeping_time", DK_THREAD, 2, DT_WINDOWS, "ns/s" },
-	{ "blocked_time", DK_THREAD, 3, DT_WINDOWS, "ns/s" },
-	{ "cpu_busy", DK_CPU, 0, DT_WINDOWS, "ns/s" },
-	{ "cpu_irq_time", DK_CPU, 1, DT_WINDOWS, "ns/s" },
-	{ "cpu_softirq_time", DK_CPU, 2, DT_WINDOWS, "ns/s" },
-	{ "irq_count", DK_IRQ, 0, DT_WINDOWS, "1/s" },
-	{ "irq_time", DK_IRQ, 1, DT_WINDOWS, "ns/s" },
-	{ "softirq_count", DK_SOFTIRQ, 0, DT_WINDOWS, "1/s" },
-	{ "softirq_time", DK_SOFTIRQ, 1, DT_WINDOWS, "ns/s" },
-	{ "syscall_count", DK_SYSCALL, 0, DT_WINDOWS, "1/s" },
-	{ "syscall_time", DK_SYSCALL, 1, DT_WINDOWS, "ns/s" },
-	{ "process_syscall_count", DK_PROCESS, 1, DT_WINDOWS, "1/s" },
-	{ "process_syscall_time", DK_PROCESS, 2, DT_WINDOWS, "ns/s" },
-	{ "event_rate", DK_EVENT, 0, DT_WINDOWS, "1/s" },
-	{ "lost_events", DK_TRACE, 0, DT_WINDOWS, "1/s" },
-	{ "complete", DK_TRACE, 0, DT_NONE, "%" },
+	{ "cpu_time", DK_PROCESS, 0, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "cpu_time", DK_THREAD, 0, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "wakeup_latency.p50", DK_THREAD, 0, DT_LATENCY, "ns", SM_LACKS_WAKEUP },
+	{ "wakeup_latency.p90", DK_THREAD, 1, DT_LATENCY, "ns", SM_LACKS_WAKEUP },
+	{ "wakeup_latency.p99", DK_THREAD, 2, DT_LATENCY, "ns", SM_LACKS_WAKEUP },
+	{ "wakeup_latency.max", DK_THREAD, 3, DT_LATENCY, "ns", SM_LACKS_WAKEUP },
+	{ "wakeups", DK_THREAD, 4, DT_WINDOWS, "1/s", SM_LACKS_WAKEUP },
+	{ "runnable_time", DK_THREAD, 1, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "sleeping_time", DK_THREAD, 2, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "blocked_time", DK_THREAD, 3, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "cpu_busy", DK_CPU, 0, DT_WINDOWS, "ns/s", SM_LACKS_SWITCH },
+	{ "cpu_irq_time", DK_CPU, 1, DT_WINDOWS, "ns/s", SM_LACKS_IRQ },
+	{ "cpu_softirq_time", DK_CPU, 2, DT_WINDOWS, "ns/s", SM_LACKS_SOFTIRQ },
+	{ "irq_count", DK_IRQ, 0, DT_WINDOWS, "1/s", SM_LACKS_IRQ },
+	{ "irq_time", DK_IRQ, 1, DT_WINDOWS, "ns/s", SM_LACKS_IRQ },
+	{ "softirq_count", DK_SOFTIRQ, 0, DT_WINDOWS, "1/s", SM_LACKS_SOFTIRQ },
+	{ "softirq_time", DK_SOFTIRQ, 1, DT_WINDOWS, "ns/s", SM_LACKS_SOFTIRQ },
+	{ "syscall_count", DK_SYSCALL, 0, DT_WINDOWS, "1/s", SM_LACKS_SYSCALL },
+	{ "syscall_time", DK_SYSCALL, 1, DT_WINDOWS, "ns/s", SM_LACKS_SYSCALL },
+	{ "process_syscall_count", DK_PROCESS, 1, DT_WINDOWS, "1/s", SM_LACKS_SYSCALL },
+	{ "process_syscall_time", DK_PROCESS, 2, DT_WINDOWS, "ns/s", SM_LACKS_SYSCALL },
+	{ "event_rate", DK_EVENT, 0, DT_WINDOWS, "1/s", 0 },
+	{ "lost_events", DK_TRACE, 0, DT_WINDOWS, "1/s", 0 },
+	{ "complete", DK_TRACE, 0, DT_NONE, "%", 0 },
 };
 const size_t df_nmetrics = sizeof(df_metrics) / sizeof(df_metrics[0]);
 
@@ -192,6 +192,9 @@ static int add_row(struct df *d, const struct df_metric *m, const struct df_ent 
 {
 	struct df_row r = { .m = m, .entity = b ? b->key : n->key, .p = NAN, .change = NAN };
 
+	/* (what a side cannot compute is no figure of it: not compared) */
+	if (m->needs & (d->side[0].lacks | d->side[1].lacks))
+		return 0;
 	r.has_base = value_of(d, 0, m, b, &r.base);
 	r.has_new = value_of(d, 1, m, n, &r.neu);
 	if (!r.has_base && !r.has_new)

@@ -447,6 +447,52 @@ static void gaps(struct sm *sm)
 	}
 }
 
+static bool has_named(const struct sm *sm, uint32_t input, enum sm_kind k)
+{
+	for (size_t i = 0; i < sm->nnamed[k]; i++)
+		if (sm->named[k][i].input == input)
+			return true;
+	return false;
+}
+
+unsigned sm_lacks(const struct sm *sm, uint32_t input)
+{
+	uint64_t switches, wakeups;
+	unsigned lacks = 0;
+
+	kt_model_counts(sm->model, input, &switches, &wakeups);
+	if (!switches)
+		lacks |= SM_LACKS_SWITCH | SM_LACKS_WAKEUP;
+	if (!wakeups)
+		lacks |= SM_LACKS_WAKEUP;
+	if (!has_named(sm, input, SM_IRQ))
+		lacks |= SM_LACKS_IRQ;
+	if (!has_named(sm, input, SM_SOFTIRQ))
+		lacks |= SM_LACKS_SOFTIRQ;
+	if (!has_named(sm, input, SM_SYSCALL))
+		lacks |= SM_LACKS_SYSCALL;
+	return lacks;
+}
+
+const char *sm_lacks_why(unsigned bit)
+{
+	switch (bit) {
+	case SM_LACKS_SWITCH:
+		return "CPU time, thread states and wakeup latencies: no context switch recorded "
+		       "(sched_switch, MACH_SCHED)";
+	case SM_LACKS_WAKEUP:
+		return "wakeup latencies: no wakeup recorded (sched_waking, sched_wakeup, "
+		       "MACH_MAKE_RUNNABLE)";
+	case SM_LACKS_IRQ:
+		return "IRQ time: no irq_handler_entry/exit pair recorded";
+	case SM_LACKS_SOFTIRQ:
+		return "softirq time: no softirq_entry/exit pair recorded";
+	case SM_LACKS_SYSCALL:
+		return "syscalls: no sys_enter/sys_exit pair recorded";
+	}
+	return "";
+}
+
 void sm_free(struct sm *sm)
 {
 	if (!sm)

@@ -119,6 +119,18 @@ int sm_gather(struct sm **out, struct ktrace_stream *s, const struct ktrace_view
 	      bool series, bool from_complete, struct ktrace_error *err);
 void sm_free(struct sm *sm);
 
+/* What input's records do not let the summary compute (SM_LACKS_* bits), and why. */
+enum {
+	SM_LACKS_SWITCH = 1 << 0,    /* CPU time, thread states, wakeup latencies */
+	SM_LACKS_WAKEUP = 1 << 1,    /* wakeup latencies */
+	SM_LACKS_IRQ = 1 << 2,
+	SM_LACKS_SOFTIRQ = 1 << 3,
+	SM_LACKS_SYSCALL = 1 << 4,
+	SM_LACKS_ALL = (1 << 5) - 1,
+};
+unsigned sm_lacks(const struct sm *sm, uint32_t input);
+const char *sm_lacks_why(unsigned bit);
+
 /* The value bucket b of a histogram stands for, and the nearest-rank pct quantile of
  * count values in the sorted buckets e[0..n) (at most max). */
 uint64_t sm_bucket_value(uint64_t b);

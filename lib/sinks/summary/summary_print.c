@@ -215,32 +215,17 @@ static void more(struct ktrace_out *o, size_t shown, size_t n)
 }
 
 /* What could not be computed, and why: the lines of "not computed". */
-static bool has_named(const struct view *v, enum sm_kind k)
-{
-	for (size_t i = 0; i < v->sm->nnamed[k]; i++)
-		if (v->sm->named[k][i].input == v->input)
-			return true;
-	return false;
-}
-
 static size_t notes(struct view *v, const char **out, size_t max)
 {
+	unsigned lacks = sm_lacks(v->sm, v->input);
 	size_t n = 0;
-	uint64_t switches, wakeups;
 
-	kt_model_counts(v->sm->model, v->input, &switches, &wakeups);
-	if (!switches && n < max)
-		out[n++] = "CPU time, thread states and wakeup latencies: no context switch recorded "
-			   "(sched_switch, MACH_SCHED)";
-	else if (!wakeups && n < max)
-		out[n++] = "wakeup latencies: no wakeup recorded (sched_waking, sched_wakeup, "
-			   "MACH_MAKE_RUNNABLE)";
-	if (!has_named(v, SM_IRQ) && n < max)
-		out[n++] = "IRQ time: no irq_handler_entry/exit pair recorded";
-	if (!has_named(v, SM_SOFTIRQ) && n < max)
-		out[n++] = "softirq time: no softirq_entry/exit pair recorded";
-	if (!has_named(v, SM_SYSCALL) && n < max)
-		out[n++] = "syscalls: no sys_enter/sys_exit pair recorded";
+	/* (no switch: the wakeup latencies are said with it) */
+	if (lacks & SM_LACKS_SWITCH)
+		lacks &= ~(unsigned)SM_LACKS_WAKEUP;
+	for (unsigned bit = 1; bit & SM_LACKS_ALL; bit <<= 1)
+		if ((lacks & bit) && n < max)
+			out[n++] = sm_lacks_why(bit);
 	return n;
 }
 
