@@ -50,7 +50,6 @@ struct tfs_event {
 	char *system;
 	char *name;
 	bool selected;
-	const char *filter;       /* record: the -f filter the kernel took (the caller's) */
 };
 
 struct tfs_events {

@@ -343,7 +343,6 @@ static int set_filters(struct ktrace_tracefs_session *s, struct tfs_buffer *b,
 			snprintf(file, sizeof(file), "events/%s/%s/filter", e->ev[i].system, e->ev[i].name);
 			ret = save_set_extra(b, file, filter, &e2);
 			if (!ret) {
-				e->ev[i].filter = filter;
 				taken++;
 				continue;
 			}
@@ -1057,11 +1056,11 @@ static bool two_task_event(const struct tfs_event *ev)
  * has (and lets one write) them. The kernel still records a switch away from such a
  * thread and a wakeup it does when the other task is not excluded: the selected
  * sched_switch, sched_wakeup, sched_wakeup_new and sched_waking events get a filter on
- * common_pid for those (after the caller's -f filter, with &&). Every old value is
- * saved like the session's others and put back at the end. A process the caller forked
- * before (the command run under tracing) is not among them and is traced from its fork
- * on. Best effort: where the kernel lacks a file or refuses a value, the threads stay
- * in the trace. */
+ * common_pid for those (after the filter the event has, -f's or an older one, with
+ * &&). Every old value is saved like the session's others and put back at the end. A
+ * process the caller forked before (the command run under tracing) is not among them
+ * and is traced from its fork on. Best effort: where the kernel lacks a file or
+ * refuses a value, the threads stay in the trace. */
 static void exclude_self(struct ktrace_tracefs_session *s)
 {
 	int *t;
@@ -1096,14 +1095,15 @@ static void exclude_self(struct ktrace_tracefs_session *s)
 		for (size_t k = 0; k < s->events.n; k++) {
 			const struct tfs_event *ev = &s->events.ev[k];
 			char file[PATH_MAX], *both = NULL, *old = NULL;
-			const char *user = ev->filter;
+			const char *user = NULL;
 
 			if (!ev->selected || !two_task_event(ev))
 				continue;
 			snprintf(file, sizeof(file), "events/%s/%s/filter", ev->system, ev->name);
-			/* without -f, the filter the event has already (a recording keeps it) */
-			if (!user && !tfs_read_value(b->dir, file, &old) && strcmp(old, "none") &&
-			    !strchr(old, '\n'))
+			/* the filter the event has: -f's, or the one it had (a recording keeps
+			 * it); one the kernel refused shows with its complaint on a second line
+			 * and filters nothing */
+			if (!tfs_read_value(b->dir, file, &old) && strcmp(old, "none") && !strchr(old, '\n'))
 				user = old;
 			if (user && asprintf(&both, "(%s)&&(%s)", user, keep) < 0)
 				both = NULL;
