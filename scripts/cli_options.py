@@ -24,7 +24,7 @@ FILES = {
 ONLY_FOR = {
     '-o': ('record',), '--output': ('record',), '--file-version': ('record',),
     '--compression': ('record',), '-m': ('record',), '--max-kb': ('record',),
-    '-F': ('record', 'stream'),
+    '-F': ('record', 'stream'), '--trace-self': ('record', 'stream'),
 }
 # short letters trace-cmd report takes that ktrace refuses as not supported
 REFUSED_SHORT = {'report': set('nOHNL')}

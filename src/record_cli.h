@@ -21,6 +21,7 @@ int record_cli_write_opts(const char *command, const char *version, const char *
 enum {
 	RA_OUTPUT = 1 << 0,      /* -o, --file-version, --compression, -m */
 	RA_COMMAND = 1 << 1,     /* [--] COMMAND [ARGS], -F */
+	RA_SELF = 1 << 2,        /* --trace-self (a recorder: its own threads are left out) */
 };
 
 struct record_args {

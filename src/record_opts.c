@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "record_cli.h"
 
-enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS };
+enum { OPT_VERSION = 256, OPT_COMPRESSION, OPT_TGIDS, OPT_TRACE_SELF };
 
 static const struct option record_options[] = {
 	{ "event",        required_argument, NULL, 'e' },
@@ -24,6 +24,7 @@ static const struct option record_options[] = {
 	{ "compression",  required_argument, NULL, OPT_COMPRESSION },
 	{ "pid",          required_argument, NULL, 'P' },
 	{ "no-tgids",     no_argument,       NULL, OPT_TGIDS },
+	{ "trace-self",   no_argument,       NULL, OPT_TRACE_SELF },
 	{ "stacktrace",   no_argument,       NULL, 'T' },
 	{ "sleep",        required_argument, NULL, 's' },
 	{ "cpumask",      required_argument, NULL, 'M' },
@@ -150,6 +151,11 @@ int record_args_parse(const char *cmd, unsigned allow, int argc, char **argv, st
 			break;
 		case OPT_TGIDS:
 			o->no_tgids = true;
+			break;
+		case OPT_TRACE_SELF:
+			if (!(allow & RA_SELF))
+				goto invalid;
+			o->trace_self = true;
 			break;
 		case 'c':
 			a->follow = true;

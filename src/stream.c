@@ -37,11 +37,14 @@ static const char stream_help[] =
 "    sub-buffers with splice); printing runs behind them, and every event read is\n"
 "    printed. Formatting takes CPU time that a recording does not: under a load that\n"
 "    keeps every CPU busy a stream loses more events than a recording (bench/record\n"
-"    measures both). The stream's own threads are left out of the trace\n"
-"    (set_event_notrace_pid), as its printing would feed what it prints. A quiet\n"
-"    CPU's events are shown at the latest every\n"
-"    -s microseconds (default 100000). Records of all CPUs are printed in time order\n"
-"    among those read at the time.\n"
+"    measures both). The stream's own threads are left out of the trace, as its\n"
+"    printing would feed what it prints: no event whose current task is one of them\n"
+"    is shown (set_event_notrace_pid, set_ftrace_notrace_pid with a tracer, and a\n"
+"    filter on common_pid for the sched_switch and wakeup events, as ktrace record\n"
+"    does: 'ktrace help record'); --trace-self keeps them. COMMAND is traced from its\n"
+"    fork on. A quiet CPU's events are shown at the latest every -s microseconds\n"
+"    (default 100000). Records of all CPUs are printed in time order among those\n"
+"    read at the time.\n"
 "\n"
 "    Like ktrace record, it consumes what it reads (the events are taken out of the\n"
 "    kernel's ring buffer), refuses a buffer in use, and puts back at the end\n"
@@ -55,6 +58,7 @@ static const char stream_help[] =
 "    -P, --pid PID            -c (follow forks)        -B, --instance NAME\n"
 "    -s, --sleep USECS        --no-tgids               -q, --quiet\n"
 "    -F (only the events of COMMAND and, with -c, its children)\n"
+"    --trace-self (keep the stream's own threads in the trace)\n"
 "    -h, --help\n"
 "    (not the output options of record), and:\n"
 "    -t, --nsec\n"
@@ -116,7 +120,7 @@ static int run_stream(int argc, char **argv)
 	}
 	for (; i < argc; i++)
 		args[n++] = argv[i];
-	ret = record_args_parse("stream", RA_COMMAND, n, args, &a);
+	ret = record_args_parse("stream", RA_COMMAND | RA_SELF, n, args, &a);
 	if (ret < 0) {
 		free(args);
 		cli_print_help(&cli_stream);

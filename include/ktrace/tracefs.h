@@ -16,8 +16,9 @@
  * /proc/sys/kernel/ftrace_enabled, which fails on some systems).
  *
  * A record session changes the tracefs state it needs (tracing_on, enabled events,
- * buffer size, clock, current tracer, event pid filter, event-fork, record-tgid, and
- * buffer_percent, set to 1 so that the readers wake up early) and
+ * buffer size, clock, current tracer, event pid filter, the lists and filters that
+ * leave the recorder's own threads out (ktrace_tracefs_start), event-fork,
+ * record-tgid, and buffer_percent, set to 1 so that the readers wake up early) and
  * ktrace_tracefs_restore puts back every value it changed, and removes the instance it
  * created; ktrace_tracefs_close does it too when it was not done. The library installs
  * no signal handlers: callers stop the session on SIGINT/SIGTERM and then restore.
@@ -86,6 +87,9 @@ struct ktrace_tracefs_record_opts {
 	                                    its buffer (-s; 0: one second) */
 	bool in_memory;                  /* per-CPU data in memory (memfd) instead of files,
 	                                    read back by the live view (ktrace/view.h) */
+	bool trace_self;                 /* keep the events of the calling process's own
+	                                    threads (false: ktrace_tracefs_start leaves
+	                                    them out, see there) */
 };
 
 struct ktrace_tracefs_extract_opts {
@@ -144,7 +148,14 @@ KTRACE_API int ktrace_tracefs_record_open(const struct ktrace_tracefs_record_opt
 KTRACE_API int ktrace_tracefs_extract_open(const struct ktrace_tracefs_extract_opts *opts, struct ktrace_tracefs_session **out,
 			struct ktrace_error *err);
 
-/* Record: starts the reader threads, then turns tracing on. */
+/* Record: starts the reader threads, then turns tracing on. Unless opts' trace_self,
+ * the process's threads (the caller's and the readers, read from /proc/self/task now)
+ * are left out of the trace first: added to set_event_notrace_pid (and, with a tracer,
+ * set_ftrace_notrace_pid) where the kernel has them, and a common_pid filter on the
+ * selected sched_switch, sched_wakeup, sched_wakeup_new and sched_waking events (after
+ * their filter), which the kernel keeps when the other task is not excluded; all put
+ * back by ktrace_tracefs_restore. Threads created after this call, and processes forked
+ * before it (a command run under tracing), are traced. */
 KTRACE_API int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err);
 /* Figures so far (cheap: reads the stats files). */
 KTRACE_API void ktrace_tracefs_progress(struct ktrace_tracefs_session *s, struct ktrace_progress *p);

@@ -193,6 +193,8 @@ struct ktrace_tracefs_session {
 	int data_pipe[2];         /* in_memory: a byte each time data was captured */
 	struct tfs_live *live;    /* in_memory: the live reader */
 	bool keep_state;          /* start: nothing is put back at close */
+	bool exclude_self;        /* record, stream: the process's threads left out */
+	bool function_tracer;     /* a tracer other than nop (set_ftrace_notrace_pid) */
 };
 
 /* ---- what a session changed, put back (tracefs_session.c) ---- */

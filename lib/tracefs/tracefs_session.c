@@ -754,6 +754,8 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 	}
 	s->save_tgids = capture && !o->no_tgids;
 	s->in_memory = o->in_memory;
+	s->exclude_self = capture && !o->trace_self;
+	s->function_tracer = o->tracer && strcmp(o->tracer, "nop");
 	if (s->in_memory && pipe2(s->data_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		ret = -errno;
 		ktrace_tracefs_close(s);
@@ -973,33 +975,147 @@ int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct k
 	return bwrite(&s->bufs[0], "set_event_pid", v, true, err);
 }
 
-/* The process's threads ("tid tid ..."), or NULL. */
-static char *own_threads(void)
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The process's threads, sorted (malloc'ed; 0 when /proc cannot tell). */
+static size_t own_threads(int **out)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	char *list = NULL;
-	size_t len = 0, cap = 0;
+	int *t = NULL;
+	size_t n = 0;
 
+	*out = NULL;
 	if (!d)
-		return NULL;
+		return 0;
 	while ((e = readdir(d))) {
+		int *g;
+
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
-		if (len + strlen(e->d_name) + 2 > cap) {
-			char *n = kt_realloc_array(list, cap = cap * 2 + 256, 1);
-
-			if (!n) {
-				free(list);
-				list = NULL;
-				break;
-			}
-			list = n;
+		if (!(g = kt_realloc_array(t, n + 1, sizeof(*t)))) {
+			free(t);
+			closedir(d);
+			return 0;
 		}
-		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", e->d_name);
+		t = g;
+		t[n++] = atoi(e->d_name);
 	}
 	closedir(d);
-	return list;
+	qsort(t, n, sizeof(*t), cmp_int);
+	*out = t;
+	return n;
+}
+
+/* The threads as a pid list ("tid tid ...") or as a filter that keeps every other
+ * current task ("common_pid!=A&&(common_pid<B||common_pid>C)", runs of consecutive
+ * ids as ranges, as the reader threads' usually are). malloc'ed, NULL without memory. */
+static char *threads_text(const int *t, size_t n, bool filter)
+{
+	char *s = malloc(n * 48 + 1);
+	size_t len = 0;
+
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (filter && j + 1 < n && t[j + 1] == t[j] + 1)
+			j++;
+		if (!filter)
+			len += (size_t)sprintf(s + len, "%s%d", len ? " " : "", t[i]);
+		else if (j == i)
+			len += (size_t)sprintf(s + len, "%scommon_pid!=%d", len ? "&&" : "", t[i]);
+		else
+			len += (size_t)sprintf(s + len, "%s(common_pid<%d||common_pid>%d)", len ? "&&" : "",
+					       t[i], t[j]);
+		i = j + 1;
+	}
+	return s;
+}
+
+/* The scheduler events the kernel keeps when the other task of the two is not in
+ * set_event_notrace_pid (a switch away from an excluded thread, a wakeup it does). */
+static bool two_task_event(const struct tfs_event *ev)
+{
+	return !strcmp(ev->system, "sched") &&
+	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup") ||
+		!strcmp(ev->name, "sched_wakeup_new") || !strcmp(ev->name, "sched_waking"));
+}
+
+/* The process's own threads (the caller's and the readers) are left out of the trace:
+ * a recorder's system calls and switches would otherwise fill the trace it writes, and
+ * a live view's printing would feed what it shows. Their ids go in each buffer's
+ * set_event_notrace_pid and, with a tracer, set_ftrace_notrace_pid, where the kernel
+ * has (and lets one write) them. The kernel still records a switch away from such a
+ * thread and a wakeup it does when the other task is not excluded: the selected
+ * sched_switch, sched_wakeup, sched_wakeup_new and sched_waking events get a filter on
+ * common_pid for those (after the filter the event has, -f's or an older one, with
+ * &&). Every old value is saved like the session's others and put back at the end. A
+ * process the caller forked before (the command run under tracing) is not among them
+ * and is traced from its fork on. Best effort: where the kernel lacks a file or
+ * refuses a value, the threads stay in the trace. */
+static void exclude_self(struct ktrace_tracefs_session *s)
+{
+	int *t;
+	size_t n = own_threads(&t);
+	char *list = n ? threads_text(t, n, false) : NULL;
+	char *keep = n ? threads_text(t, n, true) : NULL;
+
+	for (size_t i = 0; list && keep && i < s->nbufs; i++) {
+		static const char *const files[] = { "set_event_notrace_pid", "set_ftrace_notrace_pid" };
+		struct tfs_buffer *b = &s->bufs[i];
+		struct ktrace_error ignore;
+
+		for (size_t f = 0; f < 2; f++) {
+			char path[PATH_MAX + 32], *old = NULL, *both = NULL;
+
+			if (f == 1 && !s->function_tracer)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", b->dir, files[f]);
+			if (access(path, W_OK) || tfs_read_value(b->dir, files[f], &old))
+				continue;
+			/* the ids already there stay (one a line in the file) */
+			for (char *c = old; *c; c++)
+				if (*c == '\n')
+					*c = ' ';
+			if (*old && asprintf(&both, "%s %s", old, list) < 0)
+				both = NULL;
+			if (!*old || both)
+				save_set_extra(b, files[f], both ? both : list, &ignore);
+			free(both);
+			free(old);
+		}
+		for (size_t k = 0; k < s->events.n; k++) {
+			const struct tfs_event *ev = &s->events.ev[k];
+			char file[PATH_MAX], *both = NULL, *old = NULL;
+			const char *user = NULL;
+
+			if (!ev->selected || !two_task_event(ev))
+				continue;
+			snprintf(file, sizeof(file), "events/%s/%s/filter", ev->system, ev->name);
+			/* the filter the event has: -f's, or the one it had (a recording keeps
+			 * it); one the kernel refused shows with its complaint on a second line
+			 * and filters nothing */
+			if (!tfs_read_value(b->dir, file, &old) && strcmp(old, "none") && !strchr(old, '\n'))
+				user = old;
+			if (user && asprintf(&both, "(%s)&&(%s)", user, keep) < 0)
+				both = NULL;
+			if (!user || both)
+				save_set_extra(b, file, both ? both : keep, &ignore);
+			free(both);
+			free(old);
+		}
+	}
+	free(list);
+	free(keep);
+	free(t);
 }
 
 int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err)
@@ -1012,22 +1128,9 @@ int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *
 		if ((ret = tfs_capture_start(s, &s->bufs[i], err)))
 			return ret;
 	s->started = true;
-	if (s->in_memory) {
-		/* a live reader prints what it reads: its own system calls (writing the
-		 * lines, reading the data back) would feed the trace it shows, so its threads
-		 * are left out of it (where the kernel has set_event_notrace_pid) */
-		char *self = own_threads();
-
-		for (size_t i = 0; self && i < s->nbufs; i++) {
-			struct ktrace_error ignore;
-			char path[PATH_MAX + 32];
-
-			snprintf(path, sizeof(path), "%s/set_event_notrace_pid", s->bufs[i].dir);
-			if (!access(path, W_OK))
-				save_set_extra(&s->bufs[i], "set_event_notrace_pid", self, &ignore);
-		}
-		free(self);
-	}
+	/* the readers exist now: every thread of the process goes in the lists */
+	if (s->exclude_self)
+		exclude_self(s);
 	for (size_t i = 0; i < s->nbufs; i++)
 		if ((ret = bwrite(&s->bufs[i], "tracing_on", "1", false, err)))
 			return ret;
