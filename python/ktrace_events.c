@@ -12,6 +12,8 @@
  */
 #include "ktrace_py.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -499,6 +501,43 @@ done:
 	return res;
 }
 
+static bool all_tracedat(const struct ktpy_trace *t)
+{
+	for (size_t i = 0; i < t->npaths; i++)
+		if (t->formats[i] != KTRACE_FORMAT_TRACEDAT)
+			return false;
+	return true;
+}
+
+/* "name,system/name,...": names of letters, digits, '_' and '-' only (the filter's
+ * parts are regular expressions); false when a name is another. */
+static bool name_filter(const struct events_run *r, struct ktrace_stream_filter *f)
+{
+	size_t len = 1;
+	char *text, *p;
+
+	for (size_t i = 0; i < r->nnames; i++) {
+		if (!r->names[i][0] || strspn(r->names[i], "abcdefghijklmnopqrstuvwxyz"
+						"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-:/") !=
+					       strlen(r->names[i]) ||
+		    strchr(r->names[i], ':') != strrchr(r->names[i], ':'))
+			return false;
+		len += strlen(r->names[i]) + 1;
+	}
+	text = p = malloc(len);
+	if (!text)
+		return false;
+	for (size_t i = 0; i < r->nnames; i++) {
+		p += sprintf(p, "%s%s", i ? "," : "", r->names[i]);
+		for (char *c = p - strlen(r->names[i]); c < p; c++)
+			if (*c == ':')
+				*c = '/';
+	}
+	f->text = text;
+	f->negative = false;
+	return true;
+}
+
 PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool frame)
 {
 	static char *kwlist[] = { "name", "fields", "cpus", "start", "end", NULL };
@@ -510,6 +549,7 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 	const char *bad = NULL;
 	bool has_start, has_end;
 	uint64_t from = 0, to = 0;
+	struct ktrace_stream_filter filter = { 0 };
 	int *cpu_list = NULL;
 	size_t ncpus = 0;
 	int ret;
@@ -570,8 +610,22 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 		    .events_dir = t->events_dir ? PyBytes_AS_STRING(t->events_dir) : NULL);
 	if (cpu_list && !ncpus)
 		so.cpus = NULL;
+	/* trace.dat: the events asked for as the stream's filter, so that the records of
+	 * the others are dropped before they are made (several times faster when few
+	 * records are asked for); a name no file has makes the filter fail: then none */
+	if (r.names && all_tracedat(t) && name_filter(&r, &filter)) {
+		so.filters = &filter;
+		so.nfilters = 1;
+	}
 	ktpy_damage_begin();
-	if (ktrace_stream_open(&s, (const char *const *)t->paths, t->npaths, &so, &err, &bad) < 0) {
+	ret = ktrace_stream_open(&s, (const char *const *)t->paths, t->npaths, &so, &err, &bad);
+	if (ret == -EINVAL && so.nfilters && !bad) {
+		so.filters = NULL;
+		so.nfilters = 0;
+		memset(&err, 0, sizeof(err));
+		ret = ktrace_stream_open(&s, (const char *const *)t->paths, t->npaths, &so, &err, &bad);
+	}
+	if (ret < 0) {
 		ktpy_raise(bad, &err, NULL);
 		goto fail;
 	}
@@ -603,6 +657,7 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 	res = finish(&r, frame);
 	run_free(&r);
 	free(cpu_list);
+	free((char *)filter.text);
 	return res;
 fail_stream:
 	ktrace_stream_close(s);
@@ -619,5 +674,6 @@ fail:
 	}
 	run_free(&r);
 	free(cpu_list);
+	free((char *)filter.text);
 	return NULL;
 }
