@@ -130,18 +130,20 @@ static PyObject *run_stmt(sqlite3 *db, sqlite3_stmt *st)
 	PyObject *masks, *d, *res;
 	size_t rows = 0;
 
+	/* one column per result column, in order; a name twice ("select a.ts, b.ts"):
+	 * NAME_2, NAME_3... (pandas needs each column once) */
 	for (int i = 0; i < ncol; i++) {
 		const char *name = sqlite3_column_name(st, i);
-		char buf[64];
+		size_t had = cols.n;
+		char buf[128];
 
-		/* a name twice ("select a.ts, b.ts"): pandas needs each column once */
-		if (!name || ktpy_cols_get(&cols, name, KTPY_COL_I64) != &cols.c[cols.n - 1]) {
-			snprintf(buf, sizeof(buf), "%s_%d", name ? name : "column", i);
-			name = buf;
-		}
-		if (!ktpy_cols_get(&cols, name, KTPY_COL_I64)) {
-			ktpy_cols_free(&cols);
-			return PyErr_NoMemory();
+		for (int k = 1; cols.n == had; k++) {
+			if (k > 1 || !name)
+				snprintf(buf, sizeof(buf), "%.100s_%d", name ? name : "column", k);
+			if (!ktpy_cols_get(&cols, k > 1 || !name ? buf : name, KTPY_COL_I64)) {
+				ktpy_cols_free(&cols);
+				return PyErr_NoMemory();
+			}
 		}
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -135,6 +135,12 @@ class Events(unittest.TestCase):
         names = list(full['name'].value_counts().index[:2])
         part = t.df(name=names)
         self.assertEqual(len(part), int(full['name'].isin(names).sum()))
+        # the names are the stream's filter: the same rows, every column alike
+        for n in ('sched_switch', 'sched:sched_wakeup', 'kmalloc'):
+            one = t.df(name=n)
+            sub = full[full['name'] == n.split(':')[-1]].reset_index(drop=True)[one.columns]
+            self.assertGreater(len(one), 0)
+            self.assertEqual(one.astype(object).values.tolist(), sub.astype(object).values.tolist())
         cpu = int(full['cpu'].iloc[0])
         self.assertEqual(len(t.df(cpus=[cpu])), int((full['cpu'] == cpu).sum()))
         ts = full['ts']
@@ -280,8 +286,11 @@ class SqlSummary(unittest.TestCase):
                 self.assertEqual(rows, want)
         self.assertEqual(t.sql('select 1 as a, 2.5 as b, null as c, \'x\' as d').dtypes.tolist(),
                          [np.int64, np.float64, object, object])
-        with self.assertRaises(ktrace.Error):
+        self.assertEqual(t.sql('select 1 as a, 2 as a, 3 as a_2').columns.tolist(),
+                         ['a', 'a_2', 'a_2_2'])
+        with self.assertRaises(ktrace.Error) as cm:
             t.sql('select * from no_such_table')
+        self.assertIn('no such table', str(cm.exception))
 
     def test_summary_equals_cli(self):
         p = zst('tracedat/mixed.v6.dat.zst')
