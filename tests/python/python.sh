@@ -20,5 +20,14 @@ if [ -n "${SANFLAGS:-}" ]; then
 	asan=$(${CC:-cc} -print-file-name=libasan.so)
 	export LD_PRELOAD="$asan" ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"
 fi
-export KTRACE SHARED TMP
+# a Darwin V3 file with events and stackshots (our writer) and a crafted KOFF crash dump
+KT_V3= KT_KOFF=
+if "$ROOT/$B/tests/darwin/test_stackshot" write "$TMP/s.ktrace" "$SHARED/data/kcdata/stackshot-sample" \
+	"$SHARED/data/kcdata/delta-stackshot-sample-new-arrays" >/dev/null 2>&1; then
+	KT_V3="$TMP/s.ktrace"
+fi
+if python3 "$ROOT/tests/koff/mkcore.py" "$TMP/c" >/dev/null 2>&1; then
+	KT_KOFF="$TMP/c/buffer"
+fi
+export KTRACE SHARED TMP KT_V3 KT_KOFF
 PYTHONPATH="$ROOT/$B/python" PYTHONDONTWRITEBYTECODE=1 "$PY" "$ROOT/tests/python/test_module.py"

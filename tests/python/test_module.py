@@ -194,6 +194,19 @@ class Formats(unittest.TestCase):
             self.assertEqual(len(df), info['records'])
             self.assertIn('text', df.columns)
 
+    def test_darwin_v3_and_koff_dump(self):
+        v3, koff = os.environ.get('KT_V3'), os.environ.get('KT_KOFF')
+        if not v3 or not koff:
+            self.skipTest('no V3 file (tests/darwin/test_stackshot) or KOFF dump (tests/koff/mkcore.py)')
+        info = json.loads(run(KTRACE, 'info', '--json', v3).stdout)
+        df = ktrace.open(v3).df()
+        shots = [c for c in info['chunks'] if 'stackshot' in c['name']]
+        self.assertEqual(len(df), info['events'] + len(shots))
+        self.assertEqual(int(df['name'].str.contains('stackshot').sum()), len(shots))
+        self.assertEqual(ktrace.open(v3).format, 'darwin-v3')
+        info = json.loads(run(KTRACE, 'info', '--json', koff).stdout)
+        self.assertEqual(len(ktrace.open(koff).df()), info['records'])
+
     def test_kcdata_tree(self):
         for name in ('stackshot-sample', 'corpse-sample', 'exitreason-sample'):
             p = shared('kcdata/' + name)
