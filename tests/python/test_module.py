@@ -32,7 +32,7 @@ def zst(rel):
     src = os.path.join(ROOT, 'tests', 'data', rel)
     dst = os.path.join(TMP, os.path.basename(rel)[:-4])
     if not os.path.exists(dst):
-        subprocess.run(['zstd', '-dqf', src, '-o', dst], check=True)
+        subprocess.run(['zstd', '-dqf', src, '-o', dst], check=True, env=ENV)
     return dst
 
 
@@ -40,8 +40,12 @@ def shared(rel):
     return os.path.join(SHARED, 'data', rel)
 
 
+# the commands run without the ASan runtime python.sh preloads into python (SAN build)
+ENV = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
+
+
 def run(*cmd, ok=(0,)):
-    p = subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(list(cmd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
     if p.returncode not in ok:
         raise AssertionError('%s: exit %d: %s' % (cmd, p.returncode, p.stderr.decode()[:500]))
     return p
