@@ -629,9 +629,12 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 		ktpy_raise(bad, &err, NULL);
 		goto fail;
 	}
-	while ((ret = ktrace_stream_next(s, &rec, &err)) > 0) {
+	for (uint64_t seen = 1; (ret = ktrace_stream_next(s, &rec, &err)) > 0; seen++) {
 		struct plan *p;
 
+		/* Ctrl-C stops a long read (KeyboardInterrupt) */
+		if (!(seen & 0xffff) && PyErr_CheckSignals() < 0)
+			goto fail_stream;
 		if (rec->kind != KTRACE_STREAM_EVENT)
 			continue;
 		if ((has_start && rec->ts < from) || (has_end && rec->ts >= to))

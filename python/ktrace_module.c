@@ -317,9 +317,7 @@ static PyObject *trace_summary(struct ktpy_trace *t, PyObject *args, PyObject *k
 		Py_XDECREF(ktpy_damage_end());
 		return NULL;
 	}
-	Py_BEGIN_ALLOW_THREADS
 	ret = ktrace_view_summary(s, &vo, cap.out, &err);
-	Py_END_ALLOW_THREADS
 	bad = ret < 0 ? ktrace_stream_error_path(s) : NULL;
 	res = ktpy_capture_json(&cap);
 	if (ret < 0) {

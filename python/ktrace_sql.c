@@ -24,9 +24,8 @@ static int build(struct ktpy_trace *t)
 	if (t->sql)
 		return 0;
 	ktpy_damage_begin();
-	Py_BEGIN_ALLOW_THREADS
+	/* with the GIL held: the Trace's tables and the damaged places are one at a time */
 	ret = ktrace_sql_open(&t->sql, (const char *const *)t->paths, t->npaths, &qo, &err, &bad);
-	Py_END_ALLOW_THREADS
 	if (ret < 0) {
 		t->sql = NULL;
 		ktpy_raise(bad, &err, NULL);
