@@ -250,6 +250,17 @@ class Errors(unittest.TestCase):
         self.assertEqual(cm.exception.errno, 2)
         self.assertEqual([str(cm.exception)], self.cli_error(KTRACE, 'info', p))
 
+    def test_not_a_trace(self):
+        junk, empty = os.path.join(TMP, 'junk.txt'), os.path.join(TMP, 'empty.dat')
+        with open(junk, 'w') as f:
+            f.write('hello world\n')
+        open(empty, 'w').close()
+        for p in (junk, empty):
+            with self.subTest(path=p):
+                with self.assertRaises(ktrace.Error) as cm:
+                    ktrace.open(p)
+                self.assertEqual([str(cm.exception)], self.cli_error(KTRACE, 'summary', p))
+
     def test_damaged_as_cli(self):
         cases = [shared('reliability/v7zstd_bad_csize.dat'),
                  shared('reliability/uaf_darwin_v3_trunc.ktrace'),
