@@ -5,6 +5,7 @@ answers, errors against the CLI's message, on this tree's recorded traces and th
 real-world files. Run by tests/python/python.sh (TAP through tap.py)."""
 import collections
 import contextlib
+import glob
 import io
 import json
 import os
@@ -51,20 +52,18 @@ def run(*cmd, ok=(0,)):
     return p
 
 
-# recorded traces of this tree and shared real-world ones (trace.dat v6 and v7)
-TRACEDAT = [('tracedat/mixed.v6.dat.zst', None), ('tracedat/all.v6.dat.zst', None),
-            ('tracedat/subbuf8k.v6.dat.zst', None), ('report/kmem.v6.dat.zst', None),
-            ('report/boot.v6.dat.zst', None), ('model/uneven.dat.zst', None),
-            (None, 'ftrace/trappy_tests_trace.v6.dat'), (None, 'ftrace/trappy_tests_trace.v7zstd.dat'),
-            (None, 'ftrace/trappy_tests_raw_trace.v7zstd.dat'), (None, 'ftrace/schedviz_cpu0.v6.dat'),
-            (None, 'ftrace/schedviz_cpu0.v7zstd.dat'), (None, 'ftrace/synthetic_edge.v6.dat')]
+# recorded traces of this tree (every tests/data/*/*.dat.zst) and the shared real-world
+# and conformance ones (trace.dat v6 and v7)
+SHARED_TRACEDAT = ['ftrace/trappy_tests_trace.v6.dat', 'ftrace/trappy_tests_trace.v7zstd.dat',
+                   'ftrace/trappy_tests_raw_trace.v7zstd.dat', 'ftrace/schedviz_cpu0.v6.dat',
+                   'ftrace/schedviz_cpu0.v7none.dat', 'ftrace/schedviz_cpu0.v7zstd.dat',
+                   'ftrace/synthetic_edge.v6.dat', 'ftrace/synthetic_edge.v7zstd.dat']
 
 
 def tracedat_files():
-    out = []
-    for z, s in TRACEDAT:
-        out.append(zst(z) if z else shared(s))
-    return out
+    data = os.path.join(ROOT, 'tests', 'data')
+    tree = sorted(glob.glob(os.path.join(data, '*', '*.dat.zst')))
+    return [zst(os.path.relpath(z, data)) for z in tree] + [shared(s) for s in SHARED_TRACEDAT]
 
 
 LINE = re.compile(r'^\s*(.*)-(-?\d+)\s+\[(\d+)\]\s*(\d+)(?:\.(\d+))?:\s+([^:\s]+):\s*(.*)$')
@@ -103,12 +102,15 @@ class Events(unittest.TestCase):
         tc = shutil.which('trace-cmd')
         if not tc:
             self.skipTest('trace-cmd not installed')
+        n = 0
         for path in tracedat_files():
             with self.subTest(path=path):
                 want = collections.Counter(g[5] for g in report_lines(path, tool=tc))
                 got = collections.Counter(ktrace.open(path).df(fields=['name'])['name'])
                 self.assertGreater(sum(want.values()), 0)
                 self.assertEqual(dict(got), dict(want))
+                n += 1
+        self.assertGreaterEqual(n, 25)
 
     def test_sched_switch_equals_report_R(self):
         checked = 0
