@@ -184,6 +184,18 @@ class Formats(unittest.TestCase):
         info = json.loads(run(KTRACE, 'info', '--json', p).stdout)
         self.assertEqual(self.count_of(p), info['events'])
         self.assertEqual(ktrace.open(p).format, 'ftrace-pages')
+        # with the events directory of tracefs, names and fields: the same rows as the
+        # trace.dat made of these pages and formats
+        raw = ktrace.open(p, events_dir=shared('ftrace/schedviz_formats')).df(name='sched_switch')
+        dat = ktrace.open(shared('ftrace/schedviz_cpu0.v6.dat')).df(name='sched_switch')
+        cols = ['ts', 'cpu', 'prev_comm', 'prev_pid', 'prev_prio', 'prev_state', 'next_comm',
+                'next_pid', 'next_prio']
+        self.assertEqual(len(raw), 779)
+        self.assertEqual(raw[cols].values.tolist(), dat[cols].values.tolist())
+        for rel in ('recorded/mixed_cpu0.raw.zst', 'recorded/overwrite_cpu0.raw.zst'):
+            q = zst(rel)
+            info = json.loads(run(KTRACE, 'info', '--json', q).stdout)
+            self.assertEqual(self.count_of(q), info['events'])
 
     def test_darwin(self):
         p = shared('darwin/coreprofilesessiontap.bin')
