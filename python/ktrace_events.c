@@ -494,7 +494,21 @@ PyObject *ktpy_frame(PyObject *dict, PyObject *masks, PyObject *columns)
 			Py_DECREF(a);
 		}
 	}
-	res = PyObject_CallMethod(pd, "DataFrame", "O", dict);
+	/* copy=False: the columns' memory becomes the frame's (pandas copies dicts by
+	 * default) */
+	{
+		PyObject *cls = PyObject_GetAttrString(pd, "DataFrame"), *args = NULL, *kw = NULL;
+
+		if (cls)
+			args = PyTuple_Pack(1, dict);
+		if (args)
+			kw = Py_BuildValue("{s:O}", "copy", Py_False);
+		if (kw)
+			res = PyObject_Call(cls, args, kw);
+		Py_XDECREF(cls);
+		Py_XDECREF(args);
+		Py_XDECREF(kw);
+	}
 done:
 	Py_XDECREF(arrays);
 	Py_DECREF(pd);
