@@ -152,6 +152,15 @@ PyObject *ktpy_damage_end(void)
 	return l;
 }
 
+void ktpy_damage_drop(void)
+{
+	PyObject *et, *ev, *tb;
+
+	PyErr_Fetch(&et, &ev, &tb);
+	Py_XDECREF(ktpy_damage_end());
+	PyErr_Restore(et, ev, tb);
+}
+
 PyObject *ktpy_raise(const char *file, const struct ktrace_error *err, PyObject *partial)
 {
 	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], esc[KTRACE_ERROR_MESSAGE_MAX * 4 + 256];

@@ -681,14 +681,7 @@ fail_stream:
 	if (!PyErr_Occurred())
 		PyErr_NoMemory();
 fail:
-	{
-		/* keep the exception across the damage list's reset */
-		PyObject *et, *ev, *tb;
-
-		PyErr_Fetch(&et, &ev, &tb);
-		Py_XDECREF(ktpy_damage_end());
-		PyErr_Restore(et, ev, tb);
-	}
+	ktpy_damage_drop();
 	run_free(&r);
 	free(cpu_list);
 	free((char *)filter.text);

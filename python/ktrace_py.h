@@ -40,6 +40,8 @@ PyObject *ktpy_raise(const char *file, const struct ktrace_error *err, PyObject 
  * whether the final error was one of them. */
 void ktpy_damage_begin(void);
 PyObject *ktpy_damage_end(void);
+/* Ends the collection, dropping what it holds; a pending exception stays. */
+void ktpy_damage_drop(void);
 
 /* ---- columns ---- */
 

@@ -31,13 +31,9 @@ static int build(struct ktpy_trace *t)
 		ktpy_raise(bad, &err, NULL);
 		return -1;
 	}
-	/* damage part way: the tables hold what was read; say so as the CLI does */
-	if (ktrace_sql_input_error(t->sql, &err, &bad) < 0) {
-		ktrace_sql_close(t->sql);
-		t->sql = NULL;
-		ktpy_raise(bad, &err, NULL);
-		return -1;
-	}
+	/* damage part way: the tables hold what was read; each query answers, then
+	 * raises the damage with its answer as partial, as the CLI prints the answer and
+	 * then the error (ktpy_sql) */
 	Py_XDECREF(ktpy_damage_end());
 	return 0;
 }
@@ -192,6 +188,7 @@ PyObject *ktpy_sql(struct ktpy_trace *t, PyObject *args)
 		return NULL;
 	if (build(t))
 		return NULL;
+	ktpy_damage_begin();
 	db = ktrace_sql_db(t->sql);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
@@ -206,13 +203,27 @@ PyObject *ktpy_sql(struct ktpy_trace *t, PyObject *args)
 		Py_XDECREF(res);
 		res = run_stmt(db, st);
 		sqlite3_finalize(st);
-		if (!res)
+		if (!res) {
+			ktpy_damage_drop();
 			return NULL;
+		}
 		query = tail;
 	}
 	if (!res) {
+		Py_XDECREF(ktpy_damage_end());
 		PyErr_SetString(PyExc_ValueError, "sql: no statement");
 		return NULL;
 	}
+	{
+		struct ktrace_error err = { 0 };
+		const char *bad = NULL;
+
+		if (ktrace_sql_input_error(t->sql, &err, &bad) < 0) {
+			ktpy_raise(bad, &err, res);
+			Py_DECREF(res);
+			return NULL;
+		}
+	}
+	Py_XDECREF(ktpy_damage_end());
 	return res;
 }

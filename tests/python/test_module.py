@@ -310,6 +310,24 @@ class Errors(unittest.TestCase):
         self.assertEqual(len(cm.exception.partial['ts']), n)
 
 
+    def test_sql_of_damaged_input(self):
+        """The answer of what could be read, then the error, as `ktrace sql` prints them."""
+        cut = os.path.join(TMP, 'cut3.dat')
+        src = zst('tracedat/mixed.v6.dat.zst')
+        with open(src, 'rb') as f, open(cut, 'wb') as g:
+            g.write(f.read()[:os.path.getsize(src) * 9 // 10])
+        q = 'select count(*) as n from event'
+        p = run(KTRACE, 'sql', '--json', cut, q, ok=(1,))
+        want = json.loads(p.stdout)
+        t = ktrace.open(cut)
+        for _ in range(2):
+            with self.assertRaises(ktrace.Error) as cm:
+                t.sql(q)
+            self.assertEqual(cm.exception.partial.to_dict('records'), want)
+            self.assertIn('ktrace: ' + str(cm.exception), p.stderr.decode().split('\n'))
+            self.assertEqual(cm.exception.filename, cut)
+
+
 class SqlSummary(unittest.TestCase):
     def test_sql_equals_cli(self):
         p = zst('tracedat/mixed.v6.dat.zst')
