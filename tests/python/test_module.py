@@ -109,6 +109,10 @@ class Events(unittest.TestCase):
                 got = collections.Counter(ktrace.open(path).df(fields=['name'])['name'])
                 self.assertGreater(sum(want.values()), 0)
                 self.assertEqual(dict(got), dict(want))
+                # the same asked by name (the stream's filter)
+                t = ktrace.open(path)
+                for name in list(want)[:3]:
+                    self.assertEqual(len(t.events(name=name, fields=['ts'])['ts']), want[name], name)
                 n += 1
         self.assertGreaterEqual(n, 25)
 
