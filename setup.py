@@ -26,13 +26,18 @@ def libktrace():
 
 
 inc, lib = libktrace()
-setup(ext_modules=[Extension(
-    'ktrace',
-    sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, 'python', '*.c'))),
-    include_dirs=inc + [numpy.get_include()],
-    define_macros=[('_GNU_SOURCE', None)],
-    extra_compile_args=['-std=c11', '-fvisibility=hidden'],
-    extra_objects=[lib],
-    extra_link_args=['-Wl,--exclude-libs,ALL', '-pthread'],
-    libraries=LIBS,
-)])
+# setuptools' own build files go under build/setuptools, beside make's
+BASE = os.path.join('build', 'setuptools')
+os.makedirs(BASE, exist_ok=True)
+setup(
+    options={'build': {'build_base': BASE}, 'egg_info': {'egg_base': BASE}},
+    ext_modules=[Extension(
+        'ktrace',
+        sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, 'python', '*.c'))),
+        include_dirs=inc + [numpy.get_include()],
+        define_macros=[('_GNU_SOURCE', None)],
+        extra_compile_args=['-std=c11', '-fvisibility=hidden'],
+        extra_objects=[lib],
+        extra_link_args=['-Wl,--exclude-libs,ALL', '-pthread'],
+        libraries=LIBS,
+    )])
