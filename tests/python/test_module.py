@@ -365,6 +365,20 @@ class SqlSummary(unittest.TestCase):
 
 
 class Docs(unittest.TestCase):
+    def test_readme_example_runs(self):
+        md = open(os.path.join(ROOT, 'README.md')).read()
+        blocks = re.findall(r'```python\n(.*?)```', md, re.S)
+        self.assertEqual(len(blocks), 1)
+        env = {}
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            exec(compile(blocks[0], 'README.md', 'exec'), env)
+        finally:
+            os.chdir(cwd)
+        self.assertEqual(set(env['df']['name']), {'sched_switch'})
+        self.assertGreater(len(env['df']), 1000)
+
     def test_python_md_example_runs(self):
         """The notebook example of docs/python.md, run on a recorded trace."""
         md = open(os.path.join(ROOT, 'docs', 'python.md')).read()
