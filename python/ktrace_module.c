@@ -272,11 +272,19 @@ static int no_kcdata(struct ktpy_trace *t, const char *what)
 int ktpy_ns_arg(PyObject *o, bool *has, uint64_t *v);
 int ktpy_ns_arg(PyObject *o, bool *has, uint64_t *v)
 {
+	PyObject *i;
+
 	*has = false;
 	if (!o || o == Py_None)
 		return 0;
-	*v = PyLong_AsUnsignedLongLong(o);
-	if (PyErr_Occurred()) {
+	/* any integer (NumPy's too: a ts taken from a column) */
+	i = PyNumber_Index(o);
+	if (i) {
+		*v = PyLong_AsUnsignedLongLong(i);
+		Py_DECREF(i);
+	}
+	if (!i || PyErr_Occurred()) {
+		PyErr_Clear();
 		PyErr_SetString(PyExc_ValueError, "start and end are nanoseconds (integers >= 0)");
 		return -1;
 	}

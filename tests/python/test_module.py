@@ -155,11 +155,15 @@ class Events(unittest.TestCase):
         self.assertEqual(len(t.df(cpus=[cpu])), int((full['cpu'] == cpu).sum()))
         ts = full['ts']
         lo, hi = int(ts.quantile(0.25)), int(ts.quantile(0.75))
-        w = t.df(start=lo, end=hi)
+        w = t.df(start=np.int64(lo), end=np.uint64(hi))
         self.assertEqual(len(w), int(((ts >= lo) & (ts < hi)).sum()))
         self.assertTrue((w['ts'] >= lo).all() and (w['ts'] < hi).all())
         both = t.df(name=names[0], fields=['ts', 'cpu'], cpus=[cpu], start=lo, end=hi)
         self.assertEqual(list(both.columns), ['ts', 'cpu'])
+        with self.assertRaises(ValueError):
+            t.df(start=-1)
+        with self.assertRaises(ValueError):
+            t.df(start=1.5)
         sel = full[(full['name'] == names[0]) & (full['cpu'] == cpu) & (ts >= lo) & (ts < hi)]
         self.assertEqual(both['ts'].tolist(), sel['ts'].tolist())
 
