@@ -233,6 +233,18 @@ class Formats(unittest.TestCase):
         info = json.loads(run(KTRACE, 'info', '--json', koff).stdout)
         self.assertEqual(len(ktrace.open(koff).df()), info['records'])
 
+    def test_koff_snapshot(self):
+        """A snapshot (ktrace dump -o) gives the records of the buffer it was taken of."""
+        buf = os.path.join(ROOT, 'examples', 'koff-odm')
+        snap = os.path.join(TMP, 'snap.ktrace')
+        run(KTRACE, 'dump', '--buffer', buf, '-o', snap)
+        a, b = ktrace.open(buf), ktrace.open(snap)
+        self.assertEqual((a.format, b.format), ('koff', 'koff'))
+        cols = ['ts', 'tid', 'pid', 'name', 'text', 'id', 'a0']
+        da, db = a.df(), b.df()
+        self.assertEqual(len(da), json.loads(run(KTRACE, 'info', '--json', buf).stdout)['records'])
+        self.assertEqual(da[cols].values.tolist(), db[cols].values.tolist())
+
     def test_kcdata_tree(self):
         for name in ('stackshot-sample', 'corpse-sample', 'exitreason-sample'):
             p = shared('kcdata/' + name)
