@@ -623,7 +623,7 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 		    .flags = KTRACE_STREAM_NO_LOST,
 		    .events_dir = t->events_dir ? PyBytes_AS_STRING(t->events_dir) : NULL);
 	if (cpu_list && !ncpus)
-		so.cpus = NULL;
+		so.cpus = NULL;   /* cpus=[]: no CPU, no rows (the loop below stops at once) */
 	/* trace.dat: the events asked for as the stream's filter, so that the records of
 	 * the others are dropped before they are made (several times faster when few
 	 * records are asked for); a name no file has makes the filter fail: then none */
@@ -643,7 +643,8 @@ PyObject *ktpy_events(struct ktpy_trace *t, PyObject *args, PyObject *kw, bool f
 		ktpy_raise(bad, &err, NULL);
 		goto fail;
 	}
-	for (uint64_t seen = 1; (ret = ktrace_stream_next(s, &rec, &err)) > 0; seen++) {
+	for (uint64_t seen = 1;
+	     !(cpu_list && !ncpus) && (ret = ktrace_stream_next(s, &rec, &err)) > 0; seen++) {
 		struct plan *p;
 
 		/* Ctrl-C stops a long read (KeyboardInterrupt) */

@@ -153,6 +153,7 @@ class Events(unittest.TestCase):
             self.assertEqual(one.astype(object).values.tolist(), sub.astype(object).values.tolist())
         cpu = int(full['cpu'].iloc[0])
         self.assertEqual(len(t.df(cpus=[cpu])), int((full['cpu'] == cpu).sum()))
+        self.assertEqual(len(t.events(cpus=[])['ts']), 0)
         ts = full['ts']
         lo, hi = int(ts.quantile(0.25)), int(ts.quantile(0.75))
         w = t.df(start=np.int64(lo), end=np.uint64(hi))
