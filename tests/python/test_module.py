@@ -379,6 +379,17 @@ class SqlSummary(unittest.TestCase):
         got = ktrace.open(p).summary()
         self.assertEqual(got['schema'], 'ktrace-summary/1')
         self.assertEqual(got, want)
+        # a window and the rows per list, as --from/--to (seconds) and --top say them
+        p = zst('model/uneven.dat.zst')
+        t = ktrace.open(p)
+        ts = t.events(fields=['ts'])['ts']
+        lo, hi = int(ts[len(ts) // 4]), int(ts[3 * len(ts) // 4])
+        sec = lambda x: '%d.%09d' % (x // 10**9, x % 10**9)  # noqa: E731
+        want = json.loads(run(KTRACE, 'summary', '--json', '--top', '3', '--from', sec(lo),
+                              '--to', sec(hi), p).stdout)
+        got = t.summary(top=3, start=lo, end=hi)
+        self.assertEqual((got['from_ns'], got['to_ns']), (lo, hi))
+        self.assertEqual(got, want)
 
 
 class Docs(unittest.TestCase):
