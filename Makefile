@@ -9,7 +9,8 @@
 #   make bench           benchmarks against the reference tools
 #   make robust          a long hostile-input campaign (ROBUST_RUNS, ROBUST_SEED, ROBUST_JOBS,
 #                        ROBUST_SAVE; SAN=1 for the sanitizers)
-#   make install PREFIX=/usr/local DESTDIR=   (also man pages and bash completion)
+#   make install PREFIX=/usr/local DESTDIR=   (also man pages, bash completion and the
+#                        Python module, into PYTHONDIR)
 
 VERSION    := 0.2.0
 SOVERSION  := 1
@@ -180,6 +181,44 @@ $(B)/tests/tools/cli_main.o: $(B)/src/main.o
 $(ALLOCFAIL): tests/tools/allocfail.c $(B)/tests/tools/cli_main.o $(filter-out $(B)/src/main.o,$(CLI_OBJ)) $(STATIC)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(foreach f,$(ALLOCFAIL_WRAP),-Wl,--wrap=$(f)) $(LIBS)
 
+# The Python module `ktrace` (python/, docs/python.md), built against Debian's Python
+# (/usr/bin/python3, whose python3-numpy and python3-pandas the module uses) even where
+# another python3 comes first in PATH, when its headers (python3-dev) and NumPy's are
+# there; else skipped with a note (its tests say SKIP). One extension with libktrace.a
+# inside (its symbols hidden): build/python/ktrace*.so, found with PYTHONPATH=build/python.
+PYTHON   ?= /usr/bin/python3
+PYCFG    := $(shell [ -x $(PYTHON) ] && $(PYTHON) -c 'import os, sys, sysconfig as s; \
+	    i = s.get_paths()["include"]; \
+	    exec("try:\n import numpy; n = numpy.get_include()\nexcept Exception: n = \"\""); \
+	    ok = os.path.exists(i + "/Python.h") and n and os.path.exists(n + "/numpy/arrayobject.h"); \
+	    print(i, n, s.get_config_var("EXT_SUFFIX"), "%d.%d" % sys.version_info[:2]) if ok else None' 2>/dev/null)
+ifneq ($(words $(PYCFG)),4)
+PYMOD    :=
+PY_NOTE  := ktrace: the Python module is not built: $(PYTHON) with its headers (python3-dev) and NumPy's (python3-numpy) is needed
+else
+PY_INC   := $(word 1,$(PYCFG))
+NP_INC   := $(word 2,$(PYCFG))
+PY_EXT   := $(word 3,$(PYCFG))
+PY_VER   := $(word 4,$(PYCFG))
+PYMOD    := $(B)/python/ktrace$(PY_EXT)
+endif
+# where `make install` puts it: a directory of the system python3's sys.path
+PYTHONDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VER)/dist-packages)
+PY_SRC   := $(sort $(wildcard python/*.c))
+PY_OBJ   := $(PY_SRC:%.c=$(B)/%.o)
+$(PY_OBJ): CPPFLAGS := -Iinclude -isystem $(PY_INC) -isystem $(NP_INC) -D_GNU_SOURCE
+$(PY_OBJ): CFLAGS += -fvisibility=hidden -fno-strict-aliasing
+$(B)/python/%.o: python/%.c python/ktrace_py.h $(HEADERS) | $(B)/.deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(PYMOD): $(PY_OBJ) $(STATIC)
+	$(CC) -shared $(LDFLAGS) -o $@ $(PY_OBJ) $(STATIC) -Wl,--exclude-libs,ALL $(LIBS)
+-include $(PY_OBJ:.o=.d)
+.PHONY: python-note
+python-note:
+	@$(if $(PY_NOTE),echo "$(PY_NOTE)" >&2,:)
+all: python-note $(PYMOD)
+
 # Debian's python3 for the test scripts (tests/lib.sh puts $(B)/tests/bin first in
 # PATH): a version manager's shim first in PATH (pyenv's here) costs up to a second per
 # start, and the scripts start Python hundreds of times. Only the standard library is used.
@@ -243,12 +282,14 @@ install: all
 	install -m 644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(LIBMAN) $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 $(COMPLETION) $(DESTDIR)$(COMPLETIONDIR)/ktrace
+	$(if $(PYMOD),install -d $(DESTDIR)$(PYTHONDIR) && install -m 644 $(PYMOD) $(DESTDIR)$(PYTHONDIR)/)
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/ktrace
 	rm -f $(DESTDIR)$(LIBDIR)/libktrace.* $(DESTDIR)$(LIBDIR)/pkgconfig/ktrace.pc $(DESTDIR)$(BINDIR)/ktrace
 	rm -f $(DESTDIR)$(MANDIR)/man1/ktrace.1 $(DESTDIR)$(MANDIR)/man1/ktrace-*.1 \
 	    $(DESTDIR)$(MANDIR)/man3/libktrace.3 $(DESTDIR)$(COMPLETIONDIR)/ktrace
+	$(if $(PYMOD),rm -f $(DESTDIR)$(PYTHONDIR)/ktrace$(PY_EXT))
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -8,7 +8,7 @@ what=${1:-build}
 
 # header-or-command : Debian package
 build_deps="zlib.h:zlib1g-dev libdeflate.h:libdeflate-dev lz4.h:liblz4-dev zstd.h:libzstd-dev libelf.h:libelf-dev plist/plist.h:libplist-dev sqlite3.h:libsqlite3-dev libaudit.h:libaudit-dev cmd:pkg-config:pkg-config cmd:python3:python3"
-test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler cmd:sqlite3:sqlite3"
+test_deps="traceevent/kbuffer.h:libtraceevent-dev cmd:trace-cmd:trace-cmd cmd:zstd:zstd cmd:man:man-db cmd:groff:groff-base cmd:python3:python3 cmd:chromium:chromium cmd:protoc:protobuf-compiler cmd:sqlite3:sqlite3 python3-dev python3-numpy python3-pandas"
 optional_test_deps="cmd:clickhouse-server:clickhouse-server cmd:clickhouse-client:clickhouse-client"
 fuzz_deps="cmd:clang:clang libclang-rt-14-dev"
 bench_deps="$test_deps cmd:/usr/bin/time:time cmd:hyperfine:hyperfine trace-cmd/trace-cmd.h:libtracecmd-dev tracefs/tracefs.h:libtracefs-dev"
