@@ -84,6 +84,9 @@ struct tl_model {
 	size_t ntypes, cap_types;
 	struct kt_strtab name_tab;     /* the event names, interned */
 	const char **names;            /* event names; names[0] = "lost events" */
+	const char **name_sys;         /* their systems ("" none) */
+	uint32_t *name_input;          /* their inputs (names are per input) */
+	struct kt_strtab sys_tab;      /* the systems */
 	uint8_t *name_cls;
 	size_t nnames, cap_names;
 	bool *darwin;                  /* per input */
