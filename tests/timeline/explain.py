@@ -3,7 +3,10 @@
 in headless Chromium through the DevTools protocol, against ktrace's other commands.
 
   explain.py --plan
-  explain.py NAME PAGE.html KTRACE FILE EVENT THREAD
+  explain.py NAME PAGE.html KTRACE FILE[,FILE...] EVENT THREAD [SHOT.png]
+
+SHOT.png: a picture of the page explaining (a thread's wakeup arrows, a selected range
+and its figures), for the README (docs/timeline-demo.png is the demo's).
 
 Checks:
   - three ranges (two picked with ktl.select, one of them the whole trace, one dragged
@@ -220,12 +223,33 @@ def check_wakeups(page, ktrace, files, name):
        'where it runs, and goes with the selection' % name, 'drawn %s, gone %s at %s' % (hits, gone, pts))
 
 
+def picture(page, shot):
+    """The page explaining: the busiest thread selected (its wakeup arrows), a range
+    selected in a zoomed view (its figures below the lanes)."""
+    span = page.eval('ktl.meta.span')
+    th = page.eval('ktl.threads()')
+    busy = max(th[:16], key=lambda x: len(page.eval('ktl.wakeups(%d)' % x['i'])))
+    page.eval('document.querySelector("#ktl-find input").value = ""; ktl.search("")')
+    page.eval('ktl.setView(%d, %d)' % (span * 0.40, span * 0.52))
+    page.eval('ktl.selectThread(%d)' % busy['i'])
+    page.eval('ktl.select(%d, %d)' % (span * 0.44, span * 0.47))
+    page.mouse('mouseMoved', 5, 5)
+    hgt = page.eval('Math.ceil(document.getElementById("ktl-detail").getBoundingClientRect().bottom)')
+    page.call('Emulation.setDeviceMetricsOverride', {'width': 1400, 'height': hgt, 'deviceScaleFactor': 1,
+                                                    'mobile': False})
+    data = page.call('Page.captureScreenshot', {'format': 'png', 'clip': {
+        'x': 0, 'y': 0, 'width': 1400, 'height': hgt, 'scale': 1}})['data']
+    with open(shot, 'wb') as out:
+        out.write(__import__('base64').b64decode(data))
+
+
 def main():
     if sys.argv[1] == '--plan':
         print(NCHECKS)
         return 0
     name, html, ktrace, f, event, thread = sys.argv[1:7]
     files = f.split(',')
+    shot = sys.argv[7] if len(sys.argv) > 7 else None
     try:
         b = cdp.Browser()
     except cdp.NoBrowser as e:
@@ -348,6 +372,8 @@ def main():
             ok(True, '%s: the lane of a matching thread is marked # SKIP no shown lane of each kind' % name)
         # 5. the wakeups of a thread: arrows, against ktrace sql
         check_wakeups(page, ktrace, files, name)
+        if shot:
+            picture(page, shot)
         page.call('Page.close')
     return 0
 

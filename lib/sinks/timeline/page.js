@@ -1166,6 +1166,7 @@ function wakeups(th) {
 function selectThread(th) {
   selTh = th === null || th === undefined || th < 0 || th >= thr.length ? NONE : th;
   draw();
+  for (const w of detail.querySelectorAll(".wake")) w.remove();
   if (selTh === NONE) return null;
   const x = thr[selTh], n = wakesOf(selTh).length;
   detail.append(el("div", { class: "wake" }, "selected " + x.comm + "-" + x.tid + inputTag(x) + ": " +
