@@ -172,9 +172,10 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s)
 	m->ninputs = ktrace_stream_source_count(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
 	m->in_end = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_end));
+	m->in_buf = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_buf));
 	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE | KT_THREADS_FIRST_WINS,
 			TL_COMM_MAX - 1, sizeof(struct tl_thread));
-	if (!m->darwin || !m->in_end || intern_name(m, 0, NULL, "lost events", TL_LOST, &lost))
+	if (!m->darwin || !m->in_end || !m->in_buf || intern_name(m, 0, NULL, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -205,6 +206,7 @@ void tl_model_free(struct tl_model *m)
 	kt_strtab_free(&m->sys_tab);
 	free(m->name_sys);
 	free(m->name_input);
+	free(m->in_buf);
 	free(m->names);
 	free(m->name_cls);
 	free(m->darwin);
@@ -293,10 +295,20 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 		return 0;
 	}
 	{
-		struct tl_evtype *t = evtype(m, r, &ret);
+		struct tl_evtype *t;
 
-		if (!t)
-			return ret;
+		/* most records' type is the last one's on their CPU */
+		if (c && c->ty && c->ty_id == r->event_id && c->ty_src == r->source) {
+			t = &m->types[c->ty - 1];
+		} else {
+			if (!(t = evtype(m, r, &ret)))
+				return ret;
+			if (c) {
+				c->ty = (uint32_t)(t - m->types) + 1;
+				c->ty_id = r->event_id;
+				c->ty_src = r->source;
+			}
+		}
 		out->cls = t->cls;
 		out->name = t->name;
 		if (c && c->last < m->threads.n && m->threads.v[c->last].id == r->tid &&

@@ -53,6 +53,8 @@ struct tl_task {
 struct tl_cpu {
 	uint64_t nswitch, nevents, lost, lost_marks;
 	uint32_t last;                 /* the thread of its last record (a guess: checked) */
+	uint32_t ty, ty_src, ty_id;    /* its last record's type: types[ty - 1] (0: none) of
+					* (ty_src, ty_id) */
 	bool seen;
 };
 
@@ -90,6 +92,7 @@ struct tl_model {
 	uint8_t *name_cls;
 	size_t nnames, cap_names;
 	bool *darwin;                  /* per input */
+	uint32_t *in_buf;              /* per input: the buffer the engine's model reads */
 	uint64_t *in_end;              /* per input: the last record's time of the buffer the
 					* engine's model reads (lost-events marks left out), where
 					* its intervals still open end (timeline_write.c) */

@@ -111,10 +111,10 @@ static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace
 
 /* The input's last record's time in the buffer the model reads (where intervals still
  * open end). */
-static void note_end(struct tl_model *m, struct kt_model *model, const struct ktrace_stream_record *r)
+static void note_end(struct tl_model *m, const struct ktrace_stream_record *r)
 {
 	if (r->kind == KTRACE_STREAM_EVENT && r->source < m->ninputs &&
-	    r->buffer == kt_model_buffer(model, r->source) && r->ts > m->in_end[r->source])
+	    r->buffer == m->in_buf[r->source] && r->ts > m->in_end[r->source])
 		m->in_end[r->source] = r->ts;
 }
 
@@ -133,7 +133,7 @@ static void *model_thread(void *arg)
 			tl_html_states_from(run->html, r->ts);
 			first = false;
 		}
-		note_end(run->m, run->model, r);
+		note_end(run->m, r);
 		run->ret = kt_model_record(run->model, run->s, r, &run->err);
 		if (run->ret)
 			return NULL;
@@ -250,6 +250,8 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		ret = kt_model_open(&run.model, o.paths, o.npaths, o.stream, &ops, err, err_path);
 		if (ret)
 			goto done;
+		for (size_t i = 0; i < m.ninputs; i++)
+			m.in_buf[i] = kt_model_buffer(run.model, (uint32_t)i);
 	}
 	if (!o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
 		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
@@ -273,7 +275,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		if (!run.threaded) {
 			if (!o.svg && m.nrecs == 1)
 				tl_html_states_from(&html, r->ts);
-			note_end(&m, run.model, r);
+			note_end(&m, r);
 			ret = kt_model_record(run.model, s, r, err);
 			if (ret)
 				goto done;
