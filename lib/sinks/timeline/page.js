@@ -524,7 +524,6 @@ const wTh = new Int32Array(NW), wBy = new Int32Array(NW), wCpu = new Int16Array(
 const wTs = new Float64Array(NW), wDur = new Float64Array(NW);
 await (async function decodeWakeups() {
   const smap = meta.smap || [];
-  const cur = new Int32Array(thr.length);     // per thread: where its last one was found
   let n = 0, t = 0;
   for (let c = 0; c < (meta.wchunks || 0); c++) {
     const u = await blockAsync("w" + c), r = reader(u, 0);
@@ -538,9 +537,8 @@ await (async function decodeWakeups() {
       const th = smap[th0], x = thr[th];
       // the thread's Running interval that starts at the end (the switch-in), and the R
       // interval before it, which is the wait (none: a wait of 0)
-      let k = cur[th];
-      while (k < x.ivs.length && !(x.ivs[k] >= t && (x.ivs[k] > t || stDraw[x.ivst[k]] === RUNNING))) k++;
-      cur[th] = k;
+      let k = lowerBound(x.ivs, t);
+      while (k < x.ivs.length && x.ivs[k] === t && stDraw[x.ivst[k]] !== RUNNING) k++;
       const run = k < x.ivs.length && x.ivs[k] === t && stDraw[x.ivst[k]] === RUNNING;
       const wait = run && k > 0 && x.ive[k - 1] === t && meta.states[x.ivst[k - 1]] === "R";
       wTh[n] = th; wBy[n] = by >= 0 ? smap[by] : NONE; wCpu[n] = run ? x.ivcpu[k] : -1;
@@ -549,6 +547,7 @@ await (async function decodeWakeups() {
   }
   if (n !== NW) throw new Error("corrupt data (wakeups)");
 })();
+TM.wakeups = performance.now() - T0;
 let wakesBy = null;
 function wakesOf(th) {
   if (!wakesBy) {
