@@ -97,6 +97,24 @@ static int64_t find_tgid(struct td_source *t, size_t file, int pid)
 	return h->tgid;
 }
 
+/* Two numbers, as sscanf(line, "%d %d") reads them (glibc's: strtol's, cut to int): a
+ * third of its time on a recorded trace's 32 k lines, read by every stream opened. */
+static bool two_ints(const char *line, int *a, int *b)
+{
+	char *end;
+	long x = strtol(line, &end, 10), y;
+
+	if (end == line)
+		return false;
+	line = end;
+	y = strtol(line, &end, 10);
+	if (end == line)
+		return false;
+	*a = (int)x;
+	*b = (int)y;
+	return true;
+}
+
 /* "pid number" lines (the kernel's saved_tgids, in ktrace's SAVED_TGIDS option). */
 static int load_tgids(struct td_source *t, size_t file)
 {
@@ -121,7 +139,7 @@ static int load_tgids(struct td_source *t, size_t file)
 			if (l < sizeof(line)) {
 				memcpy(line, p, l);
 				line[l] = 0;
-				if (sscanf(line, "%d %d", &pid, &tgid) == 2) {
+				if (two_ints(line, &pid, &tgid)) {
 					if (kt_grow((void **)&v, &cap, n + 1, sizeof(*v))) {
 						free(v);
 						return -ENOMEM;

@@ -138,8 +138,10 @@ else
 fi
 [ -n "$SHM" ] && rm -rf "$SHM"
 size=$(stat -c %s "$TMP/dropped.html"); tsize=$(stat -c %s "$TMP/dropped.dat")
-# (1/4 before the page carried the model's thread intervals: 468 of 482 KB then)
-check "page of kt_dropped is under 0.27 of its trace.dat ($size of $tsize bytes)" test $((size * 100)) -le $((tsize * 27))
+# (1/4 before the page carried the model's thread intervals: 468 of 482 KB then; 0.27
+# before its wakeup latencies (6 KB) and the script that draws them (9 KB): 513 KB; the
+# page's script is 69 KB of it, the goal of 1/4 is the bench trace's)
+check "page of kt_dropped is under 0.28 of its trace.dat ($size of $tsize bytes)" test $((size * 100)) -le $((tsize * 28))
 
 # ---- SVG: valid XML, the page's lanes ----
 svgcheck() {   # svg html: CPU lanes as in the page's metadata, the top threads in its order

@@ -290,6 +290,11 @@ const maxCpu = cpuLanes.reduce((m, l) => Math.max(m, l.cpu), -1);
 const laneIdx = new Int32Array(maxCpu + 2).fill(-1);
 cpuLanes.forEach((l, i) => { laneIdx[l.cpu] = i; });
 const clsOf = Uint8Array.from(names.map(n => n[1]));
+// an event name as ktrace summary and `ktrace sql` say it ("sched:sched_switch"), and its
+// input (the metadata's names are per input and system)
+const evName = names.map(n => n[2] ? n[2] + ":" + n[0] : n[0]);
+const evInput = Int32Array.from(names, n => n[3] || 0);
+const isWake = Uint8Array.from(names, n => /^(sched_waking|sched_wakeup|sched_wakeup_new|MACH_MAKE_RUNNABLE)$/.test(n[0]) ? 1 : 0);
 const threadOfTask = Int32Array.from(tasks.map(t => t[0]));
 function idle(th) { return th === NONE || thr[th].tid === 0; }
 function addSlice(l, t, e, th, open) {
@@ -510,6 +515,68 @@ TM.states = performance.now() - T0;
   }
   for (const x of firstShown) x.ticks = x.ticks.subarray(0, x.nticks);
 })();
+// The model's wakeup latencies (wakeup chunks, timeline_html.c), in the order they end:
+// the thread woken (wTh), its waker (wBy, NONE unknown), the wakeup's time (wTs), the
+// wait (wDur) and the CPU it was switched in on (wCpu), the last three from the
+// thread's intervals. Per thread when first asked.
+const NW = meta.wakeups || 0;
+const wTh = new Int32Array(NW), wBy = new Int32Array(NW), wCpu = new Int16Array(NW);
+const wTs = new Float64Array(NW), wDur = new Float64Array(NW);
+await (async function decodeWakeups() {
+  const smap = meta.smap || [];
+  let n = 0, t = 0;
+  for (let c = 0; c < (meta.wchunks || 0); c++) {
+    const u = await blockAsync("w" + c), r = reader(u, 0);
+    const cnt = r.v(), len = [r.v(), r.v(), r.v()];
+    if (r.p + len[0] + len[1] + len[2] !== u.length || n + cnt > NW) throw new Error("corrupt data (wakeups)");
+    const c0 = reader(u, r.p), c1 = reader(u, r.p + len[0]), c2 = reader(u, r.p + len[0] + len[1]);
+    for (let i = 0; i < cnt; i++, n++) {
+      const th0 = c0.v() - 1, by = c1.v() - 1, d = c2.v();
+      if (th0 < 0 || th0 >= smap.length || by >= smap.length) throw new Error("corrupt data (wakeups)");
+      t += d % 2 ? -(d + 1) / 2 : d / 2;
+      const th = smap[th0], x = thr[th];
+      // the thread's Running interval that starts at the end (the switch-in), and the R
+      // interval before it, which is the wait (none: a wait of 0)
+      let k = lowerBound(x.ivs, t);
+      while (k < x.ivs.length && x.ivs[k] === t && stDraw[x.ivst[k]] !== RUNNING) k++;
+      const run = k < x.ivs.length && x.ivs[k] === t && stDraw[x.ivst[k]] === RUNNING;
+      const wait = run && k > 0 && x.ive[k - 1] === t && meta.states[x.ivst[k - 1]] === "R";
+      wTh[n] = th; wBy[n] = by >= 0 ? smap[by] : NONE; wCpu[n] = run ? x.ivcpu[k] : -1;
+      wTs[n] = wait ? x.ivs[k - 1] : t; wDur[n] = wait ? t - x.ivs[k - 1] : 0;
+    }
+  }
+  if (n !== NW) throw new Error("corrupt data (wakeups)");
+})();
+TM.wakeups = performance.now() - T0;
+let wakesBy = null;
+function wakesOf(th) {
+  if (!wakesBy) {
+    wakesBy = new Map();
+    for (let j = 0; j < NW; j++) { let a = wakesBy.get(wTh[j]); if (!a) wakesBy.set(wTh[j], a = []); a.push(j); }
+    for (const a of wakesBy.values()) a.sort((p, q) => wTs[p] - wTs[q]);
+  }
+  return wakesBy.get(th) || [];
+}
+// the CPU the waker woke it from: its wakeup record's (sched_waking, sched_wakeup...:
+// the record at the wakeup's time of the waker, else any wakeup record then), else the
+// CPU the waker was running on; -1 unknown
+function wakerCpu(j) {
+  const t = wTs[j], by = wBy[j];
+  let any = -1, own = -1;
+  for (let k = recLower(t); k < N && T(k) === t; k++) {
+    const mine = by !== NONE && threadOf(k) === by;
+    if (isWake[rev[k]] && mine) return rcpu[k] - 1;
+    if (isWake[rev[k]] && any < 0) any = rcpu[k] - 1;
+    if (mine && own < 0) own = rcpu[k] - 1;
+  }
+  if (any >= 0) return any;
+  if (own >= 0) return own;
+  if (by !== NONE) {
+    const x = thr[by], i = lowerBound(x.ive, t);
+    if (i < x.ivs.length && x.ivs[i] <= t && stDraw[x.ivst[i]] === RUNNING) return x.ivcpu[i];
+  }
+  return -1;
+}
 // the record a CPU's slice starts at: the first on that CPU at its start (the switch,
 // or the record that showed the thread running), -1 none
 function sliceRec(l, i) {
@@ -663,7 +730,8 @@ bar.append(reset);
 {
   // the thread lanes' states (the engine's model, docs/model.md)
   const lg = el("span", { id: "ktl-legend" }, "threads:");
-  for (const [c, t] of [["run", "running"], ["rbl", "runnable"], ["blk", "sleeping or blocked"], ["unk", "unknown (missing data)"]])
+  for (const [c, t] of [["run", "running"], ["rbl", "runnable"], ["blk", "sleeping or blocked"], ["unk", "unknown (missing data)"],
+    ["wake", "woken by (click a thread)"]])
     lg.append(el("i", { class: c }), t);
   bar.append(lg);
 }
@@ -677,7 +745,7 @@ bar.append(findBox);
 const markEl = el("span", { id: "ktl-markers" });
 bar.append(markEl);
 bar.append(el("span", { id: "ktl-help" }, "wheel or +/− zoom · drag or ←/→ pan · 0 all · hover or click for the record · " +
-  "shift+drag select a range · alt+click (or ctrl+click) a marker · Esc clears"));
+  "click a thread for its wakeups · shift+drag select a range · alt+click (or ctrl+click) a marker · Esc clears"));
 root.append(bar);
 if (meta.damage) {
   root.append(el("div", { id: "ktl-damage" }, "Damaged input, drawn up to the damage (red dashed line): " +
@@ -844,6 +912,7 @@ function draw() {
       const x = r.x;
       ctx.font = "11px sans-serif";
       if (found && found.thMatch[x.i]) { ctx.fillStyle = "#fd6"; ctx.fillRect(4, r.y, LABEL_W - 8, THREAD_H - 2); ctx.fillStyle = "#222"; }
+      if (x.i === selTh) { ctx.fillStyle = "#e4d4f4"; ctx.fillRect(4, r.y, LABEL_W - 8, THREAD_H - 2); ctx.fillStyle = "#222"; }
       ctx.fillText(x.comm + "-" + x.tid + inputTag(x), 8, r.y + 11);
       const a0 = lowerBound(x.ive, t0), b0 = lowerBound(x.ivs, t1);
       for (let i = a0; i < b0; i++) {
@@ -962,6 +1031,7 @@ function describe(h, into) {
 let sel = null, selSum = null;          // the range [a, b) in page time, its figures
 const marks = [];                       // at most two markers, page time
 let found = null;                       // the last search: {text, recs, threads, at}
+let selTh = NONE;                       // the selected thread (its wakeup arrows)
 const RUN_ST = meta.states ? meta.states.indexOf("Running") : -1;
 // the first record at or after time t (records are in time order)
 function recLower(t) { let lo = 0, hi = N; while (lo < hi) { const m = (lo + hi) >>> 1; if (T(m) < t) lo = m + 1; else hi = m; } return lo; }
@@ -969,15 +1039,32 @@ function absText(rel) {
   const t = BASE + BigInt(Math.round(rel));
   return (t / 1000000000n).toString() + "." + (t % 1000000000n).toString().padStart(9, "0");
 }
-// The figures of [a, b), as `ktrace summary --from --to` counts them (docs/summary.md):
-// each thread's CPU time is its closed Running intervals cut to the range (the idle
-// thread and intervals still open at the end left out), threads with none left out,
-// biggest first, then by tid; events are the records whose time is in [a, b), lost
-// events marks left out, by count, then name.
+// summary's latency histogram (docs/summary.md): a value's bucket, 1/256 of it wide at
+// most (exact below 256 ns), stands for its middle
+function bucketMid(v) {
+  if (v < 256) return v;
+  let e = 0, m = v;
+  while (m >= 256) { m = Math.floor(m / 2); e++; }
+  return m * 2 ** e + 2 ** (e - 1);
+}
+// nearest rank of sorted values, as summary gives it (its bucket's middle, at most max)
+function quantile(sorted, pct) {
+  const n = sorted.length, rank = Math.max(1, Math.floor((n * pct + 99) / 100));
+  return Math.min(bucketMid(sorted[rank - 1]), sorted[n - 1]);
+}
+// The figures of [a, b), as `ktrace summary --from --to` counts them (docs/summary.md),
+// one block per input as summary's: each thread's CPU time is its closed Running
+// intervals cut to the range (the idle thread and intervals still open at the end left
+// out), threads with none left out, biggest first, then by tid; its wakeup latencies
+// are the model's that start in the range (count, p50, p90, p99 as summary's histogram
+// gives them, max; by p99, then max, then tid); events are the records whose time is in
+// [a, b), lost events marks left out, per system and name, by count, then name.
 function summarize(a, b) {
   const openAt = new Int32Array(thr.length).fill(-1);
   for (const key of openIv) { const c = key.indexOf(":"); openAt[+key.slice(0, c)] = +key.slice(c + 1); }
-  const threadsRows = [];
+  const ins = meta.inputs.map((x, i) => ({ input: i, path: x.path, records: 0, busy_ns: 0,
+    threads_by_cpu_time: [], threads_by_wakeup_latency: [], events: [] }));
+  const inOf = i => ins[i] || ins[0];
   let busy = 0;
   for (const x of thr) {
     if (x.tid === 0 || !x.ivs.length) continue;
@@ -987,19 +1074,37 @@ function summarize(a, b) {
       const s0 = Math.max(a, x.ivs[j]), e0 = Math.min(b, x.ive[j]);
       if (e0 > s0) ns += e0 - s0;
     }
-    if (ns > 0) { threadsRows.push({ tid: x.tid, pid: x.pid >= 0 ? x.pid : x.tid, name: x.comm, input: x.input, cpu_ns: ns }); busy += ns; }
+    if (ns > 0) { const q = inOf(x.input); q.threads_by_cpu_time.push({ tid: x.tid, pid: x.pid >= 0 ? x.pid : x.tid, name: x.comm, input: x.input, cpu_ns: ns }); q.busy_ns += ns; busy += ns; }
   }
-  threadsRows.sort((p, q) => q.cpu_ns - p.cpu_ns || p.input - q.input || p.tid - q.tid);
+  // wakeup latencies that start in [a, b)
+  const lat = new Map();
+  for (let j = 0; j < NW; j++) {
+    if (wTs[j] < a || wTs[j] >= b || thr[wTh[j]].tid === 0) continue;
+    let l = lat.get(wTh[j]); if (!l) lat.set(wTh[j], l = []);
+    l.push(wDur[j]);
+  }
+  for (const [th, l] of lat) {
+    const x = thr[th];
+    l.sort((p, q) => p - q);
+    inOf(x.input).threads_by_wakeup_latency.push({ tid: x.tid, pid: x.pid >= 0 ? x.pid : x.tid, name: x.comm, input: x.input,
+      count: l.length, p50_ns: quantile(l, 50), p90_ns: quantile(l, 90), p99_ns: quantile(l, 99), max_ns: l[l.length - 1] });
+  }
   const count = new Float64Array(names.length);
   const k0 = recLower(a), k1 = recLower(b);
   let nrec = 0;
   for (let k = k0; k < k1; k++) count[rev[k]]++;
-  const events = [];
-  names.forEach((nm, i) => { if (count[i] && clsOf[i] !== LOST) { events.push({ name: nm[0], count: count[i] }); nrec += count[i]; } });
-  events.sort((p, q) => q.count - p.count || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+  names.forEach((nm, i) => {
+    if (!count[i] || clsOf[i] === LOST) return;
+    const q = inOf(evInput[i]);
+    q.events.push({ system: nm[2] || "", name: nm[0], count: count[i] }); q.records += count[i]; nrec += count[i];
+  });
+  for (const q of ins) {
+    q.threads_by_cpu_time.sort((p, r) => r.cpu_ns - p.cpu_ns || p.tid - r.tid);
+    q.threads_by_wakeup_latency.sort((p, r) => r.p99_ns - p.p99_ns || r.max_ns - p.max_ns || p.tid - r.tid);
+    q.events.sort((p, r) => r.count - p.count || (p.name < r.name ? -1 : p.name > r.name ? 1 : 0));
+  }
   return { from: a, to: b, from_ns: (BASE + BigInt(Math.round(a))).toString(), to_ns: (BASE + BigInt(Math.round(b))).toString(),
-    from_s: absText(a), to_s: absText(b), dur_ns: b - a, records: nrec, busy_ns: busy,
-    threads_by_cpu_time: threadsRows, events };
+    from_s: absText(a), to_s: absText(b), dur_ns: b - a, records: nrec, busy_ns: busy, inputs: ins };
 }
 function select(a, b) {
   if (a === null || a === undefined) { sel = null; selSum = null; showSel(); draw(); return null; }
@@ -1036,11 +1141,67 @@ function showSel() {
     return t;
   };
   const multi = meta.inputs.length > 1;
-  selPanel.append(table("CPU time per thread", ["thread", "tid", "pid", "CPU time", "share"],
-    s.threads_by_cpu_time.slice(0, SEL_TOP).map(r => [r.name + (multi ? " (" + (r.input + 1) + ")" : ""), r.tid, r.pid,
-      fmtDur(r.cpu_ns), (100 * r.cpu_ns / s.dur_ns).toFixed(1) + "%"]), s.threads_by_cpu_time.length));
-  selPanel.append(table("Events per name", ["event", "count"],
-    s.events.slice(0, SEL_TOP).map(r => [r.name, r.count.toLocaleString("en")]), s.events.length));
+  for (const q of s.inputs) {
+    // one block per input, as summary gives them
+    if (multi) selPanel.append(el("div", { class: "input" }, "input " + (q.input + 1) + ": " + q.path + " · " +
+      q.records.toLocaleString("en") + " records · threads' CPU time " + fmtDur(q.busy_ns)));
+    selPanel.append(table("CPU time per thread", ["thread", "tid", "pid", "CPU time", "share"],
+      q.threads_by_cpu_time.slice(0, SEL_TOP).map(r => [r.name, r.tid, r.pid,
+        fmtDur(r.cpu_ns), (100 * r.cpu_ns / s.dur_ns).toFixed(1) + "%"]), q.threads_by_cpu_time.length));
+    selPanel.append(table("Wakeup latency per thread", ["thread", "tid", "count", "p50", "p90", "p99", "max"],
+      q.threads_by_wakeup_latency.slice(0, SEL_TOP).map(r => [r.name, r.tid, r.count.toLocaleString("en"),
+        fmtDur(r.p50_ns), fmtDur(r.p90_ns), fmtDur(r.p99_ns), fmtDur(r.max_ns)]), q.threads_by_wakeup_latency.length));
+    selPanel.append(table("Events per name", ["event", "count"],
+      q.events.slice(0, SEL_TOP).map(r => [(r.system ? r.system + ":" : "") + r.name, r.count.toLocaleString("en")]), q.events.length));
+  }
+}
+// The selected thread: its wakeups drawn as arrows from the waker (its lane, else the
+// CPU lane it woke the thread from) at the wakeup to the thread's lane (else the CPU
+// lane it ran on) where it starts running.
+function wakeups(th) {
+  return wakesOf(th).map(j => ({ ts: wTs[j], dur: wDur[j], cpu: wCpu[j], waker: wBy[j],
+    waker_tid: wBy[j] === NONE ? -1 : thr[wBy[j]].tid, waker_comm: wBy[j] === NONE ? "" : thr[wBy[j]].comm, waker_cpu: wakerCpu(j) }));
+}
+function selectThread(th) {
+  selTh = th === null || th === undefined || th < 0 || th >= thr.length ? NONE : th;
+  draw();
+  for (const w of detail.querySelectorAll(".wake")) w.remove();
+  if (selTh === NONE) return null;
+  const x = thr[selTh], n = wakesOf(selTh).length;
+  detail.append(el("div", { class: "wake" }, "selected " + x.comm + "-" + x.tid + inputTag(x) + ": " +
+    n.toLocaleString("en") + " wakeups (violet arrows: from the waker, on the CPU it woke it from, to where it ran)"));
+  return { thread: selTh, tid: x.tid, wakeups: n };
+}
+function drawArrows(pw, dt) {
+  if (selTh === NONE) return;
+  const ws = wakesOf(selTh);
+  let j0 = 0, hi = ws.length;
+  // the wakeups whose wait ends in the view or spans it (starts sorted; waits short)
+  while (j0 < hi) { const m = (j0 + hi) >> 1; if (wTs[ws[m]] + wDur[ws[m]] < t0) j0 = m + 1; else hi = m; }
+  const thY = new Map(), cpuY = new Map();
+  for (const r of rows) { if (r.kind === "thread") thY.set(r.x.i, r.y + 6); else cpuY.set(r.l.cpu, r.y + 8); }
+  ctx.strokeStyle = ctx.fillStyle = "#92c";
+  ctx.lineWidth = 1.5;
+  for (let i = j0, drawn = 0; i < ws.length && drawn < 2000; i++) {
+    const j = ws[i];
+    if (wTs[j] > t1) break;
+    if (wTs[j] + wDur[j] < t0) continue;
+    const x0 = LABEL_W + (wTs[j] - t0) / dt, x1 = LABEL_W + (wTs[j] + wDur[j] - t0) / dt;
+    let y0 = wBy[j] !== NONE ? thY.get(wBy[j]) : undefined;
+    if (y0 === undefined) y0 = cpuY.get(wakerCpu(j));
+    let y1 = thY.get(selTh);
+    if (y1 === undefined) y1 = cpuY.get(wCpu[j]);
+    if (y0 === undefined || y1 === undefined) continue;
+    drawn++;
+    ctx.beginPath(); ctx.arc(x0, y0, 2.5, 0, 2 * Math.PI); ctx.fill();
+    ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    const ang = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath(); ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - 7 * Math.cos(ang - 0.4), y1 - 7 * Math.sin(ang - 0.4));
+    ctx.lineTo(x1 - 7 * Math.cos(ang + 0.4), y1 - 7 * Math.sin(ang + 0.4));
+    ctx.fill();
+  }
+  ctx.lineWidth = 1;
 }
 function marker(t) {
   if (t === null || t === undefined) marks.length = 0;
@@ -1074,7 +1235,7 @@ function search(text) {
       threadsFound.push({ i: x.i, tid: x.tid, pid: x.pid, comm: x.comm, input: x.input, by: x.comm.includes(text) ? "name" : x.tid === num ? "tid" : "pid" });
     }
   }
-  names.forEach((nm, i) => { if (nm[0].includes(text)) { evMatch[i] = 1; eventsFound.push(nm[0]); } });
+  evName.forEach((nm, i) => { if (nm.includes(text)) { evMatch[i] = 1; if (!eventsFound.includes(nm)) eventsFound.push(nm); } });
   const thOfTask = Uint8Array.from(tasks, t => t[0] >= 0 && t[0] < thr.length ? thMatch[t[0]] : 0);
   let recs = new Int32Array(1024), n = 0;
   for (let k = 0; k < N; k++) {
@@ -1131,6 +1292,7 @@ function drawOverlays(pw, dt) {
     ctx.fillStyle = "rgba(40,110,230,.8)";
     for (const t of [sel.a, sel.b]) { const x = LABEL_W + (t - t0) / dt; if (x >= LABEL_W && x <= LABEL_W + pw) ctx.fillRect(Math.round(x), AXIS_H, 1, H - AXIS_H); }
   }
+  drawArrows(pw, dt);
   marks.forEach((t, i) => {
     const x = LABEL_W + (t - t0) / dt;
     if (x < LABEL_W || x > LABEL_W + pw) return;
@@ -1159,7 +1321,10 @@ window.addEventListener("mouseup", e => {
     if (e.clientX - rect.left >= LABEL_W) marker(timeAt(e.clientX - rect.left));
   } else if (drag && !drag.moved) {
     const h = hit(e.clientX - rect.left, e.clientY - rect.top);
-    if (h) describe(h, detail);
+    if (h) {
+      describe(h, detail);
+      if (h.thread !== NONE && h.thread !== undefined && !idle(h.thread)) selectThread(h.thread);
+    }
   }
   drag = null; canvas.classList.remove("dragging");
 });
@@ -1196,7 +1361,7 @@ window.addEventListener("keydown", e => {
   else if (e.key === "ArrowLeft") pan(-0.2);
   else if (e.key === "ArrowRight") pan(0.2);
   else if (e.key === "0") setView(0, span);
-  else if (e.key === "Escape") { select(null); marker(null); }
+  else if (e.key === "Escape") { select(null); marker(null); selectThread(null); }
   else if (e.key === "/") findIn.focus();
   else return;
   e.preventDefault();
@@ -1247,6 +1412,10 @@ window.ktl = {
   // a marker at page time t (a third replaces the first; null clears): both and B-A
   marker,
   markers,
+  // the selected thread (its index in ktl.threads()' i; null clears): its wakeup
+  // arrows; a thread's wakeups [{ts, dur, cpu, waker_tid, waker_comm, waker_cpu}]
+  selectThread,
+  wakeups,
   // thread, pid or event name: what matches (records, threads, event names)
   search,
   searchNext: () => jump(1),

@@ -31,6 +31,13 @@
  *   first record's time for its first: mostly 0, a thread's intervals follow one
  *   another). The Running intervals are the CPUs' slices, the idle thread's (tid 0)
  *   too.
+ * Wakeup chunks ("w0"...): the model's wakeup latencies (made as the state chunks),
+ *   TL_SCHUNK each, in the order they end, of varint count, 3 varint column lengths,
+ *   then the columns, one varint per latency: thread + 1 (as the state chunks'), its
+ *   waker + 1 (0 unknown), its end (where the thread is switched in) minus the previous
+ *   latency's (zigzag; the first's from the first record). The rest is in the thread's
+ *   intervals: the latency is the R interval that ends there (none: a latency of 0),
+ *   the CPU the Running one that starts there.
  * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
  *   (timeline_lines.c), compressed + base64 of per record its prefix style and its
  *   line's encoding (timeline_encode.h). The compression is raw deflate, or an LZ4
@@ -306,7 +313,50 @@ static int flush_states(struct tl_html *h)
 
 void tl_html_states_from(struct tl_html *h, uint64_t ts)
 {
-	h->sbase = h->sprev = ts;
+	h->sbase = h->sprev = h->wprev = ts;
+}
+
+static int flush_wakes(struct tl_html *h)
+{
+	struct tl_buf *c = &h->schunk;
+	int ret;
+
+	if (!h->wcount)
+		return 0;
+	c->n = 0;
+	ret = tl_buf_varint(c, h->wcount);
+	for (int i = 0; i < 3 && !ret; i++)
+		ret = tl_buf_varint(c, h->wakes[i].n);
+	for (int i = 0; i < 3 && !ret; i++)
+		ret = tl_buf_put(c, h->wakes[i].p, h->wakes[i].n);
+	for (int i = 0; i < 3; i++)
+		h->wakes[i].n = 0;
+	h->wcount = 0;
+	if (ret)
+		return ret;
+	h->spacked.n = 0;
+	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->spacked)
+		   : tl_deflate(&h->szip, c->p, c->n, &h->spacked, 6))
+		return -ENOMEM;
+	return put_packed(h, "w", h->nwchunks++, c->n, h->lz4, &h->spacked, &h->sb64);
+}
+
+int tl_html_latency(struct tl_html *h, uint32_t thread, uint32_t waker, const struct kt_model_latency *l)
+{
+	struct tl_buf *b = h->wakes;
+	uint64_t end = l->ts + (uint64_t)(l->dur > 0 ? l->dur : 0);
+	int ret = 0;
+
+	ret |= tl_buf_varint(&b[0], (uint64_t)thread + 1);
+	ret |= tl_buf_varint(&b[1], waker == TL_NO_THREAD ? 0 : (uint64_t)waker + 1);
+	ret |= tl_buf_varint(&b[2], tl_zigzag((int64_t)(end - h->wprev)));
+	h->wprev = end;
+	h->nwakes++;
+	if (ret)
+		return -ENOMEM;
+	if (++h->wcount == TL_SCHUNK)
+		return flush_wakes(h);
+	return 0;
 }
 
 int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st)
@@ -431,10 +481,10 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 	}
 	kt_out_printf(o, "],\"base\":\"%" PRIu64 "\",\"span\":%" PRIu64 ",\"records\":%" PRIu64
 		      ",\"echunk\":%d,\"echunks\":%" PRIu32 ",\"lchunk\":%d,\"lchunks\":%" PRIu32
-		      ",\"schunks\":%" PRIu32
+		      ",\"schunks\":%" PRIu32 ",\"wchunks\":%" PRIu32 ",\"wakeups\":%" PRIu64
 		      ",\"top\":%u,\"lost\":%" PRIu64 ",\"literal_lines\":%" PRIu64,
 		      first, m->any ? m->last_ts - first : 0, m->nrecs, TL_ECHUNK, h->nechunks,
-		      TL_LCHUNK, (uint32_t)((m->nrecs + TL_LCHUNK - 1) / TL_LCHUNK), h->nschunks,
+		      TL_LCHUNK, (uint32_t)((m->nrecs + TL_LCHUNK - 1) / TL_LCHUNK), h->nschunks, h->nwchunks, h->nwakes,
 		      vo->top_threads,
 		      m->lost_total, literal);
 	if (vo->has_from)
@@ -462,7 +512,9 @@ static void write_meta(struct tl_html *h, struct ktrace_stream *s, const struct 
 	for (size_t i = 0; i < m->nnames; i++) {
 		put(h, i ? ",[" : "[");
 		json_str(o, m->names[i]);
-		kt_out_printf(o, ",%u]", m->name_cls[i]);
+		kt_out_printf(o, ",%u,", m->name_cls[i]);
+		json_str(o, m->name_sys[i]);
+		kt_out_printf(o, ",%" PRIu32 "]", m->name_input[i]);
 	}
 	put(h, "],\n\"threads\":[");
 	for (size_t i = 0; i < m->threads.n; i++) {
@@ -503,6 +555,8 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 
 	if (!ret)
 		ret = flush_states(h);
+	if (!ret)
+		ret = flush_wakes(h);
 	if (!ret)
 		ret = tl_lines_finish(&h->lines[0]);
 	if (!ret)   /* the end of the column stream, as a last (empty) chunk */
@@ -547,8 +601,11 @@ void tl_html_free(struct tl_html *h)
 		tl_lines_free(&h->lines[i]);
 	tl_zip_free(&h->ezip);
 	tl_zip_free(&h->szip);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
 		tl_buf_free(&h->states[i]);
+		if (i < 3)
+			tl_buf_free(&h->wakes[i]);
+	}
 	free(h->prev_end);
 	free(h->smap);
 	tl_buf_free(&h->schunk);

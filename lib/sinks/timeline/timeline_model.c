@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The timeline's classes, names and threads (timeline_model.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,36 +82,54 @@ static uint32_t thread_of(struct tl_model *m, uint32_t input, int64_t tid, int64
 /* Whether the thread's task name is comm (cut as the task's is): most records' are. */
 static bool same_comm(const char *task, const char *comm)
 {
-	for (size_t i = 0; i < TL_COMM_MAX - 1; i++) {
-		if (task[i] != comm[i])
-			return false;
-		if (!task[i])
-			return true;
-	}
-	return true;
+	/* (the C library's: a third of a loop's instructions here) */
+	return !strncmp(task, comm, TL_COMM_MAX - 1);
 }
 
-static int intern_name(struct tl_model *m, const char *name, uint8_t cls, uint32_t *out)
+/* An event name of an input (its system too: "lost events" has neither), interned per
+ * (input, system, name): the page counts a range's records per input by their name. */
+static int intern_name(struct tl_model *m, uint32_t input, const char *system, const char *name,
+		       uint8_t cls, uint32_t *out)
 {
-	size_t len = strlen(name);
+	char key[320];
+	int kl = system ? snprintf(key, sizeof(key), "%" PRIu32 "\x1f%s\x1f%s", input, system, name)
+			: snprintf(key, sizeof(key), "%s", name);
+	size_t len = kl < 0 ? 0 : (size_t)kl < sizeof(key) ? (size_t)kl : sizeof(key) - 1;
+	size_t nl = strlen(name);
 	uint32_t id;
 
-	if (kt_strtab_find(&m->name_tab, name, len, out))
+	if (kt_strtab_find(&m->name_tab, key, len, out))
 		return 0;
 	if (kt_grow((void **)&m->names, &m->cap_names, m->nnames + 1, sizeof(*m->names)))
 		return -ENOMEM;
 	{
 		size_t cap = m->cap_names;
 		uint8_t *c = kt_realloc_array(m->name_cls, cap, 1);
+		const char **sy;
+		uint32_t *in;
 
 		if (!c)
 			return -ENOMEM;
 		m->name_cls = c;
+		if (!(sy = kt_realloc_array(m->name_sys, cap, sizeof(*sy))))
+			return -ENOMEM;
+		m->name_sys = sy;
+		if (!(in = kt_realloc_array(m->name_input, cap, sizeof(*in))))
+			return -ENOMEM;
+		m->name_input = in;
 	}
 	/* (the table numbers the names as names[] does) */
-	if (kt_strtab_id(&m->name_tab, name, len, &id))
+	if (kt_strtab_id(&m->name_tab, key, len, &id))
 		return -ENOMEM;
-	m->names[id] = m->name_tab.strs[id].s;
+	/* the name is the key's end (a key cut short: its own copy) */
+	if (nl <= len && !memcmp(key + len - nl, name, nl))
+		m->names[id] = m->name_tab.strs[id].s + len - nl;
+	else if (!(m->names[id] = kt_intern(&m->sys_tab, name, nl)))
+		return -ENOMEM;
+	m->name_sys[id] = system ? kt_intern(&m->sys_tab, system, strlen(system)) : "";
+	if (!m->name_sys[id])
+		return -ENOMEM;
+	m->name_input[id] = input;
 	m->name_cls[id] = cls;
 	*out = id;
 	m->nnames++;
@@ -148,9 +167,10 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s)
 	m->ninputs = ktrace_stream_source_count(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
 	m->in_end = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_end));
+	m->in_buf = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_buf));
 	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE | KT_THREADS_FIRST_WINS,
 			TL_COMM_MAX - 1, sizeof(struct tl_thread));
-	if (!m->darwin || !m->in_end || intern_name(m, "lost events", TL_LOST, &lost))
+	if (!m->darwin || !m->in_end || !m->in_buf || intern_name(m, 0, NULL, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -178,6 +198,10 @@ void tl_model_free(struct tl_model *m)
 	kt_map_free(&m->type_index);
 	free(m->types);
 	kt_strtab_free(&m->name_tab);
+	kt_strtab_free(&m->sys_tab);
+	free(m->name_sys);
+	free(m->name_input);
+	free(m->in_buf);
 	free(m->names);
 	free(m->name_cls);
 	free(m->darwin);
@@ -209,7 +233,7 @@ static struct tl_evtype *evtype(struct tl_model *m, const struct ktrace_stream_r
 	} else if (!strcmp(name, "sched_switch")) {
 		t->cls = TL_SWITCH;
 	}
-	if (intern_name(m, name, t->cls, &t->name) ||
+	if (intern_name(m, r->source, r->system ? r->system : "", name, t->cls, &t->name) ||
 	    kt_map_put(&m->type_index, r->source, r->event_id, (uint32_t)m->ntypes)) {
 		*ret = -ENOMEM;
 		return NULL;
@@ -266,10 +290,17 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 		return 0;
 	}
 	{
-		struct tl_evtype *t = evtype(m, r, &ret);
+		struct tl_evtype *t;
 
-		if (!t)
-			return ret;
+		/* the first input's small ids straight from an array, the others hashed */
+		if (!r->source && r->event_id < TL_DIRECT_TYPES && m->tdir[r->event_id]) {
+			t = &m->types[m->tdir[r->event_id] - 1];
+		} else {
+			if (!(t = evtype(m, r, &ret)))
+				return ret;
+			if (!r->source && r->event_id < TL_DIRECT_TYPES)
+				m->tdir[r->event_id] = (uint32_t)(t - m->types) + 1;
+		}
 		out->cls = t->cls;
 		out->name = t->name;
 		if (c && c->last < m->threads.n && m->threads.v[c->last].id == r->tid &&

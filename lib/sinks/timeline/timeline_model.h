@@ -36,6 +36,7 @@ enum tl_state { TL_RUNNING = 0, TL_RUNNABLE = 1, TL_BLOCKED = 2, TL_UNKNOWN = 3,
 #define TL_NO_THREAD UINT32_MAX
 #define TL_MAX_CPUS 4096               /* CPUs 0 to 4095 have lanes */
 #define TL_COMM_MAX 32
+#define TL_DIRECT_TYPES 2048           /* event ids looked up without hashing */
 
 /* The timeline's data of a thread (tid, pid, input and latest name are in the thread
  * table). */
@@ -81,12 +82,18 @@ struct tl_model {
 	size_t ncpus, cap_cpus;
 	struct kt_map type_index;      /* (input, event id) -> types[] */
 	struct tl_evtype *types;       /* in the order met */
+	uint32_t tdir[TL_DIRECT_TYPES]; /* input 0's event id -> 1 + its index in types (0:
+					* not met yet), for the ids below TL_DIRECT_TYPES */
 	size_t ntypes, cap_types;
 	struct kt_strtab name_tab;     /* the event names, interned */
 	const char **names;            /* event names; names[0] = "lost events" */
+	const char **name_sys;         /* their systems ("" none) */
+	uint32_t *name_input;          /* their inputs (names are per input) */
+	struct kt_strtab sys_tab;      /* the systems */
 	uint8_t *name_cls;
 	size_t nnames, cap_names;
 	bool *darwin;                  /* per input */
+	uint32_t *in_buf;              /* per input: the buffer the engine's model reads */
 	uint64_t *in_end;              /* per input: the last record's time of the buffer the
 					* engine's model reads (lost-events marks left out), where
 					* its intervals still open end (timeline_write.c) */

@@ -91,12 +91,30 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 	return tl_html_state(run->html, th, state, st) ? kt_error_oom(err) : 0;
 }
 
+/* A wakeup latency (the page's only): its thread and waker numbered as the states'. */
+static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace_error *err)
+{
+	struct tl_run *run = ctx;
+	struct kt_thread *t = kt_threads_add(&run->threads, l->input, l->tid);
+	uint32_t th, waker = TL_NO_THREAD;
+
+	if (!t)
+		return kt_error_oom(err);
+	th = (uint32_t)kt_threads_index(&run->threads, t);
+	if (l->waker_tid >= 0) {
+		if (!(t = kt_threads_add(&run->threads, l->input, l->waker_tid)))
+			return kt_error_oom(err);
+		waker = (uint32_t)kt_threads_index(&run->threads, t);
+	}
+	return tl_html_latency(run->html, th, waker, l) ? kt_error_oom(err) : 0;
+}
+
 /* The input's last record's time in the buffer the model reads (where intervals still
  * open end). */
-static void note_end(struct tl_model *m, struct kt_model *model, const struct ktrace_stream_record *r)
+static void note_end(struct tl_model *m, const struct ktrace_stream_record *r)
 {
 	if (r->kind == KTRACE_STREAM_EVENT && r->source < m->ninputs &&
-	    r->buffer == kt_model_buffer(model, r->source) && r->ts > m->in_end[r->source])
+	    r->buffer == m->in_buf[r->source] && r->ts > m->in_end[r->source])
 		m->in_end[r->source] = r->ts;
 }
 
@@ -115,7 +133,7 @@ static void *model_thread(void *arg)
 			tl_html_states_from(run->html, r->ts);
 			first = false;
 		}
-		note_end(run->m, run->model, r);
+		note_end(run->m, r);
 		run->ret = kt_model_record(run->model, run->s, r, &run->err);
 		if (run->ret)
 			return NULL;
@@ -226,11 +244,14 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	if (!o.svg)
 		tl_html_wait_opened(&html);
 	{
-		const struct kt_model_ops ops = { .ctx = &run, .state = on_state };
+		const struct kt_model_ops ops = { .ctx = &run, .state = on_state,
+						  .latency = o.svg ? NULL : on_latency };
 
 		ret = kt_model_open(&run.model, o.paths, o.npaths, o.stream, &ops, err, err_path);
 		if (ret)
 			goto done;
+		for (size_t i = 0; i < m.ninputs; i++)
+			m.in_buf[i] = kt_model_buffer(run.model, (uint32_t)i);
 	}
 	if (!o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
 		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
@@ -254,7 +275,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		if (!run.threaded) {
 			if (!o.svg && m.nrecs == 1)
 				tl_html_states_from(&html, r->ts);
-			note_end(&m, run.model, r);
+			note_end(&m, r);
 			ret = kt_model_record(run.model, s, r, err);
 			if (ret)
 				goto done;

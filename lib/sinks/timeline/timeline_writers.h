@@ -114,6 +114,12 @@ struct tl_html {
 	uint64_t sprev;                /* the last interval's end */
 	uint64_t *prev_end;            /* per thread: its last closed interval's end */
 	size_t nprev_end;
+	/* the model's wakeup latencies, in wakeup chunks ("w0"...), made as the state chunks */
+	struct tl_buf wakes[3];        /* their columns */
+	size_t wcount;                 /* latencies in the current wakeup chunk */
+	uint32_t nwchunks;
+	uint64_t wprev;                /* the last latency's end */
+	uint64_t nwakes;
 	uint32_t *smap;                /* the model thread's threads -> the page's (at the end) */
 	size_t nsmap;
 	struct tl_zip szip;
@@ -147,6 +153,9 @@ void tl_html_states_from(struct tl_html *h, uint64_t ts);
 /* An interval of the engine's model (thread: its index in the model thread's threads,
  * smap says which of the page's it is; state: tl_model_state's index). 0 or -ENOMEM. */
 int tl_html_state(struct tl_html *h, uint32_t thread, uint32_t state, const struct kt_model_state *st);
+/* A wakeup latency of the model: thread and waker (TL_NO_THREAD: unknown) numbered as
+ * tl_html_state's. 0 or -ENOMEM. */
+int tl_html_latency(struct tl_html *h, uint32_t thread, uint32_t waker, const struct kt_model_latency *l);
 /* The rest of the page; 0, or a negative code with err set. */
 int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_damage *dmg,
 		struct ktrace_error *err);
