@@ -78,6 +78,15 @@ struct kt_line_parts {
 	bool nul_later;
 };
 
+/* For a read-ahead stream whose caller reads the fields of a few events only: records
+ * for which wanted returns false come without their bytes (no fields, sched info or
+ * raw record), which the reading thread then does not copy. wanted runs on that thread
+ * and its answer must depend on the record's input and event id alone (it is kept per
+ * id); records read ahead before the call keep their bytes. Once per stream; without
+ * read-ahead, nothing. */
+void kt_stream_fields_only(struct ktrace_stream *s,
+			   bool (*wanted)(void *arg, const struct ktrace_stream_record *r), void *arg);
+
 /* Library-internal stream flag (beside KTRACE_STREAM_*): with opts.cpus, a trace.dat's
  * other CPUs are left unread, their lost events and damage unseen, and kt_stream_skip
  * works: for walks split by CPU (the model's completeness walk). */

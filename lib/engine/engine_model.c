@@ -440,6 +440,15 @@ enum kt_mclass kt_model_ftrace_class(const char *system, const char *name)
 	return KT_MC_OTHER;
 }
 
+bool kt_model_reads_fields(void *arg, const struct ktrace_stream_record *r)
+{
+	const struct kt_model *m = arg;
+
+	if (r->source >= m->nin || m->in[r->source].darwin)
+		return true;
+	return kt_model_ftrace_class(r->system, r->name) != KT_MC_OTHER;
+}
+
 static int field_index(struct ktrace_stream *s, const char *name)
 {
 	size_t n = ktrace_stream_field_count(s);

@@ -95,6 +95,10 @@ int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
  * in order, lost-events marks included). 0 or the callbacks' code. */
 int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, struct ktrace_error *err);
+/* For kt_stream_fields_only (arg: the model): whether the model reads r's fields (the
+ * events it follows; every Darwin event). A sink that reads no fields itself passes
+ * it so that the others' bytes are not copied. */
+bool kt_model_reads_fields(void *arg, const struct ktrace_stream_record *r);
 /* The input's end: every interval still open (dur -1). 0 or the callbacks' code. */
 int kt_model_finish(struct kt_model *m, struct ktrace_error *err);
 void kt_model_free(struct kt_model *m);

@@ -7,7 +7,8 @@
  * its text). The caller's thread takes the chunks in order and reads records and
  * fields from the copies (the sources' snap_* functions), while the next chunks are
  * being read. NCHUNKS chunks of CHUNK_BYTES bound the memory (a record bigger than a
- * chunk gets a chunk of its size).
+ * chunk gets a chunk of its size). A caller that reads the fields of a few events only
+ * says which (kt_stream_fields_only): the others are copied without their bytes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 
 #define NCHUNKS 4
 #define CHUNK_BYTES (64 * 1024)    /* four stay in a core's cache */
+#define WANT_IDS 4096              /* event ids whose answer is kept, per input */
 
 /* A record's copy in a chunk. */
 struct kt_snap {
@@ -49,6 +51,13 @@ struct kt_readahead {
 	struct chunk chunks[NCHUNKS];
 	unsigned head, tail, filled;       /* the ring: head fills, tail reads */
 	bool stop;
+	/* kt_stream_fields_only: set once by the caller (want_set published last); the
+	 * answers per (input, event id) kept by the reader: 0 not asked, 1 yes, 2 no */
+	bool (*want)(void *arg, const struct ktrace_stream_record *r);
+	void *want_arg;
+	bool want_set;
+	uint8_t *wanted;
+	size_t nwanted_inputs;
 	/* the caller's side */
 	_Alignas(128) struct chunk *cur;
 	size_t pos;
@@ -60,14 +69,35 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* Whether the caller reads rec's fields (on the reading thread). */
+static bool data_wanted(struct kt_readahead *ra, const struct ktrace_stream_record *rec)
+{
+	uint8_t *w;
+
+	if (!__atomic_load_n(&ra->want_set, __ATOMIC_ACQUIRE))
+		return true;
+	if (!ra->wanted) {
+		ra->nwanted_inputs = ktrace_stream_source_count(ra->s);
+		ra->wanted = calloc(ra->nwanted_inputs ? ra->nwanted_inputs * WANT_IDS : 1, 1);
+		if (!ra->wanted)
+			return true;
+	}
+	if (rec->event_id >= WANT_IDS || rec->source >= ra->nwanted_inputs)
+		return ra->want(ra->want_arg, rec);
+	w = &ra->wanted[(size_t)rec->source * WANT_IDS + rec->event_id];
+	if (!*w)
+		*w = ra->want(ra->want_arg, rec) ? 1 : 2;
+	return *w == 1;
+}
+
 /* The bytes the copy of rec (from src) takes. */
-static size_t snap_bytes(const struct ktrace_stream_record *rec, struct kt_source *src,
-			 size_t *data_off)
+static size_t snap_bytes(struct kt_readahead *ra, const struct ktrace_stream_record *rec,
+			 struct kt_source *src, size_t *data_off)
 {
 	size_t n = sizeof(struct kt_snap) + (src->stable_comm ? 0 : strlen(rec->comm) + 1);
 
 	*data_off = 0;
-	if (rec->kind == KTRACE_STREAM_EVENT && src->ops->snap_size) {
+	if (rec->kind == KTRACE_STREAM_EVENT && src->ops->snap_size && data_wanted(ra, rec)) {
 		*data_off = align8(n);
 		return *data_off + src->ops->snap_size(src);
 	}
@@ -137,7 +167,7 @@ static void *reader(void *arg)
 				}
 			}
 			pending = false;
-			size = snap_bytes(rec, src, &data_off);
+			size = snap_bytes(ra, rec, src, &data_off);
 			if (size > c->cap - c->used) {
 				if (c->used) {
 					pending = true;    /* it opens the next chunk */
@@ -250,6 +280,17 @@ int kt_readahead_next(struct kt_readahead *ra, const struct ktrace_stream_record
 	}
 }
 
+void kt_readahead_fields_only(struct kt_readahead *ra,
+			      bool (*wanted)(void *arg, const struct ktrace_stream_record *r),
+			      void *arg)
+{
+	if (__atomic_load_n(&ra->want_set, __ATOMIC_ACQUIRE))
+		return;    /* (once: the reader keeps the answers) */
+	ra->want = wanted;
+	ra->want_arg = arg;
+	__atomic_store_n(&ra->want_set, true, __ATOMIC_RELEASE);
+}
+
 void kt_readahead_stop(struct kt_readahead *ra)
 {
 	if (!ra)
@@ -263,5 +304,6 @@ void kt_readahead_stop(struct kt_readahead *ra)
 	pthread_cond_destroy(&ra->cv);
 	for (int i = 0; i < NCHUNKS; i++)
 		free(ra->chunks[i].data);
+	free(ra->wanted);
 	free(ra);
 }

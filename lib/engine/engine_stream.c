@@ -579,6 +579,13 @@ int kt_stream_record_error(struct ktrace_stream *s, const struct ktrace_stream_r
 		 : ktrace_error_set(err, code, "%s", msg);
 }
 
+void kt_stream_fields_only(struct ktrace_stream *s,
+			   bool (*wanted)(void *arg, const struct ktrace_stream_record *r), void *arg)
+{
+	if (s->ra)
+		kt_readahead_fields_only(s->ra, wanted, arg);
+}
+
 const char *kt_stream_direct_error_path(const struct ktrace_stream *s)
 {
 	return s->err_path;

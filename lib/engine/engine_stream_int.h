@@ -169,6 +169,10 @@ int kt_readahead_start(struct ktrace_stream *s, struct kt_readahead **out,
 int kt_readahead_next(struct kt_readahead *ra, const struct ktrace_stream_record **rec,
 		      const struct kt_source **src, const void **data, struct ktrace_error *err,
 		      const char **err_path);
+/* kt_stream_fields_only's work. */
+void kt_readahead_fields_only(struct kt_readahead *ra,
+			      bool (*wanted)(void *arg, const struct ktrace_stream_record *r),
+			      void *arg);
 /* Stops the thread and frees everything. */
 void kt_readahead_stop(struct kt_readahead *ra);
 

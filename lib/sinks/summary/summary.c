@@ -342,8 +342,14 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 	{
 		struct sm_named *n;
 
-		/* (an input's records of one event have the same name pointers) */
-		if (c && c->last_named && c->last_name == r->name && c->last_system == r->system) {
+		/* (an input's records of one event have the same name pointers; a source
+		 * whose ids do not tell the events apart gives another name: hashed) */
+		uint32_t k = r->event_id < SM_BY_ID && in->by_id ? in->by_id[r->event_id] : 0;
+
+		if (k && sm->named[SM_EVENT][k - 1].name == r->name &&
+		    sm->named[SM_EVENT][k - 1].system == r->system) {
+			n = &sm->named[SM_EVENT][k - 1];
+		} else if (c && c->last_named && c->last_name == r->name && c->last_system == r->system) {
 			n = &sm->named[SM_EVENT][c->last_named - 1];
 		} else {
 			n = named(sm, SM_EVENT, r->source, r->system, r->name);
@@ -353,6 +359,11 @@ static int record(struct sm *sm, const struct ktrace_stream_record *r)
 				c->last_name = r->name;
 				c->last_system = r->system;
 				c->last_named = (size_t)(n - sm->named[SM_EVENT]) + 1;
+			}
+			if (r->event_id < SM_BY_ID && !k) {
+				if (!in->by_id && !(in->by_id = calloc(SM_BY_ID, sizeof(*in->by_id))))
+					return -ENOMEM;
+				in->by_id[r->event_id] = (uint32_t)(n - sm->named[SM_EVENT]) + 1;
 			}
 		}
 		n->n++;
@@ -500,8 +511,10 @@ void sm_free(struct sm *sm)
 	kt_model_free(sm->model);
 	free(sm->hist_e);
 	free(sm->ser);
-	for (size_t i = 0; sm->in && i < sm->nin; i++)
+	for (size_t i = 0; sm->in && i < sm->nin; i++) {
 		free(sm->in[i].cpus);
+		free(sm->in[i].by_id);
+	}
 	free(sm->in);
 	kt_threads_free(&sm->threads);
 	kt_strtab_free(&sm->strings);
@@ -554,6 +567,8 @@ int sm_gather(struct sm **out, struct ktrace_stream *s, const struct ktrace_view
 	ret = kt_model_open_stream(&sm->model, s, &mo, err);
 	if (ret)
 		return ret;
+	/* (the summary reads no field itself: the model's events only) */
+	kt_stream_fields_only(s, kt_model_reads_fields, sm->model);
 	if (from_complete && sm->nin)
 		sm->lo = kt_model_complete_from(sm->model, 0);
 	sm->t0 = sm->lo;

@@ -84,7 +84,12 @@ struct sm_input {
 	struct sm_cpu *cpus;
 	size_t ncpus, cap_cpus;
 	uint32_t ser;                /* series of lost events: 0 none, else 1 + index */
+	/* its events' totals by event id (index + 1 in sm.named[SM_EVENT], 0 unknown): a
+	 * record's event found without hashing its name (ids from SM_BY_ID on are hashed) */
+	uint32_t *by_id;
 };
+
+#define SM_BY_ID 4096
 
 struct sm {
 	struct ktrace_view_summary_opts o;
