@@ -119,6 +119,8 @@ int sm_gather(struct sm **out, struct ktrace_stream *s, const struct ktrace_view
 	      bool series, bool from_complete, struct ktrace_error *err);
 void sm_free(struct sm *sm);
 
+/* The histogram bucket of value v (1/256 of its value wide at most, exact below 256). */
+uint64_t sm_bucket_of(uint64_t v);
 /* The value bucket b of a histogram stands for, and the nearest-rank pct quantile of
  * count values in the sorted buckets e[0..n) (at most max). */
 uint64_t sm_bucket_value(uint64_t b);
