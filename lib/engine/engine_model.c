@@ -5,6 +5,7 @@
  * in docs/model.md.
  */
 #include <errno.h>
+#include <libaudit.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -665,8 +666,8 @@ int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
 	return kt_model_open(out, paths, n, &o, ops, err, NULL);
 }
 
-int kt_model_open_live(struct kt_model **out, uint64_t from, const struct kt_model_ops *ops,
-		       struct ktrace_error *err)
+int kt_model_open_live(struct kt_model **out, uint64_t from, const char *machine,
+		       const struct kt_model_ops *ops, struct ktrace_error *err)
 {
 	struct kt_model *m = model_new(1, ops);
 
@@ -674,7 +675,7 @@ int kt_model_open_live(struct kt_model **out, uint64_t from, const struct kt_mod
 	if (!m)
 		return kt_error_oom(err);
 	m->live = true;
-	m->in[0].audit_machine = -1;
+	m->in[0].audit_machine = machine && *machine ? audit_name_to_machine(machine) : -1;
 	m->in[0].owns = KT_MK_IRQ | KT_MK_SOFTIRQ | KT_MK_SYSCALL;
 	m->in[0].has_cpus = true;
 	m->in[0].complete_from = from;

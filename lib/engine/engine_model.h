@@ -94,11 +94,11 @@ int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
 /*
  * A model of a live session (ktrace top) without the walk: one input read from its
  * buffer 0, every kind of the kernel's work from it, every CPU complete from `from` (when
- * tracing began); a lost-events mark is a gap of its CPU from the CPU's last record to
+ * tracing began), syscall numbers named as machine's ("x86_64", uname's; NULL: none); a lost-events mark is a gap of its CPU from the CPU's last record to
  * the mark, taken when the mark is fed. Records are fed as they come (kt_model_record).
  */
-int kt_model_open_live(struct kt_model **out, uint64_t from, const struct kt_model_ops *ops,
-		       struct ktrace_error *err);
+int kt_model_open_live(struct kt_model **out, uint64_t from, const char *machine,
+		       const struct kt_model_ops *ops, struct ktrace_error *err);
 
 /* What a CPU of an input has open now (live: the figures of the time so far). */
 struct kt_model_cpu_now {

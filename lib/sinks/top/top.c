@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,9 +252,15 @@ int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktra
 
 	if (v->model)
 		return ktrace_error_set(err, -EINVAL, "ktrace top: begun already");
+	{
 	v->a = start;
 	top_source_until(v->src, start);
-	return kt_model_open_live(&v->model, start, &ops, err);
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		u.machine[0] = 0;
+	return kt_model_open_live(&v->model, start, u.machine, &ops, err);
+	}
 }
 
 int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
@@ -715,9 +722,12 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 
 		qsort(n, k, sizeof(*n), named_order);
 		line(&l, "%s", "");
-		line(&l, "%-24s %10s %8s", "SYSCALL", "count/s", "time%");
-		for (size_t i = 0; i < k && i < (p->top ? p->top : 10); i++)
-			line(&l, "%-24.24s %10.0f %7.1f%%", n[i].name, per_sec(n[i].n, dt), pct(n[i].ns, dt));
+		line(&l, "%-24s %10s %10s %12s", "SYSCALL", "count/s", "avg", "in it/s");
+		for (size_t i = 0; i < k && i < (p->top ? p->top : 10); i++) {
+			dur_text(b1, sizeof(b1), n[i].n ? n[i].ns / n[i].n : 0, !n[i].n);
+			dur_text(b2, sizeof(b2), dt ? (uint64_t)((double)n[i].ns * 1e9 / (double)dt) : 0, false);
+			line(&l, "%-24.24s %10.0f %10s %12s", n[i].name, per_sec(n[i].n, dt), b1, b2);
+		}
 	}
 	/* the rest of the screen empty */
 	while (p->screen && p->height && l.n < p->height)
