@@ -32,7 +32,7 @@ trap top_cleanup EXIT
 trap 'exit 1' INT TERM
 tracefs_snap >"$TMP/before"
 
-spin_start
+spin_start rt
 sleep 0.5
 "$KTRACE" top --batch -n 3 -d 1 --json >"$TMP/top.json" 2>"$TMP/top.err" &
 TOP_PID=$!
@@ -95,6 +95,7 @@ case "$row" in
 *" $SPIN "*) ok text-batch-spinner ;;
 *) not_ok "text-batch-spinner (first row: $row)" ;;
 esac
+spin_stop
 
 # -e syscalls: a process making system calls has its syscalls counted
 "$KTRACE" top --batch -n 2 -d 0.5 -e syscalls --json >"$TMP/sys.json" 2>"$TMP/sys.err" &
@@ -110,6 +111,5 @@ good = len(snaps) == 2 and n > 0 and all("syscalls" in s for s in snaps)
 print(("ok" if good else "not ok") + " - syscalls-json" + ("" if good else " (%d snapshots, %d syscalls)" % (len(snaps), n)))
 PY
 
-spin_stop
 tracefs_snap >"$TMP/after"
 check_same tracefs-as-found "$TMP/before" "$TMP/after"
