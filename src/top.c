@@ -70,6 +70,9 @@ static const char top_help[] =
 "        Rows per list at most (batch text: every thread by default; JSON: 20).\n"
 "    --buffer-size KB\n"
 "        Per-CPU buffer of the instance (default 4096).\n"
+"    --record FILE\n"
+"        Also save what top read as a trace.dat file (written at the end; the data\n"
+"        waits beside FILE meanwhile): ktrace summary, report, timeline... read it.\n"
 "    -h, --help\n"
 "\n"
 "EXAMPLES\n"
@@ -82,7 +85,7 @@ static const char top_help[] =
 "    0 when stopped (q, -n, Ctrl-C, SIGTERM, SIGHUP), 1 when tracing could not be set up\n"
 "    or the output could not be written, 2 for usage errors.\n";
 
-enum { O_JSON = 300, O_TOP, O_BUFSIZE, O_HELP };
+enum { O_JSON = 300, O_TOP, O_BUFSIZE, O_RECORD, O_HELP };
 
 static const struct option options[] = {
 	{ "delay",       required_argument, NULL, 'd' },
@@ -92,6 +95,7 @@ static const struct option options[] = {
 	{ "json",        no_argument,       NULL, O_JSON },
 	{ "top",         required_argument, NULL, O_TOP },
 	{ "buffer-size", required_argument, NULL, O_BUFSIZE },
+	{ "record",      required_argument, NULL, O_RECORD },
 	{ "help",        no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -264,7 +268,9 @@ static int run_top(int argc, char **argv)
 	bool batch = false, json = false, screen;
 	unsigned iterations = 0, top = 0, bufkb = 4096, done = 0;
 	uint64_t delay = 1000000000ull, t0, next;
-	char instance[64];
+	char instance[64], tmpdir[4096];
+	const char *record = NULL;
+	struct tracedat_write_opts wo;
 	int opt, status = CLI_FAILED, ret;
 
 	opterr = 0;
@@ -302,6 +308,9 @@ static int run_top(int argc, char **argv)
 			if (cli_parse_uint(optarg, 1, 100000, &top))
 				return cli_usage_error("top", "--top takes 1 to 100000");
 			break;
+		case O_RECORD:
+			record = optarg;
+			break;
 		case O_BUFSIZE:
 			if (cli_parse_uint(optarg, 4, 1u << 22, &bufkb))
 				return cli_usage_error("top", "--buffer-size takes 4 to 4194304 (KiB)");
@@ -331,6 +340,15 @@ static int run_top(int argc, char **argv)
 	ro.no_tgids = true;
 	ro.in_memory = true;
 	ro.sleep_us = SLEEP_US;
+	if (record) {
+		/* what was read stays, beside the output, for the trace.dat at the end */
+		if (!*record)
+			return cli_usage_error("top", "--record needs a file name");
+		record_cli_write_opts("top", NULL, NULL, &wo);
+		record_cli_tmpdir(record, tmpdir, sizeof(tmpdir));
+		ro.keep_data = true;
+		ro.tmpdir = tmpdir;
+	}
 
 	out = ktrace_out_new(STDOUT_FILENO);
 	if (!out || record_signals_init())
@@ -431,6 +449,9 @@ stop:
 		cli_error(NULL, &err);
 		status = CLI_FAILED;
 	}
+	/* (the file after tracefs is put back: a slow write leaves nothing enabled) */
+	if (record && record_cli_write(s, record, &wo, true, "top") < 0)
+		status = CLI_FAILED;
 out:
 	term_leave(&term);
 	ktrace_view_top_free(v);

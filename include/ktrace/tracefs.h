@@ -86,6 +86,9 @@ struct ktrace_tracefs_record_opts {
 	                                    its buffer (-s; 0: one second) */
 	bool in_memory;                  /* per-CPU data in memory (memfd) instead of files,
 	                                    read back by the live view (ktrace/view.h) */
+	bool keep_data;                  /* in_memory: the data read back is kept (in files
+	                                    in tmpdir, not memory) for ktrace_tracefs_write
+	                                    after stop (ktrace top --record) */
 };
 
 struct ktrace_tracefs_extract_opts {

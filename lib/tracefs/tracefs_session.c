@@ -754,6 +754,7 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 	}
 	s->save_tgids = capture && !o->no_tgids;
 	s->in_memory = o->in_memory;
+	s->keep_data = o->in_memory && o->keep_data;
 	if (s->in_memory && pipe2(s->data_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		ret = -errno;
 		ktrace_tracefs_close(s);

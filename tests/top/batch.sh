@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 CHECKS="usage-errors json-runs json-top-is-spinner json-figures-hold json-not-self text-batch
-text-batch-spinner syscalls-json tracefs-as-found"
+text-batch-spinner record-file syscalls-json tracefs-as-found"
 plan "$(echo $CHECKS | wc -w)"
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done
@@ -81,7 +81,7 @@ mine = [r for s in snaps for k in ("threads_by_cpu_time", "threads_by_wakeup_lat
 verdict("json-not-self", snaps and not mine, "top's own threads shown: %r" % mine[:3])
 PY
 
-"$KTRACE" top --batch -n 2 -d 0.5 --top 5 >"$TMP/top.txt" 2>"$TMP/top.err"
+"$KTRACE" top --batch -n 2 -d 0.5 --top 5 --record "$TMP/rec.dat" >"$TMP/top.txt" 2>"$TMP/top.err"
 rc=$?
 n=$(grep -c "^ktrace top  interval" "$TMP/top.txt")
 if [ $rc = 0 ] && [ "$n" = 2 ] && grep -q "^CPU *busy *irq *softirq *idle" "$TMP/top.txt"; then
@@ -96,6 +96,15 @@ case "$row" in
 *) not_ok "text-batch-spinner (first row: $row)" ;;
 esac
 spin_stop
+# --record: a trace.dat of what top read: readable, the spinner's switches in it
+"$KTRACE" report "$TMP/rec.dat" >"$TMP/rec.txt" 2>"$TMP/rec.err"
+rc=$?
+nsw=$(grep -c " sched_switch: " "$TMP/rec.txt")
+if [ $rc = 0 ] && grep -q " sched_switch: .*$SPIN" "$TMP/rec.txt" && [ "$nsw" -gt 0 ]; then
+	ok record-file
+else
+	not_ok "record-file (exit $rc, $nsw switches)"; sed 's/^/#   /' "$TMP/rec.err" | head -5
+fi
 
 # -e syscalls: a process making system calls has its syscalls counted
 "$KTRACE" top --batch -n 2 -d 0.5 -e syscalls --json >"$TMP/sys.json" 2>"$TMP/sys.err" &
