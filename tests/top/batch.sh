@@ -6,7 +6,7 @@
 # errors exit 2.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
-CHECKS="usage-errors json-runs json-top-is-spinner json-figures-hold json-not-self text-batch
+CHECKS="usage-errors json-runs json-top-is-spinner json-spinner-as-proc json-figures-hold json-not-self text-batch
 text-batch-spinner record-file syscalls-json tracefs-as-found"
 plan "$(echo $CHECKS | wc -w)"
 skip_all() {
@@ -32,20 +32,25 @@ trap top_cleanup EXIT
 trap 'exit 1' INT TERM
 tracefs_snap >"$TMP/before"
 
+# the spinner's CPU time as the kernel counts it (utime + stime, in clock ticks)
+proc_cpu() { awk '{ print $14 + $15 }' "/proc/$SPIN_PID/stat"; }
 spin_start rt
 sleep 0.5
+c0=$(proc_cpu); t0=$(date +%s.%N)
 "$KTRACE" top --batch -n 3 -d 1 --json >"$TMP/top.json" 2>"$TMP/top.err" &
 TOP_PID=$!
 wait $TOP_PID
 rc=$?
+c1=$(proc_cpu); t1=$(date +%s.%N)
 if [ $rc = 0 ] && [ "$(wc -l <"$TMP/top.json")" = 3 ] && [ ! -s "$TMP/top.err" ]; then
 	ok json-runs
 else
 	not_ok "json-runs (exit $rc, $(wc -l <"$TMP/top.json") lines)"; sed 's/^/#   /' "$TMP/top.err" | head
 fi
-checker python3 - "$TMP/top.json" "$SPIN" "$TOP_PID" <<'PY'
+checker python3 - "$TMP/top.json" "$SPIN" "$TOP_PID" "$c0" "$c1" "$t0" "$t1" "$(getconf CLK_TCK)" <<'PY'
 import json, sys
 path, spin, top_pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c0, c1, t0, t1, hz = (float(x) for x in sys.argv[4:9])
 snaps = [json.loads(l) for l in open(path)]
 def verdict(name, good, why=""):
     print(("ok - " if good else "not ok - ") + name + ("" if good else " (" + why + ")"))
@@ -55,6 +60,14 @@ first = rows[0] if rows else {}
 share = first.get("cpu_ns", 0) / max(last.get("duration_ns", 1), 1)
 verdict("json-top-is-spinner", first.get("name") == spin and share >= 0.8,
         "top entry %r with %.0f%% of one CPU" % (first.get("name"), 100 * share))
+# the spinner's share of one CPU by top (3 intervals) and by the kernel's accounting
+# over top's whole run (half a second longer): within 10 points of each other
+mine = sum(r["cpu_ns"] for s in snaps for r in s["threads_by_cpu_time"]["rows"] if r["name"] == spin)
+top_share = mine / max(sum(s["duration_ns"] for s in snaps), 1)
+proc_share = (c1 - c0) / hz / max(t1 - t0, 1e-9)
+sys.stderr.write("spinner: top %.1f%%, /proc %.1f%% of one CPU\n" % (100 * top_share, 100 * proc_share))
+verdict("json-spinner-as-proc", snaps and abs(top_share - proc_share) <= 0.10,
+        "top %.1f%%, /proc %.1f%% of one CPU" % (100 * top_share, 100 * proc_share))
 bad = []
 for i, s in enumerate(snaps):
     if s.get("schema") != "ktrace-top/1" or s.get("interval") != i + 1:
