@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * `ktrace top` (<ktrace/view.h> ktrace_view_top, docs/top.md): the figures of a live
- * session per interval. The records are read through the live source (top_source.c) into
+ * session per interval. The records are read through the live source (engine_source_live.c) into
  * the model (engine_model.h, kt_model_open_live) as they are captured; the model's
  * intervals are cut at the interval's bounds: a Running slice, IRQ or softirq counts
  * with the part of it inside the interval, those still open at the interval's end with
@@ -29,10 +29,7 @@
 #include "common/opts.h"
 #include "common/outbuf.h"
 #include "engine/engine.h"
-#include "engine/engine_model.h"
-#include "engine/engine_threads.h"
 #include "sinks/summary/summary.h"
-#include "sinks/top/top_int.h"
 
 /* A thread's figures in the current interval (its thread table entry's data). */
 struct tt {
@@ -73,7 +70,6 @@ struct snap {
 struct ktrace_view_top {
 	struct ktrace_view_top_opts o;
 	struct ktrace_stream *s;
-	struct top_source *src;
 	struct kt_model *model;
 	uint64_t a;                  /* the current interval's start */
 	uint64_t seq;
@@ -237,7 +233,7 @@ int ktrace_view_top_new(struct ktrace_tracefs_session *sess, const struct ktrace
 		return ret;
 	}
 	kt_threads_init(&v->threads, 0, 0, sizeof(struct tt));
-	if ((ret = top_stream_open(sess, &v->s, &v->src, err))) {
+	if ((ret = kt_stream_open_live(sess, &v->s, err))) {
 		ktrace_view_top_free(v);
 		return ret;
 	}
@@ -254,7 +250,7 @@ int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktra
 		return ktrace_error_set(err, -EINVAL, "ktrace top: begun already");
 	{
 	v->a = start;
-	top_source_until(v->src, start);
+	kt_stream_live_until(v->s, start);
 	struct utsname u;
 
 	if (uname(&u) < 0)
@@ -271,7 +267,7 @@ int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until, struct k
 
 	if (!v->model)
 		return ktrace_error_set(err, -EINVAL, "ktrace top: not begun");
-	top_source_until(v->src, until);
+	kt_stream_live_until(v->s, until);
 	while ((ret = ktrace_stream_next(v->s, &r, err)) == 1) {
 		if (r->kind == KTRACE_STREAM_LOST)
 			v->lost += r->lost;
@@ -456,8 +452,8 @@ int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace
 		sn->irqs += v->cpus[k].irq_n;
 	sn->events = v->events;
 	sn->lost = v->lost;
-	sn->late = top_source_late(v->src) - v->late0;
-	v->late0 = top_source_late(v->src);
+	sn->late = kt_stream_live_late(v->s) - v->late0;
+	v->late0 = kt_stream_live_late(v->s);
 	/* a new interval */
 	v->events = v->lost = 0;
 	if (v->ncpus)
@@ -510,7 +506,7 @@ static const struct kt_thread *resolve(struct ktrace_view_top *v, uint32_t i, co
 	char path[64], buf[512];
 
 	if (!th->name || !*th->name) {
-		const char *c = top_source_comm(v->src, th->id);
+		const char *c = kt_stream_live_comm(v->s, th->id);
 
 		if (*c) {
 			free(th->name);
@@ -555,7 +551,7 @@ static const struct kt_thread *resolve(struct ktrace_view_top *v, uint32_t i, co
 			buf[strcspn(buf, "\n")] = 0;
 			name = buf;
 		} else {
-			name = top_source_comm(v->src, th->pid);
+			name = kt_stream_live_comm(v->s, th->pid);
 		}
 		t->pname = kt_intern(&v->names, name, strlen(name));
 	}

@@ -2,7 +2,7 @@
 /*
  * The stream's live source (ktrace top): the records of an in_memory tracefs session
  * (tracefs_live.c), read with the session's event formats, handed out up to a time the
- * caller moves on. See top_int.h.
+ * caller moves on. See engine.h (kt_stream_open_live).
  */
 #include <ktrace/event.h>
 #include <ktrace/tracefs.h>
@@ -16,10 +16,10 @@
 #include "common/check.h"
 #include "engine/engine_stream_int.h"
 #include "event/event_share.h"
-#include "sinks/top/top_int.h"
+#include "engine/engine.h"
 #include "tracefs/tracefs_live.h"
 
-struct top_source {
+struct live_source {
 	struct kt_source src;
 	struct ktrace_tracefs_session *sess;
 	struct ktrace_events *evs;
@@ -32,7 +32,7 @@ struct top_source {
 };
 
 /* The pending record as the current one: 1. */
-static int hand_out(struct top_source *t)
+static int hand_out(struct live_source *t)
 {
 	struct ktrace_stream_record *rec = &t->src.rec;
 	const struct ktrace_tracefs_record *p = &t->pending;
@@ -77,7 +77,7 @@ static int hand_out(struct top_source *t)
 
 static int live_advance(struct kt_source *src, struct ktrace_error *err)
 {
-	struct top_source *t = (struct top_source *)src;
+	struct live_source *t = (struct live_source *)src;
 	const struct ktrace_tracefs_record *r;
 	int ret;
 
@@ -96,7 +96,7 @@ static int live_advance(struct kt_source *src, struct ktrace_error *err)
 
 static int live_field(struct kt_source *src, size_t i, struct ktrace_event_value *v)
 {
-	struct top_source *t = (struct top_source *)src;
+	struct live_source *t = (struct live_source *)src;
 
 	if (!t->ev || src->rec.kind != KTRACE_STREAM_EVENT) {
 		memset(v, 0, sizeof(*v));
@@ -107,7 +107,7 @@ static int live_field(struct kt_source *src, size_t i, struct ktrace_event_value
 
 static size_t live_fields(struct kt_source *src, struct ktrace_event_value *v, size_t max)
 {
-	struct top_source *t = (struct top_source *)src;
+	struct live_source *t = (struct live_source *)src;
 	size_t n = t->ev && src->rec.kind == KTRACE_STREAM_EVENT ? ktrace_event_field_count(t->ev) : 0;
 
 	for (size_t i = 0; i < n && i < max; i++)
@@ -122,7 +122,7 @@ static int live_format(struct kt_source *src, char *buf, size_t len, bool text_o
 
 static int live_raw(struct kt_source *src, struct kt_ftrace_raw *out)
 {
-	struct top_source *t = (struct top_source *)src;
+	struct live_source *t = (struct live_source *)src;
 
 	if (src->rec.kind != KTRACE_STREAM_EVENT || !t->ev)
 		return -ENOENT;
@@ -132,7 +132,7 @@ static int live_raw(struct kt_source *src, struct kt_ftrace_raw *out)
 
 static void live_close(struct kt_source *src)
 {
-	struct top_source *t = (struct top_source *)src;
+	struct live_source *t = (struct live_source *)src;
 
 	ktrace_event_free(t->evs);
 	free(t);
@@ -150,7 +150,7 @@ static const struct kt_source_ops live_ops = {
 
 static int make(struct ktrace_stream *s, void *arg, struct kt_source **out, struct ktrace_error *err)
 {
-	struct top_source *t = calloc(1, sizeof(*t));
+	struct live_source *t = calloc(1, sizeof(*t));
 	int ret;
 
 	if (!t)
@@ -173,32 +173,46 @@ static int make(struct ktrace_stream *s, void *arg, struct kt_source **out, stru
 	return 0;
 }
 
-int top_stream_open(struct ktrace_tracefs_session *sess, struct ktrace_stream **out,
-		    struct top_source **src, struct ktrace_error *err)
+int kt_stream_open_live(struct ktrace_tracefs_session *sess, struct ktrace_stream **out,
+			struct ktrace_error *err)
 {
 	KTRACE_OPTS(ktrace_stream_opts, o);
-	int ret = kt_stream_open_source(out, "tracefs", KTRACE_FORMAT_FTRACE_PAGES, &o, make, sess, err);
 
-	*src = ret ? NULL : (struct top_source *)kt_stream_first_source(*out);
-	return ret;
+	return kt_stream_open_source(out, "tracefs", KTRACE_FORMAT_FTRACE_PAGES, &o, make, sess, err);
 }
 
-void top_source_until(struct top_source *t, uint64_t until)
+static struct live_source *live_of(struct ktrace_stream *s)
 {
-	t->until = until;
+	struct kt_source *src = kt_stream_first_source(s);
+
+	return src && src->ops == &live_ops ? (struct live_source *)src : NULL;
 }
 
-uint64_t top_source_late(const struct top_source *t)
+void kt_stream_live_until(struct ktrace_stream *s, uint64_t until)
 {
-	return t->late;
+	struct live_source *t = live_of(s);
+
+	if (t)
+		t->until = until;
 }
 
-const char *top_source_comm(struct top_source *t, int64_t tid)
+uint64_t kt_stream_live_late(struct ktrace_stream *s)
 {
-	const char *comm = ktrace_event_comm(t->evs, (int)tid);
+	struct live_source *t = live_of(s);
+
+	return t ? t->late : 0;
+}
+
+const char *kt_stream_live_comm(struct ktrace_stream *s, int64_t tid)
+{
+	struct live_source *t = live_of(s);
+	const char *comm;
 	struct timespec now;
 	struct ktrace_error ignore = { 0 };
 
+	if (!t)
+		return "";
+	comm = ktrace_event_comm(t->evs, (int)tid);
 	if (strcmp(comm, "<...>"))
 		return comm;
 	/* the saved command lines again, ten times a second at most */
