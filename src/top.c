@@ -384,6 +384,7 @@ static int run_top(int argc, char **argv)
 
 		if (now >= next + HOLD_NS) {
 			if (ktrace_view_top_cut(v, next, &err) < 0) {
+				term_leave(&term);     /* (the message on the normal screen) */
 				cli_error(NULL, &err);
 				status = CLI_FAILED;
 				break;
@@ -409,6 +410,7 @@ static int run_top(int argc, char **argv)
 					break;
 			}
 		} else if (ktrace_view_top_read(v, now - HOLD_NS, &err) < 0) {
+			term_leave(&term);
 			cli_error(NULL, &err);
 			status = CLI_FAILED;
 			break;

@@ -693,7 +693,9 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	sort_mode = p->sort;
 	qsort(sn->rows, sn->nrows, sizeof(*sn->rows), row_order);
 	rows_max = p->top ? p->top : UINT32_MAX;
-	for (size_t i = p->scroll < sn->nrows ? p->scroll : sn->nrows; i < sn->nrows && shown < rows_max;
+	/* (scrolled past the end: the last row stays) */
+	for (size_t i = p->scroll < sn->nrows ? p->scroll : sn->nrows ? sn->nrows - 1 : 0;
+	     i < sn->nrows && shown < rows_max;
 	     i++, shown++) {
 		const struct trow *r = &sn->rows[i];
 		const char *pname;
