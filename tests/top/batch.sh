@@ -5,7 +5,7 @@
 # each other); top never shows its own threads; tracefs is left exactly as found; usage
 # errors exit 2.
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/common.inc"
 CHECKS="usage-errors json-runs json-top-is-spinner json-spinner-as-proc json-figures-hold json-not-self text-batch
 text-batch-spinner record-file syscalls-json tracefs-as-found"
 plan "$(echo $CHECKS | wc -w)"

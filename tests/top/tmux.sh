@@ -4,7 +4,7 @@
 # the tmux window each end it with tracefs exactly as found (tracing_on, set_event,
 # buffer sizes, current_tracer, clock; no instance left).
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/common.inc"
 CHECKS="screen-shows-spinner keys-sort-pause quit-q tracefs-after-q quit-sigterm
 tracefs-after-sigterm quit-sighup tracefs-after-sighup quit-kill-window tracefs-after-kill-window"
 plan "$(echo $CHECKS | wc -w)"
