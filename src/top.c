@@ -103,12 +103,14 @@ static const struct option options[] = {
 #define HOLD_NS 250000000ull      /* how late an interval is cut (capture lag) */
 #define SLEEP_US 50000            /* a quiet CPU's records are read this often */
 
-static volatile sig_atomic_t got_winch;
+static volatile sig_atomic_t got_winch, got_tstp;
 
 static void on_winch(int sig)
 {
-	(void)sig;
-	got_winch = 1;
+	if (sig == SIGTSTP)
+		got_tstp = 1;
+	else
+		got_winch = 1;
 }
 
 static uint64_t mono_ns(void)
@@ -357,6 +359,8 @@ static int run_top(int argc, char **argv)
 	sa.sa_handler = on_winch;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGWINCH, &sa, NULL);
+	if (screen)
+		sigaction(SIGTSTP, &sa, NULL);     /* Ctrl-Z: the terminal back first */
 	signal(SIGPIPE, SIG_IGN);
 	record_cli_leftovers(false);
 	/* the event formats are read before tracing starts, and the first interval begins
@@ -415,6 +419,17 @@ static int run_top(int argc, char **argv)
 			status = CLI_FAILED;
 			break;
 		}
+		if (got_tstp) {
+			/* stopped (Ctrl-Z): the shell gets its terminal back; tracing goes on */
+			got_tstp = 0;
+			term_leave(&term);
+			signal(SIGTSTP, SIG_DFL);
+			raise(SIGTSTP);
+			sigaction(SIGTSTP, &sa, NULL);
+			if (term_enter(&term) < 0)
+				break;
+			u.redraw = true;
+		}
 		if (got_winch) {
 			got_winch = 0;
 			if (screen) {
@@ -466,6 +481,7 @@ out:
 	ktrace_out_free(out);
 	record_signals_done();
 	signal(SIGWINCH, SIG_DFL);
+	signal(SIGTSTP, SIG_DFL);
 	return status;
 }
 
