@@ -39,6 +39,7 @@ extern const struct cli_command cli_sql;
 extern const struct cli_command cli_export;
 extern const struct cli_command cli_summary;
 extern const struct cli_command cli_diff;
+extern const struct cli_command cli_top;
 
 /* An input being read by a subcommand, its detected format and buffered stdout. */
 struct cli_input {

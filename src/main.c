@@ -34,6 +34,7 @@ static const struct cli_command *const commands[] = {
 	&cli_clear,
 	&cli_reset,
 	&cli_stream,
+	&cli_top,
 	&cli_timeline,
 	&cli_flamegraph,
 	&cli_sql,

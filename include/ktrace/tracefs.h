@@ -90,6 +90,9 @@ struct ktrace_tracefs_record_opts {
 	bool trace_self;                 /* keep the events of the calling process's own
 	                                    threads (false: ktrace_tracefs_start leaves
 	                                    them out, see there) */
+	bool keep_data;                  /* in_memory: the data read back is kept (in files
+	                                    in tmpdir, not memory) for ktrace_tracefs_write
+	                                    after stop (ktrace top --record) */
 };
 
 struct ktrace_tracefs_extract_opts {

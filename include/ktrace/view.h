@@ -245,6 +245,44 @@ KTRACE_API int64_t ktrace_view_live_print(struct ktrace_view_live *v, struct ktr
 KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
 
 /*
+ * `ktrace top` (docs/top.md): the figures of a live (in_memory) tracefs session per
+ * interval, from the model (per CPU busy, IRQ, softirq and idle time; threads by CPU
+ * time with their wakeup latencies; IRQ handlers, softirq vectors, syscalls; context
+ * switches, wakeups, IRQs). The view is made before tracing starts (it reads the event
+ * formats), ktrace_view_top_begin says when it began (the session's clock, "mono" for
+ * CLOCK_MONOTONIC) and where the first interval starts; ktrace_view_top_read reads the records captured so far, those before until (later
+ * ones wait); ktrace_view_top_cut reads up to until and ends the interval there: its
+ * figures are what ktrace_view_top_print prints (as often as asked, in any order) until
+ * the next cut. Threads of the calling process are never shown.
+ */
+struct ktrace_view_top;
+struct ktrace_view_top_opts {
+	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
+	bool syscalls;                /* syscall figures (the session records raw_syscalls) */
+};
+enum { KTRACE_TOP_SORT_CPU, KTRACE_TOP_SORT_LATENCY, KTRACE_TOP_SORT_WAKEUPS };
+struct ktrace_view_top_print_opts {
+	size_t sz;
+	bool json;                    /* one JSON object on one line (ktrace-top/1) */
+	bool screen;                  /* full-screen text: every line cleared to its end,
+					 the screen's lines filled */
+	unsigned width, height;       /* text: columns and lines at most (0: no limit) */
+	int sort;                     /* KTRACE_TOP_SORT_* (text) */
+	unsigned scroll;              /* thread rows passed over (text) */
+	unsigned top;                 /* rows per list at most (0: text no limit, JSON 20) */
+	const char *status;           /* text: shown at the end of the first line */
+};
+KTRACE_API int ktrace_view_top_new(struct ktrace_tracefs_session *s, const struct ktrace_view_top_opts *o,
+				   struct ktrace_view_top **out, struct ktrace_error *err);
+KTRACE_API int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktrace_error *err);
+KTRACE_API int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until,
+					struct ktrace_error *err);
+KTRACE_API int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err);
+KTRACE_API int ktrace_view_top_print(struct ktrace_view_top *v, const struct ktrace_view_top_print_opts *p,
+				     struct ktrace_out *out, struct ktrace_error *err);
+KTRACE_API void ktrace_view_top_free(struct ktrace_view_top *v);
+
+/*
  * `ktrace timeline`: a picture of the trace (lib/sinks/timeline/timeline_*.c, docs/timeline.md).
  * One lane per CPU with the running threads as coloured slices, one lane per thread
  * with its running, runnable and blocked states, every other event as a tick, lost

@@ -499,4 +499,21 @@ void kt_td_keep(struct kt_tdset *set, size_t keep);
 size_t kt_td_registry_bytes(const struct kt_tdset *set);
 uint64_t kt_td_file_bytes(const struct kt_tdset *set);
 
+/*
+ * A stream of one input over the records of the in_memory tracefs session sess as they
+ * are captured (engine_source_live.c; ktrace top): ktrace_stream_next gives 0 when none
+ * is waiting (more may come later), and holds back every record at or after the time
+ * kt_stream_live_until set (none before the first call), so that an interval is cut
+ * where the records before it are all read. A record captured later than newer ones of
+ * another CPU is handed out with the time of the newest handed out before (the model's
+ * times never go back): kt_stream_live_late counts them. kt_stream_live_comm: the name
+ * the kernel has for tid (sched_switch names, saved command lines), "" when not known.
+ */
+struct ktrace_tracefs_session;
+int kt_stream_open_live(struct ktrace_tracefs_session *sess, struct ktrace_stream **out,
+			struct ktrace_error *err);
+void kt_stream_live_until(struct ktrace_stream *s, uint64_t until);
+uint64_t kt_stream_live_late(struct ktrace_stream *s);
+const char *kt_stream_live_comm(struct ktrace_stream *s, int64_t tid);
+
 #endif

@@ -5,6 +5,7 @@
  * in docs/model.md.
  */
 #include <errno.h>
+#include <libaudit.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -527,6 +528,16 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 	struct kt_minput *in;
 	int ret = 0;
 
+	if (r->kind == KTRACE_STREAM_LOST && m->live && r->source < m->nin && r->cpu >= 0 &&
+	    (size_t)r->cpu < m->in[r->source].ncpus) {
+		/* live: the CPU's data is missing from its last record to the mark */
+		in = &m->in[r->source];
+		struct kt_model_gap g = { .cpu = r->cpu, .from = in->cpus[r->cpu].last, .to = r->ts };
+
+		if (g.from > g.to)
+			g.from = g.to;
+		return gap(m, in, &g, err);
+	}
 	if (r->kind != KTRACE_STREAM_EVENT || r->source >= m->nin)
 		return 0;
 	in = &m->in[r->source];
@@ -606,18 +617,13 @@ int kt_model_finish(struct kt_model *m, struct ktrace_error *err)
 	return ret;
 }
 
-int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths,
-		  const struct ktrace_stream_opts *opts, const struct kt_model_ops *ops,
-		  struct ktrace_error *err, const char **err_path)
+/* A model of npaths inputs before their walk: NULL when out of memory. */
+static struct kt_model *model_new(size_t npaths, const struct kt_model_ops *ops)
 {
 	struct kt_model *m = calloc(1, sizeof(*m));
-	int ret;
 
-	*out = NULL;
-	if (err_path)
-		*err_path = NULL;
 	if (!m)
-		return kt_error_oom(err);
+		return NULL;
 	if (ops)
 		m->ops = *ops;
 	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE, 0, sizeof(struct kt_mthread));
@@ -630,8 +636,23 @@ int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths
 	m->unknown = kt_intern(&m->names, "?", 1);
 	if (!m->in || !m->running || !m->runnable || !m->unknown) {
 		kt_model_free(m);
-		return kt_error_oom(err);
+		return NULL;
 	}
+	return m;
+}
+
+int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths,
+		  const struct ktrace_stream_opts *opts, const struct kt_model_ops *ops,
+		  struct ktrace_error *err, const char **err_path)
+{
+	struct kt_model *m = model_new(npaths, ops);
+	int ret;
+
+	*out = NULL;
+	if (err_path)
+		*err_path = NULL;
+	if (!m)
+		return kt_error_oom(err);
 	ret = kt_model_scan(m, paths, npaths, opts, err, err_path);
 	if (ret) {
 		kt_model_free(m);
@@ -652,6 +673,47 @@ int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
 	/* (errors and damaged places name the inputs as s names them) */
 	o.names = names;
 	return kt_model_open(out, paths, n, &o, ops, err, NULL);
+}
+
+int kt_model_open_live(struct kt_model **out, uint64_t from, const char *machine,
+		       const struct kt_model_ops *ops, struct ktrace_error *err)
+{
+	struct kt_model *m = model_new(1, ops);
+
+	*out = NULL;
+	if (!m)
+		return kt_error_oom(err);
+	m->live = true;
+	m->in[0].audit_machine = machine && *machine ? audit_name_to_machine(machine) : -1;
+	m->in[0].owns = KT_MK_IRQ | KT_MK_SOFTIRQ | KT_MK_SYSCALL;
+	m->in[0].has_cpus = true;
+	m->in[0].complete_from = from;
+	*out = m;
+	return 0;
+}
+
+size_t kt_model_cpu_count(const struct kt_model *m, uint32_t input)
+{
+	return input < m->nin ? m->in[input].ncpus : 0;
+}
+
+bool kt_model_cpu_now(const struct kt_model *m, uint32_t input, int32_t cpu,
+		      struct kt_model_cpu_now *out)
+{
+	const struct kt_mcpu *c;
+
+	memset(out, 0, sizeof(*out));
+	out->tid = -1;
+	if (input >= m->nin || cpu < 0 || (size_t)cpu >= m->in[input].ncpus)
+		return false;
+	c = &m->in[input].cpus[cpu];
+	out->tid = c->cur;
+	out->since = c->since;
+	out->irq = c->irq_open;
+	out->irq_ts = c->irq_ts;
+	out->softirq = c->softirq_open;
+	out->softirq_ts = c->softirq_ts;
+	return true;
 }
 
 void kt_model_free(struct kt_model *m)

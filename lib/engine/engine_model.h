@@ -91,6 +91,27 @@ int kt_model_open(struct kt_model **out, const char *const *paths, size_t npaths
 /* kt_model_open on the inputs and options of stream s (its copies of inputs read once). */
 int kt_model_open_stream(struct kt_model **out, struct ktrace_stream *s,
 			 const struct kt_model_ops *ops, struct ktrace_error *err);
+/*
+ * A model of a live session (ktrace top) without the walk: one input read from its
+ * buffer 0, every kind of the kernel's work from it, every CPU complete from `from` (when
+ * tracing began), syscall numbers named as machine's ("x86_64", uname's; NULL: none); a lost-events mark is a gap of its CPU from the CPU's last record to
+ * the mark, taken when the mark is fed. Records are fed as they come (kt_model_record).
+ */
+int kt_model_open_live(struct kt_model **out, uint64_t from, const char *machine,
+		       const struct kt_model_ops *ops, struct ktrace_error *err);
+
+/* What a CPU of an input has open now (live: the figures of the time so far). */
+struct kt_model_cpu_now {
+	int64_t tid;                  /* the thread running (0 idle), -1: none known */
+	uint64_t since;               /* ...since then */
+	bool irq, softirq;            /* an IRQ handler, softirq open since irq_ts, softirq_ts */
+	uint64_t irq_ts, softirq_ts;
+};
+size_t kt_model_cpu_count(const struct kt_model *m, uint32_t input);
+/* false (out->tid -1) for a CPU the model has not met. */
+bool kt_model_cpu_now(const struct kt_model *m, uint32_t input, int32_t cpu,
+		      struct kt_model_cpu_now *out);
+
 /* Feeds the current record r of s (a stream of the same paths and options, each record
  * in order, lost-events marks included). 0 or the callbacks' code. */
 int kt_model_record(struct kt_model *m, struct ktrace_stream *s,

@@ -123,6 +123,7 @@ struct kt_model {
 	struct kt_strtab names;            /* states, handler and syscall names */
 	struct kt_map sysnames;            /* (input, syscall number) -> names id */
 	const char *running, *runnable, *unknown;   /* "Running", "R", "?" */
+	bool live;                         /* kt_model_open_live: no walk first */
 };
 
 /* The completeness walk: fills every input's buffer, complete_from and gaps. */

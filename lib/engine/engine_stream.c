@@ -462,6 +462,67 @@ fail:
 	return ret < 0 ? ret : -EINVAL;
 }
 
+int kt_stream_open_source(struct ktrace_stream **out, const char *name, enum ktrace_format format,
+			  const struct ktrace_stream_opts *opts,
+			  int (*make)(struct ktrace_stream *s, void *arg, struct kt_source **src,
+				      struct ktrace_error *err),
+			  void *arg, struct ktrace_error *err)
+{
+	struct ktrace_stream *s = aligned_alloc(_Alignof(struct ktrace_stream), sizeof(*s));
+	struct kt_source *src = NULL;
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return kt_error_oom(err);
+	memset(s, 0, sizeof(*s));
+	kt_arena_init(&s->strings, 16384, 16384);
+	if ((ret = KT_OPTS_COPY(&s->o, opts, "ktrace_stream_opts", err))) {
+		free(s);
+		return ret;
+	}
+	s->o.flags &= ~(unsigned)KTRACE_STREAM_READAHEAD;
+	s->ninfo = 1;
+	s->info = calloc(1, sizeof(*s->info));
+	s->src = calloc(1, sizeof(*s->src));
+	s->spool_fd = malloc(sizeof(*s->spool_fd));
+	s->spool_path = calloc(1, sizeof(*s->spool_path));
+	s->given = calloc(1, sizeof(*s->given));
+	s->opened = calloc(1, sizeof(*s->opened));
+	s->reopen = calloc(1, sizeof(*s->reopen));
+	if (!s->info || !s->src || !s->spool_fd || !s->spool_path || !s->given || !s->opened ||
+	    !s->reopen) {
+		free_stream(s);
+		return kt_error_oom(err);
+	}
+	s->spool_fd[0] = -1;
+	s->given[0] = s->opened[0] = s->reopen[0] = name;
+	if (!kt_stream_add_info(s, 0, name, format)) {
+		free_stream(s);
+		return kt_error_oom(err);
+	}
+	ret = make(s, arg, &src, err);
+	if (ret) {
+		free_stream(s);
+		return ret;
+	}
+	src->input = 0;
+	src->stream = s;
+	s->src[s->nsrc++] = src;
+	ret = moved(s, src, src->ops->advance(src, err), err);
+	if (ret) {
+		free_stream(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+struct kt_source *kt_stream_first_source(struct ktrace_stream *s)
+{
+	return s->nsrc ? s->src[0] : NULL;
+}
+
 void ktrace_stream_close(struct ktrace_stream *s)
 {
 	if (!s)
@@ -518,6 +579,13 @@ int kt_stream_direct_next(struct ktrace_stream *s, const struct ktrace_stream_re
 		s->cur = NULL;
 		ret = moved(s, c, c->ops->advance(c, err), err);
 		if (ret)
+			return ret;
+	}
+	/* a live source with none before may have some now */
+	for (size_t i = 0; i < s->nsrc; i++) {
+		struct kt_source *c = s->src[i];
+
+		if (c->live && !c->has && (ret = moved(s, c, c->ops->advance(c, err), err)))
 			return ret;
 	}
 	for (;;) {

@@ -83,8 +83,21 @@ struct kt_source {
 					    * stream (unless several_inputs) */
 	bool several_inputs;               /* the source sets rec.source itself (trace.dat) */
 	bool has, done;
+	bool live;                         /* advance again when it had none (a live
+					    * source: 0 is "none yet", not its end) */
 	const char *err_path;              /* the file of the last error */
 };
+
+/* A stream of one input read by the source make opens (a live one: ktrace top), its
+ * info named name. 0 or a negative code (err set). */
+int kt_stream_open_source(struct ktrace_stream **out, const char *name, enum ktrace_format format,
+			  const struct ktrace_stream_opts *opts,
+			  int (*make)(struct ktrace_stream *s, void *arg, struct kt_source **src,
+				      struct ktrace_error *err),
+			  void *arg, struct ktrace_error *err);
+
+/* The source of a stream's first input (kt_stream_open_source's). */
+struct kt_source *kt_stream_first_source(struct ktrace_stream *s);
 
 /* The stream's options and what sources may add to it. */
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s);

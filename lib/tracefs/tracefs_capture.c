@@ -43,7 +43,7 @@ static int open_tmp(const struct ktrace_tracefs_session *s, unsigned int cpu)
 	char name[32];
 	int fd;
 
-	if (s->in_memory) {
+	if (s->in_memory && !s->keep_data) {
 		snprintf(name, sizeof(name), "ktrace-cpu%u", cpu);
 		fd = memfd_create(name, MFD_CLOEXEC);
 		return fd < 0 ? -errno : fd;
@@ -69,7 +69,8 @@ int tfs_capture_open(struct ktrace_tracefs_session *s, struct tfs_buffer *b, str
 		if (fd < 0)
 			return ktrace_error_set(err, fd, "%s: cannot create a temporary file for the "
 						"per-CPU data (next to the output): %s",
-						s->in_memory ? "memfd" : s->tmpdir, strerror(-fd));
+						s->in_memory && !s->keep_data ? "memfd" : s->tmpdir,
+						strerror(-fd));
 		c->out_fd = fd;
 		if (pipe2(c->pipefd, O_CLOEXEC) < 0)
 			return ktrace_error_set(err, -errno, "pipe: %s", strerror(errno));

@@ -190,6 +190,7 @@ struct ktrace_tracefs_session {
 	int idle_wait_ms;         /* longest sleep of a reader thread */
 	uint64_t half_bytes;      /* -m: rotate a CPU's data at this size (0: never) */
 	bool in_memory;           /* memfd storage, live reading */
+	bool keep_data;           /* in_memory: files in tmpdir, read back but kept */
 	int data_pipe[2];         /* in_memory: a byte each time data was captured */
 	struct tfs_live *live;    /* in_memory: the live reader */
 	bool keep_state;          /* start: nothing is put back at close */

@@ -39,6 +39,7 @@ struct lcpu {
 	bool first;                 /* the next record is the page's first */
 	uint64_t off;               /* file offset of the next sub-buffer */
 	uint64_t punched;           /* bytes handed back */
+	bool keep;                  /* none is handed back (keep_data) */
 	struct ktrace_tracefs_record rec;
 };
 
@@ -85,6 +86,7 @@ static int live_init(struct ktrace_tracefs_session *s, struct ktrace_error *err)
 			lc->b = b;
 			lc->c = &b->cpus[k];
 			lc->buffer = i;
+			lc->keep = s->keep_data;
 			lc->kb = kbuffer_alloc(lsize == 4 ? KBUFFER_LSIZE_4 : KBUFFER_LSIZE_8,
 					       __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG
 										: KBUFFER_ENDIAN_LITTLE);
@@ -112,7 +114,7 @@ static int load_page(struct lcpu *lc, struct ktrace_error *err)
 					lc->c->cpu, r < 0 ? strerror(errno) : "short read");
 	lc->off += ps;
 	atomic_store(&lc->c->consumed, lc->off);
-	if (lc->off - lc->punched >= PUNCH_BYTES) {
+	if (!lc->keep && lc->off - lc->punched >= PUNCH_BYTES) {
 		uint64_t len = (lc->off - lc->punched) / ps * ps;
 
 		if (fallocate(lc->c->out_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,

@@ -756,6 +756,7 @@ static int setup(const struct ktrace_tracefs_record_opts *o, bool capture, bool 
 	s->in_memory = o->in_memory;
 	s->exclude_self = capture && !o->trace_self;
 	s->function_tracer = o->tracer && strcmp(o->tracer, "nop");
+	s->keep_data = o->in_memory && o->keep_data;
 	if (s->in_memory && pipe2(s->data_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		ret = -errno;
 		ktrace_tracefs_close(s);

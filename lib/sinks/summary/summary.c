@@ -18,7 +18,7 @@
 
 /* ---- latency histogram ---- */
 
-static uint64_t bucket_of(uint64_t v)
+uint64_t sm_bucket_of(uint64_t v)
 {
 	unsigned e;
 
@@ -231,8 +231,8 @@ static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace
 		ser_add(sm, t->ser, SMS_WAKEUPS, l->ts, 0, 1, true);
 	if ((uint64_t)l->dur > t->lat_max)
 		t->lat_max = (uint64_t)l->dur;
-	kt_map_get(&sm->hist, i, bucket_of((uint64_t)l->dur), &count);
-	if (count == UINT32_MAX || kt_map_put(&sm->hist, i, bucket_of((uint64_t)l->dur), count + 1))
+	kt_map_get(&sm->hist, i, sm_bucket_of((uint64_t)l->dur), &count);
+	if (count == UINT32_MAX || kt_map_put(&sm->hist, i, sm_bucket_of((uint64_t)l->dur), count + 1))
 		return count == UINT32_MAX ? 0 : kt_error_oom(err);
 	return 0;
 }

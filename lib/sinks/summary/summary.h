@@ -136,6 +136,8 @@ enum {
 unsigned sm_lacks(const struct sm *sm, uint32_t input);
 const char *sm_lacks_why(unsigned bit);
 
+/* The histogram bucket of value v (1/256 of its value wide at most, exact below 256). */
+uint64_t sm_bucket_of(uint64_t v);
 /* The value bucket b of a histogram stands for, and the nearest-rank pct quantile of
  * count values in the sorted buckets e[0..n) (at most max). */
 uint64_t sm_bucket_value(uint64_t b);
