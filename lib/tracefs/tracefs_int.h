@@ -195,6 +195,8 @@ struct ktrace_tracefs_session {
 	struct tfs_live *live;    /* in_memory: the live reader */
 	bool keep_state;          /* start: nothing is put back at close */
 	bool exclude_self;        /* record, stream: the process's threads left out */
+	int *self;                /* then: their ids, sorted */
+	size_t nself;
 	bool function_tracer;     /* a tracer other than nop (set_ftrace_notrace_pid) */
 };
 

@@ -6,6 +6,7 @@
 #ifndef KTRACE_TRACEFS_LIVE_H
 #define KTRACE_TRACEFS_LIVE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include <ktrace/error.h>
@@ -31,6 +32,10 @@ int ktrace_tracefs_load_events(struct ktrace_tracefs_session *s, struct ktrace_e
 /* Adds the saved command lines tracefs has now (processes started since). */
 int ktrace_tracefs_load_cmdlines(struct ktrace_tracefs_session *s, struct ktrace_events *evs,
 				 struct ktrace_error *err);
+
+/* Whether tid is one of the threads the session left out of the trace (its own: the
+ * kernel still records their switches to and wakeups of traced tasks). */
+bool ktrace_tracefs_own_thread(const struct ktrace_tracefs_session *s, int tid);
 
 /* The trace clock of the session's first buffer ("local"...). */
 const char *ktrace_tracefs_clock(const struct ktrace_tracefs_session *s);

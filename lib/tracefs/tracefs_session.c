@@ -1013,63 +1013,39 @@ static size_t own_threads(int **out)
 	return n;
 }
 
-/* The threads as a pid list ("tid tid ...") or as a filter that keeps every other
- * current task ("common_pid!=A&&(common_pid<B||common_pid>C)", runs of consecutive
- * ids as ranges, as the reader threads' usually are). malloc'ed, NULL without memory. */
-static char *threads_text(const int *t, size_t n, bool filter)
+/* The threads as a pid list ("tid tid ..."); malloc'ed, NULL without memory. */
+static char *threads_text(const int *t, size_t n)
 {
-	char *s = malloc(n * 48 + 1);
+	char *s = malloc(n * 12 + 1);
 	size_t len = 0;
 
 	if (!s)
 		return NULL;
 	s[0] = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (filter && j + 1 < n && t[j + 1] == t[j] + 1)
-			j++;
-		if (!filter)
-			len += (size_t)sprintf(s + len, "%s%d", len ? " " : "", t[i]);
-		else if (j == i)
-			len += (size_t)sprintf(s + len, "%scommon_pid!=%d", len ? "&&" : "", t[i]);
-		else
-			len += (size_t)sprintf(s + len, "%s(common_pid<%d||common_pid>%d)", len ? "&&" : "",
-					       t[i], t[j]);
-		i = j + 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(s + len, "%s%d", len ? " " : "", t[i]);
 	return s;
-}
-
-/* The scheduler events the kernel keeps when the other task of the two is not in
- * set_event_notrace_pid (a switch away from an excluded thread, a wakeup it does). */
-static bool two_task_event(const struct tfs_event *ev)
-{
-	return !strcmp(ev->system, "sched") &&
-	       (!strcmp(ev->name, "sched_switch") || !strcmp(ev->name, "sched_wakeup") ||
-		!strcmp(ev->name, "sched_wakeup_new") || !strcmp(ev->name, "sched_waking"));
 }
 
 /* The process's own threads (the caller's and the readers) are left out of the trace:
  * a recorder's system calls and switches would otherwise fill the trace it writes, and
  * a live view's printing would feed what it shows. Their ids go in each buffer's
  * set_event_notrace_pid and, with a tracer, set_ftrace_notrace_pid, where the kernel
- * has (and lets one write) them. The kernel still records a switch away from such a
- * thread and a wakeup it does when the other task is not excluded: the selected
- * sched_switch, sched_wakeup, sched_wakeup_new and sched_waking events get a filter on
- * common_pid for those (after the filter the event has, -f's or an older one, with
- * &&). Every old value is saved like the session's others and put back at the end. A
+ * has (and lets one write) them; the old values are saved like the session's others and
+ * put back at the end. The kernel still records a switch away from such a thread and a
+ * wakeup it does when the other task is traced: those are the other task's switch-in
+ * and wakeup, without which its time on the CPU and its wakeup latency could not be
+ * told, so they stay (the live view does not print them: ktrace_tracefs_own_thread). A
  * process the caller forked before (the command run under tracing) is not among them
- * and is traced from its fork on. Best effort: where the kernel lacks a file or
- * refuses a value, the threads stay in the trace. */
+ * and is traced from its fork on. Best effort: where the kernel lacks a file or refuses
+ * a value, the threads stay in the trace. */
 static void exclude_self(struct ktrace_tracefs_session *s)
 {
 	int *t;
 	size_t n = own_threads(&t);
-	char *list = n ? threads_text(t, n, false) : NULL;
-	char *keep = n ? threads_text(t, n, true) : NULL;
+	char *list = n ? threads_text(t, n) : NULL;
 
-	for (size_t i = 0; list && keep && i < s->nbufs; i++) {
+	for (size_t i = 0; list && i < s->nbufs; i++) {
 		static const char *const files[] = { "set_event_notrace_pid", "set_ftrace_notrace_pid" };
 		struct tfs_buffer *b = &s->bufs[i];
 		struct ktrace_error ignore;
@@ -1093,30 +1069,32 @@ static void exclude_self(struct ktrace_tracefs_session *s)
 			free(both);
 			free(old);
 		}
-		for (size_t k = 0; k < s->events.n; k++) {
-			const struct tfs_event *ev = &s->events.ev[k];
-			char file[PATH_MAX], *both = NULL, *old = NULL;
-			const char *user = NULL;
-
-			if (!ev->selected || !two_task_event(ev))
-				continue;
-			snprintf(file, sizeof(file), "events/%s/%s/filter", ev->system, ev->name);
-			/* the filter the event has: -f's, or the one it had (a recording keeps
-			 * it); one the kernel refused shows with its complaint on a second line
-			 * and filters nothing */
-			if (!tfs_read_value(b->dir, file, &old) && strcmp(old, "none") && !strchr(old, '\n'))
-				user = old;
-			if (user && asprintf(&both, "(%s)&&(%s)", user, keep) < 0)
-				both = NULL;
-			if (!user || both)
-				save_set_extra(b, file, both ? both : keep, &ignore);
-			free(both);
-			free(old);
-		}
 	}
 	free(list);
-	free(keep);
-	free(t);
+	if (list) {
+		free(s->self);
+		s->self = t;
+		s->nself = n;
+	} else {
+		free(t);
+	}
+}
+
+bool ktrace_tracefs_own_thread(const struct ktrace_tracefs_session *s, int tid)
+{
+	size_t lo = 0, hi = s->nself;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (s->self[m] == tid)
+			return true;
+		if (s->self[m] < tid)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return false;
 }
 
 int ktrace_tracefs_start(struct ktrace_tracefs_session *s, struct ktrace_error *err)
@@ -1568,5 +1546,6 @@ void ktrace_tracefs_close(struct ktrace_tracefs_session *s)
 	tfs_live_free(s->live);
 	free(s->tracefs);
 	free(s->tmpdir);
+	free(s->self);
 	free(s);
 }

@@ -123,7 +123,13 @@ static int print_record(struct ktrace_view_live *v, const struct ktrace_tracefs_
 	}
 	{
 		int pid = ktrace_event_record_pid(v->evs, &kr);
-		const char *comm = comm_of(v, pid), *name = ktrace_event_name(ev);
+		const char *comm, *name = ktrace_event_name(ev);
+
+		/* the view's own threads: left out of the trace, but for their switches to
+		 * and wakeups of traced tasks, which the kernel keeps (not shown) */
+		if (ktrace_tracefs_own_thread(v->s, pid))
+			return 0;
+		comm = comm_of(v, pid);
 		size_t cl = strlen(comm), len = strlen(name), need = cl + len + 160;
 		char small[512], *b = need <= sizeof(small) ? small : malloc(need), *p;
 
