@@ -70,6 +70,10 @@ static const char top_help[] =
 "        Rows per list at most (batch text: every thread by default; JSON: 20).\n"
 "    --buffer-size KB\n"
 "        Per-CPU buffer of the instance (default 4096).\n"
+"    --max-threads N\n"
+"        Threads kept at most (default 65536, and 4 for each thread of the last\n"
+"        interval beyond that); past it top's model and tables start afresh at the\n"
+"        next interval, so that a long run's memory stays bounded.\n"
 "    --record FILE\n"
 "        Also save what top read as a trace.dat file (written at the end; the data\n"
 "        waits beside FILE meanwhile): ktrace summary, report, timeline... read it.\n"
@@ -85,7 +89,7 @@ static const char top_help[] =
 "    0 when stopped (q, -n, Ctrl-C, SIGTERM, SIGHUP), 1 when tracing could not be set up\n"
 "    or the output could not be written, 2 for usage errors.\n";
 
-enum { O_JSON = 300, O_TOP, O_BUFSIZE, O_RECORD, O_HELP };
+enum { O_JSON = 300, O_TOP, O_BUFSIZE, O_RECORD, O_MAX_THREADS, O_HELP };
 
 static const struct option options[] = {
 	{ "delay",       required_argument, NULL, 'd' },
@@ -96,6 +100,7 @@ static const struct option options[] = {
 	{ "top",         required_argument, NULL, O_TOP },
 	{ "buffer-size", required_argument, NULL, O_BUFSIZE },
 	{ "record",      required_argument, NULL, O_RECORD },
+	{ "max-threads", required_argument, NULL, O_MAX_THREADS },
 	{ "help",        no_argument,       NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -312,6 +317,10 @@ static int run_top(int argc, char **argv)
 			break;
 		case O_RECORD:
 			record = optarg;
+			break;
+		case O_MAX_THREADS:
+			if (cli_parse_uint(optarg, 1, 1u << 30, &vo.max_threads))
+				return cli_usage_error("top", "--max-threads takes 1 or more");
 			break;
 		case O_BUFSIZE:
 			if (cli_parse_uint(optarg, 4, 1u << 22, &bufkb))

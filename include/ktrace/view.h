@@ -259,6 +259,9 @@ struct ktrace_view_top;
 struct ktrace_view_top_opts {
 	size_t sz;                    /* the struct's size: see KTRACE_OPTS in ktrace/api.h */
 	bool syscalls;                /* syscall figures (the session records raw_syscalls) */
+	unsigned max_threads;         /* threads kept at most before the model and the tables
+					 start afresh at an interval's start (0: 65536, and
+					 4 for each thread of the last interval beyond that) */
 };
 enum { KTRACE_TOP_SORT_CPU, KTRACE_TOP_SORT_LATENCY, KTRACE_TOP_SORT_WAKEUPS };
 struct ktrace_view_top_print_opts {

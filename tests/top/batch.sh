@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.inc"
 CHECKS="usage-errors json-runs json-top-is-spinner json-spinner-as-proc json-figures-hold json-not-self text-batch
-text-batch-spinner record-file syscalls-json tracefs-as-found"
+text-batch-spinner record-file syscalls-json max-threads-restart tracefs-as-found"
 plan "$(echo $CHECKS | wc -w)"
 skip_all() {
 	for c in $CHECKS; do echo "ok - $c # SKIP $1"; done
@@ -133,6 +133,27 @@ snaps = [json.loads(l) for l in open(sys.argv[1])]
 n = sum(r["count"] for s in snaps for r in s.get("syscalls", {}).get("rows", []))
 good = len(snaps) == 2 and n > 0 and all("syscalls" in s for s in snaps)
 print(("ok" if good else "not ok") + " - syscalls-json" + ("" if good else " (%d snapshots, %d syscalls)" % (len(snaps), n)))
+PY
+
+# --max-threads: past that many threads the model starts afresh at the next interval
+# (said in the JSON) and the figures still hold together
+"$KTRACE" top --batch -n 3 -d 0.5 --json --max-threads 2 >"$TMP/mt.json" 2>"$TMP/mt.err" &
+TOP_PID=$!
+i=0
+while [ $i -lt 300 ]; do /bin/true; i=$((i + 1)); done
+wait $TOP_PID
+checker python3 - "$TMP/mt.json" <<'PY'
+import json, sys
+snaps = [json.loads(l) for l in open(sys.argv[1])]
+flags = [s.get("model_restarted") for s in snaps]
+bad = []
+for s in snaps:
+    d = s["duration_ns"]
+    bad += [c["cpu"] for c in s["cpu"] if c["busy_ns"] + c["idle_ns"] > d * 1.001]
+    bad += [r["tid"] for r in s["threads_by_cpu_time"]["rows"] if r["cpu_ns"] > d * 1.001]
+good = len(snaps) == 3 and flags == [False, True, True] and not bad
+print(("ok" if good else "not ok") + " - max-threads-restart" +
+      ("" if good else " (%d snapshots, restarted %r, out of bounds %r)" % (len(snaps), flags, bad[:5])))
 PY
 
 tracefs_snap >"$TMP/after"

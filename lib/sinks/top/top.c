@@ -49,9 +49,12 @@ struct tnamed {
 	uint64_t n, ns;
 };
 
-/* A thread row of the snapshot. */
+/* A thread row of the snapshot: its own copy of what it shows (the tables may start
+ * afresh before it is printed again). */
 struct trow {
-	uint32_t th;                 /* thread table index */
+	uint32_t th;                 /* thread table index when made */
+	int64_t tid, pid;            /* pid -1: not known */
+	const char *name, *pname;    /* the snapshot's strings */
 	uint64_t cpu_ns, slices, lat_n, p50, p90, p99, max, sys_n, sys_ns;
 };
 
@@ -65,6 +68,8 @@ struct snap {
 	struct tnamed *named[TN_KINDS];
 	size_t nnamed[TN_KINDS];
 	uint64_t switches, wakeups, irqs, events, lost, late;
+	bool restarted;              /* the model started afresh at from */
+	struct kt_strtab strs;       /* the names its rows and named totals show */
 };
 
 struct ktrace_view_top {
@@ -85,7 +90,14 @@ struct ktrace_view_top {
 	size_t nself, cap_self;
 	struct snap snap;
 	struct kt_strtab names;      /* process names */
+	uint64_t restarts;
+	bool restart_told;           /* the next snapshot says it started afresh */
 };
+
+/* Threads kept at most by default (the model's and top's tables), beyond 4 for each
+ * thread of the last interval: a machine that keeps starting processes does not make
+ * a long run's memory grow without end. */
+#define TOP_MAX_THREADS 65536
 
 /* ---- the model's intervals ---- */
 
@@ -241,22 +253,52 @@ int ktrace_view_top_new(struct ktrace_tracefs_session *sess, const struct ktrace
 	return 0;
 }
 
-int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktrace_error *err)
+static int open_model(struct ktrace_view_top *v, uint64_t start, struct ktrace_error *err)
 {
 	struct kt_model_ops ops = { .ctx = v, .state = on_state, .latency = on_latency,
 				    .kslice = on_kslice };
-
-	if (v->model)
-		return ktrace_error_set(err, -EINVAL, "ktrace top: begun already");
-	{
-	v->a = start;
-	kt_stream_live_until(v->s, start);
 	struct utsname u;
 
 	if (uname(&u) < 0)
 		u.machine[0] = 0;
 	return kt_model_open_live(&v->model, start, u.machine, &ops, err);
+}
+
+int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktrace_error *err)
+{
+	if (v->model)
+		return ktrace_error_set(err, -EINVAL, "ktrace top: begun already");
+	v->a = start;
+	kt_stream_live_until(v->s, start);
+	return open_model(v, start, err);
+}
+
+/* Past the threads it keeps, the model and the tables start afresh at the interval's
+ * start (what the model knew of each CPU and thread is learnt again from the records:
+ * this interval's figures may miss what ran through its start unseen). */
+static int restart(struct ktrace_view_top *v, struct ktrace_error *err)
+{
+	size_t most = v->o.max_threads ? v->o.max_threads : TOP_MAX_THREADS + 4 * v->snap.nrows;
+
+	if (v->threads.n <= most)
+		return 0;
+	kt_model_free(v->model);
+	v->model = NULL;
+	kt_threads_free(&v->threads);
+	kt_threads_init(&v->threads, 0, 0, sizeof(struct tt));
+	kt_map_free(&v->hist);
+	kt_map_free(&v->named_index);
+	for (int k = 0; k < TN_KINDS; k++) {
+		free(v->named[k]);
+		v->named[k] = NULL;
+		v->nnamed[k] = v->cap_named[k] = 0;
 	}
+	kt_strtab_free(&v->names);
+	memset(&v->names, 0, sizeof(v->names));
+	v->switches0 = v->wakeups0 = 0;
+	v->restarts++;
+	v->restart_told = true;
+	return open_model(v, v->a, err);
 }
 
 int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
@@ -344,160 +386,6 @@ static int quantiles(struct ktrace_view_top *v, uint32_t *row_of)
 	return 0;
 }
 
-int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
-{
-	struct snap *sn = &v->snap;
-	uint64_t switches, wakeups;
-	uint32_t *row_of = NULL;
-	int ret;
-
-	if ((ret = (int)ktrace_view_top_read(v, until, err)) < 0)
-		return ret;
-	if (until < v->a)
-		until = v->a;
-	/* what is open at the end: the part so far */
-	for (size_t k = 0; k < kt_model_cpu_count(v->model, 0); k++) {
-		struct kt_model_cpu_now now;
-		struct tcpu *c = cpu_at(v, (int32_t)k);
-
-		if (!c)
-			return kt_error_oom(err);
-		if (!kt_model_cpu_now(v->model, 0, (int32_t)k, &now))
-			continue;
-		if (now.tid >= 0 && now.since < until) {
-			uint64_t ns = until - (now.since > v->a ? now.since : v->a);
-
-			if (now.tid == 0) {
-				c->idle_ns += ns;
-			} else {
-				uint32_t i;
-				struct tt *t = thread_at(v, now.tid, &i);
-
-				if (!t)
-					return kt_error_oom(err);
-				c->busy_ns += ns;
-				t->cpu_ns += ns;
-			}
-		}
-		if (now.irq && now.irq_ts < until)
-			c->irq_ns += until - (now.irq_ts > v->a ? now.irq_ts : v->a);
-		if (now.softirq && now.softirq_ts < until)
-			c->softirq_ns += until - (now.softirq_ts > v->a ? now.softirq_ts : v->a);
-	}
-	/* the snapshot */
-	read_self(v);
-	sn->has = true;
-	sn->seq = ++v->seq;
-	sn->from = v->a;
-	sn->to = until;
-	free(sn->cpus);
-	sn->cpus = v->ncpus ? kt_realloc_array(NULL, v->ncpus, sizeof(*sn->cpus)) : NULL;
-	if (v->ncpus && !sn->cpus)
-		return kt_error_oom(err);
-	if (v->ncpus)
-		memcpy(sn->cpus, v->cpus, v->ncpus * sizeof(*sn->cpus));
-	sn->ncpus = v->ncpus;
-	sn->nrows = 0;
-	free(sn->rows);
-	sn->rows = NULL;
-	row_of = calloc(v->threads.n ? v->threads.n : 1, sizeof(*row_of));
-	if (!row_of)
-		return kt_error_oom(err);
-	for (size_t i = 0; i < v->threads.n; i++) {
-		struct tt *t = kt_threads_ext(&v->threads, i);
-
-		if ((!t->cpu_ns && !t->lat_n && !t->sys_n) || is_self(v, v->threads.v[i].id))
-			continue;
-		row_of[i] = (uint32_t)++sn->nrows;
-	}
-	sn->rows = sn->nrows ? calloc(sn->nrows, sizeof(*sn->rows)) : NULL;
-	if (sn->nrows && !sn->rows) {
-		free(row_of);
-		return kt_error_oom(err);
-	}
-	for (size_t i = 0; i < v->threads.n; i++) {
-		struct tt *t = kt_threads_ext(&v->threads, i);
-
-		if (row_of[i])
-			sn->rows[row_of[i] - 1] = (struct trow){
-				.th = (uint32_t)i, .cpu_ns = t->cpu_ns, .slices = t->slices,
-				.lat_n = t->lat_n, .max = t->lat_max, .sys_n = t->sys_n,
-				.sys_ns = t->sys_ns,
-			};
-	}
-	ret = quantiles(v, row_of);
-	free(row_of);
-	if (ret)
-		return kt_error_oom(err);
-	for (int k = 0; k < TN_KINDS; k++) {
-		free(sn->named[k]);
-		sn->named[k] = NULL;
-		sn->nnamed[k] = 0;
-		for (size_t i = 0; i < v->nnamed[k]; i++) {
-			if (!v->named[k][i].n && !v->named[k][i].ns)
-				continue;
-			if (!sn->named[k] &&
-			    !(sn->named[k] = kt_realloc_array(NULL, v->nnamed[k], sizeof(struct tnamed))))
-				return kt_error_oom(err);
-			sn->named[k][sn->nnamed[k]++] = v->named[k][i];
-		}
-	}
-	kt_model_counts(v->model, 0, &switches, &wakeups);
-	sn->switches = switches - v->switches0;
-	sn->wakeups = wakeups - v->wakeups0;
-	v->switches0 = switches;
-	v->wakeups0 = wakeups;
-	sn->irqs = 0;
-	for (size_t k = 0; k < v->ncpus; k++)
-		sn->irqs += v->cpus[k].irq_n;
-	sn->events = v->events;
-	sn->lost = v->lost;
-	sn->late = kt_stream_live_late(v->s) - v->late0;
-	v->late0 = kt_stream_live_late(v->s);
-	/* a new interval */
-	v->events = v->lost = 0;
-	if (v->ncpus)
-		memset(v->cpus, 0, v->ncpus * sizeof(*v->cpus));
-	for (size_t i = 0; i < v->threads.n; i++) {
-		struct tt *t = kt_threads_ext(&v->threads, i);
-		bool known = t->pid_known;
-		const char *pname = t->pname;
-
-		memset(t, 0, sizeof(*t));
-		t->pid_known = known;
-		t->pname = pname;
-	}
-	for (int k = 0; k < TN_KINDS; k++)
-		for (size_t i = 0; i < v->nnamed[k]; i++)
-			v->named[k][i].n = v->named[k][i].ns = 0;
-	kt_map_free(&v->hist);
-	v->a = until;
-	return 0;
-}
-
-void ktrace_view_top_free(struct ktrace_view_top *v)
-{
-	if (!v)
-		return;
-	kt_model_free(v->model);
-	ktrace_stream_close(v->s);
-	kt_threads_free(&v->threads);
-	kt_map_free(&v->hist);
-	kt_map_free(&v->named_index);
-	for (int k = 0; k < TN_KINDS; k++) {
-		free(v->named[k]);
-		free(v->snap.named[k]);
-	}
-	free(v->cpus);
-	free(v->self);
-	free(v->snap.cpus);
-	free(v->snap.rows);
-	kt_strtab_free(&v->names);
-	free(v);
-}
-
-/* ---- printing ---- */
-
 /* The process of thread i: its pid and name from /proc (once; -1 when gone). */
 static const struct kt_thread *resolve(struct ktrace_view_top *v, uint32_t i, const char **pname)
 {
@@ -558,6 +446,183 @@ static const struct kt_thread *resolve(struct ktrace_view_top *v, uint32_t i, co
 	*pname = t->pname ? t->pname : "";
 	return th;
 }
+
+int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
+{
+	struct snap *sn = &v->snap;
+	uint64_t switches, wakeups;
+	uint32_t *row_of = NULL;
+	int ret;
+
+	if ((ret = (int)ktrace_view_top_read(v, until, err)) < 0)
+		return ret;
+	if (until < v->a)
+		until = v->a;
+	/* what is open at the end: the part so far */
+	for (size_t k = 0; k < kt_model_cpu_count(v->model, 0); k++) {
+		struct kt_model_cpu_now now;
+		struct tcpu *c = cpu_at(v, (int32_t)k);
+
+		if (!c)
+			return kt_error_oom(err);
+		if (!kt_model_cpu_now(v->model, 0, (int32_t)k, &now))
+			continue;
+		if (now.tid >= 0 && now.since < until) {
+			uint64_t ns = until - (now.since > v->a ? now.since : v->a);
+
+			if (now.tid == 0) {
+				c->idle_ns += ns;
+			} else {
+				uint32_t i;
+				struct tt *t = thread_at(v, now.tid, &i);
+
+				if (!t)
+					return kt_error_oom(err);
+				c->busy_ns += ns;
+				t->cpu_ns += ns;
+			}
+		}
+		if (now.irq && now.irq_ts < until)
+			c->irq_ns += until - (now.irq_ts > v->a ? now.irq_ts : v->a);
+		if (now.softirq && now.softirq_ts < until)
+			c->softirq_ns += until - (now.softirq_ts > v->a ? now.softirq_ts : v->a);
+	}
+	/* the snapshot */
+	read_self(v);
+	sn->has = true;
+	sn->restarted = v->restart_told;
+	v->restart_told = false;
+	kt_strtab_free(&sn->strs);
+	sn->seq = ++v->seq;
+	sn->from = v->a;
+	sn->to = until;
+	free(sn->cpus);
+	sn->cpus = v->ncpus ? kt_realloc_array(NULL, v->ncpus, sizeof(*sn->cpus)) : NULL;
+	if (v->ncpus && !sn->cpus)
+		return kt_error_oom(err);
+	if (v->ncpus)
+		memcpy(sn->cpus, v->cpus, v->ncpus * sizeof(*sn->cpus));
+	sn->ncpus = v->ncpus;
+	sn->nrows = 0;
+	free(sn->rows);
+	sn->rows = NULL;
+	row_of = calloc(v->threads.n ? v->threads.n : 1, sizeof(*row_of));
+	if (!row_of)
+		return kt_error_oom(err);
+	for (size_t i = 0; i < v->threads.n; i++) {
+		struct tt *t = kt_threads_ext(&v->threads, i);
+
+		if ((!t->cpu_ns && !t->lat_n && !t->sys_n) || is_self(v, v->threads.v[i].id))
+			continue;
+		row_of[i] = (uint32_t)++sn->nrows;
+	}
+	sn->rows = sn->nrows ? calloc(sn->nrows, sizeof(*sn->rows)) : NULL;
+	if (sn->nrows && !sn->rows) {
+		free(row_of);
+		return kt_error_oom(err);
+	}
+	for (size_t i = 0; i < v->threads.n; i++) {
+		struct tt *t = kt_threads_ext(&v->threads, i);
+
+		if (row_of[i]) {
+			const char *pname;
+			const struct kt_thread *th = resolve(v, (uint32_t)i, &pname);
+			const char *name = kt_thread_name(th);
+			struct trow *r = &sn->rows[row_of[i] - 1];
+
+			*r = (struct trow){
+				.th = (uint32_t)i, .tid = th->id, .pid = th->pid,
+				.name = kt_intern(&sn->strs, name, strlen(name)),
+				.pname = kt_intern(&sn->strs, pname, strlen(pname)),
+				.cpu_ns = t->cpu_ns, .slices = t->slices,
+				.lat_n = t->lat_n, .max = t->lat_max, .sys_n = t->sys_n,
+				.sys_ns = t->sys_ns,
+			};
+			if (!r->name || !r->pname) {
+				free(row_of);
+				return kt_error_oom(err);
+			}
+		}
+	}
+	ret = quantiles(v, row_of);
+	free(row_of);
+	if (ret)
+		return kt_error_oom(err);
+	for (int k = 0; k < TN_KINDS; k++) {
+		free(sn->named[k]);
+		sn->named[k] = NULL;
+		sn->nnamed[k] = 0;
+		for (size_t i = 0; i < v->nnamed[k]; i++) {
+			if (!v->named[k][i].n && !v->named[k][i].ns)
+				continue;
+			if (!sn->named[k] &&
+			    !(sn->named[k] = kt_realloc_array(NULL, v->nnamed[k], sizeof(struct tnamed))))
+				return kt_error_oom(err);
+			sn->named[k][sn->nnamed[k]] = v->named[k][i];
+			/* (a copy of the name: the model's may go before the snapshot does) */
+			if (!(sn->named[k][sn->nnamed[k]++].name =
+				      kt_intern(&sn->strs, v->named[k][i].name, strlen(v->named[k][i].name))))
+				return kt_error_oom(err);
+		}
+	}
+	kt_model_counts(v->model, 0, &switches, &wakeups);
+	sn->switches = switches - v->switches0;
+	sn->wakeups = wakeups - v->wakeups0;
+	v->switches0 = switches;
+	v->wakeups0 = wakeups;
+	sn->irqs = 0;
+	for (size_t k = 0; k < v->ncpus; k++)
+		sn->irqs += v->cpus[k].irq_n;
+	sn->events = v->events;
+	sn->lost = v->lost;
+	sn->late = kt_stream_live_late(v->s) - v->late0;
+	v->late0 = kt_stream_live_late(v->s);
+	/* a new interval */
+	v->events = v->lost = 0;
+	if (v->ncpus)
+		memset(v->cpus, 0, v->ncpus * sizeof(*v->cpus));
+	for (size_t i = 0; i < v->threads.n; i++) {
+		struct tt *t = kt_threads_ext(&v->threads, i);
+		bool known = t->pid_known;
+		const char *pname = t->pname;
+
+		memset(t, 0, sizeof(*t));
+		t->pid_known = known;
+		t->pname = pname;
+	}
+	for (int k = 0; k < TN_KINDS; k++)
+		for (size_t i = 0; i < v->nnamed[k]; i++)
+			v->named[k][i].n = v->named[k][i].ns = 0;
+	kt_map_free(&v->hist);
+	v->a = until;
+	/* past the threads it keeps: afresh from the next interval on (the snapshot has
+	 * copies of what it shows) */
+	return restart(v, err);
+}
+
+void ktrace_view_top_free(struct ktrace_view_top *v)
+{
+	if (!v)
+		return;
+	kt_model_free(v->model);
+	ktrace_stream_close(v->s);
+	kt_threads_free(&v->threads);
+	kt_map_free(&v->hist);
+	kt_map_free(&v->named_index);
+	for (int k = 0; k < TN_KINDS; k++) {
+		free(v->named[k]);
+		free(v->snap.named[k]);
+	}
+	free(v->cpus);
+	free(v->self);
+	free(v->snap.cpus);
+	free(v->snap.rows);
+	kt_strtab_free(&v->snap.strs);
+	kt_strtab_free(&v->names);
+	free(v);
+}
+
+/* ---- printing ---- */
 
 static int sort_mode;
 
@@ -672,6 +737,9 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	if (sn->lost)
 		line(&l, "  %llu events lost in this interval (the figures miss them)",
 		     (unsigned long long)sn->lost);
+	if (sn->restarted)
+		line(&l, "  more threads than top keeps: its model started afresh at this interval "
+			 "(what ran through its start unseen is missing)");
 	line(&l, "CPU     busy      irq  softirq     idle");
 	for (size_t k = 0; k < sn->ncpus; k++) {
 		const struct tcpu *c = &sn->cpus[k];
@@ -698,18 +766,16 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	     i < sn->nrows && shown < rows_max;
 	     i++, shown++) {
 		const struct trow *r = &sn->rows[i];
-		const char *pname;
-		const struct kt_thread *th = resolve(v, r->th, &pname);
 		char pid[24];
 
 		if (p->screen && p->height && l.n >= p->height - (v->o.syscalls ? 4u : 0u))
 			break;
-		snprintf(pid, sizeof(pid), th->pid >= 0 ? "%lld" : "-", (long long)th->pid);
+		snprintf(pid, sizeof(pid), r->pid >= 0 ? "%lld" : "-", (long long)r->pid);
 		dur_text(b1, sizeof(b1), r->p50, !r->lat_n);
 		dur_text(b2, sizeof(b2), r->p99, !r->lat_n);
 		dur_text(b3, sizeof(b3), r->max, !r->lat_n);
-		line(&l, "%7lld %7s %-16.16s %-16.16s %5.1f%% %7llu %6llu %8s %8s %8s", (long long)th->id,
-		     pid, kt_thread_name(th), pname, pct(r->cpu_ns, dt), (unsigned long long)r->slices,
+		line(&l, "%7lld %7s %-16.16s %-16.16s %5.1f%% %7llu %6llu %8s %8s %8s", (long long)r->tid,
+		     pid, r->name, r->pname, pct(r->cpu_ns, dt), (unsigned long long)r->slices,
 		     (unsigned long long)r->lat_n, b1, b2, b3);
 	}
 	if (sn->nrows > shown)
@@ -755,22 +821,19 @@ static void json_named(struct kt_json *j, const char *key, struct tnamed *n, siz
 	kt_json_end_object(j);
 }
 
-static void json_thread(struct kt_json *j, struct ktrace_view_top *v, const struct trow *r)
+static void json_thread(struct kt_json *j, const struct trow *r)
 {
-	const char *pname;
-	const struct kt_thread *th = resolve(v, r->th, &pname);
-
 	kt_json_key_cstr(j, "tid");
-	kt_json_i64(j, th->id);
+	kt_json_i64(j, r->tid);
 	kt_json_key_cstr(j, "pid");
-	if (th->pid >= 0)
-		kt_json_i64(j, th->pid);
+	if (r->pid >= 0)
+		kt_json_i64(j, r->pid);
 	else
 		kt_json_null(j);
 	kt_json_key_cstr(j, "name");
-	kt_json_cstr(j, kt_thread_name(th));
+	kt_json_cstr(j, r->name);
 	kt_json_key_cstr(j, "process");
-	kt_json_cstr(j, pname);
+	kt_json_cstr(j, r->pname);
 }
 
 static void print_json(struct ktrace_view_top *v, const struct ktrace_view_top_print_opts *p,
@@ -797,6 +860,8 @@ static void print_json(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	kt_json_u64(&j, sn->events);
 	kt_json_key_cstr(&j, "lost_events");
 	kt_json_u64(&j, sn->lost);
+	kt_json_key_cstr(&j, "model_restarted");
+	kt_json_bool(&j, sn->restarted);
 	kt_json_key_cstr(&j, "context_switches");
 	kt_json_u64(&j, sn->switches);
 	kt_json_key_cstr(&j, "wakeups");
@@ -848,7 +913,7 @@ static void print_json(struct ktrace_view_top *v, const struct ktrace_view_top_p
 				continue;
 			shown++;
 			kt_json_begin_object(&j, false);
-			json_thread(&j, v, r);
+			json_thread(&j, r);
 			if (!pass) {
 				kt_json_key_cstr(&j, "cpu_ns");
 				kt_json_u64(&j, r->cpu_ns);
