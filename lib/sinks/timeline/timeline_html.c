@@ -284,31 +284,38 @@ int tl_html_add(struct tl_html *h, struct ktrace_stream *s, const struct ktrace_
 	return tl_lines_record(&h->lines[0], 0, s, r, m->nrecs - 1, &own);
 }
 
-static int flush_states(struct tl_html *h)
+/* A chunk of intervals ("s": 5 columns) or wakeups ("w": 3), packed as the other
+ * chunks (deflate: small inputs, whose pages are small; a higher level than the other
+ * chunks' takes a tenth off, in little time for intervals only). */
+static int flush_small(struct tl_html *h, struct tl_buf *cols, int ncols, size_t *count,
+		       const char *prefix, uint32_t *nchunks)
 {
 	struct tl_buf *c = &h->schunk;
 	int ret;
 
-	if (!h->scount)
+	if (!*count)
 		return 0;
 	c->n = 0;
-	ret = tl_buf_varint(c, h->scount);
-	for (int i = 0; i < 5 && !ret; i++)
-		ret = tl_buf_varint(c, h->states[i].n);
-	for (int i = 0; i < 5 && !ret; i++)
-		ret = tl_buf_put(c, h->states[i].p, h->states[i].n);
-	for (int i = 0; i < 5; i++)
-		h->states[i].n = 0;
-	h->scount = 0;
+	ret = tl_buf_varint(c, *count);
+	for (int i = 0; i < ncols && !ret; i++)
+		ret = tl_buf_varint(c, cols[i].n);
+	for (int i = 0; i < ncols && !ret; i++)
+		ret = tl_buf_put(c, cols[i].p, cols[i].n);
+	for (int i = 0; i < ncols; i++)
+		cols[i].n = 0;
+	*count = 0;
 	if (ret)
 		return ret;
 	h->spacked.n = 0;
-	/* (deflate: small inputs, whose pages are small; a higher level than the other
-	 * chunks' takes a tenth off, in little time for intervals only) */
 	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->spacked)
 		   : tl_deflate(&h->szip, c->p, c->n, &h->spacked, 6))
 		return -ENOMEM;
-	return put_packed(h, "s", h->nschunks++, c->n, h->lz4, &h->spacked, &h->sb64);
+	return put_packed(h, prefix, (*nchunks)++, c->n, h->lz4, &h->spacked, &h->sb64);
+}
+
+static int flush_states(struct tl_html *h)
+{
+	return flush_small(h, h->states, 5, &h->scount, "s", &h->nschunks);
 }
 
 void tl_html_states_from(struct tl_html *h, uint64_t ts)
@@ -318,27 +325,7 @@ void tl_html_states_from(struct tl_html *h, uint64_t ts)
 
 static int flush_wakes(struct tl_html *h)
 {
-	struct tl_buf *c = &h->schunk;
-	int ret;
-
-	if (!h->wcount)
-		return 0;
-	c->n = 0;
-	ret = tl_buf_varint(c, h->wcount);
-	for (int i = 0; i < 3 && !ret; i++)
-		ret = tl_buf_varint(c, h->wakes[i].n);
-	for (int i = 0; i < 3 && !ret; i++)
-		ret = tl_buf_put(c, h->wakes[i].p, h->wakes[i].n);
-	for (int i = 0; i < 3; i++)
-		h->wakes[i].n = 0;
-	h->wcount = 0;
-	if (ret)
-		return ret;
-	h->spacked.n = 0;
-	if (h->lz4 ? tl_lz4(&h->szip, c->p, c->n, &h->spacked)
-		   : tl_deflate(&h->szip, c->p, c->n, &h->spacked, 6))
-		return -ENOMEM;
-	return put_packed(h, "w", h->nwchunks++, c->n, h->lz4, &h->spacked, &h->sb64);
+	return flush_small(h, h->wakes, 3, &h->wcount, "w", &h->nwchunks);
 }
 
 int tl_html_latency(struct tl_html *h, uint32_t thread, uint32_t waker, const struct kt_model_latency *l)
