@@ -338,7 +338,7 @@ if top_idle; then
 	# reset of an instance, and a record in an instance: both name it, neither touches it
 	mkdir $T/instances/$ID-n
 	"$KTRACE" reset -B $ID-n -d >"$TMP/o" 2>&1 || { st=1; head -3 "$TMP/o" | sed 's/^/#   /'; }
-	grep -q "^the top buffer was left changed: a recording (pid $kp) that was killed changed tracing_on, set_event, buffer_size_kb, trace_clock, options/record-tgid, options/sym-offset, buffer_percent\(, set_event_notrace_pid, events/sched/sched_switch/filter, events/sched/sched_wakeup/filter, events/sched/sched_wakeup_new/filter, events/sched/sched_waking/filter\)\{0,1\} (now: [1-9][0-9]* events enabled); 'ktrace reset --restore' puts it back as it was$" "$TMP/o" ||
+	grep -q "^the top buffer was left changed: a recording (pid $kp) that was killed changed tracing_on, set_event, buffer_size_kb, trace_clock, options/record-tgid, options/sym-offset, buffer_percent\(, set_event_notrace_pid\)\{0,1\} (now: [1-9][0-9]* events enabled); 'ktrace reset --restore' puts it back as it was$" "$TMP/o" ||
 		{ st=1; echo "#   reset -B did not name it:"; sed 's/^/#   /' "$TMP/o" | head -3; }
 	"$KTRACE" record -q -B $ID-n -e sched_switch -o "$TMP/n.dat" -- true >"$TMP/o" 2>&1 ||
 		{ st=1; head -3 "$TMP/o" | sed 's/^/#   /'; }
