@@ -404,7 +404,9 @@ static int run_top(int argc, char **argv)
 			}
 			done++;
 			next += delay;
-			if (next + HOLD_NS <= now)     /* fell behind (a stopped terminal): catch up */
+			/* fell behind (a stopped terminal): the screen shows the latest interval;
+			 * batch and JSON keep every interval -d long, cut one after the other */
+			if (screen && next + HOLD_NS <= now)
 				next = now - HOLD_NS + delay;
 			if (screen) {
 				if (!u.paused)

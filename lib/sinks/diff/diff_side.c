@@ -249,7 +249,8 @@ static int file_threads(struct df *d, struct df_side *side, struct df_file *f)
 		v[n].proc = kt_map_get(&procs, (uint64_t)pid, 0, &k) ? nm(sm->threads.v[k].name) : v[n].name;
 		n++;
 	}
-	qsort(v, n, sizeof(*v), th_order);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), th_order);
 	for (size_t k = 0; k < n; k++) {
 		const struct sm_thread *x = sm_thread_at(sm, v[k].i);
 		char key[300];

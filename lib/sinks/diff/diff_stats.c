@@ -304,7 +304,8 @@ int df_rows(struct df *d)
 	free(buf);
 	if (mark_faint(d))
 		return -ENOMEM;
-	qsort(d->rows, d->nrows, sizeof(*d->rows), row_order);
+	if (d->nrows > 1)
+		qsort(d->rows, d->nrows, sizeof(*d->rows), row_order);
 	return 0;
 oom:
 	free(buf);

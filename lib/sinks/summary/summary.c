@@ -414,7 +414,8 @@ static int quantiles(struct sm *sm)
 		if (sm->hist.slots[i].used)
 			e[n++] = (struct sm_hist_entry){ (uint32_t)sm->hist.slots[i].a, sm->hist.slots[i].b,
 						      sm->hist.slots[i].val };
-	qsort(e, n, sizeof(*e), entry_order);
+	if (n > 1)
+		qsort(e, n, sizeof(*e), entry_order);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		struct sm_thread *t = sm_thread_at(sm, e[i].thread);

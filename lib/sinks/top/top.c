@@ -370,7 +370,8 @@ static int quantiles(struct ktrace_view_top *v, uint32_t *row_of)
 		if (v->hist.slots[i].used)
 			e[n++] = (struct sm_hist_entry){ (uint32_t)v->hist.slots[i].a, v->hist.slots[i].b,
 						      v->hist.slots[i].val };
-	qsort(e, n, sizeof(*e), hist_order);
+	if (n > 1)
+		qsort(e, n, sizeof(*e), hist_order);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && e[j].thread == e[i].thread; j++)
 			;
@@ -759,7 +760,8 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	line(&l, "%7s %7s %-16s %-16s %6s %7s %6s %8s %8s %8s", "TID", "PID", "THREAD", "PROCESS",
 	     "CPU%", "SLICES", "WAKEUP", "LAT p50", "p99", "max");
 	sort_mode = p->sort;
-	qsort(sn->rows, sn->nrows, sizeof(*sn->rows), row_order);
+	if (sn->nrows > 1)
+		qsort(sn->rows, sn->nrows, sizeof(*sn->rows), row_order);
 	rows_max = p->top ? p->top : UINT32_MAX;
 	/* (scrolled past the end: the last row stays) */
 	for (size_t i = p->scroll < sn->nrows ? p->scroll : sn->nrows ? sn->nrows - 1 : 0;
@@ -784,7 +786,8 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 		struct tnamed *n = sn->named[TN_SYSCALL];
 		size_t k = sn->nnamed[TN_SYSCALL];
 
-		qsort(n, k, sizeof(*n), named_order);
+		if (k > 1)
+			qsort(n, k, sizeof(*n), named_order);
 		line(&l, "%s", "");
 		line(&l, "%-24s %10s %10s %12s", "SYSCALL", "count/s", "avg", "in it/s");
 		for (size_t i = 0; i < k && i < (p->top ? p->top : 10); i++) {
@@ -800,7 +803,8 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 
 static void json_named(struct kt_json *j, const char *key, struct tnamed *n, size_t k, unsigned top)
 {
-	qsort(n, k, sizeof(*n), named_order);
+	if (k > 1)
+		qsort(n, k, sizeof(*n), named_order);
 	kt_json_key_cstr(j, key);
 	kt_json_begin_object(j, false);
 	kt_json_key_cstr(j, "total");
@@ -896,7 +900,8 @@ static void print_json(struct ktrace_view_top *v, const struct ktrace_view_top_p
 		size_t shown = 0;
 
 		sort_mode = pass ? KTRACE_TOP_SORT_LATENCY : KTRACE_TOP_SORT_CPU;
-		qsort(sn->rows, sn->nrows, sizeof(*sn->rows), row_order);
+		if (sn->nrows > 1)
+			qsort(sn->rows, sn->nrows, sizeof(*sn->rows), row_order);
 		kt_json_key_cstr(&j, pass ? "threads_by_wakeup_latency" : "threads_by_cpu_time");
 		kt_json_begin_object(&j, false);
 		kt_json_key_cstr(&j, "total");
