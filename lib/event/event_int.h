@@ -651,7 +651,8 @@ const struct ftev_sym *ftev_find_func(struct ktrace_events *evs, uint64_t addr);
 const struct ftev_printk *ftev_find_printk(struct ktrace_events *evs, uint64_t addr);
 uint64_t ftev_symbol_value(struct ktrace_events *evs, const char *name);
 const char *ftev_comm_lookup(struct ktrace_events *evs, int pid);
-void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n);
+void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n,
+		     bool looked_up);
 int ftev_common_value(struct ktrace_events *evs, const uint8_t *data, uint32_t size,
 		    const char *name, int *offset, int *fsize);
 

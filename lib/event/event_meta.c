@@ -1058,10 +1058,14 @@ int ktrace_event_register_comm(struct ktrace_events *evs, int pid, const char *c
 	return comm_add(evs, pid, comm, strlen(comm));
 }
 
-void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n)
+void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n,
+		     bool looked_up)
 {
-	/* in trace-cmd the comm column has always been looked up before an event prints */
-	comms_init(evs);
+	/* in trace-cmd the record's comm column is looked up before its event prints,
+	 * which sorts the names registered so far, unless its pid is 0 ("<idle>", no
+	 * lookup): a name registered before any lookup is added beside the saved one */
+	if (looked_up)
+		comms_init(evs);
 	comm_add(evs, pid, comm, n);
 }
 

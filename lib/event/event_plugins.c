@@ -190,6 +190,7 @@ static void write_state(struct ktrace_out *o, int val)
  * when the field lies past the record); the comm's bytes go to o, if any. */
 static void save_comm(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_field *f, int pid)
 {
+	bool looked_up = ktrace_event_record_pid(c->evs, c->rec) != 0;
 	size_t n = 0;
 
 	if (f->offset < c->avail) {
@@ -200,9 +201,9 @@ static void save_comm(struct ftev_ctx *c, struct ktrace_out *o, const struct fte
 			n++;
 		if (o)
 			kt_out_write(o, (const char *)p, n);
-		ftev_comm_learn(c->evs, pid, (const char *)p, n);
+		ftev_comm_learn(c->evs, pid, (const char *)p, n, looked_up);
 	} else {
-		ftev_comm_learn(c->evs, pid, "", 0);
+		ftev_comm_learn(c->evs, pid, "", 0, looked_up);
 	}
 }
 

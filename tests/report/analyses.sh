@@ -8,7 +8,11 @@
 # -e sched_process_exec --file-version 6 -- sh -c 'for i in 1 2 3; do ls /usr; sleep
 # 0.01; done'` and cut with tests/tracedat/tools/tdslim.py (no kallsyms: the stacks
 # show addresses): pairs of every kind and kernel stacks with their times. A fresh
-# recording is checked in tests/tracefs/live.sh.
+# recording is checked in tests/tracefs/live.sh. idlewake.v6.dat.zst is one of those
+# (made the same way, converted to v6 and cut) whose first records are an <idle> CPU's:
+# the first, a sched_wakeup naming the command's pid "ktrace" (before its exec) while
+# the saved cmdlines say "sh", registers that name before any comm is looked up
+# (<idle> needs none), so trace-cmd prints "ktrace" for the pid from then on.
 . "$(dirname "$0")/../lib.sh"
 D="$SHARED/data/ftrace"
 TOOLS="$ROOT/tests/tracedat/tools"
@@ -19,7 +23,7 @@ if ! command -v trace-cmd > /dev/null 2>&1 || ! command -v zstd > /dev/null 2>&1
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
 fi
-for n in allevents kmem stacks boot profile; do
+for n in allevents kmem stacks boot profile idlewake; do
 	zstd -q -d -f -o "$TMP/$n.dat" "$ROOT/tests/data/report/$n.v6.dat.zst"
 done
 cp "$D/schedviz_cpu0.v6.dat" "$TMP/sv.dat"
@@ -65,6 +69,7 @@ w "$TMP/sv.dat" -t
 w "$TMP/sv.dat" --cpu 0
 w "$TMP/allevents.dat" -F 'sched_wakeup,sched_switch:next_pid>100'
 w "$TMP/kmem.dat" -l
+w "$TMP/idlewake.dat"
 
 # the files with sched_switch and sched_wakeup (without sched_wakeup trace-cmd reads
 # the pids of sched_switch from uninitialized memory; with instances it dies: "Handle
