@@ -8,8 +8,9 @@
 # -e sched_process_exec --file-version 6 -- sh -c 'for i in 1 2 3; do ls /usr; sleep
 # 0.01; done'` and cut with tests/tracedat/tools/tdslim.py (no kallsyms: the stacks
 # show addresses): pairs of every kind and kernel stacks with their times. A fresh
-# recording is checked in tests/tracefs/live.sh. idlewake.v6.dat.zst is one of those
-# (made the same way, converted to v6 and cut) whose first records are an <idle> CPU's:
+# recording is checked in tests/tracefs/live.sh. tests/data/comm/idlewake.v6.dat.zst is
+# one of those (kept apart: trace-cmd -R prints bytes read past its pages, which no
+# reader can match) (made the same way, converted to v6 and cut) whose first records are an <idle> CPU's:
 # the first, a sched_wakeup naming the command's pid "ktrace" (before its exec) while
 # the saved cmdlines say "sh", registers that name before any comm is looked up
 # (<idle> needs none), so trace-cmd prints "ktrace" for the pid from then on.
@@ -23,9 +24,10 @@ if ! command -v trace-cmd > /dev/null 2>&1 || ! command -v zstd > /dev/null 2>&1
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
 fi
-for n in allevents kmem stacks boot profile idlewake; do
+for n in allevents kmem stacks boot profile; do
 	zstd -q -d -f -o "$TMP/$n.dat" "$ROOT/tests/data/report/$n.v6.dat.zst"
 done
+zstd -q -d -f -o "$TMP/idlewake.dat" "$ROOT/tests/data/comm/idlewake.v6.dat.zst"
 cp "$D/schedviz_cpu0.v6.dat" "$TMP/sv.dat"
 python3 "$TOOLS/tdslim.py" --offset 123456789 "$TMP/sv.dat" "$TMP/sv_offset.dat"
 
