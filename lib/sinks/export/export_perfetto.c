@@ -305,6 +305,14 @@ static int64_t tgid_of(const struct pf *pf, const struct kt_thread *th)
 	return th->id;
 }
 
+/* Whether th goes in the tree: a thread known by a name, its group or a record of its
+ * own (one only named in another's record as <...>, with no group, does not). */
+static bool in_tree(const struct pf *pf, const struct kt_thread *th)
+{
+	return !no_name(kt_thread_name(th)) || th->pid >= 0 ||
+	       thr_of(&pf->threads, th)->group_of || (th->flags & T_LEARNT);
+}
+
 /* One entry more in the tree being written: a new packet every TREE_ENTRIES. */
 static void tree_entry(struct pf *pf, uint64_t ts, size_t *tree, size_t *n)
 {
@@ -339,7 +347,7 @@ static int source_tree(struct pf *pf, const uint32_t *order, uint32_t source, ui
 		const char *comm;
 		struct kt_thread *p;
 
-		if ((th->flags & mask) != want || th->scope != source || g < 0)
+		if ((th->flags & mask) != want || th->scope != source || g < 0 || !in_tree(pf, th))
 			continue;
 		p = kt_threads_add(&procs, 0, g);
 		if (!p)
@@ -359,15 +367,17 @@ static int source_tree(struct pf *pf, const uint32_t *order, uint32_t source, ui
 		int64_t ppid = *(const int64_t *)kt_threads_ext(&procs, porder[i]);
 		size_t m;
 
-		if (!p->name)
-			continue;
+		/* (a group none of whose threads has a name is a process all the same: its
+		 * threads in the tree name it as theirs) */
 		tree_entry(pf, ts, &tree, &n);
 		m = kt_pb_open(&pf->pkt, PT_PROCESSES);
 		kt_pb_varint(&pf->pkt, PR_PID, (uint64_t)p->id);
 		if (ppid)
 			kt_pb_varint(&pf->pkt, PR_PPID, (uint64_t)(ppid - 1));
-		kt_pb_string(&pf->pkt, PR_CMDLINE, p->name);
-		kt_pb_varint(&pf->pkt, PR_CMDLINE_IS_COMM, 1);
+		if (p->name) {
+			kt_pb_string(&pf->pkt, PR_CMDLINE, p->name);
+			kt_pb_varint(&pf->pkt, PR_CMDLINE_IS_COMM, 1);
+		}
 		kt_pb_close(&pf->pkt, m);
 		tree_entry_end(pf, tree, &n, source);
 	}
@@ -377,10 +387,7 @@ static int source_tree(struct pf *pf, const uint32_t *order, uint32_t source, ui
 		const struct kt_thread *th = &pf->threads.v[order[i]];
 		size_t m;
 
-		if ((th->flags & mask) != want || th->scope != source || th->id < 0)
-			continue;
-		if (no_name(kt_thread_name(th)) && th->pid < 0 &&
-		    !thr_of(&pf->threads, th)->group_of && !(th->flags & T_LEARNT))
+		if ((th->flags & mask) != want || th->scope != source || th->id < 0 || !in_tree(pf, th))
 			continue;
 		tree_entry(pf, ts, &tree, &n);
 		m = kt_pb_open(&pf->pkt, PT_THREADS);
