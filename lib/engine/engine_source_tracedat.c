@@ -277,9 +277,6 @@ static bool skip_check(void *arg, const struct tracedat_record *rec, size_t id)
 	pid = ktrace_event_record_pid(evs, &kr);
 	if (!t->skip_how->accept(t->skip_how->arg, (uint32_t)id, pid, (int32_t)rec->cpu, rec->ts))
 		return false;
-	/* (the comm lookup the record would have had, as fill_record does it) */
-	if (pid != 0 && ftev_comms_pending(evs))
-		ftev_comms_looked_up(evs);
 	if (t->skip_class[id] == 2) {
 		kr.avail = kt_tdstream_avail(s, rec);
 		ktrace_event_learn_comms(evs, &kr);

@@ -947,16 +947,6 @@ static void comms_init(struct ktrace_events *evs)
 	}
 }
 
-bool ftev_comms_pending(const struct ktrace_events *evs)
-{
-	return !evs->comms_sorted;
-}
-
-void ftev_comms_looked_up(struct ktrace_events *evs)
-{
-	comms_init(evs);
-}
-
 /* What ftev_comm_lookup answers for a pid with no name (compared by address). */
 static const char comm_unknown[] = "<...>";
 

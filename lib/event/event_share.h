@@ -11,13 +11,6 @@
 
 #include "common/numspan.h"
 
-/* For readers that pass over records without formatting them: whether no comm has
- * been looked up yet, and what trace-cmd's lookup of a record's comm (pid not 0) does
- * to the names registered so far (sorts them; ftev_comm_learn's looked_up), so that a
- * reader that skips keeps the names a reader that prints has. */
-bool ftev_comms_pending(const struct ktrace_events *evs);
-void ftev_comms_looked_up(struct ktrace_events *evs);
-
 /* Puts evs's symbol table in address order now (it keeps behaving as before: names
  * resolve in kallsyms order until its first function lookup, as in libtraceevent),
  * so that other registries can share it. Call it from the thread that owns evs, before

@@ -743,10 +743,6 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 
 			if (!ei || ei->ordered != O_MAIN || ei->learn) {
 				r->taken++;
-				/* (the comm lookup trace-cmd makes for the line) */
-				if (t.ev && ftev_comms_pending(tf->evs) &&
-				    ktrace_event_record_pid(tf->evs, &t.kr) != 0)
-					ftev_comms_looked_up(tf->evs);
 				if (ei && ei->learn) {
 					kt_td_avail(&t);
 					ktrace_event_learn_comms(tf->evs, &t.kr);
