@@ -122,6 +122,9 @@ int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *
 /* Parses a time in seconds as report prints it ("1234.567890", up to 9 decimals) into
  * nanoseconds. 0 or -1. */
 int cli_parse_seconds(const char *s, uint64_t *out);
+/* A --from/--to option's time for command: 0 with *has set and *ns, or the usage error's
+ * status (after saying so). */
+int cli_time_option(const char *command, const char *arg, bool *has, uint64_t *ns);
 /* Parses a size such as 4096, 8k, 1M. Returns 0 or -1. */
 int cli_parse_size(const char *s, unsigned long long *out);
 /* Appends the CPUs of a list such as "1,3-5:7" (trace-cmd's syntax) to *cpus: 0, or

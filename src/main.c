@@ -289,6 +289,14 @@ int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *
 	return 0;
 }
 
+int cli_time_option(const char *command, const char *arg, bool *has, uint64_t *ns)
+{
+	if (cli_parse_seconds(arg, ns))
+		return cli_usage_error(command, "invalid time '%s' (seconds, e.g. 1234.567890)", arg);
+	*has = true;
+	return 0;
+}
+
 int cli_parse_seconds(const char *s, uint64_t *out)
 {
 	uint64_t sec = 0, frac = 0;

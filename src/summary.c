@@ -103,23 +103,14 @@ static int run_summary(int argc, char **argv)
 			}
 			break;
 		case O_FROM:
-		case O_TO: {
-			uint64_t ts;
-
-			if (cli_parse_seconds(optarg, &ts)) {
-				status = cli_usage_error("summary", "invalid time '%s' (seconds, e.g. 1234.567890)",
-							 optarg);
+		case O_TO:
+			ret = opt == O_FROM ? cli_time_option("summary", optarg, &vo.has_from, &vo.from)
+					    : cli_time_option("summary", optarg, &vo.has_to, &vo.to);
+			if (ret) {
+				status = ret;
 				goto done;
 			}
-			if (opt == O_FROM) {
-				vo.has_from = true;
-				vo.from = ts;
-			} else {
-				vo.has_to = true;
-				vo.to = ts;
-			}
 			break;
-		}
 		case 'h':
 		case O_HELP:
 			cli_print_help(&cli_summary);

@@ -147,23 +147,14 @@ static int run_timeline(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case O_SVG: vo.svg = true; break;
 		case O_FROM:
-		case O_TO: {
-			uint64_t ts;
-
-			if (cli_parse_seconds(optarg, &ts)) {
-				status = cli_usage_error("timeline", "invalid time '%s' (seconds, e.g. 1234.567890)",
-							 optarg);
+		case O_TO:
+			ret = opt == O_FROM ? cli_time_option("timeline", optarg, &vo.has_from, &vo.from)
+					    : cli_time_option("timeline", optarg, &vo.has_to, &vo.to);
+			if (ret) {
+				status = ret;
 				goto done;
 			}
-			if (opt == O_FROM) {
-				vo.has_from = true;
-				vo.from = ts;
-			} else {
-				vo.has_to = true;
-				vo.to = ts;
-			}
 			break;
-		}
 		case O_TOP:
 			if (cli_parse_uint(optarg, 1, 100000, &vo.top_threads)) {
 				status = cli_usage_error("timeline", "--top takes 1 to 100000");
