@@ -22,17 +22,10 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from pagecheck import ok  # noqa: E402
 
 LABEL_W, CPU_H = 190, 30   # page.js's layout
 WIDTH, HEIGHT = 1400, 900
-
-
-def ok(cond, name, detail=''):
-    print('%s - %s' % ('ok' if cond else 'not ok', name))
-    if not cond and detail:
-        for line in str(detail).splitlines()[:12]:
-            print('#   ' + line)
-    return cond
 
 
 def fmt_ts(base, rel):

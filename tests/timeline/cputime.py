@@ -10,16 +10,13 @@ model it had its own, and the two disagreed (issue 32).
 Prints one "ok - ..." or "not ok - ..." line.
 """
 import json
+import os
 import re
-import subprocess
 import sys
 from collections import Counter
 
-
-def sql(ktrace, files, query):
-    out = subprocess.run([ktrace, 'sql', '--tsv'] + files + [query], check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    return [ln.split('\t') for ln in out[1:] if ln]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pagecheck import sql  # noqa: E402
 
 
 def inputs_by_trace(ktrace, files, meta):

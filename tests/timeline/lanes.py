@@ -34,33 +34,9 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
+from pagecheck import fmt_dur, ok, sql  # noqa: E402
 
 NCHECKS = 8
-
-
-def ok(cond, name, detail=''):
-    print('%s - %s' % ('ok' if cond else 'not ok', name))
-    if not cond and detail:
-        for line in str(detail).splitlines()[:12]:
-            print('#   ' + line)
-    return cond
-
-
-def sql(ktrace, files, query):
-    out = subprocess.run([ktrace, 'sql', '--tsv'] + files + [query], check=True, capture_output=True,
-                         text=True).stdout.splitlines()
-    return [ln.split('\t') for ln in out[1:] if ln]
-
-
-def fmt_dur(ns):
-    # page.js fmtDur
-    if ns >= 1e9:
-        return '%.3f s' % (ns / 1e9)
-    if ns >= 1e6:
-        return '%.3f ms' % (ns / 1e6)
-    if ns >= 1e3:
-        return '%.1f µs' % (ns / 1e3)
-    return '%d ns' % ns
 
 
 def diff(name, a, b):
