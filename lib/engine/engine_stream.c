@@ -323,19 +323,13 @@ static int moved(struct ktrace_stream *s, struct kt_source *c, int ret, struct k
 	return 0;
 }
 
-int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, size_t npaths,
-		       const struct ktrace_stream_opts *opts, struct ktrace_error *err,
-		       const char **err_path)
+/* A stream with its options and nothing else in *out: 0, or an error (*out not set). */
+static int stream_new(struct ktrace_stream **out, const struct ktrace_stream_opts *opts,
+		      struct ktrace_error *err)
 {
 	struct ktrace_stream *s = aligned_alloc(_Alignof(struct ktrace_stream), sizeof(*s));
-	const char **td_paths = NULL, *epath;
-	uint32_t *td_index = NULL;
-	size_t ntd = 0;
-	int ret = 0;
+	int ret;
 
-	*out = NULL;
-	if (err_path)
-		*err_path = NULL;
 	if (!s)
 		return kt_error_oom(err);
 	memset(s, 0, sizeof(*s));
@@ -344,6 +338,25 @@ int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, siz
 		free(s);
 		return ret;
 	}
+	*out = s;
+	return 0;
+}
+
+int ktrace_stream_open(struct ktrace_stream **out, const char *const *paths, size_t npaths,
+		       const struct ktrace_stream_opts *opts, struct ktrace_error *err,
+		       const char **err_path)
+{
+	struct ktrace_stream *s;
+	const char **td_paths = NULL, *epath;
+	uint32_t *td_index = NULL;
+	size_t ntd = 0;
+	int ret = 0;
+
+	*out = NULL;
+	if (err_path)
+		*err_path = NULL;
+	if ((ret = stream_new(&s, opts, err)))
+		return ret;
 	if (!npaths || npaths > UINT16_MAX) {
 		free(s);
 		return ktrace_error_set(err, -EINVAL, "%s", npaths ? "too many inputs" : "no input");
@@ -468,19 +481,13 @@ int kt_stream_open_source(struct ktrace_stream **out, const char *name, enum ktr
 				      struct ktrace_error *err),
 			  void *arg, struct ktrace_error *err)
 {
-	struct ktrace_stream *s = aligned_alloc(_Alignof(struct ktrace_stream), sizeof(*s));
+	struct ktrace_stream *s;
 	struct kt_source *src = NULL;
 	int ret;
 
 	*out = NULL;
-	if (!s)
-		return kt_error_oom(err);
-	memset(s, 0, sizeof(*s));
-	kt_arena_init(&s->strings, 16384, 16384);
-	if ((ret = KT_OPTS_COPY(&s->o, opts, "ktrace_stream_opts", err))) {
-		free(s);
+	if ((ret = stream_new(&s, opts, err)))
 		return ret;
-	}
 	s->o.flags &= ~(unsigned)KTRACE_STREAM_READAHEAD;
 	s->ninfo = 1;
 	s->info = calloc(1, sizeof(*s->info));
