@@ -400,22 +400,34 @@ uint64_t sm_quantile(const struct sm_hist_entry *e, size_t n, uint64_t count, un
 	return v < max ? v : max;
 }
 
+int sm_hist_entries(const struct kt_map *hist, struct sm_hist_entry **out, size_t *n)
+{
+	struct sm_hist_entry *e;
+
+	*out = NULL;
+	*n = 0;
+	if (!hist->n)
+		return 0;
+	e = kt_realloc_array(NULL, hist->n, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < hist->cap; i++)
+		if (hist->slots[i].used)
+			e[(*n)++] = (struct sm_hist_entry){ (uint32_t)hist->slots[i].a, hist->slots[i].b,
+							 hist->slots[i].val };
+	if (*n > 1)
+		qsort(e, *n, sizeof(*e), entry_order);
+	*out = e;
+	return 0;
+}
+
 static int quantiles(struct sm *sm)
 {
 	struct sm_hist_entry *e;
-	size_t n = 0;
+	size_t n;
 
-	if (!sm->hist.cap)
-		return 0;
-	e = kt_realloc_array(NULL, sm->hist.cap, sizeof(*e));
-	if (!e)
+	if (sm_hist_entries(&sm->hist, &e, &n))
 		return -ENOMEM;
-	for (size_t i = 0; i < sm->hist.cap; i++)
-		if (sm->hist.slots[i].used)
-			e[n++] = (struct sm_hist_entry){ (uint32_t)sm->hist.slots[i].a, sm->hist.slots[i].b,
-						      sm->hist.slots[i].val };
-	if (n > 1)
-		qsort(e, n, sizeof(*e), entry_order);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		struct sm_thread *t = sm_thread_at(sm, e[i].thread);

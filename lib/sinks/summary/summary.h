@@ -143,6 +143,9 @@ uint64_t sm_bucket_of(uint64_t v);
 uint64_t sm_bucket_value(uint64_t b);
 uint64_t sm_quantile(const struct sm_hist_entry *e, size_t n, uint64_t count, unsigned pct,
 		     uint64_t max);
+/* The entries of a histogram map ((thread, bucket) -> count), by thread then bucket, in
+ * a new array (*n of them; NULL with *n 0 when empty); -ENOMEM or 0. */
+int sm_hist_entries(const struct kt_map *hist, struct sm_hist_entry **out, size_t *n);
 
 static inline struct sm_thread *sm_thread_at(const struct sm *sm, size_t i)
 {

@@ -346,32 +346,14 @@ static bool is_self(const struct ktrace_view_top *v, int64_t tid)
 	return false;
 }
 
-static int hist_order(const void *a, const void *b)
-{
-	const struct sm_hist_entry *x = a, *y = b;
-
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->bucket < y->bucket ? -1 : x->bucket > y->bucket;
-}
-
 /* The snapshot's latency quantiles of each row, from the interval's histogram. */
 static int quantiles(struct ktrace_view_top *v, uint32_t *row_of)
 {
 	struct sm_hist_entry *e;
-	size_t n = 0;
+	size_t n;
 
-	if (!v->hist.n)
-		return 0;
-	e = kt_realloc_array(NULL, v->hist.n, sizeof(*e));
-	if (!e)
+	if (sm_hist_entries(&v->hist, &e, &n))
 		return -ENOMEM;
-	for (size_t i = 0; i < v->hist.cap; i++)
-		if (v->hist.slots[i].used)
-			e[n++] = (struct sm_hist_entry){ (uint32_t)v->hist.slots[i].a, v->hist.slots[i].b,
-						      v->hist.slots[i].val };
-	if (n > 1)
-		qsort(e, n, sizeof(*e), hist_order);
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i; j < n && e[j].thread == e[i].thread; j++)
 			;
