@@ -90,7 +90,6 @@ struct ktrace_view_top {
 	size_t nself, cap_self;
 	struct snap snap;
 	struct kt_strtab names;      /* process names */
-	uint64_t restarts;
 	bool restart_told;           /* the next snapshot says it started afresh */
 };
 
@@ -296,7 +295,6 @@ static int restart(struct ktrace_view_top *v, struct ktrace_error *err)
 	kt_strtab_free(&v->names);
 	memset(&v->names, 0, sizeof(v->names));
 	v->switches0 = v->wakeups0 = 0;
-	v->restarts++;
 	v->restart_told = true;
 	return open_model(v, v->a, err);
 }
