@@ -164,6 +164,7 @@ static int make(struct ktrace_stream *s, void *arg, struct kt_source **out, stru
 		free(t);
 		return kt_error_oom(err);
 	}
+	ftev_print_learns(t->evs, false);   /* (every record's are, as it is read) */
 	ret = ktrace_tracefs_load_events(t->sess, t->evs, err);
 	if (ret) {
 		live_close(&t->src);

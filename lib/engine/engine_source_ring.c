@@ -89,6 +89,7 @@ static int load_events_dir(struct ring_source *r, const char *dir, struct ktrace
 	r->evs = ktrace_event_new(r->layout.long_size, r->layout.big_endian == 1);
 	if (!r->evs)
 		return kt_error_oom(err);
+	ftev_print_learns(r->evs, false);   /* (every record's are, as it is read) */
 	snprintf(path, sizeof(path), "%s/header_page", dir);
 	text = read_small(path, &len);
 	if (text) {

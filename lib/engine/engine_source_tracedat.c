@@ -708,6 +708,9 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		if (ret)
 			break;
 		f = &t->set.files[i];
+		/* every record's comms are registered as it is read (fill_record, skip_check):
+		 * not again when it is formatted */
+		ftev_print_learns(f->evs, false);
 		ret = kt_tdset_add_filters(&t->set, f, o->filters, o->nfilters, o->tasks,
 					   i == 0 ? o->ntasks : 0);
 		if (ret)

@@ -563,6 +563,8 @@ struct ktrace_events {
 	struct ftev_comm *comms;
 	size_t ncomms, cap_comms;
 	bool comms_sorted;          /* the table was looked up: new pids are inserted */
+	bool print_no_learn;        /* printing a record registers no comm (its reader
+				     * registered them already: ftev_print_learns) */
 
 	/* bprint */
 	struct ftev_field *bprint_fmt_field, *bprint_ip_field, *bprint_buf_field;

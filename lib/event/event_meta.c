@@ -1058,6 +1058,11 @@ int ktrace_event_register_comm(struct ktrace_events *evs, int pid, const char *c
 	return comm_add(evs, pid, comm, strlen(comm));
 }
 
+void ftev_print_learns(struct ktrace_events *evs, bool learns)
+{
+	evs->print_no_learn = !learns;
+}
+
 void ftev_comm_learn(struct ktrace_events *evs, int pid, const char *comm, size_t n,
 		     bool looked_up)
 {

@@ -201,8 +201,9 @@ static void save_comm(struct ftev_ctx *c, struct ktrace_out *o, const struct fte
 			n++;
 		if (o)
 			kt_out_write(o, (const char *)p, n);
-		ftev_comm_learn(c->evs, pid, (const char *)p, n, looked_up);
-	} else {
+		if (!o || !c->evs->print_no_learn)
+			ftev_comm_learn(c->evs, pid, (const char *)p, n, looked_up);
+	} else if (!o || !c->evs->print_no_learn) {
 		ftev_comm_learn(c->evs, pid, "", 0, looked_up);
 	}
 }

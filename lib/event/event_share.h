@@ -11,6 +11,13 @@
 
 #include "common/numspan.h"
 
+/* Whether printing a record registers the comms its sched plugin names (as in
+ * libtraceevent: the default). A reader that registers every record's
+ * (ktrace_event_learn_comms) as it reads it turns it off, or a record it prints would
+ * register them twice: before the first lookup both copies are kept, and the lookup
+ * then finds another of the pid's names than trace-cmd. */
+void ftev_print_learns(struct ktrace_events *evs, bool learns);
+
 /* Puts evs's symbol table in address order now (it keeps behaving as before: names
  * resolve in kallsyms order until its first function lookup, as in libtraceevent),
  * so that other registries can share it. Call it from the thread that owns evs, before

@@ -15,7 +15,7 @@ DEMO="$ROOT/examples/sched_demo.dat"
 # the checks before the browser's: NSCRIPT; the browser's: as many as browser.py --plan
 # says for the cases given to it (the plan is printed at the end, when the cases are
 # known: a KOFF page is one only when the producer ran)
-NSCRIPT=46
+NSCRIPT=47
 
 # ---- the command line ----
 "$KTRACE" timeline "$TMP/boot.dat" >"$TMP/e" 2>&1; st=$?
@@ -96,6 +96,20 @@ sys.exit(0 if sys.argv[2] == "0" and 0 < s.find("id=\"l0\"") < s.find("<script>"
 check "three line threads: the chunks made by more than one" \
 	sh -c "test \$(grep -o 'data-d=\"[0-9]\"' '$TMP/big.html' | sort -u | wc -l) -ge 2"
 # two files hours apart: record times far from those of the records before them
+# a name of the command's pid registered before the first comm lookup (its CPU's idle
+# task woke it) is kept beside the saved one, and trace-cmd's lookup finds one of them;
+# the page's line thread formats the record and used to register it a second time
+# (tests/data/comm/dupname.v6.dat.zst, recorded here: page 'ktrace-7823' against
+# report's 'sh-7823')
+zstd -q -d -o "$TMP/dupname.dat" "$D/comm/dupname.v6.dat.zst"
+"$KTRACE" timeline -q --threads 1 "$TMP/dupname.dat" -o "$TMP/dupname.html"
+"$KTRACE" report "$TMP/dupname.dat" >"$TMP/dupname.txt"
+if command -v trace-cmd >/dev/null 2>&1; then
+	check "comm registered twice: ktrace report prints trace-cmd report's names" \
+		sh -c "trace-cmd report '$TMP/dupname.dat' 2>/dev/null | cmp - '$TMP/dupname.txt'"
+else
+	skip 1 "comm registered twice: ktrace report prints trace-cmd report's names" "no trace-cmd"
+fi
 "$KTRACE" timeline -q "$TMP/boot.dat" "$DEMO" -o "$TMP/two.html"
 "$KTRACE" report "$TMP/boot.dat" "$DEMO" >"$TMP/two.txt"
 check "self-contained: nothing the page would load (src=, href=, url(), import, http)" python3 -c '
@@ -277,6 +291,7 @@ set -- \
 	"boot,$TMP/boot.html,report=$TMP/boot.txt$TC_BOOT,pictures" \
 	"instance,$TMP/instance.html,report=$TMP/instance.txt$TC_INSTANCE" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
+	"comm registered twice,$TMP/dupname.html,report=$TMP/dupname.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt$TC_BIG,lost" \
 	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt$TC_BIGCPU" \
 	"without DecompressionStream,$TMP/bigdeflate.html,report=$TMP/big.txt,no_stream" \
