@@ -24,53 +24,87 @@ static void copy_comm(char *dst, const struct ktrace_event_value *v)
 	dst[n] = 0;
 }
 
-int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
-		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
-		    const void *ctx, struct ktrace_stream_sched *out)
+/* Where the record's event keeps the fields of a switch or wakeup, found by their
+ * names (a field met twice: its last place). */
+static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_record *r, size_t n,
+		       int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
+		       const void *ctx)
 {
-	bool sw, have_prev = false, have_next = false;
+	bool sw;
 
+	*p = (struct kt_sched_plan){ .name = r->name, .source = r->source,
+				     .event_id = r->event_id };
+	for (size_t k = 0; k < KT_SCHED_NFIELDS; k++)
+		p->field[k] = -1;
 	if (strcmp(r->system, "sched") || strncmp(r->name, "sched_", 6))
-		return 0;
+		return;
 	if (!strcmp(r->name + 6, "switch"))
 		sw = true;
 	else if (!strcmp(r->name + 6, "wakeup") || !strcmp(r->name + 6, "waking") ||
 		 !strcmp(r->name + 6, "wakeup_new"))
 		sw = false;
 	else
-		return 0;
-	for (size_t i = 0; i < n; i++) {
+		return;
+	for (size_t i = 0; i < n && i <= INT32_MAX; i++) {
 		struct ktrace_event_value v;
 		const char *f;
-		int64_t x = 0;
+		int base = KT_SCHED_NEXT_COMM;
 
 		if (field(ctx, i, &v))
 			continue;
 		f = v.name;
-		if (sw && !strncmp(f, "prev_", 5)) {
-			f += 5;
-			if (!strcmp(f, "comm"))
-				copy_comm(out->prev_comm, &v);
-			else if (!strcmp(f, "pid") && kt_value_int(&v, &x))
-				out->prev_tid = x, have_prev = true;
-			else if (!strcmp(f, "prio") && kt_value_int(&v, &x))
-				out->prev_prio = (int32_t)x;
-			else if (!strcmp(f, "state") && kt_value_int(&v, &x))
-				out->prev_state = x;
-			continue;
-		}
-		if (sw && strncmp(f, "next_", 5))
+		if (sw && !strncmp(f, "prev_", 5))
+			base = KT_SCHED_PREV_COMM;
+		else if (sw && strncmp(f, "next_", 5))
 			continue;
 		if (sw)
 			f += 5;
 		if (!strcmp(f, "comm"))
-			copy_comm(out->next_comm, &v);
-		else if (!strcmp(f, "pid") && kt_value_int(&v, &x))
-			out->next_tid = x, have_next = true;
-		else if (!strcmp(f, "prio") && kt_value_int(&v, &x))
-			out->next_prio = (int32_t)x;
-		else if (!sw && !strcmp(f, "target_cpu") && kt_value_int(&v, &x))
-			out->target_cpu = (int32_t)x;
+			p->field[base] = (int32_t)i;
+		else if (!strcmp(f, "pid"))
+			p->field[base + 1] = (int32_t)i;
+		else if (!strcmp(f, "prio"))
+			p->field[base + 2] = (int32_t)i;
+		else if (sw && base == KT_SCHED_PREV_COMM && !strcmp(f, "state"))
+			p->field[KT_SCHED_PREV_STATE] = (int32_t)i;
+		else if (!sw && !strcmp(f, "target_cpu"))
+			p->field[KT_SCHED_TARGET_CPU] = (int32_t)i;
+	}
+	p->kind = sw ? KTRACE_STREAM_SCHED_SWITCH : KTRACE_STREAM_SCHED_WAKEUP;
+}
+
+int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r, size_t n,
+		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
+		    const void *ctx, struct ktrace_stream_sched *out)
+{
+	struct kt_sched_plan *p = &cache->plan[(r->event_id ^ r->source * 7) % 16];
+	bool sw, have_prev = false, have_next = false;
+
+	if (p->name != r->name || p->event_id != r->event_id || p->source != r->source)
+		plan_event(p, r, n, field, ctx);
+	if (!p->kind)
+		return 0;
+	sw = p->kind == KTRACE_STREAM_SCHED_SWITCH;
+	for (int k = 0; k < KT_SCHED_NFIELDS; k++) {
+		struct ktrace_event_value v;
+		int64_t x = 0;
+
+		if (p->field[k] < 0 || field(ctx, (size_t)p->field[k], &v))
+			continue;
+		if (k == KT_SCHED_PREV_COMM || k == KT_SCHED_NEXT_COMM) {
+			copy_comm(k == KT_SCHED_PREV_COMM ? out->prev_comm : out->next_comm, &v);
+			continue;
+		}
+		if (!kt_value_int(&v, &x))
+			continue;
+		switch (k) {
+		case KT_SCHED_PREV_PID: out->prev_tid = x, have_prev = true; break;
+		case KT_SCHED_PREV_PRIO: out->prev_prio = (int32_t)x; break;
+		case KT_SCHED_PREV_STATE: out->prev_state = x; break;
+		case KT_SCHED_NEXT_PID: out->next_tid = x, have_next = true; break;
+		case KT_SCHED_NEXT_PRIO: out->next_prio = (int32_t)x; break;
+		case KT_SCHED_TARGET_CPU: out->target_cpu = (int32_t)x; break;
+		}
 	}
 	if (!have_next || (sw && !have_prev))
 		return 0;
@@ -88,9 +122,10 @@ static int source_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 	return src->ops->field(src, i, v);
 }
 
-int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out)
+int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
+			 struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(&src->rec, src->ops->fields(src, NULL, 0), source_field, src, out);
+	return kt_sched_ftrace(cache, &src->rec, src->ops->fields(src, NULL, 0), source_field, src, out);
 }
 
 /* ---- the read-ahead copy of an ftrace record ---- */
@@ -157,8 +192,8 @@ static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 	return kt_ftrace_snap_field(ctx, i, v);
 }
 
-int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
-			 struct ktrace_stream_sched *out)
+int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+			 const void *data, struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(r, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
+	return kt_sched_ftrace(cache, r, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
 }

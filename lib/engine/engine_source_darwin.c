@@ -321,12 +321,14 @@ static void thread_name(struct darwin_source *d, uint64_t tid, char *out)
 	snprintf(out, KTRACE_STREAM_COMM_MAX, "%s", th ? th->command : "");
 }
 
-static int darwin_sched(struct kt_source *src, struct ktrace_stream_sched *out)
+static int darwin_sched(struct kt_source *src, struct kt_sched_cache *cache,
+			struct ktrace_stream_sched *out)
 {
 	struct darwin_source *d = (struct darwin_source *)src;
 	uint32_t id = KTRACE_DARWIN_EVENTID(d->ev.debugid);
 	const uint64_t *a = d->ev.arg;
 
+	(void)cache;
 	if (d->cur_shot)
 		return 0;
 	if (id == MACH_SCHED || id == MACH_STACK_HANDOFF) {
@@ -376,7 +378,7 @@ static void darwin_snap_write(struct kt_source *src, void *data)
 	sn->shot = d->cur_shot;
 	memset(&sn->sc, 0, sizeof(sn->sc));
 	sn->sc.target_cpu = -1;
-	sn->sched = darwin_sched(src, &sn->sc) > 0;
+	sn->sched = darwin_sched(src, NULL, &sn->sc) > 0;
 }
 
 static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
@@ -399,11 +401,13 @@ static size_t darwin_snap_fields(const void *data, struct ktrace_event_value *v,
 	return n;
 }
 
-static int darwin_snap_sched(const struct ktrace_stream_record *r, const void *data,
-			     struct ktrace_stream_sched *out)
+static int darwin_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+			     const void *data, struct ktrace_stream_sched *out)
 {
 	const struct darwin_snap *sn = data;
 
+	(void)cache;
+	(void)r;
 	if (!sn->sched)
 		return 0;
 	*out = sn->sc;

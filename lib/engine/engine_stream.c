@@ -53,6 +53,7 @@ struct ktrace_stream {
 	const void *snap_data;
 	const char *ra_err_path;
 	bool ra_failed;
+	struct kt_sched_cache sched;        /* ktrace_stream_sched's, the caller's thread */
 };
 
 const struct ktrace_stream_opts *kt_stream_opts(const struct ktrace_stream *s)
@@ -802,11 +803,11 @@ int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out
 	if (s->ra) {
 		if (!snap_event(s) || !s->snap_src->ops->snap_sched)
 			return 0;
-		ret = s->snap_src->ops->snap_sched(s->snap_rec, s->snap_data, out);
+		ret = s->snap_src->ops->snap_sched(&s->sched, s->snap_rec, s->snap_data, out);
 	} else {
 		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT || !s->cur->ops->sched)
 			return 0;
-		ret = s->cur->ops->sched(s->cur, out);
+		ret = s->cur->ops->sched(s->cur, &s->sched, out);
 	}
 	if (ret <= 0) {
 		memset(out, 0, sizeof(*out));

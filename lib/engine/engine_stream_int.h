@@ -22,6 +22,23 @@ struct kt_source;
 
 struct kt_ftrace_raw;
 
+/* Where the fields of a switch or wakeup are (kt_sched_ftrace): found by name on an
+ * event's first record, kept per (source, event id) by the stream's reading thread. */
+enum { KT_SCHED_PREV_COMM, KT_SCHED_PREV_PID, KT_SCHED_PREV_PRIO, KT_SCHED_PREV_STATE,
+       KT_SCHED_NEXT_COMM, KT_SCHED_NEXT_PID, KT_SCHED_NEXT_PRIO, KT_SCHED_TARGET_CPU,
+       KT_SCHED_NFIELDS };
+
+struct kt_sched_plan {
+	const char *name;          /* the event's name (NULL: an empty slot) */
+	uint32_t source, event_id;
+	int kind;                  /* KTRACE_STREAM_SCHED_*, 0: neither */
+	int32_t field[KT_SCHED_NFIELDS];  /* the field's index, -1: none */
+};
+
+struct kt_sched_cache {
+	struct kt_sched_plan plan[16];
+};
+
 struct kt_source_ops {
 	/* Loads the next record into src->rec (the previous one is given up): 1, 0 at the
 	 * end, or a negative code with err set (src->err_path the file). */
@@ -36,7 +53,8 @@ struct kt_source_ops {
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
 	 * when it is neither. NULL: the format has none. */
-	int (*sched)(struct kt_source *src, struct ktrace_stream_sched *out);
+	int (*sched)(struct kt_source *src, struct kt_sched_cache *cache,
+		     struct ktrace_stream_sched *out);
 	void (*close)(struct kt_source *src);
 
 	/*
@@ -50,8 +68,8 @@ struct kt_source_ops {
 	void (*snap_write)(struct kt_source *src, void *data);
 	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
 	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
-	int (*snap_sched)(const struct ktrace_stream_record *r, const void *data,
-			  struct ktrace_stream_sched *out);
+	int (*snap_sched)(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+			  const void *data, struct ktrace_stream_sched *out);
 	/* The current record's ftrace bytes and event format (kt_stream_ftrace_raw,
 	 * ktrace_stream_event): 0, or -ENOENT. May be NULL (not an ftrace source). */
 	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
@@ -137,11 +155,13 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 
 /* sched:sched_switch and the sched wakeups from their ftrace fields (trace.dat, raw
  * pages with formats): 1 with out filled, or 0. field reads field i of the record r
- * (n fields) from ctx. kt_sched_from_fields reads the source's current record. */
-int kt_sched_ftrace(const struct ktrace_stream_record *r, size_t n,
+ * (n fields) from ctx; where the fields are is found once per event and kept in cache.
+ * kt_sched_from_fields reads the source's current record. */
+int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
 		    const void *ctx, struct ktrace_stream_sched *out);
-int kt_sched_from_fields(struct kt_source *src, struct ktrace_stream_sched *out);
+int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
+			 struct ktrace_stream_sched *out);
 
 /* The copy of an ftrace record for read-ahead (trace.dat, raw pages): the registry and
  * event its fields are read with (the registries do not change while records are
@@ -160,8 +180,8 @@ void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct kt
 			  const struct ktrace_record *kr, bool raw);
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
 size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
-int kt_ftrace_snap_sched(const struct ktrace_stream_record *r, const void *data,
-			 struct ktrace_stream_sched *out);
+int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+			 const void *data, struct ktrace_stream_sched *out);
 
 /* ---- read-ahead (engine/readahead.c) ---- */
 
