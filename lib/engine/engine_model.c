@@ -252,6 +252,8 @@ static int evidence(struct kt_model *m, uint32_t input, int32_t cpu, int64_t tid
 static const char *switch_out_state(struct kt_model *m, struct kt_minput *in,
 				    struct ktrace_stream *s, const struct ktrace_stream_sched *sc)
 {
+	uint64_t v = (uint64_t)sc->prev_state;
+	size_t slot = v % 8;
 	char text[32];
 
 	if (in->darwin)
@@ -265,10 +267,15 @@ static const char *switch_out_state(struct kt_model *m, struct kt_minput *in,
 			kt_prev_state_free(in->states);
 			in->states = kt_prev_state_parse(ktrace_event_print_args(ev));
 			in->switch_ev = ev;
+			memset(in->state_name, 0, sizeof(in->state_name));
 		}
 	}
-	kt_prev_state_text(in->states, (uint64_t)sc->prev_state, text, sizeof(text));
-	return kt_intern(&m->names, text, strlen(text));
+	if (in->state_name[slot] && in->state_key[slot] == v)
+		return in->state_name[slot];
+	kt_prev_state_text(in->states, v, text, sizeof(text));
+	in->state_key[slot] = v;
+	in->state_name[slot] = kt_intern(&m->names, text, strlen(text));
+	return in->state_name[slot];
 }
 
 /* Rule 1. */

@@ -79,6 +79,10 @@ struct kt_minput {
 	size_t ncpus, cap_cpus;
 	struct kt_prev_state *states;        /* sched_switch's prev_state letters */
 	const void *switch_ev;               /* ...of this event format */
+	/* the states of the last prev_state values met, by value (interned names; NULL:
+	 * none): the value's letters are worked out and interned once */
+	uint64_t state_key[8];
+	const char *state_name[8];
 	uint64_t switches, wakeups; /* records of each the model read */
 	uint32_t *active;          /* main: threads in a known state other than Running,
 				    * what a gap ends */
