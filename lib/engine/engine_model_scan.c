@@ -22,6 +22,8 @@
 #include "common/grow.h"
 #include "engine/engine.h"
 #include "engine/engine_model_int.h"
+#include "engine/engine_stream_int.h"
+#include "tracedat/tracedat_skip.h"
 
 /* A CPU of a buffer of an input, as the walk meets it. */
 struct scan_cpu {
@@ -511,6 +513,106 @@ static int walk_halves(struct kt_model *m, struct scan *sc, const struct ktrace_
 	return ret == -ENOMEM ? kt_error_oom(err) : ret;
 }
 
+/* ---- one trace.dat buffer: each CPU read alone ---- */
+
+/* The CPUs of a buffer a thread reads (every other one from first), what they hold. */
+struct span_half {
+	const char *path;
+	unsigned flags;            /* tracedat_open's */
+	size_t first;
+	struct scan sc;
+	struct ktrace_error err;
+	int ret;                   /* 0, -ENOMEM, or another error: walk the merge */
+};
+
+struct span_gap {
+	struct scan *sc;
+	struct scan_cpu c;
+};
+
+static int span_gap(void *arg, uint64_t from, uint64_t to)
+{
+	struct span_gap *g = arg;
+
+	g->c.last = from;
+	return add_gap(g->sc, &g->c, to);
+}
+
+static void *span_walk(void *arg)
+{
+	struct span_half *h = arg;
+	struct tracedat *td;
+	const struct tracedat_buffer *b;
+
+	h->ret = tracedat_open(h->path, h->flags, &td, &h->err);
+	if (h->ret)
+		return NULL;
+	b = tracedat_buffer(td, 0);
+	for (size_t i = h->first; b && i < b->cpus && !h->ret; i += 2) {
+		const struct tracedat_cpu *tc = tracedat_buffer_cpu(td, 0, i);
+		struct span_gap g = { .sc = &h->sc };
+		struct tracedat_cpu_span span;
+		struct scan_cpu *c;
+
+		if (!tc || tc->cpu >= KT_MODEL_MAX_CPUS)
+			continue;
+		g.c = (struct scan_cpu){ .cpu = (int32_t)tc->cpu };
+		h->ret = tracedat_cpu_span(td, 0, i, &span, span_gap, &g, &h->err);
+		if (h->ret || !span.has)
+			continue;
+		if (!(c = scan_cpu(&h->sc, 0, 0, (int32_t)tc->cpu)))
+			h->ret = -ENOMEM;
+		else
+			*c = (struct scan_cpu){ .cpu = (int32_t)tc->cpu, .has = true,
+						.first = span.first };
+	}
+	tracedat_close(td);
+	return NULL;
+}
+
+/*
+ * The walk of a trace.dat input of one buffer, read without filters: what it finds of a
+ * CPU depends on that CPU's records alone, so each CPU's are read alone, without the
+ * merge or the records' classes (the one buffer is the main one and owns every kind of
+ * kernel work it holds), by two threads over every other CPU. 1: done; 0: not possible
+ * (damage: the caller walks the merge, which tells it); or -ENOMEM.
+ */
+static int walk_spans(struct kt_model *m, const char *path, bool raw_ts, struct ktrace_error *err)
+{
+	struct span_half h[2] = {
+		{ .path = path, .flags = raw_ts ? TRACEDAT_RAW_TS : 0, .first = 0 },
+		{ .path = path, .flags = raw_ts ? TRACEDAT_RAW_TS : 0, .first = 1 },
+	};
+	struct kt_minput *in = &m->in[0];
+	pthread_t thread;
+	bool started;
+	int ret = 0;
+
+	for (int k = 0; k < 2; k++)
+		if (scan_init(&h[k].sc, m->nin))
+			ret = -ENOMEM;
+	if (!ret) {
+		started = !pthread_create(&thread, NULL, span_walk, &h[1]);
+		span_walk(&h[0]);
+		if (started)
+			pthread_join(thread, NULL);
+		else
+			span_walk(&h[1]);
+		ret = h[0].ret == -ENOMEM || h[1].ret == -ENOMEM ? -ENOMEM
+		      : h[0].ret || h[1].ret ? 0
+		      : scan_merge(&h[0].sc, &h[1].sc, m->nin) ? -ENOMEM : 1;
+	}
+	if (ret == 1) {
+		in->buffer = 0;
+		in->owns = KT_MK_IRQ | KT_MK_SOFTIRQ | KT_MK_SYSCALL;
+		if (fill(in, &h[0].sc, err))
+			ret = -ENOMEM;
+	}
+	for (int k = 0; k < 2; k++)
+		scan_free(&h[k].sc);
+	return ret == -ENOMEM ? kt_error_oom(err) : ret;
+}
+
 int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 		  const struct ktrace_stream_opts *opts, struct ktrace_error *err,
 		  const char **err_path)
@@ -546,6 +648,19 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 	}
 	src = ktrace_stream_source(s, 0);
 	if (npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
+	    src->nbuffers == 1 && !o.cpus && !o.nfilters && !o.ntasks) {
+		const char *const *names;
+		size_t n;
+		const char *const *reopen = kt_stream_reopen_paths(s, &n, &names);
+
+		/* (damage found at open is told by the file's name: the stream's when it is
+		 * the path, not a copy of standard input) */
+		ret = n == 1 && !strcmp(kt_stream_shown(s, reopen[0]), reopen[0])
+		      ? walk_spans(m, reopen[0], o.flags & KTRACE_STREAM_RAW_TS, err) : 0;
+		if (ret)
+			goto out;   /* (1: done) */
+	}
+	if (npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
 	    src->cpus >= 2 && !o.cpus && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		struct scan both;
 
@@ -568,5 +683,5 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 out:
 	scan_free(&sc);
 	ktrace_stream_close(s);
-	return ret;
+	return ret < 0 ? ret : 0;
 }

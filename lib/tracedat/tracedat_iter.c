@@ -1245,6 +1245,126 @@ static int check_page(struct td_stream *s)
 	return 0;
 }
 
+/* Where the built-in walker is on a page: what walk_next reads. */
+struct page_walk {
+	const uint8_t *pdata;
+	size_t avail, commit, next;
+	uint64_t wts, page_offset;
+	long long lost;
+};
+
+static void walk_save(const struct td_stream *s, struct page_walk *w)
+{
+	*w = (struct page_walk){ s->pdata, s->avail, s->commit, s->next, s->wts,
+				 s->rec.page_offset, s->page_lost };
+}
+
+static void walk_load(struct td_stream *s, const struct page_walk *w)
+{
+	s->pdata = w->pdata;
+	s->avail = w->avail;
+	s->commit = w->commit;
+	s->next = w->next;
+	s->wts = w->wts;
+	s->rec.page_offset = w->page_offset;
+	s->page_lost = w->lost;
+}
+
+static uint64_t walk_ts(const struct td_stream *s)
+{
+	return !s->correct ? s->rec.raw_ts : correct_ts(s->td, s->host_sync, s->cpu->pub.cpu,
+							 s->rec.raw_ts);
+}
+
+/*
+ * tracedat_cpu_span's walk of the mapped pages of an uncompressed CPU: only the records
+ * it needs, the page's first (the CPU's first, the lost-events mark's) and, before a
+ * mark, the last of the page with records before it, walked again from its start (its
+ * bytes are still mapped). A corrupt record among those stops it as damage; one
+ * elsewhere does not change what it finds.
+ */
+static int span_pages(struct td_stream *s, struct td_codec *codec, size_t sys_page,
+		      struct tracedat_cpu_span *out,
+		      int (*gap)(void *arg, uint64_t from, uint64_t to), void *arg)
+{
+	struct page_walk prev = { 0 }, here;
+	int ret;
+
+	while ((ret = next_page(s, codec, sys_page)) > 0) {
+		uint64_t first, last = 0;
+
+		walk_save(s, &here);
+		ret = walk_next(s, &s->rec);
+		if (ret < 0)
+			return stream_error(s, -EBADMSG, s->rec.page_offset,
+					    "corrupt sub-buffer (a record runs past its end)");
+		if (!ret)
+			continue;
+		first = walk_ts(s);
+		if (s->rec.missed_events && out->has) {
+			walk_load(s, &prev);
+			while ((ret = walk_next(s, &s->rec)) > 0)
+				last = walk_ts(s);
+			if (ret < 0)
+				return stream_error(s, -EBADMSG, prev.page_offset,
+						    "corrupt sub-buffer (a record runs past its end)");
+			if ((ret = gap(arg, last, first)) != 0)
+				return ret;
+		}
+		if (!out->has)
+			out->first = first;
+		out->has = true;
+		prev = here;
+	}
+	return ret;
+}
+
+int tracedat_cpu_span(struct tracedat *td, size_t buffer, size_t cpu_index,
+		      struct tracedat_cpu_span *out,
+		      int (*gap)(void *arg, uint64_t from, uint64_t to), void *arg,
+		      struct ktrace_error *err)
+{
+	struct tracedat_iter *it;
+	struct td_stream *s;
+	uint64_t last = 0;
+	int ret;
+
+	*out = (struct tracedat_cpu_span){ 0 };
+	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
+	    cpu_index >= td->bufs[buffer].ncpus)
+		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
+	if (td->bufs[buffer].cpus[cpu_index].damaged)
+		return ktrace_error_set(err, -EBADMSG, "CPU %zu of buffer %zu is damaged", cpu_index,
+					buffer);
+	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size)
+		return 0;
+	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
+				err);
+	if (ret)
+		return ret;
+	/* the one stream of that CPU, as the merge reads it; strict: any damage stops it,
+	 * untold */
+	s = &it->streams[0];
+	s->strict = true;
+	if (!s->use_kb && !s->read_blocks && !s->b->pub.compressed)
+		ret = span_pages(s, &it->codec, it->sys_page, out, gap, arg);
+	else
+		while ((ret = stream_fill(s, &it->codec, it->sys_page, it->raw)) > 0) {
+			const struct tracedat_record *r = &s->rec;
+
+			if (r->missed_events && out->has && (ret = gap(arg, last, r->ts)) != 0)
+				break;
+			if (!out->has)
+				out->first = r->ts;
+			out->has = true;
+			last = r->ts;
+		}
+	if (ret < 0 && s->error && err)
+		*err = s->err;
+	tracedat_iter_free(it);
+	return ret < 0 ? ret : 0;
+}
+
 int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 		      int (*fn)(const void *data, size_t len, void *arg), void *arg,
 		      struct ktrace_error *err)

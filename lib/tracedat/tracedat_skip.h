@@ -44,4 +44,25 @@ int tracedat_iter_skip(struct tracedat_iter *it, const struct tracedat_skip *how
  */
 int tracedat_iter_only_cpus(struct tracedat_iter *it, const int *cpus, size_t n);
 
+/* What one CPU's records say of its data's completeness (the model's walk): whether it
+ * has records, and its first record's time. */
+struct tracedat_cpu_span {
+	bool has;
+	uint64_t first;
+};
+
+/*
+ * Reads the records of one CPU of a buffer (cpu_index as for tracedat_buffer_cpu) in
+ * that CPU's order, alone, with the times tracedat_iter_next gives them: fills *out,
+ * and calls gap(arg, from, to) for each record with a lost-events mark after an earlier
+ * record (from: the time of that CPU's record before it; to: its own), in order. 0; a
+ * non-zero return of gap, which stops the walk; or, for damage of any kind (data cut
+ * short at open too), its error, told to nobody (the caller reads the merged records
+ * instead, which tell it).
+ */
+int tracedat_cpu_span(struct tracedat *td, size_t buffer, size_t cpu_index,
+		      struct tracedat_cpu_span *out,
+		      int (*gap)(void *arg, uint64_t from, uint64_t to), void *arg,
+		      struct ktrace_error *err);
+
 #endif
