@@ -1245,6 +1245,25 @@ static int check_page(struct td_stream *s)
 	return 0;
 }
 
+/* Whether buffer has a CPU cpu_index with records (not a latency buffer's text). */
+static bool cpu_of(const struct tracedat *td, size_t buffer, size_t cpu_index)
+{
+	return buffer < td->nbufs && !td->bufs[buffer].pub.latency &&
+	       cpu_index < td->bufs[buffer].ncpus;
+}
+
+/* An iterator of that CPU alone whose one stream stops at any damage (strict). */
+static int strict_cpu_iter(struct tracedat *td, size_t buffer, size_t cpu_index,
+			   struct tracedat_iter **it, struct ktrace_error *err)
+{
+	int ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu,
+				    it, err);
+
+	if (!ret)
+		(*it)->streams[0].strict = true;
+	return ret;
+}
+
 /* Where the built-in walker is on a page: what walk_next reads. */
 struct page_walk {
 	const uint8_t *pdata;
@@ -1330,22 +1349,18 @@ int tracedat_cpu_span(struct tracedat *td, size_t buffer, size_t cpu_index,
 	int ret;
 
 	*out = (struct tracedat_cpu_span){ 0 };
-	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
-	    cpu_index >= td->bufs[buffer].ncpus)
+	if (!cpu_of(td, buffer, cpu_index))
 		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
 	if (td->bufs[buffer].cpus[cpu_index].damaged)
 		return ktrace_error_set(err, -EBADMSG, "CPU %zu of buffer %zu is damaged", cpu_index,
 					buffer);
 	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size)
 		return 0;
-	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
-				err);
+	/* that CPU's stream as the merge reads it; any damage stops it, untold */
+	ret = strict_cpu_iter(td, buffer, cpu_index, &it, err);
 	if (ret)
 		return ret;
-	/* the one stream of that CPU, as the merge reads it; strict: any damage stops it,
-	 * untold */
 	s = &it->streams[0];
-	s->strict = true;
 	if (!s->use_kb && !s->read_blocks && !s->b->pub.compressed)
 		ret = span_pages(s, &it->codec, it->sys_page, out, gap, arg);
 	else
@@ -1373,8 +1388,7 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 	struct td_stream *s;
 	int ret;
 
-	if (buffer >= td->nbufs || td->bufs[buffer].pub.latency ||
-	    cpu_index >= td->bufs[buffer].ncpus)
+	if (!cpu_of(td, buffer, cpu_index))
 		return ktrace_error_set(err, -EINVAL, "no CPU %zu in buffer %zu", cpu_index, buffer);
 	if (!td->bufs[buffer].cpus[cpu_index].pub.data_size) {
 		const struct td_cpu *c = &td->bufs[buffer].cpus[cpu_index];
@@ -1385,13 +1399,11 @@ int tracedat_cpu_data(struct tracedat *td, size_t buffer, size_t cpu_index,
 			*err = c->cut;
 		return c->cut.code < 0 ? c->cut.code : -EBADMSG;
 	}
-	ret = tracedat_iter_new(td, (int)buffer, (int)td->bufs[buffer].cpus[cpu_index].pub.cpu, &it,
-				err);
+	ret = strict_cpu_iter(td, buffer, cpu_index, &it, err);
 	if (ret)
 		return ret;
 	/* the one stream of that CPU: its pages, each checked as the reader checks it */
 	s = &it->streams[0];
-	s->strict = true;
 	while ((ret = next_page(s, &it->codec, it->sys_page)) > 0) {
 		if ((ret = check_page(s)) < 0)
 			break;
