@@ -2,7 +2,8 @@
 /*
  * Moving an iterator past records without handing them out one by one: for readers that
  * only count the records of an event class (the report's threads skip the lines other
- * threads print). Library-internal.
+ * threads print), split a walk by CPU, or need only what a CPU's records say of its
+ * data's completeness (the model's walk). Library-internal.
  */
 #ifndef KTRACE_TRACEDAT_SKIP_H
 #define KTRACE_TRACEDAT_SKIP_H
