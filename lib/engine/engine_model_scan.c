@@ -621,6 +621,7 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 	struct ktrace_stream *s = NULL;
 	const struct ktrace_stream_source *src;
 	struct scan sc = { 0 };
+	bool one_tracedat;
 	int ret;
 
 	memset(&o, 0, sizeof(o));
@@ -647,8 +648,9 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 			m->in[i].audit_machine = audit_name_to_machine(src->machine);
 	}
 	src = ktrace_stream_source(s, 0);
-	if (npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
-	    src->nbuffers == 1 && !o.cpus && !o.nfilters && !o.ntasks) {
+	one_tracedat = npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
+		       !o.cpus;
+	if (one_tracedat && src->nbuffers == 1 && !o.nfilters && !o.ntasks) {
 		const char *const *names;
 		size_t n;
 		const char *const *reopen = kt_stream_reopen_paths(s, &n, &names);
@@ -660,8 +662,7 @@ int kt_model_scan(struct kt_model *m, const char *const *paths, size_t npaths,
 		if (ret)
 			goto out;   /* (1: done) */
 	}
-	if (npaths == 1 && m->nin == 1 && src && src->format == KTRACE_FORMAT_TRACEDAT &&
-	    src->cpus >= 2 && !o.cpus && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+	if (one_tracedat && src->cpus >= 2 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
 		struct scan both;
 
 		ret = walk_halves(m, &both, &o, paths, src->cpus, err);
