@@ -546,13 +546,85 @@ static void nul_ends_line(void)
 	prev_free();
 }
 
+/* Lines of sched_switch's shape whose text around the noted numbers has digits of its
+ * own ("python3", "swapper/1", "kworker/0:2", a pointer after "0x"): the text's holes
+ * and the notes come back in order, and a hint changes nothing in the bytes (the
+ * encoding with hints, which reuses the holes of the text of a way's last line, equals
+ * the one without, which cuts every line up). */
+static void text_digits(void)
+{
+	static const char *const comms[] = { "python3", "swapper/1", "kworker/0:2", "sh", "ls" };
+	static const char *const states[] = { "S", "D", "R+", "X 0x1f2e3d4c5b" };
+	static char lines[CHUNK][128];
+	static size_t lens[CHUNK];
+	static unsigned tags[CHUNK];
+	struct tl_dict with, without;
+	struct tl_buf a = { 0 }, b = { 0 };
+	unsigned seed = 4242;
+	size_t bad = 0, literal = 0;
+
+	if (!prev_alloc())
+		return;
+	tl_dict_init(&with);
+	tl_dict_init(&without);
+	for (uint32_t chunk = 0; chunk < 4 && !bad; chunk++) {
+		a.n = b.n = 0;
+		tl_dict_new_chunk(&with);
+		tl_dict_new_chunk(&without);
+		for (size_t i = 0; i < CHUNK; i++) {
+			struct kt_num nums[4];
+			char *l = lines[i];
+			size_t n = 0, nn = 0;
+			unsigned v[4];
+
+			for (int k = 0; k < 4; k++)
+				v[k] = (unsigned)rand_r(&seed) % (k % 2 ? 140 : 40000);
+			/* "%s:%u [%u] %s ==> %s:%u [%u]", each number noted */
+			n += (size_t)sprintf(l + n, "%s:", comms[rand_r(&seed) % 5]);
+			for (int k = 0; k < 4; k++) {
+				int w;
+
+				if (k == 2)
+					n += (size_t)sprintf(l + n, " %s ==> %s:", states[rand_r(&seed) % 4],
+							     comms[rand_r(&seed) % 5]);
+				else if (k)
+					n += (size_t)sprintf(l + n, k == 1 ? " [" : " [");
+				w = sprintf(l + n, "%u", v[k]);
+				nums[nn++] = (struct kt_num){ v[k], (uint32_t)n, (uint8_t)w, 0 };
+				n += (size_t)w;
+				if (k % 2)
+					l[n++] = ']';
+			}
+			memset(l + n, 0, 8);
+			lens[i] = n;
+			tags[i] = 1;
+			CHECK_EQ(tl_encode_line_nums(&with, l, n, nums, nn, 3, 0, 1, &a), 0);
+			CHECK_EQ(tl_encode_line_nums(&without, l, n, nums, nn, -1, 0, 1, &b), 0);
+		}
+		bad += check_chunk(&with, &a, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
+		CHECK(a.n == b.n && !memcmp(a.p, b.p, a.n));
+		CHECK(with.n == without.n);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(literal, 0);
+	/* the skeletons are the text's shapes (comms and states, digits as holes), not one
+	 * per value */
+	CHECK(with.n <= 5 * 4 * 5);
+	tl_buf_free(&a);
+	tl_buf_free(&b);
+	tl_dict_free(&with);
+	tl_dict_free(&without);
+	prev_free();
+}
+
 int main(void)
 {
-	PLAN(5);
+	PLAN(6);
 	RUN(round_trip);
 	RUN(noted_numbers);
 	RUN(hex_after_letters);
 	RUN(full_dictionary);
 	RUN(nul_ends_line);
+	RUN(text_digits);
 	return TEST_EXIT();
 }

@@ -174,6 +174,9 @@ void tl_dict_free(struct tl_dict *d)
 	tl_buf_free(&d->padded);
 	free(d->holes);
 	free(d->prev);
+	for (size_t i = 0; i < TL_DICT_HINTS; i++)
+		for (size_t j = 0; j < TL_HINT_WAYS; j++)
+			free(d->tmpl[i][j]);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -473,6 +476,7 @@ static int split(struct tl_dict *d, const char *line, size_t len, const struct k
 	if (kt_grow((void **)&d->holes, &d->cap_h, len + 1, sizeof(*d->holes)))
 		return -ENOMEM;
 	d->nh = d->nhex = 0;
+	d->ntaken = 0;
 	k = d->scratch.p;
 	for (size_t x = 0; x < nn; x++) {
 		const struct kt_num *m = &nums[x];
@@ -487,6 +491,9 @@ static int split(struct tl_dict *d, const char *line, size_t len, const struct k
 		}
 		*k++ = m->hex ? 2 : 1;
 		key = key_step(key, m->hex ? 2 : 1);
+		if (d->ntaken < KT_NUMS_MAX)
+			d->note_hole[d->ntaken] = (uint32_t)d->nh;
+		d->ntaken++;
 		add_hole(d, m->value, m->hex);
 		i = (size_t)m->at + m->len;
 	}
@@ -700,6 +707,107 @@ static const char *with_digits(struct tl_dict *d, const char *line, size_t len,
 	return c;
 }
 
+/* Whether line[0..len) with the notes nums[0..nn) is t's text around its numbers. */
+static bool tmpl_fits(const struct tl_tmpl *t, const uint8_t *s, size_t len,
+		      const struct kt_num *nums, size_t nn)
+{
+	const uint8_t *q = t->text;
+	size_t i = 0;
+
+	if (!t->valid || t->nn != nn)
+		return false;
+	for (size_t x = 0; x < nn; x++) {
+		size_t seg = nums[x].at - i;
+
+		if (!note_takes(&nums[x], i, len) || seg != t->seg[x] || !nums[x].hex != !t->hex[x] ||
+		    memcmp(s + i, q, seg))
+			return false;
+		q += seg;
+		i = (size_t)nums[x].at + nums[x].len;
+	}
+	return len - i == t->seg[nn] && !memcmp(s + i, q, len - i);
+}
+
+/* t's holes with nums[0..nn) among them, in the line's order, into d->holes (room for
+ * every byte of the line and more: split's). */
+static int tmpl_holes(struct tl_dict *d, const struct tl_tmpl *t, const struct kt_num *nums,
+		      size_t nn)
+{
+	size_t n = 0;
+
+	if (kt_grow((void **)&d->holes, &d->cap_h, (size_t)t->nlit + nn + 1, sizeof(*d->holes)))
+		return -ENOMEM;
+	for (size_t x = 0, k = 0; x <= nn; x++) {
+		/* the text's holes before number x (after the last one: the rest) */
+		for (size_t to = x < nn ? t->lit_before[x] : t->nlit; k < to; k++)
+			d->holes[n++] = t->lit[k];
+		if (x < nn)
+			d->holes[n++] = nums[x];
+	}
+	d->nh = n;
+	return 0;
+}
+
+/* Keeps line[0..len) (its notes nums[0..nn), all taken by the split just made) as the
+ * line of *slot, or leaves *slot without one: a line whose text has no holes (the
+ * skeleton's pieces are its text: fits finds it), too long, with too many holes or
+ * with a byte below 4 (a NUL, a mark) in its text. */
+static void tmpl_keep(struct tl_dict *d, struct tl_tmpl **slot, const uint8_t *s, size_t len,
+		      const struct kt_num *nums, size_t nn)
+{
+	struct tl_tmpl *t = *slot;
+	size_t i = 0, nlit = d->nh - nn;
+
+	if (t)
+		t->valid = false;
+	if (d->ntaken != nn || !nlit)
+		return;
+	if (!t && !(t = *slot = calloc(1, sizeof(*t))))
+		return;
+	if (nn > KT_NUMS_MAX || nlit > TL_TMPL_HOLES)
+		return;
+	t->len = 0;
+	for (size_t x = 0; x <= nn; x++) {
+		size_t end = x < nn ? nums[x].at : len, seg = end - i;
+
+		if (t->len + seg > TL_TMPL_TEXT)
+			return;
+		for (size_t b = 0; b < seg; b++)
+			if (s[i + b] < 4)
+				return;
+		memcpy(t->text + t->len, s + i, seg);
+		t->len = (uint16_t)(t->len + seg);
+		t->seg[x] = (uint16_t)seg;
+		if (x < nn) {
+			t->hex[x] = nums[x].hex != 0;
+			t->lit_before[x] = (uint8_t)(d->note_hole[x] - x);
+			i = (size_t)nums[x].at + nums[x].len;
+		}
+	}
+	for (size_t k = 0, x = 0, n = 0; k < d->nh; k++) {
+		if (x < nn && d->note_hole[x] == k) {
+			x++;
+			continue;
+		}
+		t->lit[n++] = d->holes[k];
+	}
+	t->nn = (uint8_t)nn;
+	t->nlit = (uint8_t)nlit;
+	t->valid = true;
+}
+
+/* Moves way j of a hint's ways (its skeleton and line) to the front. */
+static void way_first(uint32_t *last, struct tl_tmpl **tmpl, unsigned j)
+{
+	uint32_t id1 = last[j];
+	struct tl_tmpl *t = tmpl[j];
+
+	memmove(last + 1, last, j * sizeof(*last));
+	memmove(tmpl + 1, tmpl, j * sizeof(*tmpl));
+	last[0] = id1;
+	tmpl[0] = t;
+}
+
 int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag, struct tl_buf *out)
 {
 	/* a copy with the 8 bytes past its end that the scan reads */
@@ -714,16 +822,21 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out)
 {
 	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL;
+	struct tl_tmpl **tmpl = hint >= 0 ? d->tmpl[(unsigned)hint % TL_DICT_HINTS] : NULL;
 	int64_t id;
 
 	for (unsigned j = 0; last && j < TL_HINT_WAYS && last[j]; j++) {
+		/* one of the hint's last skeletons, nums its holes, or the text of its last
+		 * line around nums (with holes of its own): first from now on */
 		if (fits(d, last[j] - 1, (const uint8_t *)line, len, nums, nn)) {
-			/* one of the hint's last skeletons, nums its holes: first from now on */
-			uint32_t use = last[j];
-
-			memmove(last + 1, last, j * sizeof(*last));
-			last[0] = use;
-			return put_holes(d, use - 1, nums, nn, tag, out);
+			way_first(last, tmpl, j);
+			return put_holes(d, last[0] - 1, nums, nn, tag, out);
+		}
+		if (tmpl[j] && tmpl_fits(tmpl[j], (const uint8_t *)line, len, nums, nn)) {
+			way_first(last, tmpl, j);
+			if (tmpl_holes(d, tmpl[0], nums, nn))
+				return -ENOMEM;
+			return put_holes(d, last[0] - 1, d->holes, d->nh, tag, out);
 		}
 	}
 	/* (fits takes no NUL: the line ends at its first one; the notes past it are not
@@ -738,13 +851,15 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 	if (id < 0 && (how & TL_ENC_ZEROED) && !(line = with_digits(d, line, len, nums, nn)))
 		return -ENOMEM;
 	if (last && id >= 0) {
-		/* first of the hint's skeletons (the last one goes if it is new) */
+		/* first of the hint's skeletons (the last one goes if it is new), with this
+		 * line */
 		unsigned j = 0;
 
 		while (j < TL_HINT_WAYS - 1 && last[j] && last[j] != (uint32_t)id + 1)
 			j++;
-		memmove(last + 1, last, j * sizeof(*last));
+		way_first(last, tmpl, j);
 		last[0] = (uint32_t)id + 1;
+		tmpl_keep(d, &tmpl[0], (const uint8_t *)line, len, nums, nn);
 	}
 	if (id < 0)
 		return put_literal(d, line, len, tag, out);

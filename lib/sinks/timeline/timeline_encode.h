@@ -108,6 +108,27 @@ struct tl_skeleton {
 	uint32_t prev_gen;             /* the chunk those values are of (gen) */
 };
 
+/*
+ * A line a hint's skeleton was last found for, as the formatter wrote it: the text
+ * between its noted numbers, and the holes the split found in that text (digits of a
+ * comm or a symbol, "swapper/1", "python3"). A later line of the same text around its
+ * numbers has the same skeleton and those holes, without cutting it up again (the
+ * skeleton's own pieces have hole marks there, so it does not fit them).
+ */
+#define TL_TMPL_TEXT 240
+#define TL_TMPL_HOLES 16
+struct tl_tmpl {
+	bool valid;
+	uint8_t nn, nlit;              /* noted numbers, holes of the text */
+	uint16_t len;                  /* bytes of text */
+	uint16_t seg[KT_NUMS_MAX + 1]; /* the text's pieces: before each number, after the
+					* last */
+	uint8_t hex[KT_NUMS_MAX];      /* per number: hex (1) or decimal (0) */
+	uint8_t lit_before[KT_NUMS_MAX];       /* holes of the text before each number */
+	struct kt_num lit[TL_TMPL_HOLES];      /* their values and kinds (hex: digits) */
+	uint8_t text[TL_TMPL_TEXT];
+};
+
 struct tl_dict {
 	struct kt_map index;           /* hash of a skeleton's bytes -> its id */
 	struct tl_skeleton *skel;      /* per skeleton, in id order */
@@ -129,6 +150,11 @@ struct tl_dict {
 	/* the skeletons the last lines of each hint had (tl_encode_line_nums), the latest
 	 * first: id + 1 (0: none) */
 	uint32_t hint[TL_DICT_HINTS][TL_HINT_WAYS];
+	struct tl_tmpl *tmpl[TL_DICT_HINTS][TL_HINT_WAYS];   /* each way's line (NULL: none
+							      * yet) */
+	/* split: where in holes each noted number went (ntaken of them) */
+	uint32_t note_hole[KT_NUMS_MAX];
+	size_t ntaken;
 };
 
 
