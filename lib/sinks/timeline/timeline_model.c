@@ -146,6 +146,14 @@ uint32_t tl_model_thread(struct tl_model *m, uint32_t input, int64_t tid)
 
 int tl_model_state(struct tl_model *m, const char *state, uint32_t *id, enum tl_state *draw)
 {
+	size_t k;
+
+	for (k = 0; k < m->nstate_names; k++)
+		if (m->state_name[k] == state) {
+			*id = m->state_id[k];
+			*draw = (enum tl_state)m->state_draw[k];
+			return 0;
+		}
 	if (kt_strtab_id(&m->state_tab, state, strlen(state), id))
 		return -ENOMEM;
 	if (!strcmp(state, "Running"))
@@ -156,6 +164,12 @@ int tl_model_state(struct tl_model *m, const char *state, uint32_t *id, enum tl_
 		*draw = TL_RUNNABLE;
 	else
 		*draw = TL_BLOCKED;
+	if (k < sizeof(m->state_name) / sizeof(m->state_name[0])) {
+		m->state_name[k] = state;
+		m->state_id[k] = *id;
+		m->state_draw[k] = (uint8_t)*draw;
+		m->nstate_names++;
+	}
 	return 0;
 }
 

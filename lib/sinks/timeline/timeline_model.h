@@ -99,6 +99,12 @@ struct tl_model {
 					* its intervals still open end (timeline_write.c) */
 	size_t ninputs;
 	struct kt_strtab state_tab;    /* the model's state names met ("Running", "S", "?"...) */
+	/* tl_model_state's answers for the first names met, by the name's address (the
+	 * engine model's names live and stay as they are until it is freed) */
+	const char *state_name[16];
+	uint32_t state_id[16];
+	uint8_t state_draw[16];
+	size_t nstate_names;
 	uint64_t first_ts, last_ts;
 	uint64_t nrecs, lost_total;
 	bool any;
@@ -111,8 +117,9 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 		 struct tl_rec *out);
 /* The thread of (input, tid) (added when new), or TL_NO_THREAD when out of memory. */
 uint32_t tl_model_thread(struct tl_model *m, uint32_t input, int64_t tid);
-/* A state of the engine's model: its index in the names met (added when new), and how
- * a lane draws it. 0 or -ENOMEM. */
+/* A state of the engine's model (its name as the model hands it out: one that lives,
+ * unchanged, as long as the model): its index in the names met (added when new), and
+ * how a lane draws it. 0 or -ENOMEM. */
 int tl_model_state(struct tl_model *m, const char *state, uint32_t *id, enum tl_state *draw);
 /* Thread i: its table entry (tid, pid, latest name), and the model's data. */
 static inline const struct kt_thread *tl_thread_entry(const struct tl_model *m, uint32_t i)
