@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/cursor.h"
 #include "engine/engine_stream_int.h"
+#include "event/event_share.h"
 
 static void copy_comm(char *dst, const struct ktrace_event_value *v)
 {
@@ -26,7 +28,8 @@ static void copy_comm(char *dst, const struct ktrace_event_value *v)
 
 /* Where the record's event keeps the fields of a switch or wakeup, found by their
  * names (a field met twice: its last place). */
-static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_record *r, size_t n,
+static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_record *r,
+		       const struct kt_ftrace_raw *raw, size_t n,
 		       int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
 		       const void *ctx)
 {
@@ -52,6 +55,7 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 
 		if (field(ctx, i, &v))
 			continue;
+		p->big = v.big_endian;
 		f = v.name;
 		if (sw && !strncmp(f, "prev_", 5))
 			base = KT_SCHED_PREV_COMM;
@@ -71,9 +75,42 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 			p->field[KT_SCHED_TARGET_CPU] = (int32_t)i;
 	}
 	p->kind = sw ? KTRACE_STREAM_SCHED_SWITCH : KTRACE_STREAM_SCHED_WAKEUP;
+	for (int k = 0; k < KT_SCHED_NFIELDS; k++) {
+		uint32_t size = 0;
+
+		p->cls[k] = FTEV_FIELD_OTHER;
+		if (raw && p->field[k] >= 0 && k != KT_SCHED_PREV_COMM && k != KT_SCHED_NEXT_COMM)
+			p->cls[k] = (uint8_t)ftev_field_class(raw->ev, (size_t)p->field[k], &p->off[k],
+							      &size);
+		p->size[k] = (uint8_t)size;
+	}
 }
 
-int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r, size_t n,
+/* Number field k of the plan read from the record's bytes, as ktrace_event_field_value
+ * reads it: false when the record is too short to hold it (no number then either). */
+static bool raw_number(const struct kt_sched_plan *p, int k, const struct kt_ftrace_raw *raw,
+		       int64_t *x)
+{
+	const uint8_t *d = raw->data + p->off[k];
+	unsigned size = p->size[k];
+	uint64_t u;
+
+	if ((uint64_t)p->off[k] + size > raw->size)
+		return false;
+	u = size == 1 ? d[0] : size == 2 ? kt_load_u16(d, p->big)
+	    : size == 4 ? kt_load_u32(d, p->big) : kt_load_u64(d, p->big);
+	if (p->cls[k] == FTEV_FIELD_SIGNED) {
+		unsigned shift = 64 - 8 * size;
+
+		*x = (int64_t)(u << shift) >> shift;
+	} else {
+		*x = (int64_t)u;
+	}
+	return true;
+}
+
+int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+		    const struct kt_ftrace_raw *raw, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
 		    const void *ctx, struct ktrace_stream_sched *out)
 {
@@ -81,7 +118,7 @@ int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_rec
 	bool sw, have_prev = false, have_next = false;
 
 	if (p->name != r->name || p->event_id != r->event_id || p->source != r->source)
-		plan_event(p, r, n, field, ctx);
+		plan_event(p, r, raw, n, field, ctx);
 	if (!p->kind)
 		return 0;
 	sw = p->kind == KTRACE_STREAM_SCHED_SWITCH;
@@ -89,14 +126,21 @@ int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_rec
 		struct ktrace_event_value v;
 		int64_t x = 0;
 
-		if (p->field[k] < 0 || field(ctx, (size_t)p->field[k], &v))
+		if (p->field[k] < 0)
 			continue;
-		if (k == KT_SCHED_PREV_COMM || k == KT_SCHED_NEXT_COMM) {
-			copy_comm(k == KT_SCHED_PREV_COMM ? out->prev_comm : out->next_comm, &v);
-			continue;
+		if (raw && p->cls[k] != FTEV_FIELD_OTHER) {
+			if (!raw_number(p, k, raw, &x))
+				continue;
+		} else {
+			if (field(ctx, (size_t)p->field[k], &v))
+				continue;
+			if (k == KT_SCHED_PREV_COMM || k == KT_SCHED_NEXT_COMM) {
+				copy_comm(k == KT_SCHED_PREV_COMM ? out->prev_comm : out->next_comm, &v);
+				continue;
+			}
+			if (!kt_value_int(&v, &x))
+				continue;
 		}
-		if (!kt_value_int(&v, &x))
-			continue;
 		switch (k) {
 		case KT_SCHED_PREV_PID: out->prev_tid = x, have_prev = true; break;
 		case KT_SCHED_PREV_PRIO: out->prev_prio = (int32_t)x; break;
@@ -125,7 +169,10 @@ static int source_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
 			 struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(cache, &src->rec, src->ops->fields(src, NULL, 0), source_field, src, out);
+	struct kt_ftrace_raw raw;
+	bool has_raw = src->ops->raw && !src->ops->raw(src, &raw);
+
+	return kt_sched_ftrace(cache, &src->rec, has_raw ? &raw : NULL, src->ops->fields(src, NULL, 0), source_field, src, out);
 }
 
 /* ---- the read-ahead copy of an ftrace record ---- */
@@ -195,5 +242,8 @@ static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
 			 const void *data, struct ktrace_stream_sched *out)
 {
-	return kt_sched_ftrace(cache, r, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
+	struct kt_ftrace_raw raw;
+	bool has_raw = !kt_ftrace_snap_raw(data, &raw);
+
+	return kt_sched_ftrace(cache, r, has_raw ? &raw : NULL, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
 }

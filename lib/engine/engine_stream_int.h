@@ -33,6 +33,11 @@ struct kt_sched_plan {
 	uint32_t source, event_id;
 	int kind;                  /* KTRACE_STREAM_SCHED_*, 0: neither */
 	int32_t field[KT_SCHED_NFIELDS];  /* the field's index, -1: none */
+	/* a number field where it lies in the record's bytes (ftev_field_class: cls
+	 * FTEV_FIELD_OTHER when it is read as a value instead) */
+	uint8_t cls[KT_SCHED_NFIELDS], size[KT_SCHED_NFIELDS];
+	uint32_t off[KT_SCHED_NFIELDS];
+	bool big;
 };
 
 struct kt_sched_cache {
@@ -155,9 +160,11 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
 
 /* sched:sched_switch and the sched wakeups from their ftrace fields (trace.dat, raw
  * pages with formats): 1 with out filled, or 0. field reads field i of the record r
- * (n fields) from ctx; where the fields are is found once per event and kept in cache.
- * kt_sched_from_fields reads the source's current record. */
-int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r, size_t n,
+ * (n fields) from ctx; raw, when not NULL, is the record's bytes and format, where its
+ * number fields are read straight from; where the fields are is found once per event
+ * and kept in cache. kt_sched_from_fields reads the source's current record. */
+int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
+		    const struct kt_ftrace_raw *raw, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
 		    const void *ctx, struct ktrace_stream_sched *out);
 int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
