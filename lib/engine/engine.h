@@ -141,6 +141,10 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
  * stream of the same inputs costs (the sinks that read with several streams). */
 size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
+/* Whether every record's comm lives, unchanged, as long as the stream: then two comms
+ * at one address are the same name (sinks that compare them with the last one met). */
+bool kt_stream_stable_comm(const struct ktrace_stream *s);
+
 /* The paths another stream of s's inputs opens (n of them, valid while s is open): the
  * caller's paths, or the copies of those that can be read once (standard input, FIFOs);
  * *names: the names s shows for them (ktrace_stream_opts.names of the other stream). */

@@ -749,6 +749,14 @@ size_t kt_stream_registry_bytes(struct ktrace_stream *s)
 	return n;
 }
 
+bool kt_stream_stable_comm(const struct ktrace_stream *s)
+{
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (s->src[i] && !s->src[i]->stable_comm)
+			return false;
+	return true;
+}
+
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
 			   const struct kt_line_parts **parts, unsigned how)
 {

@@ -179,6 +179,7 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s)
 
 	memset(m, 0, sizeof(*m));
 	m->ninputs = ktrace_stream_source_count(s);
+	m->comm_by_address = kt_stream_stable_comm(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
 	m->in_end = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_end));
 	m->in_buf = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_buf));
@@ -335,11 +336,15 @@ int tl_model_add(struct tl_model *m, struct ktrace_stream *s, const struct ktrac
 			const char *comm = r->comm ? r->comm : "";
 
 			th->nrecs++;
-			if (th->task == TL_NO_THREAD || !same_comm(tl_task_comm(m, th->task), comm)) {
+			if (th->task == TL_NO_THREAD ||
+			    (comm != th->comm_at && !same_comm(tl_task_comm(m, th->task), comm))) {
 				if (new_task(m, out->thread, comm))
 					return -ENOMEM;
+				th = tl_thread_at(m, out->thread);
 			}
-			out->task = tl_thread_at(m, out->thread)->task;
+			if (m->comm_by_address)
+				th->comm_at = comm;
+			out->task = th->task;
 		}
 		if (c) {
 			c->nevents++;

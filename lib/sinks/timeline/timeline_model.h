@@ -44,6 +44,9 @@ struct tl_thread {
 	uint64_t cpu_ns;               /* time on a CPU: its closed Running intervals */
 	uint64_t nrecs;                /* records of the thread */
 	uint32_t task;                 /* its current task (name) */
+	const char *comm_at;           /* a record's comm found to be the task's name (the
+					* stream's comms stay where they are: tl_model's
+					* comm_by_address), or NULL */
 };
 
 struct tl_task {
@@ -98,6 +101,8 @@ struct tl_model {
 					* engine's model reads (lost-events marks left out), where
 					* its intervals still open end (timeline_write.c) */
 	size_t ninputs;
+	bool comm_by_address;          /* kt_stream_stable_comm: a comm at a thread's
+					* comm_at is its task's name */
 	struct kt_strtab state_tab;    /* the model's state names met ("Running", "S", "?"...) */
 	/* tl_model_state's answers for the first names met, by the name's address (the
 	 * engine model's names live and stay as they are until it is freed) */
