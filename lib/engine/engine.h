@@ -141,6 +141,10 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
  * stream of the same inputs costs (the sinks that read with several streams). */
 size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
+/* ktrace_stream_sched without the names: prev_comm, next_comm and prev_state_text stay
+ * empty (the model reads the numbers alone). */
+int kt_stream_sched_numbers(struct ktrace_stream *s, struct ktrace_stream_sched *out);
+
 /* Whether every record's comm lives, unchanged, as long as the stream: then two comms
  * at one address are the same name (sinks that compare them with the last one met). */
 bool kt_stream_stable_comm(const struct ktrace_stream *s);

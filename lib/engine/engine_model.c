@@ -290,7 +290,7 @@ static int switch_threads(struct kt_model *m, struct ktrace_stream *s,
 	uint32_t th;
 	int ret;
 
-	if (ktrace_stream_sched(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_SWITCH)
+	if (kt_stream_sched_numbers(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_SWITCH)
 		return 0;
 	in->switches++;
 	if (sc.prev_tid >= 0 && (ret = evidence(m, r->source, r->cpu, sc.prev_tid, r->ts, true, err)))
@@ -340,7 +340,7 @@ static int wakeup(struct kt_model *m, struct ktrace_stream *s,
 	bool known;
 	uint32_t th;
 
-	if (ktrace_stream_sched(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_WAKEUP)
+	if (kt_stream_sched_numbers(s, &sc) != 1 || sc.kind != KTRACE_STREAM_SCHED_WAKEUP)
 		return 0;
 	in->wakeups++;
 	if (sc.next_tid <= 0)

@@ -112,7 +112,7 @@ static bool raw_number(const struct kt_sched_plan *p, int k, const struct kt_ftr
 int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
 		    const struct kt_ftrace_raw *raw, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
-		    const void *ctx, struct ktrace_stream_sched *out)
+		    const void *ctx, bool names, struct ktrace_stream_sched *out)
 {
 	struct kt_sched_plan *p = &cache->plan[(r->event_id ^ r->source * 7) % 16];
 	bool sw, have_prev = false, have_next = false;
@@ -126,7 +126,7 @@ int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_rec
 		struct ktrace_event_value v;
 		int64_t x = 0;
 
-		if (p->field[k] < 0)
+		if (p->field[k] < 0 || (!names && (k == KT_SCHED_PREV_COMM || k == KT_SCHED_NEXT_COMM)))
 			continue;
 		if (raw && p->cls[k] != FTEV_FIELD_OTHER) {
 			if (!raw_number(p, k, raw, &x))
@@ -153,7 +153,7 @@ int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_rec
 	if (!have_next || (sw && !have_prev))
 		return 0;
 	out->kind = sw ? KTRACE_STREAM_SCHED_SWITCH : KTRACE_STREAM_SCHED_WAKEUP;
-	if (sw)
+	if (sw && names)
 		ktrace_event_task_state((uint64_t)out->prev_state, out->prev_state_text,
 					sizeof(out->prev_state_text));
 	return 1;
@@ -166,13 +166,14 @@ static int source_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 	return src->ops->field(src, i, v);
 }
 
-int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
+int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache, bool names,
 			 struct ktrace_stream_sched *out)
 {
 	struct kt_ftrace_raw raw;
 	bool has_raw = src->ops->raw && !src->ops->raw(src, &raw);
 
-	return kt_sched_ftrace(cache, &src->rec, has_raw ? &raw : NULL, src->ops->fields(src, NULL, 0), source_field, src, out);
+	return kt_sched_ftrace(cache, &src->rec, has_raw ? &raw : NULL, src->ops->fields(src, NULL, 0),
+			       source_field, src, names, out);
 }
 
 /* ---- the read-ahead copy of an ftrace record ---- */
@@ -240,10 +241,11 @@ static int snap_field(const void *ctx, size_t i, struct ktrace_event_value *v)
 }
 
 int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
-			 const void *data, struct ktrace_stream_sched *out)
+			 const void *data, bool names, struct ktrace_stream_sched *out)
 {
 	struct kt_ftrace_raw raw;
 	bool has_raw = !kt_ftrace_snap_raw(data, &raw);
 
-	return kt_sched_ftrace(cache, r, has_raw ? &raw : NULL, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, out);
+	return kt_sched_ftrace(cache, r, has_raw ? &raw : NULL, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, names,
+			       out);
 }

@@ -321,7 +321,7 @@ static void thread_name(struct darwin_source *d, uint64_t tid, char *out)
 	snprintf(out, KTRACE_STREAM_COMM_MAX, "%s", th ? th->command : "");
 }
 
-static int darwin_sched(struct kt_source *src, struct kt_sched_cache *cache,
+static int darwin_sched(struct kt_source *src, struct kt_sched_cache *cache, bool names,
 			struct ktrace_stream_sched *out)
 {
 	struct darwin_source *d = (struct darwin_source *)src;
@@ -329,6 +329,7 @@ static int darwin_sched(struct kt_source *src, struct kt_sched_cache *cache,
 	const uint64_t *a = d->ev.arg;
 
 	(void)cache;
+	(void)names;          /* (they cost nothing here) */
 	if (d->cur_shot)
 		return 0;
 	if (id == MACH_SCHED || id == MACH_STACK_HANDOFF) {
@@ -378,7 +379,7 @@ static void darwin_snap_write(struct kt_source *src, void *data)
 	sn->shot = d->cur_shot;
 	memset(&sn->sc, 0, sizeof(sn->sc));
 	sn->sc.target_cpu = -1;
-	sn->sched = darwin_sched(src, NULL, &sn->sc) > 0;
+	sn->sched = darwin_sched(src, NULL, true, &sn->sc) > 0;
 }
 
 static int darwin_snap_field(const void *data, size_t i, struct ktrace_event_value *v)
@@ -402,12 +403,13 @@ static size_t darwin_snap_fields(const void *data, struct ktrace_event_value *v,
 }
 
 static int darwin_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
-			     const void *data, struct ktrace_stream_sched *out)
+			     const void *data, bool names, struct ktrace_stream_sched *out)
 {
 	const struct darwin_snap *sn = data;
 
 	(void)cache;
 	(void)r;
+	(void)names;
 	if (!sn->sched)
 		return 0;
 	*out = sn->sc;

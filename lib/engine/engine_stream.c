@@ -802,7 +802,7 @@ const struct ktrace_event *ktrace_stream_event(struct ktrace_stream *s)
 	return s->cur->ops->raw(s->cur, &raw) ? NULL : raw.ev;
 }
 
-int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)
+static int stream_sched(struct ktrace_stream *s, bool names, struct ktrace_stream_sched *out)
 {
 	int ret;
 
@@ -811,11 +811,11 @@ int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out
 	if (s->ra) {
 		if (!snap_event(s) || !s->snap_src->ops->snap_sched)
 			return 0;
-		ret = s->snap_src->ops->snap_sched(&s->sched, s->snap_rec, s->snap_data, out);
+		ret = s->snap_src->ops->snap_sched(&s->sched, s->snap_rec, s->snap_data, names, out);
 	} else {
 		if (!s->cur || s->cur->rec.kind != KTRACE_STREAM_EVENT || !s->cur->ops->sched)
 			return 0;
-		ret = s->cur->ops->sched(s->cur, &s->sched, out);
+		ret = s->cur->ops->sched(s->cur, &s->sched, names, out);
 	}
 	if (ret <= 0) {
 		memset(out, 0, sizeof(*out));
@@ -823,6 +823,16 @@ int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out
 		return 0;
 	}
 	return 1;
+}
+
+int ktrace_stream_sched(struct ktrace_stream *s, struct ktrace_stream_sched *out)
+{
+	return stream_sched(s, true, out);
+}
+
+int kt_stream_sched_numbers(struct ktrace_stream *s, struct ktrace_stream_sched *out)
+{
+	return stream_sched(s, false, out);
 }
 
 const char *const *kt_stream_reopen_paths(const struct ktrace_stream *s, size_t *n,

@@ -58,7 +58,7 @@ struct kt_source_ops {
 	int (*format)(struct kt_source *src, char *buf, size_t len, bool text_only);
 	/* The record's switch or wakeup (<ktrace/stream.h> ktrace_stream_sched): 1, or 0
 	 * when it is neither. NULL: the format has none. */
-	int (*sched)(struct kt_source *src, struct kt_sched_cache *cache,
+	int (*sched)(struct kt_source *src, struct kt_sched_cache *cache, bool names,
 		     struct ktrace_stream_sched *out);
 	void (*close)(struct kt_source *src);
 
@@ -74,7 +74,7 @@ struct kt_source_ops {
 	int (*snap_field)(const void *data, size_t i, struct ktrace_event_value *f);
 	size_t (*snap_fields)(const void *data, struct ktrace_event_value *v, size_t max);
 	int (*snap_sched)(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
-			  const void *data, struct ktrace_stream_sched *out);
+			  const void *data, bool names, struct ktrace_stream_sched *out);
 	/* The current record's ftrace bytes and event format (kt_stream_ftrace_raw,
 	 * ktrace_stream_event): 0, or -ENOENT. May be NULL (not an ftrace source). */
 	int (*raw)(struct kt_source *src, struct kt_ftrace_raw *out);
@@ -162,12 +162,13 @@ int kt_source_koff(struct ktrace_stream *s, const char *path, uint32_t index,
  * pages with formats): 1 with out filled, or 0. field reads field i of the record r
  * (n fields) from ctx; raw, when not NULL, is the record's bytes and format, where its
  * number fields are read straight from; where the fields are is found once per event
- * and kept in cache. kt_sched_from_fields reads the source's current record. */
+ * and kept in cache. names: the comms and prev_state_text too (else they stay empty).
+ * kt_sched_from_fields reads the source's current record. */
 int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
 		    const struct kt_ftrace_raw *raw, size_t n,
 		    int (*field)(const void *ctx, size_t i, struct ktrace_event_value *v),
-		    const void *ctx, struct ktrace_stream_sched *out);
-int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache,
+		    const void *ctx, bool names, struct ktrace_stream_sched *out);
+int kt_sched_from_fields(struct kt_source *src, struct kt_sched_cache *cache, bool names,
 			 struct ktrace_stream_sched *out);
 
 /* The copy of an ftrace record for read-ahead (trace.dat, raw pages): the registry and
@@ -188,7 +189,7 @@ void kt_ftrace_snap_write(void *data, struct ktrace_events *evs, const struct kt
 int kt_ftrace_snap_field(const void *data, size_t i, struct ktrace_event_value *f);
 size_t kt_ftrace_snap_fields(const void *data, struct ktrace_event_value *v, size_t max);
 int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_stream_record *r,
-			 const void *data, struct ktrace_stream_sched *out);
+			 const void *data, bool names, struct ktrace_stream_sched *out);
 
 /* ---- read-ahead (engine/readahead.c) ---- */
 
