@@ -141,6 +141,12 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
  * stream of the same inputs costs (the sinks that read with several streams). */
 size_t kt_stream_registry_bytes(struct ktrace_stream *s);
 
+/* The bytes of record data the stream's inputs hold once decompressed (a trace.dat's
+ * CPU data; the file's size for other formats), paths[0..n) being its inputs; UINT64_MAX
+ * when one is not a regular file: for sinks that choose how many threads to read with
+ * and how hard to work by the size of the data (a zstd trace.dat is a tenth of it). */
+uint64_t kt_stream_data_bytes(struct ktrace_stream *s, const char *const *paths, size_t n);
+
 /* ktrace_stream_sched without the names: prev_comm, next_comm and prev_state_text stay
  * empty (the model reads the numbers alone). */
 int kt_stream_sched_numbers(struct ktrace_stream *s, struct ktrace_stream_sched *out);

@@ -644,6 +644,21 @@ static size_t td_registry_bytes(struct kt_source *src)
 	return n;
 }
 
+static uint64_t td_data_bytes(struct kt_source *src)
+{
+	struct td_source *t = (struct td_source *)src;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->set.nfiles; i++) {
+		const struct tracedat *td = t->set.files[i].td;
+
+		for (size_t b = 0; td && b < tracedat_buffer_count(td); b++)
+			for (size_t c = 0; c < tracedat_buffer(td, b)->cpus; c++)
+				n += tracedat_buffer_cpu(td, b, c)->data_size;
+	}
+	return n;
+}
+
 static const struct kt_source_ops td_ops = {
 	.advance = td_advance,
 	.skip = td_skip,
@@ -660,6 +675,7 @@ static const struct kt_source_ops td_ops = {
 	.raw = td_raw,
 	.snap_raw = kt_ftrace_snap_raw,
 	.registry_bytes = td_registry_bytes,
+	.data_bytes = td_data_bytes,
 };
 
 int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const uint32_t *index,

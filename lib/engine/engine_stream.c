@@ -749,6 +749,18 @@ size_t kt_stream_registry_bytes(struct ktrace_stream *s)
 	return n;
 }
 
+uint64_t kt_stream_data_bytes(struct ktrace_stream *s, const char *const *paths, size_t n)
+{
+	uint64_t files = kt_files_bytes(paths, n), data = 0;
+
+	if (files == UINT64_MAX)
+		return files;
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (s->src[i] && s->src[i]->ops->data_bytes)
+			data += s->src[i]->ops->data_bytes(s->src[i]);
+	return data > files ? data : files;
+}
+
 bool kt_stream_stable_comm(const struct ktrace_stream *s)
 {
 	for (size_t i = 0; i < s->nsrc; i++)

@@ -86,6 +86,9 @@ struct kt_source_ops {
 	/* Bytes of event formats and symbols the source holds (what another stream of the
 	 * same inputs would hold again). May be NULL (little). */
 	size_t (*registry_bytes)(struct kt_source *src);
+	/* Bytes of record data its inputs hold once decompressed (kt_stream_data_bytes).
+	 * May be NULL: as many as its files. */
+	uint64_t (*data_bytes)(struct kt_source *src);
 };
 
 struct kt_source {

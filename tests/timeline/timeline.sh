@@ -15,7 +15,7 @@ DEMO="$ROOT/examples/sched_demo.dat"
 # the checks before the browser's: NSCRIPT; the browser's: as many as browser.py --plan
 # says for the cases given to it (the plan is printed at the end, when the cases are
 # known: a KOFF page is one only when the producer ran)
-NSCRIPT=47
+NSCRIPT=48
 
 # ---- the command line ----
 "$KTRACE" timeline "$TMP/boot.dat" >"$TMP/e" 2>&1; st=$?
@@ -63,7 +63,13 @@ python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big17.dat" 17
 "$KTRACE" timeline -q "$TMP/big17.dat" -o "$TMP/big17.html"
 check "a 17 MB input: the line chunks are LZ4 blocks by default" \
 	sh -c "test \$(grep -c 'id=\"l[0-9]*\" [^>]*data-c=\"lz4\"' '$TMP/big17.html') -gt 10"
-rm -f "$TMP/big17.dat" "$TMP/big17.html"
+# the same as version 7 with zstd (a 2 MB file): its record data decides, not the file
+"$KTRACE" convert --file-version 7 --compression zstd -i "$TMP/big17.dat" -o "$TMP/big17z.dat" 2>/dev/null
+"$KTRACE" timeline -q "$TMP/big17z.dat" -o "$TMP/big17z.html"
+check "a zstd trace.dat of 17 MB of data in a smaller file: LZ4 blocks by default" \
+	sh -c "test \$(stat -c %s '$TMP/big17z.dat') -lt 16777216 &&
+	       test \$(grep -c 'id=\"l[0-9]*\" [^>]*data-c=\"lz4\"' '$TMP/big17z.html') -gt 10"
+rm -f "$TMP/big17.dat" "$TMP/big17.html" "$TMP/big17z.dat" "$TMP/big17z.html"
 # and one CPU of it (the stream does not skip with --cpu: each thread reads all)
 "$KTRACE" timeline -q --threads 3 --cpu 1 "$TMP/big.dat" -o "$TMP/bigcpu.html"
 "$KTRACE" report --cpu 1 "$TMP/big.dat" >"$TMP/bigcpu.txt"

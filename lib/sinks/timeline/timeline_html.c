@@ -41,7 +41,8 @@
  * Line chunks ("l0"...): TL_LCHUNK records each, made by the line threads
  *   (timeline_lines.c), compressed + base64 of per record its prefix style and its
  *   line's encoding (timeline_encode.h). The compression is raw deflate, or an LZ4
- *   block when the tag says data-c="lz4" (inputs of TL_LZ4_FROM or more, or as asked).
+ *   block when the tag says data-c="lz4" (inputs of TL_LZ4_FROM of record data or more,
+ *   or as asked).
  *   The style says how the page rebuilds the start of the line from the record's
  *   columns; the rebuilt prefix is the one ktrace_stream_format makes (the trace.dat
  *   source says which style it used, for the other formats the writer makes the prefix
@@ -100,15 +101,16 @@ static void put_escaped(struct ktrace_out *out, const char *s)
 #define TL_THREADS_BUDGET ((size_t)24 << 20)
 #define TL_THREAD_BYTES ((size_t)4 << 20)
 
-/* Inputs of this size or more have their line chunks in LZ4 blocks: several times
+/* Inputs of this much record data or more (kt_stream_data_bytes) have their line chunks
+ * in LZ4 blocks: several times
  * faster to make than deflate for a page about 1.3 times bigger (still a fifth of a big
  * trace.dat); smaller ones in deflate, whose pages are smaller (the script and the
  * styles are a bigger part of them) and made in no time either way. */
 #define TL_LZ4_FROM ((uint64_t)16 << 20)
 
 /* How many threads make the lines: o->threads (at most TL_MAX_THREADS), else one per
- * usable CPU (at most TL_AUTO_THREADS) for big files (kt_bytes_threads), fewer when
- * their streams would pass the budget. */
+ * usable CPU (at most TL_AUTO_THREADS) for much record data (kt_bytes_threads of
+ * kt_stream_data_bytes), fewer when their streams would pass the budget. */
 static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct ktrace_stream *s,
 			     uint64_t bytes)
 {
@@ -127,7 +129,9 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
 {
 	const char *title = o->title ? o->title : o->paths[0];
-	uint64_t bytes = kt_files_bytes(o->paths, o->npaths);   /* (UINT64_MAX: not files) */
+	/* (the data once decompressed: a zstd trace.dat's is ten times its file; UINT64_MAX:
+	 * not files) */
+	uint64_t bytes = kt_stream_data_bytes(s, o->paths, o->npaths);
 	unsigned want = line_threads(o, s, bytes);
 
 	memset(h, 0, sizeof(*h));
