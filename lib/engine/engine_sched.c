@@ -246,6 +246,6 @@ int kt_ftrace_snap_sched(struct kt_sched_cache *cache, const struct ktrace_strea
 	struct kt_ftrace_raw raw;
 	bool has_raw = !kt_ftrace_snap_raw(data, &raw);
 
-	return kt_sched_ftrace(cache, r, has_raw ? &raw : NULL, kt_ftrace_snap_fields(data, NULL, 0), snap_field, data, names,
-			       out);
+	return kt_sched_ftrace(cache, r, has_raw ? &raw : NULL, kt_ftrace_snap_fields(data, NULL, 0),
+			       snap_field, data, names, out);
 }
