@@ -814,12 +814,26 @@ const struct ktrace_event *ktrace_stream_event(struct ktrace_stream *s)
 	return s->cur->ops->raw(s->cur, &raw) ? NULL : raw.ev;
 }
 
+/* A switch or wakeup of nothing: every field 0 or empty, no target CPU; without the
+ * names, their first bytes alone (the numbers' reader never looks past them). */
+static void sched_clear(struct ktrace_stream_sched *out, bool names)
+{
+	if (names) {
+		memset(out, 0, sizeof(*out));
+	} else {
+		out->kind = KTRACE_STREAM_SCHED_NONE;
+		out->prev_tid = out->next_tid = out->prev_state = 0;
+		out->prev_prio = out->next_prio = 0;
+		out->prev_state_text[0] = out->prev_comm[0] = out->next_comm[0] = 0;
+	}
+	out->target_cpu = -1;
+}
+
 static int stream_sched(struct ktrace_stream *s, bool names, struct ktrace_stream_sched *out)
 {
 	int ret;
 
-	memset(out, 0, sizeof(*out));
-	out->target_cpu = -1;
+	sched_clear(out, names);
 	if (s->ra) {
 		if (!snap_event(s) || !s->snap_src->ops->snap_sched)
 			return 0;
@@ -830,8 +844,7 @@ static int stream_sched(struct ktrace_stream *s, bool names, struct ktrace_strea
 		ret = s->cur->ops->sched(s->cur, &s->sched, names, out);
 	}
 	if (ret <= 0) {
-		memset(out, 0, sizeof(*out));
-		out->target_cpu = -1;
+		sched_clear(out, names);
 		return 0;
 	}
 	return 1;
