@@ -112,11 +112,6 @@ static uint64_t key_b(unsigned kind, uint32_t trace, uint64_t x)
 	return (uint64_t)kind << 60 ^ (uint64_t)trace << 40 ^ x;
 }
 
-static uint64_t hash_ptr(const void *p)
-{
-	return (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL >> 24;
-}
-
 static int open_slice(struct ktrace_sql *q, uint64_t a, uint64_t b,
 		      const struct ktrace_stream_record *r, int64_t utid, const char *category,
 		      const char *name, int64_t arg_set_id, struct ktrace_error *err)
@@ -310,6 +305,7 @@ static int koff_slice(struct ktrace_sql *q, struct ktrace_stream *s,
 {
 	struct ktrace_event_value text, cid;
 	const char *p, *name;
+	uint32_t name_id;
 	bool begin;
 	uint64_t a, b;
 
@@ -322,15 +318,17 @@ static int koff_slice(struct ktrace_sql *q, struct ktrace_stream *s,
 		begin = false;
 	else
 		return 0;
-	name = kt_intern(&q->strings, r->name, strlen(r->name));
-	if (!name)
+	/* (the name's number in the string table, not a hash of it: two names never
+	 * share a stack) */
+	if (kt_strtab_id(&q->strings, r->name, strlen(r->name), &name_id))
 		return kt_error_oom(err);
+	name = q->strings.strs[name_id].s;
 	if (!ktrace_stream_field_by_name(s, "id", &cid) && cid.u) {
 		a = cid.u;
-		b = key_b(KEY_KOFF_ID, r->source, hash_ptr(name));
+		b = key_b(KEY_KOFF_ID, r->source, name_id);
 	} else {
 		a = (uint64_t)r->tid;
-		b = key_b(KEY_KOFF_TID, r->source, hash_ptr(name));
+		b = key_b(KEY_KOFF_TID, r->source, name_id);
 	}
 	if (begin)
 		return open_slice(q, a, b, r, utid, kt_intern(&q->strings, "koff", 4), name, id, err);

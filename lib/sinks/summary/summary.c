@@ -131,19 +131,36 @@ static struct sm_thread *thread_of(struct sm *sm, uint32_t input, int64_t tid, s
 
 /* The total of (input, name) of a kind; names are interned (or the stream's, which
  * are the same pointer for the same event of an input). */
+struct named_key {
+	const struct sm_named *v;
+	uint32_t input;
+	const char *system, *name;
+};
+
+static bool named_eq(const void *ctx, uint32_t i)
+{
+	const struct named_key *k = ctx;
+	const struct sm_named *x = &k->v[i];
+
+	return x->input == k->input && x->system == k->system && x->name == k->name;
+}
+
+/* The entry of (input, system, name) of a kind, added if new; NULL when out of memory.
+ * The names are the same pointers for every record of an event (the stream's, or
+ * interned): the pointers are the key, and the hash of them only finds the slot. */
 static struct sm_named *named(struct sm *sm, enum sm_kind k, uint32_t input, const char *system,
 			      const char *name)
 {
-	uint64_t key = (uint64_t)(uintptr_t)name ^ (uint64_t)(uintptr_t)system * 31;
-	uint32_t i;
+	uint64_t h = kt_hash_mix((uint64_t)input << 32 ^ (uint64_t)(uintptr_t)system,
+				 (uint64_t)(uintptr_t)name);
+	struct named_key key = { sm->named[k], input, system, name };
+	uint32_t i, ser = 0;
 
-	if (kt_map_get(&sm->named_index[k], input, key, &i))
+	if (kt_map_find(&sm->named_index[k], h, named_eq, &key, &i))
 		return &sm->named[k][i];
-	uint32_t ser = 0;
-
 	if (kt_grow((void **)&sm->named[k], &sm->cap_named[k], sm->nnamed[k] + 1, sizeof(**sm->named)) ||
 	    (sm->series && !(ser = ser_new(sm, SMS_NAMED))) ||
-	    kt_map_put(&sm->named_index[k], input, key, (uint32_t)sm->nnamed[k]))
+	    kt_map_add(&sm->named_index[k], h, (uint32_t)sm->nnamed[k]))
 		return NULL;
 	sm->named[k][sm->nnamed[k]] = (struct sm_named){ input, system, name, 0, 0, ser };
 	return &sm->named[k][sm->nnamed[k]++];

@@ -99,7 +99,7 @@ struct sm {
 	size_t nin;
 	struct kt_threads threads;           /* per input; data sm_thread */
 	struct kt_strtab strings;
-	struct kt_map named_index[SM_KINDS]; /* (input, name) -> named[kind][] */
+	struct kt_map named_index[SM_KINDS]; /* hash of (input, system, name) -> named[kind][] */
 	struct sm_named *named[SM_KINDS];
 	size_t nnamed[SM_KINDS], cap_named[SM_KINDS];
 	struct kt_map hist;                  /* (thread, latency bucket) -> count */
