@@ -63,28 +63,47 @@ static void make_line(char *esc, size_t len, const char *file, const char *text)
 	ktrace_error_escape(esc, len, line);
 }
 
-/* One such line on stderr. */
+static void print_kept(void);
+
+/* One such line on stderr (after the damaged places kept so far). */
 static void print_line(const char *file, const char *text)
 {
 	char esc[8192];
 
+	print_kept();
 	make_line(esc, sizeof(esc), file, text);
 	fprintf(stderr, "%s\n", esc);
 }
 
 /*
- * Damaged places the readers skipped (ktrace_error_damage_handler): each is printed once
- * as it is met, whichever thread or reader meets it (the lines printed are remembered
- * by a hash of their text, for the first DAMAGE_SEEN of them), and the command's exit
- * status is then 1 even when it read everything else. The error a reading ends with
- * is one of them: cli_error does not print it again.
+ * Damaged places the readers skipped (ktrace_error_damage_handler): each is told once,
+ * whichever thread or reader meets it (the lines are remembered by a hash of their
+ * text, for the first DAMAGE_SEEN of them), and the command's exit status is then 1
+ * even when it read everything else. The error a reading ends with is one of them:
+ * cli_error does not print it again.
+ *
+ * A command that reads files keeps the lines and prints them when it ends, by input
+ * name, then offset (a line without one first), then text: its threads meet the places
+ * in no fixed order, and the same input must give the same lines in the same order
+ * each run. The first DAMAGE_KEPT are kept; later ones, and those of the live commands
+ * (record, stream, top: they run until stopped), are printed as they are met.
  */
 #define DAMAGE_SEEN 4096
+#define DAMAGE_KEPT 1024
+struct kept_line {
+	char *input, *line;
+	bool has_offset;
+	uint64_t offset;
+};
+
 static struct {
 	pthread_mutex_t mu;
-	uint64_t seen[DAMAGE_SEEN];     /* hashes of the lines printed, 0 free */
+	uint64_t seen[DAMAGE_SEEN];     /* hashes of the lines told, 0 free */
 	size_t nseen;
 	bool any;
+	bool keep;                      /* keep the lines until the end */
+	struct kept_line kept[DAMAGE_KEPT];
+	size_t nkept;
 } damage = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t line_hash(const char *s)
@@ -115,6 +134,27 @@ static bool damage_seen(uint64_t h, bool add)
 	return false;
 }
 
+/* Whether the line is kept for the end (under damage.mu): false when it is to be
+ * printed now. */
+static bool keep_line(const char *input, const struct ktrace_error *err, const char *line)
+{
+	struct kept_line *k = &damage.kept[damage.nkept];
+
+	if (!damage.keep || damage.nkept == DAMAGE_KEPT)
+		return false;
+	k->input = strdup(input ? input : "");
+	k->line = strdup(line);
+	if (!k->input || !k->line) {
+		free(k->input);
+		free(k->line);
+		return false;
+	}
+	k->has_offset = err->has_offset;
+	k->offset = err->offset;
+	damage.nkept++;
+	return true;
+}
+
 static void on_damage(const char *input, const struct ktrace_error *err, void *arg)
 {
 	char msg[KTRACE_ERROR_MESSAGE_MAX + 64], esc[8192];
@@ -125,8 +165,37 @@ static void on_damage(const char *input, const struct ktrace_error *err, void *a
 	pthread_mutex_lock(&damage.mu);
 	damage.any = true;
 	seen = damage_seen(line_hash(esc), true);
-	if (!seen)
+	if (!seen && !keep_line(input, err, esc))
 		fprintf(stderr, "%s\n", esc);
+	pthread_mutex_unlock(&damage.mu);
+}
+
+static int kept_order(const void *a, const void *b)
+{
+	const struct kept_line *x = a, *y = b;
+	int c = strcmp(x->input, y->input);
+
+	if (c)
+		return c;
+	if (x->has_offset != y->has_offset)
+		return x->has_offset ? 1 : -1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
+/* The kept lines, in order, to stderr: before another error line (which may say what
+ * they led to), and at the command's end and exit. */
+static void print_kept(void)
+{
+	pthread_mutex_lock(&damage.mu);
+	qsort(damage.kept, damage.nkept, sizeof(*damage.kept), kept_order);
+	for (size_t i = 0; i < damage.nkept; i++) {
+		fprintf(stderr, "%s\n", damage.kept[i].line);
+		free(damage.kept[i].input);
+		free(damage.kept[i].line);
+	}
+	damage.nkept = 0;
 	pthread_mutex_unlock(&damage.mu);
 }
 
@@ -465,8 +534,11 @@ int main(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+	damage.keep = cmd != &cli_record && cmd != &cli_stream && cmd != &cli_top;
+	atexit(print_kept);
 	ktrace_error_damage_handler(on_damage, NULL);
 	ret = cmd->run(argc - 1, argv + 1);
+	print_kept();
 	/* damaged input, even when the command could read around it */
 	return ret == CLI_OK && damage.any ? CLI_FAILED : ret;
 }

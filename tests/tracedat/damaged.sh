@@ -24,9 +24,9 @@
 . "$(dirname "$0")/../lib.sh"
 T="$ROOT/tests/tracedat/tools/damage.py"
 
-echo "1..72"
+echo "1..75"
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
-	for i in $(seq 72); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
+	for i in $(seq 75); do echo "ok - damaged trace.dat $i # SKIP trace-cmd and zstd are needed"; done
 	exit 0
 fi
 
@@ -209,6 +209,22 @@ others() {   # name file
 	[ $st = 1 ] && [ ! -e "$TMP/c.dat" ] && grep -q "^ktrace: $f: offset 0x" "$TMP/e" &&
 		ok "$name: convert copies all or nothing: nothing, and where" ||
 		not_ok "$name: convert (exit $st)"
+	# the places in the order of their offsets, the same on every run (the threads of
+	# summary, timeline, export and report meet them in no fixed order)
+	same=true
+	for c in summary "timeline -q -o $TMP/t.html" "export --partial -o $TMP/x.json" "report --threads 3"; do
+		for i in 1 2 3 4 5 6; do
+			rm -f "$TMP/x.json"
+			"$KTRACE" $c "$f" >/dev/null 2>"$TMP/e.$i"
+			places_sorted=$(sed -n 's/^ktrace: [^ ]*: offset 0x\([0-9a-f]*\): .*/\1/p' "$TMP/e.$i" |
+				while read -r x; do printf '%d\n' "0x$x"; done)
+			[ "$places_sorted" = "$(echo "$places_sorted" | sort -n)" ] &&
+				[ "$(grep -c '^ktrace: .*: offset 0x' "$TMP/e.$i")" = "$(wc -l <"$TMP/e2")" ] &&
+				cmp -s "$TMP/e.$i" "$TMP/e.1" || { same=false; echo "#   $c, run $i:"; sed 's/^/#     /' "$TMP/e.$i"; }
+		done
+	done
+	$same && ok "$name: the places by offset, the same lines on each of 6 runs of 4 commands" ||
+		not_ok "$name: the places' order"
 }
 others "v6 one bad sub-buffer per CPU and cut short" "$ACC6"
 others "v7 one bad sub-buffer per CPU and cut short" "$ACC7"
