@@ -32,3 +32,12 @@ def medians(name, runs):
 def load_line():
     return '    load average %s, %d CPUs' % (' '.join(open('/proc/loadavg').read().split()[:3]),
                                             os.cpu_count())
+
+
+def publish(out_dir, name, lines):
+    """The bench's lines on standard output and in out_dir/name (the file the README's
+    table is read from)."""
+    text = '\n'.join(lines)
+    print(text)
+    with open(os.path.join(out_dir, name), 'w') as f:
+        f.write(text + '\n')

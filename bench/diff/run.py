@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
-from timing import load_line, medians, run_timed  # noqa: E402
+from timing import load_line, medians, publish, run_timed  # noqa: E402
 
 
 def main():
@@ -55,10 +55,7 @@ def main():
     lines.append('    diff / both reports: wall %.2fx, cpu %.2fx; RSS %.1f MiB (a report %.1f MiB)'
                  '   goal <= 1x: %s' % (dw / rw, dc / rc, dr, rr, 'met' if met else 'NOT MET'))
     lines.append(load_line())
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'diff.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'diff.txt', lines)
     sys.exit(0 if met else 1)
 
 

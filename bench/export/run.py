@@ -26,6 +26,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
+sys.path.insert(0, os.path.join(HERE, '..'))
+from timing import publish  # noqa: E402
 
 
 def measure(cmd, remove=None):
@@ -90,10 +92,7 @@ def main():
         'met' if ok_time else 'MISSED', 'met' if ok_rss else 'MISSED', 'met' if ok_size else 'MISSED'))
     lines.append('    load average %s before, %s after (%d CPUs)' % (
         load0, ' '.join(open('/proc/loadavg').read().split()[:3]), os.cpu_count()))
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'export.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'export.txt', lines)
     os.unlink(pf)
     sys.exit(0 if good else 1)
 

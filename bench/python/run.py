@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
-from timing import load_line  # noqa: E402
+from timing import load_line, publish  # noqa: E402
 
 KTRACE_WAY = r'''
 import json, resource, sys, time
@@ -162,10 +162,7 @@ def main():
                  % (r1, mcpu['LISA/trappy regex'] / kc, r2, mcpu['export tsv+read_csv'] / kc,
                     'yes' if same else 'NO', 'met' if met else 'NOT MET'))
     lines.append(load_line())
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'python.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'python.txt', lines)
     sys.exit(0 if met else 1)
 
 

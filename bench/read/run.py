@@ -19,6 +19,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
+sys.path.insert(0, os.path.join(HERE, '..'))
+from timing import publish  # noqa: E402
 
 
 def make_traces(out, mb):
@@ -105,10 +107,7 @@ def main():
                          % (n, w, c, r / 1024, events / c / 1e6 if c else 0))
         lines.append('    ratio        wall %6.1fx    cpu %6.1fx' % (
             med['libtracecmd'][0] / med['ktrace'][0], med['libtracecmd'][1] / med['ktrace'][1]))
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'read.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'read.txt', lines)
     sys.exit(0 if ok else 1)
 
 

@@ -20,6 +20,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
+sys.path.insert(0, os.path.join(HERE, '..'))
+from timing import publish  # noqa: E402
 
 
 def make_trace(out, mb):
@@ -99,10 +101,7 @@ def main():
     for n in ('ktrace', 'ktrace 1 thread'):
         lines.append('    ratio %-16s wall %5.1fx   cpu %5.1fx' % (n, t[0] / med[n][0], t[1] / med[n][1]))
     lines.append('    load average %s' % ' '.join(open('/proc/loadavg').read().split()[:3]))
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'report.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'report.txt', lines)
     sys.exit(0 if kd == td else 1)
 
 

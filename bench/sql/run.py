@@ -26,6 +26,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
+sys.path.insert(0, os.path.join(HERE, '..'))
+from timing import publish  # noqa: E402
 
 QUERIES = {
     'count': 'select count(*) from event',
@@ -100,10 +102,7 @@ def main():
     lines.append('    top-cpu answer: ' + outs['ktrace sql top-cpu'].decode().split('\n')[1])
     lines.append('    load average %s, %d CPUs' % (' '.join(open('/proc/loadavg').read().split()[:3]),
                                                     os.cpu_count()))
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'sql.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'sql.txt', lines)
     sys.exit(0 if ok else 1)
 
 

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'report'))
 sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
-from timing import load_line, medians, run_timed  # noqa: E402
+from timing import load_line, medians, publish, run_timed  # noqa: E402
 
 
 def main():
@@ -52,10 +52,7 @@ def main():
     lines.append('    summary / report: wall %.2fx, cpu %.2fx; JSON %d bytes   goal <= 1x and < 64 KiB: %s'
                  % (sw / rw, sc / rc, size, 'met' if met else 'NOT MET'))
     lines.append(load_line())
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'summary.txt', lines)
     sys.exit(0 if met else 1)
 
 

@@ -25,6 +25,8 @@ ROOT = os.path.join(HERE, '..', '..')
 sys.path.insert(0, os.path.join(ROOT, 'bench', 'report'))
 import run as report_bench  # noqa: E402  (make_trace, measure)
 import mixes  # noqa: E402  (make_mix, make_v7)
+sys.path.insert(0, os.path.join(ROOT, 'bench'))
+from timing import publish  # noqa: E402
 
 
 def main():
@@ -80,10 +82,7 @@ def main():
                      'wall %.2fx, cpu %.2fx (goal <= 2x)' % (name, r[0], r[1], t[0], t[1],
                                                              t[0] / r[0], t[1] / r[1]))
     lines.append('    load average (1 min) during the run: %s' % ' '.join('%.1f' % x for x in loads))
-    text = '\n'.join(lines)
-    print(text)
-    with open(os.path.join(a.out, 'timeline.txt'), 'w') as f:
-        f.write(text + '\n')
+    publish(a.out, 'timeline.txt', lines)
 
 
 if __name__ == '__main__':
