@@ -31,29 +31,30 @@ sys.path.insert(0, os.path.join(HERE, '..'))
 from run import make_trace  # noqa: E402  (bench/report's trace)
 from timing import load_line, publish  # noqa: E402
 
-KTRACE_WAY = r'''
-import json, resource, sys, time
+# Each way is a program of its own: its imports, then the common start and end (its
+# CPU time and wall time around the body, the frame it made as JSON) around its body.
+IMPORTS = r'''
+import json, os, re, resource, subprocess, sys, tempfile, time
 import pandas
-import ktrace
+'''
+START = r'''
 def cpu():
     return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
                for f in ('ru_utime', 'ru_stime'))
 c0 = cpu()
 t0 = time.monotonic()
-df = ktrace.open(sys.argv[1]).df(name='sched_switch')
+'''
+END = r'''
 t1 = time.monotonic()
 print(json.dumps({'secs': t1 - t0, 'cpu': cpu() - c0, 'rows': len(df), 'prev_pid': int(df['prev_pid'].sum()),
                   'columns': list(df.columns)}))
 '''
 
-LISA_WAY = r'''
-import json, re, resource, subprocess, sys, time
-import pandas
-def cpu():
-    return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for f in ('ru_utime', 'ru_stime'))
-c0 = cpu()
-t0 = time.monotonic()
+KTRACE_WAY = IMPORTS + 'import ktrace\n' + START + r'''
+df = ktrace.open(sys.argv[1]).df(name='sched_switch')
+''' + END
+
+LISA_WAY = IMPORTS + START + r'''
 prefix = re.compile(r'^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>[\d.]+):\s+(?P<name>\w+):\s+(?P<data>.*)$')
 field = re.compile(r'(\w+)=(\S+)')
 rows = []
@@ -73,19 +74,9 @@ df = pandas.DataFrame(rows)
 df['ts'] = (df['ts'].astype(float) * 1e9).round().astype('int64')
 for c in ('cpu', 'tid', 'prev_pid', 'prev_prio', 'prev_state', 'next_pid', 'next_prio'):
     df[c] = pandas.to_numeric(df[c])
-t1 = time.monotonic()
-print(json.dumps({'secs': t1 - t0, 'cpu': cpu() - c0, 'rows': len(df), 'prev_pid': int(df['prev_pid'].sum()),
-                  'columns': list(df.columns)}))
-'''
+''' + END
 
-TSV_WAY = r'''
-import json, os, resource, subprocess, sys, tempfile, time
-import pandas
-def cpu():
-    return sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for f in ('ru_utime', 'ru_stime'))
-c0 = cpu()
-t0 = time.monotonic()
+TSV_WAY = IMPORTS + START + r'''
 with tempfile.TemporaryDirectory(dir=sys.argv[3]) as d:
     out = os.path.join(d, 'tsv')
     subprocess.run([sys.argv[2], 'export', '--format', 'tsv', '-o', out, sys.argv[1]], check=True)
@@ -105,10 +96,7 @@ with tempfile.TemporaryDirectory(dir=sys.argv[3]) as d:
     wide = args.pivot(index='arg_set_id', columns='key', values='value')
     df = ev.merge(wide, left_on='arg_set_id', right_index=True, how='left')
     df['prev_pid'] = pandas.to_numeric(df['prev_pid'])
-t1 = time.monotonic()
-print(json.dumps({'secs': t1 - t0, 'cpu': cpu() - c0, 'rows': len(df), 'prev_pid': int(df['prev_pid'].sum()),
-                  'columns': list(df.columns)}))
-'''
+''' + END
 
 
 def main():
