@@ -94,6 +94,26 @@ other() {
 		END { print c + 0 }' "$1"
 }
 
+# self_checks CMD A B WHAT: run_CMD as A (by default) and as B (--trace-self): A has no
+# line of ktrace's own threads (CMD-no-self), B has some (CMD-trace-self); WHAT names
+# the lines
+self_checks() {
+	cmd=$1 a=$2 b=$3 what=$4
+	st=0
+	run_$cmd "$a" || st=1
+	c=$(mine "$TMP/$a.txt" "$TMP/$a.tids")
+	[ "$c" = 0 ] || { st=1; echo "#   $c $what of ktrace's threads ($(tr '\n' ' ' <"$TMP/$a.tids")):"; }
+	[ "$c" = 0 ] || grep -E -- "-($(paste -sd'|' "$TMP/$a.tids")) +\[" "$TMP/$a.txt" | head -3 | sed 's/^/#   /'
+	result $cmd-no-self $st
+
+	st=0
+	run_$cmd "$b" --trace-self || st=1
+	c=$(mine "$TMP/$b.txt" "$TMP/$b.tids")
+	[ "$c" -gt 0 ] || { st=1; echo "#   --trace-self: no $what of ktrace's threads"; }
+	echo "# $cmd: $(mine "$TMP/$a.txt" "$TMP/$a.tids") $what of ktrace by default, $c with --trace-self"
+	result $cmd-trace-self $st
+}
+
 # ---- record -e syscalls -- WORKLOAD ------------------------------------------------
 # run_record NAME [OPTIONS]: $TMP/NAME.dat, its report $TMP/NAME.txt, the threads
 run_record() {
@@ -110,19 +130,7 @@ run_record() {
 	sed 's/^/#   /' "$TMP/$n.log" | head -3
 	return 1
 }
-st=0
-run_record r || st=1
-c=$(mine "$TMP/r.txt" "$TMP/r.tids")
-[ "$c" = 0 ] || { st=1; echo "#   $c events of ktrace's threads ($(tr '\n' ' ' <"$TMP/r.tids")):"; }
-[ "$c" = 0 ] || grep -E -- "-($(paste -sd'|' "$TMP/r.tids")) +\[" "$TMP/r.txt" | head -3 | sed 's/^/#   /'
-result record-no-self $st
-
-st=0
-run_record s --trace-self || st=1
-c=$(mine "$TMP/s.txt" "$TMP/s.tids")
-[ "$c" -gt 0 ] || { st=1; echo "#   --trace-self: no event of ktrace's threads"; }
-echo "# record -e syscalls: $(mine "$TMP/r.txt" "$TMP/r.tids") events of ktrace by default, $c with --trace-self"
-result record-trace-self $st
+self_checks record r s events
 
 # the workload's events: its own process from its fork (the execve of sh, before which
 # it is a copy of ktrace), its cat (an openat and an exit_group each)
@@ -148,19 +156,7 @@ run_stream() {
 	sed 's/^/#   /' "$TMP/$n.log" | head -3
 	return 1
 }
-st=0
-run_stream t || st=1
-c=$(mine "$TMP/t.txt" "$TMP/t.tids")
-[ "$c" = 0 ] || { st=1; echo "#   $c switches away from ktrace's threads:"; }
-[ "$c" = 0 ] || grep -E -- "-($(paste -sd'|' "$TMP/t.tids")) +\[" "$TMP/t.txt" | head -3 | sed 's/^/#   /'
-result stream-no-self $st
-
-st=0
-run_stream u --trace-self || st=1
-c=$(mine "$TMP/u.txt" "$TMP/u.tids")
-[ "$c" -gt 0 ] || { st=1; echo "#   --trace-self: no switch away from ktrace's threads"; }
-echo "# stream -e sched_switch: $(mine "$TMP/t.txt" "$TMP/t.tids") switches of ktrace by default, $c with --trace-self"
-result stream-trace-self $st
+self_checks stream t u switches
 
 # the workload's sleeps: its switches away, state S, are there
 st=0
