@@ -40,10 +40,11 @@ static const char top_help[] =
 "\n"
 "    ktrace top's own threads are left out of the trace (set_event_notrace_pid) and\n"
 "    never shown. It enables only the events it needs (sched_switch, sched_wakeup,\n"
-"    sched_wakeup_new, irq_handler_entry/exit, softirq_entry/exit; raw_syscalls with\n"
-"    -e syscalls) in an instance named ktrace-top-PID, which it removes at the end:\n"
-"    tracefs is left as it was found on q, Ctrl-C, SIGTERM, SIGHUP and when the\n"
-"    terminal goes away. The top buffer and other instances are not touched.\n"
+"    sched_wakeup_new, irq_handler_entry/exit, softirq_entry/exit, hrtimer_expire_entry\n"
+"    for the tick; raw_syscalls with -e syscalls) in an instance named ktrace-top-PID,\n"
+"    which it removes at the end: tracefs is left as it was found on q, Ctrl-C,\n"
+"    SIGTERM, SIGHUP and when the terminal goes away. The top buffer and other\n"
+"    instances are not touched.\n"
 "\n"
 "    On a terminal the view fills the screen (any VT100-like terminal, ssh included;\n"
 "    its size is read again when it changes). Keys:\n"
@@ -106,6 +107,7 @@ static const struct option options[] = {
 };
 
 #define HOLD_NS 250000000ull      /* how late an interval is cut (capture lag) */
+#define CATCH_UP_NS 2000000000ull /* how much longer a cut waits for a late reader */
 #define SLEEP_US 50000            /* a quiet CPU's records are read this often */
 
 static volatile sig_atomic_t got_winch, got_tstp;
@@ -263,6 +265,9 @@ static int run_top(int argc, char **argv)
 	static const char *const sched_irq[] = {
 		"sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new",
 		"irq:irq_handler_entry", "irq:irq_handler_exit", "irq:softirq_entry", "irq:softirq_exit",
+		/* the tick (in the context of the thread it interrupts): a thread that runs
+		 * without other events is seen from its first tick, not its first switch */
+		"timer:hrtimer_expire_entry",
 		"raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
 	};
 	struct ktrace_error err = { 0 };
@@ -345,7 +350,7 @@ static int run_top(int argc, char **argv)
 	snprintf(instance, sizeof(instance), "ktrace-top-%d", (int)getpid());
 	ro.instance = instance;
 	ro.events = sched_irq;
-	ro.nevents = vo.syscalls ? 9 : 7;
+	ro.nevents = vo.syscalls ? 10 : 8;
 	ro.buffer_kb = bufkb;
 	ro.clock = "mono";
 	ro.no_tgids = true;
@@ -394,8 +399,17 @@ static int run_top(int argc, char **argv)
 		uint64_t now = mono_ns();
 		struct pollfd p[2] = { { record_signals_fd(), POLLIN, 0 }, { STDIN_FILENO, POLLIN, 0 } };
 		int64_t wait_ms;
+		int ready = 1;
 
-		if (now >= next + HOLD_NS) {
+		/* (a reader thread starved of CPU: the cut waits for it, for a while) */
+		if (now >= next + HOLD_NS && now < next + HOLD_NS + CATCH_UP_NS &&
+		    (ready = ktrace_view_top_ready(v, next, &err)) < 0) {
+			term_leave(&term);
+			cli_error(NULL, &err);
+			status = CLI_FAILED;
+			break;
+		}
+		if (now >= next + HOLD_NS && ready) {
 			if (ktrace_view_top_cut(v, next, &err) < 0) {
 				term_leave(&term);     /* (the message on the normal screen) */
 				cli_error(NULL, &err);
@@ -424,7 +438,7 @@ static int run_top(int argc, char **argv)
 				if (iterations && done >= iterations)
 					break;
 			}
-		} else if (ktrace_view_top_read(v, now - HOLD_NS, &err) < 0) {
+		} else if (ready && ktrace_view_top_read(v, now - HOLD_NS, &err) < 0) {
 			term_leave(&term);
 			cli_error(NULL, &err);
 			status = CLI_FAILED;
@@ -456,7 +470,8 @@ static int run_top(int argc, char **argv)
 			}
 		}
 		now = mono_ns();
-		wait_ms = now >= next + HOLD_NS ? 0 : (int64_t)((next + HOLD_NS - now) / 1000000) + 1;
+		wait_ms = now >= next + HOLD_NS ? (ready ? 0 : 10)
+						 : (int64_t)((next + HOLD_NS - now) / 1000000) + 1;
 		if (wait_ms > 50)
 			wait_ms = 50;
 		if (poll(p, screen ? 2 : 1, (int)wait_ms) > 0) {

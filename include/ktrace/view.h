@@ -250,10 +250,14 @@ KTRACE_API void ktrace_view_live_free(struct ktrace_view_live *v);
  * time with their wakeup latencies; IRQ handlers, softirq vectors, syscalls; context
  * switches, wakeups, IRQs). The view is made before tracing starts (it reads the event
  * formats), ktrace_view_top_begin says when it began (the session's clock, "mono" for
- * CLOCK_MONOTONIC) and where the first interval starts; ktrace_view_top_read reads the records captured so far, those before until (later
- * ones wait); ktrace_view_top_cut reads up to until and ends the interval there: its
- * figures are what ktrace_view_top_print prints (as often as asked, in any order) until
- * the next cut. Threads of the calling process are never shown.
+ * CLOCK_MONOTONIC) and where the first interval starts; ktrace_view_top_read reads the
+ * records captured so far, those before until (later ones wait; with a clock user space
+ * reads, in time order: a record waits until every CPU's reader has caught up with its
+ * time); ktrace_view_top_ready reads them too and returns 1 when every CPU's records
+ * before until have been read, 0 when a reader has not caught up yet (a late cut misses
+ * what it has not read); ktrace_view_top_cut reads up to until and ends the interval
+ * there: its figures are what ktrace_view_top_print prints (as often as asked, in any
+ * order) until the next cut. Threads of the calling process are never shown.
  */
 struct ktrace_view_top;
 struct ktrace_view_top_opts {
@@ -280,6 +284,7 @@ KTRACE_API int ktrace_view_top_new(struct ktrace_tracefs_session *s, const struc
 KTRACE_API int ktrace_view_top_begin(struct ktrace_view_top *v, uint64_t start, struct ktrace_error *err);
 KTRACE_API int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until,
 					struct ktrace_error *err);
+KTRACE_API int ktrace_view_top_ready(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err);
 KTRACE_API int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err);
 KTRACE_API int ktrace_view_top_print(struct ktrace_view_top *v, const struct ktrace_view_top_print_opts *p,
 				     struct ktrace_out *out, struct ktrace_error *err);

@@ -518,7 +518,11 @@ uint64_t kt_td_file_bytes(const struct kt_tdset *set);
  * are captured (engine_source_live.c; ktrace top): ktrace_stream_next gives 0 when none
  * is waiting (more may come later), and holds back every record at or after the time
  * kt_stream_live_until set (none before the first call), so that an interval is cut
- * where the records before it are all read. A record captured later than newer ones of
+ * where the records before it are all read. The records come in time order: one is
+ * held back until every CPU's reader has caught up with its time, where the session's
+ * trace clock is one user space reads ("mono"...; ktrace_tracefs_set_ordered);
+ * kt_stream_live_captured_to says up to when (UINT64_MAX: not ordered). Else, and for a
+ * reader later than that allows for, a record captured later than newer ones of
  * another CPU is handed out with the time of the newest handed out before (the model's
  * times never go back): kt_stream_live_late counts them. kt_stream_live_comm: the name
  * the kernel has for tid (sched_switch names, saved command lines), "" when not known.
@@ -528,6 +532,7 @@ int kt_stream_open_live(struct ktrace_tracefs_session *sess, struct ktrace_strea
 			struct ktrace_error *err);
 void kt_stream_live_until(struct ktrace_stream *s, uint64_t until);
 uint64_t kt_stream_live_late(struct ktrace_stream *s);
+int kt_stream_live_captured_to(struct ktrace_stream *s, uint64_t *to, struct ktrace_error *err);
 const char *kt_stream_live_comm(struct ktrace_stream *s, int64_t tid);
 
 #endif

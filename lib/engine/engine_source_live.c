@@ -159,6 +159,7 @@ static int make(struct ktrace_stream *s, void *arg, struct kt_source **out, stru
 	t->src.stream = s;
 	t->src.live = true;
 	t->sess = arg;
+	ktrace_tracefs_set_ordered(t->sess);
 	t->evs = ktrace_event_new((int)sizeof(long), __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	if (!t->evs) {
 		free(t);
@@ -195,6 +196,14 @@ void kt_stream_live_until(struct ktrace_stream *s, uint64_t until)
 
 	if (t)
 		t->until = until;
+}
+
+int kt_stream_live_captured_to(struct ktrace_stream *s, uint64_t *to, struct ktrace_error *err)
+{
+	struct live_source *t = live_of(s);
+
+	*to = UINT64_MAX;
+	return t ? ktrace_tracefs_captured_to(t->sess, to, err) : 0;
 }
 
 uint64_t kt_stream_live_late(struct ktrace_stream *s)

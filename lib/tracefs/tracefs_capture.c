@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ktrace/kbuffer.h>
@@ -136,6 +137,8 @@ static size_t chunk_size(const struct tfs_buffer *b, const struct tfs_cpu *c)
 /* One sub-buffer with read(2): also a partly filled one, which splice does not hand
  * out. Padded to the sub-buffer size, so that sub-buffers stay aligned in the file.
  * 1 read, 0 nothing there, < 0 error (-errno; *what says of which call). */
+/* One sub-buffer with read(2): 1 a whole one, 2 a partly filled one (the CPU's buffer
+ * holds no more then), 0 none, < 0 error (*what says where). */
 static int read_page(struct tfs_buffer *b, struct tfs_cpu *c, uint8_t *page, const char **what)
 {
 	ssize_t r;
@@ -158,7 +161,38 @@ static int read_page(struct tfs_buffer *b, struct tfs_cpu *c, uint8_t *page, con
 		return errno ? -errno : -EIO;
 	}
 	atomic_fetch_add(&c->bytes, b->page_size);
-	return 1;
+	return (size_t)r < b->page_size ? 2 : 1;
+}
+
+/*
+ * The trace clocks that user space reads too (clock_gettime): with one, a reader that
+ * found a CPU's buffer drained tells the live reader that every record of that CPU
+ * stamped before it looked has been captured (tracefs_live.c orders by it).
+ */
+static int user_clock(const char *clock)
+{
+	static const struct { const char *name; int id; } clocks[] = {
+		{ "mono", CLOCK_MONOTONIC }, { "mono_raw", CLOCK_MONOTONIC_RAW },
+		{ "boot", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
+	};
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(clock, clocks[i].name))
+			return clocks[i].id;
+	return -1;
+}
+
+/* A record stamped this long before a read that found the buffer drained may still be
+ * in the writing (its writer interrupted between stamping and committing it). */
+#define SEEN_MARGIN_NS 2000000ull
+
+static uint64_t clock_now(int id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* -m: the current file is full: it becomes the previous half, and a new one starts. */
@@ -234,11 +268,15 @@ static void *cpu_thread(void *arg)
 		if (!ret && r == 0 && page) {
 			/* live reading: what a quiet buffer holds is shown without waiting for
 			 * its sub-buffer to fill */
+			uint64_t before = a->b->clock_id >= 0 ? clock_now(a->b->clock_id) : 0;
+
 			ret = read_page(a->b, c, page, &c->error_what);
 			if (ret < 0) {
 				c->error = ret;
 				break;
 			}
+			if (ret != 1 && before > SEEN_MARGIN_NS)
+				atomic_store(&c->seen_to, before - SEEN_MARGIN_NS);
 		}
 		if (ret > 0) {
 			if (s->in_memory)
@@ -266,6 +304,7 @@ static void *cpu_thread(void *arg)
 
 int tfs_capture_start(struct ktrace_tracefs_session *s, struct tfs_buffer *b, struct ktrace_error *err)
 {
+	b->clock_id = s->in_memory ? user_clock(b->clock) : -1;
 	for (size_t i = 0; i < b->ncpus; i++) {
 		struct tfs_cpu *c = &b->cpus[i];
 		struct thread_arg *a = malloc(sizeof(*a));

@@ -153,6 +153,9 @@ struct tfs_cpu {
 	uint64_t discarded;       /* bytes dropped by rotating */
 	/* in_memory: what the live reader has consumed (holes punched behind it) */
 	_Atomic uint64_t consumed;
+	/* in_memory, a clock user space reads too: every record of this CPU stamped before
+	 * this time has been captured (0: not known yet) */
+	_Atomic uint64_t seen_to;
 };
 
 struct tfs_buffer {
@@ -166,6 +169,7 @@ struct tfs_buffer {
 	size_t header_page_len;
 	char *clock_text;         /* trace_clock file */
 	char clock[64];           /* the selected clock */
+	int clock_id;             /* capture: its clockid_t for clock_gettime, or -1 */
 	struct tfs_cpu *cpus;
 	size_t ncpus;
 	struct tfs_saved saved;
@@ -193,6 +197,7 @@ struct ktrace_tracefs_session {
 	bool keep_data;           /* in_memory: files in tmpdir, read back but kept */
 	int data_pipe[2];         /* in_memory: a byte each time data was captured */
 	struct tfs_live *live;    /* in_memory: the live reader */
+	bool live_ordered;        /* it holds records back (ktrace_tracefs_set_ordered) */
 	bool keep_state;          /* start: nothing is put back at close */
 	bool exclude_self;        /* record, stream: the process's threads left out */
 	int *self;                /* then: their ids, sorted */

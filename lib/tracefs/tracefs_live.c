@@ -8,7 +8,10 @@
  * its records walked with kbuffer, and what was read is handed back to the kernel
  * (FALLOC_FL_PUNCH_HOLE), so that memory holds only what has not been read yet.
  * Records that a CPU's thread captures later than another CPU's newer ones come out
- * later: the order is exact within what was captured at the time.
+ * later: the order is exact within what was captured at the time. An ordered session
+ * (ktrace top, with a trace clock user space reads: tracefs_capture.c's seen_to) holds
+ * a record back until every other CPU's data up to its time has been captured, so that
+ * the order is exact however late a reader thread runs.
  */
 #include <ktrace/event.h>
 #include <ktrace/kbuffer.h>
@@ -40,6 +43,7 @@ struct lcpu {
 	uint64_t off;               /* file offset of the next sub-buffer */
 	uint64_t punched;           /* bytes handed back */
 	bool keep;                  /* none is handed back (keep_data) */
+	uint64_t last_ts;           /* of its record returned last */
 	struct ktrace_tracefs_record rec;
 };
 
@@ -47,6 +51,7 @@ struct tfs_live {
 	struct lcpu *cpus;
 	size_t n;
 	struct lcpu *last;          /* the CPU whose record was returned last */
+	bool ordered;               /* records held back until every CPU has caught up */
 };
 
 void tfs_live_free(struct tfs_live *l)
@@ -77,9 +82,12 @@ static int live_init(struct ktrace_tracefs_session *s, struct ktrace_error *err)
 		return kt_error_oom(err);
 	}
 	s->live = l;
+	l->ordered = s->live_ordered;
 	for (size_t i = 0; i < s->nbufs; i++) {
 		struct tfs_buffer *b = &s->bufs[i];
 
+		if (b->clock_id < 0)
+			l->ordered = false;
 		for (size_t k = 0; k < b->ncpus; k++) {
 			struct lcpu *lc = &l->cpus[l->n++];
 
@@ -163,13 +171,9 @@ static int fill_head(struct lcpu *lc, struct ktrace_error *err)
 	}
 }
 
-int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
-			       const struct ktrace_tracefs_record **rec, struct ktrace_error *err)
+static int live_of(struct ktrace_tracefs_session *s, struct tfs_live **out,
+		   struct ktrace_error *err)
 {
-	struct tfs_live *l;
-	struct lcpu *best = NULL;
-
-	*rec = NULL;
 	if (!s->in_memory)
 		return ktrace_error_set(err, -EINVAL, "not a live session");
 	if (!s->live) {
@@ -178,7 +182,57 @@ int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
 		if (ret)
 			return ret;
 	}
-	l = s->live;
+	*out = s->live;
+	return 0;
+}
+
+/*
+ * Every CPU's next record, where captured, in its head; *best the CPU of the oldest and
+ * *complete_to the time up to which the CPUs without one have been captured
+ * (UINT64_MAX: all have one, or the session is not ordered).
+ */
+static int heads(struct tfs_live *l, bool ordered, struct lcpu **best, uint64_t *complete_to,
+		 struct ktrace_error *err)
+{
+	*best = NULL;
+	*complete_to = UINT64_MAX;
+	for (size_t i = 0; i < l->n; i++) {
+		struct lcpu *lc = &l->cpus[i];
+		/* (read before looking for data: what it says was captured is there then) */
+		uint64_t seen = ordered ? atomic_load(&lc->c->seen_to) : 0;
+
+		if (!lc->head) {
+			int ret = fill_head(lc, err);
+
+			if (ret < 0)
+				return ret;
+			if (!ret) {
+				if (ordered) {
+					uint64_t to = seen > lc->last_ts ? seen : lc->last_ts;
+
+					if (to < *complete_to)
+						*complete_to = to;
+				}
+				continue;
+			}
+		}
+		if (!*best || lc->rec.ts < (*best)->rec.ts)
+			*best = lc;
+	}
+	return 0;
+}
+
+int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
+			       const struct ktrace_tracefs_record **rec, struct ktrace_error *err)
+{
+	struct tfs_live *l = NULL;
+	struct lcpu *best;
+	uint64_t complete_to;
+	int ret;
+
+	*rec = NULL;
+	if ((ret = live_of(s, &l, err)))
+		return ret;
 	if (l->last) {
 		/* the record returned last is done with */
 		unsigned long long ts;
@@ -187,25 +241,39 @@ int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
 		l->last->head = false;
 		l->last = NULL;
 	}
-	for (size_t i = 0; i < l->n; i++) {
-		struct lcpu *lc = &l->cpus[i];
-
-		if (!lc->head) {
-			int ret = fill_head(lc, err);
-
-			if (ret < 0)
-				return ret;
-			if (!ret)
-				continue;
-		}
-		if (!best || lc->rec.ts < best->rec.ts)
-			best = lc;
-	}
-	if (!best)
+	/* (once stopped, what is left was drained at the end) */
+	if ((ret = heads(l, l->ordered && !s->stopped, &best, &complete_to, err)))
+		return ret;
+	/* (ordered: a CPU not caught up with it may have older ones still to come) */
+	if (!best || best->rec.ts >= complete_to)
 		return 0;
+	best->last_ts = best->rec.ts;
 	l->last = best;
 	*rec = &best->rec;
 	return 1;
+}
+
+int ktrace_tracefs_captured_to(struct ktrace_tracefs_session *s, uint64_t *to,
+			       struct ktrace_error *err)
+{
+	struct tfs_live *l = NULL;
+	struct lcpu *best;
+	int ret;
+
+	*to = UINT64_MAX;
+	if ((ret = live_of(s, &l, err)))
+		return ret;
+	if (l->last) {
+		/* (the record returned last is done with only at the next call) */
+		*to = l->last->rec.ts;
+		return 0;
+	}
+	return heads(l, l->ordered && !s->stopped, &best, to, err);
+}
+
+void ktrace_tracefs_set_ordered(struct ktrace_tracefs_session *s)
+{
+	s->live_ordered = true;
 }
 
 void ktrace_tracefs_wait(struct ktrace_tracefs_session *s, int timeout_ms)

@@ -22,6 +22,16 @@ int ktrace_tracefs_add_pid(struct ktrace_tracefs_session *s, pid_t pid, struct k
 int ktrace_tracefs_next_record(struct ktrace_tracefs_session *s,
 			       const struct ktrace_tracefs_record **rec, struct ktrace_error *err);
 
+/* Ordered (before the first record is read): ktrace_tracefs_next_record holds a record
+ * back until every CPU's data up to its time has been captured, where the trace clock
+ * is one user space reads ("mono", "mono_raw", "boot", "tai"; else not ordered). */
+void ktrace_tracefs_set_ordered(struct ktrace_tracefs_session *s);
+
+/* *to: the time before which every CPU's records have been captured, of an ordered
+ * session once the records returned before it are read (UINT64_MAX: not ordered). */
+int ktrace_tracefs_captured_to(struct ktrace_tracefs_session *s, uint64_t *to,
+			       struct ktrace_error *err);
+
 /* Loads into an event registry (ktrace/event.h) what formatting the session's records
  * needs: header_page, the formats of the recorded events and of the ftrace system,
  * kallsyms and printk formats (the saved command lines: ktrace_tracefs_load_cmdlines,

@@ -33,15 +33,21 @@ trap 'exit 1' INT TERM
 tracefs_snap >"$TMP/before"
 
 # the spinner's CPU time as the kernel counts it (utime + stime, in clock ticks)
-proc_cpu() { awk '{ print $14 + $15 }' "/proc/$SPIN_PID/stat"; }
+# and the time it was read at, read together by one process (a busy machine may delay
+# a second one)
+proc_cpu() {
+	python3 -c 'import sys, time
+f = open("/proc/%s/stat" % sys.argv[1]).read().rsplit(")", 1)[1].split()
+print(int(f[11]) + int(f[12]), time.time())' "$SPIN_PID"
+}
 spin_start rt
 sleep 0.5
-c0=$(proc_cpu); t0=$(date +%s.%N)
+set -- $(proc_cpu); c0=$1; t0=$2
 "$KTRACE" top --batch -n 3 -d 1 --json >"$TMP/top.json" 2>"$TMP/top.err" &
 TOP_PID=$!
 wait $TOP_PID
 rc=$?
-c1=$(proc_cpu); t1=$(date +%s.%N)
+set -- $(proc_cpu); c1=$1; t1=$2
 # (what killed recordings of others left behind is named on stderr: not top's error)
 grep -v "left behind by a recording\|the top buffer was left changed" "$TMP/top.err" >"$TMP/top.err2"
 if [ $rc = 0 ] && [ "$(wc -l <"$TMP/top.json")" = 3 ] && [ ! -s "$TMP/top.err2" ]; then
@@ -56,22 +62,27 @@ c0, c1, t0, t1, hz = (float(x) for x in sys.argv[4:9])
 snaps = [json.loads(l) for l in open(path)]
 def verdict(name, good, why=""):
     print(("ok - " if good else "not ok - ") + name + ("" if good else " (" + why + ")"))
-last = snaps[-1] if snaps else {}
-rows = last.get("threads_by_cpu_time", {}).get("rows", [])
-first = rows[0] if rows else {}
-share = first.get("cpu_ns", 0) / max(last.get("duration_ns", 1), 1)
 # (a thread outside the test that spins too may come first on a busy machine: the RT
 # spinner gets 95% of its CPU; then every row above the spinner has at least its time)
-at = [i for i, r in enumerate(rows) if r.get("name") == spin]
-mine = rows[at[0]] if at else {}
-share = mine.get("cpu_ns", 0) / max(last.get("duration_ns", 1), 1)
-above = rows[:at[0]] if at else []
-verdict("json-top-is-spinner", at and share >= 0.8 and
-        all(r["cpu_ns"] >= mine["cpu_ns"] for r in above) and len(above) < len(last.get("cpu", [])),
-        "top entry %r, the spinner %s with %.0f%% of one CPU" % (first.get("name"),
-        "row %d" % (at[0] + 1) if at else "not shown", 100 * share))
-if above:
-    sys.stderr.write("threads above the spinner: %r\n" % [(r["name"], r["cpu_ns"]) for r in above])
+# Every interval, the first included: the spinner makes no event of its own, so top
+# must see it from the ticks that interrupt it, not from its switches (the kernel's RT
+# throttling switches it out once a second)
+def spinner_row(s):
+    rows = s.get("threads_by_cpu_time", {}).get("rows", [])
+    at = [i for i, r in enumerate(rows) if r.get("name") == spin]
+    mine = rows[at[0]] if at else {}
+    share = mine.get("cpu_ns", 0) / max(s.get("duration_ns", 1), 1)
+    above = rows[:at[0]] if at else []
+    good = at and share >= 0.8 and all(r["cpu_ns"] >= mine["cpu_ns"] for r in above) and \
+        len(above) < len(s.get("cpu", []))
+    if above:
+        sys.stderr.write("threads above the spinner: %r\n" % [(r["name"], r["cpu_ns"]) for r in above])
+    return good, "interval %d: top entry %r, the spinner %s with %.0f%% of one CPU" % (
+        s.get("interval", 0), rows[0].get("name") if rows else None,
+        "row %d" % (at[0] + 1) if at else "not shown", 100 * share)
+checked = [spinner_row(s) for s in snaps]
+failed = [why for good, why in checked if not good]
+verdict("json-top-is-spinner", checked and not failed, "; ".join(failed) or "no snapshot")
 # the spinner's share of one CPU by top (3 intervals) and by the kernel's accounting
 # over top's whole run (half a second longer): within 10 points of each other
 mine = sum(r["cpu_ns"] for s in snaps for r in s["threads_by_cpu_time"]["rows"] if r["name"] == spin)
@@ -79,7 +90,10 @@ top_share = mine / max(sum(s["duration_ns"] for s in snaps), 1)
 proc_share = (c1 - c0) / hz / max(t1 - t0, 1e-9)
 sys.stderr.write("spinner: top %.1f%%, /proc %.1f%% of one CPU\n" % (100 * top_share, 100 * proc_share))
 verdict("json-spinner-as-proc", snaps and abs(top_share - proc_share) <= 0.10,
-        "top %.1f%%, /proc %.1f%% of one CPU" % (100 * top_share, 100 * proc_share))
+        "top %.1f%%, /proc %.1f%% of one CPU; by interval %s" % (100 * top_share, 100 * proc_share,
+        " ".join("%.1f%%" % (100 * sum(r["cpu_ns"] for r in s["threads_by_cpu_time"]["rows"]
+                                       if r["name"] == spin) / max(s["duration_ns"], 1))
+                 for s in snaps)))
 bad = []
 for i, s in enumerate(snaps):
     if s.get("schema") != "ktrace-top/1" or s.get("interval") != i + 1:

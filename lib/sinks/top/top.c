@@ -320,6 +320,19 @@ int64_t ktrace_view_top_read(struct ktrace_view_top *v, uint64_t until, struct k
 	return ret < 0 ? ret : n;
 }
 
+int ktrace_view_top_ready(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
+{
+	uint64_t to;
+	int64_t n = ktrace_view_top_read(v, until, err);
+	int ret;
+
+	if (n < 0)
+		return (int)n;
+	if ((ret = kt_stream_live_captured_to(v->s, &to, err)))
+		return ret;
+	return to >= until;
+}
+
 /* The threads of the calling process, read again. */
 static void read_self(struct ktrace_view_top *v)
 {
