@@ -103,6 +103,8 @@ for i, s in enumerate(snaps):
         bad.append("snapshot %d: duration %d" % (i, d))
     if i and s["from_ns"] != snaps[i - 1]["to_ns"]:
         bad.append("snapshot %d does not follow the one before" % i)
+    if not isinstance(s.get("readers_behind"), bool):
+        bad.append("snapshot %d: readers_behind %r" % (i, s.get("readers_behind")))
     for c in s["cpu"]:
         if c["busy_ns"] + c["idle_ns"] > d * 1.001:
             bad.append("snapshot %d cpu %d: busy + idle %d > %d" % (i, c["cpu"], c["busy_ns"] + c["idle_ns"], d))

@@ -67,8 +67,10 @@ struct snap {
 	size_t nrows;
 	struct tnamed *named[TN_KINDS];
 	size_t nnamed[TN_KINDS];
-	uint64_t switches, wakeups, irqs, events, lost, late;
+	uint64_t switches, wakeups, irqs, events, lost;
 	bool restarted;              /* the model started afresh at from */
+	bool behind;                 /* cut before every CPU's reader caught up with to, or
+					records came after newer ones: figures may miss some */
 	struct kt_strtab strs;       /* the names its rows and named totals show */
 };
 
@@ -444,12 +446,13 @@ static const struct kt_thread *resolve(struct ktrace_view_top *v, uint32_t i, co
 int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace_error *err)
 {
 	struct snap *sn = &v->snap;
-	uint64_t switches, wakeups;
+	uint64_t switches, wakeups, captured;
 	uint32_t *row_of = NULL;
 	int ret;
 
-	if ((ret = (int)ktrace_view_top_read(v, until, err)) < 0)
+	if ((ret = ktrace_view_top_ready(v, until, err)) < 0)
 		return ret;
+	captured = (uint64_t)ret;
 	if (until < v->a)
 		until = v->a;
 	/* what is open at the end: the part so far */
@@ -569,7 +572,7 @@ int ktrace_view_top_cut(struct ktrace_view_top *v, uint64_t until, struct ktrace
 		sn->irqs += v->cpus[k].irq_n;
 	sn->events = v->events;
 	sn->lost = v->lost;
-	sn->late = kt_stream_live_late(v->s) - v->late0;
+	sn->behind = !captured || kt_stream_live_late(v->s) != v->late0;
 	v->late0 = kt_stream_live_late(v->s);
 	/* a new interval */
 	v->events = v->lost = 0;
@@ -731,6 +734,8 @@ static void print_text(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	if (sn->lost)
 		line(&l, "  %llu events lost in this interval (the figures miss them)",
 		     (unsigned long long)sn->lost);
+	if (sn->behind)
+		line(&l, "  a CPU's reader was late: the figures may miss some of its records");
 	if (sn->restarted)
 		line(&l, "  more threads than top keeps: its model started afresh at this interval "
 			 "(what ran through its start unseen is missing)");
@@ -859,6 +864,8 @@ static void print_json(struct ktrace_view_top *v, const struct ktrace_view_top_p
 	kt_json_u64(&j, sn->lost);
 	kt_json_key_cstr(&j, "model_restarted");
 	kt_json_bool(&j, sn->restarted);
+	kt_json_key_cstr(&j, "readers_behind");
+	kt_json_bool(&j, sn->behind);
 	kt_json_key_cstr(&j, "context_switches");
 	kt_json_u64(&j, sn->switches);
 	kt_json_key_cstr(&j, "wakeups");
