@@ -107,7 +107,7 @@ static const struct option options[] = {
 };
 
 #define HOLD_NS 250000000ull      /* how late an interval is cut (capture lag) */
-#define CATCH_UP_NS 2000000000ull /* how much longer a cut waits for a late reader */
+#define CATCH_UP_NS 30000000000ull /* how much longer a cut waits for a late reader */
 #define SLEEP_US 50000            /* a quiet CPU's records are read this often */
 
 static volatile sig_atomic_t got_winch, got_tstp;

@@ -297,6 +297,8 @@ static void *cpu_thread(void *arg)
 				break;
 		}
 	}
+	/* (no more from this reader: the live reader waits for it no longer) */
+	atomic_store(&c->seen_to, UINT64_MAX);
 	free(page);
 	free(a);
 	return NULL;
