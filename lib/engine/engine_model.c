@@ -564,6 +564,8 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 	if (in->next_gap < in->ngaps && in->gaps[in->next_gap].from < r->ts &&
 	    (ret = gaps_before(m, in, r->ts, err)))
 		return ret;
+	if (r->ts > in->end)
+		in->end = r->ts;
 	c = classify(m, s, r, &ret);
 	if (!c)
 		return kt_error_oom(err);
@@ -747,6 +749,11 @@ void kt_model_free(struct kt_model *m)
 	kt_strtab_free(&m->names);
 	kt_map_free(&m->sysnames);
 	free(m);
+}
+
+uint64_t kt_model_input_end(const struct kt_model *m, uint32_t input)
+{
+	return input < m->nin ? m->in[input].end : 0;
 }
 
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input)

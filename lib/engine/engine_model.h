@@ -128,6 +128,10 @@ void kt_model_free(struct kt_model *m);
  * no CPU has records), and its gaps (*n of them, in order of from; valid until free). */
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input);
 const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t input, size_t *n);
+/* Input i's end: the last event's time of the buffer the model reads, so far (another
+ * buffer may have its own times: an instance recorded at another time). A Running
+ * interval still open there (dur -1) ran until then: its CPU's switches are complete. */
+uint64_t kt_model_input_end(const struct kt_model *m, uint32_t input);
 /* The buffer of input i the model reads (a trace.dat with instances: docs/model.md). */
 uint32_t kt_model_buffer(const struct kt_model *m, uint32_t input);
 

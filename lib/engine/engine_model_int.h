@@ -73,6 +73,7 @@ struct kt_minput {
 	bool has_cpus;             /* some CPU has records */
 	uint64_t complete_from;    /* every CPU with records is complete from here... */
 	uint64_t incomplete_until; /* ...except before this (the gaps met so far) */
+	uint64_t end;              /* its buffer's last event's time so far */
 	struct kt_model_gap *gaps; /* in order of from */
 	size_t ngaps, next_gap;
 	struct kt_mcpu *cpus;

@@ -43,7 +43,7 @@ def oracle(report, orc, comm):
                 complete = int(w[3].rstrip(';'))
             elif w and w[0] == 'lat' and int(w[1]) in tids:
                 lats.append(int(w[3]))
-            elif w and w[0] == 'cpu' and int(w[1]) in tids:
+            elif w and w[0] in ('cpu', 'open') and int(w[1]) in tids:   # (as summary counts)
                 cpu += int(w[2])
     return tids, sorted(lats), cpu / ((last - complete) / 1e9)
 

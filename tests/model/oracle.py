@@ -6,7 +6,9 @@ alone, not from ktrace's code or output), and compared with ktrace's tables.
   oracle.py show REPORT
       Prints what the oracle finds: the CPUs' first records and gaps, the complete
       time, then one line per wakeup latency ("lat TID TS DUR CPU WAKER") and per
-      thread's CPU time ("cpu TID NS", closed slices only, idle excluded).
+      thread's CPU time ("cpu TID NS", closed slices only, idle excluded), and per
+      thread running at the end the time of that slice still open up to the last
+      record ("open TID NS"; summary's CPU time is both).
   oracle.py selftest SCRATCH_FILE
       Checks the oracle itself on reports written by hand (SELFTEST below).
   oracle.py compare NAME REPORT LAT_SQL CPU_SQL [uneven MS | lost | quiet]
@@ -45,7 +47,8 @@ Reading of the rules (docs/model.md):
 - A state other than running that starts where some CPU is not complete is "?".
 - Gap (P, N) on CPU c: after the records at P, c's running thread's slice ends at P
   (closed, end_state unknown) and every thread not running becomes "?".
-- Slices still open at the end are not CPU time.
+- Slices still open at the end are not CPU time in the tables (dur -1); the summary
+  counts them up to the trace's last record (the thread ran until then).
 """
 import bisect
 import math
@@ -229,6 +232,11 @@ class Model:
                     end_slice(c, t)
                 state.clear()      # every thread not running becomes unknown
             i = j
+        # still running at the end: until the last record
+        self.opentime = defaultdict(int)
+        for c, x in cur.items():
+            if not isinstance(x, tuple) and recs:
+                self.opentime[x] += recs[-1][0] - start[c]
 
 
 def show(rep):
@@ -245,6 +253,8 @@ def show(rep):
         print('lat %d %d %d %d %d' % lat)
     for tid, ns in sorted(m.cputime.items(), key=lambda kv: -kv[1]):
         print('cpu %d %d' % (tid, ns))
+    for tid, ns in sorted(m.opentime.items()):
+        print('open %d %d' % (tid, ns))
 
 
 def sql_rows(path):

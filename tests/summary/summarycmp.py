@@ -43,8 +43,9 @@ def main(name, sj, orc, ker, *skip):
         f = line.split()
         if f and f[0] == 'lat':
             lats[int(f[1])].append(int(f[3]))
-        elif f and f[0] == 'cpu':
-            cpu[int(f[1])] = int(f[2])
+        elif f and f[0] in ('cpu', 'open'):
+            # (summary's CPU time: the closed slices and the one still open at the end)
+            cpu[int(f[1])] = cpu.get(int(f[1]), 0) + int(f[2])
     # CPU time
     ours = {r['tid']: r['cpu_ns'] for r in s['threads_by_cpu_time']['rows']}
     top = sorted(cpu.items(), key=lambda kv: -kv[1])[:10]

@@ -387,6 +387,8 @@ static int walk(struct ktrace_sql *q, struct ktrace_error *err, const char **err
 				goto out;
 		}
 	}
+	for (size_t i = 0; i < q->npaths; i++)
+		q->traces[i].model_end_ts = kt_model_input_end(q->model, (uint32_t)i);
 	ret = kt_model_finish(q->model, err);
 	if (!ret)
 		ret = sql_derive_finish(q, err);
@@ -461,6 +463,7 @@ static int write_registries(struct ktrace_sql *q, struct ktrace_error *err)
 		sql_bind_i64(st, 10, (int64_t)t->end_ts, !t->any);
 		sqlite3_bind_int64(st, 11, t->events);
 		sqlite3_bind_int64(st, 12, t->lost);
+		sql_bind_i64(st, 13, (int64_t)t->model_end_ts, !t->any);
 		if ((ret = sql_insert(q, INS_TRACE, err)))
 			return ret;
 	}

@@ -83,6 +83,7 @@ struct sql_trace {
 	const char *format_name, *hostname, *machine, *release, *clock;
 	uint32_t cpus;
 	uint64_t start_ts, end_ts;
+	uint64_t model_end_ts;       /* where intervals still open end (kt_model_input_end) */
 	bool any;                    /* start_ts/end_ts are set */
 	int64_t events, lost;
 };
@@ -268,7 +269,7 @@ void sql_vtab_free_idle(struct ktrace_sql *q);
 /* Database files of ktrace sql: SQLite's application_id ("ktsq") and user_version (the
  * schema's version: a file of another version is built anew). */
 #define SQL_APPLICATION_ID 0x6b747371
-#define SQL_SCHEMA_VERSION 3
+#define SQL_SCHEMA_VERSION 4
 
 /* Creates the materialised tables in db's schema ("main"...) without indexes. */
 int sql_create_tables(sqlite3 *db, const char *schema, bool streamed_too, struct ktrace_error *err);

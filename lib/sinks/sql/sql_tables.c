@@ -31,6 +31,7 @@ static const struct sql_column trace_cols[] = {
 	{ "end_ts", "INTEGER", NI64 },
 	{ "events", "INTEGER", I64 },
 	{ "lost", "INTEGER", I64 },
+	{ "model_end_ts", "INTEGER", NI64 },
 };
 
 static const struct sql_column process_cols[] = {
@@ -200,7 +201,9 @@ static void qualified(struct ktrace_out *b, const char *schema, const char *name
 }
 
 /* The views behind `ktrace summary`'s sections (docs/summary.md, docs/sql.md): the same
- * figures, to drill down from. SQLite only (window functions). */
+ * figures, to drill down from. SQLite only (window functions). A Running slice still
+ * open at the end (dur -1) counts up to its trace's model_end_ts (docs/model.md). */
+#define SLICE_NS "CASE WHEN s.dur >= 0 THEN s.dur ELSE max(tr.model_end_ts - s.ts, 0) END"
 static const struct sql_view {
 	const char *name, *select;
 } views[] = {
@@ -208,18 +211,18 @@ static const struct sql_view {
 	  "SELECT trace_id, cpu, sum(busy_ns) AS busy_ns, sum(idle_ns) AS idle_ns, "
 	  "sum(irq_ns) AS irq_ns, sum(irq_count) AS irq_count, sum(softirq_ns) AS softirq_ns, "
 	  "sum(softirq_count) AS softirq_count FROM ("
-	  "SELECT s.trace_id, s.cpu, CASE WHEN t.tid != 0 THEN s.dur ELSE 0 END AS busy_ns, "
-	  "CASE WHEN t.tid = 0 THEN s.dur ELSE 0 END AS idle_ns, 0 AS irq_ns, 0 AS irq_count, "
+	  "SELECT s.trace_id, s.cpu, CASE WHEN t.tid != 0 THEN " SLICE_NS " ELSE 0 END AS busy_ns, "
+	  "CASE WHEN t.tid = 0 THEN " SLICE_NS " ELSE 0 END AS idle_ns, 0 AS irq_ns, 0 AS irq_count, "
 	  "0 AS softirq_ns, 0 AS softirq_count FROM sched_slice s JOIN thread t USING (trace_id, utid) "
-	  "WHERE s.dur >= 0 UNION ALL "
+	  "JOIN trace tr USING (trace_id) UNION ALL "
 	  "SELECT trace_id, cpu, 0, 0, CASE WHEN category = 'irq' THEN dur ELSE 0 END, "
 	  "category = 'irq', CASE WHEN category = 'softirq' THEN dur ELSE 0 END, "
 	  "category = 'softirq' FROM slice WHERE category IN ('irq', 'softirq') AND dur >= 0) "
 	  "GROUP BY trace_id, cpu" },
 	{ "cpu_time_by_thread",
-	  "SELECT s.trace_id, s.utid, t.tid, t.name, sum(s.dur) AS cpu_ns, count(*) AS slices "
-	  "FROM sched_slice s JOIN thread t USING (trace_id, utid) WHERE s.dur >= 0 AND t.tid != 0 "
-	  "GROUP BY s.trace_id, s.utid" },
+	  "SELECT s.trace_id, s.utid, t.tid, t.name, sum(" SLICE_NS ") AS cpu_ns, count(*) AS slices "
+	  "FROM sched_slice s JOIN thread t USING (trace_id, utid) JOIN trace tr USING (trace_id) "
+	  "WHERE t.tid != 0 GROUP BY s.trace_id, s.utid" },
 	{ "cpu_time_by_process",
 	  "SELECT t.trace_id, coalesce(p.pid, t.tid) AS pid, max(p.name) AS name, "
 	  "count(*) AS threads, sum(coalesce(c.cpu_ns, 0)) AS cpu_ns "

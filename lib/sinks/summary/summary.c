@@ -187,12 +187,18 @@ static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_err
 	struct sm *sm = ctx;
 	struct sm_input *in = &sm->in[m->input];
 	struct sm_thread *t;
-	uint64_t ns, start;
+	uint64_t ns, start, dur = (uint64_t)m->dur;
 
-	/* (still open at the end: not a figure, as in sched_slice) */
-	if (m->dur < 0)
-		return 0;
-	ns = clip(sm, m->ts, (uint64_t)m->dur);
+	/* still open at the end: a thread still running ran until the input's end
+	 * (model.md); a wait whose end is not in the trace is left out, as a latency is */
+	if (m->dur < 0) {
+		uint64_t end = kt_model_input_end(sm->model, m->input);
+
+		if (strcmp(m->state, "Running") || m->ts > end)
+			return 0;
+		dur = end - m->ts;
+	}
+	ns = clip(sm, m->ts, dur);
 	start = m->ts > sm->lo ? m->ts : sm->lo;
 	if (!strcmp(m->state, "Running")) {
 		struct sm_cpu *c = cpu_of(sm, in, m->cpu);

@@ -426,8 +426,8 @@ await (async function decode() {
 TM.decode = performance.now() - T0; TM.inflate = INFL;
 // The model's intervals (state chunks, timeline_html.c): each thread's, in the order they
 // end (so each thread's and each CPU's in time order); the Running ones are the CPU
-// lanes' slices. One still open at the input's end (its duration unknown) is drawn to
-// the input's last record (meta.inputs[i].end), and openIv marks it.
+// lanes' slices. One still open at the input's end is drawn to the input's end (its
+// last event: meta.inputs[i].end; the thread ran until then), and openIv marks it.
 const openIv = new Set();
 const inEnd = meta.inputs.map(i => i.end || 0);
 await (async function decodeStates() {
@@ -1053,15 +1053,13 @@ function quantile(sorted, pct) {
   return Math.min(bucketMid(sorted[rank - 1]), sorted[n - 1]);
 }
 // The figures of [a, b), as `ktrace summary --from --to` counts them (docs/summary.md),
-// one block per input as summary's: each thread's CPU time is its closed Running
-// intervals cut to the range (the idle thread and intervals still open at the end left
-// out), threads with none left out, biggest first, then by tid; its wakeup latencies
+// one block per input as summary's: each thread's CPU time is its Running intervals
+// cut to the range (one still open at the end up to the input's end, as drawn; the idle
+// thread left out), threads with none left out, biggest first, then by tid; its wakeup latencies
 // are the model's that start in the range (count, p50, p90, p99 as summary's histogram
 // gives them, max; by p99, then max, then tid); events are the records whose time is in
 // [a, b), lost events marks left out, per system and name, by count, then name.
 function summarize(a, b) {
-  const openAt = new Int32Array(thr.length).fill(-1);
-  for (const key of openIv) { const c = key.indexOf(":"); openAt[+key.slice(0, c)] = +key.slice(c + 1); }
   const ins = meta.inputs.map((x, i) => ({ input: i, path: x.path, records: 0, busy_ns: 0,
     threads_by_cpu_time: [], threads_by_wakeup_latency: [], events: [] }));
   const inOf = i => ins[i] || ins[0];
@@ -1070,7 +1068,7 @@ function summarize(a, b) {
     if (x.tid === 0 || !x.ivs.length) continue;
     let ns = 0;
     for (let j = lowerBound(x.ive, a); j < x.ivs.length && x.ivs[j] < b; j++) {
-      if (x.ivst[j] !== RUN_ST || j === openAt[x.i] || x.ivcpu[j] < 0) continue;
+      if (x.ivst[j] !== RUN_ST || x.ivcpu[j] < 0) continue;
       const s0 = Math.max(a, x.ivs[j]), e0 = Math.min(b, x.ive[j]);
       if (e0 > s0) ns += e0 - s0;
     }

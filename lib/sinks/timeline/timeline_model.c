@@ -182,10 +182,9 @@ int tl_model_init(struct tl_model *m, struct ktrace_stream *s)
 	m->comm_by_address = kt_stream_stable_comm(s);
 	m->darwin = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->darwin));
 	m->in_end = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_end));
-	m->in_buf = calloc(m->ninputs ? m->ninputs : 1, sizeof(*m->in_buf));
 	kt_threads_init(&m->threads, KT_THREADS_PER_SOURCE | KT_THREADS_FIRST_WINS,
 			TL_COMM_MAX - 1, sizeof(struct tl_thread));
-	if (!m->darwin || !m->in_end || !m->in_buf || intern_name(m, 0, NULL, "lost events", TL_LOST, &lost))
+	if (!m->darwin || !m->in_end || intern_name(m, 0, NULL, "lost events", TL_LOST, &lost))
 		return -ENOMEM;
 	for (size_t i = 0; i < m->ninputs; i++) {
 		const struct ktrace_stream_source *src = ktrace_stream_source(s, i);
@@ -216,7 +215,6 @@ void tl_model_free(struct tl_model *m)
 	kt_strtab_free(&m->sys_tab);
 	free(m->name_sys);
 	free(m->name_input);
-	free(m->in_buf);
 	free(m->names);
 	free(m->name_cls);
 	free(m->darwin);

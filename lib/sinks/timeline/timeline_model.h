@@ -41,7 +41,8 @@ enum tl_state { TL_RUNNING = 0, TL_RUNNABLE = 1, TL_BLOCKED = 2, TL_UNKNOWN = 3,
 /* The timeline's data of a thread (tid, pid, input and latest name are in the thread
  * table). */
 struct tl_thread {
-	uint64_t cpu_ns;               /* time on a CPU: its closed Running intervals */
+	uint64_t cpu_ns;               /* time on a CPU: its Running intervals (one still open
+					* up to its input's end), as summary counts it */
 	uint64_t nrecs;                /* records of the thread */
 	uint32_t task;                 /* its current task (name) */
 	const char *comm_at;           /* a record's comm found to be the task's name (the
@@ -96,10 +97,8 @@ struct tl_model {
 	uint8_t *name_cls;
 	size_t nnames, cap_names;
 	bool *darwin;                  /* per input */
-	uint32_t *in_buf;              /* per input: the buffer the engine's model reads */
-	uint64_t *in_end;              /* per input: the last record's time of the buffer the
-					* engine's model reads (lost-events marks left out), where
-					* its intervals still open end (timeline_write.c) */
+	uint64_t *in_end;              /* per input: its end (kt_model_input_end), where its
+					* intervals still open end (timeline_write.c) */
 	size_t ninputs;
 	bool comm_by_address;          /* kt_stream_stable_comm: a comm at a thread's
 					* comm_at is its task's name */

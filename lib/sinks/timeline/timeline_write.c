@@ -64,18 +64,17 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 
 	if (tl_model_state(m, st->state, &state, &draw))
 		return kt_error_oom(err);
-	if (run->svg) {
-		uint64_t end = st->ts + (uint64_t)st->dur;
+	/* one still open: to its input's end (a thread still running ran until then) */
+	uint64_t end = st->dur >= 0 ? st->ts + (uint64_t)st->dur
+		       : st->input < m->ninputs && m->in_end[st->input] > st->ts ? m->in_end[st->input] : st->ts;
+	/* CPU time: its Running intervals, as summary counts it */
+	uint64_t cpu_ns = draw == TL_RUNNING && st->tid != 0 ? end - st->ts : 0;
 
+	if (run->svg) {
 		th = tl_model_thread(m, st->input, st->tid);
 		if (th == TL_NO_THREAD)
 			return kt_error_oom(err);
-		/* CPU time: the closed Running intervals, as sched_slice's sum(dur) */
-		if (draw == TL_RUNNING && st->dur >= 0 && st->tid != 0)
-			tl_thread_at(m, th)->cpu_ns += (uint64_t)st->dur;
-		/* one still open: to its input's last record */
-		if (st->dur < 0)
-			end = st->input < m->ninputs && m->in_end[st->input] > st->ts ? m->in_end[st->input] : st->ts;
+		tl_thread_at(m, th)->cpu_ns += cpu_ns;
 		tl_svg_state(run->svg, th, draw, st, end);
 		return 0;
 	}
@@ -85,8 +84,7 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 		if (!t)
 			return kt_error_oom(err);
 		th = (uint32_t)kt_threads_index(&run->threads, t);
-		if (draw == TL_RUNNING && st->dur >= 0 && st->tid != 0)
-			*(uint64_t *)kt_threads_ext(&run->threads, th) += (uint64_t)st->dur;
+		*(uint64_t *)kt_threads_ext(&run->threads, th) += cpu_ns;
 	}
 	return tl_html_state(run->html, th, state, st) ? kt_error_oom(err) : 0;
 }
@@ -109,13 +107,13 @@ static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace
 	return tl_html_latency(run->html, th, waker, l) ? kt_error_oom(err) : 0;
 }
 
-/* The input's last record's time in the buffer the model reads (where intervals still
- * open end). */
-static void note_end(struct tl_model *m, const struct ktrace_stream_record *r)
+/* The model's end: its inputs' ends (where intervals still open end), then the
+ * intervals still open. */
+static int finish_model(struct tl_model *m, struct kt_model *model, struct ktrace_error *err)
 {
-	if (r->kind == KTRACE_STREAM_EVENT && r->source < m->ninputs &&
-	    r->buffer == m->in_buf[r->source] && r->ts > m->in_end[r->source])
-		m->in_end[r->source] = r->ts;
+	for (size_t i = 0; i < m->ninputs; i++)
+		m->in_end[i] = kt_model_input_end(model, (uint32_t)i);
+	return kt_model_finish(model, err);
 }
 
 /* The model thread: every record of its stream to the model. A damaged input ends the
@@ -133,13 +131,12 @@ static void *model_thread(void *arg)
 			tl_html_states_from(run->html, r->ts);
 			first = false;
 		}
-		note_end(run->m, r);
 		run->ret = kt_model_record(run->model, run->s, r, &run->err);
 		if (run->ret)
 			return NULL;
 	}
 	if (!atomic_load(&run->html->stop))
-		run->ret = kt_model_finish(run->model, &run->err);
+		run->ret = finish_model(run->m, run->model, &run->err);
 	return NULL;
 }
 
@@ -250,8 +247,6 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		ret = kt_model_open(&run.model, o.paths, o.npaths, o.stream, &ops, err, err_path);
 		if (ret)
 			goto done;
-		for (size_t i = 0; i < m.ninputs; i++)
-			m.in_buf[i] = kt_model_buffer(run.model, (uint32_t)i);
 	}
 	if (!o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
 		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
@@ -275,7 +270,6 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		if (!run.threaded) {
 			if (!o.svg && m.nrecs == 1)
 				tl_html_states_from(&html, r->ts);
-			note_end(&m, r);
 			ret = kt_model_record(run.model, s, r, err);
 			if (ret)
 				goto done;
@@ -296,7 +290,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			if (!strcmp(o.paths[i], path))
 				*err_path = o.paths[i];
 	}
-	ret = run.threaded ? join_model(&run, false, err) : kt_model_finish(run.model, err);
+	ret = run.threaded ? join_model(&run, false, err) : finish_model(&m, run.model, err);
 	if (!ret && !o.svg && map_threads(&run))
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret)
