@@ -17,7 +17,8 @@ after the time every CPU has data (the latest first record of the CPUs), until i
 first wakeup (sched_wakeup, sched_waking) or its next switch in, whichever is first. One
 of its own records meanwhile (other than the kernel_stack right after its switch, on
 that CPU) means a switch was not recorded: the interval is left out, as are those a
-lost-events mark falls in and those still open at the end. Its stack: the kernel_stack
+lost-events mark falls in; one still open at the end lasts until the last record,
+unless the thread exited (X, Z, x: nothing waits). Its stack: the kernel_stack
 lines right after the switch, on the same CPU and of the same thread, innermost first
 in the text; the innermost run of tracing frames (trace_event_raw_event_*,
 __traceiter_*, perf_trace_*, __bpf_trace_*, trace_event_buffer_*, ftrace_trace_stack*,
@@ -113,6 +114,10 @@ def intervals(recs, drops):
                 iv2 = opened.pop(int(m.group(2)))
                 iv2['dur'] = ts - iv2['ts']
                 done.append(iv2)
+    for iv in opened.values():
+        if iv['state'][0] not in 'XZx':
+            iv['dur'] = recs[-1][1] - iv['ts']
+            done.append(iv)
     return [iv for iv in done if iv['dur'] > 0 and not any(a < iv['ts'] + iv['dur'] and b > iv['ts'] for a, b in gaps)]
 
 

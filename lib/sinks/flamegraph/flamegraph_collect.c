@@ -253,11 +253,15 @@ static int model_state(void *ctx, const struct kt_model_state *m, struct ktrace_
 	struct fg *g = ctx;
 	struct fg_thread *t;
 	uint32_t ti, label;
+	uint64_t end = kt_model_input_end(g->model, m->input);
+	/* (still open at the end: until the input's end, model.md) */
+	uint64_t dur = m->dur >= 0 ? (uint64_t)m->dur : end > m->ts ? end - m->ts : 0;
 	int ret;
 
 	/* switched out, not runnable: S, D, T, t, X, Z, P, I, W... ("R", "R+": preempted;
-	 * "?": unknown; dur -1: still open at the end) */
-	if (m->tid <= 0 || m->dur <= 0 || m->state[0] == 'R' || m->state[0] == '?')
+	 * "?": unknown; X, Z, x still open at the end: it exited, nothing waits) */
+	if (m->tid <= 0 || !dur || m->state[0] == 'R' || m->state[0] == '?' ||
+	    (m->dur < 0 && strchr("XZx", m->state[0])))
 		return 0;
 	t = thread_ext(g, m->input, m->tid, &ti);
 	if (!t)
@@ -270,13 +274,13 @@ static int model_state(void *ctx, const struct kt_model_state *m, struct ktrace_
 			return ret;
 		t->held = true;
 		t->held_label = label;
-		t->held_dur = (uint64_t)m->dur;
+		t->held_dur = dur;
 		return 0;
 	}
 	return add_entry(g, ti, label,
 			 t->out_ts == m->ts && t->st == ST_KNOWN && t->stack != FG_NO_STACK ? t->stack
 											: g->no_stack,
-			 false, (uint64_t)m->dur, err);
+			 false, dur, err);
 }
 
 /* ---- records ---- */

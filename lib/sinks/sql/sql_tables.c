@@ -201,8 +201,8 @@ static void qualified(struct ktrace_out *b, const char *schema, const char *name
 }
 
 /* The views behind `ktrace summary`'s sections (docs/summary.md, docs/sql.md): the same
- * figures, to drill down from. SQLite only (window functions). A Running slice still
- * open at the end (dur -1) counts up to its trace's model_end_ts (docs/model.md). */
+ * figures, to drill down from. SQLite only (window functions). An interval still open
+ * at the end (dur -1) counts up to its trace's model_end_ts (docs/model.md). */
 #define SLICE_NS "CASE WHEN s.dur >= 0 THEN s.dur ELSE max(tr.model_end_ts - s.ts, 0) END"
 static const struct sql_view {
 	const char *name, *select;
@@ -240,10 +240,10 @@ static const struct sql_view {
 	  "FROM r JOIN thread t USING (trace_id, utid) GROUP BY r.trace_id, r.utid" },
 	{ "wait_time_by_thread",
 	  "SELECT s.trace_id, s.utid, t.tid, t.name, "
-	  "sum(CASE WHEN s.state IN ('R', 'R+') THEN s.dur ELSE 0 END) AS runnable_ns, "
-	  "sum(CASE WHEN s.state = 'S' THEN s.dur ELSE 0 END) AS sleeping_ns, "
-	  "sum(CASE WHEN s.state = 'D' THEN s.dur ELSE 0 END) AS blocked_ns "
-	  "FROM thread_state s JOIN thread t USING (trace_id, utid) WHERE s.dur >= 0 "
+	  "sum(CASE WHEN s.state IN ('R', 'R+') THEN " SLICE_NS " ELSE 0 END) AS runnable_ns, "
+	  "sum(CASE WHEN s.state = 'S' THEN " SLICE_NS " ELSE 0 END) AS sleeping_ns, "
+	  "sum(CASE WHEN s.state = 'D' THEN " SLICE_NS " ELSE 0 END) AS blocked_ns "
+	  "FROM thread_state s JOIN thread t USING (trace_id, utid) JOIN trace tr USING (trace_id) "
 	  "GROUP BY s.trace_id, s.utid" },
 	{ "irq_by_handler",
 	  "SELECT trace_id, name, count(*) AS count, sum(dur) AS ns FROM slice "

@@ -189,12 +189,12 @@ static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_err
 	struct sm_thread *t;
 	uint64_t ns, start, dur = (uint64_t)m->dur;
 
-	/* still open at the end: a thread still running ran until the input's end
-	 * (model.md); a wait whose end is not in the trace is left out, as a latency is */
+	/* still open at the end: the thread was in that state until the input's end
+	 * (model.md, "Time in a state") */
 	if (m->dur < 0) {
 		uint64_t end = kt_model_input_end(sm->model, m->input);
 
-		if (strcmp(m->state, "Running") || m->ts > end)
+		if (m->ts > end)
 			return 0;
 		dur = end - m->ts;
 	}
