@@ -75,6 +75,13 @@ int kt_model_activate(struct kt_model *m, struct kt_minput *in, uint32_t th, boo
 	return 0;
 }
 
+/* An interrupt's record: in the context of the thread it interrupted. */
+static bool interrupt(uint8_t c)
+{
+	return c == KT_MC_IRQ_ENTRY || c == KT_MC_IRQ_EXIT || c == KT_MC_SOFTIRQ_ENTRY ||
+	       c == KT_MC_SOFTIRQ_EXIT || c == KT_MC_TICK;
+}
+
 unsigned kt_model_kind(enum kt_mclass c)
 {
 	switch (c) {
@@ -204,9 +211,10 @@ static int leave_other_cpu(struct kt_model *m, uint32_t input, uint32_t th, int3
 			    m->unknown, err);
 }
 
-/* Rule 3: a record of tid on CPU cpu at ts (switch: a switch of tid out). */
+/* Rule 3: a record of tid on CPU cpu at ts (past_tail: one that shows tid running even
+ * right after a switch of it out: a second switch of it out, an interrupt over it). */
 static int evidence(struct kt_model *m, uint32_t input, int32_t cpu, int64_t tid, uint64_t ts,
-		    bool switch_out, struct ktrace_error *err)
+		    bool past_tail, struct ktrace_error *err)
 {
 	struct kt_minput *in = &m->in[input];
 	struct kt_mcpu *c = kt_model_cpu(in, cpu);
@@ -222,7 +230,7 @@ static int evidence(struct kt_model *m, uint32_t input, int32_t cpu, int64_t tid
 	}
 	/* records of the thread a switch just took off, right after it: the switch's own
 	 * (its stack trace, work done on the way out) */
-	if (c->tail == tid && !switch_out)
+	if (c->tail == tid && !past_tail)
 		return 0;
 	c->tail = -1;
 	ret = stop_running(m, input, cpu, c, c->last, NULL, m->unknown, err);
@@ -434,6 +442,9 @@ enum kt_mclass kt_model_ftrace_class(const char *system, const char *name)
 			return KT_MC_SOFTIRQ_ENTRY;
 		if (!strcmp(name, "softirq_exit"))
 			return KT_MC_SOFTIRQ_EXIT;
+	} else if (!strcmp(system, "timer")) {
+		if (!strcmp(name, "hrtimer_expire_entry") || !strcmp(name, "hrtimer_expire_exit"))
+			return KT_MC_TICK;
 	} else if (!strcmp(system, "raw_syscalls")) {
 		if (!strcmp(name, "sys_enter"))
 			return KT_MC_SYS_ENTER;
@@ -452,9 +463,12 @@ bool kt_model_reads_fields(void *arg, const struct ktrace_stream_record *r)
 {
 	const struct kt_model *m = arg;
 
+	enum kt_mclass c;
+
 	if (r->source >= m->nin || m->in[r->source].darwin)
 		return true;
-	return kt_model_ftrace_class(r->system, r->name) != KT_MC_OTHER;
+	c = kt_model_ftrace_class(r->system, r->name);
+	return c != KT_MC_OTHER && c != KT_MC_TICK;
 }
 
 static int field_index(struct ktrace_stream *s, const char *name)
@@ -571,9 +585,11 @@ int kt_model_record(struct kt_model *m, struct ktrace_stream *s,
 		return kt_error_oom(err);
 	if (c->cls == KT_MC_SWITCH)
 		return switch_threads(m, s, r, err);
-	/* (Darwin's thread 0 is no thread: interrupt context, PERF samples) */
+	/* (Darwin's thread 0 is no thread: interrupt context, PERF samples. The kernel takes
+	 * no interrupt between a switch and the start of the thread switched in: one over
+	 * the thread switched out shows it running again) */
 	if (r->cpu >= 0 && r->tid >= (in->darwin ? 1 : 0) &&
-	    (ret = evidence(m, r->source, r->cpu, r->tid, r->ts, false, err)))
+	    (ret = evidence(m, r->source, r->cpu, r->tid, r->ts, interrupt(c->cls), err)))
 		return ret;
 	if (c->cls == KT_MC_WAKEUP)
 		return wakeup(m, s, r, err);

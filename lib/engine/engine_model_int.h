@@ -30,6 +30,7 @@ enum kt_mclass {
 	KT_MC_SYS_EXIT,
 	KT_MC_SYSCALL_ENTER,       /* syscalls:sys_enter_NAME (name: NAME) */
 	KT_MC_SYSCALL_EXIT,
+	KT_MC_TICK,                /* timer:hrtimer_expire_entry/exit: an interrupt, no fields */
 };
 
 struct kt_mclass_info {

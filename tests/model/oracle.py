@@ -33,7 +33,8 @@ Reading of the rules (docs/model.md):
 - Every record is evidence that its thread (sched_switch: prev_pid) runs on its CPU,
   except the records of the thread a switch on that CPU just switched out that come
   before any other record there (the switch's own: a stack trace...); a second switch
-  of that thread out is evidence.
+  of that thread out is evidence, and so is an interrupt's record (irq_handler_entry
+  and _exit, softirq_entry and _exit, hrtimer_expire_entry and _exit).
   When the CPU's believed thread y is another (or none), y's slice ends at y's last
   record on that CPU (end_state unknown), y and the record's thread lose their states
   (a pending wakeup is no latency), and the record's thread runs from the record on;
@@ -63,6 +64,8 @@ SWITCH = re.compile(r'prev_pid=(-?\d+) prev_prio=-?\d+ prev_state=(\S*) ==> '
                     r'next_comm=.* next_pid=(-?\d+) next_prio=-?\d+\s*$')
 WAKE = re.compile(r'^.* pid=(-?\d+) prio=-?\d+(?: success=\d+)? target_cpu=(\d+)\s*$')
 WAKEUPS = ('sched_waking', 'sched_wakeup', 'sched_wakeup_new')
+INTERRUPTS = ('irq_handler_entry', 'irq_handler_exit', 'softirq_entry', 'softirq_exit',
+              'hrtimer_expire_entry', 'hrtimer_expire_exit')
 
 
 class Trace:
@@ -211,7 +214,7 @@ class Model:
                     start_slice(c, n, t)
                     continue
                 x = key(pid, c)
-                if just_out.get(c) != x:
+                if just_out.get(c) != x or event in INTERRUPTS:
                     just_out.pop(c, None)
                     evidence(c, x, t)
                 # else: the switch's own record (its stack trace...), no evidence
