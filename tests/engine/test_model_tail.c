@@ -8,12 +8,13 @@
  * not). One CPU, records at (ns):
  *   1000000  sched_switch A(101) R ==> B(202)
  *   1000500  timer:hrtimer_expire_entry over A
- *   1004000  irq:softirq_entry over A
+ *   1004000  timer:hrtimer_expire_entry over A
  *   1008000  sched_switch A(101) S ==> B(202)
  *   1009000  sched_switch B(202) S ==> swapper(0)
  * A runs from its tick at 1000500 to its switch at 1008000: 7500 ns of CPU time. Without
  * the interrupt rule it had none.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -29,38 +30,23 @@ static const char header_page[] =
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
-#define COMMON                                                                          \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"          \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"  \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+/* real formats (fuzz/eventfmt_formats.h): sched_switch and timer:hrtimer_expire_entry */
+#include "../fuzz/eventfmt_formats.h"
 
-static const char switch_fmt[] =
-	"name: sched_switch\nID: 1\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> next_comm=%s "
-	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
-	"REC->prev_state ? __print_flags(REC->prev_state, \"|\", { 0x0001, \"S\" }, "
-	"{ 0x0002, \"D\" }) : \"R\", REC->next_comm, REC->next_pid, REC->next_prio\n";
+static const char *format_of(const char *name, unsigned *id)
+{
+	char want[64];
 
-static const char tick_fmt[] =
-	"name: hrtimer_expire_entry\nID: 2\nformat:\n" COMMON
-	"\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:s64 now;\toffset:16;\tsize:8;\tsigned:1;\n"
-	"\tfield:void * function;\toffset:24;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"hrtimer=%p now=%llu function=%ps\", REC->hrtimer, "
-	"(unsigned long long) REC->now, REC->function\n";
+	snprintf(want, sizeof(want), "name: %s\n", name);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strncmp(formats[i].text, want, strlen(want))) {
+			*id = (unsigned)strtoul(strstr(formats[i].text, "ID: ") + 4, NULL, 10);
+			return formats[i].text;
+		}
+	return NULL;
+}
 
-static const char softirq_fmt[] =
-	"name: softirq_entry\nID: 3\nformat:\n" COMMON
-	"\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
-	"print fmt: \"vec=%u\", REC->vec\n";
+static unsigned switch_id, tick_id;
 
 static uint8_t page[4096];
 static size_t used = 16;
@@ -100,7 +86,7 @@ static void sched_switch(uint64_t ts, const char *prev, int32_t ppid, int64_t st
 	memcpy(p + 32, next, strlen(next));
 	put32(p + 48, (uint32_t)npid);
 	put32(p + 52, 120);
-	record(ts, 1, ppid, p, sizeof(p));
+	record(ts, (uint16_t)switch_id, ppid, p, sizeof(p));
 }
 
 static int write_trace(const char *path)
@@ -108,15 +94,20 @@ static int write_trace(const char *path)
 	KTRACE_OPTS(tracedat_write_opts, wo, .version = 6, .page_size = 4096);
 	struct ktrace_error err = { 0 };
 	struct tracedat_writer *w;
-	uint8_t tick[24] = { 0 }, vec[4] = { 7 };
+	uint8_t tick[24] = { 0 };
+	const char *switch_fmt = format_of("sched_switch", &switch_id);
+	const char *tick_fmt = format_of("hrtimer_expire_entry", &tick_id);
 	int ret;
+
+	if (!switch_fmt || !tick_fmt)
+		return -1;
 
 	last_ts = 1000000;
 	for (int i = 0; i < 8; i++)
 		page[i] = (uint8_t)(last_ts >> (8 * i));
 	sched_switch(1000000, "aaa", 101, 0, "bbb", 202);
-	record(1000500, 2, 101, tick, sizeof(tick));
-	record(1004000, 3, 101, vec, sizeof(vec));
+	record(1000500, (uint16_t)tick_id, 101, tick, sizeof(tick));
+	record(1004000, (uint16_t)tick_id, 101, tick, sizeof(tick));
 	sched_switch(1008000, "aaa", 101, 1, "bbb", 202);
 	sched_switch(1009000, "bbb", 202, 1, "swapper/0", 0);
 	for (int i = 0; i < 8; i++)
@@ -124,9 +115,8 @@ static int write_trace(const char *path)
 	if ((ret = tracedat_writer_create(path, &wo, &w, &err)))
 		return ret;
 	if ((ret = tracedat_writer_headers(w, header_page, sizeof(header_page) - 1, "h", 1, &err)) ||
-	    (ret = tracedat_writer_add_event_format(w, "sched", switch_fmt, sizeof(switch_fmt) - 1, &err)) ||
-	    (ret = tracedat_writer_add_event_format(w, "timer", tick_fmt, sizeof(tick_fmt) - 1, &err)) ||
-	    (ret = tracedat_writer_add_event_format(w, "irq", softirq_fmt, sizeof(softirq_fmt) - 1, &err)) ||
+	    (ret = tracedat_writer_add_event_format(w, "sched", switch_fmt, strlen(switch_fmt), &err)) ||
+	    (ret = tracedat_writer_add_event_format(w, "timer", tick_fmt, strlen(tick_fmt), &err)) ||
 	    (ret = tracedat_writer_cmdlines(w, "101 aaa\n202 bbb\n", 16, &err)) ||
 	    (ret = tracedat_writer_set_cpus(w, 1, &err)) ||
 	    (ret = tracedat_writer_add_buffer(w, "", "local", 0, false, &err)) < 0 ||
