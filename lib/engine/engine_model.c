@@ -462,7 +462,6 @@ enum kt_mclass kt_model_ftrace_class(const char *system, const char *name)
 bool kt_model_reads_fields(void *arg, const struct ktrace_stream_record *r)
 {
 	const struct kt_model *m = arg;
-
 	enum kt_mclass c;
 
 	if (r->source >= m->nin || m->in[r->source].darwin)
@@ -770,6 +769,16 @@ void kt_model_free(struct kt_model *m)
 uint64_t kt_model_input_end(const struct kt_model *m, uint32_t input)
 {
 	return input < m->nin ? m->in[input].end : 0;
+}
+
+uint64_t kt_model_state_ns(const struct kt_model *m, const struct kt_model_state *s)
+{
+	uint64_t end;
+
+	if (s->dur >= 0)
+		return (uint64_t)s->dur;
+	end = kt_model_input_end(m, s->input);
+	return end > s->ts ? end - s->ts : 0;
 }
 
 uint64_t kt_model_complete_from(const struct kt_model *m, uint32_t input)

@@ -132,6 +132,9 @@ const struct kt_model_gap *kt_model_gaps(const struct kt_model *m, uint32_t inpu
  * buffer may have its own times: an instance recorded at another time). A Running
  * interval still open there (dur -1) ran until then: its CPU's switches are complete. */
 uint64_t kt_model_input_end(const struct kt_model *m, uint32_t input);
+/* The length the figures count of interval s: its dur, or for one still open at the end
+ * the time to its input's end (model.md, "Time in a state"). */
+uint64_t kt_model_state_ns(const struct kt_model *m, const struct kt_model_state *s);
 /* The buffer of input i the model reads (a trace.dat with instances: docs/model.md). */
 uint32_t kt_model_buffer(const struct kt_model *m, uint32_t input);
 

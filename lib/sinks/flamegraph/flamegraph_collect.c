@@ -253,9 +253,8 @@ static int model_state(void *ctx, const struct kt_model_state *m, struct ktrace_
 	struct fg *g = ctx;
 	struct fg_thread *t;
 	uint32_t ti, label;
-	uint64_t end = kt_model_input_end(g->model, m->input);
 	/* (still open at the end: until the input's end, model.md) */
-	uint64_t dur = m->dur >= 0 ? (uint64_t)m->dur : end > m->ts ? end - m->ts : 0;
+	uint64_t dur = kt_model_state_ns(g->model, m);
 	int ret;
 
 	/* switched out, not runnable: S, D, T, t, X, Z, P, I, W... ("R", "R+": preempted;

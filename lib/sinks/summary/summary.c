@@ -187,18 +187,10 @@ static int on_state(void *ctx, const struct kt_model_state *m, struct ktrace_err
 	struct sm *sm = ctx;
 	struct sm_input *in = &sm->in[m->input];
 	struct sm_thread *t;
-	uint64_t ns, start, dur = (uint64_t)m->dur;
+	uint64_t ns, start;
 
-	/* still open at the end: the thread was in that state until the input's end
-	 * (model.md, "Time in a state") */
-	if (m->dur < 0) {
-		uint64_t end = kt_model_input_end(sm->model, m->input);
-
-		if (m->ts > end)
-			return 0;
-		dur = end - m->ts;
-	}
-	ns = clip(sm, m->ts, dur);
+	/* (still open at the end: until the input's end, model.md "Time in a state") */
+	ns = clip(sm, m->ts, kt_model_state_ns(sm->model, m));
 	start = m->ts > sm->lo ? m->ts : sm->lo;
 	if (!strcmp(m->state, "Running")) {
 		struct sm_cpu *c = cpu_of(sm, in, m->cpu);

@@ -59,23 +59,23 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 {
 	struct tl_run *run = ctx;
 	struct tl_model *m = run->m;
+	/* one still open: to its input's end (a thread still running ran until then) */
+	uint64_t ns = kt_model_state_ns(run->model, st), cpu_ns = 0;
 	uint32_t th, state;
 	enum tl_state draw;
 
 	if (tl_model_state(m, st->state, &state, &draw))
 		return kt_error_oom(err);
-	/* one still open: to its input's end (a thread still running ran until then) */
-	uint64_t end = st->dur >= 0 ? st->ts + (uint64_t)st->dur
-		       : st->input < m->ninputs && m->in_end[st->input] > st->ts ? m->in_end[st->input] : st->ts;
 	/* CPU time: its Running intervals, as summary counts it */
-	uint64_t cpu_ns = draw == TL_RUNNING && st->tid != 0 ? end - st->ts : 0;
+	if (draw == TL_RUNNING && st->tid != 0)
+		cpu_ns = ns;
 
 	if (run->svg) {
 		th = tl_model_thread(m, st->input, st->tid);
 		if (th == TL_NO_THREAD)
 			return kt_error_oom(err);
 		tl_thread_at(m, th)->cpu_ns += cpu_ns;
-		tl_svg_state(run->svg, th, draw, st, end);
+		tl_svg_state(run->svg, th, draw, st, st->ts + ns);
 		return 0;
 	}
 	{
