@@ -99,31 +99,6 @@ static inline uint64_t kt_load_u64(const void *p, bool big)
 }
 
 /* Raw stores, the writers' side of the loads above: v in the byte order big says. */
-/* A number of size 1, 2, 4 or 8 bytes at p (another size: 0). */
-static inline uint64_t kt_load_uint(const void *p, unsigned size, bool big)
-{
-	switch (size) {
-	case 1:
-		return *(const uint8_t *)p;
-	case 2:
-		return kt_load_u16(p, big);
-	case 4:
-		return kt_load_u32(p, big);
-	case 8:
-		return kt_load_u64(p, big);
-	default:
-		return 0;
-	}
-}
-
-/* u, a signed number of size bytes (1 to 7; else u as it is), extended to 64 bits. */
-static inline int64_t kt_sign_extend(uint64_t u, unsigned size)
-{
-	unsigned shift = 64 - 8 * size;
-
-	return !size || size >= 8 ? (int64_t)u : (int64_t)(u << shift) >> shift;
-}
-
 static inline void kt_store_u16(void *p, uint16_t v, bool big)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

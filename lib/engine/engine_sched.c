@@ -91,13 +91,21 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 static bool raw_number(const struct kt_sched_plan *p, int k, const struct kt_ftrace_raw *raw,
 		       int64_t *x)
 {
+	const uint8_t *d = raw->data + p->off[k];
 	unsigned size = p->size[k];
 	uint64_t u;
 
 	if ((uint64_t)p->off[k] + size > raw->size)
 		return false;
-	u = kt_load_uint(raw->data + p->off[k], size, p->big);
-	*x = p->cls[k] == FTEV_FIELD_SIGNED ? kt_sign_extend(u, size) : (int64_t)u;
+	u = size == 1 ? d[0] : size == 2 ? kt_load_u16(d, p->big)
+	    : size == 4 ? kt_load_u32(d, p->big) : kt_load_u64(d, p->big);
+	if (p->cls[k] == FTEV_FIELD_SIGNED) {
+		unsigned shift = 64 - 8 * size;
+
+		*x = (int64_t)(u << shift) >> shift;
+	} else {
+		*x = (int64_t)u;
+	}
 	return true;
 }
 
