@@ -76,6 +76,8 @@ struct kt_line_parts {
 	/* the text was not looked through for a NUL, which ends a line (trace-cmd prints
 	 * with printf("%.*s")): the caller looks (KT_FORMAT_NUL_LATER) */
 	bool nul_later;
+	/* the text was left out as asked (KT_FORMAT_LABEL_ONLY): the line is the label */
+	bool text_left;
 };
 
 /* For a read-ahead stream whose caller reads the fields of a few events only: records
@@ -134,8 +136,18 @@ int kt_stream_skip(struct ktrace_stream *s, uint64_t max, const struct kt_stream
  * way). */
 #define KT_FORMAT_OMIT_PREFIX 1u
 #define KT_FORMAT_NUL_LATER 2u
+/* With KT_FORMAT_OMIT_PREFIX: where the prefix is left out, the label alone
+ * (text_left), for a caller that has the text already (kt_stream_text_key). */
+#define KT_FORMAT_LABEL_ONLY 4u
 int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
 			   const struct kt_line_parts **parts, unsigned how);
+
+/* For sinks that keep the lines they made: the bytes that decide the current record's
+ * text after its prefix (KT_FORMAT_OMIT_PREFIX): two records of one input, buffer and
+ * event (the same name pointer) with the same bytes have the same text. 0 with *key and
+ * *n set (valid until the stream moves on), or -ENOENT when the text depends on more
+ * than the record (ftev_text_from_record) or the source does not say. */
+int kt_stream_text_key(struct ktrace_stream *s, const uint8_t **key, size_t *n);
 
 /* Bytes of event formats and symbols the stream's sources hold: what each further
  * stream of the same inputs costs (the sinks that read with several streams). */

@@ -524,6 +524,12 @@ static int td_format(struct kt_source *src, char *buf, size_t len, bool text_onl
 				h, head, "");
 	}
 	/* (the caller makes the prefix: of any length) */
+	if (src->omit_prefix && src->label_only && !text_only && prefix_plain(r)) {
+		/* the label alone: the caller has the text */
+		tell_omitted(t, (size_t)h);
+		src->line.text_left = true;
+		return copy_out(buf, len, head, (size_t)h, "", 0);
+	}
 	if (src->omit_prefix && src->want_nums && !text_only && prefix_plain(r) && len > (size_t)h + 1) {
 		/* the label, then the text formatted in place (no copy) */
 		size_t room = len - (size_t)h;

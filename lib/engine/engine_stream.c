@@ -23,6 +23,7 @@
 #include "common/outfile.h"
 #include "engine/engine.h"
 #include "engine/engine_stream_int.h"
+#include "event/event_share.h"
 
 struct ktrace_stream {
 	struct ktrace_stream_opts o;
@@ -709,6 +710,17 @@ int kt_stream_ftrace_raw(struct ktrace_stream *s, struct kt_ftrace_raw *out)
 	return s->cur->ops->raw(s->cur, out);
 }
 
+int kt_stream_text_key(struct ktrace_stream *s, const uint8_t **key, size_t *n)
+{
+	struct kt_ftrace_raw raw;
+
+	if (kt_stream_ftrace_raw(s, &raw) || !raw.ev || !raw.evs || !ftev_text_from_record(raw.evs, raw.ev))
+		return -ENOENT;
+	*key = raw.data;
+	*n = raw.size;
+	return 0;
+}
+
 size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
 {
 	if (s->ra)
@@ -785,10 +797,12 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
 	memset(&s->cur->line, 0, sizeof(s->cur->line));
 	s->cur->omit_prefix = (how & KT_FORMAT_OMIT_PREFIX) != 0;
 	s->cur->nul_later = (how & KT_FORMAT_NUL_LATER) != 0;
+	s->cur->label_only = (how & KT_FORMAT_LABEL_ONLY) != 0;
 	s->cur->want_nums = true;
 	ret = s->cur->ops->format(s->cur, buf, len, false);
 	s->cur->omit_prefix = false;
 	s->cur->nul_later = false;
+	s->cur->label_only = false;
 	s->cur->want_nums = false;
 	if (ret >= 0)
 		*parts = &s->cur->line;

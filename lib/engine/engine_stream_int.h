@@ -97,6 +97,8 @@ struct kt_source {
 	bool omit_prefix;                  /* format may leave out a prefix it tells of */
 	bool want_nums;                    /* format may tell of the numbers it wrote */
 	bool nul_later;                    /* format may leave a NUL to the caller */
+	bool label_only;                   /* format may leave the text out (with the
+					    * prefix: KT_FORMAT_LABEL_ONLY) */
 	struct ktrace_stream *stream;
 	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
 					    * need not copy it) */

@@ -11,6 +11,7 @@
 
 #include "common/grow.h"
 #include "event/event_int.h"
+#include "event/event_share.h"
 
 /* tep_get_field_val / tep_get_common_field_val: 0, or -1 after the error text. */
 static int field_val(struct ftev_ctx *c, struct ktrace_out *o, const struct ftev_field *f,
@@ -1081,6 +1082,26 @@ static int kvm_mmu_get_page(struct ftev_ctx *c, struct ktrace_out *o)
 		return -1;
 	kt_out_printf(o, "sp gfn %llx ", (unsigned long long)val);
 	return kvm_mmu_role(c, o);
+}
+
+bool ftev_text_from_record(const struct ktrace_events *evs, const struct ktrace_event *ev)
+{
+	switch (ev->handler) {
+	case H_NONE:
+	case H_KMEM_CALL_SITE:
+	case H_HRTIMER_EXPIRE:
+	case H_HRTIMER_START:
+		return true;
+	case H_SCHED_SWITCH:
+	case H_SCHED_WAKEUP:
+		/* their text names the comms of the record itself (save_comm) */
+		return evs->print_no_learn;
+	default:
+		/* the function plugin (call depth per CPU), function graph (the next
+		 * record), func_repeats (the record's time), and the others, not looked at
+		 * one by one */
+		return false;
+	}
 }
 
 int ftev_run_handler(struct ftev_ctx *c, struct ktrace_out *o)

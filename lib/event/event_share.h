@@ -60,6 +60,14 @@ int ftev_type_field(const struct ktrace_events *evs, uint32_t *offset);
 size_t ftev_format_nums(struct ktrace_events *evs, const struct ktrace_record *rec, char *buf,
 			size_t cap, struct kt_nums *nums);
 
+/* Whether the text of ev's records (what follows the prefix) depends on the record's
+ * bytes alone (besides what evs holds once loaded: formats, symbols, printk formats):
+ * no print handler that keeps state from one record to the next (the function
+ * plugin's call depth, the function graph's look at the next record), reads the
+ * record's time or CPU, or registers a comm while printing (ftev_print_learns on). A
+ * sink may then keep the text it made for a record's bytes and use it again. */
+bool ftev_text_from_record(const struct ktrace_events *evs, const struct ktrace_event *ev);
+
 /* The bytes of evs that a registry sharing its symbols does not need. */
 size_t ftev_shared_bytes(const struct ktrace_events *evs);
 /* What evs holds with its symbols, a kallsyms not parsed yet counted as it will be

@@ -370,9 +370,9 @@ static void noted_numbers(void)
 					memset(zeroed + m->at, '0', m->len);
 					at = m->at + m->len;
 				}
-				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, TL_ENC_ZEROED, tags[i], &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, zeroed, lens[i], nums, nn, hint, TL_ENC_ZEROED, tags[i], &enc, NULL), 0);
 			} else {
-				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, 0, tags[i], &enc), 0);
+				CHECK_EQ(tl_encode_line_nums(&d, lines[i], lens[i], nums, nn, hint, 0, tags[i], &enc, NULL), 0);
 			}
 		}
 		bad += check_chunk(&d, &enc, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
@@ -391,7 +391,7 @@ static void noted_numbers(void)
 		nums[0] = (struct kt_num){ a, (uint32_t)k1, (uint8_t)k2, (uint8_t)k2 };
 		nums[1] = (struct kt_num){ b, (uint32_t)(k1 + k2 + k3), (uint8_t)k4, 0 };
 		memset(line + k1 + k2 + k3 + k4, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, 0, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, line, (size_t)(k1 + k2 + k3 + k4), nums, 2, i % 2 ? 7 : -1, 0, 0, &enc, NULL), 0);
 	}
 	CHECK_EQ(d.n, before + 1);
 	{
@@ -410,9 +410,9 @@ static void noted_numbers(void)
 		tl_dict_new_chunk(&d);
 		memset(a + 3, 0, 8);
 		memset(b + 3, 0, 8);
-		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, 0, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, a, 3, &five, 1, 9, 0, 0, &enc, NULL), 0);
 		from = enc.n;
-		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, 0, 0, &enc), 0);
+		CHECK_EQ(tl_encode_line_nums(&d, b, 3, NULL, 0, 9, 0, 0, &enc, NULL), 0);
 		nsk = load_skeletons(&d, sk1, sklen1);
 		p = enc.p + from;
 		n = decode_line(&p, enc.p + enc.n, sk1, sklen1, nsk, 21, out, sizeof(out), &tag);
@@ -480,7 +480,7 @@ static void full_dictionary(void)
 	memcpy(line, "len=0000 end", 12);
 	memset(line + 12, 0, 8);
 	from = enc.n;
-	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, TL_ENC_ZEROED, 0, &enc), 0);
+	CHECK_EQ(tl_encode_line_nums(&d, line, 12, &num, 1, -1, TL_ENC_ZEROED, 0, &enc, NULL), 0);
 	p = enc.p + from;
 	n = decode_line(&p, enc.p + enc.n, sk, sklen, 0, 0, out, sizeof(out), &(unsigned){ 0 });
 	CHECK(enc.p[from] == 0);             /* stored whole, its tag the line before's */
@@ -528,7 +528,7 @@ static void nul_ends_line(void)
 		memcpy(line, cases[i].text, cases[i].len);
 		from[i] = enc.n;
 		CHECK_EQ(tl_encode_line_nums(&d, line, cases[i].len, nums, i == 1 ? 2 : 1, 3,
-					     cases[i].how, 0, &enc), 0);
+					     cases[i].how, 0, &enc, NULL), 0);
 	}
 	nsk = load_skeletons(&d, sk, sklen);
 	p = enc.p;
@@ -598,8 +598,8 @@ static void text_digits(void)
 			memset(l + n, 0, 8);
 			lens[i] = n;
 			tags[i] = 1;
-			CHECK_EQ(tl_encode_line_nums(&with, l, n, nums, nn, 3, 0, 1, &a), 0);
-			CHECK_EQ(tl_encode_line_nums(&without, l, n, nums, nn, -1, 0, 1, &b), 0);
+			CHECK_EQ(tl_encode_line_nums(&with, l, n, nums, nn, 3, 0, 1, &a, NULL), 0);
+			CHECK_EQ(tl_encode_line_nums(&without, l, n, nums, nn, -1, 0, 1, &b, NULL), 0);
 		}
 		bad += check_chunk(&with, &a, chunk, lines[0], sizeof(lines[0]), lens, tags, CHUNK, &literal);
 		CHECK(a.n == b.n && !memcmp(a.p, b.p, a.n));

@@ -10,6 +10,7 @@
 #include <lz4.h>
 #include <zlib.h>
 
+#include "common/check.h"
 #include "common/grow.h"
 #include "sinks/timeline/timeline_encode.h"
 
@@ -815,11 +816,29 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag
 		return -ENOMEM;
 	memcpy(d->padded.p, line, len);
 	memset(d->padded.p + len, 0, 8);
-	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, 0, tag, out);
+	return tl_encode_line_nums(d, (const char *)d->padded.p, len, NULL, 0, -1, 0, tag, out, NULL);
+}
+
+int tl_encode_again(struct tl_dict *d, uint32_t id, const struct kt_num *h, size_t nh, unsigned tag,
+		    struct tl_buf *out)
+{
+	if (NEVER(id >= d->n))
+		return -EINVAL;
+	return put_holes(d, id, h, nh, tag, out);
+}
+
+/* The line's skeleton and holes into *res (if any), then the line out. */
+static int put_line(struct tl_dict *d, uint32_t id, const struct kt_num *h, size_t nh, unsigned tag,
+		    struct tl_buf *out, struct tl_encoded *res)
+{
+	if (res)
+		*res = (struct tl_encoded){ id, h, nh };
+	return put_holes(d, id, h, nh, tag, out);
 }
 
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out)
+			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out,
+			struct tl_encoded *res)
 {
 	uint32_t *last = hint >= 0 ? d->hint[(unsigned)hint % TL_DICT_HINTS] : NULL;
 	struct tl_tmpl **tmpl = hint >= 0 ? d->tmpl[(unsigned)hint % TL_DICT_HINTS] : NULL;
@@ -830,13 +849,13 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		 * line around nums (with holes of its own): first from now on */
 		if (fits(d, last[j] - 1, (const uint8_t *)line, len, nums, nn)) {
 			way_first(last, tmpl, j);
-			return put_holes(d, last[0] - 1, nums, nn, tag, out);
+			return put_line(d, last[0] - 1, nums, nn, tag, out, res);
 		}
 		if (tmpl[j] && tmpl_fits(tmpl[j], (const uint8_t *)line, len, nums, nn)) {
 			way_first(last, tmpl, j);
 			if (tmpl_holes(d, tmpl[0], nums, nn))
 				return -ENOMEM;
-			return put_holes(d, last[0] - 1, d->holes, d->nh, tag, out);
+			return put_line(d, last[0] - 1, d->holes, d->nh, tag, out, res);
 		}
 	}
 	/* (fits takes no NUL: the line ends at its first one; the notes past it are not
@@ -861,7 +880,9 @@ int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const s
 		last[0] = (uint32_t)id + 1;
 		tmpl_keep(d, &tmpl[0], (const uint8_t *)line, len, nums, nn);
 	}
+	if (res)
+		res->id = -1;
 	if (id < 0)
 		return put_literal(d, line, len, tag, out);
-	return put_holes(d, (uint32_t)id, d->holes, d->nh, tag, out);
+	return put_line(d, (uint32_t)id, d->holes, d->nh, tag, out, res);
 }

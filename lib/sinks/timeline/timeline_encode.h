@@ -37,6 +37,8 @@
 #include "common/hashmap.h"
 #include "common/numspan.h"
 
+struct tl_encoded;
+
 struct tl_buf {
 	uint8_t *p;
 	size_t n, cap;
@@ -177,8 +179,22 @@ int tl_encode_line(struct tl_dict *d, const char *line, size_t len, unsigned tag
  * cutting it up. The 8 bytes after line[len - 1] must be readable (the scan reads 8 at
  * a time). */
 int tl_encode_line_nums(struct tl_dict *d, const char *line, size_t len, const struct kt_num *nums,
-			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out);
+			size_t nn, int hint, unsigned how, unsigned tag, struct tl_buf *out,
+			struct tl_encoded *res);
 #define TL_ENC_ZEROED 1u
 #define TL_ENC_NUL_ENDS 2u
+
+/* What tl_encode_line_nums made of a line (when res is not NULL): its skeleton's id (-1:
+ * stored whole) and its holes (valid until the next call), which tl_encode_again
+ * encodes as the same line again. */
+struct tl_encoded {
+	int64_t id;
+	const struct kt_num *holes;
+	size_t nh;
+};
+/* Appends the line of skeleton id with holes h[0..nh) (their value and hex width), as
+ * tl_encode_line_nums gave them for it, and its tag to out. 0 or -ENOMEM. */
+int tl_encode_again(struct tl_dict *d, uint32_t id, const struct kt_num *h, size_t nh, unsigned tag,
+		    struct tl_buf *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/hashmap.h"
 #include "engine/engine.h"
 #include "sinks/timeline/timeline_writers.h"
 
@@ -44,6 +45,7 @@ void tl_lines_free(struct tl_lines *l)
 	tl_zip_free(&l->zip);
 	free(l->style);
 	free(l->line);
+	free(l->memo);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -119,13 +121,12 @@ static int find_style(struct tl_lines *l, const struct ktrace_stream_record *r, 
 }
 
 /* The record's line into l->line (*n bytes; an error gives an empty line), with parts
- * (kt_stream_format_parts). 0 or -ENOMEM. */
+ * (kt_stream_format_parts, how: KT_FORMAT_*). 0 or -ENOMEM. */
 static int format_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt_line_parts **parts,
-		       bool omit_prefix, size_t *n)
+		       unsigned how, size_t *n)
 {
 	for (;;) {
-		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts,
-						 (omit_prefix ? KT_FORMAT_OMIT_PREFIX : 0) | KT_FORMAT_NUL_LATER);
+		int len = kt_stream_format_parts(s, l->line, l->line_cap, parts, how | KT_FORMAT_NUL_LATER);
 
 		if (len < 0) {
 			len = 0;
@@ -141,6 +142,108 @@ static int format_line(struct tl_lines *l, struct ktrace_stream *s, const struct
 	}
 }
 
+/* The tag of a line (n bytes in l->line) whose prefix the source told of or left out
+ * (parts): the prefix's style and the label before it, *plen where the rest starts. 0
+ * when the source did not say, or for a label past the page's room (*whole: a line
+ * without its prefix is then made again whole). */
+static int parts_tag(struct tl_lines *l, const struct kt_line_parts *parts, size_t n, size_t *plen,
+		     bool *whole)
+{
+	int id;
+
+	*whole = false;
+	if ((parts->style != KT_PREFIX_USECS && parts->style != KT_PREFIX_NSECS) ||
+	    parts->label + parts->prefix > n)
+		return 0;
+	id = parts->label ? label_id(l, l->line, parts->label) : -1;
+	if (parts->label && id < 0) {
+		*whole = parts->omitted;
+		return 0;
+	}
+	*plen = parts->label + parts->prefix;
+	return parts->style + (parts->label ? 4 * (id + 1) : 0);
+}
+
+/*
+ * The lines a thread made, by their record's bytes (kt_stream_text_key): most records of
+ * a trace repeat the bytes of an earlier one (the same threads switching, the same
+ * calls: only 1 to 6 lines in 100 were new after the prefix in recorded traces of the
+ * bench's mixes), and their text after the prefix is then that one's. Its skeleton and
+ * holes are encoded again (tl_encode_again) behind the record's own label, without
+ * formatting the text or cutting it up. One line per slot, by the bytes' hash; the last
+ * one made stays.
+ */
+#define TL_MEMO_SLOTS 4096
+#define TL_MEMO_KEY 96                 /* record bytes at most (a sched_switch: 64) */
+#define TL_MEMO_HOLES 16
+struct tl_memo_line {
+	uint64_t hash;
+	const char *name;              /* the event (one pointer per event of an input) */
+	uint32_t source, buffer;
+	uint32_t id;                   /* the text's skeleton */
+	uint16_t len;                  /* bytes of key (0: an empty slot) */
+	uint8_t nh;
+	struct kt_num holes[TL_MEMO_HOLES];
+	uint8_t key[TL_MEMO_KEY];
+};
+
+/* The slot of the record's bytes key[0..n) (NULL out of memory), their hash, and
+ * whether the slot holds their line. */
+static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_stream_record *r,
+				      const uint8_t *key, size_t n, uint64_t *hash_out, bool *found)
+{
+	uint64_t hash = kt_hash_bytes(key, n);
+	struct tl_memo_line *m;
+
+	*hash_out = hash;
+	*found = false;
+	if (!l->memo && !(l->memo = calloc(TL_MEMO_SLOTS, sizeof(*l->memo))))
+		return NULL;
+	m = &l->memo[hash % TL_MEMO_SLOTS];
+	*found = m->len && m->hash == hash && m->len == n && m->name == r->name &&
+		 m->source == r->source && m->buffer == r->buffer && !memcmp(m->key, key, n);
+	return m;
+}
+
+/* Slot m: the text of record r, its bytes key[0..n) of that hash, encoded as e (a line
+ * stored whole, or with too many holes, empties it). */
+static void memo_keep(struct tl_memo_line *m, const struct ktrace_stream_record *r, const uint8_t *key,
+		      size_t n, uint64_t hash, const struct tl_encoded *e)
+{
+	m->len = 0;
+	if (e->id < 0 || e->id > UINT32_MAX || e->nh > TL_MEMO_HOLES || !n || n > TL_MEMO_KEY)
+		return;
+	m->hash = hash;
+	m->name = r->name;
+	m->source = r->source;
+	m->buffer = r->buffer;
+	m->id = (uint32_t)e->id;
+	m->nh = (uint8_t)e->nh;
+	memcpy(m->holes, e->holes, e->nh * sizeof(*e->holes));
+	memcpy(m->key, key, n);
+	m->len = (uint16_t)n;
+}
+
+/* The line of a record whose text is m's: the source's label for it, the text encoded
+ * again. 0, 1 when the source gave more than a label (the line is to be made as any
+ * other), or -ENOMEM. */
+static int line_again(struct tl_lines *l, struct ktrace_stream *s, const struct tl_memo_line *m)
+{
+	const struct kt_line_parts *parts;
+	size_t n, plen = 0;
+	bool whole;
+	int tag;
+
+	if (format_line(l, s, &parts, KT_FORMAT_OMIT_PREFIX | KT_FORMAT_LABEL_ONLY, &n))
+		return -ENOMEM;
+	if (!parts->text_left || !(tag = parts_tag(l, parts, n, &plen, &whole)) || plen != n)
+		return 1;
+	if (tl_encode_again(&l->dict, m->id, m->holes, m->nh, (unsigned)tag, &l->enc))
+		return -ENOMEM;
+	l->count++;
+	return 0;
+}
+
 /* The record's line into the current chunk: the encoding of what follows the prefix,
  * tagged with the prefix's style. */
 static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct ktrace_stream_record *r)
@@ -151,23 +254,35 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 	bool page_prefix = r->ts == l->last_ts && r->tid >= 0 && r->cpu >= 0 && r->cpu < TL_MAX_CPUS &&
 			   r->kind == KTRACE_STREAM_EVENT && r->name && *r->name && r->comm &&
 			   strnlen(r->comm, TL_COMM_MAX) < TL_COMM_MAX;
-	size_t plen = 0, n;
-	int st = 0;
+	struct tl_memo_line *memo = NULL;
+	struct tl_encoded enc;
+	const uint8_t *key = NULL;
+	size_t plen = 0, n, klen = 0;
+	uint64_t hash = 0;
+	bool whole;
+	int st;
 
-	if (format_line(l, s, &parts, page_prefix, &n))
-		return -ENOMEM;
-	if (page_prefix && (parts->style == KT_PREFIX_USECS || parts->style == KT_PREFIX_NSECS) &&
-	    parts->label + parts->prefix <= n) {
-		int id = parts->label ? label_id(l, l->line, parts->label) : -1;
+	if (page_prefix && !kt_stream_text_key(s, &key, &klen) && klen && klen <= TL_MEMO_KEY) {
+		bool found;
 
-		if (!parts->label || id >= 0) {
-			st = parts->style + (parts->label ? 4 * (id + 1) : 0);
-			plen = parts->label + parts->prefix;
-		} else if (parts->omitted) {
-			/* too many labels: the whole line, as it is */
-			if (format_line(l, s, &parts, false, &n))
-				return -ENOMEM;
+		memo = memo_slot(l, r, key, klen, &hash, &found);
+		if (found) {
+			int ret = line_again(l, s, memo);
+
+			if (ret <= 0)
+				return ret;
 		}
+	}
+	if (format_line(l, s, &parts, page_prefix ? KT_FORMAT_OMIT_PREFIX : 0, &n))
+		return -ENOMEM;
+	st = page_prefix ? parts_tag(l, parts, n, &plen, &whole) : 0;
+	/* (only a text after a prefix left out is the record's alone) */
+	if (!st || !parts->omitted)
+		memo = NULL;
+	if (!st && page_prefix && whole) {
+		/* too many labels: the whole line, as it is */
+		if (format_line(l, s, &parts, 0, &n))
+			return -ENOMEM;
 	}
 	if (!st && parts->nul_later)
 		n = strnlen(l->line, n);        /* (the encoder looks for it otherwise) */
@@ -196,9 +311,11 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 		if (tl_encode_line_nums(&l->dict, l->line + plen, n - plen, nums, nn,
 					(int)(((uintptr_t)r->name >> 3) % TL_DICT_HINTS),
 					TL_ENC_ZEROED | (parts->nul_later ? TL_ENC_NUL_ENDS : 0),
-					(unsigned)st, &l->enc))
+					(unsigned)st, &l->enc, &enc))
 			return -ENOMEM;
 	}
+	if (memo)
+		memo_keep(memo, r, key, klen, hash, &enc);
 	l->count++;
 	return 0;
 }

@@ -36,6 +36,7 @@ struct tl_damage {
 #define TL_MAX_THREADS 8
 
 struct tl_html;
+struct tl_memo_line;
 
 /* Where the page's head and its line chunks go (timeline_layout.c). */
 struct tl_layout {
@@ -82,6 +83,8 @@ struct tl_lines {
 	bool own;                      /* the current chunk is this thread's */
 	uint64_t last_ts;              /* the records' times made monotonic */
 	uint64_t literal;              /* lines whose prefix did not fit a style */
+	struct tl_memo_line *memo;     /* lines made, by their record's bytes
+					* (timeline_lines.c; NULL: none yet) */
 	int label_ids[TL_MAX_LABELS];  /* the labels this thread has met: page index, length */
 	size_t label_len[TL_MAX_LABELS], nlabels;
 	/* a thread of its own (not the first): */
