@@ -99,7 +99,7 @@ static void put_escaped(struct ktrace_out *out, const char *s)
  * event formats and symbols: 16 MiB with a 5 MB kallsyms), so that a page is made within
  * 64 MiB whatever the machine, and what one takes besides its stream. */
 #define TL_THREADS_BUDGET ((size_t)24 << 20)
-#define TL_THREAD_BYTES ((size_t)4 << 20)
+#define TL_THREAD_BYTES ((size_t)6 << 20)     /* (of which 1.5 MiB its lines by record) */
 
 /* Inputs of this much record data or more (kt_stream_data_bytes) have their line chunks
  * in LZ4 blocks: several times
@@ -126,7 +126,7 @@ static unsigned line_threads(const struct ktrace_view_timeline_opts *o, struct k
 }
 
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
-		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o)
+		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o, bool model_lines)
 {
 	const char *title = o->title ? o->title : o->paths[0];
 	/* (the data once decompressed: a zstd trace.dat's is ten times its file; UINT64_MAX:
@@ -145,6 +145,7 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	h->m = m;
 	h->ninputs = ktrace_stream_source_count(s);
 	h->nthr = 1;
+	h->driven = -1;
 	h->lz4 = o->lines_codec == KTRACE_TIMELINE_LINES_LZ4 ||
 		 (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
 	if (tl_lines_init(&h->lines[0], h, 0))
@@ -168,8 +169,12 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		h->nthr++;
 	}
 	h->has_cv = !pthread_cond_init(&h->opened_cv, NULL);
+	if (model_lines && h->nthr >= 2)
+		h->driven = (int)h->nthr - 1;
 	for (unsigned i = 1; i < h->nthr; i++)
-		h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread, &h->lines[i]);
+		if ((int)i != h->driven)
+			h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread,
+							      &h->lines[i]);
 	return 0;
 }
 

@@ -174,21 +174,24 @@ static int parts_tag(struct tl_lines *l, const struct kt_line_parts *parts, size
  * one made stays.
  */
 #define TL_MEMO_SLOTS 4096
-#define TL_MEMO_KEY 96                 /* record bytes at most (a sched_switch: 64) */
+#define TL_MEMO_KEY 80                 /* record bytes at most (a sched_switch: 64) */
 #define TL_MEMO_HOLES 16
-struct tl_memo_line {
+struct tl_memo_line {                  /* (256 bytes: a slot is 4 cache lines, 1 MiB in all) */
 	uint64_t hash;
 	const char *name;              /* the event (one pointer per event of an input) */
 	uint32_t source, buffer;
 	uint32_t id;                   /* the text's skeleton */
 	uint16_t len;                  /* bytes of key (0: an empty slot) */
 	uint8_t nh;
-	struct kt_num holes[TL_MEMO_HOLES];
+	uint8_t hex[TL_MEMO_HOLES];    /* the holes: hex digits (0 decimal), values */
 	uint8_t key[TL_MEMO_KEY];
+	uint64_t value[TL_MEMO_HOLES];
 };
 
 /* The slot of the record's bytes key[0..n) (NULL out of memory), their hash, and
  * whether the slot holds their line. */
+_Static_assert(sizeof(struct tl_memo_line) == 256, "a memo slot is 4 cache lines");
+
 static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_stream_record *r,
 				      const uint8_t *key, size_t n, uint64_t *hash_out, bool *found)
 {
@@ -219,7 +222,10 @@ static void memo_keep(struct tl_memo_line *m, const struct ktrace_stream_record 
 	m->buffer = r->buffer;
 	m->id = (uint32_t)e->id;
 	m->nh = (uint8_t)e->nh;
-	memcpy(m->holes, e->holes, e->nh * sizeof(*e->holes));
+	for (size_t i = 0; i < e->nh; i++) {
+		m->hex[i] = e->holes[i].hex;
+		m->value[i] = e->holes[i].value;
+	}
 	memcpy(m->key, key, n);
 	m->len = (uint16_t)n;
 }
@@ -230,6 +236,7 @@ static void memo_keep(struct tl_memo_line *m, const struct ktrace_stream_record 
 static int line_again(struct tl_lines *l, struct ktrace_stream *s, const struct tl_memo_line *m)
 {
 	const struct kt_line_parts *parts;
+	struct kt_num holes[TL_MEMO_HOLES];
 	size_t n, plen = 0;
 	bool whole;
 	int tag;
@@ -238,7 +245,9 @@ static int line_again(struct tl_lines *l, struct ktrace_stream *s, const struct 
 		return -ENOMEM;
 	if (!parts->text_left || !(tag = parts_tag(l, parts, n, &plen, &whole)) || plen != n)
 		return 1;
-	if (tl_encode_again(&l->dict, m->id, m->holes, m->nh, (unsigned)tag, &l->enc))
+	for (unsigned i = 0; i < m->nh; i++)
+		holes[i] = (struct kt_num){ .value = m->value[i], .hex = m->hex[i] };
+	if (tl_encode_again(&l->dict, m->id, holes, m->nh, (unsigned)tag, &l->enc))
 		return -ENOMEM;
 	l->count++;
 	return 0;

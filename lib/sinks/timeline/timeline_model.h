@@ -102,14 +102,17 @@ struct tl_model {
 	size_t ninputs;
 	bool comm_by_address;          /* kt_stream_stable_comm: a comm at a thread's
 					* comm_at is its task's name */
-	struct kt_strtab state_tab;    /* the model's state names met ("Running", "S", "?"...) */
+	/* the model's state names met ("Running", "S", "?"...): tl_model_state's, which the
+	 * model thread calls (timeline_write.c), on cache lines of their own (the caller's
+	 * thread writes the fields after them for every record) */
+	_Alignas(64) struct kt_strtab state_tab;
 	/* tl_model_state's answers for the first names met, by the name's address (the
 	 * engine model's names live and stay as they are until it is freed) */
 	const char *state_name[16];
 	uint32_t state_id[16];
 	uint8_t state_draw[16];
 	size_t nstate_names;
-	uint64_t first_ts, last_ts;
+	_Alignas(64) uint64_t first_ts, last_ts;
 	uint64_t nrecs, lost_total;
 	bool any;
 };

@@ -31,13 +31,15 @@ void tl_format_ts(char *buf, size_t len, uint64_t ns)
 }
 
 /*
- * The engine's model (the lanes), fed by the caller's loop; or, for a page whose lines
- * one thread makes when another CPU is there, by a thread of its own (the model thread)
- * with a stream of its own, while the caller's thread makes the columns and the lines
- * (on a 1.1 M-event trace 0.45 s instead of 0.53 s; where line threads take the CPUs
- * already it only adds a pass over the inputs). The page's intervals go into its state
- * chunks as they come, their threads in a table of the model's (the caller's thread
- * keeps the timeline's), mapped to the page's at the end (tl_html's smap).
+ * The engine's model (the lanes), fed by the caller's loop (an SVG, or one CPU); for a
+ * page, by a thread of its own (the model thread) with a stream of its own, while the
+ * caller's thread makes the columns and lines. With two line threads or more, the model
+ * thread is one of them (it makes lines[driven]: it reads every record anyway), so that
+ * the model and the columns, each in one thread, run side by side (the sched mix of
+ * bench/report: 0.39 s instead of 0.45 s with the model in the caller's thread and a
+ * line thread of its own). The page's intervals go into its state chunks as they come,
+ * their threads in a table of the model's (the caller's thread keeps the timeline's),
+ * mapped to the page's at the end (tl_html's smap).
  */
 struct tl_run {
 	struct tl_model *m;
@@ -116,27 +118,49 @@ static int finish_model(struct tl_model *m, struct kt_model *model, struct ktrac
 	return kt_model_finish(model, err);
 }
 
-/* The model thread: every record of its stream to the model. A damaged input ends the
- * stream where the caller's ends (the caller reports it). */
+/* The model thread: every record of its stream to the model, and to its line chunks
+ * if it has some. A damaged input ends the stream where the caller's ends (the caller
+ * reports it). */
 static void *model_thread(void *arg)
 {
 	struct tl_run *run = arg;
+	struct tl_html *h = run->html;
+	struct tl_lines *l = h->driven >= 0 ? &h->lines[h->driven] : NULL;
+	struct ktrace_stream *s = run->s;
+	struct kt_model *model = run->model;
 	const struct ktrace_stream_record *r;
-	struct ktrace_error serr;
-	bool first = true;
-	int sret;
+	struct ktrace_error serr, err;
+	unsigned tid = l ? l->tid : 0;
+	uint64_t k = 0;
+	bool first = true, own;
+	int ret = 0, sret;
 
-	while (!atomic_load(&run->html->stop) && (sret = ktrace_stream_next(run->s, &r, &serr)) > 0) {
+	/* (what the caller's thread reads, run and h, only read here until the end: it
+	 * writes the cache lines around them for every record) */
+	while (!atomic_load_explicit(&h->stop, memory_order_relaxed) &&
+	       (sret = ktrace_stream_next(s, &r, &serr)) > 0) {
 		if (first) {
-			tl_html_states_from(run->html, r->ts);
+			tl_html_states_from(h, r->ts);
 			first = false;
 		}
-		run->ret = kt_model_record(run->model, run->s, r, &run->err);
-		if (run->ret)
-			return NULL;
+		ret = kt_model_record(model, s, r, &err);
+		if (!ret && l && (ret = tl_lines_record(l, tid, s, r, k++, &own)))
+			kt_error_oom(&err);
+		if (ret)
+			goto fail;
 	}
-	if (!atomic_load(&run->html->stop))
-		run->ret = finish_model(run->m, run->model, &run->err);
+	if (l && (ret = tl_lines_finish(l))) {
+		kt_error_oom(&err);
+		goto fail;
+	}
+	if (!atomic_load(&h->stop) && (ret = finish_model(run->m, model, &err)))
+		goto fail;
+	return NULL;
+fail:
+	run->ret = ret;
+	run->err = err;
+	/* (the line threads stop too) */
+	atomic_store(&h->stop, true);
 	return NULL;
 }
 
@@ -231,7 +255,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	 * inputs' threads and the model walks them: their completeness; its opens after
 	 * the line threads', always in that order) */
 	if (!ret && !o.svg)
-		ret = tl_html_begin(&html, out, &m, s, &o);
+		ret = tl_html_begin(&html, out, &m, s, &o, kt_usable_cpus() >= 2);
 	if (!ret)
 		ret = tl_model_init(&m, s);
 	if (ret) {
@@ -248,7 +272,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 		if (ret)
 			goto done;
 	}
-	if (!o.svg && html.nthr == 1 && kt_usable_cpus() >= 2) {
+	if (!o.svg && kt_usable_cpus() >= 2) {
 		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
 		if (ret)
 			goto done;

@@ -69,7 +69,7 @@ void tl_layout_free(struct tl_layout *y);
 /* One thread's part of the report lines (timeline_lines.c): the line chunks it makes,
  * encoded with a skeleton dictionary of its own ("dict<dict_id>" in the page). */
 struct tl_lines {
-	struct tl_html *h;
+	_Alignas(64) struct tl_html *h;
 	unsigned tid, dict_id;
 	struct tl_dict dict;
 	uint8_t *style;                /* per input: the prefix style that fitted last */
@@ -108,8 +108,9 @@ struct tl_html {
 	struct tl_buf packed, b64, chunk;
 	struct tl_zip ezip;            /* the column stream */
 	/* the model's thread intervals, in state chunks ("s0"...), made by the model thread
-	 * (timeline_write.c) with buffers of its own */
-	struct tl_buf states[5];       /* its columns */
+	 * (timeline_write.c) with buffers of its own (cache lines of their own too: the
+	 * caller's thread writes the columns' for every record) */
+	_Alignas(64) struct tl_buf states[5];  /* its columns */
 	struct tl_buf schunk, spacked, sb64;
 	uint64_t sbase;                /* the first record's time */
 	size_t scount;                 /* intervals in the current state chunk */
@@ -126,9 +127,12 @@ struct tl_html {
 	uint32_t *smap;                /* the model thread's threads -> the page's (at the end) */
 	size_t nsmap;
 	struct tl_zip szip;
-	/* the line threads: lines[0] is the caller's, the others run tl_lines_thread */
+	/* the line threads: lines[0] is the caller's, lines[driven] (if >= 0) the model
+	 * thread's (timeline_write.c), the others run tl_lines_thread (each on cache lines
+	 * of its own) */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;
+	int driven;
 	bool lz4;                      /* line and column chunks in LZ4 blocks (big inputs),
 					* else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
@@ -144,8 +148,11 @@ struct tl_html {
 	uint64_t lines_written;
 };
 
+/* The page's head, and its line threads started. model_lines: when there are two line
+ * threads or more, the last one's lines are made by the model thread (lines[driven]),
+ * which reads every record anyway, instead of a thread of their own. */
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
-		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o);
+		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o, bool model_lines);
 /* Waits until every other line thread has tried to open its stream (the opens of the
  * inputs in a fixed order: theirs, then the model's). */
 void tl_html_wait_opened(struct tl_html *h);
