@@ -36,6 +36,7 @@ struct td_source {
 		int pid;
 		uint32_t file;
 		int64_t tgid;
+		bool set;
 	} tgid_cache[64];
 	/* what fill_record takes from an event format, for the formats met lately (the
 	 * records of a few events interleave), by the format's address */
@@ -89,9 +90,10 @@ static int64_t find_tgid(struct td_source *t, size_t file, int pid)
 {
 	struct tgid_hit *h = &t->tgid_cache[(unsigned)pid % 64];
 
-	if (h->pid != pid || h->file != file || !h->pid) {
+	if (h->pid != pid || h->file != file || !h->set) {
 		h->pid = pid;
 		h->file = (uint32_t)file;
+		h->set = true;
 		h->tgid = search_tgid(t, file, pid);
 	}
 	return h->tgid;

@@ -145,7 +145,7 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 	h->m = m;
 	h->ninputs = ktrace_stream_source_count(s);
 	h->nthr = 1;
-	h->driven = -1;
+	h->driven = h->spare = -1;
 	h->lz4 = o->lines_codec == KTRACE_TIMELINE_LINES_LZ4 ||
 		 (!o->lines_codec && bytes != UINT64_MAX && bytes >= TL_LZ4_FROM);
 	if (tl_lines_init(&h->lines[0], h, 0))
@@ -169,13 +169,30 @@ int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		h->nthr++;
 	}
 	h->has_cv = !pthread_cond_init(&h->opened_cv, NULL);
-	if (model_lines && h->nthr >= 2)
-		h->driven = (int)h->nthr - 1;
 	for (unsigned i = 1; i < h->nthr; i++)
-		if ((int)i != h->driven)
-			h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread,
-							      &h->lines[i]);
+		h->lines[i].running = !pthread_create(&h->lines[i].th, NULL, tl_lines_thread, &h->lines[i]);
+	/* and a spare for the model thread, if it comes (tl_html_drive_spare) */
+	if (model_lines && h->nthr >= 2 && h->nthr < TL_MAX_THREADS) {
+		struct tl_lines *l = &h->lines[h->nthr];
+
+		if (tl_lines_init(l, h, h->nthr)) {
+			tl_lines_free(l);
+		} else {
+			l->tid = h->nthr;
+			h->spare = (int)h->nthr++;
+		}
+	}
 	return 0;
+}
+
+struct tl_lines *tl_html_drive_spare(struct tl_html *h)
+{
+	if (h->spare < 0 || h->driven >= 0)
+		return NULL;
+	/* the last line thread stops at its next chunk: the model thread takes its place */
+	atomic_store(&h->lines[h->spare - 1].retire, true);
+	h->driven = h->spare;
+	return &h->lines[h->driven];
 }
 
 void tl_html_wait_opened(struct tl_html *h)
@@ -573,6 +590,8 @@ int tl_html_end(struct tl_html *h, struct ktrace_stream *s, const struct tl_dama
 		struct tl_lines *l = &h->lines[i];
 
 		literal += l->literal;
+		if (i && !l->nchunks)
+			continue;      /* (no chunk names its dictionary) */
 		h->packed.n = 0;
 		if (tl_deflate(&l->zip, l->dict.data.p, l->dict.data.n, &h->packed, TL_DEFLATE_LEVEL) ||
 		    put_encoded(h, "dict", i, l->dict.data.n, false))

@@ -342,6 +342,7 @@ static int end_chunk(struct tl_lines *l)
 		return -ENOMEM;
 	tl_html_put_block(l->h, "l", l->block, l->enc.n, (int)l->dict_id, &l->b64, l->count,
 			  l->h->lz4);
+	l->nchunks++;
 	l->enc.n = 0;
 	l->count = 0;
 	l->block = UINT64_MAX;
@@ -379,13 +380,10 @@ int tl_lines_finish(struct tl_lines *l)
 /* kt_stream_skip's test: every record of another thread's chunk; only its time kept. */
 static bool skip_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
 {
-	struct tl_lines *l = arg;
-
 	(void)event_id;
 	(void)tid;
 	(void)cpu;
-	if (ts > l->last_ts)
-		l->last_ts = ts;
+	tl_lines_pass(arg, ts);
 	return true;
 }
 
@@ -419,6 +417,9 @@ void *tl_lines_thread(void *arg)
 
 		sret = ktrace_stream_next(s, &r, &l->err);
 		if (sret <= 0 || atomic_load_explicit(&h->stop, memory_order_relaxed))
+			break;
+		/* (retired: its chunk done, the others take the next ones) */
+		if (!(k % TL_LCHUNK) && atomic_load_explicit(&l->retire, memory_order_relaxed))
 			break;
 		ret = tl_lines_record(l, l->tid, s, r, k, &own);
 		if (ret)

@@ -41,6 +41,10 @@ void tl_format_ts(char *buf, size_t len, uint64_t ns)
  * their threads in a table of the model's (the caller's thread keeps the timeline's),
  * mapped to the page's at the end (tl_html's smap).
  */
+/* A model is busy when switches are at least 1 in TL_BUSY_MODEL of the first chunk of
+ * records (the sched mix of bench/report: 1 in 4; the others: 1 in 100 or fewer). */
+#define TL_BUSY_MODEL 8
+
 struct tl_run {
 	struct tl_model *m;
 	struct tl_html *html;          /* one of the two */
@@ -48,13 +52,17 @@ struct tl_run {
 	struct kt_model *model;
 	struct kt_threads threads;     /* the page's intervals' (input, tid); data: its CPU
 					* time (uint64_t) */
-	/* the model thread's */
+	/* the model thread's: it opens the model (its walk) and its stream itself, while
+	 * the caller's thread reads */
+	const struct ktrace_view_timeline_opts *o;
+	uint64_t from;                 /* the records the caller's thread fed the model */
 	bool threaded;
 	struct ktrace_stream *s;
 	pthread_t th;
 	bool running;
 	int ret;
 	struct ktrace_error err;
+	const char *err_path;          /* (the input of its error, when it concerns one) */
 };
 
 static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_error *err)
@@ -118,26 +126,55 @@ static int finish_model(struct tl_model *m, struct kt_model *model, struct ktrac
 	return kt_model_finish(model, err);
 }
 
-/* The model thread: every record of its stream to the model, and to its line chunks
- * if it has some. A damaged input ends the stream where the caller's ends (the caller
- * reports it). */
+/* kt_stream_skip's test for the records the caller's thread fed the model already:
+ * all of them, their time kept for the page's lines. */
+static bool pass_fed(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
+{
+	(void)event_id;
+	(void)tid;
+	(void)cpu;
+	tl_lines_pass(arg, ts);
+	return true;
+}
+
+/* The model thread: every record of its stream to the model (those after the run->from
+ * the caller's thread fed it, passed over), and to its line chunks if it makes some. A
+ * damaged input ends the stream where the caller's ends (the caller reports it). */
 static void *model_thread(void *arg)
 {
 	struct tl_run *run = arg;
 	struct tl_html *h = run->html;
+	const struct ktrace_view_timeline_opts *o = run->o;
+	const struct kt_model_ops ops = { .ctx = run, .state = on_state, .latency = on_latency };
 	struct tl_lines *l = h->driven >= 0 ? &h->lines[h->driven] : NULL;
-	struct ktrace_stream *s = run->s;
-	struct kt_model *model = run->model;
+	const struct kt_stream_skip fed = { pass_fed, l };
+	struct ktrace_stream *s;
+	struct kt_model *model;
 	const struct ktrace_stream_record *r;
 	struct ktrace_error serr, err;
 	unsigned tid = l ? l->tid : 0;
 	uint64_t k = 0;
-	bool first = true, own;
-	int ret = 0, sret;
+	bool first = !run->from, own;
+	int ret, sret = 1;
 
+	if ((!run->model &&
+	     (ret = kt_model_open(&run->model, o->paths, o->npaths, o->stream, &ops, &err, &run->err_path))) ||
+	    (ret = ktrace_stream_open(&run->s, o->paths, o->npaths, o->stream, &err, &run->err_path)))
+		goto fail;
+	s = run->s;
+	model = run->model;
+	while (k < run->from && (sret = ktrace_stream_next(s, &r, &serr)) > 0) {
+		uint64_t skipped = 0;
+
+		if (l)
+			tl_lines_pass(l, r->ts);
+		if (++k < run->from && l && kt_stream_skip(s, run->from - k, &fed, &skipped, &serr) < 0)
+			sret = -1;     /* (the damage: the caller's thread meets it too) */
+		k += skipped;
+	}
 	/* (what the caller's thread reads, run and h, only read here until the end: it
 	 * writes the cache lines around them for every record) */
-	while (!atomic_load_explicit(&h->stop, memory_order_relaxed) &&
+	while (sret > 0 && !atomic_load_explicit(&h->stop, memory_order_relaxed) &&
 	       (sret = ktrace_stream_next(s, &r, &serr)) > 0) {
 		if (first) {
 			tl_html_states_from(h, r->ts);
@@ -213,6 +250,8 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	struct tl_run run = { .m = &m };
 	struct ktrace_error serr;
 	const struct ktrace_stream_record *r;
+	unsigned cpus = kt_usable_cpus();
+	uint64_t nswitch = 0;
 	int ret, sret = 0;
 
 	*drawn = false;
@@ -255,7 +294,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	 * inputs' threads and the model walks them: their completeness; its opens after
 	 * the line threads', always in that order) */
 	if (!ret && !o.svg)
-		ret = tl_html_begin(&html, out, &m, s, &o, kt_usable_cpus() >= 2);
+		ret = tl_html_begin(&html, out, &m, s, &o, cpus >= 2);
 	if (!ret)
 		ret = tl_model_init(&m, s);
 	if (ret) {
@@ -264,19 +303,19 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	}
 	if (!o.svg)
 		tl_html_wait_opened(&html);
-	{
+	run.o = &o;
+	/* one line thread (small inputs): the model thread reads beside it from the start;
+	 * with more, the caller's thread feeds the model its first chunk of records, and
+	 * hands it to a model thread of its own if it is busy (below) */
+	if (!o.svg && html.nthr == 1 && cpus >= 2)
+		run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
+	if (!run.threaded) {
 		const struct kt_model_ops ops = { .ctx = &run, .state = on_state,
 						  .latency = o.svg ? NULL : on_latency };
 
 		ret = kt_model_open(&run.model, o.paths, o.npaths, o.stream, &ops, err, err_path);
 		if (ret)
 			goto done;
-	}
-	if (!o.svg && kt_usable_cpus() >= 2) {
-		ret = ktrace_stream_open(&run.s, o.paths, o.npaths, o.stream, err, err_path);
-		if (ret)
-			goto done;
-		run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
 	}
 	for (;;) {
 		struct tl_rec tr;
@@ -297,6 +336,15 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 			ret = kt_model_record(run.model, s, r, err);
 			if (ret)
 				goto done;
+			nswitch += tr.cls == TL_SWITCH;
+			if (m.nrecs == TL_LCHUNK && !o.svg && nswitch >= TL_LCHUNK / TL_BUSY_MODEL &&
+			    tl_html_drive_spare(&html)) {
+				/* switches are many: the model's work would make this thread the
+				 * longest; a thread of its own feeds it from here (and makes the
+				 * line chunks of the line thread it replaces) */
+				run.from = m.nrecs;
+				run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
+			}
 		}
 		if (o.progress && !(m.nrecs & 0xffff))
 			o.progress(o.progress_arg, m.nrecs);
@@ -315,6 +363,8 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 				*err_path = o.paths[i];
 	}
 	ret = run.threaded ? join_model(&run, false, err) : finish_model(&m, run.model, err);
+	if (ret && run.err_path && err_path)
+		*err_path = run.err_path;
 	if (!ret && !o.svg && map_threads(&run))
 		ret = ktrace_error_set(err, -ENOMEM, "out of memory");
 	if (ret)

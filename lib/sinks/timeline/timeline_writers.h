@@ -90,6 +90,9 @@ struct tl_lines {
 	/* a thread of its own (not the first): */
 	pthread_t th;
 	bool running, started;
+	_Atomic bool retire;           /* stop at the next chunk (the model thread's lines
+					* take this thread's place: tl_html_drive_spare) */
+	uint64_t nchunks;              /* chunks made */
 	int ret;
 	struct ktrace_error err;
 };
@@ -128,11 +131,11 @@ struct tl_html {
 	size_t nsmap;
 	struct tl_zip szip;
 	/* the line threads: lines[0] is the caller's, lines[driven] (if >= 0) the model
-	 * thread's (timeline_write.c), the others run tl_lines_thread (each on cache lines
-	 * of its own) */
+	 * thread's (timeline_write.c, from lines[spare]), the others run tl_lines_thread
+	 * (each on cache lines of its own) */
 	struct tl_lines lines[TL_MAX_THREADS];
 	unsigned nthr;
-	int driven;
+	int spare, driven;
 	bool lz4;                      /* line and column chunks in LZ4 blocks (big inputs),
 					* else deflate */
 	struct kt_turns claims;        /* which thread makes which line chunk */
@@ -149,10 +152,12 @@ struct tl_html {
 };
 
 /* The page's head, and its line threads started. model_lines: when there are two line
- * threads or more, the last one's lines are made by the model thread (lines[driven]),
- * which reads every record anyway, instead of a thread of their own. */
+ * threads or more, one more set of lines is kept for a model thread (the spare). */
 int tl_html_begin(struct tl_html *h, struct ktrace_out *out, struct tl_model *m,
 		  struct ktrace_stream *s, const struct ktrace_view_timeline_opts *o, bool model_lines);
+/* The spare lines for the model thread to make (NULL: none), the last line thread told
+ * to stop at its next chunk in their favour. */
+struct tl_lines *tl_html_drive_spare(struct tl_html *h);
 /* Waits until every other line thread has tried to open its stream (the opens of the
  * inputs in a fixed order: theirs, then the model's). */
 void tl_html_wait_opened(struct tl_html *h);
@@ -186,6 +191,13 @@ int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, uint64_t k, bool *own);
 /* The last chunk out. */
 int tl_lines_finish(struct tl_lines *l);
+/* A record passed over (kt_stream_skip) at ts: the page's times stay monotonic, as the
+ * thread that makes its line has them. */
+static inline void tl_lines_pass(struct tl_lines *l, uint64_t ts)
+{
+	if (ts > l->last_ts)
+		l->last_ts = ts;
+}
 /* pthread start routine of the other line threads (arg: their struct tl_lines). */
 void *tl_lines_thread(void *arg);
 
