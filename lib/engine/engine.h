@@ -148,6 +148,11 @@ int kt_stream_format_parts(struct ktrace_stream *s, char *buf, size_t len,
  * *n set (valid until the stream moves on), or -ENOENT when the text depends on more
  * than the record (ftev_text_from_record) or the source does not say. */
 int kt_stream_text_key(struct ktrace_stream *s, const uint8_t **key, size_t *n);
+/* Whether lines of s may start with a label (trace-cmd's buffer or file column: a
+ * trace.dat with instances, several files). When not, the lines whose prefix is left
+ * out (KT_FORMAT_OMIT_PREFIX) start the same for every record of an input: its prefix's
+ * style alone. */
+bool kt_stream_labels_lines(const struct ktrace_stream *s);
 
 /* Bytes of event formats and symbols the stream's sources hold: what each further
  * stream of the same inputs costs (the sinks that read with several streams). */

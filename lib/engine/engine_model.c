@@ -123,7 +123,7 @@ static int set_state(struct kt_model *m, uint32_t input, uint32_t th, const char
 		return 0;
 	if (t->state && t->state != m->running && ts > t->since) {
 		struct kt_model_state s = {
-			.input = input, .tid = m->threads.v[th].id, .ts = t->since,
+			.input = input, .tid = m->threads.v[th].id, .thread = th, .ts = t->since,
 			.dur = (int64_t)(ts - t->since), .cpu = t->cpu, .state = t->state,
 			.waker_tid = t->woken ? t->waker : -1,
 		};
@@ -163,7 +163,8 @@ static int stop_running(struct kt_model *m, uint32_t input, int32_t cpu, struct 
 		end = c->since;
 	if (end > c->since || c->from_switch) {
 		struct kt_model_state s = {
-			.input = input, .tid = tid, .ts = c->since, .dur = (int64_t)(end - c->since),
+			.input = input, .tid = tid, .thread = th, .ts = c->since,
+			.dur = (int64_t)(end - c->since),
 			.cpu = cpu, .state = m->running, .waker_tid = -1, .end_state = end_state,
 			.priority = c->prio, .has_priority = c->has_prio,
 		};
@@ -324,7 +325,7 @@ static int switch_threads(struct kt_model *m, struct ktrace_stream *s,
 		/* (a time that went back, in damaged data, is no latency) */
 		if (nt->woken && nt->state == m->runnable && r->ts >= nt->since && m->ops.latency) {
 			struct kt_model_latency l = {
-				.input = r->source, .tid = sc.next_tid, .ts = nt->since,
+				.input = r->source, .tid = sc.next_tid, .thread = th, .ts = nt->since,
 				.dur = (int64_t)(r->ts - nt->since), .cpu = r->cpu,
 				.waker_tid = nt->waker,
 			};
@@ -611,7 +612,7 @@ int kt_model_finish(struct kt_model *m, struct ktrace_error *err)
 		for (size_t k = 0; k < in->ncpus && !ret; k++) {
 			struct kt_mcpu *c = &in->cpus[k];
 			struct kt_model_state st = {
-				.input = i, .tid = c->cur, .ts = c->since, .dur = -1,
+				.input = i, .tid = c->cur, .thread = c->cur_th, .ts = c->since, .dur = -1,
 				.cpu = (int32_t)k, .state = m->running, .waker_tid = -1,
 				.priority = c->prio, .has_priority = c->has_prio,
 			};
@@ -628,7 +629,8 @@ int kt_model_finish(struct kt_model *m, struct ktrace_error *err)
 	for (size_t th = 0; th < m->threads.n && !ret; th++) {
 		struct kt_mthread *t = kt_mthread_at(m, (uint32_t)th);
 		struct kt_model_state st = {
-			.input = m->threads.v[th].scope, .tid = m->threads.v[th].id, .ts = t->since,
+			.input = m->threads.v[th].scope, .tid = m->threads.v[th].id,
+			.thread = (uint32_t)th, .ts = t->since,
 			.dur = -1, .cpu = t->cpu, .state = t->state,
 			.waker_tid = t->woken ? t->waker : -1,
 		};

@@ -29,6 +29,8 @@ struct kt_model;
 struct kt_model_state {
 	uint32_t input;               /* the input's index in the stream */
 	int64_t tid;
+	uint32_t thread;              /* the model's number of (input, tid): from 0 in the
+				       * order met, for sinks that keep a table by thread */
 	uint64_t ts;
 	int64_t dur;                  /* -1: still open at the input's end */
 	int32_t cpu;                  /* -1: none */
@@ -47,6 +49,7 @@ struct kt_model_state {
 struct kt_model_latency {
 	uint32_t input;
 	int64_t tid;
+	uint32_t thread;              /* as kt_model_state's */
 	uint64_t ts;
 	int64_t dur;
 	int32_t cpu;

@@ -779,6 +779,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 	if (!ret)
 		ret = kt_tdset_add_all_streams(&t->set, t->multi);
 	t->labelled |= t->multi;
+	t->src.labels_lines = t->labelled;
 	if (ret) {
 		kt_stream_set_err_path(s, t->set.err_file);
 		t->src.ops->close(&t->src);

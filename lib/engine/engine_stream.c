@@ -721,6 +721,14 @@ int kt_stream_text_key(struct ktrace_stream *s, const uint8_t **key, size_t *n)
 	return 0;
 }
 
+bool kt_stream_labels_lines(const struct ktrace_stream *s)
+{
+	for (size_t i = 0; i < s->nsrc; i++)
+		if (s->src[i] && s->src[i]->labels_lines)
+			return true;
+	return false;
+}
+
 size_t ktrace_stream_fields(struct ktrace_stream *s, struct ktrace_event_value *v, size_t max)
 {
 	if (s->ra)

@@ -99,6 +99,7 @@ struct kt_source {
 	bool nul_later;                    /* format may leave a NUL to the caller */
 	bool label_only;                   /* format may leave the text out (with the
 					    * prefix: KT_FORMAT_LABEL_ONLY) */
+	bool labels_lines;                 /* lines may start with a label (kt_stream_labels_lines) */
 	struct ktrace_stream *stream;
 	bool stable_comm;                  /* rec.comm lives as long as the stream (read-ahead
 					    * need not copy it) */

@@ -174,7 +174,7 @@ static int parts_tag(struct tl_lines *l, const struct kt_line_parts *parts, size
  * one made stays.
  */
 #define TL_MEMO_SLOTS 4096
-#define TL_MEMO_KEY 80                 /* record bytes at most (a sched_switch: 64) */
+#define TL_MEMO_KEY 79                 /* record bytes at most (a sched_switch: 64) */
 #define TL_MEMO_HOLES 16
 struct tl_memo_line {                  /* (256 bytes: a slot is 4 cache lines, 1 MiB in all) */
 	uint64_t hash;
@@ -183,6 +183,7 @@ struct tl_memo_line {                  /* (256 bytes: a slot is 4 cache lines, 1
 	uint32_t id;                   /* the text's skeleton */
 	uint16_t len;                  /* bytes of key (0: an empty slot) */
 	uint8_t nh;
+	uint8_t tag;                   /* the line's (tl_lines' labels: none) */
 	uint8_t hex[TL_MEMO_HOLES];    /* the holes: hex digits (0 decimal), values */
 	uint8_t key[TL_MEMO_KEY];
 	uint64_t value[TL_MEMO_HOLES];
@@ -208,14 +209,17 @@ static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_st
 	return m;
 }
 
-/* Slot m: the text of record r, its bytes key[0..n) of that hash, encoded as e (a line
- * stored whole, or with too many holes, empties it). */
+/* Slot m: the text of record r, its bytes key[0..n) of that hash, encoded as e, with its
+ * line's tag (0: the stream labels its lines: the label says); a line stored whole, or
+ * with too many holes, empties it. */
 static void memo_keep(struct tl_memo_line *m, const struct ktrace_stream_record *r, const uint8_t *key,
-		      size_t n, uint64_t hash, const struct tl_encoded *e)
+		      size_t n, uint64_t hash, const struct tl_encoded *e, int tag)
 {
 	m->len = 0;
-	if (e->id < 0 || e->id > UINT32_MAX || e->nh > TL_MEMO_HOLES || !n || n > TL_MEMO_KEY)
+	if (e->id < 0 || e->id > UINT32_MAX || e->nh > TL_MEMO_HOLES || !n || n > TL_MEMO_KEY ||
+	    tag < 0 || tag > UINT8_MAX)
 		return;
+	m->tag = (uint8_t)tag;
 	m->hash = hash;
 	m->name = r->name;
 	m->source = r->source;
@@ -230,21 +234,23 @@ static void memo_keep(struct tl_memo_line *m, const struct ktrace_stream_record 
 	m->len = (uint16_t)n;
 }
 
-/* The line of a record whose text is m's: the source's label for it, the text encoded
- * again. 0, 1 when the source gave more than a label (the line is to be made as any
- * other), or -ENOMEM. */
+/* The line of a record whose text is m's: the source's label for it (without labels,
+ * the prefix's style is m's), the text encoded again. 0, 1 when the source gave more
+ * than a label (the line is to be made as any other), or -ENOMEM. */
 static int line_again(struct tl_lines *l, struct ktrace_stream *s, const struct tl_memo_line *m)
 {
 	const struct kt_line_parts *parts;
 	struct kt_num holes[TL_MEMO_HOLES];
 	size_t n, plen = 0;
 	bool whole;
-	int tag;
+	int tag = m->tag;
 
-	if (format_line(l, s, &parts, KT_FORMAT_OMIT_PREFIX | KT_FORMAT_LABEL_ONLY, &n))
-		return -ENOMEM;
-	if (!parts->text_left || !(tag = parts_tag(l, parts, n, &plen, &whole)) || plen != n)
-		return 1;
+	if (l->labels) {
+		if (format_line(l, s, &parts, KT_FORMAT_OMIT_PREFIX | KT_FORMAT_LABEL_ONLY, &n))
+			return -ENOMEM;
+		if (!parts->text_left || !(tag = parts_tag(l, parts, n, &plen, &whole)) || plen != n)
+			return 1;
+	}
 	for (unsigned i = 0; i < m->nh; i++)
 		holes[i] = (struct kt_num){ .value = m->value[i], .hex = m->hex[i] };
 	if (tl_encode_again(&l->dict, m->id, holes, m->nh, (unsigned)tag, &l->enc))
@@ -274,6 +280,8 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 	if (page_prefix && !kt_stream_text_key(s, &key, &klen) && klen && klen <= TL_MEMO_KEY) {
 		bool found;
 
+		if (!l->memo)
+			l->labels = kt_stream_labels_lines(s);
 		memo = memo_slot(l, r, key, klen, &hash, &found);
 		if (found) {
 			int ret = line_again(l, s, memo);
@@ -324,7 +332,7 @@ static int add_line(struct tl_lines *l, struct ktrace_stream *s, const struct kt
 			return -ENOMEM;
 	}
 	if (memo)
-		memo_keep(memo, r, key, klen, hash, &enc);
+		memo_keep(memo, r, key, klen, hash, &enc, l->labels ? 0 : st);
 	l->count++;
 	return 0;
 }

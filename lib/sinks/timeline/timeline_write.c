@@ -20,6 +20,7 @@
 
 #include "common/check.h"
 #include "common/cpus.h"
+#include "common/grow.h"
 #include "common/opts.h"
 #include "sinks/timeline/timeline_writers.h"
 
@@ -52,6 +53,9 @@ struct tl_run {
 	struct kt_model *model;
 	struct kt_threads threads;     /* the page's intervals' (input, tid); data: its CPU
 					* time (uint64_t) */
+	uint32_t *by_model;            /* the model's thread number -> 1 + threads' (0: not
+					* met yet), a table of by_model_cap */
+	size_t by_model_cap;
 	/* the model thread's: it opens the model (its walk) and its stream itself, while
 	 * the caller's thread reads */
 	const struct ktrace_view_timeline_opts *o;
@@ -64,6 +68,31 @@ struct tl_run {
 	struct ktrace_error err;
 	const char *err_path;          /* (the input of its error, when it concerns one) */
 };
+
+/* The page's number (in run->threads) of the model's thread numbered model_th, (input,
+ * tid). 0 or -ENOMEM. */
+static int page_thread(struct tl_run *run, uint32_t input, int64_t tid, uint32_t model_th, uint32_t *out)
+{
+	struct kt_thread *t;
+
+	if (model_th < run->by_model_cap && run->by_model[model_th]) {
+		*out = run->by_model[model_th] - 1;
+		return 0;
+	}
+	if (!(t = kt_threads_add(&run->threads, input, tid)))
+		return -ENOMEM;
+	*out = (uint32_t)kt_threads_index(&run->threads, t);
+	if (model_th >= run->by_model_cap) {
+		size_t old = run->by_model_cap;
+
+		if (kt_grow((void **)&run->by_model, &run->by_model_cap, (size_t)model_th + 1,
+			    sizeof(*run->by_model)))
+			return 0;       /* (the table is only a shortcut) */
+		memset(run->by_model + old, 0, (run->by_model_cap - old) * sizeof(*run->by_model));
+	}
+	run->by_model[model_th] = *out + 1;
+	return 0;
+}
 
 static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_error *err)
 {
@@ -88,14 +117,9 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 		tl_svg_state(run->svg, th, draw, st, st->ts + ns);
 		return 0;
 	}
-	{
-		struct kt_thread *t = kt_threads_add(&run->threads, st->input, st->tid);
-
-		if (!t)
-			return kt_error_oom(err);
-		th = (uint32_t)kt_threads_index(&run->threads, t);
-		*(uint64_t *)kt_threads_ext(&run->threads, th) += cpu_ns;
-	}
+	if (page_thread(run, st->input, st->tid, st->thread, &th))
+		return kt_error_oom(err);
+	*(uint64_t *)kt_threads_ext(&run->threads, th) += cpu_ns;
 	return tl_html_state(run->html, th, state, st) ? kt_error_oom(err) : 0;
 }
 
@@ -103,12 +127,11 @@ static int on_state(void *ctx, const struct kt_model_state *st, struct ktrace_er
 static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace_error *err)
 {
 	struct tl_run *run = ctx;
-	struct kt_thread *t = kt_threads_add(&run->threads, l->input, l->tid);
+	struct kt_thread *t;
 	uint32_t th, waker = TL_NO_THREAD;
 
-	if (!t)
+	if (page_thread(run, l->input, l->tid, l->thread, &th))
 		return kt_error_oom(err);
-	th = (uint32_t)kt_threads_index(&run->threads, t);
 	if (l->waker_tid >= 0) {
 		if (!(t = kt_threads_add(&run->threads, l->input, l->waker_tid)))
 			return kt_error_oom(err);
@@ -392,6 +415,7 @@ done:
 	tl_model_free(&m);
 	kt_model_free(run.model);
 	kt_threads_free(&run.threads);
+	free(run.by_model);
 	/* err_path points into the stream's options (the caller's paths): still valid */
 	ktrace_stream_close(s);
 	ktrace_stream_close(run.s);

@@ -85,6 +85,8 @@ struct tl_lines {
 	uint64_t literal;              /* lines whose prefix did not fit a style */
 	struct tl_memo_line *memo;     /* lines made, by their record's bytes
 					* (timeline_lines.c; NULL: none yet) */
+	bool labels;                   /* its stream's lines may have labels
+					* (kt_stream_labels_lines) */
 	int label_ids[TL_MAX_LABELS];  /* the labels this thread has met: page index, length */
 	size_t label_len[TL_MAX_LABELS], nlabels;
 	/* a thread of its own (not the first): */
