@@ -178,9 +178,11 @@ static void put_ms(struct ktrace_out *o, uint64_t ns, int width)
 		      (unsigned long long)(ns / 1000 % 1000));
 }
 
+/* ns as microseconds with 3 decimals, right-aligned in width with a space before it at
+ * least (a wait of 10 s and more fills a column of 11). */
 static void put_us(struct ktrace_out *o, uint64_t ns, int width)
 {
-	kt_out_printf(o, "%*llu.%03llu", width - 4, (unsigned long long)(ns / 1000),
+	kt_out_printf(o, " %*llu.%03llu", width > 5 ? width - 5 : 0, (unsigned long long)(ns / 1000),
 		      (unsigned long long)(ns % 1000));
 }
 
