@@ -165,6 +165,13 @@ $(FAILOPEN): tests/tools/failopen.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $< -ldl
 
+# Preloaded into ktrace by tests/timeline/timeline.sh: fallocate() fails (no range
+# insertion or collapse).
+NOFALLOC := $(B)/tests/tools/nofalloc.so
+$(NOFALLOC): tests/tools/nofalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -shared -fPIC -o $@ $<
+
 # Preloaded into ktrace by tests/cli/writers.sh: the first rename waits for a signal.
 HOLDRENAME := $(B)/tests/tools/holdrename.so
 $(HOLDRENAME): tests/tools/holdrename.c
@@ -229,7 +236,7 @@ $(TEST_PYTHON):
 	 else ln -sf "$$(command -v python3)" $@; fi
 
 # Everything the test scripts need, built before they run.
-TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(HOLDRENAME) $(ALLOCFAIL) \
+TEST_ALL := all $(TEST_BIN) $(FUZZ_REG) $(EXAMPLE_BIN) $(TC_PRELOAD) $(FAILOPEN) $(NOFALLOC) $(HOLDRENAME) $(ALLOCFAIL) \
 	    $(TEST_PYTHON)
 
 $(B)/.test-deps:

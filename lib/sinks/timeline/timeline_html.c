@@ -227,8 +227,7 @@ void tl_html_put_block(struct tl_html *h, const char *id, uint64_t k, size_t n, 
 		kt_out_write(o, b64->p, b64->n);
 	kt_out_puts(o, "</script>\n");
 	h->lines_written += lines;
-	if (dict >= 0)
-		tl_layout_wrote_lines(&h->layout);
+	tl_layout_wrote(&h->layout);
 	pthread_mutex_unlock(&h->mu);
 }
 

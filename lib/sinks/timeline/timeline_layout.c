@@ -7,6 +7,12 @@
  * parses them. Both are written while the trace is read, so one of them waits in an
  * anonymous temporary file ($TMPDIR, else /tmp):
  *
+ *   TL_GAP: the caller's output is an empty regular file open for reading and writing
+ *     on ext4 or XFS: the head goes straight into it, and the line chunks too, from
+ *     TL_GAP_AT on (written through a second open of the file: a sparse file meanwhile);
+ *     at the end the hole between them goes (FALLOC_FL_COLLAPSE_RANGE, which moves the
+ *     lines' blocks down; else the lines are copied down) and nothing is copied. Named
+ *     files are made durable as they grow, as below.
  *   TL_HEAD_FIRST: the caller's output is an empty regular file open for reading and
  *     writing (the temporary beside the final one, a spool): the line chunks go
  *     straight into it, the head waits; at the end the file's blocks move up to make
@@ -20,16 +26,19 @@
  *   TL_IN_ORDER: no temporary file could be had: the line chunks go to the output
  *     before the dictionaries (the same page, drawn later by the browser).
  *
- * In the first two the head is padded with spaces to a multiple of TL_HEAD_ALIGN (the
- * block size the insertion needs), so that both give the same bytes.
+ * In the first three the head is padded with spaces to a multiple of TL_HEAD_ALIGN (the
+ * block size the insertion and the collapse need), so that all give the same bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/magic.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "common/check.h"
@@ -38,6 +47,8 @@
 
 #define TL_HEAD_ALIGN 4096
 #define TL_SYNC_STEP ((uint64_t)4 << 20)
+/* TL_GAP: where the line chunks start meanwhile (a head this big is an error) */
+#define TL_GAP_AT ((uint64_t)64 << 30)
 
 static uint64_t at_end(const struct ktrace_out *o)
 {
@@ -101,6 +112,33 @@ static void stop_syncer(struct tl_layout *y, bool join)
 	}
 }
 
+/* TL_GAP's second writer: dest's file opened again (its own offset), at TL_GAP_AT, on a
+ * file system that collapses ranges; NULL when not. */
+static struct ktrace_out *open_far(const struct ktrace_out *dest)
+{
+	struct statfs fs;
+	struct stat a, b;
+	struct ktrace_out *o;
+	char path[64];
+	int fd;
+
+	/* (ext2 and ext3 share ext4's number: with blocks of 4 KiB they hold files of 2 TiB) */
+	if (fstatfs(dest->fd, &fs) || (fs.f_type != EXT4_SUPER_MAGIC && fs.f_type != XFS_SUPER_MAGIC) ||
+	    fs.f_bsize < 4096)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", dest->fd);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(dest->fd, &a) || fstat(fd, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+	    lseek(fd, (off_t)TL_GAP_AT, SEEK_SET) < 0 || !(o = kt_out_new(fd))) {
+		close(fd);
+		return NULL;
+	}
+	o->flushed = TL_GAP_AT;
+	return o;
+}
+
 void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
 {
 	bool named = false;
@@ -109,20 +147,24 @@ void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
 	memset(y, 0, sizeof(*y));
 	y->dest = dest;
 	y->how = TL_IN_ORDER;
-	fd = kt_outfile_anonymous(NULL);
-	if (fd < 0)
-		return;
-	y->spill = kt_out_new(fd);
-	if (!y->spill) {
-		close(fd);
-		return;
-	}
 	y->start = at_end(dest);
-	if (!fresh_file(dest, &named)) {
-		y->how = TL_LINES_AFTER;
-		return;
+	if (fresh_file(dest, &named) && (y->far = open_far(dest))) {
+		y->how = TL_GAP;
+	} else {
+		fd = kt_outfile_anonymous(NULL);
+		if (fd < 0)
+			return;
+		y->spill = kt_out_new(fd);
+		if (!y->spill) {
+			close(fd);
+			return;
+		}
+		if (!fresh_file(dest, &named)) {
+			y->how = TL_LINES_AFTER;
+			return;
+		}
+		y->how = TL_HEAD_FIRST;
 	}
-	y->how = TL_HEAD_FIRST;
 	if (named && !pthread_mutex_init(&y->mu, NULL)) {
 		y->locks = true;
 		if (!pthread_cond_init(&y->cv, NULL)) {
@@ -139,16 +181,17 @@ struct ktrace_out *tl_layout_head(struct tl_layout *y)
 
 struct ktrace_out *tl_layout_lines(struct tl_layout *y)
 {
-	return y->how == TL_LINES_AFTER ? y->spill : y->dest;
+	return y->how == TL_LINES_AFTER ? y->spill : y->how == TL_GAP ? y->far : y->dest;
 }
 
-void tl_layout_wrote_lines(struct tl_layout *y)
+void tl_layout_wrote(struct tl_layout *y)
 {
 	uint64_t w;
 
 	if (!y->syncing)
 		return;
-	w = y->dest->flushed;
+	/* (what went into the output: the lines, and with TL_GAP the head too) */
+	w = y->dest->flushed + (y->far ? y->far->flushed - TL_GAP_AT : 0);
 	if (w - y->signalled < TL_SYNC_STEP)
 		return;
 	y->signalled = w;
@@ -218,6 +261,40 @@ static int head_in_front(struct tl_layout *y, uint64_t hn, uint64_t ln, char *bu
 	return 0;
 }
 
+/* TL_GAP: the hole between the head (hn bytes, a multiple of TL_HEAD_ALIGN) and the
+ * lines (ln bytes at TL_GAP_AT) taken out. */
+static int close_gap(struct tl_layout *y, uint64_t hn, uint64_t ln, char *buf)
+{
+	int fd = y->dest->fd;
+	int ret;
+
+	if (ln && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)hn, (off_t)(TL_GAP_AT - hn)) < 0) {
+		/* not in place (a block size that does not divide the head, say): the lines
+		 * copied down, the rest cut */
+		loff_t from = (loff_t)TL_GAP_AT, to = (loff_t)hn;
+
+		while ((uint64_t)(from - (loff_t)TL_GAP_AT) < ln) {
+			ssize_t k = copy_file_range(fd, &from, fd, &to,
+						    (size_t)(ln - (uint64_t)(from - (loff_t)TL_GAP_AT)), 0);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+		}
+		if ((uint64_t)(from - (loff_t)TL_GAP_AT) < ln) {
+			uint64_t done = (uint64_t)(from - (loff_t)TL_GAP_AT);
+
+			if ((ret = move_bytes(fd, TL_GAP_AT + done, fd, hn + done, ln - done, buf, false)))
+				return ret;
+		}
+	}
+	if (ftruncate(fd, (off_t)(hn + ln)) < 0 || lseek(fd, (off_t)(hn + ln), SEEK_SET) < 0)
+		return -errno;
+	y->dest->flushed = hn + ln;
+	return 0;
+}
+
 /* TL_LINES_AFTER: the lines (spill, ln bytes) after the head. */
 static int lines_after(struct tl_layout *y, uint64_t ln, char *buf)
 {
@@ -251,13 +328,18 @@ int tl_layout_join(struct tl_layout *y, struct ktrace_error *err)
 		kt_out_putc(head, '\n');
 		hn += pad;
 	}
-	ln = at_end(lines) - (lines == y->dest ? y->start : 0);
-	if ((ret = kt_out_flush(y->spill)) || (y->how == TL_HEAD_FIRST && (ret = kt_out_flush(y->dest))))
+	ln = at_end(lines) - (lines == y->dest ? y->start : lines == y->far ? TL_GAP_AT : 0);
+	if ((y->spill && (ret = kt_out_flush(y->spill))) || (y->far && (ret = kt_out_flush(y->far))) ||
+	    (y->how != TL_LINES_AFTER && (ret = kt_out_flush(y->dest))))
 		return io_error(err, ret);
+	if (y->how == TL_GAP && y->start + hn > TL_GAP_AT)
+		return ktrace_error_set(err, -EFBIG, "the page's head passed %llu bytes",
+					(unsigned long long)TL_GAP_AT);
 	buf = malloc(KT_OUT_SIZE);
 	if (!buf)
 		return kt_error_oom(err);
-	ret = y->how == TL_HEAD_FIRST ? head_in_front(y, hn, ln, buf) : lines_after(y, ln, buf);
+	ret = y->how == TL_GAP ? close_gap(y, y->start + hn, ln, buf)
+	      : y->how == TL_HEAD_FIRST ? head_in_front(y, hn, ln, buf) : lines_after(y, ln, buf);
 	free(buf);
 	stop_syncer(y, true);
 	if (!ret && y->sync_err)
@@ -275,6 +357,10 @@ void tl_layout_free(struct tl_layout *y)
 	if (y->spill) {
 		close(y->spill->fd);
 		free(y->spill);
+	}
+	if (y->far) {
+		close(y->far->fd);
+		free(y->far);
 	}
 	memset(y, 0, sizeof(*y));
 }

@@ -40,9 +40,10 @@ struct tl_memo_line;
 
 /* Where the page's head and its line chunks go (timeline_layout.c). */
 struct tl_layout {
-	enum { TL_IN_ORDER, TL_LINES_AFTER, TL_HEAD_FIRST } how;
+	enum { TL_IN_ORDER, TL_LINES_AFTER, TL_HEAD_FIRST, TL_GAP } how;
 	struct ktrace_out *dest;       /* the caller's output */
 	struct ktrace_out *spill;      /* the anonymous file of the part that waits */
+	struct ktrace_out *far;        /* TL_GAP: the output again, from TL_GAP_AT on */
 	uint64_t start;                /* where the page starts in dest */
 	/* TL_HEAD_FIRST into a named file: the thread that makes it durable as it grows */
 	pthread_t sync_th;
@@ -59,8 +60,8 @@ void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest);
 /* Where the head goes, and the line chunks. */
 struct ktrace_out *tl_layout_head(struct tl_layout *y);
 struct ktrace_out *tl_layout_lines(struct tl_layout *y);
-/* After line chunks were written (under the page's lock). */
-void tl_layout_wrote_lines(struct tl_layout *y);
+/* After blocks were written (under the page's lock). */
+void tl_layout_wrote(struct tl_layout *y);
 /* The head complete: the parts in place, dest at the page's end (0, or a negative
  * code with err set). */
 int tl_layout_join(struct tl_layout *y, struct ktrace_error *err);
