@@ -99,7 +99,7 @@ static void put_escaped(struct ktrace_out *out, const char *s)
  * event formats and symbols: 16 MiB with a 5 MB kallsyms), so that a page is made within
  * 64 MiB whatever the machine, and what one takes besides its stream. */
 #define TL_THREADS_BUDGET ((size_t)24 << 20)
-#define TL_THREAD_BYTES ((size_t)6 << 20)     /* (of which 1.5 MiB its lines by record) */
+#define TL_THREAD_BYTES ((size_t)8 << 20)     /* (of which up to 4 MiB its lines by record) */
 
 /* Inputs of this much record data or more (kt_stream_data_bytes) have their line chunks
  * in LZ4 blocks: several times

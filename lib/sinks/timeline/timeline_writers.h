@@ -85,7 +85,9 @@ struct tl_lines {
 	uint64_t last_ts;              /* the records' times made monotonic */
 	uint64_t literal;              /* lines whose prefix did not fit a style */
 	struct tl_memo_line *memo;     /* lines made, by their record's bytes
-					* (timeline_lines.c; NULL: none yet) */
+					* (timeline_lines.c; NULL: none yet), memo_slots */
+	size_t memo_slots;
+	uint64_t memo_tries, memo_hits;   /* lookups since the last look, lines found */
 	bool labels;                   /* its stream's lines may have labels
 					* (kt_stream_labels_lines) */
 	int label_ids[TL_MAX_LABELS];  /* the labels this thread has met: page index, length */
