@@ -39,11 +39,17 @@ struct kt_thread *kt_threads_find(const struct kt_threads *t, uint32_t scope, in
 
 struct kt_thread *kt_threads_add(struct kt_threads *t, uint32_t scope, int64_t id)
 {
-	struct kt_thread *th = kt_threads_find(t, scope, id);
+	uint32_t *recent = &t->recent[(uint64_t)id % 64], r = *recent;
+	struct kt_thread *th;
 
-	if (th)
-		return th;
 	scope = scope_of(t, scope);
+	if (r && r <= t->n && t->v[r - 1].id == id && t->v[r - 1].scope == scope)
+		return &t->v[r - 1];
+	th = kt_threads_find(t, scope, id);
+	if (th) {
+		*recent = (uint32_t)(th - t->v) + 1;
+		return th;
+	}
 	if (t->n >= UINT32_MAX - 1)
 		return NULL;
 	if (kt_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
@@ -57,6 +63,7 @@ struct kt_thread *kt_threads_add(struct kt_threads *t, uint32_t scope, int64_t i
 		return NULL;
 	th = &t->v[t->n++];
 	*th = (struct kt_thread){ .id = id, .pid = -1, .scope = scope };
+	*recent = (uint32_t)t->n;
 	return th;
 }
 

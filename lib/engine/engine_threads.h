@@ -51,6 +51,8 @@ struct kt_threads {
 	size_t name_max;              /* names cut to this many bytes (0: whole) */
 	void *ext;                    /* the sink's data: ext_size bytes per entry */
 	size_t ext_size, cap_ext;
+	uint32_t recent[64];          /* kt_threads_add's last entries by id % 64: index + 1
+				       * (a record's thread is mostly one met lately) */
 };
 
 /* An empty table (no allocation until the first add). */
