@@ -18,10 +18,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bigmem.h"
 #include "common/grow.h"
 #include "common/hashmap.h"
 #include "engine/engine.h"
 #include "sinks/timeline/timeline_writers.h"
+
+/*
+ * The lines a thread made, by their record's bytes (kt_stream_text_key): most records of
+ * a trace repeat the bytes of an earlier one (the same threads switching, the same
+ * calls: only 1 to 6 lines in 100 were new after the prefix in recorded traces of the
+ * bench's mixes), and their text after the prefix is then that one's. Its skeleton and
+ * holes are encoded again (tl_encode_again) behind the record's own label, without
+ * formatting the text or cutting it up. One line per slot, by the bytes' hash; the last
+ * one made stays.
+ *
+ * The table starts small (1 MiB: a sched trace's lines found in 89 lookups in 100, its
+ * slots mostly in the CPU's cache) and grows, emptied, up to 4 MiB while it finds fewer
+ * than half the lines it is asked for (records that come back after more others, as in
+ * the bench's all-events trace: 48 in 100 with 1 MiB).
+ */
+#define TL_MEMO_SLOTS 4096             /* at first */
+#define TL_MEMO_MAX_SLOTS 16384
+#define TL_MEMO_ROUND 16384            /* lookups between two looks at the hits */
+#define TL_MEMO_KEY 79                 /* record bytes at most (a sched_switch: 64) */
+#define TL_MEMO_HOLES 16
+struct tl_memo_line {                  /* (256 bytes: a slot is 4 cache lines, 1 MiB in all) */
+	uint64_t hash;
+	const char *name;              /* the event (one pointer per event of an input) */
+	uint32_t source, buffer;
+	uint32_t id;                   /* the text's skeleton */
+	uint16_t len;                  /* bytes of key (0: an empty slot) */
+	uint8_t nh;
+	uint8_t tag;                   /* the line's (tl_lines' labels: none) */
+	uint8_t hex[TL_MEMO_HOLES];    /* the holes: hex digits (0 decimal), values */
+	uint8_t key[TL_MEMO_KEY];
+	uint64_t value[TL_MEMO_HOLES];
+};
 
 int tl_lines_init(struct tl_lines *l, struct tl_html *h, unsigned dict_id)
 {
@@ -45,7 +78,7 @@ void tl_lines_free(struct tl_lines *l)
 	tl_zip_free(&l->zip);
 	free(l->style);
 	free(l->line);
-	free(l->memo);
+	kt_bigmem_free(l->memo, l->memo_slots * sizeof(*l->memo));
 	memset(l, 0, sizeof(*l));
 }
 
@@ -164,41 +197,22 @@ static int parts_tag(struct tl_lines *l, const struct kt_line_parts *parts, size
 	return parts->style + (parts->label ? 4 * (id + 1) : 0);
 }
 
-/*
- * The lines a thread made, by their record's bytes (kt_stream_text_key): most records of
- * a trace repeat the bytes of an earlier one (the same threads switching, the same
- * calls: only 1 to 6 lines in 100 were new after the prefix in recorded traces of the
- * bench's mixes), and their text after the prefix is then that one's. Its skeleton and
- * holes are encoded again (tl_encode_again) behind the record's own label, without
- * formatting the text or cutting it up. One line per slot, by the bytes' hash; the last
- * one made stays.
- *
- * The table starts small (1 MiB: a sched trace's lines found in 89 lookups in 100, its
- * slots mostly in the CPU's cache) and grows, emptied, up to 4 MiB while it finds fewer
- * than half the lines it is asked for (records that come back after more others, as in
- * the bench's all-events trace: 48 in 100 with 1 MiB).
- */
-#define TL_MEMO_SLOTS 4096             /* at first */
-#define TL_MEMO_MAX_SLOTS 16384
-#define TL_MEMO_ROUND 16384            /* lookups between two looks at the hits */
-#define TL_MEMO_KEY 79                 /* record bytes at most (a sched_switch: 64) */
-#define TL_MEMO_HOLES 16
-struct tl_memo_line {                  /* (256 bytes: a slot is 4 cache lines, 1 MiB in all) */
-	uint64_t hash;
-	const char *name;              /* the event (one pointer per event of an input) */
-	uint32_t source, buffer;
-	uint32_t id;                   /* the text's skeleton */
-	uint16_t len;                  /* bytes of key (0: an empty slot) */
-	uint8_t nh;
-	uint8_t tag;                   /* the line's (tl_lines' labels: none) */
-	uint8_t hex[TL_MEMO_HOLES];    /* the holes: hex digits (0 decimal), values */
-	uint8_t key[TL_MEMO_KEY];
-	uint64_t value[TL_MEMO_HOLES];
-};
+_Static_assert(sizeof(struct tl_memo_line) == 256, "a memo slot is 4 cache lines");
+
+/* An empty table of n slots, resident: its pages read before they are written would be
+ * the shared zero page, and each first write then a copy whose TLB flush interrupts
+ * the other CPUs (4% of the time on the bench trace, the table growing to 4 MiB). */
+static struct tl_memo_line *memo_table(size_t n)
+{
+	struct tl_memo_line *t = kt_bigmem_alloc(n * sizeof(*t));
+
+	if (t)
+		kt_populate(t, n * sizeof(*t));
+	return t;
+}
 
 /* The slot of the record's bytes key[0..n) (NULL out of memory), their hash, and
  * whether the slot holds their line. */
-_Static_assert(sizeof(struct tl_memo_line) == 256, "a memo slot is 4 cache lines");
 
 static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_stream_record *r,
 				      const uint8_t *key, size_t n, uint64_t *hash_out, bool *found)
@@ -210,10 +224,10 @@ static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_st
 	*found = false;
 	if (l->memo_tries >= TL_MEMO_ROUND) {
 		if (l->memo_hits < l->memo_tries / 2 && l->memo_slots < TL_MEMO_MAX_SLOTS) {
-			struct tl_memo_line *bigger = calloc(l->memo_slots * 4, sizeof(*bigger));
+			struct tl_memo_line *bigger = memo_table(l->memo_slots * 4);
 
 			if (bigger) {
-				free(l->memo);
+				kt_bigmem_free(l->memo, l->memo_slots * sizeof(*l->memo));
 				l->memo = bigger;
 				l->memo_slots *= 4;
 			}
@@ -221,7 +235,7 @@ static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_st
 		l->memo_tries = l->memo_hits = 0;
 	}
 	if (!l->memo) {
-		if (!(l->memo = calloc(TL_MEMO_SLOTS, sizeof(*l->memo))))
+		if (!(l->memo = memo_table(TL_MEMO_SLOTS)))
 			return NULL;
 		l->memo_slots = TL_MEMO_SLOTS;
 	}
