@@ -15,7 +15,7 @@ DEMO="$ROOT/examples/sched_demo.dat"
 # the checks before the browser's: NSCRIPT; the browser's: as many as browser.py --plan
 # says for the cases given to it (the plan is printed at the end, when the cases are
 # known: a KOFF page is one only when the producer ran)
-NSCRIPT=48
+NSCRIPT=51
 
 # ---- the command line ----
 "$KTRACE" timeline "$TMP/boot.dat" >"$TMP/e" 2>&1; st=$?
@@ -58,6 +58,23 @@ check "--codec lz4: the line chunks and the column chunks are LZ4 blocks" \
 "$KTRACE" timeline -q --threads 3 "$TMP/big.dat" -o "$TMP/bigdeflate.html"
 check "a 4 MB input: the line chunks in deflate (the page's size before speed)" \
 	sh -c "grep -q 'id=\"l0\"' '$TMP/bigdeflate.html' && ! grep -q '<script type=\"text/x-ktl\"[^>]*data-c=' '$TMP/bigdeflate.html'"
+# a scheduler-heavy trace (the boot trace: one record in six a switch) on two line
+# threads: the caller's thread hands the model to a model thread of its own after the
+# first chunk, which takes the place of a line thread (timeline_write.c); the columns,
+# intervals and wakeups are the bytes one line thread gives
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/boot.dat" "$TMP/bootbig.dat" 6
+"$KTRACE" timeline -q --threads 2 "$TMP/bootbig.dat" -o "$TMP/bootbig.html"
+"$KTRACE" timeline -q --threads 1 "$TMP/bootbig.dat" -o "$TMP/bootbig1.html"
+"$KTRACE" report "$TMP/bootbig.dat" >"$TMP/bootbig.txt"
+check "the model handed over: the column, state and wakeup chunks are one thread's bytes" python3 -c '
+import re, sys
+def blocks(path):
+    s = open(path, "rb").read()
+    return {m.group(1): s[m.end():s.index(b"</script>", m.end())]
+            for m in re.finditer(rb"<script type=\"text/x-ktl\" id=\"([esw]\d+)\"[^>]*>", s)}
+a, b = blocks(sys.argv[1]), blocks(sys.argv[2])
+sys.exit(0 if a == b and len(a) > 3 and any(k.startswith(b"s") for k in a) else 1)' \
+	"$TMP/bootbig.html" "$TMP/bootbig1.html"
 # 17 MB of it: LZ4 by default
 python3 "$ROOT/bench/read/mkbig.py" "$TMP/all.dat" "$TMP/big17.dat" 17
 "$KTRACE" timeline -q "$TMP/big17.dat" -o "$TMP/big17.html"
@@ -297,7 +314,7 @@ if command -v trace-cmd >/dev/null 2>&1; then
 fi
 # the CPU time of each thread in the page's metadata against sched_slice in ktrace sql of
 # the same inputs (the engine's model, docs/model.md; --cpu is the timeline's alone)
-for p in rec:"$REC" demo:"$DEMO" boot:"$TMP/boot.dat" instance:"$TMP/instance.dat" big:"$TMP/big.dat" \
+for p in rec:"$REC" demo:"$DEMO" boot:"$TMP/boot.dat" bootbig:"$TMP/bootbig.dat" instance:"$TMP/instance.dat" big:"$TMP/big.dat" \
 	dropped:"$TMP/dropped.dat" two:"$TMP/boot.dat $DEMO"; do
 	# shellcheck disable=SC2086
 	checker python3 "$T/cputime.py" "${p%%:*}" "$TMP/${p%%:*}.html" "$KTRACE" ${p#*:}
@@ -312,6 +329,7 @@ set -- \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"comm registered twice,$TMP/dupname.html,report=$TMP/dupname.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt$TC_BIG,lost" \
+	"the model handed over,$TMP/bootbig.html,report=$TMP/bootbig.txt" \
 	"three threads on CPU 1,$TMP/bigcpu.html,report=$TMP/bigcpu.txt$TC_BIGCPU" \
 	"without DecompressionStream,$TMP/bigdeflate.html,report=$TMP/big.txt,no_stream" \
 	"lines before the script,$TMP/bignotmp.html,report=$TMP/big.txt" \
