@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -117,14 +118,17 @@ static void stop_syncer(struct tl_layout *y, bool join)
 static struct ktrace_out *open_far(const struct ktrace_out *dest)
 {
 	struct statfs fs;
+	struct rlimit lim;
 	struct stat a, b;
 	struct ktrace_out *o;
 	char path[64];
 	int fd;
 
-	/* (ext2 and ext3 share ext4's number: with blocks of 4 KiB they hold files of 2 TiB) */
+	/* (ext2 and ext3 share ext4's number: with blocks of 4 KiB they hold files of 2 TiB;
+	 * a limit on the size of files, ulimit -f, counts the hole) */
 	if (fstatfs(dest->fd, &fs) || (fs.f_type != EXT4_SUPER_MAGIC && fs.f_type != XFS_SUPER_MAGIC) ||
-	    fs.f_bsize < 4096)
+	    fs.f_bsize < 4096 || getrlimit(RLIMIT_FSIZE, &lim) ||
+	    (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur / 2 < TL_GAP_AT))
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", dest->fd);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
