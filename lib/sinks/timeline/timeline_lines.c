@@ -423,13 +423,15 @@ int tl_lines_finish(struct tl_lines *l)
 
 /* ---- the other threads ---- */
 
-/* kt_stream_skip's test: every record of another thread's chunk; only its time kept. */
-static bool skip_accept(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
+bool tl_lines_passed(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
 {
+	struct tl_lines *l = arg;
+
 	(void)event_id;
 	(void)tid;
 	(void)cpu;
-	tl_lines_pass(arg, ts);
+	if (ts > l->last_ts)
+		l->last_ts = ts;
 	return true;
 }
 
@@ -441,7 +443,7 @@ void *tl_lines_thread(void *arg)
 	const struct ktrace_view_timeline_opts *o = h->o;
 	struct ktrace_stream *s = NULL;
 	const struct ktrace_stream_record *r;
-	const struct kt_stream_skip how = { skip_accept, l };
+	const struct kt_stream_skip how = { tl_lines_passed, l };
 	uint64_t k = 0;
 	int ret, sret;
 

@@ -149,17 +149,6 @@ static int finish_model(struct tl_model *m, struct kt_model *model, struct ktrac
 	return kt_model_finish(model, err);
 }
 
-/* kt_stream_skip's test for the records the caller's thread fed the model already:
- * all of them, their time kept for the page's lines. */
-static bool pass_fed(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts)
-{
-	(void)event_id;
-	(void)tid;
-	(void)cpu;
-	tl_lines_pass(arg, ts);
-	return true;
-}
-
 /* The model thread: every record of its stream to the model (those after the run->from
  * the caller's thread fed it, passed over), and to its line chunks if it makes some. A
  * damaged input ends the stream where the caller's ends (the caller reports it). */
@@ -170,7 +159,8 @@ static void *model_thread(void *arg)
 	const struct ktrace_view_timeline_opts *o = run->o;
 	const struct kt_model_ops ops = { .ctx = run, .state = on_state, .latency = on_latency };
 	struct tl_lines *l = h->driven >= 0 ? &h->lines[h->driven] : NULL;
-	const struct kt_stream_skip fed = { pass_fed, l };
+	/* (the records the caller's thread fed the model already: all passed over) */
+	const struct kt_stream_skip fed = { tl_lines_passed, l };
 	struct ktrace_stream *s;
 	struct kt_model *model;
 	const struct ktrace_stream_record *r;
@@ -190,7 +180,7 @@ static void *model_thread(void *arg)
 		uint64_t skipped = 0;
 
 		if (l)
-			tl_lines_pass(l, r->ts);
+			tl_lines_passed(l, r->event_id, r->tid, r->cpu, r->ts);
 		if (++k < run->from && l && kt_stream_skip(s, run->from - k, &fed, &skipped, &serr) < 0)
 			sret = -1;     /* (the damage: the caller's thread meets it too) */
 		k += skipped;

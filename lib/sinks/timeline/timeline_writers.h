@@ -196,13 +196,10 @@ int tl_lines_record(struct tl_lines *l, unsigned tid, struct ktrace_stream *s,
 		    const struct ktrace_stream_record *r, uint64_t k, bool *own);
 /* The last chunk out. */
 int tl_lines_finish(struct tl_lines *l);
-/* A record passed over (kt_stream_skip) at ts: the page's times stay monotonic, as the
- * thread that makes its line has them. */
-static inline void tl_lines_pass(struct tl_lines *l, uint64_t ts)
-{
-	if (ts > l->last_ts)
-		l->last_ts = ts;
-}
+/* kt_stream_skip's test (arg: a struct tl_lines) for records whose lines another thread
+ * makes: every record taken, its time kept (the page's times stay monotonic, as the
+ * thread that makes its line has them). */
+bool tl_lines_passed(void *arg, uint32_t event_id, int64_t tid, int32_t cpu, uint64_t ts);
 /* pthread start routine of the other line threads (arg: their struct tl_lines). */
 void *tl_lines_thread(void *arg);
 
