@@ -75,15 +75,61 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 			p->field[KT_SCHED_TARGET_CPU] = (int32_t)i;
 	}
 	p->kind = sw ? KTRACE_STREAM_SCHED_SWITCH : KTRACE_STREAM_SCHED_WAKEUP;
+	p->raw_end = raw ? 1 : 0;
 	for (int k = 0; k < KT_SCHED_NFIELDS; k++) {
 		uint32_t size = 0;
 
 		p->cls[k] = FTEV_FIELD_OTHER;
-		if (raw && p->field[k] >= 0 && k != KT_SCHED_PREV_COMM && k != KT_SCHED_NEXT_COMM)
+		if (raw && p->field[k] >= 0 && k != KT_SCHED_PREV_COMM && k != KT_SCHED_NEXT_COMM) {
 			p->cls[k] = (uint8_t)ftev_field_class(raw->ev, (size_t)p->field[k], &p->off[k],
 							      &size);
+			if (p->cls[k] == FTEV_FIELD_OTHER || p->off[k] > UINT32_MAX - 8)
+				p->raw_end = 0;
+			else if (p->raw_end && p->off[k] + size > p->raw_end)
+				p->raw_end = p->off[k] + size;
+		}
 		p->size[k] = (uint8_t)size;
 	}
+}
+
+/* Number field k, present, from the record's bytes (kt_sched_plan's raw_end holds). */
+static int64_t raw_field(const struct kt_sched_plan *p, int k, const uint8_t *data)
+{
+	const uint8_t *d = data + p->off[k];
+	unsigned size = p->size[k];
+	uint64_t u = size == 1 ? d[0] : size == 2 ? kt_load_u16(d, p->big)
+		     : size == 4 ? kt_load_u32(d, p->big) : kt_load_u64(d, p->big);
+
+	if (p->cls[k] == FTEV_FIELD_SIGNED) {
+		unsigned shift = 64 - 8 * size;
+
+		return (int64_t)(u << shift) >> shift;
+	}
+	return (int64_t)u;
+}
+
+/* kt_sched_ftrace's numbers when the plan's raw_end holds for the record: the fields
+ * straight from its bytes. */
+static int sched_numbers(const struct kt_sched_plan *p, const uint8_t *data, struct ktrace_stream_sched *out)
+{
+	bool sw = p->kind == KTRACE_STREAM_SCHED_SWITCH;
+
+	if (p->field[KT_SCHED_NEXT_PID] < 0 || (sw && p->field[KT_SCHED_PREV_PID] < 0))
+		return 0;
+	out->next_tid = raw_field(p, KT_SCHED_NEXT_PID, data);
+	if (p->field[KT_SCHED_NEXT_PRIO] >= 0)
+		out->next_prio = (int32_t)raw_field(p, KT_SCHED_NEXT_PRIO, data);
+	if (sw) {
+		out->prev_tid = raw_field(p, KT_SCHED_PREV_PID, data);
+		if (p->field[KT_SCHED_PREV_PRIO] >= 0)
+			out->prev_prio = (int32_t)raw_field(p, KT_SCHED_PREV_PRIO, data);
+		if (p->field[KT_SCHED_PREV_STATE] >= 0)
+			out->prev_state = raw_field(p, KT_SCHED_PREV_STATE, data);
+	} else if (p->field[KT_SCHED_TARGET_CPU] >= 0) {
+		out->target_cpu = (int32_t)raw_field(p, KT_SCHED_TARGET_CPU, data);
+	}
+	out->kind = sw ? KTRACE_STREAM_SCHED_SWITCH : KTRACE_STREAM_SCHED_WAKEUP;
+	return 1;
 }
 
 /* Number field k of the plan read from the record's bytes, as ktrace_event_field_value
@@ -91,21 +137,9 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 static bool raw_number(const struct kt_sched_plan *p, int k, const struct kt_ftrace_raw *raw,
 		       int64_t *x)
 {
-	const uint8_t *d = raw->data + p->off[k];
-	unsigned size = p->size[k];
-	uint64_t u;
-
-	if ((uint64_t)p->off[k] + size > raw->size)
+	if ((uint64_t)p->off[k] + p->size[k] > raw->size)
 		return false;
-	u = size == 1 ? d[0] : size == 2 ? kt_load_u16(d, p->big)
-	    : size == 4 ? kt_load_u32(d, p->big) : kt_load_u64(d, p->big);
-	if (p->cls[k] == FTEV_FIELD_SIGNED) {
-		unsigned shift = 64 - 8 * size;
-
-		*x = (int64_t)(u << shift) >> shift;
-	} else {
-		*x = (int64_t)u;
-	}
+	*x = raw_field(p, k, raw->data);
 	return true;
 }
 
@@ -121,6 +155,8 @@ int kt_sched_ftrace(struct kt_sched_cache *cache, const struct ktrace_stream_rec
 		plan_event(p, r, raw, n, field, ctx);
 	if (!p->kind)
 		return 0;
+	if (!names && raw && p->raw_end && raw->size >= p->raw_end)
+		return sched_numbers(p, raw->data, out);
 	sw = p->kind == KTRACE_STREAM_SCHED_SWITCH;
 	for (int k = 0; k < KT_SCHED_NFIELDS; k++) {
 		struct ktrace_event_value v;

@@ -38,6 +38,9 @@ struct kt_sched_plan {
 	uint8_t cls[KT_SCHED_NFIELDS], size[KT_SCHED_NFIELDS];
 	uint32_t off[KT_SCHED_NFIELDS];
 	bool big;
+	/* every number field present lies in the record's bytes, before raw_end (0: not so):
+	 * records of that many bytes or more are read without a test per field */
+	uint32_t raw_end;
 };
 
 struct kt_sched_cache {
