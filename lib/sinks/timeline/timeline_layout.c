@@ -228,14 +228,15 @@ static int move_bytes(int in, uint64_t from, int outfd, uint64_t to, uint64_t n,
 	return 0;
 }
 
-/* Bytes [0, n) of in to out at 0 in the kernel (copy_file_range): 0, or -1 when it
- * cannot be done so (the caller copies; what was copied is written again). */
-static int copy_in_kernel(int in, int out, uint64_t n)
+/* Bytes [from, from + n) of in to out at `to` in the kernel (copy_file_range; in and out
+ * may be the same file, the ranges apart): 0, or -1 when it cannot be done so (the
+ * caller copies; what was copied is written again). */
+static int copy_in_kernel(int in, uint64_t from, int out, uint64_t to, uint64_t n)
 {
-	loff_t from = 0, to = 0;
+	loff_t f = (loff_t)from, t = (loff_t)to;
 
-	while ((uint64_t)from < n) {
-		ssize_t k = copy_file_range(in, &from, out, &to, (size_t)(n - (uint64_t)from), 0);
+	while ((uint64_t)f - from < n) {
+		ssize_t k = copy_file_range(in, &f, out, &t, (size_t)(n - ((uint64_t)f - from)), 0);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -257,7 +258,7 @@ static int head_in_front(struct tl_layout *y, uint64_t hn, uint64_t ln, char *bu
 		if ((ret = move_bytes(fd, 0, fd, hn, ln, buf, true)))
 			return ret;
 	}
-	if (copy_in_kernel(y->spill->fd, fd, hn) && (ret = move_bytes(y->spill->fd, 0, fd, 0, hn, buf, false)))
+	if (copy_in_kernel(y->spill->fd, 0, fd, 0, hn) && (ret = move_bytes(y->spill->fd, 0, fd, 0, hn, buf, false)))
 		return ret;
 	if (lseek(fd, (off_t)(hn + ln), SEEK_SET) < 0)
 		return -errno;
@@ -272,27 +273,12 @@ static int close_gap(struct tl_layout *y, uint64_t hn, uint64_t ln, char *buf)
 	int fd = y->dest->fd;
 	int ret;
 
-	if (ln && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)hn, (off_t)(TL_GAP_AT - hn)) < 0) {
-		/* not in place (a block size that does not divide the head, say): the lines
-		 * copied down, the rest cut */
-		loff_t from = (loff_t)TL_GAP_AT, to = (loff_t)hn;
-
-		while ((uint64_t)(from - (loff_t)TL_GAP_AT) < ln) {
-			ssize_t k = copy_file_range(fd, &from, fd, &to,
-						    (size_t)(ln - (uint64_t)(from - (loff_t)TL_GAP_AT)), 0);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-		}
-		if ((uint64_t)(from - (loff_t)TL_GAP_AT) < ln) {
-			uint64_t done = (uint64_t)(from - (loff_t)TL_GAP_AT);
-
-			if ((ret = move_bytes(fd, TL_GAP_AT + done, fd, hn + done, ln - done, buf, false)))
-				return ret;
-		}
-	}
+	/* (not in place, a block size that does not divide the head say: the lines copied
+	 * down, the rest cut) */
+	if (ln && fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, (off_t)hn, (off_t)(TL_GAP_AT - hn)) < 0 &&
+	    copy_in_kernel(fd, TL_GAP_AT, fd, hn, ln) &&
+	    (ret = move_bytes(fd, TL_GAP_AT, fd, hn, ln, buf, false)))
+		return ret;
 	if (ftruncate(fd, (off_t)(hn + ln)) < 0 || lseek(fd, (off_t)(hn + ln), SEEK_SET) < 0)
 		return -errno;
 	y->dest->flushed = hn + ln;
