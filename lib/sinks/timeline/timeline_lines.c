@@ -213,7 +213,6 @@ static struct tl_memo_line *memo_table(size_t n)
 
 /* The slot of the record's bytes key[0..n) (NULL out of memory), their hash, and
  * whether the slot holds their line. */
-
 static struct tl_memo_line *memo_slot(struct tl_lines *l, const struct ktrace_stream_record *r,
 				      const uint8_t *key, size_t n, uint64_t *hash_out, bool *found)
 {

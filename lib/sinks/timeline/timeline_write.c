@@ -31,20 +31,24 @@ void tl_format_ts(char *buf, size_t len, uint64_t ns)
 	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, us / 1000000, us % 1000000);
 }
 
-/*
- * The engine's model (the lanes), fed by the caller's loop (an SVG, or one CPU); for a
- * page, by a thread of its own (the model thread) with a stream of its own, while the
- * caller's thread makes the columns and lines. With two line threads or more, the model
- * thread is one of them (it makes lines[driven]: it reads every record anyway), so that
- * the model and the columns, each in one thread, run side by side (the sched mix of
- * bench/report: 0.39 s instead of 0.45 s with the model in the caller's thread and a
- * line thread of its own). The page's intervals go into its state chunks as they come,
- * their threads in a table of the model's (the caller's thread keeps the timeline's),
- * mapped to the page's at the end (tl_html's smap).
- */
 /* A model is busy when switches are at least 1 in TL_BUSY_MODEL of the first chunk of
  * records (the sched mix of bench/report: 1 in 4; the others: 1 in 100 or fewer). */
 #define TL_BUSY_MODEL 8
+
+/*
+ * The engine's model (the lanes), fed by the caller's loop (an SVG, one CPU, or a model
+ * that is not busy); for a page of one line thread on two CPUs or more, by a thread of
+ * its own (the model thread) with a stream of its own from the start. With two line
+ * threads or more the caller's thread feeds it the first chunk of records, and hands a
+ * busy one to the model thread, which passes over those records and makes the line
+ * chunks of the last line thread in its place (lines[driven]: it reads every record
+ * anyway): the model and the columns then run side by side (the sched mix of
+ * bench/report: 0.36 s instead of 0.45 s), while on the other traces a line thread that
+ * passes over the others' chunks costs less than a second whole read. The page's
+ * intervals go into its state chunks as they come, their threads in a table of the
+ * model's (the caller's thread keeps the timeline's), mapped to the page's at the end
+ * (tl_html's smap).
+ */
 
 struct tl_run {
 	struct tl_model *m;
@@ -140,6 +144,13 @@ static int on_latency(void *ctx, const struct kt_model_latency *l, struct ktrace
 	return tl_html_latency(run->html, th, waker, l) ? kt_error_oom(err) : 0;
 }
 
+/* What the model hands the page (an SVG takes no latency). */
+static struct kt_model_ops model_ops(struct tl_run *run)
+{
+	return (struct kt_model_ops){ .ctx = run, .state = on_state,
+				      .latency = run->svg ? NULL : on_latency };
+}
+
 /* The model's end: its inputs' ends (where intervals still open end), then the
  * intervals still open. */
 static int finish_model(struct tl_model *m, struct kt_model *model, struct ktrace_error *err)
@@ -157,7 +168,7 @@ static void *model_thread(void *arg)
 	struct tl_run *run = arg;
 	struct tl_html *h = run->html;
 	const struct ktrace_view_timeline_opts *o = run->o;
-	const struct kt_model_ops ops = { .ctx = run, .state = on_state, .latency = on_latency };
+	const struct kt_model_ops ops = model_ops(run);
 	struct tl_lines *l = h->driven >= 0 ? &h->lines[h->driven] : NULL;
 	/* (the records the caller's thread fed the model already: all passed over) */
 	const struct kt_stream_skip fed = { tl_lines_passed, l };
@@ -323,8 +334,7 @@ int ktrace_view_timeline(const struct ktrace_view_timeline_opts *oin, struct ktr
 	if (!o.svg && html.nthr == 1 && cpus >= 2)
 		run.running = run.threaded = !pthread_create(&run.th, NULL, model_thread, &run);
 	if (!run.threaded) {
-		const struct kt_model_ops ops = { .ctx = &run, .state = on_state,
-						  .latency = o.svg ? NULL : on_latency };
+		const struct kt_model_ops ops = model_ops(&run);
 
 		ret = kt_model_open(&run.model, o.paths, o.npaths, o.stream, &ops, err, err_path);
 		if (ret)
