@@ -148,7 +148,10 @@ pid=$(cat "$TMP/pid")
 "$KTRACE" extract -q -B $X -o "$TMP/x.dat" >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log"; }
 trace-cmd report -i "$TMP/x.dat" >"$TMP/rep" 2>"$TMP/rep.err"
 [ -s "$TMP/rep.err" ] && { st=1; head -3 "$TMP/rep.err" | sed 's/^/#   /'; }
-grep -q "^$X: *dd-$pid  *\[.*sys_enter_write" "$TMP/rep" || { st=1; echo "#   no write of the workload (dd-$pid)"; }
+# by pid: the comm beside it is the kernel's saved_cmdlines, which may still say "sh"
+# (the kernel skips saving a comm when another CPU holds its lock)
+grep -q "^$X: *[^ ]*-$pid  *\[.*sys_enter_write" "$TMP/rep" || { st=1; echo "#   no write of the workload (pid $pid)";
+	grep -c -- "-$pid  *\[" "$TMP/rep" | sed 's/^/#   lines of that pid: /'; grep -m3 -- "-$pid  *\[" "$TMP/rep" | sed 's/^/#   /'; }
 grep -q "^$X: .*sched_process_exit" "$TMP/rep" || { st=1; echo "#   no sched event"; }
 result start-stop-extract $st
 
