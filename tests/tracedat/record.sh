@@ -131,7 +131,7 @@ st=0
 	>"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
 report_ok "$TMP/a.dat" || st=1
 pid=$(cat "$TMP/pid" 2>/dev/null)
-grep -q "^$ID-a: *dd-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload (dd-$pid)"; st=1; }
+grep -q "^$ID-a: *[^ ]*-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload (pid $pid)"; st=1; }
 grep -q "sys_enter_write\|sys_write" "$TMP/rep.txt" || { echo "#   no syscall event"; st=1; }
 grep -q "sched_process_exit" "$TMP/rep.txt" || { echo "#   no sched event"; st=1; }
 lost_ok "$TMP/log" "$TMP/a.dat" || st=1
@@ -146,7 +146,7 @@ if top_idle; then
 		>"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
 	report_ok "$TMP/x.dat" || st=1
 	pid=$(cat "$TMP/pid" 2>/dev/null)
-	grep -q "^ *dd-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload (dd-$pid)"; st=1; }
+	grep -q "^ *[^ ]*-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload (pid $pid)"; st=1; }
 	lost_ok "$TMP/log" "$TMP/x.dat" || st=1
 	state_ok || st=1
 	result record-top $st
@@ -285,7 +285,7 @@ ls $I >"$TMP/inst-before"; cat $I/set_event $I/tracing_on >>"$TMP/inst-before"
 "$KTRACE" extract -B "$ID-x" -o "$TMP/ex.dat" >"$TMP/log" 2>&1 || { st=1; sed 's/^/#   /' "$TMP/log" | head -5; }
 report_ok "$TMP/ex.dat" || st=1
 pid=$(cat "$TMP/pid")
-grep -q "^$ID-x: *dd-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload"; st=1; }
+grep -q "^$ID-x: *[^ ]*-$pid  *\[" "$TMP/rep.txt" || { echo "#   no event of the workload"; st=1; }
 ls $I >"$TMP/inst-after"; cat $I/set_event $I/tracing_on >>"$TMP/inst-after"
 cmp -s "$TMP/inst-before" "$TMP/inst-after" || { echo "#   the instance changed"; st=1; }
 lost_ok "$TMP/log" "$TMP/ex.dat" || st=1
