@@ -98,6 +98,34 @@ static inline uint64_t kt_load_u64(const void *p, bool big)
 #endif
 }
 
+/* A 1, 2, 4 or 8-byte number in the byte order big says; 0 for any other size. */
+static inline uint64_t kt_load_sized(const void *p, unsigned size, bool big)
+{
+	switch (size) {
+	case 1:
+		return *(const uint8_t *)p;
+	case 2:
+		return kt_load_u16(p, big);
+	case 4:
+		return kt_load_u32(p, big);
+	case 8:
+		return kt_load_u64(p, big);
+	default:
+		return 0;
+	}
+}
+
+/* u, a number of size bytes (1 to 8), sign-extended to 64 bits. */
+static inline int64_t kt_sign_extend(uint64_t u, unsigned size)
+{
+	unsigned shift;
+
+	if (size == 0 || size >= 8)
+		return (int64_t)u;
+	shift = 64 - 8 * size;
+	return (int64_t)(u << shift) >> shift;
+}
+
 /* Raw stores, the writers' side of the loads above: v in the byte order big says. */
 static inline void kt_store_u16(void *p, uint16_t v, bool big)
 {

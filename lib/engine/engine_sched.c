@@ -95,17 +95,9 @@ static void plan_event(struct kt_sched_plan *p, const struct ktrace_stream_recor
 /* Number field k, present, from the record's bytes (kt_sched_plan's raw_end holds). */
 static int64_t raw_field(const struct kt_sched_plan *p, int k, const uint8_t *data)
 {
-	const uint8_t *d = data + p->off[k];
-	unsigned size = p->size[k];
-	uint64_t u = size == 1 ? d[0] : size == 2 ? kt_load_u16(d, p->big)
-		     : size == 4 ? kt_load_u32(d, p->big) : kt_load_u64(d, p->big);
+	uint64_t u = kt_load_sized(data + p->off[k], p->size[k], p->big);
 
-	if (p->cls[k] == FTEV_FIELD_SIGNED) {
-		unsigned shift = 64 - 8 * size;
-
-		return (int64_t)(u << shift) >> shift;
-	}
-	return (int64_t)u;
+	return p->cls[k] == FTEV_FIELD_SIGNED ? kt_sign_extend(u, p->size[k]) : (int64_t)u;
 }
 
 /* kt_sched_ftrace's numbers when the plan's raw_end holds for the record: the fields

@@ -96,10 +96,8 @@ static void field_value(const struct ktrace_events *evs, const struct ftev_field
 		uint64_t u = ftev_read_number(evs, data + off, len);
 
 		if (f->flags & EVF_SIGNED) {
-			unsigned shift = 64 - 8 * len;
-
 			v->type = KTRACE_EVENT_SIGNED;
-			v->i = (int64_t)(u << shift) >> shift;
+			v->i = kt_sign_extend(u, len);
 			v->u = (uint64_t)v->i;
 		} else {
 			v->type = KTRACE_EVENT_UNSIGNED;
@@ -161,18 +159,13 @@ uint64_t ktrace_event_array_at(const struct ktrace_event_value *v, size_t k)
 {
 	const uint8_t *p;
 	uint64_t u = 0;
-	unsigned shift;
 
 	if (v->type != KTRACE_EVENT_ARRAY || k >= v->count)
 		return 0;
 	p = (const uint8_t *)v->data + k * v->elem_size;
 	for (unsigned b = 0; b < v->elem_size; b++)
 		u |= (uint64_t)p[v->big_endian ? b : v->elem_size - 1 - b] << (8 * (v->elem_size - 1 - b));
-	if (v->elem_signed && v->elem_size < 8) {
-		shift = 64 - 8u * v->elem_size;
-		u = (uint64_t)((int64_t)(u << shift) >> shift);
-	}
-	return u;
+	return v->elem_signed ? (uint64_t)kt_sign_extend(u, v->elem_size) : u;
 }
 
 /* Where ev keeps the pids it teaches comms of (learn_state). */

@@ -1097,18 +1097,7 @@ static uint64_t field_number(const struct evalctx *c, const struct ftev_field *f
 	if (fld->offset > avail || fld->size > avail - fld->offset)
 		return 0;
 	v = ftev_read_number(c->f->evs, (const uint8_t *)rec->data + fld->offset, fld->size);
-	if (!(fld->flags & EVF_SIGNED))
-		return v;
-	switch (fld->size) {
-	case 1:
-		return (uint64_t)(int64_t)(int8_t)v;
-	case 2:
-		return (uint64_t)(int64_t)(int16_t)v;
-	case 4:
-		return (uint64_t)(int64_t)(int32_t)v;
-	default:
-		return v;
-	}
+	return fld->flags & EVF_SIGNED ? (uint64_t)kt_sign_extend(v, fld->size) : v;
 }
 
 static uint64_t value_of(struct evalctx *c, const struct fnode *n, int depth);

@@ -23,6 +23,7 @@
 #include <ktrace/event.h>
 
 #include "common/arena.h"
+#include "common/cursor.h"
 #include "common/hashmap.h"
 #include "common/numfmt.h"
 #include "common/numspan.h"
@@ -591,30 +592,7 @@ struct ktrace_events {
 static inline uint64_t ftev_read_number(const struct ktrace_events *evs, const uint8_t *p,
 				      unsigned size)
 {
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		return evs->big_endian ? __builtin_bswap16(v) : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		return evs->big_endian ? __builtin_bswap32(v) : v;
-	}
-	case 8: {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		return evs->big_endian ? __builtin_bswap64(v) : v;
-	}
-	default:
-		return 0;
-	}
+	return kt_load_sized(p, size, evs->big_endian);
 }
 
 /* event_btf.c: the traced kernel's BTF, for function-graph arguments (trace-cmd 3.4).

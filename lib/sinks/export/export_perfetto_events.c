@@ -639,25 +639,9 @@ static int put_fast(struct pf_events *e, struct ktrace_stream *s, struct pf_type
 			p = b->p + b->len;
 			continue;
 		}
-		switch (f->size) {
-		case 1:
-			u = *d;
-			break;
-		case 2:
-			u = kt_load_u16(d, t->big);
-			break;
-		case 4:
-			u = kt_load_u32(d, t->big);
-			break;
-		default:
-			u = kt_load_u64(d, t->big);
-			break;
-		}
-		if (f->cls == FTEV_FIELD_SIGNED && f->size < 8) {
-			unsigned shift = 64 - 8u * f->size;
-
-			u = (uint64_t)((int64_t)(u << shift) >> shift);
-		}
+		u = kt_load_sized(d, f->size, t->big);
+		if (f->cls == FTEV_FIELD_SIGNED)
+			u = (uint64_t)kt_sign_extend(u, f->size);
 		memcpy(p, f->tag, sizeof(f->tag));   /* room checked above: 16 bytes a field */
 		p += f->taglen;
 		if (f->kind == 'f') {
