@@ -36,6 +36,39 @@ else
 		zstd -q -d -f "$ROOT/tests/data/model/$t.dat.zst" -o "$TMP/$t.dat" || not_ok "unpack $t"
 		compare "$TMP/$t.dat" "$t.dat"
 	done
+	# a pause of 20 s in the demo trace (every CPU's sub-buffers from CPU 0's sixth
+	# on start 20 s later): waits of 20 s, against the oracle, and in the text form
+	# each latency column apart from the one before it, as --json gives it
+	trace-cmd convert --file-version 6 -i "$ROOT/examples/sched_demo.dat" -o "$TMP/demo6.dat" \
+		>/dev/null 2>&1 || not_ok "convert the demo to version 6"
+	python3 "$ROOT/tests/tracedat/tools/damage.py" v6 "$TMP/demo6.dat" "$TMP/pause.dat" \
+		late:0:5:20000000000
+	compare "$TMP/pause.dat" "the demo with a pause of 20 s"
+	"$KTRACE" summary "$TMP/pause.dat" >"$TMP/pause.txt" 2>&1
+	checker python3 - "$TMP/pause.txt" "$TMP/sj" <<'PY'
+import json, sys
+rows = {}
+for r in json.load(open(sys.argv[2]))['inputs'][0]['threads_by_wakeup_latency']['rows']:
+    rows['%s %d' % (r['name'], r['tid'])] = r
+text = open(sys.argv[1]).read().split('\n\n')
+sec = [s for s in text if s.startswith('Threads by wakeup latency')][0].split('\n')[1:]
+bad, long_ = [], 0
+for line in sec:
+    if not line or line.strip().startswith('('):
+        continue
+    t = line.split()
+    r = rows.get(' '.join(t[:-5]))
+    us = lambda ns: '%d.%03d' % (ns // 1000, ns % 1000)
+    if not r or t[-5:] != [str(r['count'])] + [us(r[k]) for k in ('p50_ns', 'p90_ns', 'p99_ns', 'max_ns')]:
+        bad.append(line)
+    long_ += r is not None and r['max_ns'] >= 10 ** 10
+ok = len(sec) >= 10 and long_ >= 3 and not bad
+print('%s - text: latency columns of 20 s apart, as --json gives them (%d rows, %d of 10 s and more)'
+      % ('ok' if ok else 'not ok', len(sec), long_))
+for b in bad[:3]:
+    print('#   ' + b)
+PY
+	n=$((n + 1))
 	for z in "$ROOT"/tests/data/report/*.dat.zst; do
 		zstd -q -d -f "$z" -o "$TMP/$(basename "$z" .zst)" || not_ok "unpack $z"
 	done

@@ -11,6 +11,9 @@ usage:
       cut:CPU:PAGE:BYTES        the file ends BYTES bytes into that sub-buffer
       size:CPU:BYTES            the CPU's size in the flyrecord table made BYTES (more than
                                 its data: it runs into the next CPU's)
+      late:CPU:PAGE:NS          not damage: a pause of NS nanoseconds in the trace; every
+                                sub-buffer of every CPU that starts where page PAGE of
+                                CPU does or later, starts NS later
   damage.py v7 IN OUT SPEC...    damage a version 7 file with compressed CPU data
       zap:CPU:CHUNK             64 bytes in the middle of the chunk's compressed data
       csize:CPU:CHUNK           the chunk's compressed size made 0x7fffffff (the chunks
@@ -201,7 +204,14 @@ def damage_v6(src, dst, specs):
             print('place 0x%x' % off)
             continue
         page = off + int(a[1]) * t.page
-        if kind in ('badpage', 'badpages'):
+        if kind == 'late':
+            start = struct.unpack_from(t.e + 'Q', d, page)[0]
+            for _, o2, s2 in t.cpus:
+                for p in range(o2, o2 + s2, t.page):
+                    ts = struct.unpack_from(t.e + 'Q', d, p)[0]
+                    if ts >= start:
+                        struct.pack_into(t.e + 'Q', d, p, ts + int(a[2]))
+        elif kind in ('badpage', 'badpages'):
             n = int(a[2]) if kind == 'badpages' else 1
             for i in range(n):
                 struct.pack_into(t.e + 'Q', d, page + i * t.page + 8, 0x7ffff0)
