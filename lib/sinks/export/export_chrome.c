@@ -8,8 +8,8 @@
  *   ran on each CPU is a complete event ("ph": "X") per scheduling slice of the model
  *   (engine_model.h, docs/model.md: the Running intervals of sched_slice), named after
  *   the thread, args tid, prio (when a switch gave it) and the state it left in (none
- *   when the slice ran into missing data); a slice still open at the end ends at its
- *   CPU's last record;
+ *   when the slice ran into missing data); a slice still open at the end lasts to the
+ *   input's end, as the model counts it;
  * - every other record is an instant event of its thread ("ph": "i", "s": "t") named
  *   after the event, its system as "cat", its fields in args (arrays as arrays, other
  *   bytes in hex) and its CPU as common_cpu;
@@ -45,7 +45,6 @@ enum { T_NAMED = 1 };
 
 struct cj_cpu {
 	bool seen;
-	uint64_t first_ts, last_ts;
 	/* the last switch: the thread it put on, under the name it had then */
 	uint64_t switch_ts;
 	int64_t switch_tid;
@@ -186,7 +185,6 @@ static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r
 		struct kt_json *j = &c->j;
 
 		c->cpus[cpu].seen = true;
-		c->cpus[cpu].first_ts = r->ts;
 		snprintf(name, sizeof(name), "CPU %u", cpu);
 		meta(c, "thread_name", CPU_PID, cpu, name);
 		kt_json_begin_object(j, true);
@@ -200,7 +198,6 @@ static struct cj_cpu *get_cpu(struct cj *c, const struct ktrace_stream_record *r
 		kt_json_end_object(j);
 		kt_json_end_object(j);
 	}
-	c->cpus[cpu].last_ts = r->ts;
 	return &c->cpus[cpu];
 }
 
@@ -234,8 +231,8 @@ static void slice(struct cj *c, uint32_t cpu, uint64_t start, uint64_t end, int6
 	kt_json_end_object(j);
 }
 
-/* A Running interval of the model: a slice of its CPU (one still open ends at the CPU's
- * last record). */
+/* A Running interval of the model: a slice of its CPU (one still open lasts to the
+ * input's end: kt_model_state_ns). */
 static int model_slice(void *ctx, const struct kt_model_state *m, struct ktrace_error *err)
 {
 	struct cj *c = ctx;
@@ -256,7 +253,7 @@ static int model_slice(void *ctx, const struct kt_model_state *m, struct ktrace_
 		th = kt_threads_find(&c->threads, m->input, m->tid);
 		comm = th ? kt_thread_name(th) : "";
 	}
-	end = m->dur >= 0 ? m->ts + (uint64_t)m->dur : cc->last_ts;
+	end = m->ts + kt_model_state_ns(c->model, m);
 	slice(c, (uint32_t)m->cpu, m->ts, end, m->tid, comm,
 	      m->has_priority ? &m->priority : NULL, m->end_state);
 	return 0;
@@ -486,8 +483,8 @@ int ktrace_view_chrome_json(struct ktrace_stream *s, const struct ktrace_view_ex
 		}
 	}
 	if (!ret || ret == -ERANGE) {
-		/* the slices still open end at their CPU's last record (a record the trace
-		 * cannot hold ends it as damage does) */
+		/* the slices still open last to the input's end (a record the trace cannot
+		 * hold ends it as damage does) */
 		kt_model_finish(c->model, err);
 		kt_json_end_array(&c->j);
 		kt_json_end_object(&c->j);

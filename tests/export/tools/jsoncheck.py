@@ -7,7 +7,9 @@ lines:
   (docs/model.md): each switch begins one, exactly (to the nanosecond), of the thread
   it puts on, named after it; when the CPU's next switch takes that thread off with no
   lost events between, the slice ends exactly there with the state it gives; else it
-  ends before the next switch with no state (a switch not recorded, or lost events).
+  ends before the next switch with no state (a switch not recorded, or lost events);
+  the CPU's last one, with no lost events after its switch, ends with no state at the
+  input's last record (docs/model.md: a state still open lasts to the input's end).
   Slices the model began from a thread's records (not at a switch) overlap none of
   them;
 - every other record is an instant event; lost events are global instants, one per
@@ -65,7 +67,7 @@ def main():
     names = {(e['tid'], e['args']['name']) for e in evs if e['ph'] == 'M' and e['name'] == 'thread_name'}
 
     # the source: switches per CPU (ts, prev tid, prev comm), records, lost marks, threads
-    switches, records, marks, threads = {}, 0, 0, set()
+    switches, records, marks, threads, last = {}, 0, 0, set(), 0
     drops = {}        # per CPU: lost-events marks so far
     if mode == 'tracecmd':
         for l in open(sys.argv[4], errors='replace'):
@@ -81,6 +83,7 @@ def main():
             records += 1
             ts = int(m.group(4)) if m.group(5) is None else \
                 int(m.group(4)) * 1000000000 + int(m.group(5).ljust(9, '0')[:9])
+            last = max(last, ts)
             if m.group(6) == 'sched_switch':
                 f = re.match(r'prev_comm=(.*) prev_pid=(-?\d+) .* next_comm=(.*) next_pid=(-?\d+) ',
                              m.group(7))
@@ -99,6 +102,7 @@ def main():
                 drops[int(r['cpu'])] = drops.get(int(r['cpu']), 0) + 1
                 continue
             records += 1
+            last = max(last, int(r['time_ns']))
             if i in (0x01400000, 0x01400008):
                 switches.setdefault(int(r['cpu']), []).append(
                     (int(r['time_ns']), int(r['thread'], 16), r['process'], int(r['arg2'], 16), '',
@@ -139,6 +143,8 @@ def main():
                 if not ok:
                     bad.append('CPU %d switch %d at %d: slice %r, next switch at %d of %d' % (cpu, k, ts, a, t1, prev1))
                     break
+            elif d0 == drops.get(cpu, 0) and (end != last or 'end_state' in a['args']):
+                bad.append('CPU %d last switch at %d: slice %r, not to the input\'s end %d' % (cpu, ts, a, last))
     # (on every CPU, those of switches or not: one thread at a time)
     for cpu, sl in sorted(slices.items()):
         spans = sorted((ns(e['ts']), ns(e['ts']) + ns(e['dur'])) for e in sl)
