@@ -89,6 +89,8 @@ void cli_outfile_discard(struct cli_outfile *f);
 /* `ktrace: FILE: offset 0x..: message` on stderr. file may be NULL. */
 void cli_error(const char *file, const struct ktrace_error *err);
 void cli_errorf(const char *file, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A library's warn callback (arg unused): `ktrace: message` on stderr. */
+void cli_warn(void *arg, const char *message);
 /* cli_error's line with what became of the output after "; " (one error, one line:
  * "ktrace: IN: offset 0x..: message; OUT not written (...)"). */
 void cli_error_and(const char *file, const struct ktrace_error *err, const char *fmt, ...)
@@ -104,9 +106,11 @@ int cli_oom(const char *command);
 int cli_bad_option(const char *command, const char *shortopts, char **argv);
 /* Prints a command's manual to stdout. */
 void cli_print_help(const struct cli_command *cmd);
-/* A progress line on stderr while a file is written (only when stderr is a terminal
- * and quiet is false): "ktrace WHAT: 45% (120.0 of 260.0 MB)". cli_progress_update is
- * a tracedat_write_opts progress callback (arg: the struct cli_progress). */
+/* A progress line on stderr for long work (only when stderr is a terminal and quiet is
+ * false), at most ten a second: cli_progress_update, a tracedat_write_opts progress
+ * callback, says "ktrace WHAT: 45% (120.0 of 260.0 MB)"; cli_progress_records, the
+ * views' callback, "ktrace WHAT: 3145728 records"; cli_progress_report, the text
+ * view's, "ktrace WHAT: 3145728 records, 45%" (arg: the struct cli_progress). */
 struct cli_progress {
 	const char *what;
 	uint64_t total;
@@ -115,6 +119,8 @@ struct cli_progress {
 };
 void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total, bool quiet);
 void cli_progress_update(void *arg, uint64_t done);
+void cli_progress_records(void *arg, uint64_t records);
+void cli_progress_report(void *arg, uint64_t records, int percent);
 /* Clears the line. */
 void cli_progress_done(struct cli_progress *p);
 /* Parses a decimal number from lo to hi (an option's count, --threads N). 0 or -1. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* A progress line on stderr for long work (convert, record and extract writing their
- * file), as report shows one: only when stderr is a terminal. */
+ * file; report, export, timeline and flamegraph reading theirs): only when stderr is a
+ * terminal. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -26,24 +28,56 @@ void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total,
 	p->last.tv_sec -= 1;       /* the first report shows at once */
 }
 
+/* Whether a line is due (at most ten a second). */
+static bool due(struct cli_progress *p)
+{
+	if (!p->on || seconds_since(&p->last) < 0.1)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+	return true;
+}
+
+static void show(struct cli_progress *p, const char *line, int n)
+{
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+		p->on = false;
+	p->shown = true;
+}
+
 void cli_progress_update(void *arg, uint64_t done)
 {
 	struct cli_progress *p = arg;
 	char line[160];
-	int n;
 
-	if (!p->on || seconds_since(&p->last) < 0.1)
+	if (!due(p))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &p->last);
 	if (p->total && done <= p->total)
-		n = snprintf(line, sizeof(line), "\rktrace %s: %d%% (%.1f of %.1f MB)  ", p->what,
-			     (int)(100.0 * (double)done / (double)p->total), (double)done / 1e6,
-			     (double)p->total / 1e6);
+		show(p, line, snprintf(line, sizeof(line), "\rktrace %s: %d%% (%.1f of %.1f MB)  ", p->what,
+				       (int)(100.0 * (double)done / (double)p->total), (double)done / 1e6,
+				       (double)p->total / 1e6));
 	else
-		n = snprintf(line, sizeof(line), "\rktrace %s: %.1f MB  ", p->what, (double)done / 1e6);
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
-		p->on = false;
-	p->shown = true;
+		show(p, line, snprintf(line, sizeof(line), "\rktrace %s: %.1f MB  ", p->what,
+				       (double)done / 1e6));
+}
+
+void cli_progress_records(void *arg, uint64_t records)
+{
+	cli_progress_report(arg, records, -1);
+}
+
+void cli_progress_report(void *arg, uint64_t records, int percent)
+{
+	struct cli_progress *p = arg;
+	char line[160];
+
+	if (!due(p))
+		return;
+	if (percent >= 0)
+		show(p, line, snprintf(line, sizeof(line), "\rktrace %s: %llu records, %d%%  ", p->what,
+				       (unsigned long long)records, percent));
+	else
+		show(p, line, snprintf(line, sizeof(line), "\rktrace %s: %llu records  ", p->what,
+				       (unsigned long long)records));
 }
 
 void cli_progress_done(struct cli_progress *p)

@@ -38,6 +38,7 @@ void cli_stream_args_apply(const struct cli_stream_args *a, struct ktrace_stream
 	so->cpus = a->cpus;
 	so->ncpus = a->ncpus;
 	so->events_dir = a->events_dir;
+	so->warn = cli_warn;
 }
 
 void cli_stream_args_free(struct cli_stream_args *a)

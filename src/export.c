@@ -266,9 +266,7 @@ struct export_cli {
 	/* the first option given that only one family of formats takes (for the refusal) */
 	const char *trace_only, *tables_only;
 	char *default_out;
-	/* progress */
-	struct timespec last;
-	bool shown;
+	struct cli_progress progress;
 };
 
 static void free_cli(struct export_cli *c)
@@ -410,30 +408,6 @@ static int default_output(struct export_cli *c, const char *input)
 	return 0;
 }
 
-static void progress(void *ctx, uint64_t records)
-{
-	struct export_cli *c = ctx;
-	struct timespec now;
-	char line[96];
-	int n;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((double)(now.tv_sec - c->last.tv_sec) + (double)(now.tv_nsec - c->last.tv_nsec) / 1e9 < 0.5)
-		return;
-	c->last = now;
-	n = snprintf(line, sizeof(line), "\rktrace export: %llu events  ", (unsigned long long)records);
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
-		c->shown = true;
-}
-
-static void progress_clear(struct export_cli *c)
-{
-	static const char clear[] = "\r                                        \r";
-
-	if (c->shown && write(STDERR_FILENO, clear, sizeof(clear) - 1) < 0)
-		c->shown = false;
-}
-
 /* Options of the other family of formats are usage errors, never ignored. */
 static int check_family(const struct export_cli *c)
 {
@@ -523,6 +497,7 @@ static int run_export(int argc, char **argv)
 	so.cpus = c.ncpus ? c.cpus : NULL;
 	so.ncpus = c.ncpus;
 	so.events_dir = c.events_dir;
+	so.warn = cli_warn;
 	so.codes_file = c.codes;
 	/* Perfetto with several CPUs: each thread reads the inputs and writes its blocks of
 	 * records; else the inputs are read on a second CPU while the records are written */
@@ -558,14 +533,12 @@ static int run_export(int argc, char **argv)
 		return CLI_FAILED;
 	}
 	eo.flags = c.legacy ? KTRACE_VIEW_EXPORT_LEGACY_GENERIC : 0;
-	if (!c.quiet && isatty(STDERR_FILENO)) {
-		eo.progress = progress;
-		eo.progress_ctx = &c;
-		clock_gettime(CLOCK_MONOTONIC, &c.last);
-	}
+	cli_progress_init(&c.progress, "export", 0, c.quiet);
+	eo.progress = cli_progress_records;
+	eo.progress_ctx = &c.progress;
 	t = (struct export_target){ .out = out, .opts = &eo };
 	ret = c.format->write(s, &t, &err);
-	progress_clear(&c);
+	cli_progress_done(&c.progress);
 	err_path = ret < 0 ? ktrace_stream_error_path(s) : NULL;
 	{
 		int w = ktrace_out_flush(out);

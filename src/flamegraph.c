@@ -93,12 +93,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void progress(void *arg, uint64_t records)
-{
-	(void)arg;
-	fprintf(stderr, "\rktrace: flamegraph: %llu records", (unsigned long long)records);
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -160,6 +154,7 @@ static int run_flamegraph(int argc, char **argv)
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = NULL;
 	struct cli_outfile o = { 0 };
+	struct cli_progress progress;
 	int opt, ret, status = CLI_FAILED;
 
 	opterr = 0;
@@ -233,8 +228,9 @@ static int run_flamegraph(int argc, char **argv)
 	fo.npids = npids;
 	fo.comms = (const char *const *)comms;
 	fo.ncomms = ncomms;
-	if (!quiet && isatty(STDERR_FILENO))
-		fo.progress = progress;
+	cli_progress_init(&progress, "flamegraph", 0, quiet);
+	fo.progress = cli_progress_records;
+	fo.progress_arg = &progress;
 
 	if (cli_outfile_open(&o, outpath))
 		goto done;
@@ -245,8 +241,7 @@ static int run_flamegraph(int argc, char **argv)
 		goto done;
 	}
 	ret = ktrace_view_flamegraph(&fo, out, &err, &err_path, &drawn);
-	if (fo.progress)
-		fputs("\r\033[K", stderr);
+	cli_progress_done(&progress);
 	{
 		int wret = ktrace_out_flush(out);
 

@@ -134,6 +134,20 @@ static bool damage_seen(uint64_t h, bool add)
 	return false;
 }
 
+void cli_warn(void *arg, const char *message)
+{
+	bool told;
+
+	(void)arg;
+	/* once, whichever thread or stream of the command meets it (the timeline's line
+	 * threads and Perfetto's each open the inputs) */
+	pthread_mutex_lock(&damage.mu);
+	told = damage_seen(line_hash(message), true);
+	pthread_mutex_unlock(&damage.mu);
+	if (!told)
+		print_line(NULL, message);
+}
+
 /* Whether the line is kept for the end (under damage.mu): false when it is to be
  * printed now. */
 static bool keep_line(const char *input, const struct ktrace_error *err, const char *line)
@@ -243,6 +257,7 @@ void cli_errorf(const char *file, const char *fmt, ...)
 	va_end(ap);
 	print_line(file, msg);
 }
+
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {

@@ -349,6 +349,7 @@ int report_tracedat_main(int argc, char **argv)
 	struct ktrace_error err = { 0 };
 	struct ktrace_report_opts ro = { .sz = sizeof(ro) };
 	struct ktrace_input *stream = NULL;
+	struct cli_progress progress;
 	const char *err_file = NULL;
 	const char *first;
 	struct ktrace_out *out;
@@ -412,7 +413,11 @@ int report_tracedat_main(int argc, char **argv)
 	c.o.cpus = c.ncpus ? c.cpus : NULL;
 	c.o.ncpus = c.ncpus;
 	c.o.line_flush = isatty(STDOUT_FILENO);
-	c.o.progress = !c.o.line_flush && isatty(STDERR_FILENO);
+	/* (not when the lines go to the terminal too) */
+	cli_progress_init(&progress, "report", 0, c.o.line_flush);
+	c.o.progress = cli_progress_report;
+	c.o.progress_arg = &progress;
+	c.o.warn = cli_warn;
 
 	out = ktrace_out_new(STDOUT_FILENO);
 	if (!out) {
@@ -427,6 +432,7 @@ int report_tracedat_main(int argc, char **argv)
 	ro.wakeup = c.wakeup;
 	ro.err_file = &err_file;
 	ret = ktrace_report(NULL, &ro, out, &err);
+	cli_progress_done(&progress);
 	ktrace_input_close(stream);
 	ret = cli_out_finish(out, &err, ret);
 	if (ret < 0)

@@ -105,12 +105,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void progress(void *arg, uint64_t records)
-{
-	(void)arg;
-	fprintf(stderr, "\rktrace: timeline: %llu records", (unsigned long long)records);
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -132,6 +126,7 @@ static int run_timeline(int argc, char **argv)
 	struct ktrace_error err = { 0 };
 	struct ktrace_out *out = NULL;
 	struct cli_outfile o = { 0 };
+	struct cli_progress progress;
 	int opt, ret, drawn_ret, status = CLI_FAILED;
 
 	opterr = 0;
@@ -224,8 +219,9 @@ static int run_timeline(int argc, char **argv)
 	vo.paths = (const char *const *)argv + optind;
 	vo.npaths = (size_t)(argc - optind);
 	vo.stream = &so;
-	if (!quiet && isatty(STDERR_FILENO))
-		vo.progress = progress;
+	cli_progress_init(&progress, "timeline", 0, quiet);
+	vo.progress = cli_progress_records;
+	vo.progress_arg = &progress;
 
 	if (cli_outfile_open(&o, outpath))
 		goto done;
@@ -237,8 +233,7 @@ static int run_timeline(int argc, char **argv)
 	}
 	ret = ktrace_view_timeline(&vo, out, &err, &err_path, &drawn);
 	drawn_ret = ret;
-	if (vo.progress)
-		fputs("\r\033[K", stderr);
+	cli_progress_done(&progress);
 	{
 		int wret = ktrace_out_flush(out);
 

@@ -74,6 +74,11 @@ struct ktrace_stream_opts {
 				       * places and info instead of the path opened (a copy of
 				       * standard input opened as /proc/self/fd/N: "-"); the
 				       * caller's strings, kept until ktrace_stream_close */
+	/* trace.dat: oddities that lose nothing, as trace-cmd warns of them on stderr (a
+	 * --comm name not in the saved cmdlines); NULL: not told (the library prints
+	 * nothing) */
+	void (*warn)(void *arg, const char *message);
+	void *warn_arg;
 };
 
 enum {

@@ -202,7 +202,8 @@ struct ktrace_view_text_opts {
 	size_t ntasks;
 	const int *cpus;              /* --cpu: CPU ids to show; NULL for all */
 	size_t ncpus;
-	bool progress;                /* progress line on stderr */
+	bool progress_unused;         /* (0.2: a progress line the library wrote itself;
+				       * the library prints nothing: see progress below) */
 	bool line_flush;              /* flush at line ends every few KiB (terminal) */
 	unsigned threads;             /* 0: as many as the CPUs (big traces), 1: no threads */
 	/* Called in output order with every record printed; the text it writes to buf (at
@@ -210,6 +211,14 @@ struct ktrace_view_text_opts {
 	size_t (*line_suffix)(void *arg, struct ktrace_events *evs, const struct ktrace_record *rec,
 			      char *buf, size_t cap);
 	void *line_suffix_arg;
+	/* called every 65536 records read (may be NULL): records so far and, for one
+	 * uncompressed file, how far into its data they are in percent (-1: not known) */
+	void (*progress)(void *arg, uint64_t records, int percent);
+	void *progress_arg;
+	/* oddities that lose nothing, as trace-cmd warns of them on stderr (a --comm name
+	 * not in the saved cmdlines); NULL: not told (the library prints nothing) */
+	void (*warn)(void *arg, const char *message);
+	void *warn_arg;
 };
 
 /* `ktrace report --profile` (ktrace_report_opts.profile): per task, the time its events

@@ -412,6 +412,10 @@ struct kt_tdset_opts {
 	 * the record's event is unknown (libtracecmd's missed-events callback fails); the
 	 * set then ends there with an error (kt_tdset_lost_unknown) */
 	bool lost_unknown_ends;
+	/* oddities that lose nothing, as trace-cmd warns of them (a --comm name not in the
+	 * saved cmdlines); NULL: not told (the library prints nothing) */
+	void (*warn)(void *arg, const char *message);
+	void *warn_arg;
 };
 
 /* A record that passed the filters: the head of its stream, not yet moved past. */

@@ -696,6 +696,7 @@ int kt_source_tracedat(struct ktrace_stream *s, const char *const *paths, const 
 		.cpus_unread = (o->flags & KT_STREAM_CPUS_ONLY) != 0,
 		/* a record is valid until the next call (as compressed data always was) */
 		.read_copies = true,
+		.warn = o->warn, .warn_arg = o->warn_arg,
 	};
 	struct td_source *t = calloc(1, sizeof(*t));
 	uint32_t *idx = calloc(n, sizeof(*idx));

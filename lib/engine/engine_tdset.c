@@ -226,9 +226,29 @@ int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, cons
 			 ktrace_input_is_mapped(f->own_input) ? TRACEDAT_MAPPED_FILE : 0, ts_offset);
 }
 
+/* trace-cmd's warning for a --comm name no saved cmdline has, to the set's warn */
+static void warn_comm(const struct kt_tdset *set, const char *name)
+{
+	static const char what[] = " not in the saved cmdlines";
+	size_t len = strlen(name);
+	char *msg;
+
+	if (!set->o.warn || len > SIZE_MAX - sizeof(what) - 6)
+		return;
+	msg = malloc(6 + len + sizeof(what));
+	if (!msg)
+		return;   /* (a warning only) */
+	memcpy(msg, "comm: ", 6);
+	memcpy(msg + 6, name, len);
+	memcpy(msg + 6 + len, what, sizeof(what));
+	set->o.warn(set->o.warn_arg, msg);
+	free(msg);
+}
+
 /* --pid and --comm: trace-cmd's one filter of the tasks' pids, in its order (its lists
  * are built by prepending), or NULL. */
-static char *task_filter(struct kt_tdfile *f, const struct ktrace_stream_task *tasks, size_t ntasks)
+static char *task_filter(const struct kt_tdset *set, struct kt_tdfile *f,
+			 const struct ktrace_stream_task *tasks, size_t ntasks)
 {
 	int *pids = NULL;
 	size_t n = 0, cap = 0;
@@ -245,7 +265,7 @@ static char *task_filter(struct kt_tdfile *f, const struct ktrace_stream_task *t
 		found = ktrace_event_comm_pids(f->evs, t->name, NULL, 0);
 		if (!found) {
 			/* trace-cmd's warning, and the filter goes on without the name */
-			fprintf(stderr, "ktrace: comm: %s not in the saved cmdlines\n", t->name);
+			warn_comm(set, t->name);
 			continue;
 		}
 		if (n + found > cap) {
@@ -366,7 +386,7 @@ static int add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct k
 int kt_tdset_add_filters(struct kt_tdset *set, struct kt_tdfile *f, const struct ktrace_stream_filter *filters,
 			 size_t nfilters, const struct ktrace_stream_task *tasks, size_t ntasks)
 {
-	return add_filters(set, f, filters, nfilters, ntasks ? task_filter(f, tasks, ntasks) : NULL);
+	return add_filters(set, f, filters, nfilters, ntasks ? task_filter(set, f, tasks, ntasks) : NULL);
 }
 
 /* ---- filtering (trace-cmd's tracecmd_filter_match) ---- */

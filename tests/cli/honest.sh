@@ -10,7 +10,7 @@ V7="$FT/schedviz_cpu0.v7zstd.dat"
 RAW="$FT/schedviz_cpu0.trace_pipe_raw"
 DARWIN="$SHARED/data/darwin/coreprofilesessiontap.bin"
 KC="$SHARED/data/kcdata"
-plan 135
+plan 141
 
 # run NAME CMD...: stdout in $TMP/out, stderr in $TMP/err, status in $st
 run() { "$@" >"$TMP/out" 2>"$TMP/err"; st=$?; }
@@ -107,9 +107,35 @@ if command -v script >/dev/null; then
 	st=$?
 	[ $st -eq 0 ] && ! grep -q "%" "$TMP/err" && ok "no progress line when stderr is not a terminal" ||
 		not_ok "no progress line when stderr is not a terminal (exit $st)"
+	# the readers' progress comes from the library's callback; the command prints it
+	# (the library prints nothing), and clears it at the end
+	for c in report timeline; do
+		if [ $c = report ]; then o=">/dev/null"; else o="-o '$TMP/progress.html'"; fi
+		script -qec "'$KTRACE' $c '$TMP/big.v6.dat' $o" /dev/null >"$TMP/tty.txt" 2>&1
+		grep -q "ktrace $c: [1-9][0-9]* records" "$TMP/tty.txt" &&
+			[ "$(tail -c 4 "$TMP/tty.txt" | od -An -c | tr -d ' ')" = '\r033[K' ] &&
+			ok "$c shows progress on a terminal, cleared at the end" ||
+			{ not_ok "$c shows progress on a terminal, cleared at the end"; tail -c 200 "$TMP/tty.txt" | od -c | head -5 | sed 's/^/#   /'; }
+	done
+	script -qec "'$KTRACE' report '$TMP/big.v6.dat'" /dev/null >"$TMP/tty.txt" 2>&1
+	! grep -q "ktrace report: [0-9]* records" "$TMP/tty.txt" &&
+		ok "no progress line when report's lines go to the terminal" ||
+		not_ok "no progress line when report's lines go to the terminal"
 else
 	skip 2 "convert shows progress on a terminal, none elsewhere" "no script(1)"
+	skip 3 "report and timeline show progress on a terminal" "no script(1)"
 fi
+
+# ---- a --comm no saved cmdline has: trace-cmd's warning, once a command ----
+for c in report timeline export; do
+	case $c in
+	report) run "$KTRACE" report --comm nosuch-comm "$V6" ;;
+	timeline) run "$KTRACE" timeline --comm nosuch-comm "$V6" -o "$TMP/comm.html" ;;
+	export) run "$KTRACE" export --comm nosuch-comm "$V6" -o "$TMP/comm.json" ;;
+	esac
+	check "$c --comm of no saved cmdline: warned once, exit 0" sh -c "[ $st -eq 0 ] &&
+		[ \"\$(cat '$TMP/err')\" = 'ktrace: comm: nosuch-comm not in the saved cmdlines' ]"
+done
 
 # ---- a writer checks what it copies as the reader does ----
 python3 - "$V6" "$TMP/corrupt.dat" <<'PY'

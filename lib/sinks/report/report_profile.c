@@ -1642,6 +1642,7 @@ int ktrace_view_tracedat_profile(const struct ktrace_view_text_opts *o,
 	struct kt_tdset_opts so = {
 		.raw_ts = o->raw_ts, .no_date = o->no_date, .nsec = o->nsec, .cpus = o->cpus,
 		.ncpus = o->ncpus, .no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs,
+		.warn = o->warn, .warn_arg = o->warn_arg,
 	};
 	struct kt_tdset *set;
 	struct prof p = { 0 };

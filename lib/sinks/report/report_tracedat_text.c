@@ -222,8 +222,6 @@ struct report {
 	bool walked;                       /* the first thread read (walk_ret is set) */
 	/* progress */
 	uint64_t total_bytes;
-	struct timespec last_progress;
-	bool progress_shown;
 	/* the files and their merged records (cache lines of their own: the reading
 	 * thread counts in it at every record) */
 	struct kt_tdset *set;
@@ -264,32 +262,15 @@ static char *put_time(char *p, const struct rfile *f, bool nsec, uint64_t ts)
 	return kt_prefix_time(p, NULL, ts, nsec);
 }
 
-/* ---- progress on stderr ---- */
+/* ---- progress, to the caller's callback ---- */
 
 static void progress(struct report *r, const struct tracedat_record *rec)
 {
-	struct timespec now;
-	double dt;
-	char line[128];
-	int n;
+	int percent = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (double)(now.tv_sec - r->last_progress.tv_sec) +
-	     (double)(now.tv_nsec - r->last_progress.tv_nsec) / 1e9;
-	if (dt < 0.5)
-		return;
-	r->last_progress = now;
-	if (r->total_bytes && !rec->compressed)
-		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events, %d%%  ",
-			     kt_td_visited(r->set), (int)(100.0 * (double)rec->offset / (double)r->total_bytes));
-	else
-		n = snprintf(line, sizeof(line), "\rktrace report: %" PRIu64 " events  ", kt_td_visited(r->set));
-	if (n > 0) {
-		ssize_t w = write(STDERR_FILENO, line, (size_t)n);   /* best effort */
-
-		(void)w;
-	}
-	r->progress_shown = true;
+	if (r->total_bytes && !rec->compressed && rec->offset <= r->total_bytes)
+		percent = (int)(100.0 * (double)rec->offset / (double)r->total_bytes);
+	r->o->progress(r->o->progress_arg, kt_td_visited(r->set), percent);
 }
 
 
@@ -1277,8 +1258,6 @@ static int run_records(struct report *r)
 	unsigned nthr;
 	int ret;
 
-	if (o->progress)
-		clock_gettime(CLOCK_MONOTONIC, &r->last_progress);
 	r->chunk_recs = o->line_flush ? 64 : 16;
 	r->main_ctx = new_ctx(r);
 	if (!r->main_ctx)
@@ -1595,6 +1574,7 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		.debug_offsets = o->debug, .cpus = o->cpus, .ncpus = o->ncpus,
 		.no_irqs = o->no_irqs, .no_softirqs = o->no_softirqs, .read_copies = true,
 		.lost_unknown_ends = true,
+		.warn = o->warn, .warn_arg = o->warn_arg,
 	};
 	int ret = 0;
 
@@ -1787,13 +1767,6 @@ int ktrace_view_tracedat_text(const struct ktrace_view_text_opts *o, struct ktra
 		r.total_bytes = kt_td_file_bytes(r.set);
 	ret = run_records(&r);
 out:
-	if (r.progress_shown) {
-		static const char clear[] = "\r                                                  \r";
-
-		ssize_t w = write(STDERR_FILENO, clear, sizeof(clear) - 1);
-
-		(void)w;
-	}
 	close_all(&r);
 	return ret;
 }
