@@ -145,14 +145,15 @@ static struct ktrace_out *open_far(const struct ktrace_out *dest)
 
 void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
 {
-	bool named = false;
+	bool named = false, fresh;
 	int fd;
 
 	memset(y, 0, sizeof(*y));
 	y->dest = dest;
 	y->how = TL_IN_ORDER;
 	y->start = at_end(dest);
-	if (fresh_file(dest, &named) && (y->far = open_far(dest))) {
+	fresh = fresh_file(dest, &named);
+	if (fresh && (y->far = open_far(dest))) {
 		y->how = TL_GAP;
 	} else {
 		fd = kt_outfile_anonymous(NULL);
@@ -163,7 +164,7 @@ void tl_layout_open(struct tl_layout *y, struct ktrace_out *dest)
 			close(fd);
 			return;
 		}
-		if (!fresh_file(dest, &named)) {
+		if (!fresh) {
 			y->how = TL_LINES_AFTER;
 			return;
 		}
