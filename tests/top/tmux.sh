@@ -17,8 +17,9 @@ command -v tmux >/dev/null || skip_all "tmux is not installed"
 [ -e $T/tracing_on ] || skip_all "tracefs is not mounted at $T"
 [ -d $T/instances ] || skip_all "no tracefs instances"
 tracefs_lock
-SOCK=ktrace-test-$$
-tm() { tmux -L "$SOCK" "$@"; }
+# (the server's socket in TMP, removed with it: -L would leave one in /tmp/tmux-UID)
+SOCK="$TMP/tmux"
+tm() { tmux -S "$SOCK" "$@"; }
 cleanup() {
 	tm kill-server 2>/dev/null
 	top_cleanup
