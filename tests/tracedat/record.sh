@@ -58,6 +58,14 @@ while [ $i -lt 200 ]; do cat /proc/self/stat >/dev/null; i=$((i + 1)); done
 exec dd if=/dev/zero of=/dev/null bs=1k count=3000 status=none
 EOF
 
+# wait_file FILE: until FILE exists (a command writes its pid there: ktrace runs it only
+# once tracing is on); 60 s at most
+wait_file() {
+	n=0
+	while [ ! -e "$1" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+	[ -e "$1" ]
+}
+
 # report FILE NAME: trace-cmd report must read FILE cleanly
 report_ok() {
 	if trace-cmd report -i "$1" >"$TMP/rep.txt" 2>"$TMP/rep.err" && [ ! -s "$TMP/rep.err" ]; then
@@ -164,12 +172,6 @@ rm -f "$TMP/lpid" "$TMP/lgo" "$TMP/ldone"
 		dd if=/dev/zero of=/dev/null bs=1 count=150000 2>/dev/null; : >"$3"' \
 	sh "$TMP/lpid" "$TMP/lgo" "$TMP/ldone" >"$TMP/log" 2>&1 &
 kp=$!
-# wait_file FILE: until FILE exists (the command runs only once tracing is on); 60 s at most
-wait_file() {
-	n=0
-	while [ ! -e "$1" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
-	[ -e "$1" ]
-}
 if wait_file "$TMP/lpid"; then
 	kill -STOP $kp
 	: >"$TMP/lgo"
@@ -193,7 +195,11 @@ cp "$TMP/rep.txt" "$TMP/l.ref"
 st=0
 "$KTRACE" record -B "$ID-i" -e sched -e 'syscalls:*read*' -o "$TMP/i.dat" >"$TMP/log" 2>&1 &
 kp=$!
-sleep 1
+# tracing is on once ktrace says it records
+i=0
+while [ $i -lt 1200 ] && ! grep -q "recording; Ctrl-C to stop" "$TMP/log"; do
+	sleep 0.05; i=$((i + 1))
+done
 ls -R /usr/include >/dev/null 2>&1
 kill -INT $kp
 wait $kp || { st=1; echo "#   exit status $?"; sed 's/^/#   /' "$TMP/log" | head -5; }
@@ -208,7 +214,7 @@ st=0
 "$KTRACE" record -B "$ID-t" -e sched -o "$TMP/t.dat" -- \
 	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/spid" >"$TMP/log" 2>&1 &
 kp=$!
-sleep 1
+wait_file "$TMP/spid" || { st=1; echo "#   the command did not start"; }
 kill -TERM $kp
 wait $kp || { st=1; echo "#   exit status $?"; }
 report_ok "$TMP/t.dat" || st=1
@@ -374,9 +380,7 @@ export KTRACE_INSTANCE_REGISTRY
 "$KTRACE" record -B "$ID-k" -e sched -o "$TMP/k.dat" -- \
 	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/kpid" >"$TMP/klog" 2>&1 &
 kp=$!
-i=0
-while [ $i -lt 100 ] && [ ! -d $T/instances/$ID-k ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.5
+wait_file "$TMP/kpid" || { st=1; echo "#   the command did not start"; }
 kill -KILL $kp
 wait $kp 2>/dev/null
 # the command goes on after ktrace died: end it (ours, by its pid)
@@ -401,9 +405,7 @@ rmdir $T/instances/$ID-other
 "$KTRACE" record -B "$ID-k3" -e sched -o "$TMP/k3.dat" -- \
 	sh -c 'echo $$ >"$1"; exec sleep 30' sh "$TMP/k3pid" >"$TMP/k3log" 2>&1 &
 kp3=$!
-i=0
-while [ $i -lt 100 ] && [ ! -d $T/instances/$ID-k3 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.5
+wait_file "$TMP/k3pid" || { st=1; echo "#   the command did not start"; }
 kill -KILL $kp3
 wait $kp3 2>/dev/null
 [ -s "$TMP/k3pid" ] && kill "$(cat "$TMP/k3pid")" 2>/dev/null
