@@ -141,17 +141,19 @@ int cli_parse_cpu_list(const char *command, const char *s, int **cpus, size_t *n
 int cli_grow(void **arr, size_t n, size_t elem);
 /*
  * The event stream's options several subcommands take (cli_stream.c): -F FILTER (-v
- * before it: records it matches are dropped), --cpu LIST (option code CLI_OPT_CPU) and
- * --events-dir DIR (CLI_OPT_EVENTS_DIR). cli_stream_arg takes getopt's opt and optarg:
- * CLI_STREAM_ARG_TAKEN, CLI_STREAM_ARG_NOT_MINE (another option), or the exit status
- * of an error it printed. cli_stream_args_apply puts them into stream options (the
- * pointers stay a's: free it after the stream).
+ * before it, once: records it matches are dropped), --cpu LIST (option code
+ * CLI_OPT_CPU), --events-dir DIR (CLI_OPT_EVENTS_DIR), --pid LIST and --comm LIST
+ * (CLI_OPT_PID, CLI_OPT_COMM: trace.dat tasks, as report's). cli_stream_arg takes
+ * getopt's opt and optarg: CLI_STREAM_ARG_TAKEN, CLI_STREAM_ARG_NOT_MINE (another
+ * option), or the exit status of an error it printed. cli_stream_args_apply puts them
+ * into stream options (the pointers stay a's: free it after the stream).
  */
-enum { CLI_OPT_CPU = 1000, CLI_OPT_EVENTS_DIR };
+enum { CLI_OPT_CPU = 1000, CLI_OPT_EVENTS_DIR, CLI_OPT_PID, CLI_OPT_COMM };
 #define CLI_STREAM_ARG_TAKEN (-1)
 #define CLI_STREAM_ARG_NOT_MINE (-2)
 struct ktrace_stream_filter;
 struct ktrace_stream_opts;
+struct ktrace_stream_task;
 struct cli_stream_args {
 	struct ktrace_stream_filter *filters;
 	size_t nfilters;
@@ -159,6 +161,10 @@ struct cli_stream_args {
 	int *cpus;
 	size_t ncpus;
 	const char *events_dir;
+	struct ktrace_stream_task *tasks;
+	size_t ntasks;
+	char **owned;                 /* the copies of --pid/--comm arguments tasks point into */
+	size_t nowned;
 };
 int cli_stream_arg(const char *command, int opt, const char *arg, struct cli_stream_args *a);
 void cli_stream_args_apply(const struct cli_stream_args *a, struct ktrace_stream_opts *so);
@@ -166,7 +172,6 @@ void cli_stream_args_free(struct cli_stream_args *a);
 /* --pid LIST / --comm LIST (comm true): appends each comma-separated name to *tasks in
  * command-line order; the copy of arg they point into is kept in *owned (the caller
  * frees it). 0, or -1 (out of memory). */
-struct ktrace_stream_task;
 int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
 		  struct ktrace_stream_task **tasks, size_t *ntasks);
 /* The buffers a live-system command acts on, from its options: -B NAME (appended to

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The event stream's options several subcommands take (cli.h, struct cli_stream_args). */
 #include <stdlib.h>
+#include <string.h>
 
 #include <ktrace/stream.h>
 
@@ -18,6 +19,8 @@ int cli_stream_arg(const char *command, int opt, const char *arg, struct cli_str
 		a->filters[a->nfilters++].negative = a->negative;
 		return CLI_STREAM_ARG_TAKEN;
 	case 'v':
+		if (a->negative)
+			return cli_usage_error(command, "only 1 -v can be used");
 		a->negative = true;
 		return CLI_STREAM_ARG_TAKEN;
 	case CLI_OPT_CPU:
@@ -25,6 +28,11 @@ int cli_stream_arg(const char *command, int opt, const char *arg, struct cli_str
 		return ret ? ret : CLI_STREAM_ARG_TAKEN;
 	case CLI_OPT_EVENTS_DIR:
 		a->events_dir = arg;
+		return CLI_STREAM_ARG_TAKEN;
+	case CLI_OPT_PID:
+	case CLI_OPT_COMM:
+		if (cli_add_tasks(arg, opt == CLI_OPT_COMM, &a->owned, &a->nowned, &a->tasks, &a->ntasks))
+			return cli_oom(command);
 		return CLI_STREAM_ARG_TAKEN;
 	default:
 		return CLI_STREAM_ARG_NOT_MINE;
@@ -38,6 +46,8 @@ void cli_stream_args_apply(const struct cli_stream_args *a, struct ktrace_stream
 	so->cpus = a->cpus;
 	so->ncpus = a->ncpus;
 	so->events_dir = a->events_dir;
+	so->tasks = a->tasks;
+	so->ntasks = a->ntasks;
 	so->warn = cli_warn;
 }
 
@@ -45,4 +55,27 @@ void cli_stream_args_free(struct cli_stream_args *a)
 {
 	free(a->filters);
 	free(a->cpus);
+	free(a->tasks);
+	for (size_t i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	free(a->owned);
+}
+
+int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
+		  struct ktrace_stream_task **tasks, size_t *ntasks)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	if (!copy || cli_grow((void **)owned, *nowned, sizeof(char *))) {
+		free(copy);
+		return -1;
+	}
+	(*owned)[(*nowned)++] = copy;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli_grow((void **)tasks, *ntasks, sizeof(**tasks)))
+			return -1;
+		(*tasks)[*ntasks].name = tok;
+		(*tasks)[(*ntasks)++].comm = comm;
+	}
+	return 0;
 }

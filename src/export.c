@@ -230,14 +230,14 @@ static const char export_help[] =
 "    0 when every record was exported, 1 when an input is damaged (with --partial\n"
 "    OUT then holds what came before) or OUT cannot be written, 2 for usage errors.\n";
 
-enum { O_FORMAT = 256, O_CPU, O_PID, O_COMM, O_LEGACY, O_PARTIAL, O_CLUSTER, O_THREADS };
+enum { O_FORMAT = 256, O_LEGACY, O_PARTIAL, O_CLUSTER, O_THREADS };
 
 static const struct option export_options[] = {
 	{ "output",         required_argument, NULL, 'o' },
 	{ "format",         required_argument, NULL, O_FORMAT },
-	{ "cpu",            required_argument, NULL, O_CPU },
-	{ "pid",            required_argument, NULL, O_PID },
-	{ "comm",           required_argument, NULL, O_COMM },
+	{ "cpu",            required_argument, NULL, CLI_OPT_CPU },
+	{ "pid",            required_argument, NULL, CLI_OPT_PID },
+	{ "comm",           required_argument, NULL, CLI_OPT_COMM },
 	{ "events-dir",     required_argument, NULL, 'e' },
 	{ "codes",          required_argument, NULL, 'C' },
 	{ "legacy-generic", no_argument,       NULL, O_LEGACY },
@@ -252,16 +252,9 @@ static const struct option export_options[] = {
 struct export_cli {
 	const char *out;
 	const struct export_format *format;
-	struct ktrace_stream_filter *filters;
-	size_t nfilters;
-	struct ktrace_stream_task *tasks;
-	size_t ntasks;
-	char **owned;
-	size_t nowned;
-	int *cpus;
-	size_t ncpus;
-	const char *events_dir, *codes, *cluster;
-	bool negative, legacy, partial, quiet;
+	struct cli_stream_args sa;    /* -F, -v, --cpu, --pid, --comm, -e */
+	const char *codes, *cluster;
+	bool legacy, partial, quiet;
 	int threads;                  /* --threads, -1 when not given */
 	/* the first option given that only one family of formats takes (for the refusal) */
 	const char *trace_only, *tables_only;
@@ -271,12 +264,7 @@ struct export_cli {
 
 static void free_cli(struct export_cli *c)
 {
-	free(c->filters);
-	free(c->tasks);
-	for (size_t i = 0; i < c->nowned; i++)
-		free(c->owned[i]);
-	free(c->owned);
-	free(c->cpus);
+	cli_stream_args_free(&c->sa);
 	free(c->default_out);
 }
 
@@ -302,6 +290,20 @@ static const struct export_format *format_of_path(const char *path)
 	return NULL;
 }
 
+/* The stream option opt as the refusal names it when a table format is asked for;
+ * NULL for --events-dir, which every format takes. */
+static const char *trace_only_option(int opt)
+{
+	switch (opt) {
+	case 'F': return "-F";
+	case 'v': return "-v";
+	case CLI_OPT_CPU: return "--cpu";
+	case CLI_OPT_PID: return "--pid";
+	case CLI_OPT_COMM: return "--comm";
+	default: return NULL;
+	}
+}
+
 static int parse(struct export_cli *c, int argc, char **argv)
 {
 	int opt, r;
@@ -320,33 +322,18 @@ static int parse(struct export_cli *c, int argc, char **argv)
 				return cli_usage_error("export", "unknown format '%s' (perfetto, json, "
 						       "sqlite, tsv, jsonl)", optarg);
 			break;
-		case 'F':
-			only = "-F";
-			if (cli_grow((void **)&c->filters, c->nfilters, sizeof(*c->filters)))
-				return cli_oom("export");
-			c->filters[c->nfilters].text = optarg;
-			c->filters[c->nfilters++].negative = c->negative;
-			break;
-		case 'v':
-			only = "-v";
-			if (c->negative)
-				return cli_usage_error("export", "only 1 -v can be used");
-			c->negative = true;
-			break;
-		case O_CPU:
-			only = "--cpu";
-			r = cli_parse_cpu_list("export", optarg, &c->cpus, &c->ncpus);
-			if (r)
-				return r;
-			break;
-		case O_PID:
-		case O_COMM:
-			only = opt == O_COMM ? "--comm" : "--pid";
-			if (cli_add_tasks(optarg, opt == O_COMM, &c->owned, &c->nowned, &c->tasks, &c->ntasks))
-				return cli_oom("export");
-			break;
 		case 'e':
-			c->events_dir = optarg;
+			opt = CLI_OPT_EVENTS_DIR;
+			/* fall through */
+		case 'F':
+		case 'v':
+		case CLI_OPT_CPU:
+		case CLI_OPT_PID:
+		case CLI_OPT_COMM:
+			r = cli_stream_arg("export", opt, optarg, &c->sa);
+			if (r != CLI_STREAM_ARG_TAKEN)
+				return r;
+			only = trace_only_option(opt);
 			break;
 		case 'C':
 			c->codes = optarg;
@@ -432,7 +419,7 @@ static int run_tables(const struct export_cli *c, char **inputs, size_t n)
 		.out = c->out,
 		.format = c->format->tables,
 		.codes = c->codes,
-		.events_dir = c->events_dir,
+		.events_dir = c->sa.events_dir,
 		.cluster = c->cluster,
 		.partial = c->partial,
 	};
@@ -490,14 +477,7 @@ static int run_export(int argc, char **argv)
 		return cli_usage_error("export", "%s is binary: not writing it to a terminal "
 				       "(use -o FILE or a pipe)", c.format->name);
 	}
-	so.filters = c.filters;
-	so.nfilters = c.nfilters;
-	so.tasks = c.tasks;
-	so.ntasks = c.ntasks;
-	so.cpus = c.ncpus ? c.cpus : NULL;
-	so.ncpus = c.ncpus;
-	so.events_dir = c.events_dir;
-	so.warn = cli_warn;
+	cli_stream_args_apply(&c.sa, &so);
 	so.codes_file = c.codes;
 	/* Perfetto with several CPUs: each thread reads the inputs and writes its blocks of
 	 * records; else the inputs are read on a second CPU while the records are written */

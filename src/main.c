@@ -343,25 +343,6 @@ int cli_target_check(const char *command, const struct ktrace_tracefs_target *t)
 	return 0;
 }
 
-int cli_add_tasks(const char *arg, bool comm, char ***owned, size_t *nowned,
-		  struct ktrace_stream_task **tasks, size_t *ntasks)
-{
-	char *copy = strdup(arg), *save = NULL;
-
-	if (!copy || cli_grow((void **)owned, *nowned, sizeof(char *))) {
-		free(copy);
-		return -1;
-	}
-	(*owned)[(*nowned)++] = copy;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (cli_grow((void **)tasks, *ntasks, sizeof(**tasks)))
-			return -1;
-		(*tasks)[*ntasks].name = tok;
-		(*tasks)[(*ntasks)++].comm = comm;
-	}
-	return 0;
-}
-
 int cli_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
 {
 	char *end;

@@ -84,7 +84,7 @@ static const char timeline_help[] =
 "    ktrace timeline --cpu 0,1 -F 'sched_switch || irq_handler_entry' trace.dat -o t.html\n"
 "    ktrace timeline trace.dat -o window.svg --from 1234.5 --to 1234.6\n";
 
-enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_PID, O_COMM, O_THREADS, O_CODEC, O_HELP };
+enum { O_SVG = 300, O_FROM, O_TO, O_TOP, O_TITLE, O_THREADS, O_CODEC, O_HELP };
 
 static const struct option options[] = {
 	{ "output",     required_argument, NULL, 'o' },
@@ -94,8 +94,8 @@ static const struct option options[] = {
 	{ "top",        required_argument, NULL, O_TOP },
 	{ "title",      required_argument, NULL, O_TITLE },
 	{ "cpu",        required_argument, NULL, CLI_OPT_CPU },
-	{ "pid",        required_argument, NULL, O_PID },
-	{ "comm",       required_argument, NULL, O_COMM },
+	{ "pid",        required_argument, NULL, CLI_OPT_PID },
+	{ "comm",       required_argument, NULL, CLI_OPT_COMM },
 	{ "events-dir", required_argument, NULL, CLI_OPT_EVENTS_DIR },
 	{ "threads",    required_argument, NULL, O_THREADS },
 	{ "codec",      required_argument, NULL, O_CODEC },
@@ -117,10 +117,6 @@ static int run_timeline(int argc, char **argv)
 	KTRACE_OPTS(ktrace_view_timeline_opts, vo);
 	KTRACE_OPTS(ktrace_stream_opts, so);
 	struct cli_stream_args sa = { 0 };
-	struct ktrace_stream_task *tasks = NULL;
-	char **owned = NULL;
-	size_t nowned = 0;
-	size_t ntasks = 0;
 	const char *outpath = NULL, *err_path = NULL;
 	bool quiet = false, drawn = false;
 	struct ktrace_error err = { 0 };
@@ -175,13 +171,6 @@ static int run_timeline(int argc, char **argv)
 			}
 			break;
 		case 'q': quiet = true; break;
-		case O_PID:
-		case O_COMM:
-			if (cli_add_tasks(optarg, opt == O_COMM, &owned, &nowned, &tasks, &ntasks)) {
-				status = cli_oom("timeline");
-				goto done;
-			}
-			break;
 		case 'h':
 		case O_HELP:
 			cli_print_help(&cli_timeline);
@@ -214,8 +203,6 @@ static int run_timeline(int argc, char **argv)
 	if (ends_with(outpath, ".svg"))
 		vo.svg = true;
 	cli_stream_args_apply(&sa, &so);
-	so.tasks = tasks;
-	so.ntasks = ntasks;
 	vo.paths = (const char *const *)argv + optind;
 	vo.npaths = (size_t)(argc - optind);
 	vo.stream = &so;
@@ -263,10 +250,6 @@ static int run_timeline(int argc, char **argv)
 done:
 	ktrace_out_free(out);
 	cli_stream_args_free(&sa);
-	free(tasks);
-	for (size_t i = 0; i < nowned; i++)
-		free(owned[i]);
-	free(owned);
 	return status;
 }
 

@@ -1,6 +1,6 @@
 # The command line: help, version, usage errors, error messages and exit statuses.
 . "$(dirname "$0")/../lib.sh"
-plan 16
+plan 26
 
 check "ktrace --help lists report" sh -c "'$KTRACE' --help | grep -q '^    report '"
 check "ktrace --version" sh -c "'$KTRACE' --version | grep -Eq '^ktrace [0-9]+\.[0-9]+\.[0-9]+$'"
@@ -28,3 +28,12 @@ expect_status "unrecognised file: failure" 1 "$KTRACE" report "$TMP/text"
 check "unrecognised file message" grep -q "^ktrace: $TMP/text: unrecognised file format" "$TMP/err"
 : >"$TMP/empty"
 expect_status "empty file: failure" 1 "$KTRACE" report "$TMP/empty"
+# -v turns the -F after it into "drop these" once: a second one is refused (trace-cmd's
+# rule, the same in every command that takes the stream's filters)
+for c in report export summary timeline diff; do
+	args="-v -F sched_switch -v -F irq $ROOT/examples/sched_demo.dat"
+	[ $c = diff ] && args="$args $ROOT/examples/sched_demo.dat"
+	# shellcheck disable=SC2086
+	expect_status "$c -v twice: usage error" 2 "$KTRACE" $c $args
+	check "$c -v twice: the message says so" grep -q "^ktrace: $c: only 1 -v can be used" "$TMP/err"
+done

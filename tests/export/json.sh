@@ -8,10 +8,11 @@
 FT="$SHARED/data/ftrace"
 D="$SHARED/data/darwin/coreprofilesessiontap.bin"
 TOOLS="$ROOT/tests/export/tools"
-# six trace.dat files: 1 + jsoncheck.py's 5 each; Darwin 1 + 5 + 1; KOFF 1 + 3; 2
-plan $((6 * 6 + 7 + 4 + 2 + 1))
+# six trace.dat files: 1 + jsoncheck.py's 5 each; two selections 5 each; Darwin 1 + 5 +
+# 1; KOFF 1 + 3; 2
+plan $((6 * 6 + 2 * 5 + 7 + 4 + 2 + 1))
 
-command -v trace-cmd >/dev/null || { skip $((6 * 6 + 7 + 4 + 2)) "json export" "trace-cmd is not installed"; exit 0; }
+command -v trace-cmd >/dev/null || { skip $((6 * 6 + 2 * 5 + 7 + 4 + 2)) "json export" "trace-cmd is not installed"; exit 0; }
 
 json_tool() {   # name file
 	python3 -m json.tool "$2" >/dev/null 2>"$TMP/jt.err" && ok "python3 -m json.tool: $1" ||
@@ -34,6 +35,19 @@ for f in "$FT/trappy_tests_trace.v6.dat" "$FT/schedviz_cpu0.v7zstd.dat" "$FT/syn
 	trace-cmd report -R -t "$f" >"$TMP/R.txt" 2>/dev/null
 	trace-cmd dump --cmd-lines "$f" >"$TMP/cmd.txt" 2>/dev/null
 	checker python3 "$TOOLS/jsoncheck.py" "$name" "$TMP/$name.json" tracecmd "$TMP/R.txt" "$TMP/cmd.txt"
+done
+
+# --comm, --pid with -F: the records trace-cmd report keeps with the same options
+trace-cmd dump --cmd-lines "$TMP/kmem.v6.dat" >"$TMP/cmd.txt" 2>/dev/null
+set -- "comm" "--comm bash,gzip" "pid" "--pid 16292 -F sched_switch"
+while [ $# -gt 0 ]; do
+	# shellcheck disable=SC2086
+	"$KTRACE" export -q $2 -o "$TMP/sel.json" "$TMP/kmem.v6.dat" 2>"$TMP/err" ||
+		{ echo "#   export $2:"; head -3 "$TMP/err" | sed 's/^/#   /'; }
+	# shellcheck disable=SC2086
+	trace-cmd report -R -t $2 "$TMP/kmem.v6.dat" >"$TMP/R.txt" 2>/dev/null
+	checker python3 "$TOOLS/jsoncheck.py" "kmem $2" "$TMP/sel.json" tracecmd "$TMP/R.txt" "$TMP/cmd.txt"
+	shift 2
 done
 
 "$KTRACE" export -q -o "$TMP/d.json" "$D"

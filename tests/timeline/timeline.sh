@@ -312,6 +312,16 @@ if command -v trace-cmd >/dev/null 2>&1; then
 	TC_BIGCPU=$(tc bigcpu.tc --cpu 1 "$TMP/big.dat")
 	TC_DROPPED=$(tc dropped.tc "$TMP/dropped.dat")
 fi
+# --pid: the records trace-cmd report keeps with the same option (ktrace report's
+# without trace-cmd). (Not the boot trace: trace-cmd 3.1.6 dies of SIGSEGV there.)
+"$KTRACE" timeline -q --pid 2423,2430 "$DEMO" -o "$TMP/demopid.html"
+if command -v trace-cmd >/dev/null 2>&1; then
+	trace-cmd report --pid 2423,2430 "$DEMO" >"$TMP/demopid.txt" 2>/dev/null
+	TC_DEMOPID=$(tc demopid.tc --pid 2423,2430 "$DEMO")
+else
+	"$KTRACE" report --pid 2423,2430 "$DEMO" >"$TMP/demopid.txt"
+	TC_DEMOPID=
+fi
 # the CPU time of each thread in the page's metadata against sched_slice in ktrace sql of
 # the same inputs (the engine's model, docs/model.md; --cpu is the timeline's alone)
 for p in rec:"$REC" demo:"$DEMO" boot:"$TMP/boot.dat" bootbig:"$TMP/bootbig.dat" instance:"$TMP/instance.dat" big:"$TMP/big.dat" \
@@ -326,6 +336,7 @@ set -- \
 	"demo,$TMP/demo.html,report=$TMP/demo.txt$TC_DEMO,pictures,screenshot=$ROOT/$B/timeline-demo.png" \
 	"boot,$TMP/boot.html,report=$TMP/boot.txt$TC_BOOT,pictures" \
 	"instance,$TMP/instance.html,report=$TMP/instance.txt$TC_INSTANCE" \
+	"demo --pid,$TMP/demopid.html,report=$TMP/demopid.txt$TC_DEMOPID" \
 	"two files,$TMP/two.html,report=$TMP/two.txt" \
 	"comm registered twice,$TMP/dupname.html,report=$TMP/dupname.txt" \
 	"three threads,$TMP/big.html,report=$TMP/big.txt$TC_BIG,lost" \
