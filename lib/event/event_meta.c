@@ -1058,6 +1058,17 @@ int ktrace_event_register_comm(struct ktrace_events *evs, int pid, const char *c
 	return comm_add(evs, pid, comm, strlen(comm));
 }
 
+void ktrace_event_comm_passed(struct ktrace_events *evs, const struct ktrace_record *rec)
+{
+	if (!evs->comms_sorted && ktrace_event_record_pid(evs, rec) != 0)
+		comms_init(evs);
+}
+
+bool ktrace_event_comms_ordered(const struct ktrace_events *evs)
+{
+	return evs->comms_sorted;
+}
+
 void ftev_print_learns(struct ktrace_events *evs, bool learns)
 {
 	evs->print_no_learn = !learns;

@@ -89,6 +89,17 @@ size_t ktrace_event_memory(const struct ktrace_events *evs);
 int ktrace_event_learn_comms(struct ktrace_events *evs, const struct ktrace_record *rec);
 
 /*
+ * A record printed, but not by this registry's reader (another thread prints it, or
+ * the reader passes over it): trace-cmd looks its comm up before its event prints
+ * (except for pid 0), and the first lookup orders the names registered so far; from
+ * then on a pid keeps its first name. Call it in output order, before
+ * ktrace_event_learn_comms of the same record. ktrace_event_comms_ordered: whether
+ * that first lookup was made (then ktrace_event_comm_passed does nothing).
+ */
+void ktrace_event_comm_passed(struct ktrace_events *evs, const struct ktrace_record *rec);
+bool ktrace_event_comms_ordered(const struct ktrace_events *evs);
+
+/*
  * trace-cmd's block-trace hack: when the ftrace "power", else "kmem_free", else
  * "user_stack" event exists (with the usual common fields), libtracecmd adds an ftrace
  * event "blktrace" with the next id, printed as its pid field. trace-cmd report does it

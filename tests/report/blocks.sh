@@ -5,9 +5,10 @@
 # a buffer recycled too early, or a block out of turn, shows as wrong lines). With the
 # default thread count, a big all-events trace and a big sched-only one (schedviz_cpu0
 # repeated: every record teaches comms) both start threads (strace shows it) and print
-# what trace-cmd prints; so does a filtered report and one with --ts-diff.
+# what trace-cmd prints; so does a filtered report and one with --ts-diff, and one of a
+# recording whose command changed its name at exec.
 . "$(dirname "$0")/../lib.sh"
-plan 11
+plan 13
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
@@ -67,6 +68,21 @@ else
 	not_ok "report -F sched_switch of the big trace = trace-cmd report (exit $st)"
 	diff "$TMP/tc-f.txt" "$TMP/kt.txt" | head -5
 fi
+# A recording whose command changed its name at exec: `ktrace record -e sched -- sh ...`
+# (bench/report's sched mix, recorded here on 2026-11-27; the first 2 and the last
+# sub-buffer of each CPU kept by tools/slim.py --pages 2 --last 1). Its first record is
+# the recorder's, and trace-cmd looks up its comm; then the idle task's sched_wakeup
+# names the child 'ktrace', which the saved cmdlines call 'sh': after the first lookup a
+# pid keeps its saved name. A thread that passes over the first block must make that
+# first lookup at the same record, or its blocks print 'ktrace-PID' where trace-cmd
+# prints 'sh-PID'. Repeated (mkbig.py) so that every thread prints blocks of that pid.
+zstd -q -d -f "$ROOT/tests/data/comm/execstart.v6.dat.zst" -o "$TMP/exec1.dat"
+python3 "$ROOT/bench/read/mkbig.py" "$TMP/exec1.dat" "$TMP/exec.dat" 3 >/dev/null
+trace-cmd report "$TMP/exec.dat" >"$TMP/tc-exec.txt" 2>/dev/null
+for t in 2 3; do
+	"$KTRACE" report --threads $t "$TMP/exec.dat" >"$TMP/kt.txt" 2>"$TMP/kt.err"
+	check_same "report --threads $t of a command renamed at exec = trace-cmd report" "$TMP/tc-exec.txt" "$TMP/kt.txt"
+done
 # a sub-buffer two thirds in overwritten: every thread count prints the records before
 # it and the same error (a thread that gave up on the damage left the blocks after its
 # own unwritten)

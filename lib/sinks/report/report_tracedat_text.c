@@ -667,7 +667,8 @@ static int skip_others(struct report *r)
 	uint64_t n;
 	int ret;
 
-	if (r->nfiles != 1 || r->o->ts_diff || !f->skip)
+	/* (until a comm is looked up, each record passed over may be the first lookup) */
+	if (r->nfiles != 1 || r->o->ts_diff || !f->skip || !ktrace_event_comms_ordered(f->evs))
 		return 1;
 	ret = kt_td_skip(r->set, f->skip, f->nevinfo, learn_skip, r, r->block_end - r->taken, &n);
 	r->taken += n;
@@ -724,6 +725,8 @@ static int fill_chunk(struct report *r, struct chunk *c, bool *end)
 
 			if (!ei || ei->ordered != O_MAIN || ei->learn) {
 				r->taken++;
+				if (t.ev)
+					ktrace_event_comm_passed(tf->evs, &t.kr);
 				if (ei && ei->learn) {
 					kt_td_avail(&t);
 					ktrace_event_learn_comms(tf->evs, &t.kr);

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Cuts a version 6 trace.dat down to a small file for tests/data/report.
 
-usage: slim.py [--pages N] IN.v6.dat OUT.v6.dat
+usage: slim.py [--pages N [--last M]] IN.v6.dat OUT.v6.dat
 
 Keeps the first N sub-buffers of every CPU of every buffer (all of them without
---pages), the format files of the events that occur in them, the ftrace formats,
+--pages), and with --last its last M too (the recording's start and end), the format
+files of the events that occur in them, the ftrace formats,
 printk formats, saved cmdlines and options as they are, and of kallsyms only the
 symbols trace-cmd's report of the cut file names (each with the symbol after it, so
 that address ranges end where they did). Checks with trace-cmd that the cut kallsyms
@@ -30,14 +31,21 @@ def report(path, *opts):
 def main():
     args = sys.argv[1:]
     pages = None
-    if len(args) == 4 and args[0] == '--pages':
+    last = 0
+    if len(args) >= 4 and args[0] == '--pages':
         pages = int(args[1])
         args = args[2:]
+        if len(args) >= 4 and args[0] == '--last':
+            last = int(args[1])
+            args = args[2:]
     if len(args) != 2:
         sys.exit(__doc__)
     v = tdslim.V6(open(args[0], 'rb').read())
     if pages is not None:
-        cut = lambda blob: blob[:pages * v.page]  # noqa: E731
+        def cut(blob):
+            if len(blob) <= (pages + last) * v.page:
+                return blob
+            return blob[:pages * v.page] + (blob[len(blob) - last * v.page:] if last else b'')
         v.top = [cut(x) for x in v.top]
         v.instances = [(n, [cut(x) for x in t]) for n, t in v.instances]
     full = v.kallsyms
