@@ -530,9 +530,11 @@ int kt_td_threads(struct kt_tdset *set, unsigned nthr, size_t keep,
 		  const struct kt_td_threads_ops *ops, void *arg);
 /* Keeps `keep` bytes of read pages of every buffer (tracedat_iter_keep). */
 void kt_td_keep(struct kt_tdset *set, size_t keep);
-/* Bytes a further set of the same files costs (its registries), and the files' size. */
+/* Bytes a further set of the same files costs (its registries), the files' size, and
+ * the bytes of ring-buffer pages their buffers hold (decompressed: the reading's work). */
 size_t kt_td_registry_bytes(const struct kt_tdset *set);
 uint64_t kt_td_file_bytes(const struct kt_tdset *set);
+uint64_t kt_td_data_bytes(const struct kt_tdset *set);
 
 /*
  * A stream of one input over the records of the in_memory tracefs session sess as they

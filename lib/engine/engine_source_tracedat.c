@@ -654,17 +654,7 @@ static size_t td_registry_bytes(struct kt_source *src)
 
 static uint64_t td_data_bytes(struct kt_source *src)
 {
-	struct td_source *t = (struct td_source *)src;
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < t->set.nfiles; i++) {
-		const struct tracedat *td = t->set.files[i].td;
-
-		for (size_t b = 0; td && b < tracedat_buffer_count(td); b++)
-			for (size_t c = 0; c < tracedat_buffer(td, b)->cpus; c++)
-				n += tracedat_buffer_cpu(td, b, c)->data_size;
-	}
-	return n;
+	return kt_td_data_bytes(&((struct td_source *)src)->set);
 }
 
 static const struct kt_source_ops td_ops = {

@@ -290,6 +290,20 @@ uint64_t kt_td_file_bytes(const struct kt_tdset *set)
 	return n;
 }
 
+uint64_t kt_td_data_bytes(const struct kt_tdset *set)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < set->nfiles; i++) {
+		const struct tracedat *td = set->files[i].td;
+
+		for (size_t b = 0; td && b < tracedat_buffer_count(td); b++)
+			for (size_t c = 0; c < tracedat_buffer(td, b)->cpus; c++)
+				n += tracedat_buffer_cpu(td, b, c)->data_size;
+	}
+	return n;
+}
+
 /* A thread past the first: its set, its error, the caller's state for it. */
 struct td_helper {
 	struct kt_tdset set;

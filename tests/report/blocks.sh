@@ -3,12 +3,13 @@
 # used again while the report goes on, prints what trace-cmd prints, with one thread and
 # with several (each thread reads every record and prints its blocks of 4096 in turn:
 # a buffer recycled too early, or a block out of turn, shows as wrong lines). With the
-# default thread count, a big all-events trace and a big sched-only one (schedviz_cpu0
-# repeated: every record teaches comms) both start threads (strace shows it) and print
-# what trace-cmd prints; so does a filtered report and one with --ts-diff, and one of a
+# default thread count, a big all-events trace, a big sched-only one (schedviz_cpu0
+# repeated: every record teaches comms) and the first as v7 with zstd (counted by its
+# pages, not its smaller file) start threads (strace shows it) and print what trace-cmd
+# prints; so does a filtered report and one with --ts-diff, and one of a
 # recording whose command changed its name at exec.
 . "$(dirname "$0")/../lib.sh"
-plan 13
+plan 15
 if ! command -v trace-cmd >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1; then
 	not_ok "trace-cmd and zstd are needed (scripts/deps.sh test)"
 	exit 0
@@ -29,7 +30,9 @@ done
 
 python3 "$ROOT/bench/read/mkbig.py" "$SHARED/data/ftrace/schedviz_cpu0.v6.dat" "$TMP/sched.dat" 40 >/dev/null
 trace-cmd report "$TMP/sched.dat" >"$TMP/tc-sched.txt" 2>/dev/null
-for n in big sched; do
+# the big trace as v7 with zstd: a file under 16 MiB that holds 40 MiB of pages
+"$KTRACE" convert -q --file-version 7 --compression zstd "$TMP/big.dat" "$TMP/big7.dat"
+for n in big sched big7; do
 	f="$TMP/$n.dat" ref="$TMP/tc.txt"
 	[ "$n" = sched ] && ref="$TMP/tc-sched.txt"
 	"$KTRACE" report "$f" >"$TMP/kt.txt" 2>"$TMP/kt.err"

@@ -1163,7 +1163,8 @@ static unsigned pick_threads(const struct report *r)
 		return 1;
 	if (o->threads > 1)
 		return o->threads;
-	bytes = kt_td_file_bytes(r->set);
+	/* (the pages' bytes: a compressed file holds several times its size) */
+	bytes = kt_td_data_bytes(r->set);
 	registry = kt_td_registry_bytes(r->set);
 	cpus = kt_usable_cpus();
 	/* a small trace is done before another registry would be loaded */
