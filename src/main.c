@@ -258,7 +258,6 @@ void cli_errorf(const char *file, const char *fmt, ...)
 	print_line(file, msg);
 }
 
-
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
 	char msg[1024], line[1200];

@@ -229,18 +229,10 @@ int kt_tdset_open_file_as(struct kt_tdset *set, size_t i, const char *path, cons
 /* trace-cmd's warning for a --comm name no saved cmdline has, to the set's warn */
 static void warn_comm(const struct kt_tdset *set, const char *name)
 {
-	static const char what[] = " not in the saved cmdlines";
-	size_t len = strlen(name);
 	char *msg;
 
-	if (!set->o.warn || len > SIZE_MAX - sizeof(what) - 6)
-		return;
-	msg = malloc(6 + len + sizeof(what));
-	if (!msg)
+	if (!set->o.warn || asprintf(&msg, "comm: %s not in the saved cmdlines", name) < 0)
 		return;   /* (a warning only) */
-	memcpy(msg, "comm: ", 6);
-	memcpy(msg + 6, name, len);
-	memcpy(msg + 6 + len, what, sizeof(what));
 	set->o.warn(set->o.warn_arg, msg);
 	free(msg);
 }
